@@ -1,0 +1,5 @@
+import sys
+
+from geceval.cli import main
+
+sys.exit(main())

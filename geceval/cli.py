@@ -1,0 +1,59 @@
+"""``python -m geceval COMMAND ...``: one entry point, a module per command.
+
+Each command module exposes ``add_arguments(parser)`` and ``run(args) -> int``;
+modules are imported only when their command runs, so a slow import (spaCy for
+ERRANT) never delays another command.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+from geceval.errors import GecInputError
+
+COMMANDS: dict[str, tuple[str, str]] = {
+    "score": ("geceval.score_cli", "score a system output with a GEC metric"),
+    "rank": ("geceval.rank_cli", "rank systems from human judgments (TrueSkill, Expected Wins)"),
+    "prws": ("geceval.stats_cli.prws", "PRWS means, z-scores, clusters, reliability, trap statistics"),
+    "agreement": ("geceval.stats_cli.agreement", "Cohen's and weighted kappa of pairwise judgments"),
+    "meta-eval": ("geceval.stats_cli.meta_eval", "correlation of metric scores with human scores"),
+    "ensemble": ("geceval.stats_cli.ensemble", "train or apply the GMEG ensemble metric"),
+    "insert-errors": ("geceval.insert_errors_cli", "insert typed errors into sentences (traps)"),
+}
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m geceval", description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name, (_module, help_text) in COMMANDS.items():
+        sub.add_parser(name, help=help_text, add_help=False)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if not argv or argv[0] not in COMMANDS:
+        _parser().parse_args(argv or ["--help"])
+        return 2
+    name = argv[0]
+    module_name, help_text = COMMANDS[name]
+    try:
+        module = importlib.import_module(module_name)
+    except ModuleNotFoundError as exc:
+        if exc.name and module_name.startswith(exc.name):
+            print(f"geceval {name}: not available in this version", file=sys.stderr)
+            return 2
+        raise
+    parser = argparse.ArgumentParser(prog=f"python -m geceval {name}", description=help_text)
+    module.add_arguments(parser)
+    args = parser.parse_args(argv[1:])
+    try:
+        return int(module.run(args) or 0)
+    except GecInputError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except FileNotFoundError as exc:
+        print(f"error: {exc.filename}: no such file", file=sys.stderr)
+        return 2

@@ -1,0 +1,1 @@
+"""Readers and writers of GEC file formats. Malformed input raises GecInputError."""

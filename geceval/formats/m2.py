@@ -1,0 +1,159 @@
+"""The M2 format (CoNLL shared tasks, m2scorer, ERRANT).
+
+A block is an ``S`` line (tokenised source) followed by ``A`` lines::
+
+    S This are a sentence .
+    A 1 2|||R:VERB:SVA|||is|||REQUIRED|||-NONE-|||0
+
+``start end`` are token offsets; ``-1 -1`` with type ``noop`` says the
+annotator saw the sentence and made no edit. A correction of ``-NONE-`` or the
+empty string is a deletion; ``a||b`` gives alternatives. The last field is the
+annotator id. Blocks are separated by blank lines.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from geceval.errors import GecInputError
+
+
+@dataclass(frozen=True)
+class M2Edit:
+    start: int
+    end: int
+    type: str
+    corrections: tuple[str, ...]  # alternatives; "" is a deletion
+    annotator: int = 0
+    required: str = "REQUIRED"
+    comment: str = "-NONE-"
+
+    @property
+    def is_noop(self) -> bool:
+        return self.start == -1 and self.end == -1
+
+    @property
+    def correction(self) -> str:
+        """The first alternative (what ERRANT-style tools use)."""
+        return self.corrections[0] if self.corrections else ""
+
+
+@dataclass
+class M2Sentence:
+    source: str  # the text of the S line, tokens separated by single spaces
+    edits: list[M2Edit] = field(default_factory=list)
+    line: int | None = None  # 1-based line of the S line in its file
+
+    @property
+    def tokens(self) -> list[str]:
+        return self.source.split()
+
+    def annotators(self) -> list[int]:
+        """Annotator ids present in this block (noop lines count), sorted."""
+        return sorted({e.annotator for e in self.edits})
+
+    def edits_by_annotator(self) -> dict[int, list[M2Edit]]:
+        """Real (non-noop) edits per annotator present in the block."""
+        out: dict[int, list[M2Edit]] = {a: [] for a in self.annotators()}
+        for e in self.edits:
+            if not e.is_noop:
+                out[e.annotator].append(e)
+        return out
+
+
+def _parse_edit(text: str, *, path: str, line: int, n_tokens: int) -> M2Edit:
+    fields = text.split("|||")
+    if len(fields) < 3:
+        raise GecInputError("A line needs 'start end|||type|||correction|||...'", path=path, line=line)
+    span = fields[0].split()
+    if len(span) != 2:
+        raise GecInputError(f"bad span {fields[0]!r}: expected 'start end'", path=path, line=line)
+    try:
+        start, end = int(span[0]), int(span[1])
+    except ValueError:
+        raise GecInputError(
+            f"bad span {fields[0]!r}: offsets must be integers", path=path, line=line
+        ) from None
+    if not (start == end == -1) and not (0 <= start <= end <= n_tokens):
+        raise GecInputError(
+            f"span {start} {end} is outside the sentence's {n_tokens} tokens", path=path, line=line
+        )
+    correction = fields[2]
+    alternatives = tuple("" if c.strip() == "-NONE-" else c for c in correction.split("||"))
+    annotator = 0
+    if len(fields) >= 6:
+        try:
+            annotator = int(fields[5])
+        except ValueError:
+            raise GecInputError(
+                f"annotator id {fields[5]!r} is not an integer", path=path, line=line
+            ) from None
+    return M2Edit(
+        start,
+        end,
+        fields[1],
+        alternatives,
+        annotator,
+        fields[3] if len(fields) > 3 else "REQUIRED",
+        fields[4] if len(fields) > 4 else "-NONE-",
+    )
+
+
+def parse_m2(text: str, *, path: str = "<m2>") -> list[M2Sentence]:
+    sentences: list[M2Sentence] = []
+    current: M2Sentence | None = None
+    for lineno, raw in enumerate(text.split("\n"), start=1):
+        line = raw.rstrip("\r")
+        if not line.strip():
+            current = None
+            continue
+        if line.startswith("S ") or line == "S":
+            if current is not None:
+                raise GecInputError("S line inside a block (missing blank line?)", path=path, line=lineno)
+            current = M2Sentence(line[2:], [], lineno)
+            sentences.append(current)
+        elif line.startswith("A "):
+            if current is None:
+                raise GecInputError("A line before any S line", path=path, line=lineno)
+            current.edits.append(_parse_edit(line[2:], path=path, line=lineno, n_tokens=len(current.tokens)))
+        else:
+            raise GecInputError(
+                f"line starts with {line[:2]!r}; expected 'S ' or 'A '", path=path, line=lineno
+            )
+    if not sentences:
+        raise GecInputError("no sentences (no S lines)", path=path)
+    return sentences
+
+
+def read_m2(path: str | os.PathLike[str]) -> list[M2Sentence]:
+    path = os.fspath(path)
+    with open(path, "rb") as fh:
+        data = fh.read()
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise GecInputError(f"not valid UTF-8 (byte {exc.start})", path=path, line=line) from None
+    return parse_m2(text, path=path)
+
+
+def format_edit(edit: M2Edit) -> str:
+    correction = "||".join(edit.corrections) if edit.corrections else ""
+    if edit.is_noop:
+        correction = "-NONE-"
+    return f"A {edit.start} {edit.end}|||{edit.type}|||{correction}|||{edit.required}|||{edit.comment}|||{edit.annotator}"
+
+
+def format_m2(sentences: Iterable[M2Sentence]) -> str:
+    blocks = []
+    for s in sentences:
+        lines = [f"S {s.source}"] + [format_edit(e) for e in s.edits]
+        blocks.append("\n".join(lines) + "\n")
+    return "\n".join(blocks) + ("\n" if blocks else "")
+
+
+def write_m2(path: str | os.PathLike[str], sentences: Iterable[M2Sentence]) -> None:
+    with open(path, "w", encoding="utf-8", newline="") as fh:
+        fh.write(format_m2(sentences))

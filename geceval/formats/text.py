@@ -1,0 +1,102 @@
+"""Line-aligned text files (JFLEG layout: ``NAME.src`` + ``NAME.ref0..N``).
+
+Lines are kept exactly as written (tokenisation, trailing spaces); only the
+line terminator is removed, so a writer can reproduce the input byte for byte.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from geceval.errors import GecInputError
+
+
+def read_lines(path: str | os.PathLike[str], *, allow_empty: bool = False) -> list[str]:
+    """Lines of a UTF-8 text file without their ``\\n`` (a final newline adds no line).
+
+    Only ``\\n`` ends a line: a ``\\r`` or other Unicode separator inside a
+    sentence is part of it, so counts agree with ``wc -l`` and with the
+    reference tools.
+    """
+    path = os.fspath(path)
+    with open(path, "rb") as fh:
+        data = fh.read()
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise GecInputError(f"not valid UTF-8 (byte {exc.start})", path=path, line=line) from None
+    if not text:
+        if allow_empty:
+            return []
+        raise GecInputError("file is empty", path=path)
+    if text.endswith("\n"):
+        text = text[:-1]
+    return text.split("\n")
+
+
+def write_lines(path: str | os.PathLike[str], lines: list[str]) -> None:
+    with open(path, "w", encoding="utf-8", newline="") as fh:
+        for line in lines:
+            fh.write(line + "\n")
+
+
+def check_aligned(named: dict[str, list[str]]) -> int:
+    """All files have the same number of lines; returns it, else names the odd file."""
+    counts = {name: len(lines) for name, lines in named.items()}
+    expected = next(iter(counts.values()))
+    for name, count in counts.items():
+        if count != expected:
+            first = next(iter(counts))
+            raise GecInputError(
+                f"has {count} lines but {first} has {expected}; files must be line-aligned",
+                path=name,
+            )
+    return expected
+
+
+@dataclass
+class ParallelCorpus:
+    """A source and N line-aligned references."""
+
+    source: list[str]
+    references: list[list[str]]
+    source_path: str | None = None
+    reference_paths: list[str] | None = None
+
+
+_REF_RE = re.compile(r"\.ref(\d+)$")
+
+
+def jfleg_reference_paths(prefix: str | os.PathLike[str]) -> list[str]:
+    """``prefix.ref0``, ``prefix.ref1``, ... in numeric order."""
+    prefix = os.fspath(prefix)
+    found = []
+    for path in glob.glob(glob.escape(prefix) + ".ref*"):
+        m = _REF_RE.search(path)
+        if m:
+            found.append((int(m.group(1)), path))
+    return [p for _, p in sorted(found)]
+
+
+def read_jfleg(prefix: str | os.PathLike[str]) -> ParallelCorpus:
+    """Read ``prefix.src`` and ``prefix.ref0..N``."""
+    prefix = os.fspath(prefix)
+    src_path = prefix + ".src"
+    if not Path(src_path).exists():
+        raise GecInputError("no such file (JFLEG layout needs PREFIX.src)", path=src_path)
+    ref_paths = jfleg_reference_paths(prefix)
+    if not ref_paths:
+        raise GecInputError("no reference files PREFIX.ref0..N", path=prefix)
+    return read_parallel(src_path, ref_paths)
+
+
+def read_parallel(source_path: str, reference_paths: list[str]) -> ParallelCorpus:
+    source = read_lines(source_path)
+    refs = [read_lines(p, allow_empty=True) for p in reference_paths]
+    check_aligned({source_path: source, **dict(zip(reference_paths, refs, strict=True))})
+    return ParallelCorpus(source, refs, source_path, list(reference_paths))

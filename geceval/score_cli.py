@@ -1,0 +1,102 @@
+"""``python -m geceval score METRIC --source F --refs F [F ...] --hyp F [F ...] [--json]``.
+
+Each metric is an adapter ``fn(args) -> list[dict]`` living beside its scorer;
+this module only parses the shared flags and prints. A result dict is
+``{"hyp": path, "metric": name, "score": number, ...the metric's own fields}``;
+with ``--sentence`` it also holds ``"sentences": [...]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import sys
+from typing import Any
+
+METRICS: dict[str, str] = {
+    "gleu": "geceval.gleu:cli_gleu",
+    "gleu2015": "geceval.gleu:cli_gleu2015",
+    "chargleu": "geceval.gleu:cli_chargleu",
+    "m2": "geceval.m2:cli_m2",
+    "imeasure": "geceval.imeasure:cli_imeasure",
+    "errant": "geceval.errant_scorer:cli_errant",
+    "bleu": "geceval.sacre:cli_bleu",
+    "chrf": "geceval.sacre:cli_chrf",
+    "ter": "geceval.sacre:cli_ter",
+}
+
+DEFAULT_BETA = {"m2": 0.5, "errant": 0.5, "chrf": 2.0}
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("metric", choices=sorted(METRICS), metavar="METRIC", help=", ".join(METRICS))
+    parser.add_argument("--source", help="source file (one sentence a line)")
+    parser.add_argument(
+        "--refs", nargs="+", required=True, help="reference text files, or one M2 / I-measure XML file"
+    )
+    parser.add_argument("--hyp", nargs="+", required=True, help="system output files")
+    parser.add_argument("--beta", type=float, default=None, help="F-beta (m2/errant 0.5, chrf 2)")
+    parser.add_argument("--lambda", dest="lam", type=float, default=0.0, help="gleu2015 penalty weight")
+    parser.add_argument("--nomix", action="store_true", help="imeasure: one reference per annotator")
+    parser.add_argument(
+        "--align",
+        choices=["errant", "levenshtein"],
+        default="errant",
+        help="how text references become edits for m2/imeasure/errant",
+    )
+    parser.add_argument("--case-sensitive", action="store_true", help="ter: count case edits")
+    parser.add_argument("--sentence", action="store_true", help="add per-sentence scores")
+    parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
+
+
+def _adapter(metric: str) -> Any:
+    module_name, func = METRICS[metric].split(":")
+    return getattr(importlib.import_module(module_name), func)
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.beta is None:
+        args.beta = DEFAULT_BETA.get(args.metric, 0.5)
+    results: list[dict[str, Any]] = _adapter(args.metric)(args)
+    if args.json:
+        json.dump(results, sys.stdout, indent=2)
+        sys.stdout.write("\n")
+    else:
+        print_table(results)
+    return 0
+
+
+def _flatten(d: dict[str, Any], prefix: str = "") -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in d.items():
+        if key in ("hyp", "metric", "sentences"):
+            continue
+        if isinstance(value, dict):
+            out.update(_flatten(value, f"{prefix}{key}."))
+        elif isinstance(value, list | tuple) and all(isinstance(v, int | float) for v in value):
+            out[prefix + key] = "[" + ", ".join(_fmt(v) for v in value) + "]"
+        elif not isinstance(value, list | tuple):
+            out[prefix + key] = value
+    return out
+
+
+def _fmt(v: Any) -> str:
+    if isinstance(v, float):
+        return f"{v:.6f}" if abs(v) < 1000 else f"{v:.1f}"
+    return str(v)
+
+
+def print_table(results: list[dict[str, Any]]) -> None:
+    rows = [{"hyp": r["hyp"], **_flatten(r)} for r in results]
+    columns: list[str] = []
+    for row in rows:
+        columns += [c for c in row if c not in columns]
+    cells = [[_fmt(row.get(c, "")) for c in columns] for row in rows]
+    widths = [max(len(c), *(len(r[i]) for r in cells)) for i, c in enumerate(columns)]
+    print("  ".join(c.ljust(w) for c, w in zip(columns, widths)))
+    for r in cells:
+        print("  ".join(v.ljust(w) for v, w in zip(r, widths)))
+    for r in results:
+        for i, s in enumerate(r.get("sentences", []), start=1):
+            print(f"{r['hyp']}\t{i}\t{json.dumps(s)}")

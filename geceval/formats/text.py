@@ -15,16 +15,13 @@ from pathlib import Path
 from geceval.errors import GecInputError
 
 
-def read_lines(path: str | os.PathLike[str], *, allow_empty: bool = False) -> list[str]:
-    """Lines of a UTF-8 text file without their ``\\n`` (a final newline adds no line).
+def decode_lines(data: bytes, *, path: str = "<input>", allow_empty: bool = False) -> list[str]:
+    """Lines of UTF-8 bytes without their ``\\n`` (a final newline adds no line).
 
     Only ``\\n`` ends a line: a ``\\r`` or other Unicode separator inside a
     sentence is part of it, so counts agree with ``wc -l`` and with the
     reference tools.
     """
-    path = os.fspath(path)
-    with open(path, "rb") as fh:
-        data = fh.read()
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -37,6 +34,13 @@ def read_lines(path: str | os.PathLike[str], *, allow_empty: bool = False) -> li
     if text.endswith("\n"):
         text = text[:-1]
     return text.split("\n")
+
+
+def read_lines(path: str | os.PathLike[str], *, allow_empty: bool = False) -> list[str]:
+    """Lines of a UTF-8 text file, as ``decode_lines``."""
+    path = os.fspath(path)
+    with open(path, "rb") as fh:
+        return decode_lines(fh.read(), path=path, allow_empty=allow_empty)
 
 
 def write_lines(path: str | os.PathLike[str], lines: list[str]) -> None:

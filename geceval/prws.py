@@ -1,0 +1,446 @@
+"""PRWS statistics (Napoles et al. 2019, GMEG): segment and system means, z-scores,
+significance clusters, split-half reliability and trap statistics.
+
+PRWS ("partial ranking with scalars") ratings are 0-100 scores of one system's
+output for one item by one annotator. GMEG collected 8 ratings per output.
+
+Readings chosen here (the paper leaves them open; each is a parameter or is
+stated where it decides a number):
+
+- Segment mean: mean of all ratings of (item, system); system mean: mean of
+  its non-empty segment means (GMEG's ``*-corpus-scores.csv`` are exactly
+  this, to 1e-9).
+- z-scores as WMT DA does (Graham et al. 2017): each annotator's raw scores
+  are standardised by that annotator's own mean and *population* standard
+  deviation (``ddof=0`` by default, a parameter); an annotator whose scores
+  are all equal (std 0) gets z = 0 for every rating. z segment means and z
+  system means are then averaged exactly as the raw ones.
+- Significance clusters as WMT DA reports them (Bojar et al. 2017, 2018):
+  systems sorted by mean (descending; ties by name); for every ordered pair a
+  one-sided Mann-Whitney U test (= Wilcoxon rank-sum, ``scipy.stats.
+  mannwhitneyu(..., alternative="greater")``, default ``method="auto"``) of
+  the segment scores of the items both systems have, significant when
+  p < alpha (0.05). WMT: "systems in a higher cluster significantly
+  outperform all systems in lower clusters". We put a cluster boundary after
+  position i exactly when *every* system at or above i significantly beats
+  *every* system below i, so the statement holds for every pair across
+  every boundary.
+- Split-half reliability (GMEG Table 7): per sample, each (item, system)
+  cell's ratings are shuffled and split into two groups of ``group_size``
+  (default: half the cell's ratings, 4 of 8 in GMEG; with an odd count one
+  rating is left out; cells with fewer than 2 * group_size ratings are
+  skipped). Sentence level: Pearson and Spearman between the two halves'
+  cell means over all cells; system level: between the two halves' system
+  means. Each figure is the mean over ``samples`` (100) samples drawn from
+  ``numpy.random.default_rng(seed)``.
+- Traps: for each (worker, item) where the worker rated both the trap output
+  (``source+error``) and the source output, the trap passes when its score is
+  strictly lower (a tie fails); a worker's several ratings of one output are
+  averaged first. A worker passes when pass rate >= ``threshold`` (0.70) and
+  at least ``min_traps`` traps were seen; with fewer, ``passed`` is None.
+"""
+
+from __future__ import annotations
+
+import csv
+import math
+import os
+from collections import defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Protocol
+
+import numpy as np
+from scipy import stats
+
+from geceval.errors import GecInputError
+from geceval.progress import ProgressFn, no_progress
+
+Segments = dict[str, dict[str, float]]
+"""system -> item -> segment score (mean of that output's ratings)."""
+
+
+class RatingLike(Protocol):
+    """What the statistics need from one PRWS rating (``geceval.judgments.PrwsRating``)."""
+
+    item: str
+    annotator: str
+    system: str
+    score: float
+    meaning_changed: bool
+
+
+@dataclass(frozen=True)
+class Rating:
+    """A PRWS rating as read by :func:`read_prws_csv` (same fields as ``judgments.PrwsRating``)."""
+
+    item: str
+    annotator: str
+    system: str
+    score: float
+    meaning_changed: bool = False
+
+
+# --------------------------------------------------------------------------- means
+
+
+def segment_means(ratings: Iterable[RatingLike], *, scores: Sequence[float] | None = None) -> Segments:
+    """Mean rating per (system, item). ``scores`` replaces each rating's score (e.g. z-scores)."""
+    sums: dict[tuple[str, str], list[float]] = defaultdict(lambda: [0.0, 0])
+    for i, r in enumerate(ratings):
+        acc = sums[(r.system, r.item)]
+        acc[0] += float(r.score if scores is None else scores[i])
+        acc[1] += 1
+    out: Segments = {}
+    for (system, item), (total, count) in sums.items():
+        out.setdefault(system, {})[item] = total / count
+    return out
+
+
+def system_means(segments: Mapping[str, Mapping[str, float]]) -> dict[str, float]:
+    """Mean of each system's non-empty (non-NaN) segment scores; NaN when it has none."""
+    out = {}
+    for system, cells in segments.items():
+        values = [v for v in cells.values() if not math.isnan(v)]
+        out[system] = math.fsum(values) / len(values) if values else math.nan
+    return out
+
+
+def z_scores(ratings: Sequence[RatingLike], *, ddof: int = 0) -> list[float]:
+    """Each rating standardised by its annotator's mean and std (``ddof`` 0 = population).
+
+    An annotator with std 0 (or, with ddof=1, a single rating) gets z = 0.
+    """
+    by_annotator: dict[str, list[float]] = defaultdict(list)
+    for r in ratings:
+        by_annotator[r.annotator].append(float(r.score))
+    params = {}
+    for annotator, values in by_annotator.items():
+        arr = np.asarray(values, dtype=float)
+        mean = float(arr.mean())
+        std = float(arr.std(ddof=ddof)) if len(arr) > ddof else 0.0
+        params[annotator] = (mean, std)
+    out = []
+    for r in ratings:
+        mean, std = params[r.annotator]
+        out.append((float(r.score) - mean) / std if std > 0 else 0.0)
+    return out
+
+
+# --------------------------------------------------------------------------- clusters
+
+
+@dataclass
+class ClusteredSystem:
+    name: str
+    mean: float
+    cluster: int
+    """1-based significance cluster."""
+    n_items: int
+    beats: list[str] = field(default_factory=list)
+    """Systems this one beats significantly (one-sided Mann-Whitney, p < alpha)."""
+
+
+def mann_whitney_p(segments: Mapping[str, Mapping[str, float]], a: str, b: str) -> float:
+    """One-sided p that ``a``'s segment scores are greater than ``b``'s, on the items both have.
+
+    NaN when they share fewer than 2 items or the test is undefined (all values tied).
+    """
+    shared = [
+        item
+        for item in segments[a]
+        if item in segments[b] and not math.isnan(segments[a][item]) and not math.isnan(segments[b][item])
+    ]
+    if len(shared) < 2:
+        return math.nan
+    x = np.array([segments[a][i] for i in shared], dtype=float)
+    y = np.array([segments[b][i] for i in shared], dtype=float)
+    if np.all(x == x[0]) and np.all(y == x[0]):
+        return math.nan
+    return float(stats.mannwhitneyu(x, y, alternative="greater").pvalue)
+
+
+def significance_clusters(
+    segments: Mapping[str, Mapping[str, float]], *, alpha: float = 0.05
+) -> list[ClusteredSystem]:
+    """Systems by mean (descending) with WMT-style significance clusters (module docstring)."""
+    means = system_means(segments)
+    order = sorted(means, key=lambda s: (-means[s] if not math.isnan(means[s]) else math.inf, s))
+    sig = {(a, b): mann_whitney_p(segments, a, b) < alpha for a in order for b in order if a != b}
+    rows = []
+    cluster = 1
+    for i, name in enumerate(order):
+        if i > 0:
+            above, below = order[:i], order[i:]
+            if all(sig[(a, b)] for a in above for b in below):
+                cluster += 1
+        n_items = sum(1 for v in segments[name].values() if not math.isnan(v))
+        beats = [b for b in order if b != name and sig[(name, b)]]
+        rows.append(ClusteredSystem(name, means[name], cluster, n_items, beats))
+    return rows
+
+
+# --------------------------------------------------------------------------- reliability
+
+
+@dataclass
+class Reliability:
+    system_pearson: float
+    system_spearman: float
+    sentence_pearson: float
+    sentence_spearman: float
+    samples: int
+    cells: int
+    """(item, system) cells used (those with at least 2 * group_size ratings)."""
+    group_size: int | None
+
+
+def _ratings_by_cell(ratings: Iterable[RatingLike]) -> dict[tuple[str, str], list[float]]:
+    cells: dict[tuple[str, str], list[float]] = defaultdict(list)
+    for r in ratings:
+        cells[(r.system, r.item)].append(float(r.score))
+    return cells
+
+
+def split_half_reliability(
+    ratings: Iterable[RatingLike],
+    *,
+    samples: int = 100,
+    seed: int = 0,
+    group_size: int | None = None,
+    progress: ProgressFn = no_progress,
+) -> Reliability:
+    """Correlations between two random halves of each output's ratings (GMEG Table 7)."""
+    cells = _ratings_by_cell(ratings)
+    keys = sorted(k for k, v in cells.items() if len(v) >= 2 * (group_size or 1))
+    if not keys:
+        raise ValueError("no (item, system) with enough ratings for a split half")
+    systems = sorted({s for s, _ in keys})
+    sys_index = np.array([systems.index(s) for s, _ in keys])
+    # Group cells by rating count so each sample is a few vectorised shuffles.
+    by_count: dict[int, list[int]] = defaultdict(list)
+    for idx, key in enumerate(keys):
+        by_count[len(cells[key])].append(idx)
+    blocks = [
+        (np.array(idxs), np.array([cells[keys[i]] for i in idxs], dtype=float), count)
+        for count, idxs in sorted(by_count.items())
+    ]
+    rng = np.random.default_rng(seed)
+    acc = np.zeros(4)
+    counted = np.zeros(4)
+    for sample in range(samples):
+        half_a = np.empty(len(keys))
+        half_b = np.empty(len(keys))
+        for idxs, values, count in blocks:
+            g = group_size or count // 2
+            perm = np.argsort(rng.random(values.shape), axis=1)
+            shuffled = np.take_along_axis(values, perm, axis=1)
+            half_a[idxs] = shuffled[:, :g].mean(axis=1)
+            half_b[idxs] = shuffled[:, g : 2 * g].mean(axis=1)
+        sys_a = np.bincount(sys_index, half_a) / np.bincount(sys_index)
+        sys_b = np.bincount(sys_index, half_b) / np.bincount(sys_index)
+        values = [
+            _safe_corr(stats.pearsonr, sys_a, sys_b),
+            _safe_corr(stats.spearmanr, sys_a, sys_b),
+            _safe_corr(stats.pearsonr, half_a, half_b),
+            _safe_corr(stats.spearmanr, half_a, half_b),
+        ]
+        for j, v in enumerate(values):
+            if not math.isnan(v):
+                acc[j] += v
+                counted[j] += 1
+        progress(sample + 1, samples)
+    mean = [float(a / c) if c else math.nan for a, c in zip(acc, counted)]
+    return Reliability(*mean, samples=samples, cells=len(keys), group_size=group_size)
+
+
+def _safe_corr(fn, x: np.ndarray, y: np.ndarray) -> float:
+    if len(x) < 2 or np.all(x == x[0]) or np.all(y == y[0]):
+        return math.nan
+    return float(fn(x, y)[0])
+
+
+# --------------------------------------------------------------------------- traps
+
+
+@dataclass
+class WorkerTraps:
+    worker: str
+    seen: int
+    passed_traps: int
+    pass_rate: float
+    passed: bool | None
+    """None when fewer than ``min_traps`` traps were seen."""
+
+
+def trap_statistics(
+    ratings: Iterable[RatingLike],
+    *,
+    trap_system: str = "source+error",
+    source_system: str = "source",
+    threshold: float = 0.70,
+    min_traps: int = 3,
+) -> list[WorkerTraps]:
+    """Per worker: how often the trap output was rated strictly below the source (module docstring)."""
+    per: dict[tuple[str, str, str], list[float]] = defaultdict(list)
+    for r in ratings:
+        if r.system in (trap_system, source_system):
+            per[(r.annotator, r.item, r.system)].append(float(r.score))
+    seen: dict[str, int] = defaultdict(int)
+    passed: dict[str, int] = defaultdict(int)
+    for (worker, item, system), trap_scores in per.items():
+        if system != trap_system:
+            continue
+        source_scores = per.get((worker, item, source_system))
+        if not source_scores:
+            continue
+        seen[worker] += 1
+        if sum(trap_scores) / len(trap_scores) < sum(source_scores) / len(source_scores):
+            passed[worker] += 1
+    out = []
+    for worker in sorted(seen):
+        rate = passed[worker] / seen[worker]
+        ok = None if seen[worker] < min_traps else rate >= threshold
+        out.append(WorkerTraps(worker, seen[worker], passed[worker], rate, ok))
+    return out
+
+
+def meaning_changed_rates(ratings: Iterable[RatingLike]) -> dict[str, float]:
+    """Fraction of each system's ratings flagged meaning-changed."""
+    counts: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+    for r in ratings:
+        c = counts[r.system]
+        c[0] += bool(r.meaning_changed)
+        c[1] += 1
+    return {s: flagged / total for s, (flagged, total) in sorted(counts.items())}
+
+
+# --------------------------------------------------------------------------- readers
+
+
+def _open_csv(path: str | os.PathLike[str]) -> tuple[str, list[list[str]]]:
+    path = os.fspath(path)
+    with open(path, encoding="utf-8-sig", newline="") as fh:
+        rows = list(csv.reader(fh))
+    if not rows:
+        raise GecInputError("file is empty", path=path)
+    return path, rows
+
+
+def _float(text: str, path: str, line: int, what: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise GecInputError(f"{what} {text!r} is not a number", path=path, line=line) from None
+    if math.isnan(value) or math.isinf(value):
+        raise GecInputError(f"{what} {text!r} is not a finite number", path=path, line=line)
+    return value
+
+
+def read_gmeg_segment_csv(path: str | os.PathLike[str]) -> Segments:
+    """GMEG ``*-segment-scores.csv``: a header of system names, one row per sentence.
+
+    Items are the 0-based sentence index as a string (``"0"`` = first line of
+    the source), so they line up with the GMEG text files. Empty cell = not
+    scored (absent from the result).
+    """
+    path, rows = _open_csv(path)
+    header = [h.strip() for h in rows[0]]
+    if not header or any(not h for h in header):
+        raise GecInputError("header must name every system column", path=path, line=1)
+    if len(set(header)) != len(header):
+        raise GecInputError("duplicate system name in header", path=path, line=1)
+    out: Segments = {name: {} for name in header}
+    for index, row in enumerate(rows[1:]):
+        line = index + 2
+        if len(row) != len(header):
+            raise GecInputError(f"{len(row)} cells, header has {len(header)}", path=path, line=line)
+        for name, cell in zip(header, row):
+            if cell.strip():
+                out[name][str(index)] = _float(cell, path, line, f"score of {name}")
+    return out
+
+
+def read_system_scores_csv(path: str | os.PathLike[str]) -> dict[str, float]:
+    """A ``system,score`` CSV (GMEG ``*-corpus-scores.csv``; also meta-eval's inputs).
+
+    Columns are found by header name (case-insensitive, any order; other
+    columns ignored).
+    """
+    path, rows = _open_csv(path)
+    cols = _columns(rows[0], {"system": ("system", "name"), "score": ("score",)}, path)
+    out: dict[str, float] = {}
+    for index, row in enumerate(rows[1:]):
+        line = index + 2
+        if not any(c.strip() for c in row):
+            continue
+        if len(row) <= max(cols.values()):
+            raise GecInputError("too few cells", path=path, line=line)
+        name = row[cols["system"]].strip()
+        if not name:
+            raise GecInputError("empty system name", path=path, line=line)
+        if name in out:
+            raise GecInputError(f"system {name!r} listed twice", path=path, line=line)
+        out[name] = _float(row[cols["score"]], path, line, "score")
+    return out
+
+
+read_gmeg_corpus_csv = read_system_scores_csv
+
+_PRWS_COLUMNS = {
+    "item": ("item", "segment", "segmentid", "segment_id", "sentence", "sentence_id", "itemid", "item_id"),
+    "annotator": ("worker", "annotator", "judge", "workerid", "worker_id", "judgeid", "judge_id"),
+    "system": ("system", "systemid", "system_id"),
+    "score": ("score", "rating"),
+}
+_TRUE = {"1", "true", "yes", "y", "t"}
+_FALSE = {"0", "false", "no", "n", "f", ""}
+
+
+def _columns(header: Sequence[str], wanted: Mapping[str, Sequence[str]], path: str) -> dict[str, int]:
+    norm = [h.strip().lower() for h in header]
+    cols = {}
+    for key, names in wanted.items():
+        for name in names:
+            if name in norm:
+                cols[key] = norm.index(name)
+                break
+        else:
+            raise GecInputError(f"no {key!r} column (looked for {', '.join(names)})", path=path, line=1)
+    return cols
+
+
+def read_prws_csv(path: str | os.PathLike[str]) -> list[Rating]:
+    """One row per rating: item, worker, system, score[, meaning_changed].
+
+    Columns by header name, case-insensitive, any order (aliases: item/segment
+    /sentence, worker/annotator/judge, score/rating). ``meaning_changed`` is
+    optional: 1/0, true/false, yes/no, empty = false.
+    """
+    path, rows = _open_csv(path)
+    cols = _columns(rows[0], _PRWS_COLUMNS, path)
+    norm = [h.strip().lower() for h in rows[0]]
+    mc_col = next((norm.index(n) for n in ("meaning_changed", "meaningchanged") if n in norm), None)
+    needed = max([*cols.values(), mc_col or 0])
+    out = []
+    for index, row in enumerate(rows[1:]):
+        line = index + 2
+        if not any(c.strip() for c in row):
+            continue
+        if len(row) <= needed:
+            raise GecInputError(f"{len(row)} cells, expected at least {needed + 1}", path=path, line=line)
+        fields = {k: row[i].strip() for k, i in cols.items()}
+        for key in ("item", "annotator", "system"):
+            if not fields[key]:
+                raise GecInputError(f"empty {key}", path=path, line=line)
+        score = _float(fields["score"], path, line, "score")
+        meaning = False
+        if mc_col is not None:
+            flag = row[mc_col].strip().lower()
+            if flag not in _TRUE | _FALSE:
+                raise GecInputError(f"meaning_changed {row[mc_col]!r} is not a yes/no", path=path, line=line)
+            meaning = flag in _TRUE
+        out.append(Rating(fields["item"], fields["annotator"], fields["system"], score, meaning))
+    if not out:
+        raise GecInputError("no ratings", path=path)
+    return out

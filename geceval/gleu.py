@@ -366,8 +366,8 @@ def char_gleu(
     the lengths in the brevity term are character counts, the log precisions
     are averaged over the 5 orders, and sampling is GLEU+'s. This reading
     gives the figures JFLEG test.src 0.786169 and test.spellchecked.src
-    0.799372 (PyPI ``gleu -t char -n 5 --fix-seed`` agrees on files without
-    stray spaces).
+    0.799372. (PyPI ``gleu -t char -n 5 --fix-seed`` reads charGLEU
+    differently and gives 0.446253 on JFLEG test.src; it is not the target.)
     """
     stats = gleu_plus_stats(
         source, references, hypothesis, order=CHAR_GLEU_ORDER, unit="char", progress=progress

@@ -1,0 +1,297 @@
+"""BLEU, chrF++ and TER through sacrebleu (pinned 2.6.0), plus sTER and Levenshtein distances.
+
+Scores keep sacrebleu's 0-100 scale and come with sacrebleu's signature
+string, so a number can be reproduced with the ``sacrebleu`` command.
+
+- BLEU: sacrebleu's defaults (13a tokenisation, exponential smoothing,
+  case-sensitive). ``force=True`` only silences sacrebleu's warning that
+  GEC data "looks tokenized"; it does not change the score or signature.
+- chrF++: ``CHRF(word_order=2, beta=2)`` by default. sacrebleu's corpus
+  score does not expose precision and recall, so we read the summed
+  per-order statistics ``[hyp n-grams, ref n-grams, matches]`` (character
+  orders 1..6, word orders 1..2) and average the per-order precision and
+  recall over the orders where both counts are non-zero, exactly as
+  sacrebleu does before taking the F-beta of the two averages (its default,
+  non-eps-smoothed mode). So ``F_beta(precision, recall) == score``, which
+  the tests check; P and R are on the 0-100 scale like the score. The
+  statistics come from ``CHRF._extract_corpus_statistics``, a private
+  method of the pinned version.
+- TER: sacrebleu's default (case-insensitive), as in the reference figure;
+  ``case_sensitive=True`` counts case changes as edits, which GEC edit
+  counts need.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+from rapidfuzz.distance import Levenshtein
+from sacrebleu.metrics import BLEU, CHRF, TER
+
+from geceval.errors import GecInputError
+from geceval.formats.text import check_aligned, read_lines
+
+
+@dataclass(frozen=True)
+class BleuResult:
+    score: float
+    precisions: list[float]
+    bp: float
+    sys_len: int
+    ref_len: int
+    signature: str
+    sentence_scores: list[float] | None = None
+
+
+@dataclass(frozen=True)
+class ChrfResult:
+    score: float
+    precision: float
+    recall: float
+    beta: float
+    signature: str
+    sentence_scores: list[float] | None = None
+
+
+@dataclass(frozen=True)
+class TerResult:
+    score: float
+    num_edits: int
+    ref_length: float
+    signature: str
+    sentence_scores: list[float] | None = None
+
+
+def _check(references: Sequence[Sequence[str]], hypothesis: Sequence[str]) -> None:
+    if not references:
+        raise GecInputError("at least one reference is needed")
+    for r, ref in enumerate(references):
+        if len(ref) != len(hypothesis):
+            raise GecInputError(
+                f"reference {r} has {len(ref)} sentences but the hypothesis has {len(hypothesis)}"
+            )
+
+
+def _sentence_refs(references: Sequence[Sequence[str]], i: int) -> list[str]:
+    return [ref[i] for ref in references]
+
+
+def bleu(
+    references: Sequence[Sequence[str]], hypothesis: Sequence[str], *, sentence: bool = False
+) -> BleuResult:
+    """sacrebleu corpus BLEU; ``sentence=True`` adds sentence BLEU with effective order (as sacrebleu advises)."""
+    _check(references, hypothesis)
+    metric = BLEU(force=True)
+    res = metric.corpus_score(list(hypothesis), [list(r) for r in references])
+    sentence_scores = None
+    if sentence:
+        sent_metric = BLEU(force=True, effective_order=True)
+        sentence_scores = [
+            sent_metric.sentence_score(h, _sentence_refs(references, i)).score
+            for i, h in enumerate(hypothesis)
+        ]
+    return BleuResult(
+        score=res.score,
+        precisions=list(res.precisions),
+        bp=res.bp,
+        sys_len=int(res.sys_len),
+        ref_len=int(res.ref_len),
+        signature=str(metric.get_signature()),
+        sentence_scores=sentence_scores,
+    )
+
+
+def _beta_arg(beta: float) -> int | float:
+    # sacrebleu prints the beta in the metric name: chrF2++, not chrF2.0++.
+    return int(beta) if float(beta).is_integer() else beta
+
+
+def chrf_precision_recall(stats: Sequence[float], order: int) -> tuple[float, float]:
+    """Average per-order precision and recall (0-100) from summed chrF statistics.
+
+    ``stats`` is ``[hyp_1, ref_1, match_1, hyp_2, ...]`` over ``order``
+    n-gram orders (characters first, then words). An order counts only when
+    both its hypothesis and reference totals are non-zero (sacrebleu's
+    effective order); with none, both are 0.
+    """
+    total_p = total_r = 0.0
+    effective = 0
+    for i in range(order):
+        n_hyp, n_ref, n_match = stats[3 * i : 3 * i + 3]
+        if n_hyp > 0 and n_ref > 0:
+            total_p += n_match / n_hyp
+            total_r += n_match / n_ref
+            effective += 1
+    if effective == 0:
+        return 0.0, 0.0
+    return 100 * total_p / effective, 100 * total_r / effective
+
+
+def chrf(
+    references: Sequence[Sequence[str]],
+    hypothesis: Sequence[str],
+    *,
+    beta: float = 2.0,
+    word_order: int = 2,
+    sentence: bool = False,
+) -> ChrfResult:
+    """sacrebleu chrF (chrF++ with ``word_order=2``) with its precision and recall (see module doc)."""
+    _check(references, hypothesis)
+    metric = CHRF(word_order=word_order, beta=_beta_arg(beta))
+    hyps = list(hypothesis)
+    refs = [list(r) for r in references]
+    res = metric.corpus_score(hyps, refs)
+    per_sentence = metric._extract_corpus_statistics(hyps, refs)
+    summed = [sum(col) for col in zip(*per_sentence, strict=True)] if per_sentence else []
+    precision, recall = chrf_precision_recall(summed, metric.order) if summed else (0.0, 0.0)
+    sentence_scores = None
+    if sentence:
+        sentence_scores = [
+            metric.sentence_score(h, _sentence_refs(references, i)).score for i, h in enumerate(hypothesis)
+        ]
+    return ChrfResult(
+        score=res.score,
+        precision=precision,
+        recall=recall,
+        beta=float(beta),
+        signature=str(metric.get_signature()),
+        sentence_scores=sentence_scores,
+    )
+
+
+def ter(
+    references: Sequence[Sequence[str]],
+    hypothesis: Sequence[str],
+    *,
+    case_sensitive: bool = False,
+    sentence: bool = False,
+) -> TerResult:
+    """sacrebleu corpus TER (0-100, lower is better); case-insensitive unless asked."""
+    _check(references, hypothesis)
+    metric = TER(case_sensitive=case_sensitive)
+    res = metric.corpus_score(list(hypothesis), [list(r) for r in references])
+    sentence_scores = None
+    if sentence:
+        sentence_scores = [
+            metric.sentence_score(h, _sentence_refs(references, i)).score for i, h in enumerate(hypothesis)
+        ]
+    return TerResult(
+        score=res.score,
+        num_edits=int(res.num_edits),
+        ref_length=float(res.ref_length),
+        signature=str(metric.get_signature()),
+        sentence_scores=sentence_scores,
+    )
+
+
+@lru_cache(maxsize=1)
+def _ster_metric() -> TER:
+    return TER(case_sensitive=True)
+
+
+def ster(source_sentence: str, hyp_sentence: str) -> float:
+    """Sentence TER of a rewrite against its SOURCE, case-sensitive, on sacrebleu's 0-100 scale.
+
+    (Number of word edits, shifts included, needed to turn the hypothesis
+    into the source, divided by the source length, times 100; an empty source
+    gives 0 for an empty hypothesis and 100 otherwise, as sacrebleu does.)
+    """
+    return _ster_metric().sentence_score(hyp_sentence, [source_sentence]).score
+
+
+def char_ld(a: str, b: str) -> int:
+    """Character Levenshtein distance (unit-cost insert, delete, substitute)."""
+    return Levenshtein.distance(a, b)
+
+
+def word_ld(a: str, b: str) -> int:
+    """Word Levenshtein distance over whitespace tokens (``str.split()``)."""
+    return Levenshtein.distance(a.split(), b.split())
+
+
+# --------------------------------------------------------------------------- command line
+
+
+def _read(args: argparse.Namespace) -> tuple[list[list[str]], list[tuple[str, list[str]]]]:
+    refs = [read_lines(p) for p in args.refs]
+    hyps = [(p, read_lines(p)) for p in args.hyp]
+    for path, hyp in hyps:
+        check_aligned({**dict(zip(args.refs, refs, strict=True)), path: hyp})
+    return refs, hyps
+
+
+def _quiet_sacrebleu() -> None:
+    logging.getLogger("sacrebleu").setLevel(logging.ERROR)
+
+
+def cli_bleu(args: argparse.Namespace) -> list[dict]:
+    """``score bleu``: score, precisions, bp, sys_len, ref_len, signature (+ sentences)."""
+    _quiet_sacrebleu()
+    refs, hyps = _read(args)
+    out: list[dict[str, Any]] = []
+    for path, hyp in hyps:
+        res = bleu(refs, hyp, sentence=bool(getattr(args, "sentence", False)))
+        row: dict[str, Any] = {
+            "hyp": path,
+            "metric": "bleu",
+            "score": res.score,
+            "precisions": res.precisions,
+            "bp": res.bp,
+            "sys_len": res.sys_len,
+            "ref_len": res.ref_len,
+            "signature": res.signature,
+        }
+        if res.sentence_scores is not None:
+            row["sentences"] = res.sentence_scores
+        out.append(row)
+    return out
+
+
+def cli_chrf(args: argparse.Namespace) -> list[dict]:
+    """``score chrf [--beta B]``: chrF++ score, precision, recall, beta, signature (+ sentences)."""
+    _quiet_sacrebleu()
+    refs, hyps = _read(args)
+    beta = 2.0 if getattr(args, "beta", None) is None else float(args.beta)
+    out: list[dict[str, Any]] = []
+    for path, hyp in hyps:
+        res = chrf(refs, hyp, beta=beta, sentence=bool(getattr(args, "sentence", False)))
+        row: dict[str, Any] = {
+            "hyp": path,
+            "metric": "chrf",
+            "score": res.score,
+            "precision": res.precision,
+            "recall": res.recall,
+            "beta": res.beta,
+            "signature": res.signature,
+        }
+        if res.sentence_scores is not None:
+            row["sentences"] = res.sentence_scores
+        out.append(row)
+    return out
+
+
+def cli_ter(args: argparse.Namespace) -> list[dict]:
+    """``score ter [--case-sensitive]``: TER score, num_edits, ref_length, signature (+ sentences)."""
+    _quiet_sacrebleu()
+    refs, hyps = _read(args)
+    case_sensitive = bool(getattr(args, "case_sensitive", False))
+    out: list[dict[str, Any]] = []
+    for path, hyp in hyps:
+        res = ter(refs, hyp, case_sensitive=case_sensitive, sentence=bool(getattr(args, "sentence", False)))
+        row: dict[str, Any] = {
+            "hyp": path,
+            "metric": "ter",
+            "score": res.score,
+            "num_edits": res.num_edits,
+            "ref_length": res.ref_length,
+            "signature": res.signature,
+        }
+        if res.sentence_scores is not None:
+            row["sentences"] = res.sentence_scores
+        out.append(row)
+    return out

@@ -2,14 +2,22 @@
 
 from __future__ import annotations
 
+import csv
+import json
 import math
+import subprocess
+import sys
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 import pytest
 from sklearn.metrics import cohen_kappa_score
 
 from geceval import agreement
+from tests.shared_data import REPO, shared_path
+
+FIX = Path(__file__).parent / "fixtures" / "stats"
 
 LT, EQ, GT = -1, 0, 1
 
@@ -125,3 +133,77 @@ def test_annotator_pair_table_lists_only_pairs_with_shared_judgments() -> None:
     judgments = [*_judgments_from(HAND_A, HAND_B), J("x", "loner", "S", 1, "U", 2)]
     rows = agreement.annotator_pair_table(judgments)
     assert [(r.name, r.n) for r in rows] == [("a1 / a2", 10)]
+
+
+# ----------------------------------------------------------------------------- command
+
+
+def _run(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "geceval", *args], capture_output=True, text=True, cwd=REPO, timeout=120
+    )
+
+
+def test_agreement_command_hand_worked_three_way_rankings() -> None:
+    # j1 vs j2 on (A,B), (A,C), (B,C) of seg1 and seg2: j1 = < < < = > >, j2 = < < > > > =
+    # observed 3/6; marginals (3,1,2)/6 and (2,1,3)/6 -> expected 13/36 -> kappa 5/23;
+    # quadratic: observed weight 6/6, expected 62/36 -> 13/31. j3 shares nothing.
+    proc = _run("agreement", str(FIX / "three_way.csv"), "--format", "wmt-csv", "--json")
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(proc.stdout)
+    assert data["judgments"] == 15
+    assert data["annotators"] == ["j1", "j2", "j3"]
+    (row,) = data["groups"]
+    assert row["kappa"] == pytest.approx(5 / 23, abs=1e-12)
+    assert row["weighted_kappa"] == pytest.approx(13 / 31, abs=1e-12)
+    assert (row["n"], row["annotator_pairs"]) == (6, 1)
+    assert [p["name"] for p in data["pairs"]] == ["j1 / j2"]
+
+
+def test_agreement_command_groups_and_bad_groups() -> None:
+    groups = '{"one": ["j1"], "two": ["j2", "j3"]}'
+    proc = _run("agreement", str(FIX / "three_way.csv"), "--format", "wmt-csv", "--groups", groups, "--json")
+    assert proc.returncode == 0, proc.stderr
+    rows = json.loads(proc.stdout)["groups"]
+    assert [(r["name"], r["n"]) for r in rows] == [("one", 0), ("two", 0), ("one / two", 6)]
+    assert rows[0]["kappa"] is None
+    assert rows[2]["kappa"] == pytest.approx(5 / 23, abs=1e-12)
+    bad = _run("agreement", str(FIX / "three_way.csv"), "--format", "wmt-csv", "--groups", "[1]")
+    assert bad.returncode == 2
+    assert "groups must be an object" in bad.stderr
+
+
+@pytest.mark.shared
+def test_agreement_of_gec_ranking_experts_equals_sklearn_on_shared_pairs() -> None:
+    path = shared_path("gec-ranking", "data", "all_judgments.csv")
+    proc = _run("agreement", str(path), "--format", "wmt-csv", "--json")
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(proc.stdout)
+    assert data["judgments"] == 28146
+    # independent pooling: first label per (annotator, item, sorted pair)
+    labels: dict[str, dict[tuple[str, str, str], int]] = {}
+    with open(path, newline="") as fh:
+        for row in csv.DictReader(fh):
+            s1, r1, s2, r2 = (
+                row["system1Id"],
+                int(row["system1rank"]),
+                row["system2Id"],
+                int(row["system2rank"]),
+            )
+            if s1 == s2:
+                continue
+            label = (r1 > r2) - (r1 < r2)
+            key = (row["segmentId"], *sorted((s1, s2)))
+            labels.setdefault(row["judgeID"], {}).setdefault(key, label if s1 < s2 else -label)
+    a_all: list[int] = []
+    b_all: list[int] = []
+    for a, b in [("annot1", "annot2"), ("annot1", "annot3"), ("annot2", "annot3")]:
+        shared = sorted(set(labels[a]) & set(labels[b]))
+        a_all += [labels[a][k] for k in shared]
+        b_all += [labels[b][k] for k in shared]
+    (row,) = data["groups"]
+    assert row["n"] == len(a_all)
+    assert row["kappa"] == pytest.approx(cohen_kappa_score(a_all, b_all), abs=1e-12)
+    assert row["weighted_kappa"] == pytest.approx(
+        cohen_kappa_score(a_all, b_all, weights="quadratic"), abs=1e-12
+    )

@@ -303,8 +303,11 @@ def _result_from_stats(stats: np.ndarray, iterations: int, sentence: bool) -> Gl
         raise GecInputError(f"iterations must be at least 1, not {iterations}")
     sums = _iteration_sums(stats, iterations)
     scores = [gleu_from_stats(row) for row in sums.tolist()]
-    mean = float(np.mean(scores))
-    std = float(np.std(scores))
+    if min(scores) == max(scores):
+        # One reference (or no variation): report the score itself and std 0, not numpy's ±1 ulp.
+        mean, std = scores[0], 0.0
+    else:
+        mean, std = float(np.mean(scores)), float(np.std(scores))
     sentence_scores = None
     if sentence:
         sentence_scores = [

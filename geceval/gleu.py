@@ -347,6 +347,9 @@ def gleu_plus(
     and the normal 95% interval. With one reference every round is the same
     (std 0). ``sentence=True`` adds per-sentence scores: each reference's
     statistics with every 0 replaced by 1, scored and averaged over references.
+
+    ``progress(done, total)`` is called when the statistics are counted (the
+    iterations themselves take milliseconds).
     """
     stats = gleu_plus_stats(source, references, hypothesis, progress=progress)
     return _result_from_stats(stats, iterations, sentence)
@@ -367,7 +370,9 @@ def char_gleu(
     characters of the tokenized line (tokens re-joined by single spaces, so
     spaces count as characters and leading/trailing/multiple spaces do not),
     the lengths in the brevity term are character counts, the log precisions
-    are averaged over the 5 orders, and sampling is GLEU+'s. This reading
+    are averaged over the 5 orders, and sampling is GLEU+'s. Characters are
+    Unicode code points (a Python 2 script would have counted UTF-8 bytes; the
+    JFLEG files are ASCII, so the figures do not tell). This reading
     gives the figures JFLEG test.src 0.786169 and test.spellchecked.src
     0.799372. (PyPI ``gleu -t char -n 5 --fix-seed`` reads charGLEU
     differently and gives 0.446253 on JFLEG test.src; it is not the target.)

@@ -1,0 +1,625 @@
+"""Rank systems from pairwise human judgments: TrueSkill (as keisks/wmt-trueskill) and Expected Wins.
+
+TrueSkill reading (Sakaguchi, Post and Van Durme 2014, the procedure of the
+GEC papers; details in REFERENCE_FIGURES.md "TrueSkill ranking"):
+
+- one run: every system starts at mu 0, sigma 0.5; ``beta = 0.5 * N / 40`` with
+  ``N`` = pairwise judgments + 1; tau 0; draw probability 0.25, draw margin
+  ``ppf(0.625) * sqrt(2) * beta`` (trueskill's ``calc_draw_margin`` for two
+  players). ``N`` iterations, each: the system with the largest sigma² (ties:
+  the larger name in Python string order), an opponent with probability
+  proportional to ``exp(-|mu_a - mu_b|)`` among the systems it has recorded
+  judgments with, one recorded judgment of that pair drawn uniformly with
+  replacement, and one two-player TrueSkill update (lower rank wins, equal
+  ranks draw).
+- the update is the closed form of the trueskill package's 1-vs-1 factor graph
+  (``v``/``w`` functions for win and draw) with the package's *default*
+  backend: the Numerical-Recipes ``erfc`` approximation (fractional error
+  < 1.2e-7), ``cdf``/``pdf`` from it and ``ppf`` by two Newton steps on it. The
+  reference ran with that backend, so a game's result equals
+  ``trueskill.rate_1vs1`` (0.4.5) to ~1e-12 (tested to 1e-9); the package's
+  per-game factor graph is never built.
+- ``runs`` repetitions (1000 by default) with random streams seeded per run
+  from ``(seed, run index)``, run in lockstep as numpy arrays of shape
+  (systems, runs); per run the systems are ranked by mu. A system's rank range
+  is the min and max of its sorted ranks after dropping
+  ``ceil((n - 0.95 n) / 2)`` at each end; systems are ordered by mean mu; a
+  cluster boundary follows system i when its range max is below the range min
+  of every system after it.
+- The reference's own random stream (Python 2 ``random``) is not reproduced:
+  between streams, mean mu moves by about ±0.02 and range ends by ±1.
+
+Expected Wins (WMT13, Bojar et al. 2013): a system's score is the mean, over
+the other systems it was compared with decisively, of
+``wins / (wins + losses)`` against that system; ties are ignored. ``mu`` holds
+the score on all judgments; rank ranges and clusters follow the same rule
+over bootstrap resamples of the judgments (``runs`` of them, seeded per run).
+
+Runs are independent given ``(seed, run index)``, so ``run_chunk`` on any
+split of the run indices followed by ``merge`` gives the same result as one
+process (bitwise: each run's arithmetic does not depend on which other runs
+share its arrays).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from geceval.judgments import PairwiseJudgment
+from geceval.progress import ProgressFn, no_progress
+
+METHODS = ("trueskill", "ew")
+
+MU = 0.0
+SIGMA = 0.5
+DRAW_PROBABILITY = 0.25
+BLOCK = 256
+"""Iterations per block of pre-drawn random numbers (memory: runs x BLOCK x 2 doubles)."""
+
+_SQRT2 = math.sqrt(2)
+_INV_SQRT_2PI = 1 / math.sqrt(2 * math.pi)
+
+
+# --- the trueskill package's default statistics backend, written from Numerical Recipes -----------------
+
+
+_ERFC_FIT = (
+    0.17087277,
+    -0.82215223,
+    1.48851587,
+    -1.13520398,
+    0.27886807,
+    -0.18628806,
+    0.09678418,
+    0.37409196,
+    1.00002368,
+)
+"""Numerical Recipes' erfc fit, highest power first (the exponent adds -z² - 1.26551223 + t * poly)."""
+
+
+def erfc(x: float) -> float:
+    """Complementary error function, Numerical Recipes' Chebyshev fit (trueskill's default backend)."""
+    z = abs(x)
+    t = 1.0 / (1.0 + z / 2.0)
+    poly = _ERFC_FIT[0]
+    for coef in _ERFC_FIT[1:]:
+        poly = coef + t * poly
+    r = t * math.exp(-z * z - 1.26551223 + t * poly)
+    return 2.0 - r if x < 0 else r
+
+
+def cdf(x: float) -> float:
+    return 0.5 * erfc(-x / _SQRT2)
+
+
+def pdf(x: float) -> float:
+    return _INV_SQRT_2PI * math.exp(-(x**2) / 2)
+
+
+def erfcinv(y: float) -> float:
+    """Inverse of ``erfc``: Numerical Recipes' rational start and two Newton-Halley steps on ``erfc``."""
+    if y >= 2:
+        return -100.0
+    if y <= 0:
+        return 100.0
+    lower = y < 1
+    if not lower:
+        y = 2 - y
+    t = math.sqrt(-2 * math.log(y / 2.0))
+    x = -0.70711 * ((2.30753 + t * 0.27061) / (1.0 + t * (0.99229 + t * 0.04481)) - t)
+    for _ in range(2):
+        err = erfc(x) - y
+        x += err / (1.12837916709551257 * math.exp(-(x**2)) - x * err)
+    return x if lower else -x
+
+
+def ppf(p: float) -> float:
+    return -_SQRT2 * erfcinv(2 * p)
+
+
+def draw_margin(draw_probability: float, beta: float, players: int = 2) -> float:
+    """trueskill's ``calc_draw_margin``: ``ppf((p + 1) / 2) * sqrt(players) * beta``."""
+    return ppf((draw_probability + 1) / 2.0) * math.sqrt(players) * beta
+
+
+def reference_beta(pairwise_judgments: int) -> float:
+    """keisks/wmt-trueskill's beta: ``sigma * N / 40`` with N = judgments + 1 (0.5 * N / 40)."""
+    return SIGMA * (pairwise_judgments + 1) / 40.0
+
+
+def rate_pair(
+    mu1: float, sigma1: float, mu2: float, sigma2: float, outcome: int, *, beta: float, margin: float
+) -> tuple[float, float, float, float]:
+    """One 1-vs-1 TrueSkill game (tau 0): ``outcome`` +1 = player 1 wins, -1 = player 2 wins, 0 = draw.
+
+    Returns ``(mu1, sigma1, mu2, sigma2)`` after the game, as
+    ``trueskill.rate_1vs1`` with the default backend: the same v/w functions;
+    ``FloatingPointError`` where the package raises one (a cdf underflow).
+    """
+    var1, var2 = sigma1 * sigma1, sigma2 * sigma2
+    c2 = 2 * beta * beta + var1 + var2
+    c = math.sqrt(c2)
+    t = (mu1 - mu2) / c
+    eps = margin / c
+    if outcome:
+        x = outcome * t - eps
+        denom = cdf(x)
+        v = pdf(x) / denom if denom else -x
+        w = v * (v + x)
+        if not 0 < w < 1:
+            raise FloatingPointError("TrueSkill win update out of range (the trueskill package raises too)")
+        v *= outcome
+    else:
+        a, b = eps - abs(t), -eps - abs(t)
+        denom = cdf(a) - cdf(b)
+        if not denom:
+            raise FloatingPointError("TrueSkill draw update underflows (the trueskill package raises too)")
+        v_abs = (pdf(b) - pdf(a)) / denom
+        v = v_abs * (-1 if t < 0 else 1)
+        w = v_abs * v_abs + (a * pdf(a) - b * pdf(b)) / denom
+    mu1 += var1 / c * v
+    mu2 -= var2 / c * v
+    var1 *= 1 - var1 / c2 * w
+    var2 *= 1 - var2 / c2 * w
+    return mu1, math.sqrt(var1), mu2, math.sqrt(var2)
+
+
+# --- data preparation --------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PairData:
+    """Pairwise judgments integer-encoded: systems in Python string order, outcomes per ordered pair.
+
+    ``outcomes[offsets[q]:offsets[q] + counts[q]]`` are the judgments of the
+    ordered pair ``q = i * S + j`` seen from system i (+1 win, -1 loss, 0 tie);
+    each judgment appears under (i, j) and (j, i).
+    """
+
+    systems: tuple[str, ...]
+    judgments: int
+    winner_loser: np.ndarray  # per judgment: i * S + j when i beat j, -1 for a tie (Expected Wins)
+    offsets: np.ndarray
+    counts: np.ndarray
+    outcomes: np.ndarray
+
+    @property
+    def size(self) -> int:
+        return len(self.systems)
+
+
+def prepare(judgments: Sequence[PairwiseJudgment]) -> PairData:
+    """Encode pairwise judgments (self-pairs and skipped ranks are ignored, as in ``expand_pairwise``)."""
+    usable = [j for j in judgments if j.sys1 != j.sys2 and j.rank1 >= 1 and j.rank2 >= 1]
+    if not usable:
+        raise ValueError("no usable pairwise judgments (need two different systems with ranks >= 1)")
+    systems = tuple(sorted({j.sys1 for j in usable} | {j.sys2 for j in usable}))
+    index = {name: i for i, name in enumerate(systems)}
+    size = len(systems)
+    first = np.array([index[j.sys1] for j in usable], dtype=np.int64)
+    second = np.array([index[j.sys2] for j in usable], dtype=np.int64)
+    outcome = np.array([j.outcome for j in usable], dtype=np.int64)
+    winner_loser = np.where(
+        outcome > 0, first * size + second, np.where(outcome < 0, second * size + first, -1)
+    )
+    # every judgment under both orientations, stably grouped by ordered pair
+    q = np.concatenate([first * size + second, second * size + first])
+    seen = np.concatenate([outcome, -outcome])
+    order = np.argsort(q, kind="stable")
+    counts = np.bincount(q, minlength=size * size)
+    offsets = np.concatenate([[0], np.cumsum(counts)[:-1]])
+    return PairData(
+        systems=systems,
+        judgments=len(usable),
+        winner_loser=winner_loser,
+        offsets=offsets.astype(np.int64),
+        counts=counts.astype(np.int64),
+        outcomes=seen[order].astype(np.float64),
+    )
+
+
+def run_rng(seed: int, run: int) -> np.random.Generator:
+    """The random stream of one run: independent of every other run and of how runs are batched."""
+    return np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(run,)))
+
+
+# --- TrueSkill in lockstep over runs ---------------------------------------------------------------------
+
+
+def _cdf_pdf(x: np.ndarray, cdf_out: np.ndarray, pdf_out: np.ndarray) -> None:
+    """Vectorised ``cdf`` and ``pdf`` of the default backend (same Numerical-Recipes fit, regrouped)."""
+    half_x2 = x * x
+    half_x2 *= 0.5  # z² of erfc(-x/√2) and the pdf's exponent
+    z = np.abs(x)
+    z *= 1 / _SQRT2
+    z += 2.0
+    t = np.divide(2.0, z, out=z)  # 1 / (1 + z/2)
+    p = _ERFC_FIT[0] * t
+    for coef in _ERFC_FIT[1:-1]:
+        p += coef
+        p *= t
+    p += _ERFC_FIT[-1]
+    p *= t
+    p -= 1.26551223
+    p -= half_x2
+    np.exp(p, out=p)
+    p *= t
+    p *= 0.5  # erfc(|x|/√2) / 2 = cdf(-|x|)
+    np.subtract(1.0, p, out=cdf_out)
+    np.copyto(cdf_out, p, where=x <= 0)
+    np.negative(half_x2, out=half_x2)
+    np.exp(half_x2, out=pdf_out)
+    pdf_out *= _INV_SQRT_2PI
+
+
+def rate_pairs(
+    mu: np.ndarray,
+    var: np.ndarray,
+    outcome: np.ndarray,
+    *,
+    beta: float,
+    margin: float,
+    buffers: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """``rate_pair`` for many independent games at once: ``mu``/``var`` of shape (2, n), row 0 = player 1.
+
+    ``outcome`` (n,) is +1/-1/0 from player 1's view. Returns the new
+    ``(mu, var)``, shape (2, n). With x1, x2 the truncation bounds, a draw has
+    ``v = (pdf(x1) - pdf(x2)) / (cdf(x1) - cdf(x2))`` and
+    ``w = v² + (x1 pdf(x1) - x2 pdf(x2)) / (cdf(x1) - cdf(x2))``; a win is the
+    same with ``cdf(x2) = pdf(x2) = 0`` (``v = pdf(x1)/cdf(x1)``,
+    ``w = v (v + x1)``), so one set of array operations serves both. Results
+    equal ``rate_pair`` to ~1e-13 (the arithmetic is regrouped).
+    """
+    n = mu.shape[1]
+    x, cdfs, pdfs = buffers if buffers is not None else tuple(np.empty((2, n)) for _ in range(3))
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        drawn = outcome == 0
+        c2 = var[0] + var[1]
+        c2 += 2 * beta * beta
+        c = np.sqrt(c2)
+        t = mu[0] - mu[1]
+        t /= c
+        eps = margin / c
+        # m: +1/-1 for player 1's win/loss; for a draw -sign(t) (sign(0) = +1), so that m*t = -|t|
+        m = np.where(drawn, np.where(t < 0, 1.0, -1.0), outcome)
+        mt = m * t
+        np.subtract(mt, eps, out=x[1])
+        np.add(mt, eps, out=x[0])
+        np.copyto(x[0], x[1], where=~drawn)
+        _cdf_pdf(x, cdfs, pdfs)
+        cdfs[1] *= drawn
+        pdfs[1] *= drawn
+        denom = cdfs[0] - cdfs[1]
+        g = pdfs[0] - pdfs[1]
+        g /= denom
+        if (denom <= 0).any():
+            # trueskill's v_win falls back to -x here and then w_win raises; its draw raises too
+            raise FloatingPointError("TrueSkill update underflows (cdf difference 0)")
+        w = x[0] * pdfs[0]
+        w -= x[1] * pdfs[1]
+        w /= denom
+        w += g * g
+        g *= m
+        new_mu = var / c
+        new_mu *= g
+        new_mu[1] *= -1.0
+        new_mu += mu
+        new_var = var / c2
+        new_var *= w
+        np.subtract(1.0, new_var, out=new_var)
+        new_var *= var
+    return new_mu, new_var
+
+
+def trueskill_runs(
+    data: PairData,
+    runs: Sequence[int],
+    seed: int,
+    *,
+    progress: ProgressFn = no_progress,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Final (mu, sigma) of each listed run, arrays of shape (len(runs), systems)."""
+    run_ids = [int(r) for r in runs]
+    n_runs = len(run_ids)
+    size = data.size
+    if n_runs == 0:
+        return np.zeros((0, size)), np.zeros((0, size))
+    if size > 127:
+        raise ValueError("at most 127 systems")  # int8 system indices below
+    iterations = data.judgments + 1
+    beta = reference_beta(data.judgments)
+    margin = draw_margin(DRAW_PROBABILITY, beta)
+    offsets, counts, outcomes = data.offsets, data.counts.astype(np.float64), data.outcomes
+    has_pair = data.counts.reshape(size, size) > 0
+    complete = bool(np.all(has_pair | np.eye(size, dtype=bool)))
+    allowed = has_pair.astype(np.float64)  # row a: the systems a has judgments with
+
+    # State laid out (systems, runs): reductions over systems are then row-wise vector operations.
+    # exp(mu) and exp(-mu) are kept so the opponent weights need no exp over the whole matrix:
+    # exp(-|mu_a - mu_j|) = min(exp(mu_j) exp(-mu_a), exp(-mu_j) exp(mu_a)).
+    mu = np.full((size, n_runs), MU)
+    var = np.full((size, n_runs), SIGMA * SIGMA)
+    emu = np.exp(mu)
+    enmu = np.exp(-mu)
+    mu_flat, var_flat, emu_flat, enmu_flat = (m.reshape(-1) for m in (mu, var, emu, enmu))
+    cols = np.arange(n_runs)
+    index8 = (np.arange(size, dtype=np.int8) + 1)[:, None]
+    generators = [run_rng(seed, r) for r in run_ids]
+    weights = np.empty((size, n_runs))
+    weights_flat = weights.reshape(-1)
+    other = np.empty((size, n_runs))
+    cum = np.empty((size, n_runs))
+    is_max = np.empty((size, n_runs), dtype=bool)
+    is_max8 = is_max.view(np.int8)
+    ranked8 = np.empty((size, n_runs), dtype=np.int8)
+    below = np.empty((size, n_runs), dtype=bool)
+    below8 = below.view(np.int8)
+    fab = np.empty((2, n_runs), dtype=np.int64)
+    buffers = tuple(np.empty((2, n_runs)) for _ in range(3))
+    uniforms = np.empty((n_runs, BLOCK, 2))
+    progress(0, iterations)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        for start in range(0, iterations, BLOCK):
+            steps = min(BLOCK, iterations - start)
+            for k, gen in enumerate(generators):
+                gen.random(out=uniforms[k, :steps])
+            for step in range(steps):
+                # the system with the largest variance; ties go to the larger index (= larger name)
+                np.equal(var, var.max(axis=0), out=is_max)
+                np.multiply(is_max8, index8, out=ranked8)
+                a = ranked8.max(axis=0).astype(np.int64)
+                a -= 1
+                fa = np.multiply(a, n_runs, out=fab[0])
+                fa += cols
+                # an opponent with probability proportional to exp(-|mu_a - mu_b|): the first b whose
+                # cumulative weight reaches target in (0, total], so a (weight 0) is never chosen
+                np.multiply(emu, enmu_flat[fa], out=weights)
+                np.multiply(enmu, emu_flat[fa], out=other)
+                np.minimum(weights, other, out=weights)
+                weights_flat[fa] = 0.0
+                if not complete:
+                    weights *= allowed[a].T
+                np.copyto(cum[0], weights[0])
+                for i in range(1, size):
+                    np.add(cum[i - 1], weights[i], out=cum[i])
+                target = 1.0 - uniforms[:, step, 0]
+                target *= cum[-1]
+                np.less(cum, target, out=below)
+                b = below8.sum(axis=0, dtype=np.int8).astype(np.int64)
+                fb = np.multiply(b, n_runs, out=fab[1])
+                fb += cols
+                # one recorded judgment of (a, b), seen from a: +1 a won, -1 a lost, 0 tie
+                a *= size
+                a += b
+                pick = uniforms[:, step, 1] * counts[a]
+                outcome = outcomes[offsets[a] + pick.astype(np.int64)]
+                mab = mu_flat[fab]
+                vab = var_flat[fab]
+                step_mu, shrink = rate_pairs(mab, vab, outcome, beta=beta, margin=margin, buffers=buffers)
+                mu_flat[fab] = step_mu
+                var_flat[fab] = shrink
+                emu_flat[fab] = np.exp(step_mu)
+                enmu_flat[fab] = np.exp(np.negative(step_mu, out=step_mu))
+            progress(start + steps, iterations)
+    return mu.T.copy(), np.sqrt(var.T)
+
+
+# --- Expected Wins ---------------------------------------------------------------------------------------
+
+
+def expected_wins(data: PairData, sample: np.ndarray | None = None) -> np.ndarray:
+    """Expected Wins per system on all judgments, or on the judgments indexed by ``sample`` (a resample).
+
+    Score of s = mean over the systems s' with at least one decisive judgment
+    against s (in this sample) of ``wins(s, s') / (wins(s, s') + wins(s', s))``;
+    ties are ignored; a system without any decisive judgment scores 0.
+    """
+    size = data.size
+    codes = data.winner_loser if sample is None else data.winner_loser[sample]
+    wins = np.bincount(codes[codes >= 0], minlength=size * size).reshape(size, size).astype(np.float64)
+    played = wins + wins.T
+    with np.errstate(divide="ignore", invalid="ignore"):
+        share = np.where(played > 0, wins / played, 0.0)
+    opponents = (played > 0).sum(axis=1)
+    return np.where(opponents > 0, share.sum(axis=1) / np.maximum(opponents, 1), 0.0)
+
+
+def expected_wins_runs(
+    data: PairData, runs: Sequence[int], seed: int, *, progress: ProgressFn = no_progress
+) -> np.ndarray:
+    """Expected Wins of each listed bootstrap resample (all judgments drawn with replacement), (runs, systems)."""
+    out = np.empty((len(runs), data.size))
+    n = data.judgments
+    for k, run in enumerate(runs):
+        sample = run_rng(seed, int(run)).integers(0, n, n)
+        out[k] = expected_wins(data, sample)
+        progress(k + 1, len(runs))
+    return out
+
+
+# --- runs, chunks, summaries -------------------------------------------------------------------------------
+
+
+@dataclass
+class ChunkResult:
+    """Per-run scores of some of the runs (``run_indices``); ``merge`` turns chunks into a ranking.
+
+    ``point`` is the method's score on all the data where it has one (Expected
+    Wins), else None. ``to_dict``/``from_dict`` give a JSON-able form (Celery).
+    """
+
+    method: str
+    seed: int
+    systems: tuple[str, ...]
+    judgments: int
+    run_indices: np.ndarray
+    scores: np.ndarray  # (len(run_indices), systems): mu per run, or the resample's Expected Wins
+    point: np.ndarray | None = None
+
+    def to_dict(self) -> dict:
+        return {
+            "method": self.method,
+            "seed": self.seed,
+            "systems": list(self.systems),
+            "judgments": self.judgments,
+            "run_indices": [int(r) for r in self.run_indices],
+            "scores": self.scores.tolist(),
+            "point": None if self.point is None else self.point.tolist(),
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict) -> ChunkResult:
+        size = len(data["systems"])
+        return cls(
+            method=data["method"],
+            seed=int(data["seed"]),
+            systems=tuple(data["systems"]),
+            judgments=int(data["judgments"]),
+            run_indices=np.asarray(data["run_indices"], dtype=np.int64),
+            scores=np.asarray(data["scores"], dtype=np.float64).reshape(-1, size),
+            point=None if data["point"] is None else np.asarray(data["point"], dtype=np.float64),
+        )
+
+
+@dataclass(frozen=True)
+class SystemRank:
+    name: str
+    mu: float
+    rank_range: tuple[int, int]
+    cluster: int
+
+
+@dataclass(frozen=True)
+class RankingResult:
+    """Systems in ranked order (by mean mu, or by Expected Wins), with rank ranges and 1-based clusters."""
+
+    method: str
+    judgments: int
+    runs: int
+    seed: int
+    systems: list[SystemRank] = field(default_factory=list)
+
+    def to_json(self) -> dict:
+        """The ``rank --json`` object."""
+        return {
+            "judgments": self.judgments,
+            "systems": [
+                {"name": s.name, "mu": s.mu, "rank_range": list(s.rank_range), "cluster": s.cluster}
+                for s in self.systems
+            ],
+        }
+
+
+def run_chunk(
+    judgments: Sequence[PairwiseJudgment] | PairData,
+    run_indices: Iterable[int],
+    seed: int,
+    *,
+    method: str = "trueskill",
+    progress: ProgressFn = no_progress,
+) -> ChunkResult:
+    """Runs ``run_indices`` of ``method`` with ``seed``; any split of 0..runs-1 merges to the same result."""
+    if method not in METHODS:
+        raise ValueError(f"unknown ranking method {method!r}; expected one of {', '.join(METHODS)}")
+    if seed < 0:
+        raise ValueError("seed must be >= 0")
+    data = judgments if isinstance(judgments, PairData) else prepare(judgments)
+    runs = [int(r) for r in run_indices]
+    if method == "trueskill":
+        scores, _sigma = trueskill_runs(data, runs, seed, progress=progress)
+        point = None
+    else:
+        scores = expected_wins_runs(data, runs, seed, progress=progress)
+        point = expected_wins(data)
+    return ChunkResult(
+        method, seed, data.systems, data.judgments, np.asarray(runs, dtype=np.int64), scores, point
+    )
+
+
+def rank_ranges(scores: np.ndarray, coverage: float = 0.95) -> list[tuple[int, int]]:
+    """Per system, the min and max of its per-run ranks after dropping ``ceil((n - 0.95 n)/2)`` at each end.
+
+    Ranks: 1 = highest score in that run; equal scores rank in system order.
+    The float expression is the reference's (n = 1000 drops 25, n = 100 drops 3);
+    at least one rank is always kept.
+    """
+    n_runs, size = scores.shape
+    order = np.argsort(-scores, axis=1, kind="stable")
+    ranks = np.empty_like(order)
+    np.put_along_axis(ranks, order, np.arange(1, size + 1)[None, :].repeat(n_runs, axis=0), axis=1)
+    ranks.sort(axis=0)
+    drop = math.ceil((n_runs - coverage * n_runs) / 2)
+    drop = min(drop, (n_runs - 1) // 2)
+    kept = ranks[drop : n_runs - drop]
+    return [(int(kept[:, s].min()), int(kept[:, s].max())) for s in range(size)]
+
+
+def clusters(ranges_in_order: Sequence[tuple[int, int]]) -> list[int]:
+    """1-based cluster per system (given in ranked order): a boundary follows system i when its range
+    max is below the range min of every system after it."""
+    out: list[int] = []
+    cluster = 1
+    n = len(ranges_in_order)
+    for i, (_lo, hi) in enumerate(ranges_in_order):
+        out.append(cluster)
+        if i + 1 < n and hi < min(lo for lo, _ in ranges_in_order[i + 1 :]):
+            cluster += 1
+    return out
+
+
+def merge(chunks: Sequence[ChunkResult]) -> RankingResult:
+    """Combine chunks of one ranking job (same method, seed, systems, judgments; disjoint runs)."""
+    if not chunks:
+        raise ValueError("no chunks to merge")
+    first = chunks[0]
+    for chunk in chunks[1:]:
+        same = (chunk.method, chunk.seed, chunk.systems, chunk.judgments)
+        if same != (first.method, first.seed, first.systems, first.judgments):
+            raise ValueError("chunks of different ranking jobs cannot be merged")
+    run_indices = np.concatenate([c.run_indices for c in chunks])
+    scores = np.concatenate([c.scores for c in chunks], axis=0)
+    order = np.argsort(run_indices, kind="stable")
+    run_indices, scores = run_indices[order], scores[order]
+    if len(np.unique(run_indices)) != len(run_indices):
+        raise ValueError("chunks overlap: a run index occurs twice")
+    if len(run_indices) == 0:
+        raise ValueError("no runs to merge")
+    mean = first.point if first.point is not None else scores.mean(axis=0)
+    ranges = rank_ranges(scores)
+    # ranked order: by mean mu (or the point score), ties in system-name order
+    order = sorted(range(len(first.systems)), key=lambda s: (-mean[s], first.systems[s]))
+    cluster_ids = clusters([ranges[s] for s in order])
+    systems = [
+        SystemRank(first.systems[s], float(mean[s]), ranges[s], cluster_ids[k]) for k, s in enumerate(order)
+    ]
+    return RankingResult(first.method, first.judgments, len(run_indices), first.seed, systems)
+
+
+def rank(
+    judgments: Sequence[PairwiseJudgment],
+    *,
+    method: str = "trueskill",
+    runs: int = 1000,
+    seed: int = 0,
+    workers: int = 1,
+    progress: ProgressFn = no_progress,
+) -> RankingResult:
+    """Rank systems: ``runs`` runs of ``method`` (``trueskill`` or ``ew``), optionally over ``workers`` processes."""
+    if runs < 1:
+        raise ValueError("runs must be >= 1")
+    data = prepare(judgments)
+    if workers <= 1 or runs < 2:
+        return merge([run_chunk(data, range(runs), seed, method=method, progress=progress)])
+    from concurrent.futures import ProcessPoolExecutor
+
+    parts = [list(range(runs))[w::workers] for w in range(min(workers, runs))]
+    with ProcessPoolExecutor(max_workers=len(parts)) as pool:
+        futures = [pool.submit(run_chunk, data, part, seed, method=method) for part in parts]
+        chunks = [f.result() for f in futures]
+    progress(runs, runs)
+    return merge(chunks)

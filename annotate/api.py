@@ -1,0 +1,56 @@
+"""REST API for projects and corpora: thin views over selectors."""
+
+from __future__ import annotations
+
+from rest_framework import permissions, serializers, viewsets
+
+from annotate.models import Corpus, Project
+from annotate.roles import is_researcher
+from annotate.selectors import corpus_list_for, project_list_for
+
+
+class IsResearcher(permissions.BasePermission):
+    message = "Researchers only."
+
+    def has_permission(self, request, view) -> bool:
+        return bool(request.user and request.user.is_authenticated and is_researcher(request.user))
+
+
+class ProjectSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = Project
+        fields = ["id", "name", "description", "created"]
+
+
+class CorpusSerializer(serializers.ModelSerializer):
+    project = serializers.PrimaryKeyRelatedField(read_only=True)
+    sentence_count = serializers.IntegerField(read_only=True)
+
+    class Meta:
+        model = Corpus
+        fields = [
+            "id",
+            "project",
+            "name",
+            "language",
+            "description",
+            "tokenized",
+            "sentence_count",
+            "created",
+        ]
+
+
+class ProjectViewSet(viewsets.ReadOnlyModelViewSet):
+    serializer_class = ProjectSerializer
+    permission_classes = [IsResearcher]
+
+    def get_queryset(self):
+        return project_list_for(self.request.user).order_by("name")
+
+
+class CorpusViewSet(viewsets.ReadOnlyModelViewSet):
+    serializer_class = CorpusSerializer
+    permission_classes = [IsResearcher]
+
+    def get_queryset(self):
+        return corpus_list_for(self.request.user)

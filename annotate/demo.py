@@ -1,0 +1,112 @@
+"""The demo data set (written by us) and demo accounts, loaded by ``make run``."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Group
+from django.db import transaction
+
+from annotate.models import Corpus, Project, Role
+from annotate.services import SentenceRecord, corpus_create
+
+DEMO_FILE = Path(__file__).parent / "demo" / "demo_corpus.json"
+DEMO_PROJECT = "Demo project"
+DEMO_CAMPAIGN = "Demo PRWS judgments"
+
+# Local demo accounts only: printed by the run command, never used in production.
+DEMO_ACCOUNTS = [
+    ("admin", "demo-admin-pass", Role.ADMIN),
+    ("researcher", "demo-researcher-pass", Role.RESEARCHER),
+    ("expert", "demo-expert-pass", Role.EXPERT),
+    ("annotator1", "demo-annotator-pass", Role.ANNOTATOR),
+    ("annotator2", "demo-annotator-pass", Role.ANNOTATOR),
+    ("annotator3", "demo-annotator-pass", Role.ANNOTATOR),
+]
+
+
+@dataclass
+class DemoInfo:
+    created: bool
+    accounts: list[tuple[str, str, str]]
+
+
+@transaction.atomic
+def demo_load() -> DemoInfo:
+    """Create the demo accounts, project, corpus, systems and one PRWS campaign; idempotent."""
+    from ranking.models import SystemKind
+    from ranking.services import campaign_create, outputs_import_lines
+
+    User = get_user_model()
+    users = {}
+    for username, password, role in DEMO_ACCOUNTS:
+        user, made = User.objects.get_or_create(username=username)
+        if made:
+            user.set_password(password)
+            user.is_staff = user.is_superuser = role == Role.ADMIN
+            user.save()
+        user.groups.add(Group.objects.get(name=role))
+        users[username] = user
+    project, _ = Project.objects.get_or_create(name=DEMO_PROJECT, defaults={"owner": users["researcher"]})
+    project.members.add(*users.values())
+    if Corpus.objects.filter(project=project).exists():
+        return DemoInfo(created=False, accounts=[(u, p, r.value) for u, p, r in DEMO_ACCOUNTS])
+
+    data = json.loads(DEMO_FILE.read_text(encoding="utf-8"))
+    meta = data["corpus"]
+    rows = data["sentences"]
+    corpus = corpus_create(
+        project=project,
+        name=meta["name"],
+        language=meta["language"],
+        description=meta["description"],
+        tokenized=meta["tokenized"],
+        sentences=[
+            SentenceRecord(
+                text=r["source"],
+                domain=r["domain"],
+                document_id=r["document"],
+                paragraph_position=r["paragraph_position"],
+            )
+            for r in rows
+        ],
+    )
+    systems = [
+        outputs_import_lines(
+            corpus=corpus,
+            system_name="source",
+            kind=SystemKind.SOURCE,
+            lines=[r["source"] for r in rows],
+            filename="demo",
+        )
+    ]
+    for i, ref in enumerate(data["references"]):
+        outputs_import_lines(
+            corpus=corpus,
+            system_name=ref,
+            kind=SystemKind.REFERENCE,
+            lines=[r["references"][i] for r in rows],
+            filename="demo",
+        )
+    for system in data["systems"]:
+        systems.append(
+            outputs_import_lines(
+                corpus=corpus,
+                system_name=system["name"],
+                kind=system["kind"],
+                lines=[r["outputs"][system["name"]] for r in rows],
+                filename="demo",
+            )
+        )
+    campaign_create(
+        project=project,
+        corpus=corpus,
+        name=DEMO_CAMPAIGN,
+        systems=systems,
+        created_by=users["researcher"],
+        judgments_per_item=3,
+    )
+    return DemoInfo(created=True, accounts=[(u, p, r.value) for u, p, r in DEMO_ACCOUNTS])

@@ -1,0 +1,51 @@
+from __future__ import annotations
+
+from django import forms
+
+from annotate.models import Project
+
+
+class MultipleFileInput(forms.ClearableFileInput):
+    allow_multiple_selected = True
+
+
+class MultipleFileField(forms.FileField):
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("widget", MultipleFileInput())
+        super().__init__(*args, **kwargs)
+
+    def clean(self, data, initial=None):
+        single = super().clean
+        if isinstance(data, list | tuple):
+            return [single(d, initial) for d in data]
+        return [single(data, initial)] if data else []
+
+
+class CorpusUploadForm(forms.Form):
+    project = forms.ModelChoiceField(queryset=Project.objects.none())
+    name = forms.CharField(max_length=200)
+    source = forms.FileField(help_text="One sentence a line, UTF-8.")
+    references = MultipleFileField(
+        required=False, help_text="Optional: line-aligned reference files (JFLEG layout: ref0, ref1, ...)."
+    )
+    domain = forms.CharField(max_length=100, required=False)
+    tokenized = forms.BooleanField(required=False, help_text="The text is whitespace-tokenised.")
+    language = forms.CharField(max_length=16, initial="en")
+    description = forms.CharField(widget=forms.Textarea(attrs={"rows": 2}), required=False)
+
+    def __init__(self, *args, projects=None, **kwargs):
+        super().__init__(*args, **kwargs)
+        if projects is not None:
+            self.fields["project"].queryset = projects
+
+
+class OutputsUploadForm(forms.Form):
+    system = forms.CharField(max_length=200, label="System name")
+    kind = forms.ChoiceField(choices=[])
+    file = forms.FileField(help_text="One output a line, aligned with the corpus.")
+
+    def __init__(self, *args, **kwargs):
+        from ranking.models import SystemKind
+
+        super().__init__(*args, **kwargs)
+        self.fields["kind"].choices = SystemKind.choices

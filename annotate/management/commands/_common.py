@@ -1,0 +1,41 @@
+"""Helpers shared by the management commands."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from django.core.management.base import CommandError
+
+from annotate.models import Corpus, Project
+from annotate.services import InputFile
+
+
+def read_input(path: str) -> InputFile:
+    p = Path(path)
+    if not p.is_file():
+        raise CommandError(f"{path}: no such file")
+    return InputFile(name=str(p), data=p.read_bytes())
+
+
+def find_project(name: str | None) -> Project:
+    if name:
+        project = Project.objects.filter(name=name).first()
+        if project is None:
+            raise CommandError(f"no project named {name!r}")
+        return project
+    projects = list(Project.objects.all()[:2])
+    if len(projects) != 1:
+        raise CommandError("several projects (or none) exist: name one with --project")
+    return projects[0]
+
+
+def find_corpus(name: str, project: str | None) -> Corpus:
+    corpora = Corpus.objects.filter(name=name).select_related("project")
+    if project:
+        corpora = corpora.filter(project__name=project)
+    found = list(corpora[:2])
+    if not found:
+        raise CommandError(f"no corpus named {name!r}" + (f" in project {project!r}" if project else ""))
+    if len(found) > 1:
+        raise CommandError(f"several corpora are named {name!r}: name the project with --project")
+    return found[0]

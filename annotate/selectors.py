@@ -1,0 +1,46 @@
+"""Reads: querysets scoped to what a user may see."""
+
+from __future__ import annotations
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.db.models import Count, Q, QuerySet
+
+from annotate.models import Corpus, Project, Role, Sentence
+
+
+def project_list_for(user: AbstractBaseUser) -> QuerySet[Project]:
+    """Projects a researcher owns or belongs to; admins see all; others none."""
+    if not user.is_authenticated:
+        return Project.objects.none()
+    if user.is_superuser or user.groups.filter(name=Role.ADMIN).exists():
+        return Project.objects.all()
+    if not user.groups.filter(name=Role.RESEARCHER).exists():
+        return Project.objects.none()
+    return Project.objects.filter(Q(owner=user) | Q(members=user)).distinct()
+
+
+def corpus_list_for(user: AbstractBaseUser) -> QuerySet[Corpus]:
+    return (
+        Corpus.objects.filter(project__in=project_list_for(user))
+        .select_related("project")
+        .annotate(sentence_count=Count("sentences", distinct=True))
+        .order_by("project__name", "name")
+    )
+
+
+def sentence_context(sentence: Sentence, *, window: int = 1) -> tuple[list[Sentence], list[Sentence]]:
+    """The sentences before and after ``sentence`` in its paragraph (same document)."""
+    if not sentence.document_id or sentence.paragraph_position is None:
+        return [], []
+    siblings = Sentence.objects.filter(corpus_id=sentence.corpus_id, document_id=sentence.document_id)
+    before = list(
+        siblings.filter(paragraph_position__lt=sentence.paragraph_position).order_by("-paragraph_position")[
+            :window
+        ]
+    )[::-1]
+    after = list(
+        siblings.filter(paragraph_position__gt=sentence.paragraph_position).order_by("paragraph_position")[
+            :window
+        ]
+    )
+    return before, after

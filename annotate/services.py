@@ -1,0 +1,149 @@
+"""Writes for corpora: import from files, all-or-nothing.
+
+Every import validates the whole input before saving anything and runs in
+one transaction, so a bad file leaves the database unchanged. Errors are
+GecInputError, whose message names the file, line and problem.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import IntegrityError, transaction
+
+from annotate.models import Corpus, Project, Sentence
+from geceval.errors import GecInputError
+from geceval.formats.text import decode_lines
+
+MAX_LINE_CHARS = 10_000
+
+
+@dataclass
+class InputFile:
+    """An uploaded or opened file: its display name and raw bytes."""
+
+    name: str
+    data: bytes
+
+
+@dataclass
+class SentenceRecord:
+    text: str
+    domain: str = ""
+    document_id: str = ""
+    paragraph_position: int | None = None
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+
+def text_lines(file: InputFile, *, allow_empty_file: bool = False) -> list[str]:
+    """Decode and check a line-aligned text file: UTF-8, no NUL, bounded line length."""
+    lines = decode_lines(file.data, path=file.name, allow_empty=allow_empty_file)
+    for number, line in enumerate(lines, start=1):
+        if "\x00" in line:
+            raise GecInputError("contains a NUL character", path=file.name, line=number)
+        if len(line) > MAX_LINE_CHARS:
+            raise GecInputError(
+                f"line is longer than {MAX_LINE_CHARS} characters", path=file.name, line=number
+            )
+    return lines
+
+
+def check_same_length(expected: int, expected_name: str, lines: list[str], name: str) -> None:
+    if len(lines) != expected:
+        raise GecInputError(
+            f"has {len(lines)} lines but {expected_name} has {expected}; files must be line-aligned",
+            path=name,
+        )
+
+
+@transaction.atomic
+def corpus_create(
+    *,
+    project: Project,
+    name: str,
+    sentences: list[SentenceRecord],
+    language: str = "en",
+    description: str = "",
+    tokenized: bool = False,
+) -> Corpus:
+    name = name.strip()
+    if not name:
+        raise GecInputError("the corpus needs a name")
+    if not sentences:
+        raise GecInputError("the corpus has no sentences", path=name)
+    if Corpus.objects.filter(project=project, name=name).exists():
+        raise GecInputError(f"a corpus named {name!r} already exists in project {project.name!r}")
+    try:
+        with transaction.atomic():
+            corpus = Corpus.objects.create(
+                project=project, name=name, language=language, description=description, tokenized=tokenized
+            )
+    except IntegrityError:  # a concurrent import of the same name won the race
+        raise GecInputError(f"a corpus named {name!r} already exists in project {project.name!r}") from None
+    Sentence.objects.bulk_create(
+        [
+            Sentence(
+                corpus=corpus,
+                position=i,
+                text=s.text,
+                domain=s.domain,
+                document_id=s.document_id,
+                paragraph_position=s.paragraph_position,
+                metadata=s.metadata,
+            )
+            for i, s in enumerate(sentences)
+        ],
+        batch_size=2000,
+    )
+    return corpus
+
+
+@transaction.atomic
+def corpus_import_text(
+    *,
+    project: Project,
+    name: str,
+    source: InputFile,
+    references: list[InputFile] | None = None,
+    reference_names: list[str] | None = None,
+    domain: str = "",
+    tokenized: bool = False,
+    language: str = "en",
+    description: str = "",
+) -> Corpus:
+    """A plain text corpus (one sentence a line), or JFLEG layout when references are given.
+
+    Each reference file becomes a System of kind ``reference`` (named
+    ``ref0``, ``ref1``, ... unless ``reference_names`` says otherwise).
+    """
+    from ranking.services import outputs_import_lines
+
+    references = references or []
+    src_lines = text_lines(source)
+    ref_lines = [text_lines(ref, allow_empty_file=True) for ref in references]
+    for ref, lines in zip(references, ref_lines):
+        check_same_length(len(src_lines), source.name, lines, ref.name)
+    names = reference_names or [f"ref{i}" for i in range(len(references))]
+    if len(set(names)) != len(names):
+        raise GecInputError(f"reference names repeat: {names}")
+    corpus = corpus_create(
+        project=project,
+        name=name,
+        sentences=[SentenceRecord(text=t, domain=domain) for t in src_lines],
+        language=language,
+        description=description,
+        tokenized=tokenized,
+    )
+    for ref_name, ref, lines in zip(names, references, ref_lines):
+        outputs_import_lines(
+            corpus=corpus, system_name=ref_name, kind="reference", lines=lines, filename=ref.name
+        )
+    return corpus
+
+
+def project_create(*, name: str, owner: AbstractBaseUser, description: str = "") -> Project:
+    project = Project.objects.create(name=name, owner=owner, description=description)
+    project.members.add(owner)
+    return project

@@ -1,0 +1,12 @@
+from rest_framework.routers import DefaultRouter
+
+from annotate.api import CorpusViewSet, ProjectViewSet
+from ranking.api import CampaignViewSet, SystemViewSet
+
+router = DefaultRouter()
+router.register("projects", ProjectViewSet, basename="project")
+router.register("corpora", CorpusViewSet, basename="corpus")
+router.register("systems", SystemViewSet, basename="system")
+router.register("campaigns", CampaignViewSet, basename="campaign")
+
+urlpatterns = router.urls

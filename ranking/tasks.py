@@ -1,0 +1,25 @@
+"""Celery tasks: ids in, load, call a service. Every task is safe to run twice."""
+
+from __future__ import annotations
+
+from celery import shared_task
+
+from ranking.models import Campaign, CampaignStatus
+from ranking.services import campaign_scores_recompute
+
+
+@shared_task
+def task_campaign_scores(*, campaign_id: int) -> int:
+    """Recompute a campaign's per-system PRWS means; returns the number of systems scored."""
+    if not Campaign.objects.filter(pk=campaign_id).exists():
+        return 0
+    return len(campaign_scores_recompute(campaign_id=campaign_id))
+
+
+@shared_task
+def task_recompute_active_campaigns() -> int:
+    """Periodic safety net (beat): a submit whose enqueue was lost (broker down) is still counted."""
+    ids = list(Campaign.objects.filter(status=CampaignStatus.ACTIVE).values_list("id", flat=True))
+    for campaign_id in ids:
+        campaign_scores_recompute(campaign_id=campaign_id)
+    return len(ids)

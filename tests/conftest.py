@@ -1,0 +1,113 @@
+"""Shared fixtures: real services when configured, Chromium for browser tests.
+
+Without DATABASE_URL / CELERY_BROKER_URL the suite runs on SQLite with eager
+Celery and skips the real-service tests with a reason; with CI=true such a
+skip is a failure, so CI cannot silently stop at the embedded default.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+import pytest
+
+# Playwright's sync API runs an event loop in the test thread; the ORM calls the
+# tests make between browser steps are still synchronous and safe.
+os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+
+IN_CI = os.environ.get("CI", "").lower() in {"1", "true", "yes"}
+DATABASE_URL = os.environ.get("DATABASE_URL", "")
+BROKER_URL = os.environ.get("CELERY_BROKER_URL", "")
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+CHROMIUM_ARGS = [
+    "--headless=new",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-quic",
+    "--no-first-run",
+]
+
+
+def skip_or_fail(reason: str) -> None:
+    """Skip locally; in CI a missing real part is a failure, not a skip."""
+    if IN_CI:
+        pytest.fail(f"CI=true but {reason}")
+    pytest.skip(reason)
+
+
+@pytest.fixture
+def real_postgres():
+    from django.db import connection
+
+    if connection.vendor != "postgresql":
+        skip_or_fail(f"needs PostgreSQL (DATABASE_URL unset; running on {connection.vendor})")
+    return connection
+
+
+@pytest.fixture
+def real_redis():
+    if not BROKER_URL.startswith("redis"):
+        skip_or_fail("needs Redis (CELERY_BROKER_URL unset)")
+    import redis
+
+    client = redis.Redis.from_url(BROKER_URL, socket_connect_timeout=3)
+    try:
+        client.ping()
+    except redis.RedisError as exc:
+        skip_or_fail(f"Redis at {BROKER_URL} did not answer: {exc}")
+    return client
+
+
+@pytest.fixture(autouse=True)
+def _eager_celery(settings):
+    """Tasks run in-process unless a test asks for the real worker (``celery_worker``)."""
+    from config.celery import app
+
+    app.conf.task_always_eager = True
+    app.conf.task_eager_propagates = True
+    settings.CELERY_TASK_ALWAYS_EAGER = True
+    yield
+    app.conf.task_always_eager = True
+
+
+@pytest.fixture(scope="session")
+def chromium_path() -> str:
+    if not CHROMIUM:
+        skip_or_fail("Debian's chromium is not installed (make test installs it when it may)")
+    return CHROMIUM
+
+
+@pytest.fixture(scope="session")
+def browser(chromium_path):
+    from playwright.sync_api import sync_playwright
+
+    profile = tempfile.mkdtemp(prefix="gec-chromium-")
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(
+            executable_path=chromium_path, args=[*CHROMIUM_ARGS, f"--user-data-dir={profile}"]
+        )
+        print(f"\nbrowser: {chromium_path} {browser.version}")
+        yield browser
+        browser.close()
+    shutil.rmtree(profile, ignore_errors=True)
+
+
+@pytest.fixture
+def new_page(browser, tmp_path: Path):
+    contexts = []
+
+    def make():
+        context = browser.new_context(accept_downloads=True, viewport={"width": 1100, "height": 900})
+        context.set_default_timeout(15_000)
+        contexts.append(context)
+        return context.new_page()
+
+    yield make
+    for context in contexts:
+        context.close()

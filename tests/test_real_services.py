@@ -1,0 +1,109 @@
+"""The real parts: PostgreSQL, Redis and a Celery worker process.
+
+Locally, without DATABASE_URL / CELERY_BROKER_URL, these skip with a reason;
+with CI=true a skip is a failure (see conftest.skip_or_fail).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+from django.db import connection
+
+from ranking.models import SystemScore
+from ranking.services import CandidateScore, campaign_create, judgment_submit, screen_next_for_judge
+from tests import factories
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+@pytest.mark.django_db
+def test_suite_runs_on_postgresql_and_redis_answers(real_postgres, real_redis):
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT version()")
+        version = cursor.fetchone()[0]
+    print(f"\ndatabase: {version}\nredis: {real_redis.info('server')['redis_version']}")
+    assert connection.vendor == "postgresql"
+    assert real_redis.ping() is True
+
+
+def _database_url() -> str:
+    s = connection.settings_dict
+    auth = s["USER"] + (f":{s['PASSWORD']}" if s["PASSWORD"] else "")
+    return f"postgres://{auth}@{s['HOST'] or '127.0.0.1'}:{s['PORT'] or 5432}/{s['NAME']}"
+
+
+@pytest.fixture
+def celery_worker(real_postgres, real_redis, transactional_db):
+    """A real `celery worker` process on the test database and the Redis broker, on a queue of its own."""
+    from config.celery import app
+
+    queue = f"test-{uuid.uuid4().hex[:8]}"
+    env = dict(os.environ, DATABASE_URL=_database_url(), CELERY_QUEUE=queue, DEBUG="true")
+    log = open(Path(os.environ.get("TMPDIR", "/tmp")) / f"celery-{queue}.log", "w+")  # noqa: SIM115
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "celery", "-A", "config", "worker", "--pool=solo", "-Q", queue,
+         "--without-gossip", "--without-mingle", "--loglevel=INFO", "-n", f"{queue}@%h"],
+        cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT,
+    )  # fmt: skip
+    old_queue = app.conf.task_default_queue
+    app.conf.task_always_eager = False
+    app.conf.task_default_queue = queue
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            log.seek(0)
+            if "ready." in log.read():
+                break
+            if proc.poll() is not None:
+                log.seek(0)
+                pytest.fail(f"celery worker exited early:\n{log.read()}")
+            time.sleep(0.3)
+        else:
+            pytest.fail("celery worker did not become ready in 60 s")
+        yield proc, log
+    finally:
+        app.conf.task_always_eager = True
+        app.conf.task_default_queue = old_queue
+        proc.terminate()
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+        log.close()
+
+
+def test_a_real_worker_recomputes_scores_after_a_submit(celery_worker):
+    proc, log = celery_worker
+    researcher = factories.user("res", "researcher")
+    judge = factories.user("ann", "annotator")
+    project = factories.project(researcher, members=[judge])
+    corpus, systems = factories.corpus_with_systems(
+        project, sources=["He go ."], systems={"a": ["He goes ."], "b": ["He went ."]}
+    )
+    campaign = campaign_create(
+        project=project, corpus=corpus, name="w", systems=systems, created_by=researcher
+    )
+    screen = screen_next_for_judge(campaign=campaign, judge=judge)
+    by_text = {c.text: c.pk for c in screen.candidates.all()}
+    # Commits, then on_commit sends task_campaign_scores to Redis; only the worker process can run it.
+    judgment_submit(
+        screen=screen,
+        judge=judge,
+        scores={by_text["He goes ."]: CandidateScore(90), by_text["He went ."]: CandidateScore(40)},
+    )
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and SystemScore.objects.filter(campaign=campaign).count() < 2:
+        time.sleep(0.3)
+    log.seek(0)
+    worker_log = log.read()
+    print(f"\nworker pid {proc.pid} log tail:\n" + "\n".join(worker_log.splitlines()[-5:]))
+    scores = dict(SystemScore.objects.filter(campaign=campaign).values_list("system__name", "mean_score"))
+    assert scores == {"a": 90.0, "b": 40.0}
+    assert "ranking.tasks.task_campaign_scores" in worker_log and "succeeded" in worker_log

@@ -15,8 +15,8 @@ reproduces its dev figures, e.g. FCE ``amu`` 60.7%). Then per sentence:
 Means are over all sentences. Between two annotators (:func:`pair_stats`):
 % identical rewrites, and the mean sTER of ``b`` with ``a`` as the reference.
 
-The Levenshtein distances use rapidfuzz and sTER sacrebleu, directly here: the
-shared ``geceval.sacre`` helpers were not available when this was written.
+The distances come from :mod:`geceval.sacre` (``char_ld``, ``word_ld`` via
+rapidfuzz; ``ster`` via sacrebleu), re-exported here.
 """
 
 from __future__ import annotations
@@ -24,35 +24,10 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import lru_cache
-from typing import Any
-
-from rapidfuzz.distance import Levenshtein
 
 from geceval.errors import GecInputError
 from geceval.formats.m2 import M2Sentence
-
-
-def char_ld(a: str, b: str) -> int:
-    """Character Levenshtein distance (unit costs)."""
-    return Levenshtein.distance(a, b)
-
-
-def word_ld(a: str, b: str) -> int:
-    """Levenshtein distance over whitespace tokens (unit costs)."""
-    return Levenshtein.distance(a.split(), b.split())
-
-
-@lru_cache(maxsize=1)
-def _ter() -> Any:
-    from sacrebleu.metrics import TER
-
-    return TER(case_sensitive=True)
-
-
-def ster(source_sentence: str, hyp_sentence: str) -> float:
-    """Sentence TER (case-sensitive, sacrebleu scale 0..100+) of ``hyp`` against the source."""
-    return float(_ter().sentence_score(hyp_sentence, [source_sentence]).score)
+from geceval.sacre import char_ld, ster, word_ld
 
 
 @dataclass(frozen=True)
@@ -141,6 +116,20 @@ def error_type_distribution(m2: Sequence[M2Sentence], *, main: bool = False) -> 
                 continue
             counts[main_category(e.type) if main else e.type] += 1
     return dict(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
+
+
+__all__ = [
+    "EditStats",
+    "PairStats",
+    "char_ld",
+    "edit_stats",
+    "error_type_distribution",
+    "pair_stats",
+    "pct_unchanged",
+    "rewrite_type_distribution",
+    "ster",
+    "word_ld",
+]
 
 
 def rewrite_type_distribution(

@@ -9,11 +9,12 @@ mean, std and interval agree with the printed figures to the last digit.
 
 Speed: the expensive part is n-gram counting, which depends only on the
 (hypothesis sentence, reference) pair, never on the iteration. We count once
-per pair into a small integer vector of statistics; an iteration is then the
-sum of one precomputed vector per sentence, selected by the sampled index,
-which numpy does for all 500 iterations at once (one matrix product per
-reference column). The PyPI ``gleu`` package recounts per iteration through
-caches and is ~50x slower on JFLEG test (bench/bench_gleu.py).
+per pair, vectorised with numpy over the whole corpus (exact integer n-gram
+ids, one sorted count table, ``searchsorted`` look-ups), into a small integer
+vector of statistics; an iteration is then the sum of one precomputed vector
+per sentence, selected by the sampled index, which numpy does for all 500
+iterations at once. On JFLEG test this is 30-40x less CPU than PyPI ``gleu``
+1.1.0 (bench/bench_gleu.py).
 
 Tokens are Python 2's ``str.split()`` of a byte string: runs of ASCII
 whitespace only (space, tab, newline, CR, VT, FF). Python 3's ``str.split``
@@ -287,15 +288,14 @@ def _python_randoms(seed: int, n: int) -> np.ndarray:
 
 def _iteration_sums(stats: np.ndarray, iterations: int) -> np.ndarray:
     """Corpus statistics of each iteration: shape ``(iterations, D)``, exact integers."""
-    n_sent, k, _ = stats.shape
+    n_sent, k, dims = stats.shape
     if k == 1:
         return np.repeat(stats[:, 0, :].sum(axis=0, keepdims=True), iterations, axis=0)
-    idx = sampled_reference_indices(iterations, n_sent, k)
-    sums = np.zeros((iterations, stats.shape[2]), dtype=np.float64)
-    for r in range(k):
-        # A 0/1 selection matrix times the column of stats: BLAS, exact below 2**53.
-        sums += (idx == r).astype(np.float64) @ stats[:, r, :].astype(np.float64)
-    return np.rint(sums).astype(np.int64)
+    chosen = sampled_reference_indices(iterations, n_sent, k) + np.arange(n_sent, dtype=np.int64) * k
+    # One statistic at a time: gather the chosen (sentence, reference) rows and sum per iteration.
+    # (A 0/1 matrix product does the same through BLAS, whose threads cost more CPU than this.)
+    columns = np.ascontiguousarray(stats.reshape(n_sent * k, dims).T)
+    return np.stack([column[chosen].sum(axis=1) for column in columns], axis=1)
 
 
 def _result_from_stats(stats: np.ndarray, iterations: int, sentence: bool) -> GleuResult:

@@ -3,6 +3,7 @@ from rest_framework.routers import DefaultRouter
 from annotate.api import CorpusViewSet, ProjectViewSet
 from ranking.api import CampaignViewSet, SystemViewSet
 
+app_name = "api"
 router = DefaultRouter()
 router.register("projects", ProjectViewSet, basename="project")
 router.register("corpora", CorpusViewSet, basename="corpus")

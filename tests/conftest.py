@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import tempfile
 from pathlib import Path
 
 import pytest
@@ -87,15 +86,12 @@ def chromium_path() -> str:
 def browser(chromium_path):
     from playwright.sync_api import sync_playwright
 
-    profile = tempfile.mkdtemp(prefix="gec-chromium-")
+    # launch() gives Chromium a fresh temporary user-data dir of its own and removes it after.
     with sync_playwright() as pw:
-        browser = pw.chromium.launch(
-            executable_path=chromium_path, args=[*CHROMIUM_ARGS, f"--user-data-dir={profile}"]
-        )
+        browser = pw.chromium.launch(executable_path=chromium_path, args=CHROMIUM_ARGS)
         print(f"\nbrowser: {chromium_path} {browser.version}")
         yield browser
         browser.close()
-    shutil.rmtree(profile, ignore_errors=True)
 
 
 @pytest.fixture

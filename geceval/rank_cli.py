@@ -1,0 +1,93 @@
+"""``python -m geceval rank FILE``: rank systems from relative-ranking judgments (TrueSkill or Expected Wins).
+
+Reads k-way rankings (``--format wmt-csv|appraise-xml|jsonl``; guessed from
+the file name when omitted), expands them to pairwise judgments as the
+reference's ``-n 2`` and prints one line per system in ranked order with its
+score (mean mu for TrueSkill, Expected Wins for ``ew``), its 95% rank range
+and a rule between clusters. ``--json`` prints
+``{"judgments": N, "systems": [{"name", "mu", "rank_range": [lo, hi], "cluster"}, ...]}``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from geceval.judgments import FORMATS, read_pairwise
+from geceval.progress import StderrProgress
+from geceval.ranking import METHODS, RankingResult, rank
+
+_SUFFIXES = {".csv": "wmt-csv", ".xml": "appraise-xml", ".jsonl": "jsonl"}
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("file", metavar="FILE", help="judgments file")
+    parser.add_argument("--format", choices=FORMATS, help="input format (default: from the file suffix)")
+    parser.add_argument("--method", choices=METHODS, default="trueskill", help="ranker (default trueskill)")
+    parser.add_argument("--runs", type=int, default=1000, help="TrueSkill runs or bootstrap samples (1000)")
+    parser.add_argument("--seed", type=int, default=0, help="random seed, >= 0 (0)")
+    parser.add_argument(
+        "--exclude-judge",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="leave out this annotator's judgments (repeatable)",
+    )
+    parser.add_argument("--workers", type=int, default=1, help="processes to split the runs over (1)")
+    parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
+
+
+def _format_of(args: argparse.Namespace) -> str:
+    if args.format:
+        return args.format
+    for suffix, fmt in _SUFFIXES.items():
+        if args.file.lower().endswith(suffix):
+            return fmt
+    raise SystemExit(f"error: cannot tell the format of {args.file}; give --format {'|'.join(FORMATS)}")
+
+
+def format_table(result: RankingResult) -> str:
+    """The reference-style table: rank range, score and system, a rule between clusters."""
+    score = "mu" if result.method == "trueskill" else "exp.wins"
+    width = max([len(s.name) for s in result.systems] + [6])
+    header = f"{'#':>3}  {'range':<7}  {score:>8}  {'system':<{width}}"
+    lines = [
+        f"{result.method}: {result.judgments} pairwise judgments, {result.runs} runs, seed {result.seed}",
+        header,
+    ]
+    previous = None
+    for s in result.systems:
+        if previous is not None and s.cluster != previous:
+            lines.append("-" * len(header))
+        previous = s.cluster
+        lo, hi = s.rank_range
+        lines.append(f"{s.cluster:>3}  {f'{lo}-{hi}':<7}  {s.mu:>8.3f}  {s.name:<{width}}".rstrip())
+    return "\n".join(lines)
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.runs < 1:
+        print("error: --runs must be at least 1", file=sys.stderr)
+        return 2
+    if args.seed < 0:
+        print("error: --seed must be >= 0", file=sys.stderr)
+        return 2
+    judgments = read_pairwise(args.file, _format_of(args), exclude_judges=args.exclude_judge)
+    if not judgments:
+        print(f"error: {args.file}: no pairwise judgments", file=sys.stderr)
+        return 2
+    label = "trueskill iterations" if args.method == "trueskill" else "bootstrap samples"
+    result = rank(
+        judgments,
+        method=args.method,
+        runs=args.runs,
+        seed=args.seed,
+        workers=args.workers,
+        progress=StderrProgress(label),
+    )
+    if args.json:
+        print(json.dumps(result.to_json(), indent=1))
+    else:
+        print(format_table(result))
+    return 0

@@ -492,3 +492,8 @@ def test_cli_reports_a_misaligned_hypothesis_file(tmp_path: Path) -> None:
     )
     assert proc.returncode != 0
     assert f"{short}: has 1 lines but the source has 5" in proc.stderr
+
+
+def test_cli_text_hypothesis_against_m2_references_needs_no_source() -> None:
+    out = _cli("--refs", str(FIX / "expected_refs.m2"), "--hyp", str(FIX / "hyp.txt"))
+    assert (out[0]["tp"], out[0]["fp"], out[0]["fn"]) == (5, 2, 2)

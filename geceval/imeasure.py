@@ -1,0 +1,578 @@
+"""The I-measure (Felice & Briscoe 2015), as computed by mfelice/imeasure ``ieval.py``.
+
+Reading implemented here (each point checked against the tool's printed
+figures in ../shared/REFERENCE_FIGURES.md; written from the paper and those
+figures, not from the tool's code):
+
+* Candidate references per sentence. ``mix=False`` (the tool's ``-nomix``):
+  one per annotator ``0 .. numann-1`` (all of that annotator's ``<c>``
+  corrections applied to the source; an annotator without any is the source
+  itself). ``mix=True`` (the default): every combination of one alternative
+  per error, plus "leave it" for errors with ``req="no"``.
+* Token columns come from one optimal 3-way alignment of source, hypothesis
+  and reference (a 3-D edit-distance DP, 7 moves). A column's cost is the sum
+  over its three pairs (source-hypothesis, source-reference, and
+  hypothesis-reference counted twice) of 0 for equal tokens, 3 for two
+  different tokens and 2 for a token against a gap. Ties between moves go to
+  all-three, then source+hypothesis, source+reference, hypothesis+reference,
+  then single moves (source, hypothesis, reference); the path is traced back
+  from the end. This is the cost model that reproduces the tool's JFLEG
+  counts exactly (plain unit costs are off by a few columns).
+* Column classes (``-`` a gap): correction TN if s = h = r; FN if h = s != r;
+  FP if h != s = r; TP if h = r != s; otherwise (h, r, s all differ) FP, FN
+  and FPN at once. Detection: the same but any h != s with r != s is a TP
+  (detection FPN is always 0).
+* ``WAcc = (w*TP + TN) / (w*(TP+FP) + TN + FN - (w+1)*FPN/2)``;
+  ``Acc = (TP+TN) / (TP+TN+FP+FN-FPN)``; P, R, F_beta from TP/FP/FN
+  (P = 1 when nothing was proposed, R = 1 when nothing was to be found).
+* Per sentence the candidate reference with the highest correction WAcc is
+  kept; ties go to the higher sentence I, then to the first candidate.
+  The baseline is the source scored as the hypothesis against that same
+  reference. Corpus counts are the sums over sentences; corpus WAcc, P, R,
+  F, Acc and I are computed from the sums:
+  ``I = (WAcc - base) / (1 - base)`` when WAcc > base, ``WAcc / base - 1``
+  when lower, 0 when equal.
+
+Scale: the dataclasses hold fractions (0.7333); ``IScores.as_dict()`` and
+the command line report percentages as the tool prints them (73.33 for I,
+P, R, F, Acc, WAcc and the baseline), counts as integers.
+
+Speed: the DP runs in numpy over anti-diagonal wavefronts, all candidate
+references of a sentence and both hypotheses (system, source) at once.
+Mix mode enumerates at most ``max_references`` combinations per sentence;
+above that (JFLEG has sentences with millions) it starts from the best
+single-annotator reference and improves it one error at a time (choosing
+each error's best option with the others fixed, until nothing changes).
+That is a documented approximation: it is never below the ``-nomix``
+choice, and the sentences it touched are listed in ``result.capped``.
+The reference tool enumerates all combinations and did not finish JFLEG in
+10 minutes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from geceval.errors import GecInputError
+from geceval.formats.ixml import ICorrection, IGoldSentence, gold_from_m2, read_ixml
+from geceval.progress import ProgressFn
+
+__all__ = [
+    "IMeasureResult",
+    "IScores",
+    "SentenceChoice",
+    "align3",
+    "apply_corrections",
+    "candidate_references",
+    "cli_imeasure",
+    "gold_from_m2",
+    "imeasure",
+    "score_counts",
+]
+
+# column cost: token/token mismatch, token/gap, weight of the hypothesis-reference pair
+_SUB, _GAP, _HR = 3, 2, 2
+# moves as bit masks: 1 source, 2 hypothesis, 4 reference; tie order (first wins)
+_ORDER = (7, 3, 5, 6, 1, 2, 4)
+_INF = 1 << 28
+DEFAULT_MAX_REFERENCES = 256
+
+
+# ----------------------------------------------------------------------------- scores
+
+
+@dataclass(frozen=True)
+class IScores:
+    tp: int
+    tn: int
+    fp: int
+    fn: int
+    fpn: int
+    p: float
+    r: float
+    f: float
+    acc: float
+    wacc: float
+    i: float
+    baseline_wacc: float
+
+    def as_dict(self, *, percent: bool = True) -> dict[str, float | int]:
+        """Counts as integers; rates as percentages (the tool's scale) unless ``percent=False``."""
+        k = 100.0 if percent else 1.0
+        return {
+            "tp": self.tp,
+            "tn": self.tn,
+            "fp": self.fp,
+            "fn": self.fn,
+            "fpn": self.fpn,
+            "p": self.p * k,
+            "r": self.r * k,
+            "f": self.f * k,
+            "acc": self.acc * k,
+            "wacc": self.wacc * k,
+            "i": self.i * k,
+            "baseline_wacc": self.baseline_wacc * k,
+        }
+
+
+def _wacc(c: Sequence[int], w: float) -> float:
+    tp, tn, fp, fn, fpn = c[:5]
+    den = w * (tp + fp) + tn + fn - (w + 1) * fpn / 2.0
+    return (w * tp + tn) / den if den else 1.0
+
+
+def _improvement(wacc: float, base: float) -> float:
+    if wacc > base:
+        return (wacc - base) / (1.0 - base)
+    if wacc < base:
+        return wacc / base - 1.0
+    return 0.0
+
+
+def score_counts(
+    counts: Sequence[int], baseline: Sequence[int], *, beta: float = 0.5, w: float = 2.0
+) -> IScores:
+    """All measures from (tp, tn, fp, fn, fpn) of the system and of the source-as-hypothesis."""
+    tp, tn, fp, fn, fpn = (int(x) for x in counts[:5])
+    p = tp / (tp + fp) if tp + fp else 1.0
+    r = tp / (tp + fn) if tp + fn else 1.0
+    b2 = beta * beta
+    f = (1 + b2) * p * r / (b2 * p + r) if (b2 * p + r) else 0.0
+    total = tp + tn + fp + fn - fpn
+    acc = (tp + tn) / total if total else 1.0
+    wacc = _wacc(counts, w)
+    base = _wacc(baseline, w)
+    return IScores(tp, tn, fp, fn, fpn, p, r, f, acc, wacc, _improvement(wacc, base), base)
+
+
+@dataclass
+class SentenceChoice:
+    """What was chosen for one sentence: counts (correction and detection) and the reference."""
+
+    reference: list[str]
+    correction: tuple[int, int, int, int, int]
+    detection: tuple[int, int, int, int, int]
+    baseline_correction: tuple[int, int, int, int, int]
+    baseline_detection: tuple[int, int, int, int, int]
+    n_candidates: int
+    capped: bool = False
+
+    def scores(self, *, beta: float = 0.5, w: float = 2.0) -> tuple[IScores, IScores]:
+        return (
+            score_counts(self.correction, self.baseline_correction, beta=beta, w=w),
+            score_counts(self.detection, self.baseline_detection, beta=beta, w=w),
+        )
+
+
+@dataclass
+class IMeasureResult:
+    correction: IScores
+    detection: IScores
+    sentences: list[SentenceChoice] = field(default_factory=list)
+    capped: list[int] = field(default_factory=list)  # 0-based sentences where mix mode was approximated
+
+
+# ----------------------------------------------------------------------------- references
+
+
+def apply_corrections(tokens: Sequence[str], corrections: Sequence[ICorrection]) -> list[str]:
+    """The source with corrections applied (in span order; an insertion before a replacement at the same point)."""
+    out: list[str] = []
+    pos = 0
+    for c in sorted(corrections, key=lambda c: (c.start, c.end)):
+        if c.start > pos:
+            out.extend(tokens[pos : c.start])
+        out.extend(c.tokens)
+        pos = max(pos, c.end)
+    out.extend(tokens[pos:])
+    return out
+
+
+def _error_options(sent: IGoldSentence) -> list[list[tuple[ICorrection, ...]]]:
+    options = []
+    for err in sent.errors:
+        opts: list[tuple[ICorrection, ...]] = []
+        for alt in err.alternatives:
+            if alt.corrections not in opts:
+                opts.append(alt.corrections)
+        if not err.required:
+            opts.append(())
+        options.append(opts)
+    return options
+
+
+def _dedupe(refs: list[list[str]]) -> list[list[str]]:
+    seen: set[tuple[str, ...]] = set()
+    out = []
+    for r in refs:
+        key = tuple(r)
+        if key not in seen:
+            seen.add(key)
+            out.append(r)
+    return out
+
+
+def candidate_references(
+    sent: IGoldSentence, *, mix: bool, max_references: int | None = None
+) -> list[list[str]]:
+    """Candidate reference token lists (duplicates removed, first kept).
+
+    With ``mix`` and more than ``max_references`` combinations, returns the
+    per-annotator references only (the caller then searches combinations).
+    """
+    if not mix:
+        refs = []
+        for ann in sent.annotators():
+            cs = [
+                c
+                for err in sent.errors
+                for alt in err.alternatives
+                if alt.annotator == ann
+                for c in alt.corrections
+            ]
+            refs.append(apply_corrections(sent.tokens, cs))
+        return _dedupe(refs)
+    options = _error_options(sent)
+    n = 1
+    for o in options:
+        n *= len(o)
+    if max_references is not None and n > max_references:
+        return candidate_references(sent, mix=False)
+    return _dedupe(
+        [
+            apply_corrections(sent.tokens, [c for opt in combo for c in opt])
+            for combo in itertools.product(*options)
+        ]
+    )
+
+
+# ----------------------------------------------------------------------------- 3-way alignment
+
+
+def _ids(seqs: Sequence[Sequence[str]]) -> list[np.ndarray]:
+    vocab: dict[str, int] = {}
+    return [np.array([vocab.setdefault(t, len(vocab) + 1) for t in s], dtype=np.int64) for s in seqs]
+
+
+def _align_batch(src: Sequence[str], pairs: Sequence[tuple[Sequence[str], Sequence[str]]]) -> list[list[int]]:
+    """Optimal 3-way alignments of ``src`` with each (hypothesis, reference) pair; moves per column."""
+    b = len(pairs)
+    n = len(src)
+    m = max(len(h) for h, _ in pairs)
+    k = max(len(r) for _, r in pairs)
+    enc = _ids([src] + [h for h, _ in pairs] + [r for _, r in pairs])
+    s_ids = enc[0]
+    h_mat = np.full((b, m), -1, dtype=np.int64)
+    r_mat = np.full((b, k), -2, dtype=np.int64)
+    for x in range(b):
+        h_mat[x, : len(pairs[x][0])] = enc[1 + x]
+        r_mat[x, : len(pairs[x][1])] = enc[1 + b + x]
+    # token at position-1 along each axis (index 0 = before the start: never used unmasked)
+    s_prev = np.concatenate(([-3], s_ids))  # (n+1)
+    h_prev = np.concatenate((np.full((b, 1), -4), h_mat), axis=1)  # (b, m+1)
+    r_prev = np.concatenate((np.full((b, 1), -5), r_mat), axis=1)  # (b, k+1)
+    ne_sh = (s_prev[None, :, None] != h_prev[:, None, :]).astype(np.int32)  # (b, n+1, m+1)
+    ne_sr = (s_prev[None, :, None] != r_prev[:, None, :]).astype(np.int32)  # (b, n+1, k+1)
+    ne_hr = (h_prev[:, :, None] != r_prev[:, None, :]).astype(np.int32)  # (b, m+1, k+1)
+    shape = (b, n + 1, m + 1, k + 1)
+    cost = {
+        7: _SUB * (ne_sh[:, :, :, None] + ne_sr[:, :, None, :] + _HR * ne_hr[:, None, :, :]),
+        3: np.broadcast_to((_SUB * ne_sh + _GAP + _HR * _GAP)[:, :, :, None], shape),
+        5: np.broadcast_to((_SUB * ne_sr + _GAP + _HR * _GAP)[:, :, None, :], shape),
+        6: np.broadcast_to((2 * _GAP + _HR * _SUB * ne_hr)[:, None, :, :], shape),
+    }
+    ii, jj, ll = np.indices((n + 1, m + 1, k + 1))
+    flat_cost: dict[int, np.ndarray] = {}
+    for mv in _ORDER:
+        c = (
+            cost[mv]
+            if mv in cost
+            else np.full(shape, {1: 2 * _GAP, 2: _GAP + _HR * _GAP, 4: _GAP + _HR * _GAP}[mv])
+        )
+        c = np.array(c, dtype=np.int32, copy=True)
+        invalid = ((mv & 1) & (ii == 0)) | ((mv >> 1 & 1) & (jj == 0)) | ((mv >> 2 & 1) & (ll == 0))
+        c[:, invalid.astype(bool)] = _INF
+        flat_cost[mv] = c.reshape(b, -1)
+    st_i, st_j = (m + 1) * (k + 1), k + 1
+    offsets = {mv: (mv & 1) * st_i + (mv >> 1 & 1) * st_j + (mv >> 2 & 1) for mv in _ORDER}
+    wave = (ii + jj + ll).ravel()
+    order_idx = np.argsort(wave, kind="stable")
+    bounds = np.searchsorted(wave[order_idx], np.arange(n + m + k + 2))
+    ncell = (n + 1) * (m + 1) * (k + 1)
+    dist = np.zeros((b, ncell), dtype=np.int32)
+    ptr = np.zeros((b, ncell), dtype=np.int8)
+    moves = np.array(_ORDER, dtype=np.int8)
+    for t in range(1, n + m + k + 1):
+        cells = order_idx[bounds[t] : bounds[t + 1]]
+        cand = np.stack([dist[:, cells - offsets[mv]] + flat_cost[mv][:, cells] for mv in _ORDER])
+        best = cand.argmin(axis=0)
+        dist[:, cells] = np.take_along_axis(cand, best[None], axis=0)[0]
+        ptr[:, cells] = moves[best]
+    out: list[list[int]] = []
+    ptr_l = ptr.tolist()
+    for x, (h, r) in enumerate(pairs):
+        i, j, l_ = n, len(h), len(r)
+        path: list[int] = []
+        row = ptr_l[x]
+        while i or j or l_:
+            mv = row[i * st_i + j * st_j + l_]
+            path.append(mv)
+            i -= mv & 1
+            j -= mv >> 1 & 1
+            l_ -= mv >> 2 & 1
+        path.reverse()
+        out.append(path)
+    return out
+
+
+def align3(
+    src: Sequence[str], hyp: Sequence[str], ref: Sequence[str]
+) -> list[tuple[str | None, str | None, str | None]]:
+    """The 3-way alignment as columns ``(source, hypothesis, reference)``; ``None`` is a gap."""
+    path = _align_batch(src, [(hyp, ref)])[0]
+    return _columns(src, hyp, ref, path)
+
+
+def _columns(src, hyp, ref, path):  # type: ignore[no-untyped-def]
+    i = j = l_ = 0
+    cols = []
+    for mv in path:
+        s = src[i] if mv & 1 else None
+        h = hyp[j] if mv & 2 else None
+        r = ref[l_] if mv & 4 else None
+        i += mv & 1
+        j += mv >> 1 & 1
+        l_ += mv >> 2 & 1
+        cols.append((s, h, r))
+    return cols
+
+
+def _count(src, hyp, ref, path) -> tuple[tuple[int, ...], tuple[int, ...]]:  # type: ignore[no-untyped-def]
+    c = [0, 0, 0, 0, 0]
+    d = [0, 0, 0, 0, 0]
+    for s, h, r in _columns(src, hyp, ref, path):
+        if h == s:
+            if r == s:
+                c[1] += 1
+                d[1] += 1
+            else:
+                c[3] += 1
+                d[3] += 1
+        elif r == s:
+            c[2] += 1
+            d[2] += 1
+        else:
+            d[0] += 1
+            if h == r:
+                c[0] += 1
+            else:
+                c[2] += 1
+                c[3] += 1
+                c[4] += 1
+    return tuple(c), tuple(d)
+
+
+# ----------------------------------------------------------------------------- scoring
+
+
+def _evaluate(src: list[str], hyp: list[str], refs: list[list[str]], w: float) -> list[tuple[Any, ...]]:
+    """Per reference: (corr, det, base_corr, base_det)."""
+    pairs = [(hyp, r) for r in refs] + [(src, r) for r in refs]
+    paths = _align_batch(src, pairs)
+    out = []
+    nr = len(refs)
+    for x, r in enumerate(refs):
+        c, d = _count(src, hyp, r, paths[x])
+        bc, bd = _count(src, src, r, paths[nr + x])
+        out.append((c, d, bc, bd))
+    return out
+
+
+def _pick(refs: list[list[str]], results: list[tuple[Any, ...]], w: float) -> int:
+    best, best_key = 0, None
+    for x, (c, _d, bc, _bd) in enumerate(results):
+        wa = _wacc(c, w)
+        key = (wa, _improvement(wa, _wacc(bc, w)))
+        if best_key is None or key > best_key:
+            best, best_key = x, key
+    return best
+
+
+def _search_mix(sent: IGoldSentence, hyp: list[str], w: float) -> tuple[list[str], tuple[Any, ...], int]:
+    """Coordinate ascent over error options, from the best single-annotator reference."""
+    src = sent.tokens
+    options = _error_options(sent)
+    start_refs = candidate_references(sent, mix=False)
+    res = _evaluate(src, hyp, start_refs, w)
+    x = _pick(start_refs, res, w)
+    best_ref, best_res = start_refs[x], res[x]
+    evaluated = len(start_refs)
+    choice: list[tuple[ICorrection, ...]] = [opts[0] for opts in options]
+    # start point: the combination equal to the winning reference if one exists
+    for ann in sent.annotators():
+        cs = [
+            c
+            for err in sent.errors
+            for alt in err.alternatives
+            if alt.annotator == ann
+            for c in alt.corrections
+        ]
+        if apply_corrections(src, cs) == best_ref:
+            choice = []
+            for err, opts in zip(sent.errors, options):
+                mine = [alt.corrections for alt in err.alternatives if alt.annotator == ann]
+                choice.append(mine[0] if mine else (() if () in opts else opts[0]))
+            break
+    current_key = (_wacc(best_res[0], w), _improvement(_wacc(best_res[0], w), _wacc(best_res[2], w)))
+    changed = True
+    rounds = 0
+    while changed and rounds < 4:
+        changed = False
+        rounds += 1
+        for e, opts in enumerate(options):
+            if len(opts) < 2:
+                continue
+            trial_refs = []
+            for o in opts:
+                combo = [*choice[:e], o, *choice[e + 1 :]]
+                trial_refs.append(apply_corrections(src, [c for opt in combo for c in opt]))
+            res = _evaluate(src, hyp, trial_refs, w)
+            evaluated += len(trial_refs)
+            x = _pick(trial_refs, res, w)
+            key = (_wacc(res[x][0], w), _improvement(_wacc(res[x][0], w), _wacc(res[x][2], w)))
+            if key > current_key:
+                current_key = key
+                choice[e] = opts[x]
+                best_ref, best_res = trial_refs[x], res[x]
+                changed = True
+    return best_ref, best_res, evaluated
+
+
+def imeasure(
+    hypotheses: Sequence[str],
+    gold: Sequence[IGoldSentence],
+    *,
+    mix: bool = True,
+    beta: float = 0.5,
+    w: float = 2.0,
+    progress: ProgressFn | None = None,
+    max_references: int = DEFAULT_MAX_REFERENCES,
+) -> IMeasureResult:
+    """Corpus I-measure of tokenised hypothesis lines against I-measure gold (see module doc)."""
+    if len(hypotheses) != len(gold):
+        raise GecInputError(f"{len(hypotheses)} hypothesis lines but {len(gold)} gold sentences")
+    totals = np.zeros(20, dtype=np.int64)
+    choices: list[SentenceChoice] = []
+    capped: list[int] = []
+    total = len(gold)
+    for n, (line, sent) in enumerate(zip(hypotheses, gold)):
+        hyp = line.split()
+        src = list(sent.tokens)
+        refs = candidate_references(sent, mix=mix, max_references=max_references)
+        was_capped = False
+        if mix and len(refs) and _n_combinations(sent) > max_references:
+            ref, res, n_cand = _search_mix(sent, hyp, w)
+            capped.append(n)
+            was_capped = True
+        else:
+            results = _evaluate(src, hyp, refs, w)
+            x = _pick(refs, results, w)
+            ref, res, n_cand = refs[x], results[x], len(refs)
+        c, d, bc, bd = res
+        totals += np.array([*c, *d, *bc, *bd], dtype=np.int64)
+        choices.append(SentenceChoice(ref, c, d, bc, bd, n_cand, was_capped))
+        if progress is not None:
+            progress(n + 1, total)
+    t = totals.tolist()
+    return IMeasureResult(
+        score_counts(t[0:5], t[10:15], beta=beta, w=w),
+        score_counts(t[5:10], t[15:20], beta=beta, w=w),
+        choices,
+        capped,
+    )
+
+
+def _n_combinations(sent: IGoldSentence) -> int:
+    n = 1
+    for o in _error_options(sent):
+        n *= len(o)
+    return n
+
+
+# ----------------------------------------------------------------------------- command line
+
+
+def _load_gold(args: argparse.Namespace) -> list[IGoldSentence]:
+    from geceval.formats.m2 import read_m2
+    from geceval.formats.text import read_lines
+
+    refs = list(args.refs)
+    if len(refs) == 1:
+        path = refs[0]
+        with open(path, "rb") as fh:
+            head = fh.read(4096).lstrip()
+        if head.startswith(b"<"):
+            return read_ixml(path)
+        if head.startswith((b"S ", b"S\n")):
+            return gold_from_m2(read_m2(path))
+    if not getattr(args, "source", None):
+        raise GecInputError("text references need --source", path=refs[0])
+    try:
+        from geceval.convert import references_to_m2
+    except ImportError as exc:
+        raise GecInputError(
+            f"converting text references needs geceval.convert.references_to_m2, which is not available ({exc}); "
+            "give an M2 or I-measure XML file as --refs instead"
+        ) from None
+    source_lines = read_lines(args.source)
+    reference_lists = [read_lines(p) for p in refs]
+    m2 = references_to_m2(source_lines, reference_lists, align=getattr(args, "align", "errant"))
+    return gold_from_m2(m2)
+
+
+def cli_imeasure(args: argparse.Namespace) -> list[dict[str, Any]]:
+    """``score imeasure``: one result per hypothesis; rates in percent (the tool's scale)."""
+    from geceval.formats.text import read_lines
+    from geceval.progress import StderrProgress
+
+    gold = _load_gold(args)
+    beta = args.beta if getattr(args, "beta", None) is not None else 0.5
+    out = []
+    for hyp_path in args.hyp:
+        lines = read_lines(hyp_path, allow_empty=True)
+        if len(lines) != len(gold):
+            raise GecInputError(
+                f"has {len(lines)} lines but the gold has {len(gold)} sentences", path=hyp_path
+            )
+        res = imeasure(
+            lines,
+            gold,
+            mix=not getattr(args, "nomix", False),
+            beta=beta,
+            progress=StderrProgress(f"imeasure {hyp_path}"),
+        )
+        item: dict[str, Any] = {
+            "hyp": hyp_path,
+            "metric": "imeasure",
+            "score": res.correction.i * 100.0,
+            "mode": "mix" if not getattr(args, "nomix", False) else "nomix",
+            "beta": beta,
+            "correction": res.correction.as_dict(),
+            "detection": res.detection.as_dict(),
+        }
+        if res.capped:
+            item["capped_sentences"] = [i + 1 for i in res.capped]
+        if getattr(args, "sentence", False):
+            sents = []
+            for ch in res.sentences:
+                cs, ds = ch.scores(beta=beta)
+                sents.append({"score": cs.i * 100.0, "correction": cs.as_dict(), "detection": ds.as_dict()})
+            item["sentences"] = sents
+        out.append(item)
+    return out

@@ -33,6 +33,18 @@ CHROMIUM_ARGS = [
 ]
 
 
+REAL_PARTS: dict[str, str] = {}
+"""What real services a run used, printed at the end so a CI log shows it."""
+
+
+def pytest_terminal_summary(terminalreporter) -> None:
+    terminalreporter.section("real parts used")
+    if not REAL_PARTS:
+        terminalreporter.write_line("none (embedded defaults: SQLite, eager Celery)")
+    for name, detail in sorted(REAL_PARTS.items()):
+        terminalreporter.write_line(f"{name}: {detail}")
+
+
 def skip_or_fail(reason: str) -> None:
     """Skip locally; in CI a missing real part is a failure, not a skip."""
     if IN_CI:
@@ -46,6 +58,9 @@ def real_postgres():
 
     if connection.vendor != "postgresql":
         skip_or_fail(f"needs PostgreSQL (DATABASE_URL unset; running on {connection.vendor})")
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT version()")
+        REAL_PARTS["database"] = f"{cursor.fetchone()[0].split(',')[0]} ({connection.settings_dict['NAME']})"
     return connection
 
 
@@ -60,6 +75,7 @@ def real_redis():
         client.ping()
     except redis.RedisError as exc:
         skip_or_fail(f"Redis at {BROKER_URL} did not answer: {exc}")
+    REAL_PARTS["redis"] = f"Redis {client.info('server')['redis_version']} at {BROKER_URL}"
     return client
 
 
@@ -89,7 +105,7 @@ def browser(chromium_path):
     # launch() gives Chromium a fresh temporary user-data dir of its own and removes it after.
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=chromium_path, args=CHROMIUM_ARGS)
-        print(f"\nbrowser: {chromium_path} {browser.version}")
+        REAL_PARTS["browser"] = f"{chromium_path} (Chromium {browser.version}, headless, via Playwright)"
         yield browser
         browser.close()
 

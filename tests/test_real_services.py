@@ -40,7 +40,7 @@ def _database_url() -> str:
 
 
 @pytest.fixture
-def celery_worker(real_postgres, real_redis, transactional_db):
+def celery_worker(transactional_db, real_postgres, real_redis):
     """A real `celery worker` process on the test database and the Redis broker, on a queue of its own."""
     from config.celery import app
 
@@ -103,7 +103,12 @@ def test_a_real_worker_recomputes_scores_after_a_submit(celery_worker):
         time.sleep(0.3)
     log.seek(0)
     worker_log = log.read()
-    print(f"\nworker pid {proc.pid} log tail:\n" + "\n".join(worker_log.splitlines()[-5:]))
+    from tests.conftest import REAL_PARTS
+
+    done = [line for line in worker_log.splitlines() if "succeeded" in line]
+    REAL_PARTS["celery worker"] = (
+        f"process pid {proc.pid}: {done[-1].strip() if done else 'no task finished'}"
+    )
     scores = dict(SystemScore.objects.filter(campaign=campaign).values_list("system__name", "mean_score"))
     assert scores == {"a": 90.0, "b": 40.0}
     assert "ranking.tasks.task_campaign_scores" in worker_log and "succeeded" in worker_log

@@ -263,7 +263,6 @@ def rate_pairs(
     *,
     beta: float,
     margin: float,
-    buffers: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """``rate_pair`` for many independent games at once: ``mu``/``var`` of shape (2, n), row 0 = player 1.
 
@@ -276,43 +275,56 @@ def rate_pairs(
     equal ``rate_pair`` to ~1e-13 (the arithmetic is regrouped).
     """
     n = mu.shape[1]
-    x, cdfs, pdfs = buffers if buffers is not None else tuple(np.empty((2, n)) for _ in range(3))
+    buffers = tuple(np.empty((2, n)) for _ in range(3))
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        drawn = outcome == 0
-        c2 = var[0] + var[1]
-        c2 += 2 * beta * beta
-        c = np.sqrt(c2)
-        t = mu[0] - mu[1]
-        t /= c
-        eps = margin / c
-        # m: +1/-1 for player 1's win/loss; for a draw -sign(t) (sign(0) = +1), so that m*t = -|t|
-        m = np.where(drawn, np.where(t < 0, 1.0, -1.0), outcome)
-        mt = m * t
-        np.subtract(mt, eps, out=x[1])
-        np.add(mt, eps, out=x[0])
-        np.copyto(x[0], x[1], where=~drawn)
-        _cdf_pdf(x, cdfs, pdfs)
-        cdfs[1] *= drawn
-        pdfs[1] *= drawn
-        denom = cdfs[0] - cdfs[1]
-        g = pdfs[0] - pdfs[1]
-        g /= denom
-        if (denom <= 0).any():
-            # trueskill's v_win falls back to -x here and then w_win raises; its draw raises too
-            raise FloatingPointError("TrueSkill update underflows (cdf difference 0)")
-        w = x[0] * pdfs[0]
-        w -= x[1] * pdfs[1]
-        w /= denom
-        w += g * g
-        g *= m
-        new_mu = var / c
-        new_mu *= g
-        new_mu[1] *= -1.0
-        new_mu += mu
-        new_var = var / c2
-        new_var *= w
-        np.subtract(1.0, new_var, out=new_var)
-        new_var *= var
+        return _rate_pairs(mu, var, np.asarray(outcome, dtype=np.float64), 2 * beta * beta, margin, buffers)
+
+
+def _rate_pairs(
+    mu: np.ndarray,
+    var: np.ndarray,
+    outcome: np.ndarray,
+    two_beta2: float,
+    margin: float,
+    buffers: tuple[np.ndarray, ...],
+) -> tuple[np.ndarray, np.ndarray]:
+    """``rate_pairs`` without its set-up (called once per iteration, inside ``np.errstate``)."""
+    x, cdfs, pdfs = buffers
+    drawn = outcome == 0
+    c2 = var[0] + var[1]
+    c2 += two_beta2
+    c = np.sqrt(c2)
+    t = mu[0] - mu[1]
+    t /= c
+    eps = margin / c
+    # m: +1/-1 for player 1's win/loss; for a draw -sign(t) (sign(0) = +1), so that m*t = -|t|
+    m = np.where(drawn, np.where(t < 0, 1.0, -1.0), outcome)
+    mt = m * t
+    np.subtract(mt, eps, out=x[1])
+    np.add(mt, eps, out=x[0])
+    np.copyto(x[0], x[1], where=~drawn)
+    _cdf_pdf(x, cdfs, pdfs)
+    cdfs[1] *= drawn
+    pdfs[1] *= drawn
+    denom = cdfs[0] - cdfs[1]
+    g = pdfs[0] - pdfs[1]
+    g /= denom
+    if (denom <= 0).any():
+        # trueskill's v_win falls back to -x here and then w_win raises; its draw raises too
+        raise FloatingPointError("TrueSkill update underflows (cdf difference 0)")
+    w = x[0] * pdfs[0]
+    w -= x[1] * pdfs[1]
+    w /= denom
+    w += g * g
+    g *= m
+    new_mu = var / c
+    new_mu *= g
+    new_mu[1] *= -1.0
+    new_mu += mu
+    new_var = var / c2
+    new_var *= w
+    np.subtract(1.0, new_var, out=new_var)
+    new_var *= var
     return new_mu, new_var
 
 
@@ -334,6 +346,7 @@ def trueskill_runs(
     iterations = data.judgments + 1
     beta = reference_beta(data.judgments)
     margin = draw_margin(DRAW_PROBABILITY, beta)
+    two_beta2 = 2 * beta * beta
     offsets, counts, outcomes = data.offsets, data.counts.astype(np.float64), data.outcomes
     has_pair = data.counts.reshape(size, size) > 0
     complete = bool(np.all(has_pair | np.eye(size, dtype=bool)))
@@ -348,7 +361,8 @@ def trueskill_runs(
     enmu = np.exp(-mu)
     mu_flat, var_flat, emu_flat, enmu_flat = (m.reshape(-1) for m in (mu, var, emu, enmu))
     cols = np.arange(n_runs)
-    index8 = (np.arange(size, dtype=np.int8) + 1)[:, None]
+    index8 = np.arange(size, dtype=np.int8)[:, None]  # max of is_max * index = the largest tied index
+    runs64, size64 = np.int64(n_runs), np.int64(size)
     generators = [run_rng(seed, r) for r in run_ids]
     weights = np.empty((size, n_runs))
     weights_flat = weights.reshape(-1)
@@ -372,9 +386,8 @@ def trueskill_runs(
                 # the system with the largest variance; ties go to the larger index (= larger name)
                 np.equal(var, var.max(axis=0), out=is_max)
                 np.multiply(is_max8, index8, out=ranked8)
-                a = ranked8.max(axis=0).astype(np.int64)
-                a -= 1
-                fa = np.multiply(a, n_runs, out=fab[0])
+                a = ranked8.max(axis=0)
+                fa = np.multiply(a, runs64, out=fab[0])
                 fa += cols
                 # an opponent with probability proportional to exp(-|mu_a - mu_b|): the first b whose
                 # cumulative weight reaches target in (0, total], so a (weight 0) is never chosen
@@ -387,20 +400,21 @@ def trueskill_runs(
                 np.copyto(cum[0], weights[0])
                 for i in range(1, size):
                     np.add(cum[i - 1], weights[i], out=cum[i])
-                target = 1.0 - uniforms[:, step, 0]
+                u = uniforms[:, step].copy()  # one strided gather, then two cheap columns
+                target = 1.0 - u[:, 0]
                 target *= cum[-1]
                 np.less(cum, target, out=below)
-                b = below8.sum(axis=0, dtype=np.int8).astype(np.int64)
-                fb = np.multiply(b, n_runs, out=fab[1])
+                b = below8.sum(axis=0, dtype=np.int8)
+                fb = np.multiply(b, runs64, out=fab[1])
                 fb += cols
                 # one recorded judgment of (a, b), seen from a: +1 a won, -1 a lost, 0 tie
-                a *= size
+                a = np.multiply(a, size64)
                 a += b
-                pick = uniforms[:, step, 1] * counts[a]
+                pick = u[:, 1] * counts[a]
                 outcome = outcomes[offsets[a] + pick.astype(np.int64)]
                 mab = mu_flat[fab]
                 vab = var_flat[fab]
-                step_mu, shrink = rate_pairs(mab, vab, outcome, beta=beta, margin=margin, buffers=buffers)
+                step_mu, shrink = _rate_pairs(mab, vab, outcome, two_beta2, margin, buffers)
                 mu_flat[fab] = step_mu
                 var_flat[fab] = shrink
                 emu_flat[fab] = np.exp(step_mu)

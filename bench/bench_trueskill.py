@@ -1,0 +1,159 @@
+"""TrueSkill ranking of the 28,146 gec-ranking judgments: 1000 runs + clustering, against the package.
+
+    .venv/bin/python bench/bench_trueskill.py [--data ../shared/data] [--runs 1000] [--workers 2]
+                                              [--package-runs 1]
+
+Ours: ``geceval.ranking.rank`` (all runs in numpy lockstep, closed-form
+two-player updates), once in one process and once split over ``--workers``
+processes, each followed by rank ranges and clusters. Goal: <= 5 s wall.
+
+Reference: the same procedure game by game through the ``trueskill`` package
+(0.4.5, default backend), which builds a factor graph per game as
+keisks/wmt-trueskill does: ``--package-runs`` runs of 28,147 games (about 16 s
+per run for the reference in Python 2, REFERENCE_FIGURES). Its final mus are
+checked against ours for the same random stream (run 0), so both sides do the
+same work. Printed: CPU and wall seconds, the per-run ratio and 1000 package
+runs against our 1000.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import resource
+import sys
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+import trueskill
+
+from geceval.judgments import PairwiseJudgment, read_pairwise
+from geceval.ranking import RankingResult, prepare, rank, run_rng, trueskill_runs
+
+REFERENCE_RUN_CPU = 16.0  # REFERENCE_FIGURES: one run, Python 2 + trueskill
+REFERENCE_CLUSTERS = [
+    ["refmix1"],
+    ["CAMB"],
+    ["AMU", "RAC"],
+    ["src", "UFC", "IITB", "CUUI", "SJTU", "POST"],
+    ["UMC", "PKU", "IPN"],
+    ["NTHU"],
+]
+
+
+def cpu_seconds() -> float:
+    """CPU of this process and of its finished children (the worker processes)."""
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
+class Clock:
+    def __enter__(self) -> Clock:
+        self.cpu0, self.wall0 = cpu_seconds(), time.perf_counter()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.cpu = cpu_seconds() - self.cpu0
+        self.wall = time.perf_counter() - self.wall0
+
+
+def package_run(judgments: list[PairwiseJudgment], seed: int, run: int) -> dict[str, float]:
+    """The reference procedure through the trueskill package, one factor graph per game."""
+    systems = sorted({j.sys1 for j in judgments} | {j.sys2 for j in judgments})
+    by_pair: dict[tuple[str, str], list[int]] = {}
+    for j in judgments:
+        by_pair.setdefault((j.sys1, j.sys2), []).append(j.outcome)
+    for j in judgments:
+        by_pair.setdefault((j.sys2, j.sys1), []).append(-j.outcome)
+    n = len(judgments) + 1
+    env = trueskill.TrueSkill(mu=0.0, sigma=0.5, beta=0.5 * n / 40, tau=0.0, draw_probability=0.25)
+    ratings = {s: env.create_rating() for s in systems}
+    for u_pick, u_judgment in run_rng(seed, run).random((n, 2)):
+        a = max(systems, key=lambda s: (ratings[s].sigma ** 2, s))
+        cum, total = [], 0.0
+        for s in systems:
+            if s != a and (a, s) in by_pair:
+                total += math.exp(-abs(ratings[a].mu - ratings[s].mu))
+            cum.append(total)
+        target = (1.0 - u_pick) * total
+        b = systems[next(i for i, c in enumerate(cum) if c >= target)]
+        outcomes = by_pair[(a, b)]
+        outcome = outcomes[int(u_judgment * len(outcomes))]
+        if outcome == -1:
+            ratings[b], ratings[a] = trueskill.rate_1vs1(ratings[b], ratings[a], env=env)
+        else:
+            ratings[a], ratings[b] = trueskill.rate_1vs1(ratings[a], ratings[b], drawn=outcome == 0, env=env)
+    return {s: r.mu for s, r in ratings.items()}
+
+
+def clusters_of(result: RankingResult) -> list[list[str]]:
+    out: list[list[str]] = []
+    for s in result.systems:
+        if len(out) < s.cluster:
+            out.append([])
+        out[-1].append(s.name)
+    return out
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data", type=Path, default=REPO.parent / "shared" / "data")
+    parser.add_argument("--runs", type=int, default=1000)
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--package-runs", type=int, default=1)
+    args = parser.parse_args()
+
+    with Clock() as load:
+        judgments = read_pairwise(args.data / "gec-ranking" / "data" / "all_judgments.csv", "wmt-csv")
+    print(f"read {len(judgments)} pairwise judgments: {load.wall:.2f} s")
+
+    timings = {}
+    for workers in sorted({1, args.workers}):
+        with Clock() as clock:
+            result = rank(judgments, runs=args.runs, seed=0, workers=workers)
+        timings[workers] = clock
+        same = clusters_of(result) == REFERENCE_CLUSTERS
+        print(
+            f"ours, {args.runs} runs + clustering, {workers} process(es): wall {clock.wall:.2f} s, "
+            f"CPU {clock.cpu:.2f} s; clusters {'=' if same else '!='} reference table"
+        )
+    best = timings[max(timings)]
+    print("  " + " | ".join(", ".join(c) for c in clusters_of(result)))
+
+    data = prepare(judgments)
+    ours_run0 = dict(zip(data.systems, trueskill_runs(data, [0], 0)[0][0]))
+    package_wall = package_cpu = 0.0
+    for run in range(args.package_runs):
+        with Clock() as clock:
+            mus = package_run(judgments, 0, run)
+        package_wall += clock.wall
+        package_cpu += clock.cpu
+        if run == 0:
+            diff = max(abs(mus[s] - ours_run0[s]) for s in data.systems)
+            print(f"package run 0 vs ours run 0 (same random stream): max |mu difference| {diff:.1e}")
+    per_package = package_cpu / args.package_runs
+    print(
+        f"trueskill package, {args.package_runs} run(s) of {len(judgments) + 1} games: "
+        f"CPU {per_package:.2f} s per run, wall {package_wall / args.package_runs:.2f} s "
+        f"(reference tool, Python 2: {REFERENCE_RUN_CPU:.0f} s per run)"
+    )
+    single = timings[1]
+    print(
+        f"per run: ours {1000 * single.cpu / args.runs:.1f} ms CPU vs package {1000 * per_package:.0f} ms "
+        f"-> {per_package / (single.cpu / args.runs):.0f}x"
+    )
+    print(
+        f"{args.runs} runs: package {args.runs * per_package / 3600:.2f} CPU-hours (estimated) vs ours "
+        f"{best.wall:.2f} s wall with {max(timings)} process(es) -> "
+        f"{args.runs * per_package / best.wall:.0f}x wall, {args.runs * per_package / single.cpu:.0f}x CPU"
+    )
+    print(f"goal <= 5 s wall: {'met' if best.wall <= 5.0 else 'NOT met'} ({best.wall:.2f} s)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,51 +1,61 @@
-"""MaxMatch (M2) scorer: exact numbers of m2scorer 3.2, in linear-ish time.
+"""MaxMatch (M2) scorer: the exact numbers of m2scorer 3.2, in seconds.
 
 The reading (Dahlmeier & Ng 2012, "Better evaluation for grammatical error
 correction", and the behaviour of the m2scorer 3.2 tool that printed the
-published numbers):
+published numbers; every figure in REFERENCE_FIGURES is reproduced):
 
 1. Tokens are ``str.split()`` of the source (M2 ``S`` line) and hypothesis.
 2. The edit lattice is the union of all optimal token Levenshtein alignments
-   under two cost schemes (insert/delete 1, substitute 1; and substitute 2),
-   a vertex being a cell ``(i, j)`` of the matrices. A diagonal step between
-   equal tokens is a no-op carrying one unchanged word.
-3. Merged arcs ("transitive arcs") are added the way the reference's
-   Floyd-Warshall loop adds them: for each intermediate vertex ``k`` in
-   sorted order, each arc ``x -> k`` and base edge ``k -> y`` give a candidate
-   ``x -> y`` of distance ``d(x,k) + 1``, kept when it is strictly shorter than
-   the stored arc and has at most ``max_unchanged_words`` unchanged tokens
-   (so the stored arc is the first shortest *valid* candidate). Merged no-op
-   arcs are then removed, but the reference removes them from the list it is
-   iterating, so the arc right after each removed one survives; we reproduce
-   that, since a surviving no-op arc can change which later edits merge.
-4. For each annotator, arcs matching a gold edit (same span, same original,
-   correction among the ``||`` alternatives) get weight ``-len(E)``, others
-   their distance. The reference runs Bellman-Ford over the edge list (base
-   edges sorted by source, then merged arcs in the order they were created),
-   updating only on strict improvement; with equal-cost paths that order
-   decides whether neighbouring system edits come out merged or split (it
-   changes P). We reproduce the result exactly without |V| passes: a pass over
-   base edges is a topological DP; in the pass over merged arcs only gold
-   arcs and arcs leaving a vertex that improved in that same pass can improve
-   anything, and the first arc in list order wins ties. A sentence whose
-   annotators have no gold arc of more than one step needs no merged arc at
-   all, which is what makes the 408-token blow-up sentence take milliseconds.
-5. The path's non-no-op edits are the system edits; each counts once per gold
+   under two cost schemes (insert/delete 1 with substitute 1, and with
+   substitute 2); a vertex is a matrix cell ``(i, j)``, a diagonal step
+   between equal tokens is a no-op carrying one unchanged word. Insertions
+   before the first source token sit at offset 0 (the published fix).
+3. Merged arcs are added the way the reference's Floyd-Warshall loop adds
+   them: for each intermediate vertex ``k`` in sorted order, each arc
+   ``x -> k`` and base edge ``k -> y`` give a candidate ``x -> y`` of ``d(x,k)
+   + 1`` steps, stored when strictly shorter than the stored arc and with at
+   most ``max_unchanged_words`` unchanged tokens (so a pair keeps its first
+   shortest *valid* candidate, which decides which longer arcs exist). Merged
+   no-op arcs are then removed, but from the list being iterated, so the arc
+   right after each removed one survives; reproduced, since it can change
+   which edit wins a tie.
+4. Per annotator, an arc matching a gold edit (same span and original,
+   correction among the ``||`` alternatives) weighs ``-len(E)``, a no-op arc
+   0, any other arc 1 however many tokens it spans (this weighting is what
+   reproduces the published numbers; weighting a merged arc by its length
+   gives CoNLL-14 AMU P 0.3704 instead of 0.4162). The reference then runs
+   Bellman-Ford over the edge list (base edges sorted by source, then merged
+   arcs in creation order), updating only on strict improvement.
+5. That is computed without |V| passes: the distance is a topological DP,
+   and among the arcs achieving a vertex's distance the reference keeps the
+   one it relaxes first after the arc's source was settled -- base edges in a
+   round's first part, merged arcs in its second, and a vertex settled by a
+   merged arc reaches base edges only in the next round. With these weights
+   every shortest path has the same numbers of matched and proposed edits, so
+   the tie order changes only which edits are listed (and counts when gold
+   edits are duplicated or with ``ignore_whitespace_casing``); it is
+   reproduced all the same, and ``tests/core/m2_reference.py`` (a literal
+   version) checks it on random cases.
+6. The path's non-no-op edits are the system edits; each counts once per gold
    edit it matches (duplicated gold edits count twice, as in the reference).
-   Per sentence the annotator maximising the running corpus F_beta is chosen,
-   ties broken by more true positives, then by fewer ``proposed + beta² *
-   gold``; annotators are visited in increasing id order and only those
-   present in the block (a ``noop`` line makes an annotator present).
-6. P = tp/proposed (1 when nothing is proposed), R = tp/gold (1 when there is
-   no gold edit), F from P and R (0 when both are 0).
+   Per sentence the annotator maximising the running corpus F_beta is chosen
+   (ties: more true positives, then fewer ``proposed + beta^2 * gold``);
+   annotators are visited in increasing id order, only those present in the
+   block (a ``noop`` line makes one present; a block with no ``A`` line has
+   one annotator with no edits).
+7. P = tp/proposed (1 when nothing is proposed), R = tp/gold (1 when there is
+   no gold edit), F_beta from P and R (0 when both are 0). The reference
+   prints 4 decimals; we return full floats.
 
-``ignore_whitespace_casing`` (the reference's option of the same name)
-drops system edits whose original and correction are equal once spaces are
-removed and case is folded, and lets a correction match a gold alternative
-under the same folding; the lattice weights still use exact matching.
+Large lattices (a runaway hypothesis) hold millions of merged arcs; above
+``_NUMPY_VERTICES`` vertices they are built as numpy arrays per vertex
+(``_ArcsNp``, same rules). The 408-token blow-up sentence, which the
+reference did not finish in 11 minutes, takes about 5 s.
 
-Insertions before the first source token are placed at offset 0 (the fixed
-behaviour of the published scorer; older copies used the hypothesis index).
+``ignore_whitespace_casing`` (the reference's option) drops system edits
+whose original and correction are equal once spaces are removed and case is
+folded, and lets a correction match a gold alternative under that folding;
+the lattice weights still use exact matching.
 """
 
 from __future__ import annotations
@@ -68,6 +78,8 @@ GoldEdit = tuple[int, int, str, tuple[str, ...]]
 SysEdit = tuple[int, int, str, str]
 
 _DIAG, _DEL, _INS = 1, 2, 4
+# Lattices with more vertices use the array implementation of the merged arcs.
+_NUMPY_VERTICES = 1000
 
 
 @dataclass
@@ -214,6 +226,14 @@ class _Arcs:
     which with ``x`` gives the arc's position in the reference's edge list.
     """
 
+    @classmethod
+    def empty(cls, lat: _Lattice) -> _Arcs:
+        """No merged arcs at all (the guard's fallback for pathological lattices)."""
+        arcs = cls.__new__(cls)
+        arcs.into = {v: [] for v in lat.order}
+        arcs.n_arcs = 0
+        return arcs
+
     def __init__(self, lat: _Lattice, max_unchanged: int) -> None:
         W = lat.W
         # stored[v]: source x -> (steps, unchanged, noop, kfirst); base arcs have kfirst -1
@@ -348,6 +368,177 @@ def _backtrack(lat: _Lattice, choice: dict[int, tuple[int, bool]]) -> list[SysEd
     return edits
 
 
+class _ArcsNp:
+    """``_Arcs`` for large lattices, one numpy array set per target vertex.
+
+    Same rules, same result; the per-vertex dictionaries of ``_Arcs`` would
+    hold millions of entries on a runaway hypothesis (8.7 million merged arcs
+    for the 408-token blow-up sentence), which pure Python cannot build in
+    seconds. Arrays per target ``v``: source ``x``, and for merged arcs still
+    in the edge list their no-op flag and ``kfirst`` (-1 for base edges).
+    """
+
+    def __init__(self, lat: _Lattice, max_unchanged: int) -> None:
+        import numpy as np
+
+        W = lat.W
+        X: dict[int, Any] = {}
+        S: dict[int, Any] = {}
+        U: dict[int, Any] = {}
+        N: dict[int, Any] = {}
+        K: dict[int, Any] = {}
+        chunks: dict[int, list[tuple[Any, int, Any]]] = {}
+        for v in lat.order:
+            preds = lat.preds[v]
+            bx = np.array([k for k, _u, _n in preds], dtype=np.int64)
+            bs = np.ones(len(preds), dtype=np.int64)
+            bu = np.array([u for _k, u, _n in preds], dtype=np.int64)
+            bn = np.array([n for _k, _u, n in preds], dtype=bool)
+            bk = np.full(len(preds), -1, dtype=np.int64)
+            px, ps, pu, pn, pq = [], [], [], [], []
+            for q, (k, unch, noop) in enumerate(preds):
+                xk = X[k]
+                if not len(xk):
+                    continue
+                uq = U[k] + unch
+                valid = uq <= max_unchanged
+                for b in bx:
+                    valid &= xk != b
+                if not valid.any():
+                    continue
+                px.append(xk[valid])
+                ps.append(S[k][valid] + 1)
+                pu.append(uq[valid])
+                pn.append(N[k][valid] & noop)
+                pq.append(np.full(int(valid.sum()), q, dtype=np.int64))
+            if not px:
+                X[v], S[v], U[v], N[v], K[v] = bx, bs, bu, bn, bk
+                continue
+            cx = np.concatenate(px)
+            cs = np.concatenate(ps)
+            cu = np.concatenate(pu)
+            cn = np.concatenate(pn)
+            cq = np.concatenate(pq)
+            kids = np.array([k for k, _u, _n in preds], dtype=np.int64)
+            # winner per source: fewest steps, then the earliest intermediate
+            o = np.lexsort((cq, cs, cx))
+            xs = cx[o]
+            starts = np.flatnonzero(np.concatenate(([True], xs[1:] != xs[:-1])))
+            win = o[starts]
+            kfirst = kids[np.minimum.reduceat(cq[o], starts)]
+            # creations: a candidate is appended when strictly shorter than all earlier ones
+            o2 = np.lexsort((cq, cx))
+            x2, s2, q2 = cx[o2], cs[o2], cq[o2]
+            big = np.iinfo(np.int64).max
+            before = np.full(len(o2), big, dtype=np.int64)
+            if len(o2) > 1:
+                same1 = x2[1:] == x2[:-1]
+                before[1:] = np.where(same1, s2[:-1], big)
+            if len(o2) > 2:
+                same2 = x2[2:] == x2[:-2]
+                before[2:] = np.minimum(before[2:], np.where(same2, s2[:-2], big))
+            made = s2 < before
+            n2 = cn[o2]
+            for q, (k, _u, _n) in enumerate(preds):
+                sel = made & (q2 == q)
+                if sel.any():
+                    chunks.setdefault(k, []).append((x2[sel], v, n2[sel]))
+            X[v] = np.concatenate((bx, cx[win]))
+            S[v] = np.concatenate((bs, cs[win]))
+            U[v] = np.concatenate((bu, cu[win]))
+            N[v] = np.concatenate((bn, cn[win]))
+            K[v] = np.concatenate((bk, kfirst))
+        # no-op removal with the reference's skip-after-removal
+        removed: dict[int, list[int]] = {}
+        last_removed = False
+        for k in lat.order:
+            parts = chunks.get(k)
+            if not parts:
+                continue
+            if not any(p[2].any() for p in parts):
+                last_removed = False
+                continue
+            xs = np.concatenate([p[0] for p in parts])
+            ys = np.concatenate([np.full(len(p[0]), p[1], dtype=np.int64) for p in parts])
+            ns = np.concatenate([p[2] for p in parts])
+            o = np.lexsort((ys, xs))
+            xs, ys, ns = xs[o], ys[o], ns[o]
+            status: dict[int, bool] = {}
+            for i in np.flatnonzero(ns).tolist():
+                prev_removed = status.get(i - 1, False) if i > 0 else last_removed
+                if prev_removed:
+                    status[i] = False  # skipped by the reference: survives
+                else:
+                    status[i] = True
+                    removed.setdefault(int(ys[i]), []).append(int(xs[i]))
+            last_removed = status.get(len(xs) - 1, False)
+        self.x: dict[int, Any] = {}
+        self.noop: dict[int, Any] = {}
+        self.kfirst: dict[int, Any] = {}
+        self.n_arcs = 0
+        for v in lat.order:
+            keep = K[v] != -1
+            if v in removed:
+                for x in removed[v]:
+                    keep &= X[v] != x
+            self.x[v] = X[v][keep]
+            self.noop[v] = N[v][keep]
+            self.kfirst[v] = K[v][keep]
+            self.n_arcs += int(keep.sum())
+        del W
+
+
+def _best_edits_np(lat: _Lattice, arcs: _ArcsNp, gold: list[GoldEdit]) -> list[SysEdit]:
+    """``_best_edits`` over ``_ArcsNp`` (same rules, array operations per vertex)."""
+    import numpy as np
+
+    L = lat.n + lat.m + 2
+    size = (lat.n + 1) * lat.W
+    gold_pairs = _gold_pairs(lat, gold) if gold else set()
+    gold_into: dict[int, list[int]] = {}
+    for x, y in gold_pairs:
+        gold_into.setdefault(y, []).append(x)
+    d = np.zeros(size, dtype=np.int64)
+    rnd = np.zeros(size, dtype=np.int64)
+    part = np.zeros(size, dtype=np.int64)
+    rnd[0] = 1
+    choice: dict[int, tuple[int, bool]] = {}
+    for v in lat.order:
+        if v == 0:
+            continue
+        best_val = None
+        best_ev: tuple = ()
+        best_src = (0, False)
+        for k, _unch, noop in lat.preds[v]:
+            w = -L if (k, v) in gold_pairs else (0 if noop else 1)
+            val = int(d[k]) + w
+            ev = (int(rnd[k] + part[k]), 0, k, 0)
+            if best_val is None or val < best_val or (val == best_val and ev < best_ev):
+                best_val, best_ev, best_src = val, ev, (k, noop)
+        mx = arcs.x[v]
+        if len(mx):
+            w = np.where(arcs.noop[v], 0, 1)
+            for x in gold_into.get(v, ()):
+                w[mx == x] = -L
+            vals = d[mx] + w
+            mval = int(vals.min())
+            if mval <= best_val:
+                tight = np.flatnonzero(vals == mval)
+                tx = mx[tight]
+                tk = arcs.kfirst[v][tight]
+                tr = rnd[tx]
+                j = np.lexsort((tx, tk, tr))[0]
+                ev = (int(tr[j]), 1, int(tk[j]), int(tx[j]))
+                if mval < best_val or ev < best_ev:
+                    best_val, best_ev = mval, ev
+                    best_src = (int(tx[j]), bool(arcs.noop[v][tight[j]]))
+        d[v] = best_val
+        rnd[v] = best_ev[0]
+        part[v] = best_ev[1]
+        choice[v] = best_src
+    return _backtrack(lat, choice)
+
+
 def _fold(s: str) -> str:
     return s.replace(" ", "").lower()
 
@@ -377,10 +568,13 @@ def m2_score(
     """Corpus M2 P/R/F_beta of ``hypotheses`` (one line per gold block), as m2scorer 3.2.
 
     ``sentence=True`` keeps per-sentence details (chosen annotator, tp/fp/fn,
-    the system edits). ``max_lattice_edges`` (off by default) is a guard for
-    pathological input: a sentence whose base lattice has more edges and that
-    would need the merged-arc pass scores without it (merged gold edits then
-    cannot match); such sentences are listed in ``M2Result.guarded``.
+    the system edits, from the end of the sentence back as the reference
+    lists them). ``max_lattice_edges`` (off by default; exact scoring needs
+    none: the 408-token blow-up sentence takes seconds) is a guard for
+    pathological input: a sentence whose base lattice has more edges is
+    scored without merged arcs, so its multi-token edits stay split and the
+    numbers may differ from the reference; such sentences are listed (0-based)
+    in ``M2Result.guarded`` and flagged in the details.
     """
     if len(hypotheses) != len(gold):
         raise GecInputError(f"{len(hypotheses)} hypothesis lines for {len(gold)} gold sentences")
@@ -396,14 +590,23 @@ def m2_score(
         best_counts = (0, 0, 0)
         f_max, c_max, p_min, g_min = -1.0, -1.0, INF, INF
         cache: dict[tuple, list[SysEdit]] = {}
-        arcs: _Arcs | None = None
+        arcs: Any = None
+        guard = max_lattice_edges is not None and lat.n_edges > max_lattice_edges
         for annotator in sorted(golds):
             g = golds[annotator]
             key = tuple(sorted(g))
             if key not in cache:
                 if arcs is None:
-                    arcs = _Arcs(lat, max_unchanged_words)
-                cache[key] = _best_edits(lat, arcs, g)
+                    if guard:
+                        arcs = _Arcs.empty(lat)
+                    elif len(lat.order) > _NUMPY_VERTICES:
+                        arcs = _ArcsNp(lat, max_unchanged_words)
+                    else:
+                        arcs = _Arcs(lat, max_unchanged_words)
+                if isinstance(arcs, _ArcsNp):
+                    cache[key] = _best_edits_np(lat, arcs, g)
+                else:
+                    cache[key] = _best_edits(lat, arcs, g)
             edits = cache[key]
             if ignore_whitespace_casing:
                 edits = [e for e in edits if _fold(e[2]) != _fold(e[3])]
@@ -425,6 +628,9 @@ def m2_score(
         correct += best_counts[0]
         proposed += best_counts[1]
         total_gold += best_counts[2]
+        if guard:
+            best.guarded = True
+            guarded_ids.append(idx)
         if sentence:
             details.append(best)
         if progress is not None:

@@ -54,6 +54,7 @@ import numpy as np
 from scipy import stats
 
 from geceval.errors import GecInputError
+from geceval.judgments import PrwsRating
 from geceval.progress import ProgressFn, no_progress
 
 Segments = dict[str, dict[str, float]]
@@ -70,15 +71,8 @@ class RatingLike(Protocol):
     meaning_changed: bool
 
 
-@dataclass(frozen=True)
-class Rating:
-    """A PRWS rating as read by :func:`read_prws_csv` (same fields as ``judgments.PrwsRating``)."""
-
-    item: str
-    annotator: str
-    system: str
-    score: float
-    meaning_changed: bool = False
+Rating = PrwsRating
+"""What :func:`read_prws_csv` returns (``geceval.judgments.PrwsRating``)."""
 
 
 # --------------------------------------------------------------------------- means

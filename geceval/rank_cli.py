@@ -52,6 +52,8 @@ def format_table(result: RankingResult) -> str:
     score = "mu" if result.method == "trueskill" else "exp.wins"
     width = max([len(s.name) for s in result.systems] + [6])
     header = f"{'#':>3}  {'range':<7}  {score:>8}  {'system':<{width}}"
+    rule = "-" * len(header)
+    header = header.rstrip()
     lines = [
         f"{result.method}: {result.judgments} pairwise judgments, {result.runs} runs, seed {result.seed}",
         header,
@@ -59,7 +61,7 @@ def format_table(result: RankingResult) -> str:
     previous = None
     for s in result.systems:
         if previous is not None and s.cluster != previous:
-            lines.append("-" * len(header))
+            lines.append(rule)
         previous = s.cluster
         lo, hi = s.rank_range
         lines.append(f"{s.cluster:>3}  {f'{lo}-{hi}':<7}  {s.mu:>8.3f}  {s.name:<{width}}".rstrip())

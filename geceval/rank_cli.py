@@ -79,7 +79,10 @@ def run(args: argparse.Namespace) -> int:
     if not judgments:
         print(f"error: {args.file}: no pairwise judgments", file=sys.stderr)
         return 2
-    label = "trueskill iterations" if args.method == "trueskill" else "bootstrap samples"
+    if args.workers > 1:
+        label = f"{args.method} runs"
+    else:
+        label = "trueskill iterations" if args.method == "trueskill" else "bootstrap samples"
     result = rank(
         judgments,
         method=args.method,

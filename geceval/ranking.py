@@ -26,8 +26,17 @@ GEC papers; details in REFERENCE_FIGURES.md "TrueSkill ranking"):
   ``ceil((n - 0.95 n) / 2)`` at each end; systems are ordered by mean mu; a
   cluster boundary follows system i when its range max is below the range min
   of every system after it.
-- The reference's own random stream (Python 2 ``random``) is not reproduced:
-  between streams, mean mu moves by about ±0.02 and range ends by ±1.
+- Random stream: per run a numpy PCG64 generator from
+  ``SeedSequence(seed, spawn_key=(run,))``; two uniforms per iteration, u1 for
+  the opponent (the first b, in name order, whose cumulative weight reaches
+  ``(1 - u1) * total``) and u2 for the judgment (index ``floor(u2 * count)``).
+  The reference's own stream (Python 2 ``random``) is not reproduced: between
+  streams mean mu moves by about ±0.02 and range ends by ±1 (seed 0 gives the
+  reference's gec-ranking clusters; some seeds merge IPN | NTHU, a boundary
+  that sits exactly at the 2.5% cut).
+- Opponents are limited to systems with at least one recorded judgment against
+  the chosen one (there is nothing to draw otherwise); in the reference data
+  every pair was judged, so this changes nothing there.
 
 Expected Wins (WMT13, Bojar et al. 2013): a system's score is the mean, over
 the other systems it was compared with decisively, of
@@ -39,6 +48,15 @@ Runs are independent given ``(seed, run index)``, so ``run_chunk`` on any
 split of the run indices followed by ``merge`` gives the same result as one
 process (bitwise: each run's arithmetic does not depend on which other runs
 share its arrays).
+
+Speed: all runs advance together, one numpy operation per step over (systems x
+runs) or (2 x runs) arrays: about 150 ns per game for 1000 runs on one core,
+so 1000 runs of the 28,146 gec-ranking judgments take ~4.5 CPU-seconds (the
+trueskill package needs ~3.5 s for one run in Python 3, the reference 16 s in
+Python 2). ``rank(workers=2)`` splits the runs over processes.
+
+Entry points: ``rank`` (one call), ``run_chunk`` + ``merge`` (distributed),
+``rate_pair``/``rate_pairs`` (single games), ``rank_ranges``/``clusters``.
 """
 
 from __future__ import annotations
@@ -624,7 +642,10 @@ def rank(
     workers: int = 1,
     progress: ProgressFn = no_progress,
 ) -> RankingResult:
-    """Rank systems: ``runs`` runs of ``method`` (``trueskill`` or ``ew``), optionally over ``workers`` processes."""
+    """Rank systems: ``runs`` runs of ``method`` (``trueskill`` or ``ew``), optionally over ``workers`` processes.
+
+    ``progress`` counts iterations (or resamples) in one process, runs with workers.
+    """
     if runs < 1:
         raise ValueError("runs must be >= 1")
     data = prepare(judgments)
@@ -633,8 +654,12 @@ def rank(
     from concurrent.futures import ProcessPoolExecutor
 
     parts = [list(range(runs))[w::workers] for w in range(min(workers, runs))]
+    progress(0, runs)
     with ProcessPoolExecutor(max_workers=len(parts)) as pool:
         futures = [pool.submit(run_chunk, data, part, seed, method=method) for part in parts]
-        chunks = [f.result() for f in futures]
-    progress(runs, runs)
+        chunks, done = [], 0
+        for future in futures:
+            chunks.append(future.result())
+            done += len(chunks[-1].run_indices)
+            progress(done, runs)
     return merge(chunks)

@@ -176,7 +176,7 @@ def read_wmt_csv(path: str | Path, *, exclude_judges: Sequence[str] = ()) -> lis
     """One ``RankingJudgment`` per row of a WMT ranking CSV (2-way to 5-way; see the module docstring)."""
     name = str(path)
     excluded = set(exclude_judges)
-    with open(path, newline="", encoding="utf-8") as handle:
+    with open(path, newline="", encoding="utf-8-sig") as handle:
         reader = csv.reader(handle)
         header = next(reader, None)
         if header is None:
@@ -242,7 +242,7 @@ def read_jsonl(path: str | Path, *, exclude_judges: Sequence[str] = ()) -> list[
     name = str(path)
     excluded = set(exclude_judges)
     judgments: list[RankingJudgment] = []
-    with open(path, encoding="utf-8") as handle:
+    with open(path, encoding="utf-8-sig") as handle:
         for line_no, text in enumerate(handle, 1):
             if not text.strip():
                 continue

@@ -233,3 +233,16 @@ def test_jfleg_pairwise_csv_has_1629_judgments():
     pairs = read_pairwise(shared_path("jfleg", "EACL_exp", "mturk", "pairwise.csv"), "wmt-csv")
     assert len(pairs) == 1629
     assert {p.sys1 for p in pairs} | {p.sys2 for p in pairs} == {"AMU", "CAMB", "NMT", "NUS", "orig", "turk"}
+
+
+def test_wmt_csv_and_jsonl_accept_a_byte_order_mark(tmp_path):
+    csv_path = tmp_path / "bom.csv"
+    csv_path.write_text(
+        "system1Id,system1rank,system2Id,system2rank,segmentId,judgeId\nA,1,B,2,5,j\n", encoding="utf-8-sig"
+    )
+    assert read_pairwise(csv_path, "wmt-csv") == [P("5", "j", "A", 1, "B", 2)]
+    jsonl_path = tmp_path / "bom.jsonl"
+    jsonl_path.write_text(
+        '{"item": "5", "annotator": "j", "ranks": {"A": 1, "B": 2}}\n', encoding="utf-8-sig"
+    )
+    assert read_pairwise(jsonl_path, "jsonl") == [P("5", "j", "A", 1, "B", 2)]

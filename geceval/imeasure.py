@@ -81,6 +81,7 @@ _SUB, _GAP, _HR = 3, 2, 2
 # moves as bit masks: 1 source, 2 hypothesis, 4 reference; tie order (first wins)
 _ORDER = (7, 3, 5, 6, 1, 2, 4)
 _INF = 1 << 28
+_SINGLE_COST = {1: 2 * _GAP, 2: _GAP + _HR * _GAP, 4: _GAP + _HR * _GAP}
 DEFAULT_MAX_REFERENCES = 256
 
 
@@ -288,31 +289,32 @@ def _align_batch(src: Sequence[str], pairs: Sequence[tuple[Sequence[str], Sequen
         6: np.broadcast_to((2 * _GAP + _HR * _SUB * ne_hr)[:, None, :, :], shape),
     }
     ii, jj, ll = np.indices((n + 1, m + 1, k + 1))
-    flat_cost: dict[int, np.ndarray] = {}
-    for mv in _ORDER:
-        c = (
-            cost[mv]
-            if mv in cost
-            else np.full(shape, {1: 2 * _GAP, 2: _GAP + _HR * _GAP, 4: _GAP + _HR * _GAP}[mv])
-        )
-        c = np.array(c, dtype=np.int32, copy=True)
-        invalid = ((mv & 1) & (ii == 0)) | ((mv >> 1 & 1) & (jj == 0)) | ((mv >> 2 & 1) & (ll == 0))
-        c[:, invalid.astype(bool)] = _INF
-        flat_cost[mv] = c.reshape(b, -1)
+    ncell = (n + 1) * (m + 1) * (k + 1)
+    cost_box = np.empty((b, len(_ORDER), n + 1, m + 1, k + 1), dtype=np.int32)
+    for x, mv in enumerate(_ORDER):
+        view = cost_box[:, x]
+        view[...] = cost[mv] if mv in cost else _SINGLE_COST[mv]
+        invalid = (ii == 0) if mv & 1 else np.zeros(ii.shape, dtype=bool)
+        if mv & 2:
+            invalid |= jj == 0
+        if mv & 4:
+            invalid |= ll == 0
+        view[:, invalid] = _INF
+    cost_all = cost_box.reshape(b, len(_ORDER), ncell)
     st_i, st_j = (m + 1) * (k + 1), k + 1
-    offsets = {mv: (mv & 1) * st_i + (mv >> 1 & 1) * st_j + (mv >> 2 & 1) for mv in _ORDER}
+    offsets = np.array([(mv & 1) * st_i + (mv >> 1 & 1) * st_j + (mv >> 2 & 1) for mv in _ORDER])
     wave = (ii + jj + ll).ravel()
     order_idx = np.argsort(wave, kind="stable")
     bounds = np.searchsorted(wave[order_idx], np.arange(n + m + k + 2))
-    ncell = (n + 1) * (m + 1) * (k + 1)
     dist = np.zeros((b, ncell), dtype=np.int32)
     ptr = np.zeros((b, ncell), dtype=np.int8)
     moves = np.array(_ORDER, dtype=np.int8)
     for t in range(1, n + m + k + 1):
         cells = order_idx[bounds[t] : bounds[t + 1]]
-        cand = np.stack([dist[:, cells - offsets[mv]] + flat_cost[mv][:, cells] for mv in _ORDER])
-        best = cand.argmin(axis=0)
-        dist[:, cells] = np.take_along_axis(cand, best[None], axis=0)[0]
+        cand = cost_all[:, :, cells]
+        cand += dist[:, cells[None, :] - offsets[:, None]]
+        best = cand.argmin(axis=1)
+        dist[:, cells] = cand.min(axis=1)
         ptr[:, cells] = moves[best]
     out: list[list[int]] = []
     ptr_l = ptr.tolist()
@@ -328,6 +330,24 @@ def _align_batch(src: Sequence[str], pairs: Sequence[tuple[Sequence[str], Sequen
             l_ -= mv >> 2 & 1
         path.reverse()
         out.append(path)
+    return out
+
+
+_CELL_BUDGET = 2_000_000  # DP cells per numpy batch (x 7 moves x 4 bytes of costs)
+
+
+def _align_chunked(
+    src: Sequence[str], pairs: Sequence[tuple[Sequence[str], Sequence[str]]]
+) -> list[list[int]]:
+    """``_align_batch`` over chunks small enough to bound memory."""
+    if not pairs:
+        return []
+    m = max(len(h) for h, _ in pairs)
+    k = max(len(r) for _, r in pairs)
+    per = max(1, _CELL_BUDGET // ((len(src) + 1) * (m + 1) * (k + 1)))
+    out: list[list[int]] = []
+    for a in range(0, len(pairs), per):
+        out.extend(_align_batch(src, pairs[a : a + per]))
     return out
 
 
@@ -382,14 +402,24 @@ def _count(src, hyp, ref, path) -> tuple[tuple[int, ...], tuple[int, ...]]:  # t
 
 
 def _evaluate(src: list[str], hyp: list[str], refs: list[list[str]], w: float) -> list[tuple[Any, ...]]:
-    """Per reference: (corr, det, base_corr, base_det)."""
-    pairs = [(hyp, r) for r in refs] + [(src, r) for r in refs]
-    paths = _align_batch(src, pairs)
+    """Per reference: (corr, det, base_corr, base_det); baselines only where needed.
+
+    The baseline (source as hypothesis) is aligned only for the references
+    tied at the best correction WAcc (the only ones the choice can need);
+    the others get ``None``.
+    """
+    paths = _align_chunked(src, [(hyp, r) for r in refs])
+    counts = [_count(src, hyp, r, p) for r, p in zip(refs, paths)]
+    best = max(_wacc(c, w) for c, _d in counts)
+    tied = [x for x, (c, _d) in enumerate(counts) if _wacc(c, w) == best]
+    if hyp == src:
+        base = {x: counts[x] for x in tied}
+    else:
+        bpaths = _align_chunked(src, [(src, refs[x]) for x in tied])
+        base = {x: _count(src, src, refs[x], p) for x, p in zip(tied, bpaths)}
     out = []
-    nr = len(refs)
-    for x, r in enumerate(refs):
-        c, d = _count(src, hyp, r, paths[x])
-        bc, bd = _count(src, src, r, paths[nr + x])
+    for x, (c, d) in enumerate(counts):
+        bc, bd = base.get(x, (None, None))
         out.append((c, d, bc, bd))
     return out
 
@@ -397,6 +427,8 @@ def _evaluate(src: list[str], hyp: list[str], refs: list[list[str]], w: float) -
 def _pick(refs: list[list[str]], results: list[tuple[Any, ...]], w: float) -> int:
     best, best_key = 0, None
     for x, (c, _d, bc, _bd) in enumerate(results):
+        if bc is None:
+            continue
         wa = _wacc(c, w)
         key = (wa, _improvement(wa, _wacc(bc, w)))
         if best_key is None or key > best_key:

@@ -1,0 +1,1 @@
+"""Rewrite collection: campaigns, slot assignment, qualification screening and expert review."""

@@ -1,0 +1,668 @@
+"""Writes for rewrite collection.
+
+Invariants a crowd could break live in the database: one rewrite per
+(campaign, sentence, annotator), one claimed slot per (campaign, sentence,
+worker), difficulty 1-5, a flag xor a text, nobody reviews their own work.
+Services check them first to give a clear message and rely on the constraint
+when two requests race.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from collections.abc import Iterable, Mapping
+from decimal import Decimal
+
+from django.contrib.auth.models import AbstractBaseUser, Group
+from django.db import IntegrityError, transaction
+from django.db.models import Q
+from django.utils import timezone
+
+from annotate.models import (
+    Corpus,
+    Project,
+    Qualification,
+    QualificationAnswer,
+    QualificationAttempt,
+    QualificationSample,
+    QualificationStatus,
+    Rewrite,
+    RewriteCampaign,
+    RewriteCampaignGroup,
+    RewriteCampaignStatus,
+    RewriteDraft,
+    RewriteFlag,
+    RewritePreset,
+    RewriteSkip,
+    RewriteSlot,
+    RewriteStatus,
+    Sentence,
+)
+from annotate.rewrites.presets import PRESET_INSTRUCTIONS
+from annotate.rewrites.selectors import (
+    claim_cutoff,
+    may_review,
+    rewrite_campaign_refusal,
+    rewrite_campaign_sentences,
+    sentence_references,
+    worker_groups,
+)
+from annotate.rewrites.tokens import retokenise
+
+MAX_REWRITE_CHARS = 2000
+QUALIFICATION_MAX_SAMPLES = 10
+# Invisible characters that change nothing a reader sees but break token comparison.
+_INVISIBLE = (
+    {"\u200b", "\u200e", "\u200f", "\ufeff", "\u2060"}
+    | {chr(c) for c in range(0x202A, 0x202F)}
+    | {chr(c) for c in range(0x2066, 0x206A)}
+)
+
+
+class RewriteError(ValueError):
+    """Input a worker or researcher can fix; ``str()`` is the message to show them."""
+
+
+# --------------------------------------------------------------------------- validation
+
+
+def max_rewrite_chars(source: str) -> int:
+    """3x the source plus 200 characters, capped at 2000 (unless the source itself is longer)."""
+    return max(min(3 * len(source) + 200, MAX_REWRITE_CHARS), len(source) + 200)
+
+
+def rewrite_clean(text: str, *, source: str, tokenized: bool) -> str:
+    """Validate and normalise a rewrite: NFC, one line, single spaces, tokenised like the source."""
+    if not isinstance(text, str):
+        raise RewriteError("The rewrite must be text.")
+    text = unicodedata.normalize("NFC", text)
+    for ch in text:
+        if ch in "\r\n":
+            raise RewriteError(
+                "A rewrite is one line: remove the line break (use the MERGE flag to join sentences)."
+            )
+        if unicodedata.category(ch) == "Cc" or ch in _INVISIBLE:
+            raise RewriteError(
+                f"The rewrite contains a control or invisible character (U+{ord(ch):04X}); remove it."
+            )
+    if not text.strip():
+        raise RewriteError("The rewrite is empty: write the corrected sentence, or choose a flag.")
+    limit = max_rewrite_chars(source)
+    if len(text) > limit:
+        raise RewriteError(
+            f"The rewrite is too long ({len(text)} characters; at most {limit} for this sentence)."
+        )
+    if tokenized:
+        return retokenise(text, source=" ".join(source.split()))
+    return " ".join(text.split())
+
+
+def _difficulty(value: object) -> int | None:
+    if value in (None, ""):
+        return None
+    try:
+        number = int(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        raise RewriteError("Difficulty is a whole number from 1 to 5.") from None
+    if not 1 <= number <= 5 or isinstance(value, bool):
+        raise RewriteError("Difficulty is a whole number from 1 to 5.")
+    return number
+
+
+def _seconds(value: object) -> float | None:
+    try:
+        number = float(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return None
+    return number if 0 <= number < 86400 else None
+
+
+# --------------------------------------------------------------------------- campaigns
+
+
+@transaction.atomic
+def rewrite_campaign_create(
+    *,
+    project: Project,
+    corpus: Corpus,
+    name: str,
+    created_by: AbstractBaseUser,
+    preset: str = RewritePreset.MINIMAL,
+    instructions: str | None = None,
+    rewrites_per_sentence: int = 4,
+    groups: Mapping[Group, int | None] | Iterable[Group] = (),
+    ask_difficulty: bool = False,
+    require_review: bool = False,
+    pay_per_sentence: Decimal | float | str = 0,
+    domain: str = "",
+    first_position: int | None = None,
+    last_position: int | None = None,
+    qualification: Qualification | None = None,
+) -> RewriteCampaign:
+    """A campaign and its slots: N per sentence, or each group's own count when groups carry one.
+
+    ``groups`` maps allowed groups to a per-group count (None: they share the
+    campaign's N slots). When any group has a count, every allowed group needs
+    one and the sentence's slots are split by group (Sakaguchi et al.'s
+    expert/crowd x minimal/fluency design uses 2 per group).
+    """
+    name = name.strip()
+    if not name:
+        raise RewriteError("The campaign needs a name.")
+    if corpus.project_id != project.pk:
+        raise RewriteError("The corpus belongs to another project.")
+    if qualification is not None and qualification.project_id != project.pk:
+        raise RewriteError("The qualification belongs to another project.")
+    if preset not in RewritePreset.values:
+        raise RewriteError(f"Unknown preset {preset!r}.")
+    if RewriteCampaign.objects.filter(project=project, name=name).exists():
+        raise RewriteError(f"A rewrite campaign named {name!r} already exists in this project.")
+    group_counts = dict(groups) if isinstance(groups, Mapping) else dict.fromkeys(groups)
+    counted = [n for n in group_counts.values() if n is not None]
+    if counted and len(counted) != len(group_counts):
+        raise RewriteError("Give every group a count of rewrites, or none of them.")
+    if any(not 1 <= n <= 50 for n in counted):
+        raise RewriteError("A group's count of rewrites per sentence is between 1 and 50.")
+    if counted:
+        rewrites_per_sentence = sum(counted)
+    if not 1 <= int(rewrites_per_sentence) <= 50:
+        raise RewriteError("Rewrites per sentence is between 1 and 50.")
+    pay = Decimal(str(pay_per_sentence))
+    if pay < 0:
+        raise RewriteError("Pay per sentence cannot be negative.")
+    text = instructions if instructions is not None and instructions.strip() else PRESET_INSTRUCTIONS[preset]
+    campaign = RewriteCampaign.objects.create(
+        project=project,
+        corpus=corpus,
+        name=name,
+        preset=preset,
+        instructions=text.replace("\r\n", "\n"),
+        rewrites_per_sentence=rewrites_per_sentence,
+        ask_difficulty=ask_difficulty,
+        require_review=require_review,
+        pay_per_sentence=pay,
+        domain=domain.strip(),
+        first_position=first_position,
+        last_position=last_position,
+        qualification=qualification,
+        created_by=created_by,
+    )
+    RewriteCampaignGroup.objects.bulk_create(
+        [
+            RewriteCampaignGroup(campaign=campaign, group=g, rewrites_per_sentence=n)
+            for g, n in group_counts.items()
+        ]
+    )
+    sentence_ids = list(rewrite_campaign_sentences(campaign).values_list("id", flat=True))
+    if not sentence_ids:
+        raise RewriteError("No sentence of the corpus matches the domain and line range.")
+    plan: list[Group | None]
+    if counted:
+        plan = [g for g, n in sorted(group_counts.items(), key=lambda kv: kv[0].name) for _ in range(n)]
+    else:
+        plan = [None] * int(rewrites_per_sentence)
+    RewriteSlot.objects.bulk_create(
+        [
+            RewriteSlot(campaign=campaign, sentence_id=sid, index=i, group=g)
+            for sid in sentence_ids
+            for i, g in enumerate(plan)
+        ],
+        batch_size=2000,
+    )
+    return campaign
+
+
+def rewrite_campaign_set_status(*, campaign: RewriteCampaign, status: str) -> RewriteCampaign:
+    if status not in RewriteCampaignStatus.values:
+        raise RewriteError(f"Unknown status {status!r}.")
+    campaign.status = status
+    campaign.save(update_fields=["status"])
+    return campaign
+
+
+# --------------------------------------------------------------------------- assignment
+
+
+def _free_slots(campaign: RewriteCampaign, user: AbstractBaseUser, now) -> Q:
+    return Q(campaign=campaign, rewrite__isnull=True) & (
+        Q(claimed_by__isnull=True) | Q(claimed_at__lt=claim_cutoff(now))
+    )
+
+
+@transaction.atomic
+def slot_claim(*, campaign: RewriteCampaign, user: AbstractBaseUser, now=None) -> RewriteSlot | None:
+    """The worker's current slot (claimed again), or a free one, or None when nothing is left for them.
+
+    A worker is never offered a sentence they rewrote, skipped or hold a slot
+    of. Two workers asking at once get different slots: candidate rows are
+    locked with ``SKIP LOCKED`` on PostgreSQL, and the claim itself is a
+    conditional UPDATE that only succeeds while the slot is still free.
+    """
+    now = now or timezone.now()
+    if rewrite_campaign_refusal(campaign, user):
+        return None
+    own = (
+        RewriteSlot.objects.select_for_update(of=("self",))
+        .filter(campaign=campaign, claimed_by=user, rewrite__isnull=True)
+        .select_related("sentence", "group")
+        .order_by("sentence__position", "index")
+        .first()
+    )
+    if own is not None:
+        own.claimed_at = now
+        own.save(update_fields=["claimed_at"])
+        return own
+    free = RewriteSlot.objects.filter(_free_slots(campaign, user, now))
+    if campaign.group_links.filter(rewrites_per_sentence__isnull=False).exists():
+        free = free.filter(group_id__in=worker_groups(campaign, user))
+    free = (
+        free.exclude(
+            sentence_id__in=Rewrite.objects.filter(campaign=campaign, annotator=user).values("sentence_id")
+        )
+        .exclude(
+            sentence_id__in=RewriteSkip.objects.filter(campaign=campaign, annotator=user).values(
+                "sentence_id"
+            )
+        )
+        .exclude(
+            sentence_id__in=RewriteSlot.objects.filter(campaign=campaign, claimed_by=user).values(
+                "sentence_id"
+            )
+        )
+        .order_by("sentence__position", "index")
+    )
+    for _ in range(5):
+        slot = free.select_for_update(skip_locked=True, of=("self",)).first()
+        if slot is None:
+            return None
+        try:
+            with transaction.atomic():
+                taken = (
+                    RewriteSlot.objects.filter(pk=slot.pk)
+                    .filter(_free_slots(campaign, user, now))
+                    .update(claimed_by=user, claimed_at=now)
+                )
+        except IntegrityError:  # the same worker claimed a slot of this sentence in another tab
+            taken = 0
+        if taken == 1:
+            return RewriteSlot.objects.select_related("sentence", "group").get(pk=slot.pk)
+    return None
+
+
+@transaction.atomic
+def slot_release(*, campaign: RewriteCampaign, user: AbstractBaseUser, sentence: Sentence) -> None:
+    RewriteSlot.objects.filter(
+        campaign=campaign, sentence=sentence, claimed_by=user, rewrite__isnull=True
+    ).update(claimed_by=None, claimed_at=None)
+
+
+@transaction.atomic
+def rewrite_skip(*, campaign: RewriteCampaign, user: AbstractBaseUser, sentence: Sentence) -> None:
+    """Give the sentence back to the pool; this worker is not offered it again."""
+    RewriteSkip.objects.get_or_create(campaign=campaign, sentence=sentence, annotator=user)
+    slot_release(campaign=campaign, user=user, sentence=sentence)
+
+
+@transaction.atomic
+def draft_save(
+    *,
+    campaign: RewriteCampaign,
+    user: AbstractBaseUser,
+    sentence: Sentence,
+    text: str,
+    flag: str = "",
+    difficulty: object = None,
+    seconds: object = None,
+) -> RewriteDraft:
+    """Autosave: what is in the edit box, unvalidated except for size and type."""
+    if not isinstance(text, str) or len(text) > 4 * MAX_REWRITE_CHARS:
+        raise RewriteError("The draft is too long to save.")
+    if flag not in RewriteFlag.values:
+        raise RewriteError("Unknown flag.")
+    try:
+        level = _difficulty(difficulty)
+    except RewriteError:
+        level = None
+    draft, _ = RewriteDraft.objects.update_or_create(
+        campaign=campaign,
+        sentence=sentence,
+        annotator=user,
+        defaults={
+            "text": text.replace("\x00", ""),
+            "flag": flag,
+            "difficulty": level,
+            "seconds": _seconds(seconds) or 0,
+        },
+    )
+    return draft
+
+
+def _slot_for_submit(
+    campaign: RewriteCampaign, user: AbstractBaseUser, sentence: Sentence, now
+) -> RewriteSlot:
+    slot = (
+        RewriteSlot.objects.select_for_update(of=("self",))
+        .filter(campaign=campaign, sentence=sentence, claimed_by=user, rewrite__isnull=True)
+        .select_related("group")
+        .first()
+    )
+    if slot is not None:
+        return slot
+    # The claim expired and was taken over: take another free slot of the sentence if there is one.
+    free = RewriteSlot.objects.filter(_free_slots(campaign, user, now), sentence=sentence)
+    if campaign.group_links.filter(rewrites_per_sentence__isnull=False).exists():
+        free = free.filter(group_id__in=worker_groups(campaign, user))
+    slot = (
+        free.select_for_update(skip_locked=True, of=("self",))
+        .select_related("group")
+        .order_by("index")
+        .first()
+    )
+    if slot is None:
+        raise RewriteError(
+            "This sentence no longer needs your rewrite: your claim expired and others completed it. "
+            "Your text is kept as a draft."
+        )
+    slot.claimed_by = user
+    slot.claimed_at = now
+    slot.save(update_fields=["claimed_by", "claimed_at"])
+    return slot
+
+
+@transaction.atomic
+def rewrite_submit(
+    *,
+    campaign: RewriteCampaign,
+    user: AbstractBaseUser,
+    sentence: Sentence,
+    text: str = "",
+    flag: str = "",
+    difficulty: object = None,
+    seconds: object = None,
+    now=None,
+) -> tuple[Rewrite, bool]:
+    """Save a worker's rewrite (or flag) of a sentence; returns (rewrite, created).
+
+    Submitting the same sentence again returns the first rewrite unchanged:
+    the unique (campaign, sentence, annotator) constraint decides a race.
+    """
+    now = now or timezone.now()
+    existing = Rewrite.objects.filter(campaign=campaign, sentence=sentence, annotator=user).first()
+    if existing is not None:
+        return existing, False
+    refusal = rewrite_campaign_refusal(campaign, user)
+    if refusal:
+        raise RewriteError(refusal)
+    if sentence.corpus_id != campaign.corpus_id:
+        raise RewriteError("This sentence is not part of the campaign.")
+    if flag not in RewriteFlag.values:
+        raise RewriteError("Unknown flag.")
+    if flag:
+        saved = ""
+        if (
+            flag == RewriteFlag.MERGE
+            and not Sentence.objects.filter(
+                corpus_id=sentence.corpus_id, position=sentence.position + 1
+            ).exists()
+        ):
+            raise RewriteError("The last sentence of the corpus cannot be merged with a next one.")
+    else:
+        saved = rewrite_clean(text, source=sentence.text, tokenized=campaign.corpus.tokenized)
+    level = _difficulty(difficulty)
+    if campaign.ask_difficulty and not flag and level is None:
+        raise RewriteError("Rate how difficult the sentence was (1-5) before submitting.")
+    if not campaign.ask_difficulty:
+        level = None
+    slot = _slot_for_submit(campaign, user, sentence, now)
+    group = slot.group.name if slot.group else _group_name(campaign, user)
+    try:
+        with transaction.atomic():
+            rewrite = Rewrite.objects.create(
+                campaign=campaign,
+                sentence=sentence,
+                annotator=user,
+                text=saved,
+                flag=flag,
+                difficulty=level,
+                group=group,
+                seconds=_seconds(seconds),
+                status=RewriteStatus.SUBMITTED if campaign.require_review else RewriteStatus.ACCEPTED,
+            )
+    except IntegrityError:  # a double submit won the race
+        return Rewrite.objects.get(campaign=campaign, sentence=sentence, annotator=user), False
+    slot.rewrite = rewrite
+    slot.save(update_fields=["rewrite"])
+    RewriteDraft.objects.filter(campaign=campaign, sentence=sentence, annotator=user).delete()
+    return rewrite, True
+
+
+def _group_name(campaign: RewriteCampaign, user: AbstractBaseUser) -> str:
+    ids = worker_groups(campaign, user)
+    names = sorted(Group.objects.filter(id__in=ids).values_list("name", flat=True))
+    return names[0] if names else ""
+
+
+# --------------------------------------------------------------------------- expert review
+
+
+@transaction.atomic
+def review_claim(*, campaign: RewriteCampaign, expert: AbstractBaseUser, now=None) -> Rewrite | None:
+    """The next submitted rewrite by someone else, held for this expert for the assignment timeout."""
+    now = now or timezone.now()
+    if not may_review(expert):
+        return None
+    base = Rewrite.objects.filter(campaign=campaign, status=RewriteStatus.SUBMITTED).exclude(annotator=expert)
+    mine = base.filter(review_claimed_by=expert).select_related("sentence").order_by("created").first()
+    if mine is not None:
+        return mine
+    free = base.filter(
+        Q(review_claimed_by__isnull=True) | Q(review_claimed_at__lt=claim_cutoff(now))
+    ).order_by("sentence__position", "created")
+    for _ in range(5):
+        rewrite = free.select_for_update(skip_locked=True, of=("self",)).first()
+        if rewrite is None:
+            return None
+        taken = (
+            Rewrite.objects.filter(pk=rewrite.pk, status=RewriteStatus.SUBMITTED)
+            .filter(Q(review_claimed_by__isnull=True) | Q(review_claimed_at__lt=claim_cutoff(now)))
+            .update(review_claimed_by=expert, review_claimed_at=now)
+        )
+        if taken == 1:
+            return Rewrite.objects.select_related("sentence").get(pk=rewrite.pk)
+    return None
+
+
+REVIEW_DECISIONS = ("accept", "edit", "reject")
+
+
+@transaction.atomic
+def rewrite_review(
+    *, rewrite: Rewrite, reviewer: AbstractBaseUser, decision: str, text: str = "", now=None
+) -> Rewrite:
+    """Accept, edit (keeping the annotator's text in ``text``) or reject a submitted rewrite.
+
+    A rejection returns the sentence's slot to the pool; the rejected annotator
+    is not offered the sentence again (their rewrite row stays).
+    """
+    now = now or timezone.now()
+    if decision not in REVIEW_DECISIONS:
+        raise RewriteError("Choose accept, edit or reject.")
+    if not may_review(reviewer):
+        raise RewriteError("Only experts review rewrites.")
+    if rewrite.annotator_id == reviewer.pk:
+        raise RewriteError("Experts never review their own rewrites.")
+    if not rewrite.campaign.require_review:
+        raise RewriteError("This campaign has no review step.")
+    fields: dict[str, object] = {"reviewer": reviewer, "reviewed": now}
+    if decision == "accept":
+        fields["status"] = RewriteStatus.ACCEPTED
+    elif decision == "reject":
+        fields["status"] = RewriteStatus.REJECTED
+    else:
+        if rewrite.flag:
+            raise RewriteError("A flagged sentence can be accepted or rejected, not edited.")
+        sentence = rewrite.sentence
+        cleaned = rewrite_clean(text, source=sentence.text, tokenized=rewrite.campaign.corpus.tokenized)
+        if cleaned == rewrite.text:
+            fields["status"] = RewriteStatus.ACCEPTED
+        else:
+            fields["status"] = RewriteStatus.EDITED
+            fields["reviewed_text"] = cleaned
+    updated = Rewrite.objects.filter(pk=rewrite.pk, status=RewriteStatus.SUBMITTED).update(**fields)
+    if updated != 1:
+        raise RewriteError("This rewrite has already been reviewed.")
+    if decision == "reject":
+        RewriteSlot.objects.filter(rewrite=rewrite).update(rewrite=None, claimed_by=None, claimed_at=None)
+    rewrite.refresh_from_db()
+    return rewrite
+
+
+# --------------------------------------------------------------------------- qualification
+
+
+@transaction.atomic
+def qualification_create(
+    *,
+    project: Project,
+    name: str,
+    sentences: list[Sentence],
+    created_by: AbstractBaseUser,
+    instructions: str = "",
+) -> Qualification:
+    """A screening test over sample sentences of the project's corpora (5 is the usual number)."""
+    name = name.strip()
+    if not name:
+        raise RewriteError("The qualification needs a name.")
+    if not 1 <= len(sentences) <= QUALIFICATION_MAX_SAMPLES:
+        raise RewriteError(f"Choose 1 to {QUALIFICATION_MAX_SAMPLES} sample sentences (5 is usual).")
+    if len({s.pk for s in sentences}) != len(sentences):
+        raise RewriteError("A sample sentence is listed twice.")
+    if any(s.corpus.project_id != project.pk for s in sentences):
+        raise RewriteError("Sample sentences must come from the project's corpora.")
+    if Qualification.objects.filter(project=project, name=name).exists():
+        raise RewriteError(f"A qualification named {name!r} already exists in this project.")
+    qualification = Qualification.objects.create(
+        project=project, name=name, instructions=instructions.replace("\r\n", "\n"), created_by=created_by
+    )
+    QualificationSample.objects.bulk_create(
+        [
+            QualificationSample(qualification=qualification, sentence=s, position=i)
+            for i, s in enumerate(sentences)
+        ]
+    )
+    return qualification
+
+
+@transaction.atomic
+def qualification_start(*, qualification: Qualification, worker: AbstractBaseUser) -> QualificationAttempt:
+    """The worker's attempt; a rejected worker starts again only when the researcher allowed a retry."""
+    attempt, created = QualificationAttempt.objects.select_for_update().get_or_create(
+        qualification=qualification, worker=worker
+    )
+    if created or attempt.status != QualificationStatus.REJECTED:
+        return attempt
+    if not attempt.retry_allowed:
+        raise RewriteError(
+            "You did not pass this qualification; you may retry only if the researcher allows it."
+        )
+    attempt.answers.all().delete()
+    attempt.status = QualificationStatus.IN_PROGRESS
+    attempt.retry_allowed = False
+    attempt.tries += 1
+    attempt.reviewer = None
+    attempt.reviewed = None
+    attempt.submitted = None
+    attempt.save()
+    return attempt
+
+
+@transaction.atomic
+def qualification_submit(
+    *, attempt: QualificationAttempt, answers: Mapping[int, str]
+) -> QualificationAttempt:
+    """Save every sample's rewrite (keyed by sample id) and queue the automatic grading."""
+    locked = QualificationAttempt.objects.select_for_update().get(pk=attempt.pk)
+    if locked.status != QualificationStatus.IN_PROGRESS:
+        raise RewriteError("These answers have already been submitted.")
+    samples = list(locked.qualification.samples.select_related("sentence__corpus"))
+    if set(answers) != {s.pk for s in samples}:
+        raise RewriteError("Rewrite every sample sentence.")
+    errors = []
+    cleaned = {}
+    for i, sample in enumerate(samples, start=1):
+        try:
+            cleaned[sample.pk] = rewrite_clean(
+                answers[sample.pk], source=sample.sentence.text, tokenized=sample.sentence.corpus.tokenized
+            )
+        except RewriteError as exc:
+            errors.append(f"Sentence {i}: {exc}")
+    if errors:
+        raise RewriteError(" ".join(errors))
+    QualificationAnswer.objects.bulk_create(
+        [QualificationAnswer(attempt=locked, sample_id=pk, text=text) for pk, text in cleaned.items()]
+    )
+    locked.status = QualificationStatus.SUBMITTED
+    locked.submitted = timezone.now()
+    locked.save(update_fields=["status", "submitted"])
+
+    from annotate.rewrites.tasks import task_qualification_grade
+
+    transaction.on_commit(lambda: task_qualification_grade.delay(attempt_id=locked.pk))
+    return locked
+
+
+def qualification_grade(*, attempt_id: int) -> int:
+    """Sentence GLEU+ and ERRANT F0.5 of each ungraded answer against its sample's references.
+
+    GLEU+ is the per-sentence score of geceval.gleu.gleu_plus (every zero
+    n-gram count replaced by 1, averaged over references); ERRANT F0.5 is the
+    single-sentence score of geceval.errant_scorer.errant_score_texts against
+    all references. Samples without references stay ungraded (None).
+    Returns how many answers were graded; re-running is harmless.
+    """
+    from geceval.errant_scorer import errant_score_texts
+    from geceval.gleu import gleu_plus
+
+    graded = 0
+    for answer in QualificationAnswer.objects.filter(attempt_id=attempt_id, gleu__isnull=True).select_related(
+        "sample__sentence"
+    ):
+        source = answer.sample.sentence.text
+        refs = sentence_references(answer.sample.sentence)
+        if not refs:
+            continue
+        gleu = gleu_plus([source], [[r] for r in refs], [answer.text], sentence=True, iterations=1)
+        errant = errant_score_texts([source], [[r] for r in refs], [answer.text])
+        QualificationAnswer.objects.filter(pk=answer.pk).update(
+            gleu=round(gleu.sentence_scores[0], 4), errant_f05=round(errant.f, 4)
+        )
+        graded += 1
+    return graded
+
+
+@transaction.atomic
+def qualification_review(
+    *, attempt: QualificationAttempt, reviewer: AbstractBaseUser, accept: bool
+) -> QualificationAttempt:
+    """An expert's decision on a submitted attempt; acceptance grants the qualification."""
+    if not may_review(reviewer):
+        raise RewriteError("Only experts review qualification answers.")
+    if attempt.worker_id == reviewer.pk:
+        raise RewriteError("Experts never review their own answers.")
+    status = QualificationStatus.ACCEPTED if accept else QualificationStatus.REJECTED
+    updated = QualificationAttempt.objects.filter(pk=attempt.pk, status=QualificationStatus.SUBMITTED).update(
+        status=status, reviewer=reviewer, reviewed=timezone.now()
+    )
+    if updated != 1:
+        raise RewriteError("This attempt is not awaiting review.")
+    attempt.refresh_from_db()
+    return attempt
+
+
+def qualification_allow_retry(*, attempt: QualificationAttempt) -> QualificationAttempt:
+    """The researcher lets a rejected worker take the test again."""
+    if attempt.status != QualificationStatus.REJECTED:
+        raise RewriteError("Only a rejected worker needs permission to retry.")
+    attempt.retry_allowed = True
+    attempt.save(update_fields=["retry_allowed"])
+    return attempt

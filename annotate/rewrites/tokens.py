@@ -1,0 +1,97 @@
+"""Show tokenised text to people and tokenise their rewrites back the same way.
+
+Corpora such as JFLEG and CoNLL are stored Penn-Treebank-style ("do n't",
+"word ,"). People read ``detokenise(x)`` ("don't", "word,"); their rewrite is
+stored as ``retokenise(text, source=x)``. With the source given, every word the
+annotator left as the source showed it gets back exactly the source's tokens
+(so ``retokenise(detokenise(x), source=x) == x`` for any single-spaced x and
+unchanged words stay comparable with the source); new words are split by
+PTB-like rules (clitics, punctuation, brackets), which is how the JFLEG and
+CoNLL sources were tokenised. These rules are ours, not a port of any tokenizer.
+"""
+
+from __future__ import annotations
+
+import re
+
+ATTACH_LEFT = {",", ".", "!", "?", ";", ":", "%", ")", "]", "}", "...", "''", "n't", "N'T"}
+CLITICS = {"'s", "'re", "'ve", "'ll", "'d", "'m", "'S", "'RE", "'VE", "'LL", "'D", "'M", "'"}
+ATTACH_RIGHT = {"(", "[", "{", "$", "``", "#"}
+
+
+def _chunks(tokens: list[str]) -> list[list[str]]:
+    """Group tokens into the whitespace-separated words a reader sees."""
+    chunks: list[list[str]] = []
+    glue_next = False
+    open_quote = False
+    for tok in tokens:
+        glue = glue_next or tok in ATTACH_LEFT or tok in CLITICS
+        glue_next = tok in ATTACH_RIGHT
+        if tok == '"':
+            if open_quote:
+                glue, glue_next = True, False
+            else:
+                glue_next = True
+            open_quote = not open_quote
+        if glue and chunks:
+            chunks[-1].append(tok)
+        else:
+            chunks.append([tok])
+    return chunks
+
+
+def detokenise(text: str) -> str:
+    """``"I do n't know , really ."`` -> ``"I don't know, really."`` (whitespace collapsed)."""
+    return " ".join("".join(c) for c in _chunks(text.split()))
+
+
+_OPENERS = '([{$#"`'
+_CLOSERS = ",.!?;:%)]}\"'"
+_CONTRACTION = re.compile(r"^(.+?)(n't|N'T|'s|'S|'re|'RE|'ve|'VE|'ll|'LL|'d|'D|'m|'M)$")
+_ABBREV = re.compile(r"^(?:[A-Za-z]\.){2,}$|^(?:Mr|Mrs|Ms|Dr|St|Jr|Sr|Prof|vs|etc|e\.g|i\.e)\.$")
+_NUMBER = re.compile(r"^\d+(?:[.,:]\d+)*$")
+
+
+def _split_word(word: str) -> list[str]:
+    head: list[str] = []
+    tail: list[str] = []
+    while len(word) > 1 and word[0] in _OPENERS:
+        head.append(word[0])
+        word = word[1:]
+    while len(word) > 1:
+        if word.endswith("..."):
+            tail.insert(0, "...")
+            word = word[:-3]
+        elif word[-1] in _CLOSERS and not _ABBREV.match(word) and not (word[-1] == "'" and word[-2:] == "s'"):
+            tail.insert(0, word[-1])
+            word = word[:-1]
+        else:
+            break
+    middle = [word] if word else []
+    m = _CONTRACTION.match(word)
+    if m and not _NUMBER.match(word):
+        stem, clitic = m.group(1), m.group(2)
+        if clitic.lower() == "n't" and stem.lower() in {"ca", "wo", "sha"}:
+            middle = [stem, clitic]
+        elif clitic.lower() == "n't" and stem.lower() == "can":  # "cannot" spelt "can't" -> "ca n't"
+            middle = [stem[:2], clitic]
+        else:
+            middle = [stem, clitic]
+    return [t.replace("`", "'") if t == "`" else t for t in head + middle + tail]
+
+
+def tokenise_words(text: str) -> str:
+    """Rule-based PTB-like tokenisation of free text."""
+    return " ".join(t for word in text.split() for t in _split_word(word))
+
+
+def retokenise(text: str, *, source: str | None = None) -> str:
+    """Tokenise ``text`` as the tokenised ``source`` is: unchanged words reuse the source's tokens."""
+    known: dict[str, list[str]] = {}
+    if source is not None:
+        for chunk in _chunks(source.split()):
+            known.setdefault("".join(chunk), chunk)
+    out: list[str] = []
+    for word in text.split():
+        out.extend(known.get(word) or _split_word(word))
+    return " ".join(out)

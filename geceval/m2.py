@@ -235,7 +235,6 @@ class _Arcs:
         return arcs
 
     def __init__(self, lat: _Lattice, max_unchanged: int) -> None:
-        W = lat.W
         # stored[v]: source x -> (steps, unchanged, noop, kfirst); base arcs have kfirst -1
         stored: dict[int, dict[int, tuple[int, int, bool, int]]] = {}
         created: dict[int, list[tuple[int, int]]] = {}
@@ -279,18 +278,6 @@ class _Arcs:
             lst.sort()
             self.into[v] = lst
             self.n_arcs += len(lst)
-        del W
-
-
-class _GoldIndex:
-    def __init__(self, gold: list[GoldEdit]) -> None:
-        self.by_span: dict[tuple[int, int, str], set[str]] = {}
-        for start, end, orig, corrs in gold:
-            self.by_span.setdefault((start, end, orig), set()).update(corrs)
-
-    def matches(self, edit: SysEdit) -> bool:
-        corrs = self.by_span.get(edit[:3])
-        return corrs is not None and edit[3] in corrs
 
 
 def _gold_pairs(lat: _Lattice, gold: list[GoldEdit]) -> set[tuple[int, int]]:
@@ -381,7 +368,6 @@ class _ArcsNp:
     def __init__(self, lat: _Lattice, max_unchanged: int) -> None:
         import numpy as np
 
-        W = lat.W
         X: dict[int, Any] = {}
         S: dict[int, Any] = {}
         U: dict[int, Any] = {}
@@ -485,7 +471,6 @@ class _ArcsNp:
             self.noop[v] = N[v][keep]
             self.kfirst[v] = K[v][keep]
             self.n_arcs += int(keep.sum())
-        del W
 
 
 def _best_edits_np(lat: _Lattice, arcs: _ArcsNp, gold: list[GoldEdit]) -> list[SysEdit]:

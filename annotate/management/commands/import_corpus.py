@@ -2,51 +2,43 @@ from __future__ import annotations
 
 from django.core.management.base import BaseCommand, CommandError
 
-from annotate.management.commands._common import find_project, read_input
-from annotate.services import corpus_import_text
+from annotate.formats.readers import FORMATS, load
+from annotate.formats.services import corpus_import
+from annotate.management.commands._common import find_project
 from geceval.errors import GecInputError
-from geceval.formats.text import jfleg_reference_paths
 
 
 class Command(BaseCommand):
     help = (
-        "Import a corpus, all or nothing. --format jfleg: PATH is a prefix (dir/test for dir/test.src + "
-        "dir/test.ref0..N); --format text: PATH is one file, one sentence a line."
+        "Import a corpus, all or nothing (any error names the file and line and saves nothing). "
+        "--format jfleg: PATH is a prefix (dir/test for dir/test.src + dir/test.ref0..N, references "
+        "ref0..N); gmeg: PATH is a domain folder (source, ref0..N, source+error, system outputs; "
+        "domain = folder name) or a folder of domain folders; m2: S lines are the source, each "
+        "annotator's corrections the reference ref<id>; text: one sentence a line; jsonl: one JSON "
+        "object a sentence (see annotate.formats)."
     )
 
     def add_arguments(self, parser):
         parser.add_argument("path")
-        parser.add_argument("--format", choices=["jfleg", "text"], required=True)
+        parser.add_argument("--format", choices=FORMATS, required=True)
         parser.add_argument("--name", required=True)
-        parser.add_argument("--domain", default="")
+        parser.add_argument("--domain", default="", help="domain of every sentence (gmeg: folder name)")
         parser.add_argument("--project", help="project name (needed when there are several)")
-        parser.add_argument("--tokenized", action="store_true", help="text is whitespace-tokenised")
+        parser.add_argument(
+            "--tokenized", action="store_true", help="text is whitespace-tokenised (m2 always is)"
+        )
         parser.add_argument("--language", default="en")
 
     def handle(self, *args, **opts):
         project = find_project(opts["project"])
-        if opts["format"] == "jfleg":
-            source = read_input(opts["path"] + ".src")
-            ref_paths = jfleg_reference_paths(opts["path"])
-            if not ref_paths:
-                raise CommandError(f"{opts['path']}.ref0: no reference files (JFLEG layout)")
-            references = [read_input(p) for p in ref_paths]
-            names = [p.rsplit(".", 1)[1] for p in ref_paths]
-        else:
-            source, references, names = read_input(opts["path"]), [], []
         try:
-            corpus = corpus_import_text(
-                project=project,
-                name=opts["name"],
-                source=source,
-                references=references,
-                reference_names=names,
-                domain=opts["domain"],
-                tokenized=opts["tokenized"],
-                language=opts["language"],
-            )
+            data = load(opts["path"], opts["format"], domain=opts["domain"], tokenized=opts["tokenized"])
+            corpus = corpus_import(project=project, name=opts["name"], data=data, language=opts["language"])
         except GecInputError as exc:
             raise CommandError(str(exc)) from None
+        refs = len(data.references())
+        others = len(data.systems) - refs
         self.stdout.write(
-            f"imported corpus {corpus.name!r}: {corpus.sentences.count()} sentences, {len(references)} references"
+            f"imported corpus {corpus.name!r}: {len(data.sentences)} sentences, {refs} references"
+            + (f", {others} other systems" if others else "")
         )

@@ -1,0 +1,209 @@
+""":class:`CorpusData` -> files of a layout, as ``{relative path: bytes}`` (nothing written to disk).
+
+Every line is written as stored followed by ``\\n``, so a corpus imported from
+files that end with a newline is written back byte for byte.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+import zipfile
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from annotate.formats.data import MODEL, CorpusData, reference_ids
+from annotate.formats.readers import corrected_tokens
+from geceval.errors import GecInputError
+from geceval.formats.m2 import M2Sentence, format_edit, parse_m2
+
+EXPORT_FORMATS = ("jfleg", "gmeg", "m2", "jsonl")
+_UNSAFE = re.compile(r"[^A-Za-z0-9._+-]+")
+
+
+def safe_name(name: str) -> str:
+    """A file or folder name from a corpus/domain name: odd characters become ``_``."""
+    cleaned = _UNSAFE.sub("_", name.strip()).strip("._") or "corpus"
+    return cleaned[:100]
+
+
+def _lines(lines: list[str]) -> bytes:
+    return "".join(line + "\n" for line in lines).encode("utf-8")
+
+
+def write_jfleg(data: CorpusData, name: str) -> dict[str, bytes]:
+    """``NAME.src`` and ``NAME.ref0..N-1`` (references in natural name order, renumbered from 0)."""
+    base = safe_name(name)
+    files = {f"{base}.src": _lines(data.source)}
+    for k, ref in enumerate(data.references()):
+        files[f"{base}.ref{k}"] = _lines(ref.lines)
+    return files
+
+
+def write_gmeg(data: CorpusData, name: str) -> dict[str, bytes]:
+    """``DOMAIN/source``, ``DOMAIN/ref0..N-1`` and ``DOMAIN/<system>`` for every other system.
+
+    Sentences are grouped by domain (order of first appearance; a sentence
+    without a domain goes to a folder named after the corpus).
+    """
+    refs, others = data.references(), data.others()
+    reserved = {"source"} | {f"ref{k}" for k in range(len(refs))}
+    for s in others:
+        if s.name in reserved or safe_name(s.name) != s.name or re.fullmatch(r"ref\d+", s.name):
+            raise GecInputError(
+                f"system name {s.name!r} cannot be a GMEG file name (clashes with source/refN or has odd characters)"
+            )
+    groups: dict[str, list[int]] = {}
+    for i, s in enumerate(data.sentences):
+        groups.setdefault(safe_name(s.domain) if s.domain else safe_name(name), []).append(i)
+    files: dict[str, bytes] = {}
+    for domain, rows in groups.items():
+        files[f"{domain}/source"] = _lines([data.sentences[i].text for i in rows])
+        for k, ref in enumerate(refs):
+            files[f"{domain}/ref{k}"] = _lines([ref.lines[i] for i in rows])
+        for s in others:
+            files[f"{domain}/{s.name}"] = _lines([s.lines[i] for i in rows])
+    return files
+
+
+def _stored_m2(metadata: dict[str, Any]) -> tuple[list[str], list[int]] | None:
+    m2 = metadata.get("m2") if isinstance(metadata, dict) else None
+    if not isinstance(m2, dict) or not isinstance(m2.get("edits"), list):
+        return None
+    return [str(e) for e in m2["edits"]], [int(a) for a in m2.get("annotators", [])]
+
+
+def m2_blocks(data: CorpusData, *, untyped: bool = False) -> list[str]:
+    """The M2 blocks (text, without the blank separator lines) of a corpus' references.
+
+    A reference named ``ref<k>`` is annotator ``k`` (others get the next free
+    ids). Typed export: where a sentence keeps the ``A`` lines of an imported
+    M2 file and the reference still equals that annotator's corrected text,
+    the stored lines are written as they were (original types, order and
+    formatting); the rest is annotated by ERRANT. ``untyped`` aligns every
+    reference with the Levenshtein converter (type ``X``).
+    """
+    from geceval.convert import references_to_m2
+
+    refs = data.references()
+    ids = reference_ids(refs)
+    stored_ok: list[list[bool]] = []  # [sentence][reference]
+    stored_lines: list[dict[int, list[str]] | None] = []
+    for i, sent in enumerate(data.sentences):
+        stored = None if untyped else _stored_m2(sent.metadata)
+        if stored is None:
+            stored_lines.append(None)
+            stored_ok.append([False] * len(refs))
+            continue
+        lines, present = stored
+        block = parse_m2(f"S {sent.text}\n" + "".join(line + "\n" for line in lines))[0]
+        by_ann: dict[int, list[str]] = {}
+        for line, edit in zip(lines, block.edits):
+            by_ann.setdefault(edit.annotator, []).append(line)
+        stored_lines.append(by_ann)
+        stored_ok.append(
+            [
+                a in present and " ".join(corrected_tokens(block, a)) == ref.lines[i]
+                for a, ref in zip(ids, refs)
+            ]
+        )
+    need = [k for k in range(len(refs)) if not all(row[k] for row in stored_ok)]
+    computed: list[M2Sentence] = []
+    if need:
+        source = [" ".join(s.text.split()) for s in data.sentences]
+        computed = references_to_m2(
+            source, [refs[k].lines for k in need], align="levenshtein" if untyped else "errant"
+        )
+    blocks = []
+    for i, sent in enumerate(data.sentences):
+        by_ann = stored_lines[i]
+        s_text = sent.text if by_ann is not None else " ".join(sent.text.split())
+        if by_ann is not None and all(stored_ok[i]) and set(by_ann) == set(ids):
+            # Every annotator as imported: keep the original line order.
+            lines = _stored_m2(sent.metadata)[0]  # type: ignore[index]
+        else:
+            per_ann: dict[int, list[str]] = {}
+            for k, a in enumerate(ids):
+                if stored_ok[i][k]:
+                    per_ann[a] = by_ann.get(a, [])  # type: ignore[union-attr]
+            for j, k in enumerate(need):
+                a = ids[k]
+                per_ann[a] = [
+                    format_edit(replace(e, annotator=a)) for e in computed[i].edits if e.annotator == j
+                ]
+            lines = [line for a in sorted(per_ann) for line in per_ann[a]]
+        blocks.append("\n".join([f"S {s_text}", *lines]))
+    return blocks
+
+
+def write_m2(data: CorpusData, name: str, *, untyped: bool = False) -> dict[str, bytes]:
+    """``NAME.m2``: one block per sentence, one annotator per reference (see :func:`m2_blocks`)."""
+    if not data.references():
+        raise GecInputError("the corpus has no references to write as M2 edits")
+    blocks = m2_blocks(data, untyped=untyped)
+    return {f"{safe_name(name)}.m2": "".join(b + "\n\n" for b in blocks).encode("utf-8")}
+
+
+def jsonl_objects(data: CorpusData, extra: list[dict[str, Any]] | None = None) -> list[dict[str, Any]]:
+    """One object per sentence (schema in :mod:`annotate.formats`); ``extra[i]`` is merged into line i."""
+    refs, others = data.references(), data.others()
+    out = []
+    for i, s in enumerate(data.sentences):
+        obj: dict[str, Any] = {
+            "text": s.text,
+            "domain": s.domain,
+            "document_id": s.document_id,
+            "paragraph_position": s.paragraph_position,
+            "metadata": s.metadata,
+            "references": {r.name: r.lines[i] for r in refs},
+            "outputs": {o.name: o.lines[i] for o in others},
+        }
+        kinds = {o.name: o.kind for o in others if o.kind != MODEL}
+        if kinds:
+            obj["output_kinds"] = kinds
+        if extra:
+            obj.update(extra[i])
+        out.append(obj)
+    return out
+
+
+def write_jsonl(data: CorpusData, name: str, extra: list[dict[str, Any]] | None = None) -> dict[str, bytes]:
+    lines = [json.dumps(o, ensure_ascii=False, sort_keys=False) for o in jsonl_objects(data, extra)]
+    return {f"{safe_name(name)}.jsonl": _lines(lines)}
+
+
+def write(data: CorpusData, fmt: str, name: str, *, untyped: bool = False) -> dict[str, bytes]:
+    if fmt == "jfleg":
+        return write_jfleg(data, name)
+    if fmt == "gmeg":
+        return write_gmeg(data, name)
+    if fmt == "m2":
+        return write_m2(data, name, untyped=untyped)
+    if fmt == "jsonl":
+        return write_jsonl(data, name)
+    raise GecInputError(f"unknown export format {fmt!r}; one of {', '.join(EXPORT_FORMATS)}")
+
+
+def save_files(files: dict[str, bytes], out_dir: str | Path) -> list[Path]:
+    """Write the files under ``out_dir`` (folders created); returns the paths written."""
+    root = Path(out_dir)
+    written = []
+    for rel, content in files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(content)
+        written.append(path)
+    return written
+
+
+def zip_files(files: dict[str, bytes], folder: str) -> bytes:
+    """A zip of the files under ``folder/`` (fixed timestamps: same corpus, same bytes)."""
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
+        for rel, content in sorted(files.items()):
+            info = zipfile.ZipInfo(f"{safe_name(folder)}/{rel}", date_time=(1980, 1, 1, 0, 0, 0))
+            info.compress_type = zipfile.ZIP_DEFLATED
+            zf.writestr(info, content)
+    return buf.getvalue()

@@ -1,8 +1,22 @@
 from django.urls import path
 
 from annotate import views
+from annotate.rewrites import views as rw
 
 urlpatterns = [
     path("corpora/upload/", views.corpus_upload, name="corpus-upload"),
     path("corpora/<int:pk>/", views.corpus_detail, name="corpus-detail"),
+    path("rewrites/", rw.index, name="rewrite-index"),
+    path("rewrites/new/", rw.campaign_new, name="rewrite-campaign-new"),
+    path("rewrites/<int:pk>/", rw.campaign_detail, name="rewrite-campaign"),
+    path("rewrites/<int:pk>/status/", rw.campaign_status, name="rewrite-campaign-status"),
+    path("rewrites/<int:pk>/work/", rw.work, name="rewrite-work"),
+    path("rewrites/<int:pk>/skip/", rw.skip, name="rewrite-skip"),
+    path("rewrites/<int:pk>/draft/", rw.draft, name="rewrite-draft"),
+    path("rewrites/<int:pk>/mine/", rw.mine, name="rewrite-mine"),
+    path("rewrites/<int:pk>/review/", rw.review, name="rewrite-review"),
+    path("qualifications/new/", rw.qualification_new, name="qualification-new"),
+    path("qualifications/<int:pk>/", rw.qualification_detail, name="qualification"),
+    path("qualifications/<int:pk>/take/", rw.qualification_take, name="qualification-take"),
+    path("qualifications/attempts/<int:pk>/decide/", rw.qualification_decide, name="qualification-decide"),
 ]

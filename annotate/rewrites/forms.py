@@ -1,0 +1,90 @@
+from __future__ import annotations
+
+from django import forms
+from django.contrib.auth.models import Group
+
+from annotate.models import Corpus, Project, Qualification, RewritePreset, Role
+
+
+class RewriteCampaignForm(forms.Form):
+    project = forms.ModelChoiceField(queryset=Project.objects.none())
+    corpus = forms.ModelChoiceField(queryset=Corpus.objects.none())
+    name = forms.CharField(max_length=200)
+    preset = forms.ChoiceField(choices=RewritePreset.choices, label="Instruction preset")
+    instructions = forms.CharField(
+        widget=forms.Textarea(attrs={"rows": 10}),
+        required=False,
+        help_text="The full text workers see; empty uses the preset's text.",
+    )
+    rewrites_per_sentence = forms.IntegerField(
+        min_value=1, max_value=50, initial=4, label="Rewrites per sentence"
+    )
+    groups = forms.ModelMultipleChoiceField(
+        queryset=Group.objects.filter(name__in=[Role.ANNOTATOR, Role.EXPERT]).order_by("name"),
+        required=False,
+        widget=forms.CheckboxSelectMultiple,
+        label="Allowed groups",
+        help_text="None ticked: every annotator and expert of the project.",
+    )
+    per_group = forms.IntegerField(
+        min_value=1,
+        max_value=25,
+        required=False,
+        label="Rewrites per group",
+        help_text="Optional: each ticked group gets this many rewrites of every sentence (e.g. 2 expert + 2 crowd).",
+    )
+    ask_difficulty = forms.BooleanField(required=False, label="Ask a 1-5 difficulty rating")
+    require_review = forms.BooleanField(required=False, label="Expert review of every rewrite")
+    pay_per_sentence = forms.DecimalField(min_value=0, max_digits=8, decimal_places=2, initial=0)
+    domain = forms.CharField(max_length=100, required=False, help_text="Only sentences of this domain.")
+    first_position = forms.IntegerField(min_value=0, required=False, label="From line (0-based)")
+    last_position = forms.IntegerField(min_value=0, required=False, label="To line (inclusive)")
+    qualification = forms.ModelChoiceField(queryset=Qualification.objects.none(), required=False)
+
+    def __init__(self, *args, projects=None, **kwargs):
+        super().__init__(*args, **kwargs)
+        if projects is not None:
+            self.fields["project"].queryset = projects
+            self.fields["corpus"].queryset = Corpus.objects.filter(project__in=projects).select_related(
+                "project"
+            )
+            self.fields["qualification"].queryset = Qualification.objects.filter(project__in=projects)
+        self.fields["corpus"].label_from_instance = lambda c: f"{c.project.name} / {c.name}"
+
+    def clean(self):
+        data = super().clean()
+        if data.get("per_group") and not data.get("groups"):
+            self.add_error("per_group", "Tick the groups that get their own rewrites.")
+        return data
+
+
+class QualificationForm(forms.Form):
+    project = forms.ModelChoiceField(queryset=Project.objects.none())
+    corpus = forms.ModelChoiceField(queryset=Corpus.objects.none(), help_text="Where the samples come from.")
+    name = forms.CharField(max_length=200)
+    positions = forms.CharField(
+        label="Sample lines",
+        help_text="0-based line numbers of the sample sentences, separated by commas (5 is usual).",
+    )
+    instructions = forms.CharField(widget=forms.Textarea(attrs={"rows": 5}), required=False)
+
+    def __init__(self, *args, projects=None, **kwargs):
+        super().__init__(*args, **kwargs)
+        if projects is not None:
+            self.fields["project"].queryset = projects
+            self.fields["corpus"].queryset = Corpus.objects.filter(project__in=projects).select_related(
+                "project"
+            )
+        self.fields["corpus"].label_from_instance = lambda c: f"{c.project.name} / {c.name}"
+
+    def clean_positions(self) -> list[int]:
+        raw = self.cleaned_data["positions"]
+        try:
+            values = [int(p) for p in raw.replace(";", ",").split(",") if p.strip()]
+        except ValueError:
+            raise forms.ValidationError(
+                "Write line numbers separated by commas, e.g. 3, 17, 42, 80, 101."
+            ) from None
+        if not values or any(v < 0 for v in values):
+            raise forms.ValidationError("Give at least one line number (0 or more).")
+        return values

@@ -1,0 +1,176 @@
+// The annotator page: live word diff against the source, server-side autosave
+// (with a localStorage copy for when the session has expired), keyboard use.
+(function () {
+  "use strict";
+  var form = document.getElementById("rw-form");
+  if (!form) return;
+  var box = document.getElementById("rw-text");
+  var diffOut = document.getElementById("rw-diff");
+  var status = document.getElementById("rw-status");
+  var secondsField = document.getElementById("rw-seconds");
+  var source = box.getAttribute("data-source");
+  var draftUrl = form.getAttribute("data-draft-url");
+  var sentence = form.getAttribute("data-sentence");
+  var storeKey = "gec-rewrite-draft:" + form.getAttribute("data-campaign") + ":" + sentence;
+  var baseSeconds = parseFloat(form.getAttribute("data-draft-seconds")) || 0;
+  var shownAt = Date.now();
+  var activeMs = 0;
+  var csrf = form.querySelector("input[name=csrfmiddlewaretoken]").value;
+
+  function seconds() {
+    var now = Date.now();
+    var total = activeMs + (document.hidden ? 0 : now - shownAt);
+    return Math.round(baseSeconds + total / 1000);
+  }
+  document.addEventListener("visibilitychange", function () {
+    if (document.hidden) { activeMs += Date.now() - shownAt; } else { shownAt = Date.now(); }
+  });
+
+  // Word-level LCS diff; deletions are shown before insertions, as the papers' tables do.
+  function diff(a, b) {
+    var n = a.length, m = b.length, i, j;
+    var dp = [];
+    for (i = 0; i <= n; i++) { dp.push(new Array(m + 1).fill(0)); }
+    for (i = n - 1; i >= 0; i--) {
+      for (j = m - 1; j >= 0; j--) {
+        dp[i][j] = a[i] === b[j] ? dp[i + 1][j + 1] + 1 : Math.max(dp[i + 1][j], dp[i][j + 1]);
+      }
+    }
+    var ops = [];
+    i = 0; j = 0;
+    while (i < n || j < m) {
+      if (i < n && j < m && a[i] === b[j]) { ops.push(["same", a[i]]); i++; j++; }
+      else if (i < n && (j >= m || dp[i + 1][j] >= dp[i][j + 1])) { ops.push(["del", a[i]]); i++; }
+      else { ops.push(["ins", b[j]]); j++; }
+    }
+    var merged = [];
+    ops.forEach(function (op) {
+      var last = merged[merged.length - 1];
+      if (last && last[0] === op[0]) { last[1].push(op[1]); } else { merged.push([op[0], [op[1]]]); }
+    });
+    // Put a deletion before an adjacent insertion.
+    for (var k = 0; k + 1 < merged.length; k++) {
+      if (merged[k][0] === "ins" && merged[k + 1][0] === "del") {
+        var t = merged[k]; merged[k] = merged[k + 1]; merged[k + 1] = t;
+      }
+    }
+    return merged;
+  }
+
+  function words(s) { return s.split(/\s+/).filter(Boolean); }
+
+  function flag() {
+    var checked = form.querySelector("input[name=flag]:checked");
+    return checked ? checked.value : "";
+  }
+  function difficulty() {
+    var checked = form.querySelector("input[name=difficulty]:checked");
+    return checked ? checked.value : null;
+  }
+
+  function render() {
+    diffOut.textContent = "";
+    if (flag()) {
+      diffOut.textContent = "Flagged: the sentence will be submitted without a rewrite.";
+      return;
+    }
+    var ops = diff(words(source), words(box.value));
+    var changed = false;
+    ops.forEach(function (op) {
+      var el;
+      if (op[0] === "same") { el = document.createTextNode(op[1].join(" ")); }
+      else {
+        changed = true;
+        el = document.createElement(op[0]);
+        el.textContent = op[1].join(" ");
+      }
+      diffOut.appendChild(el);
+      diffOut.appendChild(document.createTextNode(" "));
+    });
+    diffOut.classList.toggle("unchanged", !changed);
+    if (!changed) { diffOut.insertBefore(document.createTextNode("(no change) "), diffOut.firstChild); }
+  }
+
+  function syncFlag() {
+    box.disabled = !!flag();
+    render();
+  }
+
+  var timer = null;
+  function state() {
+    return { sentence: sentence, text: box.value, flag: flag(), difficulty: difficulty(), seconds: seconds() };
+  }
+  function saveLocal() {
+    try { localStorage.setItem(storeKey, JSON.stringify(state())); } catch (e) { /* private mode */ }
+  }
+  function saveServer() {
+    timer = null;
+    var body = JSON.stringify(state());
+    fetch(draftUrl, {
+      method: "POST", credentials: "same-origin", redirect: "error",
+      headers: { "Content-Type": "application/json", "X-CSRFToken": csrf },
+      body: body
+    }).then(function (r) {
+      if (!r.ok) throw new Error(r.status);
+      status.textContent = "Draft saved";
+    }).catch(function () {
+      status.textContent = "Draft kept in this browser (the server could not be reached; log in again if needed)";
+    });
+  }
+  function changed() {
+    render();
+    saveLocal();
+    status.textContent = "Editing…";
+    if (timer) clearTimeout(timer);
+    timer = setTimeout(saveServer, 700);
+  }
+
+  // Restore a local copy only when the server has no draft (e.g. the session expired while typing).
+  if (form.getAttribute("data-has-draft") !== "1" && !document.getElementById("rw-error")) {
+    try {
+      var local = JSON.parse(localStorage.getItem(storeKey) || "null");
+      if (local && local.sentence === sentence) {
+        box.value = local.text;
+        if (local.flag) { var f = form.querySelector("input[name=flag][value='" + local.flag + "']"); if (f) f.checked = true; }
+        if (local.difficulty) { var d = form.querySelector("input[name=difficulty][value='" + local.difficulty + "']"); if (d) d.checked = true; }
+        status.textContent = "Restored your unsaved draft";
+        saveServer();
+      }
+    } catch (e) { /* ignore a corrupt copy */ }
+  }
+
+  box.addEventListener("input", changed);
+  form.querySelectorAll("input[name=flag], input[name=difficulty]").forEach(function (el) {
+    el.addEventListener("change", function () { syncFlag(); changed(); });
+  });
+  document.getElementById("rw-reset").addEventListener("click", function () {
+    box.value = source; changed(); box.focus();
+  });
+  form.addEventListener("submit", function () {
+    secondsField.value = seconds();
+    try { localStorage.removeItem(storeKey); } catch (e) { /* ignore */ }
+  });
+
+  document.addEventListener("keydown", function (e) {
+    if ((e.ctrlKey || e.metaKey) && e.key === "Enter") {
+      e.preventDefault();
+      document.getElementById("rw-submit").click();
+    } else if (e.altKey && !e.ctrlKey) {
+      var key = e.key.toLowerCase();
+      if (key === "k" || e.code === "KeyK") { e.preventDefault(); document.getElementById("rw-skip").click(); }
+      else if (key === "r" || e.code === "KeyR") { e.preventDefault(); document.getElementById("rw-reset").click(); }
+      else if (key === "i" || e.code === "KeyI") {
+        e.preventDefault();
+        var det = document.getElementById("instructions");
+        det.open = !det.open;
+      } else if (/^Digit[1-5]$/.test(e.code)) {
+        var radio = form.querySelector("input[name=difficulty][value='" + e.code.slice(5) + "']");
+        if (radio) { e.preventDefault(); radio.checked = true; changed(); }
+      }
+    }
+  });
+
+  syncFlag();
+  box.focus();
+  box.setSelectionRange(box.value.length, box.value.length);
+})();

@@ -312,7 +312,9 @@ def _align_batch(src: Sequence[str], pairs: Sequence[tuple[Sequence[str], Sequen
     for t in range(1, n + m + k + 1):
         cells = order_idx[bounds[t] : bounds[t + 1]]
         cand = cost_all[:, :, cells]
-        cand += dist[:, cells[None, :] - offsets[:, None]]
+        preds = cells[None, :] - offsets[:, None]
+        np.maximum(preds, 0, out=preds)  # invalid moves (cost _INF) may point before the box
+        cand += dist[:, preds]
         best = cand.argmin(axis=1)
         dist[:, cells] = cand.min(axis=1)
         ptr[:, cells] = moves[best]

@@ -29,12 +29,15 @@ around its point; insertions at the same point overlap), ordered by first
 token then end; alternatives by annotator; ``req="yes"`` when every
 annotator of the block has an alternative; ``type`` joins the distinct M2
 types with ``/`` in order of appearance. On the JFLEG test M2 this gives the
-reference converter's errors for 741 of 747 sentences; in the other 6 the
+reference converter's errors for 743 of 747 sentences; in the other 4 the
 reference leaves two overlapping groups apart (its grouping is
-order-dependent, not transitive). Its XML also differs where Python 2 set
-order leaked into the text (order of ``<c>`` in an ``<alt>``, of joined
-types). None of this changes ``-nomix`` scores (per-annotator references do
-not depend on grouping); mix-mode candidates can differ in those sentences.
+order-dependent, not transitive), which only changes mix-mode candidates.
+The reference converter also re-tokenises correction strings (``''`` may
+become a leading double backquote, "U.S.A." becomes "U.S.A ."); we keep the
+M2 text, so per-annotator references differ in 2 of the 747 JFLEG
+sentences. Its XML also differs where Python 2 set order leaked into the
+text (order of ``<c>`` in an ``<alt>``, of joined types), which does not
+affect scoring.
 
 Parsing uses lxml with entity resolution, DTD loading and network access
 off, so a gold file cannot read other files or the network.

@@ -40,7 +40,8 @@ text (order of ``<c>`` in an ``<alt>``, of joined types), which does not
 affect scoring.
 
 Parsing uses lxml with entity resolution, DTD loading and network access
-off, so a gold file cannot read other files or the network.
+off, and refuses documents that declare entities, so a gold file cannot
+read other files or the network.
 """
 
 from __future__ import annotations
@@ -135,6 +136,8 @@ def parse_ixml(data: bytes | str, *, path: str = "<ixml>") -> list[IGoldSentence
     """Parse I-measure gold XML text; raises GecInputError naming ``path`` and line."""
     if isinstance(data, str):
         data = data.encode("utf-8")
+    if b"<!ENTITY" in data:
+        raise GecInputError("entity declarations are not allowed in a gold file", path=path)
     parser = LET.XMLParser(resolve_entities=False, no_network=True, load_dtd=False, remove_comments=True)
     try:
         root = LET.fromstring(data, parser)

@@ -136,6 +136,7 @@ _DO_SUPPORT = (
     "shouldn't",
     "mustn't",
     "n't",
+    "not",
 )
 _BE_FORMS = ("am", "is", "are", "was", "were", "be", "been", "being", "'m", "'re", "isn't", "aren't")
 _BE_FORMS += ("wasn't", "weren't")
@@ -684,18 +685,14 @@ _WORD_RE = re.compile(r"^[A-Za-z]+(?:['’-][A-Za-z]+)*$|^n't$|^'[a-z]{1,2}$", r
 
 @dataclass(frozen=True)
 class _Tok:
+    """A whitespace token read as leading punctuation + core + trailing punctuation."""
+
     text: str
     lead: str
     core: str
     trail: str
-
-    @property
-    def low(self) -> str:
-        return self.core.lower().replace("’", "'")
-
-    @property
-    def is_word(self) -> bool:
-        return bool(self.core) and _WORD_RE.match(self.core) is not None
+    low: str  # the core lower-cased, curly apostrophe straightened, for the word lists
+    is_word: bool
 
     @property
     def bare(self) -> bool:
@@ -711,8 +708,9 @@ def _parse(token: str) -> _Tok:
     lead, core, trail = m.groups()
     if core == "" and trail == "":
         # all punctuation: the regex gave it all to ``lead``
-        return _Tok(token, "", "", token)
-    return _Tok(token, lead, core, trail)
+        lead, trail = "", token
+    is_word = bool(core) and _WORD_RE.match(core) is not None
+    return _Tok(token, lead, core, trail, core.lower().replace("’", "'"), is_word)
 
 
 def _match_case(template: str, word: str) -> str:

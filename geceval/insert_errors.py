@@ -1043,6 +1043,9 @@ def insert_errors(
 ) -> TrapResult:
     """Insert ``n_errors`` (1 or 2; drawn by the rng when None) typed errors into ``sentence``.
 
+    ``n_errors`` is an upper bound: when the first edit leaves no free place
+    for a second rule (edits never overlap or touch), one edit is returned.
+
     ``types`` restricts the grammatical rules (names from :data:`ERROR_TYPES`);
     the ``SPELL`` fallback is used when none of them applies. See the module
     docstring for the edit offsets and guarantees.

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from django.db import transaction
 
+from annotate.formats.campaign import RewriteRecord, build_campaign_corpus, pseudonym
 from annotate.formats.data import CorpusData, SystemData
-from annotate.formats.writers import write
+from annotate.formats.writers import write, write_jsonl
 from annotate.models import Corpus, Project
 from annotate.services import SentenceRecord, corpus_create
 from geceval.errors import GecInputError
@@ -76,3 +77,103 @@ def corpus_data(corpus: Corpus) -> CorpusData:
 def corpus_export(corpus: Corpus, *, fmt: str, untyped: bool = False) -> dict[str, bytes]:
     """The files of ``corpus`` in a layout (see :mod:`annotate.formats`), as ``{path: bytes}``."""
     return write(corpus_data(corpus), fmt, corpus.name, untyped=untyped)
+
+
+# -- rewrite campaigns --------------------------------------------------------------------------
+
+
+def campaign_rewrite_records(campaign) -> list[RewriteRecord]:
+    """Every rewrite of a campaign as plain records, annotators and reviewers pseudonymised."""
+    from django.conf import settings
+
+    from annotate.models import Rewrite
+
+    secret = settings.SECRET_KEY
+    rows = Rewrite.objects.filter(campaign=campaign).values_list(
+        "pk",
+        "sentence__position",
+        "annotator_id",
+        "text",
+        "flag",
+        "status",
+        "reviewed_text",
+        "group",
+        "difficulty",
+        "reviewer_id",
+        "seconds",
+    )
+    return [
+        RewriteRecord(
+            position=pos,
+            annotator=pseudonym(ann, secret),
+            text=text,
+            flag=flag,
+            status=status,
+            reviewed_text=reviewed,
+            group=group,
+            difficulty=difficulty,
+            reviewer=pseudonym(reviewer, secret) if reviewer is not None else None,
+            seconds=seconds,
+            order=pk,
+        )
+        for pk, pos, ann, text, flag, status, reviewed, group, difficulty, reviewer, seconds in rows
+    ]
+
+
+def campaign_corpus(
+    campaign, *, n: int | None = None, prefix: str = "ref", include_corpus_systems: bool = True
+) -> tuple[CorpusData, list[dict]]:
+    """The corpus a campaign's accepted rewrites make (see :mod:`annotate.formats.campaign`)."""
+    from annotate.rewrites.selectors import rewrite_campaign_sentences
+
+    positions = list(rewrite_campaign_sentences(campaign).values_list("position", flat=True))
+    return build_campaign_corpus(
+        corpus_data(campaign.corpus),
+        campaign_rewrite_records(campaign),
+        n=n or campaign.rewrites_per_sentence,
+        prefix=prefix,
+        positions=positions,
+        include_corpus_systems=include_corpus_systems,
+    )
+
+
+def campaign_export(
+    campaign, *, fmt: str, untyped: bool = False, n: int | None = None, include_corpus_systems: bool = True
+) -> dict[str, bytes]:
+    """Files named after the campaign: JFLEG/GMEG/M2 of its references, JSONL with every rewrite."""
+    data, extra = campaign_corpus(campaign, n=n, include_corpus_systems=include_corpus_systems)
+    if fmt == "jsonl":
+        return write_jsonl(data, campaign.name, extra)
+    return write(data, fmt, campaign.name, untyped=untyped)
+
+
+@transaction.atomic
+def campaign_references_add(campaign, *, prefix: str = "ref", n: int | None = None) -> list:
+    """Add a campaign's accepted rewrites to its own corpus as reference systems.
+
+    Needs every sentence of the corpus to have N accepted rewrites and no
+    MERGE (a joined line cannot live in the original corpus: export the
+    campaign instead and import the files as a new corpus).
+    """
+    from ranking.services import outputs_import_lines
+
+    corpus = campaign.corpus
+    base = corpus_data(corpus)
+    data, _ = build_campaign_corpus(
+        base, campaign_rewrite_records(campaign), n=n or campaign.rewrites_per_sentence, prefix=prefix
+    )
+    if len(data.sentences) != len(base.sentences) or any(
+        s.metadata.get("merged_positions") for s in data.sentences
+    ):
+        raise GecInputError(
+            f"only {len(data.sentences)} of {len(base.sentences)} sentences have their rewrites (or some are "
+            "merged): export the campaign and import the files as a new corpus instead"
+        )
+    existing = {s.name for s in base.systems}
+    return [
+        outputs_import_lines(
+            corpus=corpus, system_name=s.name, kind=s.kind, lines=s.lines, filename=campaign.name
+        )
+        for s in data.systems
+        if s.name not in existing
+    ]

@@ -310,16 +310,17 @@ def test_gec_ranking_1000_runs_reproduce_the_reference_table():
     # the order by mean mu may swap systems whose means differ by less than the run-to-run noise
     # (CUUI/IITB 0.003 apart, SJTU/POST 0.001): compare clusters by name
     assert {s.name: s.cluster for s in result.systems} == {name: c for name, _, _, c in GEC_RANKING_REFERENCE}
-    # Unstable boundary, IPN | NTHU: NTHU ranks 13th in about 2.5% of the runs, right at the 25 runs
-    # that the 95% range drops, so with other seeds NTHU's range becomes (13, 14) and the last two
-    # clusters merge (seeds 1 and 2 here do that). Every other boundary held over seeds 0-6.
+    # Unstable boundary, IPN | NTHU: NTHU is not last in about 2.5% of the runs, right at the 25 runs
+    # the 95% range drops at each end (24 runs with seed 0, 28 and 30 with seeds 1 and 2), so with
+    # seeds 1, 2 and 6 (of 0-6) NTHU's range becomes (13, 14) and the last two clusters merge. The
+    # reference's one stream fell on the (14, 14) side. Every other boundary held over seeds 0-6.
     nthu = result.systems[-1]
     assert nthu.name == "NTHU"
     index = chunk.systems.index("NTHU")
     nthu_not_last = int(
         (chunk.scores[:, index][:, None] > np.delete(chunk.scores, index, axis=1)).any(axis=1).sum()
     )
-    assert 10 <= nthu_not_last <= 45
+    assert 20 <= nthu_not_last <= 30
 
 
 @requires_shared

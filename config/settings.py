@@ -217,3 +217,5 @@ LOGGING = {
 
 # Work assignment (judgment campaigns).
 ASSIGNMENT_TIMEOUT_MINUTES = env_int("ASSIGNMENT_TIMEOUT_MINUTES", 60)
+# TrueSkill runs for the live ranking shown on a campaign page (analysis runs use 1000).
+RANKING_LIVE_RUNS = env_int("RANKING_LIVE_RUNS", 200)

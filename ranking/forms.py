@@ -3,35 +3,105 @@ from __future__ import annotations
 from django import forms
 
 from annotate.models import Corpus
-from ranking.models import System
+from ranking.models import Protocol, System, SystemKind
+
+PRWS_INSTRUCTIONS = (
+    "Rate how grammatical and fluent each correction is, from completely ungrammatical or garbled (0) "
+    "to perfect (100). Judge each sentence on its own; identical corrections are shown once. Tick "
+    "'meaning changed' if a correction no longer means what the original sentence meant."
+)
+RANKING_INSTRUCTIONS = (
+    "Rank the corrections of the original sentence from best (1) to worst. Judge grammaticality and "
+    "fluency, and whether the meaning of the original is kept. Give two corrections the same rank when "
+    "they are equally good."
+)
 
 
 class CampaignForm(forms.Form):
     name = forms.CharField(max_length=200)
+    protocol = forms.ChoiceField(choices=Protocol.choices, initial=Protocol.PRWS)
     corpus = forms.ModelChoiceField(queryset=Corpus.objects.none())
+    domain = forms.CharField(
+        max_length=100, required=False, help_text="Only sentences of this domain (optional)."
+    )
     systems = forms.ModelMultipleChoiceField(
         queryset=System.objects.none(), widget=forms.CheckboxSelectMultiple
     )
-    judgments_per_item = forms.IntegerField(min_value=1, max_value=50, initial=8)
-    instructions = forms.CharField(
-        widget=forms.Textarea(attrs={"rows": 3}),
+    reference = forms.ModelChoiceField(
+        queryset=System.objects.none(),
         required=False,
-        initial="Rate how grammatical and fluent each correction is, from completely ungrammatical "
-        "or garbled (0) to perfect (100). Tick 'meaning changed' if it no longer means what the "
-        "original sentence meant.",
+        help_text="Ranking: a reference shown beside the source.",
     )
+    judgments_per_item = forms.IntegerField(min_value=1, max_value=50, initial=8)
+    max_candidates = forms.IntegerField(
+        min_value=2,
+        max_value=5,
+        initial=5,
+        label="Outputs per screen",
+        help_text="PRWS: up to 5; ranking: 4 or 5.",
+    )
+    screens_per_sentence = forms.IntegerField(
+        min_value=1, max_value=20, initial=1, help_text="Ranking: random draws of outputs per sentence."
+    )
+    screens_per_hit = forms.IntegerField(min_value=1, max_value=200, initial=20, label="Screens per HIT")
+    assignment_minutes = forms.IntegerField(
+        min_value=1,
+        max_value=24 * 60,
+        initial=60,
+        help_text="An unfinished HIT returns to the pool after this.",
+    )
+    separate_domains = forms.BooleanField(
+        required=False, help_text="No worker gets two domains on the same day."
+    )
+    trap_system = forms.ModelChoiceField(
+        queryset=System.objects.none(), required=False, help_text="A Source+error system of the corpus."
+    )
+    trap_rate = forms.FloatField(
+        min_value=0, max_value=1, initial=0.0, help_text="Share of screens with a trap."
+    )
+    trap_threshold = forms.FloatField(
+        min_value=0,
+        max_value=1,
+        initial=0.7,
+        help_text="Workers who rate traps below the source less often are excluded.",
+    )
+    trap_min_seen = forms.IntegerField(
+        min_value=1, max_value=100, initial=5, help_text="Traps seen before exclusion."
+    )
+    reward_per_hit = forms.DecimalField(min_value=0, max_digits=8, decimal_places=2, initial=0)
+    budget = forms.DecimalField(
+        min_value=0,
+        max_digits=10,
+        decimal_places=2,
+        required=False,
+        help_text="No new HITs once spent (optional).",
+    )
+    instructions = forms.CharField(widget=forms.Textarea(attrs={"rows": 4}), required=False)
 
     def __init__(self, *args, corpora=None, systems=None, **kwargs):
         super().__init__(*args, **kwargs)
         if corpora is not None:
             self.fields["corpus"].queryset = corpora
         if systems is not None:
-            self.fields["systems"].queryset = systems
+            judged = systems.exclude(kind=SystemKind.SOURCE_ERROR)
+            self.fields["systems"].queryset = judged
             self.fields["systems"].label_from_instance = lambda s: f"{s.corpus.name} / {s.name} ({s.kind})"
+            self.fields["reference"].queryset = systems.filter(kind=SystemKind.REFERENCE)
+            self.fields["trap_system"].queryset = systems.filter(kind=SystemKind.SOURCE_ERROR)
+            for name in ("reference", "trap_system"):
+                self.fields[name].label_from_instance = lambda s: f"{s.corpus.name} / {s.name}"
 
     def clean(self):
         data = super().clean()
-        corpus, systems = data.get("corpus"), data.get("systems")
-        if corpus and systems and any(s.corpus_id != corpus.pk for s in systems):
-            raise forms.ValidationError("Choose systems of the selected corpus only.")
+        corpus = data.get("corpus")
+        if corpus:
+            for name in ("systems", "reference", "trap_system"):
+                value = data.get(name)
+                chosen = list(value) if name == "systems" and value else [value] if value else []
+                if any(s.corpus_id != corpus.pk for s in chosen):
+                    self.add_error(name, "Choose systems of the selected corpus only.")
+        if not data.get("instructions"):
+            data["instructions"] = (
+                RANKING_INSTRUCTIONS if data.get("protocol") == Protocol.RANKING else PRWS_INSTRUCTIONS
+            )
         return data

@@ -63,16 +63,54 @@ class CampaignStatus(models.TextChoices):
 
 
 class Campaign(models.Model):
-    """A judgment campaign over one corpus and some of its systems."""
+    """A judgment campaign over one corpus (or one domain of it) and some of its systems."""
 
     project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="campaigns")
     corpus = models.ForeignKey(Corpus, on_delete=models.PROTECT, related_name="campaigns")
     name = models.CharField(max_length=200)
     protocol = models.CharField(max_length=16, choices=Protocol.choices, default=Protocol.PRWS)
     systems = models.ManyToManyField(System, related_name="campaigns")
+    domain = models.CharField(max_length=100, blank=True, help_text="only sentences of this domain")
+    reference = models.ForeignKey(
+        System,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="+",
+        help_text="shown beside the source",
+    )
     status = models.CharField(max_length=16, choices=CampaignStatus.choices, default=CampaignStatus.ACTIVE)
-    judgments_per_item = models.PositiveSmallIntegerField(default=8)
-    max_candidates = models.PositiveSmallIntegerField(default=5, help_text="corrections per screen")
+    judgments_per_item = models.PositiveSmallIntegerField(
+        default=8, help_text="distinct valid judges per item"
+    )
+    max_candidates = models.PositiveSmallIntegerField(default=5, help_text="outputs per screen")
+    screens_per_sentence = models.PositiveSmallIntegerField(
+        default=1, help_text="ranking: random draws per sentence"
+    )
+    screens_per_hit = models.PositiveSmallIntegerField(default=20)
+    assignment_minutes = models.PositiveIntegerField(
+        default=60, help_text="an unfinished HIT returns to the pool"
+    )
+    separate_domains = models.BooleanField(default=False, help_text="no worker gets two domains on one day")
+    trap_system = models.ForeignKey(
+        System,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="+",
+        limit_choices_to={"kind": "source+error"},
+    )
+    trap_rate = models.FloatField(default=0.0, help_text="share of screens carrying a Source+error trap")
+    trap_threshold = models.FloatField(
+        default=0.7, help_text="a worker must fail no more traps than this allows"
+    )
+    trap_min_seen = models.PositiveSmallIntegerField(
+        default=5, help_text="traps seen before exclusion applies"
+    )
+    min_seconds = models.FloatField(default=5.0, help_text="screens faster than this are flagged too fast")
+    reward_per_hit = models.DecimalField(max_digits=8, decimal_places=2, default=0)
+    budget = models.DecimalField(max_digits=10, decimal_places=2, null=True, blank=True)
+    seed = models.IntegerField(default=0)
     instructions = models.TextField(blank=True)
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="created_campaigns"
@@ -90,25 +128,56 @@ class Campaign(models.Model):
                 condition=Q(max_candidates__gte=2) & Q(max_candidates__lte=5),
                 name="campaign_candidates_2_to_5",
             ),
+            models.CheckConstraint(
+                condition=Q(screens_per_hit__gte=1), name="campaign_screens_per_hit_positive"
+            ),
+            models.CheckConstraint(
+                condition=Q(trap_rate__gte=0) & Q(trap_rate__lte=1), name="campaign_trap_rate_0_1"
+            ),
+            models.CheckConstraint(
+                condition=Q(trap_threshold__gte=0) & Q(trap_threshold__lte=1),
+                name="campaign_trap_threshold_0_1",
+            ),
+            models.CheckConstraint(
+                condition=Q(assignment_minutes__gte=1), name="campaign_assignment_minutes"
+            ),
         ]
 
     def __str__(self) -> str:
         return self.name
 
 
+class Hit(models.Model):
+    """A fixed bundle of screens; ``judgments_per_item`` workers each do all of it."""
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="hits")
+    index = models.PositiveIntegerField()
+    domain = models.CharField(max_length=100, blank=True)
+
+    class Meta:
+        ordering = ["campaign", "index"]
+        constraints = [models.UniqueConstraint(fields=["campaign", "index"], name="hit_unique_index")]
+
+    def __str__(self) -> str:
+        return f"HIT {self.index} of {self.campaign_id}"
+
+
 class Screen(models.Model):
-    """What a judge sees at once: one source sentence and up to five distinct corrections."""
+    """What a judge sees at once: one source sentence and up to five distinct outputs."""
 
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="screens")
     sentence = models.ForeignKey(Sentence, on_delete=models.CASCADE, related_name="screens")
-    index = models.PositiveSmallIntegerField(default=0, help_text="screens of one sentence when >5 texts")
+    index = models.PositiveSmallIntegerField(default=0, help_text="screens of one sentence")
+    hit = models.ForeignKey(Hit, on_delete=models.CASCADE, null=True, blank=True, related_name="screens")
+    hit_position = models.PositiveSmallIntegerField(default=0)
 
     class Meta:
-        ordering = ["campaign", "sentence__position", "index"]
+        ordering = ["campaign", "hit_id", "hit_position"]
         constraints = [
             models.UniqueConstraint(
                 fields=["campaign", "sentence", "index"], name="screen_unique_per_sentence"
-            )
+            ),
+            models.UniqueConstraint(fields=["hit", "hit_position"], name="screen_unique_hit_position"),
         ]
 
     def __str__(self) -> str:
@@ -116,7 +185,11 @@ class Screen(models.Model):
 
 
 class Candidate(models.Model):
-    """One distinct text on a screen; it stands for every output with that text."""
+    """One distinct text on a screen; it stands for every output with that text.
+
+    Whether it is a trap is derived from its outputs' systems and never stored
+    on the candidate, so nothing rendered from it can tell.
+    """
 
     screen = models.ForeignKey(Screen, on_delete=models.CASCADE, related_name="candidates")
     position = models.PositiveSmallIntegerField(help_text="shuffled display order")
@@ -133,15 +206,65 @@ class Candidate(models.Model):
         return f"candidate {self.pk}"
 
 
+class AssignmentStatus(models.TextChoices):
+    ACTIVE = "active"
+    SUBMITTED = "submitted"
+    EXPIRED = "expired"
+    RETURNED = "returned"
+    EXCLUDED = "excluded", "excluded (worker failed traps)"
+
+
+LIVE_STATUSES = [AssignmentStatus.ACTIVE, AssignmentStatus.SUBMITTED]
+LIVE_ASSIGNMENT = Q(status__in=LIVE_STATUSES)
+
+
+class Assignment(models.Model):
+    """One worker doing one HIT. A live assignment (active or submitted) holds one of the HIT's slots."""
+
+    hit = models.ForeignKey(Hit, on_delete=models.CASCADE, related_name="assignments")
+    worker = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="assignments")
+    slot = models.PositiveSmallIntegerField()
+    status = models.CharField(
+        max_length=16, choices=AssignmentStatus.choices, default=AssignmentStatus.ACTIVE
+    )
+    started = models.DateTimeField(auto_now_add=True)
+    expires = models.DateTimeField()
+    submitted = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-started"]
+        constraints = [
+            # A worker never gets the same HIT (hence the same item) twice.
+            models.UniqueConstraint(fields=["hit", "worker"], name="assignment_one_per_worker_hit"),
+            # Two workers asking at once can never hold the same slot.
+            models.UniqueConstraint(
+                fields=["hit", "slot"], condition=LIVE_ASSIGNMENT, name="assignment_live_slot"
+            ),
+            models.CheckConstraint(
+                condition=Q(status__in=[s.value for s in AssignmentStatus]), name="assignment_status_valid"
+            ),
+        ]
+        indexes = [models.Index(fields=["status", "expires"])]
+
+    def __str__(self) -> str:
+        return f"assignment {self.pk} ({self.status})"
+
+
 class ScreenJudgment(models.Model):
-    """One judge's submission of one screen. Resubmitting is a no-op (unique constraint)."""
+    """One judge's submission of one screen. Resubmitting is a no-op (unique constraint).
+
+    It counts in results only while its assignment is submitted (not expired,
+    returned or excluded).
+    """
 
     screen = models.ForeignKey(Screen, on_delete=models.CASCADE, related_name="judgments")
+    assignment = models.ForeignKey(Assignment, on_delete=models.CASCADE, related_name="judgments")
     judge = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="screen_judgments"
     )
     created = models.DateTimeField(auto_now_add=True)
     seconds = models.FloatField(null=True, blank=True, help_text="time on the screen")
+    trap_passed = models.BooleanField(null=True, help_text="null: no trap on the screen")
 
     class Meta:
         constraints = [
@@ -156,25 +279,67 @@ class ScreenJudgment(models.Model):
 
 
 class Rating(models.Model):
-    """A PRWS slider value (0-100) for one candidate, with the "meaning changed" box."""
+    """A PRWS slider value (0-100) or a rank (1 = best, ties allowed) for one candidate."""
 
     judgment = models.ForeignKey(ScreenJudgment, on_delete=models.CASCADE, related_name="ratings")
     candidate = models.ForeignKey(Candidate, on_delete=models.CASCADE, related_name="ratings")
-    score = models.PositiveSmallIntegerField()
+    score = models.PositiveSmallIntegerField(null=True, blank=True)
+    rank = models.PositiveSmallIntegerField(null=True, blank=True)
     meaning_changed = models.BooleanField(default=False)
 
     class Meta:
         constraints = [
             models.UniqueConstraint(fields=["judgment", "candidate"], name="rating_one_per_candidate"),
-            models.CheckConstraint(condition=Q(score__gte=0) & Q(score__lte=100), name="rating_score_0_100"),
+            models.CheckConstraint(
+                condition=(Q(score__isnull=False, score__gte=0, score__lte=100, rank__isnull=True))
+                | (Q(rank__isnull=False, rank__gte=1, rank__lte=5, score__isnull=True)),
+                name="rating_score_or_rank",
+            ),
         ]
 
     def __str__(self) -> str:
-        return f"{self.score} for candidate {self.candidate_id}"
+        return f"{self.score if self.rank is None else f'rank {self.rank}'} for candidate {self.candidate_id}"
+
+
+class WorkerOverride(models.TextChoices):
+    NONE = "", "automatic"
+    INCLUDE = "include", "always include"
+    EXCLUDE = "exclude", "always exclude"
+
+
+class WorkerRecord(models.Model):
+    """A worker's trap record in a campaign, recomputed from their judgments after each submit."""
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="worker_records")
+    worker = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    traps_seen = models.PositiveIntegerField(default=0)
+    traps_passed = models.PositiveIntegerField(default=0)
+    excluded = models.BooleanField(default=False)
+    override = models.CharField(max_length=8, choices=WorkerOverride.choices, blank=True, default="")
+    updated = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["campaign", "worker"], name="worker_record_unique"),
+            models.CheckConstraint(
+                condition=Q(traps_passed__lte=models.F("traps_seen")), name="worker_traps_ok"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.worker_id} in {self.campaign_id}"
+
+    @property
+    def pass_rate(self) -> float | None:
+        return self.traps_passed / self.traps_seen if self.traps_seen else None
 
 
 class SystemScore(models.Model):
-    """Per-system PRWS mean for a campaign, recomputed by a Celery task from the ratings."""
+    """Per-system result of a campaign, recomputed by a Celery task from the valid judgments.
+
+    PRWS: mean of sentence means (0-100). Ranking: TrueSkill mean mu with its
+    95% rank range and cluster.
+    """
 
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="system_scores")
     system = models.ForeignKey(System, on_delete=models.CASCADE, related_name="scores")
@@ -182,6 +347,9 @@ class SystemScore(models.Model):
     ratings = models.PositiveIntegerField()
     items = models.PositiveIntegerField()
     meaning_changed = models.PositiveIntegerField(default=0)
+    rank_lo = models.PositiveSmallIntegerField(null=True, blank=True)
+    rank_hi = models.PositiveSmallIntegerField(null=True, blank=True)
+    cluster = models.PositiveSmallIntegerField(null=True, blank=True)
     updated = models.DateTimeField(auto_now=True)
 
     class Meta:

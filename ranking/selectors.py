@@ -1,13 +1,32 @@
-"""Reads for systems, campaigns and results, scoped to what a user may see."""
+"""Reads for systems, campaigns, HITs and results, scoped to what a user may see."""
 
 from __future__ import annotations
 
+import statistics
+from dataclasses import dataclass
+from datetime import timedelta
+
+from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
 from django.db.models import Count, Prefetch, Q, QuerySet
+from django.utils import timezone
 
 from annotate.models import Role
 from annotate.selectors import project_list_for
-from ranking.models import Campaign, CampaignStatus, Candidate, Screen, System, SystemScore
+from ranking.models import (
+    LIVE_ASSIGNMENT,
+    Assignment,
+    AssignmentStatus,
+    Campaign,
+    CampaignStatus,
+    Candidate,
+    Hit,
+    Screen,
+    ScreenJudgment,
+    System,
+    SystemScore,
+    WorkerRecord,
+)
 
 
 def system_list_for(user: AbstractBaseUser) -> QuerySet[System]:
@@ -26,7 +45,11 @@ def campaign_list_for(user: AbstractBaseUser) -> QuerySet[Campaign]:
         .prefetch_related(Prefetch("systems", queryset=System.objects.order_by("name")))
         .annotate(
             screen_count=Count("screens", distinct=True),
-            judgment_count=Count("screens__judgments", distinct=True),
+            judgment_count=Count(
+                "screens__judgments",
+                filter=Q(screens__judgments__assignment__status=AssignmentStatus.SUBMITTED),
+                distinct=True,
+            ),
         )
         .order_by("-created")
     )
@@ -37,7 +60,7 @@ def campaign_work_list_for(user: AbstractBaseUser) -> QuerySet[Campaign]:
     if not user.is_authenticated or not user.groups.filter(name__in=[Role.ANNOTATOR, Role.EXPERT]).exists():
         return Campaign.objects.none()
     return (
-        Campaign.objects.filter(status=CampaignStatus.ACTIVE)
+        Campaign.objects.filter(status__in=[CampaignStatus.ACTIVE, CampaignStatus.PAUSED])
         .filter(Q(project__members=user) | Q(project__owner=user))
         .distinct()
         .select_related("corpus")
@@ -53,23 +76,102 @@ def campaign_results(campaign: Campaign) -> QuerySet[SystemScore]:
     )
 
 
-def campaign_progress(campaign: Campaign) -> dict[str, int]:
-    screens = Screen.objects.filter(campaign=campaign).annotate(n=Count("judgments"))
+def campaign_progress(campaign: Campaign) -> dict[str, int | float]:
+    """Items with their valid judgments, against ``judgments_per_item`` per screen (HIT-level slots)."""
     target = campaign.judgments_per_item
-    total = done = judgments = 0
-    for n in screens.values_list("n", flat=True):
-        total += 1
-        judgments += n
-        done += n >= target
+    hits = Hit.objects.filter(campaign=campaign).annotate(
+        n_screens=Count("screens", distinct=True),
+        valid=Count("assignments", filter=Q(assignments__status=AssignmentStatus.SUBMITTED), distinct=True),
+        active=Count("assignments", filter=Q(assignments__status=AssignmentStatus.ACTIVE), distinct=True),
+    )
+    screens = done = judgments = active = 0
+    for hit in hits:
+        screens += hit.n_screens
+        done += hit.n_screens if hit.valid >= target else 0
+        judgments += hit.n_screens * min(hit.valid, target)
+        active += hit.active
+    recent = ScreenJudgment.objects.filter(
+        screen__campaign=campaign, created__gte=timezone.now() - timedelta(hours=1)
+    ).count()
+    needed = screens * target
     return {
-        "screens": total,
+        "screens": screens,
         "screens_done": done,
         "judgments": judgments,
-        "judgments_needed": total * target,
-        "percent": round(100 * judgments / (total * target)) if total else 0,
+        "judgments_needed": needed,
+        "percent": round(100 * judgments / needed) if needed else 0,
+        "active_assignments": active,
+        "judgments_last_hour": recent,
+        "hits": len(hits),
     }
+
+
+@dataclass
+class WorkerRow:
+    worker_id: int
+    username: str
+    screens: int
+    median_seconds: float | None
+    too_fast: int
+    traps_seen: int
+    traps_passed: int
+    pass_rate: float | None
+    excluded: bool
+    override: str
+
+
+def campaign_workers(campaign: Campaign) -> list[WorkerRow]:
+    """Per worker: screens judged, median time, too-fast screens, trap record, exclusion."""
+    times: dict[int, list[float]] = {}
+    for judge_id, seconds in ScreenJudgment.objects.filter(screen__campaign=campaign).values_list(
+        "judge_id", "seconds"
+    ):
+        times.setdefault(judge_id, [])
+        if seconds is not None:
+            times[judge_id].append(seconds)
+    counts = dict(
+        ScreenJudgment.objects.filter(screen__campaign=campaign)
+        .values_list("judge_id")
+        .annotate(n=Count("id"))
+        .values_list("judge_id", "n")
+    )
+    records = {r.worker_id: r for r in WorkerRecord.objects.filter(campaign=campaign)}
+    users = dict(
+        get_user_model().objects.filter(pk__in=counts.keys() | records.keys()).values_list("pk", "username")
+    )
+    rows = []
+    for worker_id in sorted(users, key=lambda pk: users[pk]):
+        seconds = times.get(worker_id, [])
+        record = records.get(worker_id)
+        rows.append(
+            WorkerRow(
+                worker_id=worker_id,
+                username=users[worker_id],
+                screens=counts.get(worker_id, 0),
+                median_seconds=statistics.median(seconds) if seconds else None,
+                too_fast=sum(s < campaign.min_seconds for s in seconds),
+                traps_seen=record.traps_seen if record else 0,
+                traps_passed=record.traps_passed if record else 0,
+                pass_rate=record.pass_rate if record else None,
+                excluded=record.excluded if record else False,
+                override=record.override if record else "",
+            )
+        )
+    return rows
 
 
 def screen_candidates(screen: Screen) -> list[Candidate]:
     """Candidates in display order; nothing about which systems (or traps) they stand for."""
     return list(Candidate.objects.filter(screen=screen).order_by("position").only("id", "position", "text"))
+
+
+def assignment_for_worker(worker: AbstractBaseUser, pk: int) -> Assignment | None:
+    return (
+        Assignment.objects.filter(pk=pk, worker=worker)
+        .select_related("hit__campaign__corpus", "hit__campaign__reference")
+        .first()
+    )
+
+
+def live_assignment_count(campaign: Campaign) -> int:
+    return Assignment.objects.filter(LIVE_ASSIGNMENT, hit__campaign=campaign).count()

@@ -5,15 +5,21 @@ from __future__ import annotations
 from celery import shared_task
 
 from ranking.models import Campaign, CampaignStatus
-from ranking.services import campaign_scores_recompute
+from ranking.services import assignments_expire, campaign_scores_recompute
 
 
 @shared_task
 def task_campaign_scores(*, campaign_id: int) -> int:
-    """Recompute a campaign's per-system PRWS means; returns the number of systems scored."""
+    """Recompute a campaign's per-system results; returns the number of systems scored."""
     if not Campaign.objects.filter(pk=campaign_id).exists():
         return 0
     return len(campaign_scores_recompute(campaign_id=campaign_id))
+
+
+@shared_task
+def task_expire_assignments() -> int:
+    """Periodic (beat): unfinished HITs past their time return to the pool even when nobody asks for work."""
+    return assignments_expire()
 
 
 @shared_task

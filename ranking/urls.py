@@ -5,6 +5,15 @@ from ranking import views
 urlpatterns = [
     path("campaigns/new/", views.campaign_new, name="campaign-new"),
     path("campaigns/<int:pk>/", views.campaign_detail, name="campaign-detail"),
+    path("campaigns/<int:pk>/status/", views.campaign_status, name="campaign-status"),
+    path("campaigns/<int:pk>/pilot/", views.campaign_pilot, name="campaign-pilot"),
+    path(
+        "campaigns/<int:pk>/workers/<int:worker_id>/override/",
+        views.campaign_worker_override,
+        name="campaign-worker-override",
+    ),
     path("campaigns/<int:pk>/scores.csv", views.campaign_results_csv, name="campaign-scores-csv"),
     path("campaigns/<int:pk>/work/", views.work, name="campaign-work"),
+    path("assignments/<int:pk>/", views.assignment_view, name="assignment"),
+    path("assignments/<int:pk>/return/", views.assignment_give_back, name="assignment-return"),
 ]

@@ -1,28 +1,44 @@
+"""HTML views for judgment campaigns: thin over services and selectors."""
+
 from __future__ import annotations
 
 import csv
 import time
 
 from django.contrib import messages
+from django.contrib.auth import get_user_model
 from django.core.signing import BadSignature, Signer
-from django.http import HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
-from django.views.decorators.http import require_GET
+from django.views.decorators.http import require_GET, require_POST
 
 from annotate.decorators import annotator_required, researcher_required
 from annotate.selectors import corpus_list_for, project_list_for, sentence_context
 from geceval.errors import GecInputError
 from ranking.forms import CampaignForm
-from ranking.models import Screen
+from ranking.models import AssignmentStatus, Campaign, Protocol, Screen
 from ranking.selectors import (
+    assignment_for_worker,
     campaign_list_for,
     campaign_progress,
     campaign_results,
     campaign_work_list_for,
+    campaign_workers,
     screen_candidates,
     system_list_for,
 )
-from ranking.services import CandidateScore, campaign_create, judgment_submit, screen_next_for_judge
+from ranking.services import (
+    CandidateScore,
+    NoWork,
+    assignment_request,
+    assignment_return,
+    campaign_create,
+    campaign_set_status,
+    screen_submit,
+    validate_answers,
+    worker_override_set,
+)
+from ranking.services.assignments import assignment_next_screen, assignment_progress
 
 
 @researcher_required
@@ -39,14 +55,30 @@ def campaign_new(request: HttpRequest) -> HttpResponse:
                 name=data["name"],
                 systems=data["systems"],
                 created_by=request.user,
+                protocol=data["protocol"],
                 judgments_per_item=data["judgments_per_item"],
+                max_candidates=data["max_candidates"],
+                screens_per_sentence=data["screens_per_sentence"],
+                screens_per_hit=data["screens_per_hit"],
+                assignment_minutes=data["assignment_minutes"],
+                separate_domains=data["separate_domains"],
+                domain=data["domain"],
+                reference=data["reference"],
+                trap_system=data["trap_system"],
+                trap_rate=data["trap_rate"],
+                trap_threshold=data["trap_threshold"],
+                trap_min_seen=data["trap_min_seen"],
+                reward_per_hit=data["reward_per_hit"],
+                budget=data["budget"],
                 instructions=data["instructions"],
             )
         except GecInputError as exc:
             form.add_error(None, str(exc))
         else:
             messages.success(
-                request, f"Campaign {campaign.name} created with {campaign.screens.count()} screens."
+                request,
+                f"Campaign {campaign.name} created with {campaign.screens.count()} screens "
+                f"in {campaign.hits.count()} HITs.",
             )
             return redirect("campaign-detail", pk=campaign.pk)
     return render(request, "ranking/campaign_new.html", {"form": form}, status=400 if form.errors else 200)
@@ -59,8 +91,40 @@ def campaign_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "campaign": campaign,
         "progress": campaign_progress(campaign),
         "results": campaign_results(campaign),
+        "workers": campaign_workers(campaign),
+        "is_ranking": campaign.protocol == Protocol.RANKING,
     }
     return render(request, "ranking/campaign_detail.html", context)
+
+
+@researcher_required
+@require_POST
+def campaign_status(request: HttpRequest, pk: int) -> HttpResponse:
+    campaign = get_object_or_404(campaign_list_for(request.user), pk=pk)
+    try:
+        campaign_set_status(campaign=campaign, status=request.POST.get("status", ""))
+    except GecInputError as exc:
+        messages.error(request, str(exc))
+    else:
+        messages.success(request, f"Campaign is now {campaign.status}.")
+    return redirect("campaign-detail", pk=campaign.pk)
+
+
+@researcher_required
+@require_POST
+def campaign_worker_override(request: HttpRequest, pk: int, worker_id: int) -> HttpResponse:
+    campaign = get_object_or_404(campaign_list_for(request.user), pk=pk)
+    worker = get_object_or_404(get_user_model(), pk=worker_id, screen_judgments__screen__campaign=campaign)
+    try:
+        record = worker_override_set(
+            campaign=campaign, worker=worker, override=request.POST.get("override", "")
+        )
+    except GecInputError as exc:
+        messages.error(request, str(exc))
+    else:
+        state = "excluded" if record.excluded else "included"
+        messages.success(request, f"{worker.get_username()} is {state}.")
+    return redirect("campaign-detail", pk=campaign.pk)
 
 
 @researcher_required
@@ -70,7 +134,20 @@ def campaign_results_csv(request: HttpRequest, pk: int) -> HttpResponse:
     response = HttpResponse(content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="campaign-{campaign.pk}-scores.csv"'
     writer = csv.writer(response)
-    writer.writerow(["rank", "system", "kind", "mean_score", "items", "ratings", "meaning_changed"])
+    writer.writerow(
+        [
+            "rank",
+            "system",
+            "kind",
+            "score",
+            "rank_lo",
+            "rank_hi",
+            "cluster",
+            "items",
+            "ratings",
+            "meaning_changed",
+        ]
+    )
     for rank, row in enumerate(campaign_results(campaign), start=1):
         writer.writerow(
             [
@@ -78,6 +155,9 @@ def campaign_results_csv(request: HttpRequest, pk: int) -> HttpResponse:
                 _csv_safe(row.system.name),
                 row.system.kind,
                 f"{row.mean_score:.6f}",
+                row.rank_lo if row.rank_lo is not None else "",
+                row.rank_hi if row.rank_hi is not None else "",
+                row.cluster if row.cluster is not None else "",
                 row.items,
                 row.ratings,
                 row.meaning_changed,
@@ -94,56 +174,167 @@ def _csv_safe(value: str) -> str:
 _signer = Signer(salt="ranking.work.started")
 
 
-@annotator_required
-def work(request: HttpRequest, pk: int) -> HttpResponse:
-    campaign = get_object_or_404(campaign_work_list_for(request.user), pk=pk)
-    error = None
-    if request.method == "POST":
-        screen = get_object_or_404(Screen, pk=request.POST.get("screen"), campaign=campaign)
-        try:
-            scores = _read_scores(request, screen)
-            judgment_submit(screen=screen, judge=request.user, scores=scores, seconds=_elapsed(request))
-        except GecInputError as exc:
-            error = str(exc)
-        else:
-            return redirect("campaign-work", pk=campaign.pk)
-    else:
-        screen = screen_next_for_judge(campaign=campaign, judge=request.user)
-    if screen is None:
-        return render(request, "ranking/work_done.html", {"campaign": campaign})
-    before, after = sentence_context(screen.sentence)
-    context = {
-        "campaign": campaign,
-        "screen": screen,
-        "candidates": screen_candidates(screen),
-        "before": before,
-        "after": after,
-        "started": _signer.sign(f"{screen.pk}:{time.time():.3f}"),
-        "error": error,
-    }
-    return render(request, "ranking/work.html", context, status=400 if error else 200)
-
-
-def _read_scores(request: HttpRequest, screen: Screen) -> dict[int, CandidateScore]:
-    scores: dict[int, CandidateScore] = {}
-    for candidate in screen_candidates(screen):
-        raw = request.POST.get(f"score-{candidate.pk}", "").strip()
+def _read_answers(request: HttpRequest, campaign: Campaign, screen: Screen) -> dict[int, CandidateScore]:
+    """Form fields are named by display position only: nothing in the page identifies a candidate."""
+    answers: dict[int, CandidateScore] = {}
+    candidates = screen_candidates(screen)
+    for candidate in candidates:
+        key = "score" if campaign.protocol == Protocol.PRWS else "rank"
+        raw = request.POST.get(f"{key}-{candidate.position}", "").strip()
         if raw == "":
-            raise GecInputError("move every slider before submitting")
+            raise GecInputError(
+                "move every slider before submitting"
+                if key == "score"
+                else "rank every output before submitting"
+            )
         try:
             value = int(raw)
         except ValueError:
-            raise GecInputError("scores are whole numbers from 0 to 100") from None
-        changed = request.POST.get(f"changed-{candidate.pk}") == "on"
-        scores[candidate.pk] = CandidateScore(score=value, meaning_changed=changed)
-    return scores
+            raise GecInputError("answers are whole numbers") from None
+        changed = request.POST.get(f"changed-{candidate.position}") == "on"
+        answers[candidate.pk] = (
+            CandidateScore(score=value, meaning_changed=changed)
+            if key == "score"
+            else CandidateScore(rank=value, meaning_changed=changed)
+        )
+    validate_answers(campaign.protocol, candidates, answers)
+    return answers
 
 
-def _elapsed(request: HttpRequest) -> float | None:
+def _elapsed(request: HttpRequest, screen: Screen) -> float | None:
     try:
         screen_id, started = _signer.unsign(request.POST.get("started", "")).split(":")
     except (BadSignature, ValueError):
         return None
-    if screen_id != request.POST.get("screen"):
+    if screen_id != str(screen.pk):
         return None
     return max(0.0, time.time() - float(started))
+
+
+def _screen_context(campaign: Campaign, screen: Screen) -> dict:
+    before, after = sentence_context(screen.sentence)
+    reference = None
+    if campaign.reference_id:
+        reference = (
+            campaign.reference.outputs.filter(sentence_id=screen.sentence_id)
+            .values_list("text", flat=True)
+            .first()
+        )
+    candidates = screen_candidates(screen)
+    return {
+        "campaign": campaign,
+        "screen": screen,
+        "candidates": candidates,
+        "ranks": range(1, len(candidates) + 1),
+        "before": before,
+        "after": after,
+        "reference": reference,
+        "started": _signer.sign(f"{screen.pk}:{time.time():.3f}"),
+    }
+
+
+def _template(campaign: Campaign) -> str:
+    return "ranking/work_rank.html" if campaign.protocol == Protocol.RANKING else "ranking/work.html"
+
+
+@annotator_required
+def work(request: HttpRequest, pk: int) -> HttpResponse:
+    """The worker asks for work; the server picks the HIT."""
+    campaign = get_object_or_404(campaign_work_list_for(request.user), pk=pk)
+    try:
+        assignment = assignment_request(campaign=campaign, worker=request.user)
+    except NoWork as reason:
+        return render(request, "ranking/work_done.html", {"campaign": campaign, "reason": str(reason)})
+    return redirect("assignment", pk=assignment.pk)
+
+
+@annotator_required
+def assignment_view(request: HttpRequest, pk: int) -> HttpResponse:
+    assignment = assignment_for_worker(request.user, pk)
+    if assignment is None:
+        raise Http404("no such assignment of yours")
+    campaign = assignment.hit.campaign
+    error = None
+    if request.method == "POST":
+        screen = (
+            Screen.objects.filter(pk=request.POST.get("screen"), hit_id=assignment.hit_id)
+            .select_related("sentence", "campaign")
+            .first()
+        )
+        if screen is None:
+            error = "This screen is not part of your HIT."
+        else:
+            try:
+                answers = _read_answers(request, campaign, screen)
+                screen_submit(
+                    assignment=assignment,
+                    screen=screen,
+                    worker=request.user,
+                    answers=answers,
+                    seconds=_elapsed(request, screen),
+                )
+            except GecInputError as exc:
+                error = str(exc)
+            else:
+                return redirect("assignment", pk=assignment.pk)
+        assignment.refresh_from_db()
+    if assignment.status != AssignmentStatus.ACTIVE:
+        context = {"campaign": campaign, "assignment": assignment, "error": error}
+        return render(request, "ranking/assignment_done.html", context, status=400 if error else 200)
+    screen = assignment_next_screen(assignment)
+    if screen is None:
+        return redirect("campaign-work", pk=campaign.pk)
+    done, total = assignment_progress(assignment)
+    context = _screen_context(campaign, screen) | {
+        "assignment": assignment,
+        "done": done,
+        "total": total,
+        "error": error,
+    }
+    return render(request, _template(campaign), context, status=400 if error else 200)
+
+
+@annotator_required
+@require_POST
+def assignment_give_back(request: HttpRequest, pk: int) -> HttpResponse:
+    assignment = assignment_for_worker(request.user, pk)
+    if assignment is None:
+        raise Http404("no such assignment of yours")
+    assignment_return(assignment=assignment, worker=request.user)
+    messages.info(request, "You gave the HIT back. Thank you for your time.")
+    return redirect("home")
+
+
+@researcher_required
+def campaign_pilot(request: HttpRequest, pk: int) -> HttpResponse:
+    """The researcher works through the screens as a worker would; nothing is saved or counted."""
+    campaign = get_object_or_404(campaign_list_for(request.user), pk=pk)
+    screens = (
+        Screen.objects.filter(campaign=campaign)
+        .select_related("sentence")
+        .order_by("hit__index", "hit_position")
+    )
+    total = screens.count()
+    try:
+        index = max(0, int(request.GET.get("i", "0")))
+    except ValueError:
+        index = 0
+    if index >= total:
+        messages.info(request, "End of the pilot: every screen shown, nothing counted.")
+        return redirect("campaign-detail", pk=campaign.pk)
+    screen = screens[index]
+    error = None
+    if request.method == "POST":
+        try:
+            _read_answers(request, campaign, screen)
+        except GecInputError as exc:
+            error = str(exc)
+        else:
+            return redirect(f"{request.path}?i={index + 1}")
+    context = _screen_context(campaign, screen) | {
+        "pilot": True,
+        "done": index,
+        "total": total,
+        "error": error,
+    }
+    return render(request, _template(campaign), context, status=400 if error else 200)

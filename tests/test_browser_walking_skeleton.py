@@ -33,8 +33,9 @@ def test_researcher_creates_prws_campaign_annotator_judges_researcher_downloads_
     for name in ["copyedit-rules", "smt-2014", "nmt-base", "nmt-fluent", "source"]:
         researcher.get_by_label(f"demo-learner-english / {name} (", exact=False).check()
     researcher.get_by_label("Judgments per item").fill("1")
+    researcher.get_by_label("Screens per HIT").fill("2")
     researcher.get_by_role("button", name="Create campaign").click()
-    researcher.get_by_text("Campaign Browser PRWS created with 30 screens").wait_for()
+    researcher.get_by_text("Campaign Browser PRWS created with 30 screens in 15 HITs").wait_for()
     campaign_url = researcher.url
 
     annotator = new_page()
@@ -58,6 +59,7 @@ def test_researcher_creates_prws_campaign_annotator_judges_researcher_downloads_
         assert submit.is_enabled()
         submit.click()
         annotator.wait_for_load_state()
+    annotator.get_by_text("HIT complete: thank you!").wait_for()
 
     judgments = ScreenJudgment.objects.filter(screen__campaign__name="Browser PRWS")
     assert judgments.count() == 2
@@ -73,8 +75,8 @@ def test_researcher_creates_prws_campaign_annotator_judges_researcher_downloads_
     with researcher.expect_download() as download_info:
         researcher.locator("#download-csv").click()
     path = download_info.value.path()
-    rows = list(csv.DictReader(io.StringIO(open(path, encoding="utf-8").read())))
+    rows = list(csv.DictReader(io.StringIO(path.read_text(encoding="utf-8"))))
     assert len(rows) == shown
     assert {r["system"] for r in rows} <= {"copyedit-rules", "smt-2014", "nmt-base", "nmt-fluent", "source"}
-    assert all(51 <= float(r["mean_score"]) <= 55 for r in rows)
+    assert all(51 <= float(r["score"]) <= 55 for r in rows)
     researcher.screenshot(path="/tmp/gec-campaign-results.png", full_page=True)

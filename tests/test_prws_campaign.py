@@ -1,17 +1,20 @@
-"""The walking-skeleton PRWS flow below the browser: screens, submit, scores, pages, API."""
+"""The PRWS flow below the browser: screens, HITs, submit, scores, pages, API."""
 
 from __future__ import annotations
 
 import csv
 import io
+import re
 
 import pytest
 from django.urls import reverse
 from rest_framework.test import APIClient
 
 from ranking.models import Candidate, Rating, Screen, ScreenJudgment, SystemScore
-from ranking.services import CandidateScore, campaign_create, judgment_submit, screen_next_for_judge
+from ranking.services import CandidateScore, assignment_request, campaign_create, screen_submit
+from ranking.services.assignments import assignment_next_screen
 from tests import factories
+from tests.judging import do_hit
 
 pytestmark = pytest.mark.django_db
 
@@ -42,12 +45,8 @@ def setup():
     return researcher, annotators, project, corpus, systems, campaign
 
 
-def rate_all(screen, judge, value=70, changed=()):
-    scores = {
-        c.pk: CandidateScore(value + 10 * i, c.pk in changed)
-        for i, c in enumerate(screen.candidates.order_by("pk"))
-    }
-    return judgment_submit(screen=screen, judge=judge, scores=scores, seconds=3.0)
+def rate(value):
+    return lambda screen, candidate: CandidateScore(score=value)
 
 
 def test_identical_outputs_are_collapsed_into_one_candidate_for_both_systems(setup):
@@ -63,24 +62,35 @@ def test_identical_outputs_are_collapsed_into_one_candidate_for_both_systems(set
 
 def test_resubmitting_a_screen_is_a_no_op(setup):
     _, annotators, *_, campaign = setup
-    screen = screen_next_for_judge(campaign=campaign, judge=annotators[0])
-    _, created = rate_all(screen, annotators[0])
-    again, created_again = rate_all(screen, annotators[0], value=10)
+    assignment = assignment_request(campaign=campaign, worker=annotators[0])
+    screen = assignment_next_screen(assignment)
+    answers = {c.pk: CandidateScore(score=70) for c in screen.candidates.all()}
+    _, created = screen_submit(assignment=assignment, screen=screen, worker=annotators[0], answers=answers)
+    again = {c.pk: CandidateScore(score=10) for c in screen.candidates.all()}
+    judgment, created_again = screen_submit(
+        assignment=assignment, screen=screen, worker=annotators[0], answers=again
+    )
     assert (created, created_again) == (True, False)
     assert ScreenJudgment.objects.filter(screen=screen).count() == 1
-    assert sorted(Rating.objects.filter(judgment=again).values_list("score", flat=True)) == [70, 80]
+    assert set(Rating.objects.filter(judgment=judgment).values_list("score", flat=True)) == {70}
 
 
 def test_a_screen_with_a_missing_or_out_of_range_score_is_refused(setup):
     from geceval.errors import GecInputError
 
     _, annotators, *_, campaign = setup
-    screen = screen_next_for_judge(campaign=campaign, judge=annotators[0])
+    assignment = assignment_request(campaign=campaign, worker=annotators[0])
+    screen = assignment_next_screen(assignment)
     ids = list(screen.candidates.values_list("pk", flat=True))
-    with pytest.raises(GecInputError, match="every correction"):
-        judgment_submit(screen=screen, judge=annotators[0], scores={ids[0]: CandidateScore(50)})
+    submit = lambda answers: screen_submit(  # noqa: E731
+        assignment=assignment, screen=screen, worker=annotators[0], answers=answers
+    )
+    with pytest.raises(GecInputError, match="every output"):
+        submit({ids[0]: CandidateScore(score=50)})
     with pytest.raises(GecInputError, match="0 to 100"):
-        judgment_submit(screen=screen, judge=annotators[0], scores={i: CandidateScore(101) for i in ids})
+        submit({i: CandidateScore(score=101) for i in ids})
+    with pytest.raises(GecInputError, match="0 to 100"):
+        submit({i: CandidateScore(score=True) for i in ids})
     assert not ScreenJudgment.objects.exists()
 
 
@@ -88,20 +98,17 @@ def test_scores_are_means_of_sentence_means_and_count_for_every_system_sharing_a
     setup, django_capture_on_commit_callbacks
 ):
     _, annotators, _, _, _systems, campaign = setup
-    for judge, value in [(annotators[0], 60), (annotators[1], 80)]:
-        while (screen := screen_next_for_judge(campaign=campaign, judge=judge)) is not None:
-            ids = {c.pk: c for c in screen.candidates.all()}
-            with django_capture_on_commit_callbacks(execute=True):
-                judgment_submit(
-                    screen=screen,
-                    judge=judge,
-                    scores={
-                        pk: CandidateScore(
-                            value if c.outputs.filter(system__name="a").exists() else 20, False
-                        )
-                        for pk, c in ids.items()
-                    },
-                )
+
+    def answer(value):
+        def pick(screen, candidate):
+            is_a = candidate.outputs.filter(system__name="a").exists()
+            return CandidateScore(score=value if is_a else 20)
+
+        return pick
+
+    with django_capture_on_commit_callbacks(execute=True):
+        assert do_hit(campaign, annotators[0], answer(60)).status == "submitted"
+        assert do_hit(campaign, annotators[1], answer(80)).status == "submitted"
     scores = {
         s.system.name: s for s in SystemScore.objects.filter(campaign=campaign).select_related("system")
     }
@@ -110,65 +117,74 @@ def test_scores_are_means_of_sentence_means_and_count_for_every_system_sharing_a
     assert scores["b"].mean_score == pytest.approx(45.0)
     assert scores["src"].mean_score == pytest.approx(20.0)
     assert (scores["a"].items, scores["a"].ratings) == (2, 4)
-    assert (
-        screen_next_for_judge(campaign=campaign, judge=annotators[2]) is None
-    )  # 2 judgments per item reached
 
 
 def test_work_page_shows_source_and_candidates_but_not_systems(client, setup):
     _, annotators, _, _, systems, campaign = setup
     client.force_login(annotators[0])
-    page = client.get(reverse("campaign-work", args=[campaign.pk])).content.decode()
-    assert "He go home ." in page and "He goes home ." in page
+    response = client.get(reverse("campaign-work", args=[campaign.pk]), follow=True)
+    page = response.content.decode()
+    assert response.redirect_chain[-1][0].startswith("/assignments/")
+    assert "Screen 1 of 2" in page
     for system in systems:
         assert f">{system.name}<" not in page
     form = page.split('id="prws-form"')[1].lower()
-    assert "system" not in form and "kind" not in form
+    assert "system" not in form and "kind" not in form and not re.search(r"candidate-\d", form)
 
 
-def test_work_page_post_saves_scores_and_redirects(client, setup):
+def test_work_page_post_saves_scores_and_moves_on(client, setup):
     _, annotators, *_, campaign = setup
     client.force_login(annotators[0])
-    screen = screen_next_for_judge(campaign=campaign, judge=annotators[0])
+    url = client.get(reverse("campaign-work", args=[campaign.pk])).url
+    assignment = assignment_request(campaign=campaign, worker=annotators[0])
+    screen = assignment_next_screen(assignment)
     form = {"screen": screen.pk, "started": "forged"}
     for c in screen.candidates.all():
-        form[f"score-{c.pk}"] = "55"
-    form[f"changed-{c.pk}"] = "on"
-    response = client.post(reverse("campaign-work", args=[campaign.pk]), form)
+        form[f"score-{c.position}"] = "55"
+    form[f"changed-{c.position}"] = "on"
+    response = client.post(url, form)
     assert response.status_code == 302
     judgment = ScreenJudgment.objects.get(screen=screen, judge=annotators[0])
     assert judgment.seconds is None  # a forged start stamp is ignored
     assert sorted(judgment.ratings.values_list("score", "meaning_changed")) == [(55, False), (55, True)]
+    assert "Screen 2 of 2" in client.get(url).content.decode()
 
 
 def test_work_page_refuses_an_unmoved_slider(client, setup):
     _, annotators, *_, campaign = setup
     client.force_login(annotators[0])
-    screen = screen_next_for_judge(campaign=campaign, judge=annotators[0])
-    form = {"screen": screen.pk} | {f"score-{c.pk}": "" for c in screen.candidates.all()}
-    response = client.post(reverse("campaign-work", args=[campaign.pk]), form)
+    url = client.get(reverse("campaign-work", args=[campaign.pk])).url
+    screen = assignment_next_screen(assignment_request(campaign=campaign, worker=annotators[0]))
+    form = {"screen": screen.pk} | {f"score-{c.position}": "" for c in screen.candidates.all()}
+    response = client.post(url, form)
     assert response.status_code == 400
     assert b"move every slider" in response.content
     assert not ScreenJudgment.objects.exists()
 
 
+def test_another_workers_assignment_is_not_found(client, setup):
+    _, annotators, *_, campaign = setup
+    assignment = assignment_request(campaign=campaign, worker=annotators[0])
+    client.force_login(annotators[1])
+    assert client.get(reverse("assignment", args=[assignment.pk])).status_code == 404
+
+
 def test_results_csv_lists_systems_by_score(client, setup, django_capture_on_commit_callbacks):
     researcher, annotators, *_, campaign = setup
-    screen = screen_next_for_judge(campaign=campaign, judge=annotators[0])
     with django_capture_on_commit_callbacks(execute=True):
-        rate_all(screen, annotators[0])
+        do_hit(campaign, annotators[0], rate(70))
     client.force_login(researcher)
     response = client.get(reverse("campaign-scores-csv", args=[campaign.pk]))
     rows = list(csv.reader(io.StringIO(response.content.decode())))
-    assert rows[0] == ["rank", "system", "kind", "mean_score", "items", "ratings", "meaning_changed"]
+    assert rows[0][:4] == ["rank", "system", "kind", "score"]
     assert {r[1] for r in rows[1:]} == {"a", "b", "src"}
 
 
 def test_annotators_cannot_open_researcher_pages_or_api(client, setup):
     _, annotators, *_, campaign = setup
     client.force_login(annotators[0])
-    assert client.get(reverse("campaign-detail", args=[campaign.pk])).status_code == 403
-    assert client.get(reverse("campaign-scores-csv", args=[campaign.pk])).status_code == 403
+    for name in ["campaign-detail", "campaign-scores-csv", "campaign-pilot"]:
+        assert client.get(reverse(name, args=[campaign.pk])).status_code == 403, name
     api = APIClient()
     api.force_authenticate(annotators[0])
     for url in [
@@ -202,11 +218,10 @@ def test_api_creates_a_campaign_and_reports_results(setup, django_capture_on_com
     )
     assert created.status_code == 201, created.content
     assert created.json()["screen_count"] == 2
-    screen = screen_next_for_judge(campaign=campaign, judge=annotators[0])
     with django_capture_on_commit_callbacks(execute=True):
-        rate_all(screen, annotators[0])
+        do_hit(campaign, annotators[0], rate(70))
     body = api.get(f"/api/campaigns/{campaign.pk}/results/").json()
-    assert body["progress"]["judgments"] == 1
+    assert body["progress"]["judgments"] == 2
     assert {s["system"] for s in body["systems"]} == {"a", "b", "src"}
 
 

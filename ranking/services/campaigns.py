@@ -1,0 +1,297 @@
+"""Creating judgment campaigns: screens (collapsed, shuffled, with traps) bundled into HITs."""
+
+from __future__ import annotations
+
+import random
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from decimal import Decimal
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import transaction
+
+from annotate.models import Corpus, Project, Sentence
+from geceval.errors import GecInputError
+from ranking.models import (
+    Campaign,
+    CampaignStatus,
+    Candidate,
+    Hit,
+    Output,
+    Protocol,
+    Screen,
+    System,
+    SystemKind,
+)
+from ranking.services.judging import normalise
+
+
+@dataclass
+class _Group:
+    """Outputs sharing one text: shown once, the judgment counts for each."""
+
+    text: str
+    output_ids: list[int] = field(default_factory=list)
+    systems: list[int] = field(default_factory=list)
+
+
+@transaction.atomic
+def campaign_create(
+    *,
+    project: Project,
+    corpus: Corpus,
+    name: str,
+    systems: Iterable[System],
+    created_by: AbstractBaseUser,
+    protocol: str = Protocol.PRWS,
+    judgments_per_item: int = 8,
+    max_candidates: int = 5,
+    screens_per_sentence: int = 1,
+    screens_per_hit: int = 20,
+    assignment_minutes: int = 60,
+    separate_domains: bool = False,
+    domain: str = "",
+    reference: System | None = None,
+    trap_system: System | None = None,
+    trap_rate: float = 0.0,
+    trap_threshold: float = 0.7,
+    trap_min_seen: int = 5,
+    min_seconds: float = 5.0,
+    reward_per_hit: Decimal | float = 0,
+    budget: Decimal | float | None = None,
+    instructions: str = "",
+    seed: int = 0,
+) -> Campaign:
+    """Validate, save the campaign, build its screens and HITs, all or nothing.
+
+    PRWS (GMEG): per sentence the distinct texts of the chosen systems, up to
+    ``max_candidates`` per screen. Ranking (Napoles et al. 2015): per sentence
+    ``screens_per_sentence`` random draws of ``max_candidates`` systems, their
+    identical outputs collapsed. With a trap system, a share ``trap_rate`` of
+    sentences get the Source+error text on the same screen as the source text;
+    a trap equal to the source (or to another output) is not used.
+    """
+    systems = list(systems)
+    name = name.strip()
+    if not name:
+        raise GecInputError("the campaign needs a name")
+    if protocol not in Protocol.values:
+        raise GecInputError(f"unknown protocol {protocol!r}")
+    if corpus.project_id != project.pk:
+        raise GecInputError("the corpus belongs to another project")
+    if not systems:
+        raise GecInputError("choose at least one system to judge")
+    if any(s.corpus_id != corpus.pk for s in systems):
+        raise GecInputError("every system must belong to the campaign's corpus")
+    if any(s.kind == SystemKind.SOURCE_ERROR for s in systems):
+        raise GecInputError("a Source+error system is a trap: choose it as the trap system, not as a system")
+    if protocol == Protocol.RANKING and len(systems) < 2:
+        raise GecInputError("ranking needs at least two systems")
+    if not 2 <= max_candidates <= 5:
+        raise GecInputError("a screen shows 2 to 5 outputs")
+    if judgments_per_item < 1 or screens_per_hit < 1 or screens_per_sentence < 1 or assignment_minutes < 1:
+        raise GecInputError("judgments per item, screens per HIT and assignment minutes must be positive")
+    if not 0 <= trap_rate <= 1 or not 0 <= trap_threshold <= 1:
+        raise GecInputError("trap rate and threshold are between 0 and 1")
+    if trap_rate > 0 and trap_system is None:
+        raise GecInputError("a trap rate needs a Source+error trap system")
+    if trap_system is not None and (
+        trap_system.corpus_id != corpus.pk or trap_system.kind != SystemKind.SOURCE_ERROR
+    ):
+        raise GecInputError("the trap system must be a Source+error system of this corpus")
+    if reference is not None and (reference.corpus_id != corpus.pk or reference.kind != SystemKind.REFERENCE):
+        raise GecInputError("the reference to show must be a reference of this corpus")
+    if Campaign.objects.filter(project=project, name=name).exists():
+        raise GecInputError(f"a campaign named {name!r} already exists in project {project.name!r}")
+    sentences = list(corpus.sentences.filter(domain=domain) if domain else corpus.sentences.all())
+    if not sentences:
+        raise GecInputError(f"the corpus has no sentences in domain {domain!r}")
+
+    campaign = Campaign.objects.create(
+        project=project,
+        corpus=corpus,
+        name=name,
+        protocol=protocol,
+        domain=domain,
+        reference=reference,
+        judgments_per_item=judgments_per_item,
+        max_candidates=max_candidates,
+        screens_per_sentence=screens_per_sentence,
+        screens_per_hit=screens_per_hit,
+        assignment_minutes=assignment_minutes,
+        separate_domains=separate_domains,
+        trap_system=trap_system,
+        trap_rate=trap_rate,
+        trap_threshold=trap_threshold,
+        trap_min_seen=trap_min_seen,
+        min_seconds=min_seconds,
+        reward_per_hit=Decimal(str(reward_per_hit)),
+        budget=None if budget is None else Decimal(str(budget)),
+        instructions=instructions,
+        seed=seed,
+        created_by=created_by,
+    )
+    campaign.systems.set(systems)
+    _build(campaign, systems, sentences)
+    return campaign
+
+
+def _groups(
+    outputs: list[tuple[int, int, str]],
+) -> dict[str, _Group]:
+    groups: dict[str, _Group] = {}
+    for output_id, system_id, text in outputs:
+        g = groups.setdefault(normalise(text), _Group(text))
+        g.output_ids.append(output_id)
+        g.systems.append(system_id)
+    return groups
+
+
+def _build(campaign: Campaign, systems: list[System], sentences: list[Sentence]) -> None:
+    per_sentence: dict[int, list[tuple[int, int, str]]] = defaultdict(list)
+    ids = [s.pk for s in systems]
+    for row in (
+        Output.objects.filter(system_id__in=ids, sentence__in=sentences)
+        .order_by("system__name")
+        .values_list("sentence_id", "id", "system_id", "text")
+    ):
+        per_sentence[row[0]].append(row[1:])
+    traps: dict[int, tuple[int, str]] = {}
+    if campaign.trap_system_id and campaign.trap_rate > 0:
+        traps = {
+            sid: (oid, text)
+            for sid, oid, text in Output.objects.filter(
+                system_id=campaign.trap_system_id, sentence__in=sentences
+            ).values_list("sentence_id", "id", "text")
+        }
+
+    screens: list[Screen] = []
+    screen_groups: list[list[_Group]] = []
+    for sentence in sorted(sentences, key=lambda s: s.position):
+        rng = random.Random(f"{campaign.seed}:{campaign.pk}:{sentence.pk}")
+        outputs = per_sentence.get(sentence.pk, [])
+        if not outputs:
+            continue
+        for index, groups in enumerate(
+            _screens_for_sentence(campaign, sentence, outputs, traps.get(sentence.pk), rng)
+        ):
+            screens.append(Screen(campaign=campaign, sentence=sentence, index=index))
+            screen_groups.append(groups)
+    if not screens:
+        raise GecInputError("no screens: the chosen systems have no outputs to judge")
+    _bundle_into_hits(campaign, screens)
+    Screen.objects.bulk_create(screens, batch_size=2000)
+
+    candidates: list[Candidate] = []
+    members: list[list[int]] = []
+    for screen, groups in zip(screens, screen_groups):
+        for position, group in enumerate(groups):
+            candidates.append(Candidate(screen=screen, position=position, text=group.text))
+            members.append(group.output_ids)
+    Candidate.objects.bulk_create(candidates, batch_size=2000)
+    through = Candidate.outputs.through
+    through.objects.bulk_create(
+        [through(candidate_id=c.pk, output_id=o) for c, outs in zip(candidates, members) for o in outs],
+        batch_size=5000,
+    )
+
+
+def _trap_group(
+    campaign: Campaign,
+    sentence: Sentence,
+    trap: tuple[int, str] | None,
+    taken: Iterable[str],
+    rng: random.Random,
+) -> _Group | None:
+    """The trap for this sentence, when drawn and usable (differs from the source and every output)."""
+    if trap is None or rng.random() >= campaign.trap_rate:
+        return None
+    output_id, text = trap
+    key = normalise(text)
+    if key == normalise(sentence.text) or key in taken:
+        return None
+    return _Group(text, [output_id], [campaign.trap_system_id])
+
+
+def _source_group(sentence: Sentence, groups: dict[str, _Group]) -> _Group:
+    """The candidate showing the source text: a system's output when one equals it, else the sentence."""
+    return groups.get(normalise(sentence.text)) or _Group(sentence.text)
+
+
+def _screens_for_sentence(
+    campaign: Campaign,
+    sentence: Sentence,
+    outputs: list[tuple[int, int, str]],
+    trap: tuple[int, str] | None,
+    rng: random.Random,
+) -> list[list[_Group]]:
+    size = campaign.max_candidates
+    if campaign.protocol == Protocol.PRWS:
+        groups = _groups(outputs)
+        trap_group = _trap_group(campaign, sentence, trap, groups, rng)
+        rest = list(groups.values())
+        rng.shuffle(rest)
+        chunks: list[list[_Group]] = []
+        if trap_group is not None:
+            source = _source_group(sentence, groups)
+            rest = [g for g in rest if g is not source]
+            chunks.append([source, trap_group, *rest[: size - 2]])
+            rest = rest[size - 2 :]
+        chunks += [rest[i : i + size] for i in range(0, len(rest), size)]
+        for chunk in chunks:
+            rng.shuffle(chunk)
+        return [c for c in chunks if c]
+
+    by_system: dict[int, tuple[int, int, str]] = {o[1]: o for o in outputs}
+    system_ids = sorted(by_system)
+    screens = []
+    for _ in range(campaign.screens_per_sentence):
+        drawn = rng.sample(system_ids, min(size, len(system_ids)))
+        groups = _groups([by_system[s] for s in drawn])
+        trap_group = _trap_group(campaign, sentence, trap, groups, rng)
+        chosen = list(groups.values())
+        if trap_group is not None:
+            source = _source_group(sentence, _groups(outputs))
+            others = [g for g in chosen if normalise(g.text) != normalise(sentence.text)]
+            rng.shuffle(others)
+            chosen = [source, trap_group, *others[: size - 2]]
+        if len(chosen) < 2:
+            continue  # every drawn system wrote the same text: nothing to rank
+        rng.shuffle(chosen)
+        screens.append(chosen)
+    return screens
+
+
+def _bundle_into_hits(campaign: Campaign, screens: list[Screen]) -> None:
+    """Shuffle screens into HITs of ``screens_per_hit`` (one domain per HIT when domains are kept apart)."""
+    rng = random.Random(f"{campaign.seed}:{campaign.pk}:hits")
+    order = list(range(len(screens)))
+    rng.shuffle(order)
+    pools: dict[str, list[int]] = defaultdict(list)
+    domain_of = {s.sentence_id: s.sentence.domain for s in screens}
+    for i in order:
+        pools[domain_of[screens[i].sentence_id] if campaign.separate_domains else ""].append(i)
+    hits: list[Hit] = []
+    members: list[list[int]] = []
+    for domain in sorted(pools):
+        pool = pools[domain]
+        for start in range(0, len(pool), campaign.screens_per_hit):
+            hits.append(Hit(campaign=campaign, index=len(hits), domain=domain))
+            members.append(pool[start : start + campaign.screens_per_hit])
+    Hit.objects.bulk_create(hits)
+    for hit, indices in zip(hits, members):
+        for position, i in enumerate(indices):
+            screens[i].hit = hit
+            screens[i].hit_position = position
+
+
+def campaign_set_status(*, campaign: Campaign, status: str) -> Campaign:
+    """Pause (no new HITs handed out), resume, or close (no more judgments at all)."""
+    if status not in CampaignStatus.values:
+        raise GecInputError(f"unknown status {status!r}")
+    if campaign.status == CampaignStatus.CLOSED and status != CampaignStatus.CLOSED:
+        raise GecInputError("a closed campaign cannot be reopened")
+    campaign.status = status
+    campaign.save(update_fields=["status"])
+    return campaign

@@ -62,7 +62,7 @@ def _split_word(word: str) -> list[str]:
         if word.endswith("..."):
             tail.insert(0, "...")
             word = word[:-3]
-        elif word[-1] in _CLOSERS and not _ABBREV.match(word) and not (word[-1] == "'" and word[-2:] == "s'"):
+        elif word[-1] in _CLOSERS and not _ABBREV.match(word):
             tail.insert(0, word[-1])
             word = word[:-1]
         else:

@@ -33,6 +33,10 @@ figures, not from the tool's code):
   ``I = (WAcc - base) / (1 - base)`` when WAcc > base, ``WAcc / base - 1``
   when lower, 0 when equal.
 
+F uses ``beta`` (0.5 by default, the command line's default; the tool's
+own default is 1.0, so pass ``--beta 1`` to compare its F column). Counts,
+P, R, Acc, WAcc and I do not depend on beta.
+
 Scale: the dataclasses hold fractions (0.7333); ``IScores.as_dict()`` and
 the command line report percentages as the tool prints them (73.33 for I,
 P, R, F, Acc, WAcc and the baseline), counts as integers.
@@ -576,6 +580,10 @@ def cli_imeasure(args: argparse.Namespace) -> list[dict[str, Any]]:
     from geceval.progress import StderrProgress
 
     gold = _load_gold(args)
+    if getattr(args, "source", None) and len(args.refs) == 1:
+        n_src = len(read_lines(args.source))
+        if n_src != len(gold):
+            raise GecInputError(f"has {n_src} lines but the gold has {len(gold)} sentences", path=args.source)
     beta = args.beta if getattr(args, "beta", None) is not None else 0.5
     out = []
     for hyp_path in args.hyp:
@@ -600,7 +608,8 @@ def cli_imeasure(args: argparse.Namespace) -> list[dict[str, Any]]:
             "correction": res.correction.as_dict(),
             "detection": res.detection.as_dict(),
         }
-        if res.capped:
+        if not getattr(args, "nomix", False):
+            item["capped"] = len(res.capped)  # sentences whose mix search was approximated
             item["capped_sentences"] = [i + 1 for i in res.capped]
         if getattr(args, "sentence", False):
             sents = []

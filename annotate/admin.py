@@ -20,3 +20,57 @@ class SentenceAdmin(admin.ModelAdmin):
     list_display = ["corpus", "position", "domain", "text"]
     list_filter = ["corpus"]
     list_select_related = ["corpus"]
+
+
+# --------------------------------------------------------------------------- rewrite collection
+# Importing the tasks here registers them with a Celery worker too: the admin
+# modules are imported at django.setup(), and autodiscovery only looks at annotate.tasks.
+import annotate.rewrites.tasks  # noqa: E402, F401
+from annotate.models import (  # noqa: E402
+    Qualification,
+    QualificationAttempt,
+    Rewrite,
+    RewriteCampaign,
+    RewriteCampaignGroup,
+    RewriteSlot,
+)
+
+
+class RewriteCampaignGroupInline(admin.TabularInline):
+    model = RewriteCampaignGroup
+    extra = 0
+
+
+@admin.register(RewriteCampaign)
+class RewriteCampaignAdmin(admin.ModelAdmin):
+    list_display = ["name", "project", "corpus", "preset", "rewrites_per_sentence", "status", "created"]
+    list_filter = ["status", "preset", "project"]
+    inlines = [RewriteCampaignGroupInline]
+    raw_id_fields = ["corpus", "qualification", "created_by"]
+
+
+@admin.register(Rewrite)
+class RewriteAdmin(admin.ModelAdmin):
+    list_display = ["campaign", "sentence", "annotator", "group", "flag", "difficulty", "status", "created"]
+    list_filter = ["campaign", "status", "flag", "group"]
+    list_select_related = ["campaign", "sentence", "annotator"]
+    raw_id_fields = ["sentence", "annotator", "reviewer", "review_claimed_by"]
+
+
+@admin.register(RewriteSlot)
+class RewriteSlotAdmin(admin.ModelAdmin):
+    list_display = ["campaign", "sentence", "index", "group", "claimed_by", "claimed_at", "rewrite"]
+    list_filter = ["campaign"]
+    list_select_related = ["campaign", "sentence", "claimed_by", "group"]
+    raw_id_fields = ["sentence", "claimed_by", "rewrite"]
+
+
+@admin.register(Qualification)
+class QualificationAdmin(admin.ModelAdmin):
+    list_display = ["name", "project", "created"]
+
+
+@admin.register(QualificationAttempt)
+class QualificationAttemptAdmin(admin.ModelAdmin):
+    list_display = ["qualification", "worker", "status", "tries", "retry_allowed", "reviewer", "submitted"]
+    list_filter = ["qualification", "status"]

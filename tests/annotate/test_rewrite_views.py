@@ -1,0 +1,85 @@
+"""Views of rewrite collection: permissions, draft endpoint, error messages, escaping."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from django.urls import reverse
+
+from annotate.models import RewriteDraft
+from annotate.rewrites import services as svc
+from tests import factories
+from tests.annotate.rewrite_fixtures import team, tokenized_corpus
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def setup():
+    researcher, annotators, experts, project = team(n_annotators=2, n_experts=1)
+    corpus = tokenized_corpus(project)
+    campaign = svc.rewrite_campaign_create(
+        project=project, corpus=corpus, name="c", created_by=researcher, rewrites_per_sentence=2
+    )
+    return researcher, annotators, experts, campaign
+
+
+def test_draft_endpoint_saves_and_the_work_page_restores_it(client, setup):
+    _, annotators, _, campaign = setup
+    client.force_login(annotators[0])
+    page = client.get(reverse("rewrite-work", args=[campaign.pk]))
+    sentence = page.context["sentence"]
+    r = client.post(
+        reverse("rewrite-draft", args=[campaign.pk]),
+        json.dumps({"sentence": sentence.pk, "text": "He <b>doesn't</b>", "flag": "", "seconds": 4}),
+        content_type="application/json",
+    )
+    assert r.status_code == 200 and r.json()["saved"]
+    assert RewriteDraft.objects.get().text == "He <b>doesn't</b>"
+    page = client.get(reverse("rewrite-work", args=[campaign.pk]))
+    html = page.content.decode()
+    assert "He &lt;b&gt;doesn&#x27;t&lt;/b&gt;</textarea>" in html  # restored and escaped
+
+
+def test_draft_endpoint_refuses_garbage(client, setup):
+    _, annotators, _, campaign = setup
+    client.force_login(annotators[0])
+    r = client.post(reverse("rewrite-draft", args=[campaign.pk]), "not json", content_type="application/json")
+    assert r.status_code == 400 and not r.json()["saved"]
+
+
+def test_invalid_submission_keeps_the_text_and_shows_the_message(client, setup):
+    _, annotators, _, campaign = setup
+    client.force_login(annotators[0])
+    sentence = client.get(reverse("rewrite-work", args=[campaign.pk])).context["sentence"]
+    r = client.post(
+        reverse("rewrite-work", args=[campaign.pk]), {"sentence": sentence.pk, "text": "bad\x07text"}
+    )
+    assert r.status_code == 400
+    assert "control or invisible character (U+0007)" in r.content.decode()
+
+
+def test_outsiders_cannot_open_work_or_progress(client, setup):
+    _, annotators, _, campaign = setup
+    outsider = factories.user("outsider", "annotator")
+    client.force_login(outsider)
+    assert client.get(reverse("rewrite-work", args=[campaign.pk])).status_code == 403
+    client.force_login(annotators[0])
+    assert client.get(reverse("rewrite-campaign", args=[campaign.pk])).status_code == 403
+    assert client.get(reverse("rewrite-review", args=[campaign.pk])).status_code == 403
+
+
+def test_qualification_gated_campaign_sends_the_worker_to_the_test(client, setup):
+    researcher, annotators, _, campaign = setup
+    q = svc.qualification_create(
+        project=campaign.project,
+        name="screen",
+        sentences=list(campaign.corpus.sentences.all()[:2]),
+        created_by=researcher,
+    )
+    campaign.qualification = q
+    campaign.save(update_fields=["qualification"])
+    client.force_login(annotators[0])
+    r = client.get(reverse("rewrite-work", args=[campaign.pk]))
+    assert r.status_code == 302 and r.url == reverse("qualification-take", args=[q.pk])

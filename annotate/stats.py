@@ -149,17 +149,17 @@ def campaign_stats(
     with_ster: bool = True,
     with_types: bool = True,
 ) -> CampaignStats:
-    """Overall and per annotator group (groups in name order)."""
+    """Overall and per annotator group (groups in name order; none listed when there is only one)."""
     groups = sorted({r.group for r in rows})
-    per_group = [
-        rewrite_stats([r for r in rows if r.group == g], group=g, with_ster=with_ster, with_types=with_types)
-        for g in groups
-    ]
-    if len(groups) == 1 and groups[0] == "":
-        overall = per_group[0]
-        per_group = []
-    else:
-        overall = rewrite_stats(rows, with_ster=with_ster, with_types=with_types)
+    overall = rewrite_stats(rows, with_ster=with_ster, with_types=with_types)
+    per_group = []
+    if len(groups) > 1:
+        per_group = [
+            rewrite_stats(
+                [r for r in rows if r.group == g], group=g, with_ster=with_ster, with_types=with_types
+            )
+            for g in groups
+        ]
     return CampaignStats(overall, per_group, dict(flags or {}))
 
 
@@ -204,7 +204,7 @@ def corpus_system_stats(data, *, with_ster: bool = False, by_domain: bool = True
 # -- chart --------------------------------------------------------------------------------------
 
 
-def bar_chart_svg(counts: dict[str, int], *, title: str, width: int = 560, top: int = 25) -> str:
+def bar_chart_svg(counts: dict[str, int], *, title: str, width: int = 380, top: int = 25) -> str:
     """A horizontal bar chart as inline SVG (no script, no external file); labels escaped.
 
     Bars are sorted by count as given (the ``top`` largest; the rest summed as
@@ -215,13 +215,13 @@ def bar_chart_svg(counts: dict[str, int], *, title: str, width: int = 560, top: 
     if len(items) > top:
         rest = sum(v for _, v in items[top:])
         items = [*items[:top], ("other types", rest)]
-    row, label_w, pad = 20, 120, 6
+    row, label_w, pad = 20, 105, 6
     height = row * max(len(items), 1) + 30
     biggest = max((v for _, v in items), default=1) or 1
     bar_max = width - label_w - 90
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" width="100%" '
-        f'role="img" aria-label="{escape(title)}" class="chart">',
+        f'style="max-width:{width * 4 // 3}px" role="img" aria-label="{escape(title)}" class="chart">',
         f"<title>{escape(title)}</title>",
     ]
     if not items:
@@ -231,9 +231,9 @@ def bar_chart_svg(counts: dict[str, int], *, title: str, width: int = 560, top: 
         w = max(1.0, bar_max * value / biggest) if value else 0.0
         pct = 100.0 * value / total if total else 0.0
         parts.append(
-            f'<text x="{label_w - pad}" y="{y + 13}" font-size="12" text-anchor="end">{escape(name)}</text>'
+            f'<text x="{label_w - pad}" y="{y + 13}" font-size="13" text-anchor="end">{escape(name)}</text>'
             f'<rect x="{label_w}" y="{y + 2}" width="{w:.1f}" height="{row - 6}" fill="#2457c5"></rect>'
-            f'<text x="{label_w + w + 4:.1f}" y="{y + 13}" font-size="12">{value} ({pct:.1f}%)</text>'
+            f'<text x="{label_w + w + 4:.1f}" y="{y + 13}" font-size="13">{value} ({pct:.1f}%)</text>'
         )
     parts.append("</svg>")
     return "".join(parts)

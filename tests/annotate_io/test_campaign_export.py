@@ -9,6 +9,7 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
 from django.core.management import call_command
+from django.core.management.base import CommandError
 
 from annotate.formats.campaign import RewriteRecord, build_campaign_corpus, pseudonym
 from annotate.formats.data import CorpusData, SystemData
@@ -189,3 +190,32 @@ def test_a_merged_sentence_in_a_campaign_is_joined_in_gmeg_layout(jfleg_campaign
     assert files["more_refs/ref0"] == b"He goes home . She likes cats .\n"
     assert files["more_refs/ref2"] == b"He go home . She likes cats .\n"
     assert files["more_refs/ref3"] == b"He goes home . She likes a cat .\n"
+
+
+@pytest.mark.django_db
+def test_export_command_writes_a_campaign_with_only_its_own_references(jfleg_campaign, tmp_path):
+    campaign, (a, b), _, corpus = jfleg_campaign
+    campaign.require_review = False
+    campaign.save()
+    for s in corpus.sentences.order_by("position")[:1]:
+        rewrite_submit(campaign=campaign, user=a, sentence=s, text="He goes home .")
+        rewrite_submit(campaign=campaign, user=b, sentence=s, text="He went home .")
+    call_command(
+        "export_corpus",
+        "more refs",
+        campaign=True,
+        no_corpus_systems=True,
+        format="jfleg",
+        out=str(tmp_path / "out"),
+    )
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == [
+        "more_refs.ref0",
+        "more_refs.ref1",
+        "more_refs.src",
+    ]
+    assert (tmp_path / "out" / "more_refs.ref1").read_text() == "He went home .\n"
+    with pytest.raises(CommandError, match="no sentence has 3 accepted rewrites"):
+        call_command(
+            "export_corpus", "more refs", campaign=True, rewrites=3, format="m2", out=str(tmp_path / "out")
+        )
+    assert not (tmp_path / "out" / "more_refs.m2").exists()

@@ -39,3 +39,19 @@ def find_corpus(name: str, project: str | None) -> Corpus:
     if len(found) > 1:
         raise CommandError(f"several corpora are named {name!r}: name the project with --project")
     return found[0]
+
+
+def find_rewrite_campaign(name: str, project: str | None):
+    from annotate.models import RewriteCampaign
+
+    campaigns = RewriteCampaign.objects.filter(name=name).select_related("corpus", "project")
+    if project:
+        campaigns = campaigns.filter(project__name=project)
+    found = list(campaigns[:2])
+    if not found:
+        raise CommandError(
+            f"no rewrite campaign named {name!r}" + (f" in project {project!r}" if project else "")
+        )
+    if len(found) > 1:
+        raise CommandError(f"several rewrite campaigns are named {name!r}: name the project with --project")
+    return found[0]

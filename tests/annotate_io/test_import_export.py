@@ -386,3 +386,37 @@ def test_export_of_an_unknown_corpus_or_untyped_non_m2_is_a_command_error(projec
     corpus_import(project=project, name="k", data=load(jfleg_files(tmp_path), "jfleg"))
     with pytest.raises(CommandError, match="--untyped applies to --format m2 only"):
         call_command("export_corpus", "k", format="jfleg", untyped=True, out=str(tmp_path))
+
+
+@pytest.mark.parametrize("fmt", ["gmeg", "m2", "text", "jsonl"])
+@pytest.mark.parametrize(
+    ("content", "message"), [(b"", "file is empty"), (b"S ok\n\xc3(\n", ":2: not valid UTF-8")]
+)
+def test_every_importer_refuses_empty_or_non_utf8_files_and_saves_nothing(
+    project, tmp_path, fmt, content, message
+):
+    if fmt == "gmeg":
+        folder = gmeg_folder(tmp_path, "fce")
+        (folder / "amu").write_bytes(content)
+        path, where = str(folder), "amu"
+    else:
+        path = where = str(tmp_path / f"bad.{fmt}")
+        Path(path).write_bytes(content)
+    before = db_counts()
+    with pytest.raises(CommandError) as err:
+        call_command("import_corpus", path, format=fmt, name="bad")
+    assert where in str(err.value)
+    if fmt == "gmeg" and not content:
+        assert "has 0 lines but" in str(err.value)  # a system file may hold empty lines, not none
+    else:
+        assert message in str(err.value)
+    assert db_counts() == before
+
+
+def test_a_gmeg_system_with_a_missing_line_is_refused_naming_it(project, tmp_path):
+    folder = gmeg_folder(tmp_path, "fce")
+    write(folder / "transformer", ["only", "two"])
+    before = db_counts()
+    with pytest.raises(CommandError, match=r"fce/transformer: has 2 lines but .*fce/source has 3"):
+        call_command("import_corpus", str(folder), format="gmeg", name="bad")
+    assert db_counts() == before

@@ -16,6 +16,7 @@ from annotate.services import SentenceRecord, corpus_create
 DEMO_FILE = Path(__file__).parent / "demo" / "demo_corpus.json"
 DEMO_PROJECT = "Demo project"
 DEMO_CAMPAIGN = "Demo PRWS judgments"
+DEMO_REWRITE_CAMPAIGN = "Demo JFLEG-style rewrites"
 
 # Local demo accounts only: printed by the run command, never used in production.
 DEMO_ACCOUNTS = [
@@ -53,6 +54,7 @@ def demo_load() -> DemoInfo:
     project, _ = Project.objects.get_or_create(name=DEMO_PROJECT, defaults={"owner": users["researcher"]})
     project.members.add(*users.values())
     if Corpus.objects.filter(project=project).exists():
+        _demo_rewrites(project, users)
         return DemoInfo(created=False, accounts=[(u, p, r.value) for u, p, r in DEMO_ACCOUNTS])
 
     data = json.loads(DEMO_FILE.read_text(encoding="utf-8"))
@@ -109,4 +111,28 @@ def demo_load() -> DemoInfo:
         created_by=users["researcher"],
         judgments_per_item=3,
     )
+    _demo_rewrites(project, users)
     return DemoInfo(created=True, accounts=[(u, p, r.value) for u, p, r in DEMO_ACCOUNTS])
+
+
+def _demo_rewrites(project: Project, users: dict) -> None:
+    """A small JFLEG-style rewrite campaign (2 rewrites of the first 10 sentences, expert review)."""
+    from annotate.models import RewriteCampaign
+    from annotate.rewrites.services import rewrite_campaign_create
+
+    if RewriteCampaign.objects.filter(project=project, name=DEMO_REWRITE_CAMPAIGN).exists():
+        return
+    corpus = Corpus.objects.filter(project=project).order_by("pk").first()
+    rewrite_campaign_create(
+        project=project,
+        corpus=corpus,
+        name=DEMO_REWRITE_CAMPAIGN,
+        created_by=users["researcher"],
+        preset="jfleg",
+        rewrites_per_sentence=2,
+        ask_difficulty=True,
+        require_review=True,
+        pay_per_sentence="0.10",
+        first_position=0,
+        last_position=9,
+    )

@@ -83,3 +83,13 @@ def test_qualification_gated_campaign_sends_the_worker_to_the_test(client, setup
     client.force_login(annotators[0])
     r = client.get(reverse("rewrite-work", args=[campaign.pk]))
     assert r.status_code == 302 and r.url == reverse("qualification-take", args=[q.pk])
+
+
+def test_demo_load_adds_a_rewrite_campaign_once():
+    from annotate.demo import DEMO_REWRITE_CAMPAIGN, demo_load
+    from annotate.models import RewriteCampaign
+
+    demo_load()
+    demo_load()
+    campaign = RewriteCampaign.objects.get(name=DEMO_REWRITE_CAMPAIGN)
+    assert campaign.slots.count() == 20

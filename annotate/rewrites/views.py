@@ -174,7 +174,7 @@ def work(request: HttpRequest, pk: int) -> HttpResponse:
         "after": [_shown(s.text, tokenized) for s in after],
         "initial": initial,
         "draft_seconds": draft.seconds if draft else 0,
-        "has_draft": draft is not None,
+        "draft_updated": int(draft.updated.timestamp() * 1000) if draft else 0,
         "flags": [c for c in RewriteFlag.choices if c[0]],
         "levels": [1, 2, 3, 4, 5],
         "done": done,

@@ -101,7 +101,9 @@
     return { sentence: sentence, text: box.value, flag: flag(), difficulty: difficulty(), seconds: seconds() };
   }
   function saveLocal() {
-    try { localStorage.setItem(storeKey, JSON.stringify(state())); } catch (e) { /* private mode */ }
+    var copy = state();
+    copy.t = Date.now();
+    try { localStorage.setItem(storeKey, JSON.stringify(copy)); } catch (e) { /* private mode */ }
   }
   function saveServer() {
     timer = null;
@@ -125,11 +127,13 @@
     timer = setTimeout(saveServer, 700);
   }
 
-  // Restore a local copy only when the server has no draft (e.g. the session expired while typing).
-  if (form.getAttribute("data-has-draft") !== "1" && !document.getElementById("rw-error")) {
+  // The browser's copy wins only when it is newer than the server's draft (the session
+  // expired while typing, or the network was down): it is then sent to the server again.
+  if (!document.getElementById("rw-error")) {
     try {
       var local = JSON.parse(localStorage.getItem(storeKey) || "null");
-      if (local && local.sentence === sentence) {
+      var serverTime = parseInt(form.getAttribute("data-draft-updated"), 10) || 0;
+      if (local && local.sentence === sentence && (local.t || 0) > serverTime + 1000) {
         box.value = local.text;
         if (local.flag) { var f = form.querySelector("input[name=flag][value='" + local.flag + "']"); if (f) f.checked = true; }
         if (local.difficulty) { var d = form.querySelector("input[name=difficulty][value='" + local.difficulty + "']"); if (d) d.checked = true; }

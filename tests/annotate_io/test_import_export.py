@@ -420,3 +420,13 @@ def test_a_gmeg_system_with_a_missing_line_is_refused_naming_it(project, tmp_pat
     with pytest.raises(CommandError, match=r"fce/transformer: has 2 lines but .*fce/source has 3"):
         call_command("import_corpus", str(folder), format="gmeg", name="bad")
     assert db_counts() == before
+
+
+def test_gmeg_dev_fce_round_trip_is_byte_identical(project, tmp_path):
+    folder = shared_path("GMEG", "data", "dev", "fce")
+    call_command("import_corpus", str(folder), format="gmeg", name="fce-dev")
+    call_command("export_corpus", "fce-dev", format="gmeg", out=str(tmp_path))
+    names = sorted(p.name for p in folder.iterdir())
+    assert sorted(p.name for p in (tmp_path / "fce").iterdir()) == names
+    for name in names:
+        assert (tmp_path / "fce" / name).read_bytes() == (folder / name).read_bytes(), name

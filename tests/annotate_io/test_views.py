@@ -111,3 +111,12 @@ def test_pages_are_for_researchers_of_the_project_only(setup, client):
     assert client.get(f"/corpora/{corpus.pk}/export/").status_code == 404
     assert client.get(f"/rewrites/{campaign.pk}/export/").status_code == 404
     assert client.get(f"/corpora/{corpus.pk}/stats/").status_code == 404
+
+
+def test_statistics_of_a_campaign_without_rewrites_say_so(setup):
+    client, corpus, campaign, _ = setup
+    empty = rewrite_campaign_create(
+        project=campaign.project, corpus=corpus, name="empty", created_by=campaign.created_by
+    )
+    page = client.get(f"/rewrites/{empty.pk}/stats/")
+    assert page.status_code == 200 and "No edits." in page.content.decode()

@@ -72,7 +72,10 @@ def _stored_m2(metadata: dict[str, Any]) -> tuple[list[str], list[int]] | None:
     m2 = metadata.get("m2") if isinstance(metadata, dict) else None
     if not isinstance(m2, dict) or not isinstance(m2.get("edits"), list):
         return None
-    return [str(e) for e in m2["edits"]], [int(a) for a in m2.get("annotators", [])]
+    try:
+        return [str(e) for e in m2["edits"]], [int(a) for a in m2.get("annotators", [])]
+    except (TypeError, ValueError):
+        return None
 
 
 def m2_blocks(data: CorpusData, *, untyped: bool = False) -> list[str]:
@@ -98,7 +101,12 @@ def m2_blocks(data: CorpusData, *, untyped: bool = False) -> list[str]:
             stored_ok.append([False] * len(refs))
             continue
         lines, present = stored
-        block = parse_m2(f"S {sent.text}\n" + "".join(line + "\n" for line in lines))[0]
+        try:
+            block = parse_m2(f"S {sent.text}\n" + "".join(line + "\n" for line in lines))[0]
+        except GecInputError:  # edited metadata that no longer fits the sentence: annotate afresh
+            stored_lines.append(None)
+            stored_ok.append([False] * len(refs))
+            continue
         by_ann: dict[int, list[str]] = {}
         for line, edit in zip(lines, block.edits):
             by_ann.setdefault(edit.annotator, []).append(line)

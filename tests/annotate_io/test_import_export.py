@@ -430,3 +430,19 @@ def test_gmeg_dev_fce_round_trip_is_byte_identical(project, tmp_path):
     assert sorted(p.name for p in (tmp_path / "fce").iterdir()) == names
     for name in names:
         assert (tmp_path / "fce" / name).read_bytes() == (folder / name).read_bytes(), name
+
+
+def test_stored_m2_edits_that_no_longer_fit_the_sentence_are_annotated_afresh(project):
+    data = CorpusData(
+        [
+            SentenceRecord(
+                "He go .",
+                metadata={"m2": {"edits": ["A 7 9|||R:X|||y|||REQUIRED|||-NONE-|||0"], "annotators": [0]}},
+            )
+        ],
+        [SystemData("ref0", "reference", ["He goes ."])],
+    )
+    assert (
+        write_m2(data, "x", untyped=False)["x.m2"].decode()
+        == "S He go .\nA 1 2|||R:VERB:SVA|||goes|||REQUIRED|||-NONE-|||0\n\n"
+    )

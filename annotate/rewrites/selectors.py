@@ -102,7 +102,10 @@ def rewrite_campaign_refusal(campaign: RewriteCampaign, user: AbstractBaseUser) 
 
 
 def rewrite_work_list_for(user: AbstractBaseUser) -> list[RewriteCampaign]:
-    """Active campaigns this worker may open (qualification-gated ones are listed with their test)."""
+    """Active campaigns this worker may open; ``needs_qualification`` marks those gated by a test.
+
+    Three queries whatever the number of campaigns (roles are cached on the user).
+    """
     if not user.is_authenticated or not user_roles(user) & {Role.ANNOTATOR, Role.EXPERT}:
         return []
     campaigns = (
@@ -112,11 +115,18 @@ def rewrite_work_list_for(user: AbstractBaseUser) -> list[RewriteCampaign]:
         .prefetch_related("group_links")
         .order_by("-created")
     )
+    user_group_ids = set(user.groups.values_list("id", flat=True))
+    granted = set(
+        QualificationAttempt.objects.filter(worker=user, status=QualificationStatus.ACCEPTED).values_list(
+            "qualification_id", flat=True
+        )
+    )
     out = []
     for c in campaigns:
-        if c.group_links.all() and not worker_groups(c, user):
+        allowed = {link.group_id for link in c.group_links.all()}
+        if allowed and not allowed & user_group_ids:
             continue
-        c.needs_qualification = not qualification_granted(user, c.qualification)
+        c.needs_qualification = c.qualification_id is not None and c.qualification_id not in granted
         out.append(c)
     return out
 

@@ -242,7 +242,7 @@ def candidate_references(
                 for c in alt.corrections
             ]
             refs.append(apply_corrections(sent.tokens, cs))
-        return _dedupe(refs)
+        return _dedupe(refs) or [list(sent.tokens)]  # no annotator at all: the source
     options = _error_options(sent)
     n = 1
     for o in options:

@@ -231,6 +231,13 @@ def test_scores_report_percentages_in_as_dict():
     assert s.as_dict(percent=False)["p"] == pytest.approx(0.5)
 
 
+def test_sentence_without_annotators_is_scored_against_the_source():
+    gold = [IGoldSentence(["a", "b"], [], 0)]
+    c = imeasure(["a c"], gold, mix=False).correction
+    assert (c.tp, c.tn, c.fp, c.fn, c.fpn) == (0, 1, 1, 0, 0)
+    assert imeasure([""], [IGoldSentence([], [], 1)]).correction.wacc == 1.0
+
+
 def test_hypothesis_count_must_match_gold():
     gold = read_ixml(FIX / "gold.xml")
     with pytest.raises(GecInputError, match="1 hypothesis lines but 2 gold"):

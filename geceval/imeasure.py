@@ -48,7 +48,10 @@ above that (JFLEG has sentences with millions) it starts from the best
 single-annotator reference and improves it one error at a time (choosing
 each error's best option with the others fixed, until nothing changes).
 That is a documented approximation: it is never below the ``-nomix``
-choice, and the sentences it touched are listed in ``result.capped``.
+choice, and the sentences it touched are listed in ``result.capped``. On
+JFLEG test (spellchecked) 148 of 747 sentences exceed 256 combinations;
+for the 30 first ones with 257..2048 combinations the search found the
+exhaustive optimum (same WAcc and I) every time.
 The reference tool enumerates all combinations and did not finish JFLEG in
 10 minutes.
 """

@@ -243,7 +243,9 @@ def gold_from_m2(sentences: Iterable[M2Sentence]) -> list[IGoldSentence]:
     """I-measure gold from M2 blocks, grouping edits as the reference converter does.
 
     Annotators are the ids in the block (noop lines count); ``numann`` is
-    their number. An M2 edit with ``a||b`` alternatives gives one ``alt`` per
+    their number and they are renumbered ``0 .. numann-1`` in id order (the
+    XML can only say "numann annotators", so a block with annotators 0 and 2
+    becomes 0 and 1 rather than gaining a phantom annotator 1). An M2 edit with ``a||b`` alternatives gives one ``alt`` per
     alternative, all with that annotator.
     """
     out: list[IGoldSentence] = []
@@ -282,7 +284,8 @@ def gold_from_m2(sentences: Iterable[M2Sentence]) -> list[IGoldSentence]:
                     ]
                     if e.type not in types:
                         types.append(e.type)
-                alts.extend(IAlternative(str(ann), o) for o in options)
+                label = str(ann_ids.index(ann))  # annotators renumbered 0..numann-1
+                alts.extend(IAlternative(label, o) for o in options)
             errors.append(IError(tuple(alts), len(anns_here) == len(ann_ids), "/".join(types), str(k)))
         out.append(IGoldSentence(sent.tokens, errors, len(ann_ids), str(n), "1", sent.line))
     return out

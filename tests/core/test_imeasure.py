@@ -386,6 +386,14 @@ def test_m2_to_xml_groups_overlapping_edits_and_marks_optional_ones():
     ]
 
 
+def test_m2_annotator_ids_with_gaps_are_renumbered():
+    m2 = [M2Sentence("a b", [M2Edit(0, 1, "R:X", ("A",), 0), M2Edit(-1, -1, "noop", ("-NONE-",), 2)])]
+    (sent,) = gold_from_m2(m2)
+    assert sent.num_annotators == 2
+    assert candidate_references(sent, mix=False) == [["A", "b"], ["a", "b"]]
+    assert sent.errors[0].alternatives[0].annotator == "0" and not sent.errors[0].required
+
+
 def test_malformed_xml_names_file_and_line():
     with pytest.raises(GecInputError) as exc:
         read_ixml(FIX / "malformed.xml")

@@ -17,7 +17,9 @@ figures, not from the tool's code):
   all-three, then source+hypothesis, source+reference, hypothesis+reference,
   then single moves (source, hypothesis, reference); the path is traced back
   from the end. This is the cost model that reproduces the tool's JFLEG
-  counts exactly (plain unit costs are off by a few columns).
+  counts exactly (plain unit costs are off by a few columns; weight 1 for
+  the hypothesis-reference pair also matches, but only under some tie
+  orders, so 2 was kept).
 * Column classes (``-`` a gap): correction TN if s = h = r; FN if h = s != r;
   FP if h != s = r; TP if h = r != s; otherwise (h, r, s all differ) FP, FN
   and FPN at once. Detection: the same but any h != s with r != s is a TP
@@ -26,7 +28,8 @@ figures, not from the tool's code):
   ``Acc = (TP+TN) / (TP+TN+FP+FN-FPN)``; P, R, F_beta from TP/FP/FN
   (P = 1 when nothing was proposed, R = 1 when nothing was to be found).
 * Per sentence the candidate reference with the highest correction WAcc is
-  kept; ties go to the higher sentence I, then to the first candidate.
+  kept; ties go to the higher sentence I, then to the first candidate
+  (ties to the first alone give FN 1417 on JFLEG, not the tool's 1420).
   The baseline is the source scored as the hypothesis against that same
   reference. Corpus counts are the sums over sentences; corpus WAcc, P, R,
   F, Acc and I are computed from the sums:
@@ -41,12 +44,15 @@ Scale: the dataclasses hold fractions (0.7333); ``IScores.as_dict()`` and
 the command line report percentages as the tool prints them (73.33 for I,
 P, R, F, Acc, WAcc and the baseline), counts as integers.
 
-Speed: the DP runs in numpy over anti-diagonal wavefronts, all candidate
-references of a sentence and both hypotheses (system, source) at once.
+Speed: the DP runs in numpy over anti-diagonal wavefronts (i + j + k
+constant), all candidate references of a sentence at once; the source is
+aligned as a hypothesis only against the references tied at the best WAcc
+(JFLEG ``-nomix``: about 6 CPU-s, the tool 257).
 Mix mode enumerates at most ``max_references`` combinations per sentence;
 above that (JFLEG has sentences with millions) it starts from the best
 single-annotator reference and improves it one error at a time (choosing
-each error's best option with the others fixed, until nothing changes).
+each error's best option with the others fixed, until nothing changes,
+at most 4 passes).
 That is a documented approximation: it is never below the ``-nomix``
 choice, and the sentences it touched are listed in ``result.capped``. On
 JFLEG test (spellchecked) 148 of 747 sentences exceed 256 combinations;

@@ -18,15 +18,25 @@ Features (all on a 0-1 scale) by component:
   count (P = 1 when FP = 0, R = 1 when FN = 0).
 - ``chrf`` (2): ``chrf:p``, ``chrf:r``, sacrebleu chrF++ (``word_order=2``,
   beta 2, as ``geceval.sacre.chrf``) precision and recall / 100.
+- ``m2`` (2): ``m2:p``, ``m2:r``, ``geceval.m2.m2_score`` (m2scorer 3.2) at
+  beta 0.5 against the ERRANT M2 of the references (the same M2 the
+  ``errant`` features use; GMEG-layout data has text references only).
+- ``imeasure`` (21): ``geceval.imeasure`` in ``-nomix`` mode (one candidate
+  reference per annotator, the mode the reference tool finishes in; default
+  mix mode did not finish on JFLEG), gold = that ERRANT M2 converted by
+  ``gold_from_m2``, w = 2. For correction and detection: ``tp``, ``tn``,
+  ``fp``, ``fn``, ``fpn`` as shares of the alignment columns (TP+TN+FP+FN,
+  so corpora of different sizes are comparable), ``p``, ``r``, ``acc``,
+  ``wacc``, ``baseline_wacc`` and ``i`` — everything the tool reports except
+  F; detection ``fpn`` is left out because it is always 0.
 - ``gleu`` (1) and ``chargleu`` (1): GLEU+ and charGLEU as ``geceval.gleu``
   computes them (500 sampled-reference iterations).
-- ``m2`` (2) and ``imeasure`` (I-measure statistics without F): not yet
-  available — ``geceval.m2`` and ``geceval.imeasure`` had not landed when
-  this was written; asking for them raises a ValueError naming the module.
 
-So the default model has 52 features, not 73: the missing 21 (2 M2 and the
-rest presumably I-measure counts and accuracies, plus any ERRANT operation
-types GMEG may have counted) are the difference.
+So the default model has 48 + 2 + 2 + 21 + 1 + 1 = 75 features, not 73. The
+paper names the groups but not the members; the likeliest differences are
+which I-measure statistics count (e.g. counts vs rates, baseline figures)
+and whether UNK has ERRANT P/R. A model records its exact list, and
+prediction refuses a model whose list differs from the extractor's.
 
 Feature extraction is pluggable: training takes any ``FeatureFactory``
 (``(source, references) -> FeatureExtractor``); the model code is tested on
@@ -61,8 +71,23 @@ from geceval.progress import ProgressFn, no_progress
 ALPHA = 0.001
 FORMAT = "geceval-gmeg-ensemble"
 FORMAT_VERSION = 1
-DEFAULT_COMPONENTS: tuple[str, ...] = ("errant", "chrf", "gleu", "chargleu")
-UNAVAILABLE_COMPONENTS = {"m2": "geceval.m2", "imeasure": "geceval.imeasure"}
+DEFAULT_COMPONENTS: tuple[str, ...] = ("errant", "chrf", "m2", "imeasure", "gleu", "chargleu")
+UNAVAILABLE_COMPONENTS: dict[str, str] = {}
+"""Component -> the module it would need, for components this version cannot compute."""
+IMEASURE_STATS: tuple[str, ...] = (
+    "tp",
+    "tn",
+    "fp",
+    "fn",
+    "fpn",
+    "p",
+    "r",
+    "acc",
+    "wacc",
+    "baseline_wacc",
+    "i",
+)
+_NEEDS_REFERENCE_M2 = ("errant", "m2", "imeasure")
 
 
 class FeatureExtractor(Protocol):
@@ -109,6 +134,15 @@ def feature_names(components: Sequence[str] = DEFAULT_COMPONENTS) -> list[str]:
             names += [f"errant:{c}:{m}" for c in MAIN_CATEGORIES for m in ("p", "r")]
         elif component == "chrf":
             names += ["chrf:p", "chrf:r"]
+        elif component == "m2":
+            names += ["m2:p", "m2:r"]
+        elif component == "imeasure":
+            names += [
+                f"imeasure:{mode}:{stat}"
+                for mode in ("correction", "detection")
+                for stat in IMEASURE_STATS
+                if not (mode == "detection" and stat == "fpn")
+            ]
         elif component in ("gleu", "chargleu"):
             names.append(component)
         else:
@@ -141,14 +175,24 @@ class ScorerFeatures:
                 raise GecInputError(
                     f"reference {k} has {len(ref)} lines but the source has {len(self.source)}"
                 )
-        self._rows: dict[str, dict[tuple[int, str], np.ndarray]] = {"chrf": {}, "gleu": {}, "chargleu": {}}
-        self._ref_set = None
-        if "errant" in self.components:
+        self._rows: dict[str, dict[tuple[int, str], np.ndarray]] = {
+            "chrf": {},
+            "gleu": {},
+            "chargleu": {},
+            "imeasure": {},
+        }
+        self._ref_set: Any = None
+        self._igold: Any = None
+        if any(c in self.components for c in _NEEDS_REFERENCE_M2):
             from geceval import errant_scorer
 
             self._ref_set = errant_scorer.errant_annotate_references(
                 self.source, self.references, progress=progress
             )
+        if "imeasure" in self.components:
+            from geceval.imeasure import gold_from_m2
+
+            self._igold = gold_from_m2(self._ref_set.m2)
 
     # per-sentence statistics, computed only for (index, line) pairs not seen before
     def _sentence_rows(self, component: str, hypothesis: Sequence[str]) -> np.ndarray:
@@ -161,6 +205,18 @@ class ScorerFeatures:
                 from sacrebleu.metrics import CHRF
 
                 rows = np.array(CHRF(word_order=2, beta=2)._extract_corpus_statistics(hyp, refs), dtype=float)
+            elif component == "imeasure":
+                from geceval import imeasure
+
+                # per sentence the chosen reference depends on that sentence only, so counts cache
+                res = imeasure.imeasure(hyp, [self._igold[i] for i in missing], mix=False)
+                rows = np.array(
+                    [
+                        [*c.correction, *c.detection, *c.baseline_correction, *c.baseline_detection]
+                        for c in res.sentences
+                    ],
+                    dtype=np.int64,
+                )
             else:
                 from geceval import gleu
 
@@ -188,6 +244,23 @@ class ScorerFeatures:
         sums = np.rint(sums).astype(np.int64)
         return float(np.mean([gleu.gleu_from_stats(row) for row in sums.tolist()]))
 
+    def _imeasure(self, hypothesis: Sequence[str]) -> dict[str, float]:
+        from geceval.imeasure import score_counts
+
+        t = self._sentence_rows("imeasure", hypothesis).sum(axis=0).tolist()
+        out = {}
+        for mode, counts, baseline in (("correction", t[0:5], t[10:15]), ("detection", t[5:10], t[15:20])):
+            scores = score_counts(counts, baseline, beta=0.5, w=2.0)
+            columns = scores.tp + scores.tn + scores.fp + scores.fn
+            for stat in IMEASURE_STATS:
+                if mode == "detection" and stat == "fpn":
+                    continue
+                value = float(getattr(scores, stat))
+                if stat in ("tp", "tn", "fp", "fn", "fpn"):
+                    value = value / columns if columns else 0.0
+                out[f"imeasure:{mode}:{stat}"] = value
+        return out
+
     def __call__(self, hypothesis: Sequence[str]) -> dict[str, float]:
         hypothesis = list(hypothesis)
         if len(hypothesis) != len(self.source):
@@ -209,6 +282,14 @@ class ScorerFeatures:
                 summed = self._sentence_rows("chrf", hypothesis).sum(axis=0).tolist()
                 p, r = chrf_precision_recall(summed, len(summed) // 3)
                 out["chrf:p"], out["chrf:r"] = p / 100, r / 100
+            elif component == "m2":
+                from geceval.m2 import m2_score
+
+                # m2scorer picks each sentence's annotator by the running corpus F: not cacheable
+                res = m2_score(hypothesis, self._ref_set.m2, beta=0.5)
+                out["m2:p"], out["m2:r"] = res.p, res.r
+            elif component == "imeasure":
+                out.update(self._imeasure(hypothesis))
             else:
                 out[component] = self._gleu(component, hypothesis)
         return {name: out[name] for name in self.names}
@@ -397,12 +478,13 @@ def gmeg_training_rows(
     segment_csv: str | os.PathLike[str] | None = None,
     factory: FeatureFactory = ScorerFeatures,
     synthetic: bool = True,
+    proportions: Sequence[float] | None = None,
     samples: int = 1,
     seed: int = 0,
     progress: ProgressFn = no_progress,
 ) -> list[TrainingRow]:
     """Real systems and (optionally) hybrid synthetic systems of one GMEG corpus, featurised."""
-    from geceval.metaeval import hybrid_systems
+    from geceval.metaeval import PROPORTIONS, hybrid_systems
     from geceval.prws import system_means
 
     source, references, outputs, segments = gmeg_corpus(corpus_dir, segment_csv=segment_csv)
@@ -410,7 +492,13 @@ def gmeg_training_rows(
     extractor = factory(source, references)
     means = system_means({n: segments[n] for n in outputs})
     hybrids = (
-        hybrid_systems(outputs, {n: segments[n] for n in outputs}, samples=samples, seed=seed)
+        hybrid_systems(
+            outputs,
+            {n: segments[n] for n in outputs},
+            proportions=PROPORTIONS if proportions is None else proportions,
+            samples=samples,
+            seed=seed,
+        )
         if synthetic
         else []
     )
@@ -453,5 +541,31 @@ def train(
         "n_real": int(real.sum()),
         "n_synthetic": int((~real).sum()),
         "cross_validation": asdict(cv),
+        "cross_corpus": cross_corpus(rows, names, alpha=alpha),
     }
     return model, cv
+
+
+def cross_corpus(
+    rows: Sequence[TrainingRow], names: Sequence[str], *, alpha: float = ALPHA
+) -> dict[str, dict[str, float]]:
+    """Leave one corpus out: fit on the other corpora's rows, correlate predictions with the
+    human scores of the held-out corpus's real systems. Free of the leak that hybrids of shared
+    parents cause in k-fold CV; empty with one corpus."""
+    corpora = sorted({r.corpus for r in rows})
+    if len(corpora) < 2:
+        return {}
+    x, y, real = matrix(rows, names)
+    corpus_of = np.array([r.corpus for r in rows])
+    out = {}
+    for corpus in corpora:
+        held = corpus_of == corpus
+        model = _ridge(alpha).fit(x[~held], y[~held])
+        test = held & real
+        pred = model.predict(x[test])
+        out[corpus] = {
+            "pearson": _corr(stats.pearsonr, pred, y[test]),
+            "spearman": _corr(stats.spearmanr, pred, y[test]),
+            "n": int(test.sum()),
+        }
+    return out

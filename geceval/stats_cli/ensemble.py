@@ -1,14 +1,17 @@
 """``python -m geceval ensemble train|predict``: the GMEG ensemble metric.
 
 ``ensemble train DIR [DIR ...] --out MODEL.json [--segment-scores CSV ...]
-[--seed 0] [--folds 10] [--samples 1] [--no-synthetic] [--alpha 0.001] [--json]``
+[--seed 0] [--folds 10] [--samples 1] [--proportions P ...] [--no-synthetic]
+[--alpha 0.001] [--json]``
 trains on GMEG-layout corpora (``DIR/source``, ``DIR/ref0..N``, one file per
 system, ``DIR-segment-scores.csv`` beside ``DIR`` unless ``--segment-scores``
 names one per DIR): real systems plus hybrid synthetic ones (9 mixes per pair
 of systems, seeded), ridge regression, k-fold cross-validation. ``--json``
 prints ``{"model": path, "features": [...], "n_real", "n_synthetic",
 "cross_validation": {"folds", "seed", "pearson", "spearman", "pearson_real",
-"spearman_real", "n", "n_real"}}``.
+"spearman_real", "n", "n_real"}, "cross_corpus": {corpus: {"pearson",
+"spearman", "n"}}}`` (cross_corpus: leave one corpus out, real systems of
+the held-out corpus; empty with one corpus).
 
 ``ensemble predict --model MODEL.json --source SRC --refs REF [REF ...] HYP
 [HYP ...] [--json]`` scores each system output; ``--json`` prints
@@ -38,6 +41,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     tr.add_argument("--seed", type=int, default=0, help="seed of the hybrid mixes and the CV folds")
     tr.add_argument("--folds", type=int, default=10)
     tr.add_argument("--samples", type=int, default=1, help="hybrids per pair and proportion")
+    tr.add_argument(
+        "--proportions",
+        type=float,
+        nargs="+",
+        default=None,
+        help="shares of the first system in a hybrid (default 0.1 .. 0.9)",
+    )
     tr.add_argument("--no-synthetic", action="store_true", help="real systems only")
     tr.add_argument("--alpha", type=float, default=ensemble.ALPHA)
     tr.add_argument("--json", action="store_true")
@@ -72,6 +82,7 @@ def _train(args: argparse.Namespace) -> int:
             directory,
             segment_csv=csv_path,
             synthetic=not args.no_synthetic,
+            proportions=args.proportions,
             samples=args.samples,
             seed=args.seed,
             progress=StderrProgress(f"features {directory}"),
@@ -89,6 +100,7 @@ def _train(args: argparse.Namespace) -> int:
                 "n_real": model.training["n_real"],
                 "n_synthetic": model.training["n_synthetic"],
                 "cross_validation": model.training["cross_validation"],
+                "cross_corpus": model.training["cross_corpus"],
             }
         )
         return 0
@@ -100,6 +112,11 @@ def _train(args: argparse.Namespace) -> int:
         f"{cv.folds}-fold CV: Pearson {fmt(cv.pearson)} Spearman {fmt(cv.spearman)} (all); "
         f"Pearson {fmt(cv.pearson_real)} Spearman {fmt(cv.spearman_real)} (real systems)"
     )
+    for corpus, c in model.training["cross_corpus"].items():
+        print(
+            f"trained without {corpus}: Pearson {fmt(c['pearson'])} Spearman {fmt(c['spearman'])} "
+            f"on its {c['n']} real systems"
+        )
     return 0
 
 

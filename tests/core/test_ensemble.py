@@ -93,13 +93,16 @@ def test_prediction_needs_every_feature_and_bad_model_files_are_errors(tmp_path:
         ensemble.EnsembleModel.load(bad)
 
 
-def test_default_feature_list_has_52_features_and_missing_scorers_are_named() -> None:
+def test_default_feature_list_has_75_features_in_a_fixed_order() -> None:
     names = ensemble.feature_names()
-    assert len(names) == 52
+    assert len(names) == 48 + 2 + 2 + 21 + 1 + 1
     assert names[:2] == ["errant:ADJ:p", "errant:ADJ:r"]
-    assert names[-4:] == ["chrf:p", "chrf:r", "gleu", "chargleu"]
-    with pytest.raises(ValueError, match=r"geceval\.m2"):
-        ensemble.feature_names(["m2"])
+    assert names[48:52] == ["chrf:p", "chrf:r", "m2:p", "m2:r"]
+    assert names[52] == "imeasure:correction:tp"
+    assert "imeasure:detection:fpn" not in names
+    assert names[-3:] == ["imeasure:detection:i", "gleu", "chargleu"]
+    with pytest.raises(ValueError, match="unknown feature component 'bleu'"):
+        ensemble.feature_names(["bleu"])
 
 
 # ----------------------------------------------------------------------------- training plumbing (fake features)
@@ -131,6 +134,23 @@ def test_gmeg_training_rows_have_real_and_hybrid_systems_with_human_means() -> N
     assert model.features == ["exact", "length"]
     assert model.training["n_real"] == 4 and model.training["n_synthetic"] == 54
     assert cv.pearson > 0.8  # the exact-match share explains most of these human means
+    assert model.training["cross_corpus"] == {}  # one corpus only
+
+
+def test_cross_corpus_fits_on_the_other_corpora_and_scores_real_systems_only() -> None:
+    x, y, _ = _synthetic(n=40, d=2, seed=7)
+    rows = [
+        ensemble.TrainingRow(
+            "c1" if i < 20 else "c2", f"s{i}", i % 4 != 0, float(y[i]), {"a": x[i, 0], "b": x[i, 1]}
+        )
+        for i in range(40)
+    ]
+    out = ensemble.cross_corpus(rows, ["a", "b"])
+    held = Ridge(alpha=0.001).fit(x[20:], y[20:]).predict(x[[0, 4, 8, 12, 16]])
+    assert out["c1"]["n"] == 5
+    assert out["c1"]["pearson"] == pytest.approx(
+        float(np.corrcoef(held, y[[0, 4, 8, 12, 16]])[0, 1]), abs=1e-12
+    )
 
 
 def test_gmeg_layout_errors_name_the_problem(tmp_path: Path) -> None:
@@ -142,11 +162,13 @@ def test_gmeg_layout_errors_name_the_problem(tmp_path: Path) -> None:
 
 
 def test_scorer_features_equal_the_scorers_on_real_and_mixed_outputs() -> None:
-    from geceval import errant_scorer, gleu, sacre
+    from geceval import errant_scorer, gleu, imeasure, m2, sacre
 
     source = read_lines(TINY / "source")
     refs = [read_lines(TINY / f"ref{k}") for k in range(2)]
     extractor = ensemble.ScorerFeatures(source, refs)
+    ref_m2 = errant_scorer.errant_annotate_references(source, refs).m2
+    igold = imeasure.gold_from_m2(ref_m2)
     hyp_b, hyp_d = read_lines(TINY / "sysB"), read_lines(TINY / "sysD")
     mixed = [b if i % 2 else d for i, (b, d) in enumerate(zip(hyp_b, hyp_d))]
     for hyp in (hyp_b, hyp_d, mixed):
@@ -156,6 +178,15 @@ def test_scorer_features_equal_the_scorers_on_real_and_mixed_outputs() -> None:
         assert f["chargleu"] == gleu.char_gleu(source, refs, hyp).score
         c = sacre.chrf(refs, hyp)
         assert (f["chrf:p"], f["chrf:r"]) == (pytest.approx(c.precision / 100), pytest.approx(c.recall / 100))
+        m = m2.m2_score(hyp, ref_m2)
+        assert (f["m2:p"], f["m2:r"]) == (m.p, m.r)
+        im = imeasure.imeasure(hyp, igold, mix=False)
+        for mode, scores in (("correction", im.correction), ("detection", im.detection)):
+            columns = scores.tp + scores.tn + scores.fp + scores.fn
+            assert f[f"imeasure:{mode}:tp"] == scores.tp / columns
+            assert f[f"imeasure:{mode}:fn"] == scores.fn / columns
+            for stat in ("p", "r", "acc", "wacc", "baseline_wacc", "i"):
+                assert f[f"imeasure:{mode}:{stat}"] == pytest.approx(getattr(scores, stat), abs=1e-15)
         e = errant_scorer.errant_score_texts(source, refs, hyp)
         for cat, s in e.per_category.items():
             assert f[f"errant:{cat}:p"] == (1.0 if s.p is None else s.p)
@@ -208,12 +239,16 @@ def test_train_and_cross_validate_on_gmeg_dev_fce_and_wiki() -> None:
     started = time.monotonic()
     rows = []
     for corpus in ("fce", "wiki"):
-        rows += ensemble.gmeg_training_rows(shared_path("GMEG", "data", "dev", corpus), seed=0)
+        rows += ensemble.gmeg_training_rows(
+            shared_path("GMEG", "data", "dev", corpus), proportions=(0.2, 0.5, 0.8), seed=0
+        )
     model, cv = ensemble.train(rows, folds=10, seed=0)
     elapsed = time.monotonic() - started
     print(f"GMEG dev ensemble: {cv} in {elapsed:.0f} s")
-    assert (model.training["n_real"], model.training["n_synthetic"]) == (14, 2 * 21 * 9)
-    assert len(model.features) == 52
+    assert (model.training["n_real"], model.training["n_synthetic"]) == (14, 2 * 21 * 3)
+    assert len(model.features) == 75
     assert not math.isnan(cv.pearson)
     assert cv.pearson > 0.8
     assert cv.pearson_real > 0.5
+    print("leave-one-corpus-out:", model.training["cross_corpus"])
+    assert set(model.training["cross_corpus"]) == {"fce", "wiki"}

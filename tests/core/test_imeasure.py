@@ -53,12 +53,14 @@ def _example():
     return gold, hyps
 
 
+@pytest.mark.shared
 def test_tool_example_mix_mode_gives_i_73_33():
     gold, hyps = _example()
     c = imeasure(hyps, gold).correction
     assert (pct(c.i), pct(c.p), pct(c.r), pct(c.wacc)) == (73.33, 100.0, 66.67, 90.0)
 
 
+@pytest.mark.shared
 def test_tool_example_nomix_gives_i_minus_6_67():
     gold, hyps = _example()
     c = imeasure(hyps, gold, mix=False).correction
@@ -76,6 +78,7 @@ def jfleg_gold():
     return read_ixml(shared_path("derived", "jfleg-test-errant", "jfleg.test.ref.errant.ixml"))
 
 
+@pytest.mark.shared
 def test_jfleg_spellchecked_nomix_counts_match_the_tool(jfleg_gold):
     hyps = read_lines(shared_path("jfleg", "test", "test.spellchecked.src"))
     res = imeasure(hyps, jfleg_gold, mix=False)
@@ -92,6 +95,7 @@ def test_jfleg_spellchecked_nomix_counts_match_the_tool(jfleg_gold):
     assert d.fpn == 0
 
 
+@pytest.mark.shared
 def test_jfleg_source_as_hypothesis_gives_i_zero_and_wacc_88_37(jfleg_gold):
     hyps = read_lines(shared_path("jfleg", "test", "test.src"))
     c = imeasure(hyps, jfleg_gold, mix=False).correction
@@ -105,6 +109,7 @@ def _norm(refs):
     return [[t.replace("``", "''") for t in r] for r in refs]
 
 
+@pytest.mark.shared
 def test_jfleg_m2_converted_gives_the_same_annotator_references_as_the_tools_xml(jfleg_gold):
     m2 = read_m2(shared_path("derived", "jfleg-test-errant", "jfleg.test.ref.errant.m2"))
     ours = gold_from_m2(m2)
@@ -119,6 +124,7 @@ def test_jfleg_m2_converted_gives_the_same_annotator_references_as_the_tools_xml
     assert differ == [372, 539]
 
 
+@pytest.mark.shared
 def test_jfleg_m2_grouping_matches_the_tools_errors_in_743_of_747_sentences(jfleg_gold):
     m2 = read_m2(shared_path("derived", "jfleg-test-errant", "jfleg.test.ref.errant.m2"))
 

@@ -17,7 +17,7 @@ from typing import Any
 from annotate.formats.data import MODEL, CorpusData, reference_ids
 from annotate.formats.readers import corrected_tokens
 from geceval.errors import GecInputError
-from geceval.formats.m2 import M2Sentence, format_edit, parse_m2
+from geceval.formats.m2 import format_edit, parse_m2
 
 EXPORT_FORMATS = ("jfleg", "gmeg", "m2", "jsonl")
 _UNSAFE = re.compile(r"[^A-Za-z0-9._+-]+")
@@ -83,10 +83,12 @@ def m2_blocks(data: CorpusData, *, untyped: bool = False) -> list[str]:
 
     A reference named ``ref<k>`` is annotator ``k`` (others get the next free
     ids). Typed export: where a sentence keeps the ``A`` lines of an imported
-    M2 file and the reference still equals that annotator's corrected text,
-    the stored lines are written as they were (original types, order and
-    formatting); the rest is annotated by ERRANT. ``untyped`` aligns every
-    reference with the Levenshtein converter (type ``X``).
+    M2 file and the reference still equals that annotator's corrected text
+    (an annotator without lines in the block, as CoNLL files leave them,
+    stands for the unchanged source), the stored lines are written as they
+    were (original types, order and formatting); every other (sentence,
+    reference) is annotated by ERRANT. ``untyped`` aligns every reference
+    with the Levenshtein converter (type ``X``).
     """
     from geceval.convert import references_to_m2
 
@@ -94,53 +96,52 @@ def m2_blocks(data: CorpusData, *, untyped: bool = False) -> list[str]:
     ids = reference_ids(refs)
     stored_ok: list[list[bool]] = []  # [sentence][reference]
     stored_lines: list[dict[int, list[str]] | None] = []
+    file_ids: set[int] = set()
     for i, sent in enumerate(data.sentences):
         stored = None if untyped else _stored_m2(sent.metadata)
-        if stored is None:
-            stored_lines.append(None)
-            stored_ok.append([False] * len(refs))
-            continue
-        lines, present = stored
-        try:
-            block = parse_m2(f"S {sent.text}\n" + "".join(line + "\n" for line in lines))[0]
-        except GecInputError:  # edited metadata that no longer fits the sentence: annotate afresh
+        block = None
+        if stored is not None:
+            try:
+                block = parse_m2(f"S {sent.text}\n" + "".join(line + "\n" for line in stored[0]))[0]
+            except GecInputError:  # edited metadata that no longer fits the sentence: annotate afresh
+                block = None
+        if block is None:
             stored_lines.append(None)
             stored_ok.append([False] * len(refs))
             continue
         by_ann: dict[int, list[str]] = {}
-        for line, edit in zip(lines, block.edits):
+        for line, edit in zip(stored[0], block.edits):  # type: ignore[index]
             by_ann.setdefault(edit.annotator, []).append(line)
         stored_lines.append(by_ann)
-        stored_ok.append(
-            [
-                a in present and " ".join(corrected_tokens(block, a)) == ref.lines[i]
-                for a, ref in zip(ids, refs)
-            ]
-        )
-    need = [k for k in range(len(refs)) if not all(row[k] for row in stored_ok)]
-    computed: list[M2Sentence] = []
-    if need:
-        source = [" ".join(s.text.split()) for s in data.sentences]
-        computed = references_to_m2(
-            source, [refs[k].lines for k in need], align="levenshtein" if untyped else "errant"
-        )
+        file_ids.update(stored[1])  # type: ignore[index]
+        stored_ok.append([" ".join(corrected_tokens(block, a)) == ref.lines[i] for a, ref in zip(ids, refs)])
+    # An annotator absent from a block stands for "no correction" only if the imported file had them.
+    for k, a in enumerate(ids):
+        if a not in file_ids:
+            for i, by_ann in enumerate(stored_lines):
+                if by_ann is not None and a not in by_ann:
+                    stored_ok[i][k] = False
+    computed: dict[tuple[int, int], list[str]] = {}
+    align = "levenshtein" if untyped else "errant"
+    for k, ref in enumerate(refs):
+        rows = [i for i in range(len(data.sentences)) if not stored_ok[i][k]]
+        if not rows:
+            continue
+        source = [" ".join(data.sentences[i].text.split()) for i in rows]
+        m2 = references_to_m2(source, [[ref.lines[i] for i in rows]], align=align)
+        for i, block in zip(rows, m2):
+            computed[i, k] = [format_edit(replace(e, annotator=ids[k])) for e in block.edits]
     blocks = []
     for i, sent in enumerate(data.sentences):
         by_ann = stored_lines[i]
         s_text = sent.text if by_ann is not None else " ".join(sent.text.split())
-        if by_ann is not None and all(stored_ok[i]) and set(by_ann) == set(ids):
-            # Every annotator as imported: keep the original line order.
+        if by_ann is not None and all(stored_ok[i]) and set(by_ann) <= set(ids):
+            # Every annotator as imported: keep the original lines and their order.
             lines = _stored_m2(sent.metadata)[0]  # type: ignore[index]
         else:
-            per_ann: dict[int, list[str]] = {}
-            for k, a in enumerate(ids):
-                if stored_ok[i][k]:
-                    per_ann[a] = by_ann.get(a, [])  # type: ignore[union-attr]
-            for j, k in enumerate(need):
-                a = ids[k]
-                per_ann[a] = [
-                    format_edit(replace(e, annotator=a)) for e in computed[i].edits if e.annotator == j
-                ]
+            per_ann = {
+                a: (by_ann or {}).get(a, []) if stored_ok[i][k] else computed[i, k] for k, a in enumerate(ids)
+            }
             lines = [line for a in sorted(per_ann) for line in per_ann[a]]
         blocks.append("\n".join([f"S {s_text}", *lines]))
     return blocks

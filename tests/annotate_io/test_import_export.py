@@ -446,3 +446,13 @@ def test_stored_m2_edits_that_no_longer_fit_the_sentence_are_annotated_afresh(pr
         write_m2(data, "x", untyped=False)["x.m2"].decode()
         == "S He go .\nA 1 2|||R:VERB:SVA|||goes|||REQUIRED|||-NONE-|||0\n\n"
     )
+
+
+@pytest.mark.parametrize("name", ["NUCLE", "BN"])
+def test_conll_2014_m2_files_round_trip_byte_identical_through_the_database(project, tmp_path, name):
+    """CoNLL files leave an annotator without corrections out of a block; that is kept too."""
+    path = shared_path("grammaticality-metrics", "references", f"{name}.m2")
+    call_command("import_corpus", str(path), format="m2", name=name)
+    assert System.objects.filter(corpus__name=name).count() == {"NUCLE": 2, "BN": 10}[name]
+    call_command("export_corpus", name, format="m2", out=str(tmp_path))
+    assert (tmp_path / f"{name}.m2").read_bytes() == path.read_bytes()

@@ -5,6 +5,7 @@ from __future__ import annotations
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.db.models import Count, Max, Q
+from django.utils import timezone
 
 from geceval.errors import GecInputError
 from ranking.models import (
@@ -55,11 +56,20 @@ def _apply_exclusion(campaign: Campaign, worker: AbstractBaseUser, excluded: boo
     if excluded:
         mine.filter(LIVE_ASSIGNMENT).update(status=AssignmentStatus.EXCLUDED)
     else:
-        # Back in: each finished HIT counts again, on a slot above any in use so no live slot clashes.
-        for assignment in mine.filter(status=AssignmentStatus.EXCLUDED, submitted__isnull=False):
+        # Back in: a finished HIT counts again, an interrupted one resumes while time is left; each on a
+        # slot above any in use, so no live slot clashes.
+        now = timezone.now()
+        for assignment in mine.filter(status=AssignmentStatus.EXCLUDED):
+            if assignment.submitted is not None:
+                assignment.status = AssignmentStatus.SUBMITTED
+            elif assignment.expires > now:
+                assignment.status = AssignmentStatus.ACTIVE
+            else:
+                assignment.status = AssignmentStatus.EXPIRED
+                assignment.save(update_fields=["status"])
+                continue
             top = Assignment.objects.filter(hit_id=assignment.hit_id).aggregate(m=Max("slot"))["m"] or 0
             assignment.slot = max(top + 1, campaign.judgments_per_item)
-            assignment.status = AssignmentStatus.SUBMITTED
             assignment.save(update_fields=["slot", "status"])
     from ranking.tasks import task_campaign_scores
 

@@ -339,7 +339,8 @@ def draft_save(
 
 def _slot_for_submit(
     campaign: RewriteCampaign, user: AbstractBaseUser, sentence: Sentence, now
-) -> RewriteSlot:
+) -> RewriteSlot | None:
+    """The worker's slot for this sentence; None when their own concurrent submit just filled it."""
     slot = (
         RewriteSlot.objects.select_for_update(of=("self",))
         .filter(campaign=campaign, sentence=sentence, claimed_by=user, rewrite__isnull=True)
@@ -348,6 +349,10 @@ def _slot_for_submit(
     )
     if slot is not None:
         return slot
+    if RewriteSlot.objects.filter(campaign=campaign, sentence=sentence, claimed_by=user).exists():
+        return (
+            None  # a double submit: the other request filled this worker's slot while we waited for its lock
+        )
     # The claim expired and was taken over: take another free slot of the sentence if there is one.
     free = RewriteSlot.objects.filter(_free_slots(campaign, user, now), sentence=sentence)
     if campaign.group_links.filter(rewrites_per_sentence__isnull=False).exists():
@@ -414,6 +419,8 @@ def rewrite_submit(
     if not campaign.ask_difficulty:
         level = None
     slot = _slot_for_submit(campaign, user, sentence, now)
+    if slot is None:
+        return Rewrite.objects.get(campaign=campaign, sentence=sentence, annotator=user), False
     group = slot.group.name if slot.group else _group_name(campaign, user)
     try:
         with transaction.atomic():

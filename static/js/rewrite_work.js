@@ -97,6 +97,7 @@
   }
 
   var timer = null;
+  var restored = false;
   function state() {
     return { sentence: sentence, text: box.value, flag: flag(), difficulty: difficulty(), seconds: seconds() };
   }
@@ -114,12 +115,13 @@
       body: body
     }).then(function (r) {
       if (!r.ok) throw new Error(r.status);
-      status.textContent = "Draft saved";
+      status.textContent = restored ? "Restored your unsaved draft · saved" : "Draft saved";
     }).catch(function () {
       status.textContent = "Draft kept in this browser (the server could not be reached; log in again if needed)";
     });
   }
   function changed() {
+    restored = false;
     render();
     saveLocal();
     status.textContent = "Editing…";
@@ -138,6 +140,7 @@
         if (local.flag) { var f = form.querySelector("input[name=flag][value='" + local.flag + "']"); if (f) f.checked = true; }
         if (local.difficulty) { var d = form.querySelector("input[name=difficulty][value='" + local.difficulty + "']"); if (d) d.checked = true; }
         status.textContent = "Restored your unsaved draft";
+        restored = true;
         saveServer();
       }
     } catch (e) { /* ignore a corrupt copy */ }

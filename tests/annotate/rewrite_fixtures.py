@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from annotate.models import Corpus
+from django.contrib.auth.models import Group
+
+from annotate.models import Corpus, Role
 from annotate.services import SentenceRecord, corpus_create
 from tests import factories
 
@@ -25,7 +27,14 @@ def tokenized_corpus(project, sources=SOURCES, name: str = "jfleg-like") -> Corp
     )
 
 
+def ensure_role_groups() -> None:
+    """Transactional tests flush the groups migration 0002 made; the role names are all the app needs."""
+    for role in Role:
+        Group.objects.get_or_create(name=role)
+
+
 def team(n_annotators: int = 3, n_experts: int = 2):
+    ensure_role_groups()
     researcher = factories.user("res", "researcher")
     annotators = [factories.user(f"ann{i}", "annotator") for i in range(n_annotators)]
     experts = [factories.user(f"exp{i}", "expert") for i in range(n_experts)]

@@ -77,9 +77,8 @@ def test_annotator_types_sees_diff_draft_survives_reload_and_submits_with_keyboa
     page.get_by_text("Draft kept in this browser").wait_for()
     login(page, live_server.url, annotators[0].username)
     page.goto(f"{live_server.url}/rewrites/{campaign.pk}/work/")
-    page.get_by_text("Restored your unsaved draft").wait_for()
+    page.get_by_text("Restored your unsaved draft · saved").wait_for()
     assert page.get_by_label("Your correction").input_value() == "I go to school every day."
-    page.get_by_text("Draft saved").wait_for()
     assert RewriteDraft.objects.get(sentence__position=2).text == "I go to school every day."
     page.screenshot(path="/tmp/rewrite-work-1100.png", full_page=True)
     page.set_viewport_size({"width": 375, "height": 800})

@@ -437,3 +437,75 @@ def test_two_workers_asking_at_once_never_get_the_same_slot(real_postgres):
     assert len(set(slots)) == len(slots)
     assert sum(s is None for s in got.values()) == 8 - len(SOURCES)
     assert connection.vendor == "postgresql"
+
+
+def run_at_once(fns):
+    from django.db import connections
+
+    barrier = threading.Barrier(len(fns))
+    results: list = [None] * len(fns)
+    errors: list[BaseException] = []
+
+    def run(i, fn):
+        try:
+            barrier.wait(timeout=10)
+            results[i] = fn()
+        except BaseException as exc:  # reported below
+            errors.append(exc)
+        finally:
+            connections.close_all()
+
+    threads = [threading.Thread(target=run, args=(i, fn)) for i, fn in enumerate(fns)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=30)
+    assert not errors, errors
+    return results
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_double_submit_at_once_makes_one_rewrite(real_postgres):
+    researcher, annotators, _, project = team(n_annotators=1, n_experts=0)
+    corpus = tokenized_corpus(project)
+    campaign = svc.rewrite_campaign_create(
+        project=project, corpus=corpus, name="double", created_by=researcher, rewrites_per_sentence=2
+    )
+    user = annotators[0]
+    sentence = svc.slot_claim(campaign=campaign, user=user).sentence
+
+    def go():
+        rewrite, created = svc.rewrite_submit(
+            campaign=campaign, user=user, sentence=sentence, text="He does n't ."
+        )
+        return rewrite.pk, created
+
+    results = run_at_once([go, go, go])
+    assert len({pk for pk, _ in results}) == 1
+    assert sorted(created for _, created in results) == [False, False, True]
+    assert Rewrite.objects.count() == 1
+    assert RewriteSlot.objects.filter(rewrite__isnull=False).count() == 1
+
+
+@pytest.mark.django_db(transaction=True)
+def test_experts_asking_at_once_never_review_the_same_rewrite(real_postgres):
+    researcher, annotators, experts, project = team(n_annotators=1, n_experts=4)
+    corpus = tokenized_corpus(project)
+    campaign = svc.rewrite_campaign_create(
+        project=project,
+        corpus=corpus,
+        name="review race",
+        created_by=researcher,
+        rewrites_per_sentence=1,
+        require_review=True,
+    )
+    for _ in range(2):
+        slot = svc.slot_claim(campaign=campaign, user=annotators[0])
+        svc.rewrite_submit(
+            campaign=campaign, user=annotators[0], sentence=slot.sentence, text=slot.sentence.text
+        )
+    got = run_at_once(
+        [lambda e=e: getattr(svc.review_claim(campaign=campaign, expert=e), "pk", None) for e in experts]
+    )
+    taken = [pk for pk in got if pk is not None]
+    assert len(taken) == 2 and len(set(taken)) == 2

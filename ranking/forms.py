@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from django import forms
 
-from annotate.models import Corpus
+from annotate.models import Corpus, Qualification
 from ranking.models import Protocol, System, SystemKind
 
 PRWS_INSTRUCTIONS = (
@@ -76,10 +76,17 @@ class CampaignForm(forms.Form):
         required=False,
         help_text="No new HITs once spent (optional).",
     )
+    qualification = forms.ModelChoiceField(
+        queryset=Qualification.objects.none(),
+        required=False,
+        help_text="Workers must have passed this screening.",
+    )
     instructions = forms.CharField(widget=forms.Textarea(attrs={"rows": 4}), required=False)
 
-    def __init__(self, *args, corpora=None, systems=None, **kwargs):
+    def __init__(self, *args, corpora=None, systems=None, qualifications=None, **kwargs):
         super().__init__(*args, **kwargs)
+        if qualifications is not None:
+            self.fields["qualification"].queryset = qualifications
         if corpora is not None:
             self.fields["corpus"].queryset = corpora
         if systems is not None:
@@ -95,6 +102,9 @@ class CampaignForm(forms.Form):
         data = super().clean()
         corpus = data.get("corpus")
         if corpus:
+            qualification = data.get("qualification")
+            if qualification is not None and qualification.project_id != corpus.project_id:
+                self.add_error("qualification", "Choose a qualification of the corpus's project.")
             for name in ("systems", "reference", "trap_system"):
                 value = data.get(name)
                 chosen = list(value) if name == "systems" and value else [value] if value else []

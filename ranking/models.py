@@ -110,6 +110,14 @@ class Campaign(models.Model):
     min_seconds = models.FloatField(default=5.0, help_text="screens faster than this are flagged too fast")
     reward_per_hit = models.DecimalField(max_digits=8, decimal_places=2, default=0)
     budget = models.DecimalField(max_digits=10, decimal_places=2, null=True, blank=True)
+    qualification = models.ForeignKey(
+        "annotate.Qualification",
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="judgment_campaigns",
+        help_text="workers must have passed this screening first",
+    )
     seed = models.IntegerField(default=0)
     instructions = models.TextField(blank=True)
     created_by = models.ForeignKey(

@@ -13,6 +13,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
 from annotate.decorators import annotator_required, researcher_required
+from annotate.models import Qualification
 from annotate.selectors import corpus_list_for, project_list_for, sentence_context
 from geceval.errors import GecInputError
 from ranking.forms import CampaignForm
@@ -44,7 +45,12 @@ from ranking.services.assignments import assignment_next_screen, assignment_prog
 @researcher_required
 def campaign_new(request: HttpRequest) -> HttpResponse:
     corpora = corpus_list_for(request.user)
-    form = CampaignForm(request.POST or None, corpora=corpora, systems=system_list_for(request.user))
+    form = CampaignForm(
+        request.POST or None,
+        corpora=corpora,
+        systems=system_list_for(request.user),
+        qualifications=Qualification.objects.filter(project__in=project_list_for(request.user)),
+    )
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
         corpus = data["corpus"]
@@ -71,6 +77,7 @@ def campaign_new(request: HttpRequest) -> HttpResponse:
                 reward_per_hit=data["reward_per_hit"],
                 budget=data["budget"],
                 instructions=data["instructions"],
+                qualification=data["qualification"],
             )
         except GecInputError as exc:
             form.add_error(None, str(exc))

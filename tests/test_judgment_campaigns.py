@@ -514,3 +514,18 @@ def test_ranks_out_of_range_are_refused(world):
             worker=workers[0],
             answers={c.pk: CandidateScore(rank=len(candidates) + 1) for c in candidates},
         )
+
+
+def test_a_campaign_requiring_a_qualification_hands_work_only_to_accepted_workers(world):
+    from annotate.models import Qualification, QualificationAttempt
+
+    researcher, workers, project, *_ = world
+    qualification = Qualification.objects.create(project=project, name="screening", created_by=researcher)
+    campaign = make(world, qualification=qualification, judgments_per_item=2)
+    with pytest.raises(NoWork, match="needs the qualification 'screening'"):
+        assignment_request(campaign=campaign, worker=workers[0])
+    QualificationAttempt.objects.create(qualification=qualification, worker=workers[0], status="rejected")
+    with pytest.raises(NoWork):
+        assignment_request(campaign=campaign, worker=workers[0])
+    QualificationAttempt.objects.filter(worker=workers[0]).update(status="accepted")
+    assert assignment_request(campaign=campaign, worker=workers[0]).status == "active"

@@ -15,6 +15,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import Count, Q
 from django.utils import timezone
 
+from annotate.rewrites.selectors import qualification_granted
 from geceval.errors import GecInputError
 from ranking.models import (
     LIVE_ASSIGNMENT,
@@ -66,6 +67,8 @@ def assignment_request(
         return current
     if campaign.status != CampaignStatus.ACTIVE:
         raise NoWork("This campaign is not handing out work at the moment.")
+    if campaign.qualification_id and not qualification_granted(worker, campaign.qualification):
+        raise NoWork(f"This campaign needs the qualification {campaign.qualification.name!r} first.")
     if WorkerRecord.objects.filter(campaign=campaign, worker=worker, excluded=True).exists():
         raise NoWork("There is no more work for you in this campaign.")
     if not _budget_left(campaign):

@@ -11,7 +11,7 @@ from decimal import Decimal
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 
-from annotate.models import Corpus, Project, Sentence
+from annotate.models import Corpus, Project, Qualification, Sentence
 from geceval.errors import GecInputError
 from ranking.models import (
     Campaign,
@@ -62,6 +62,7 @@ def campaign_create(
     budget: Decimal | float | None = None,
     instructions: str = "",
     seed: int = 0,
+    qualification: Qualification | None = None,
 ) -> Campaign:
     """Validate, save the campaign, build its screens and HITs, all or nothing.
 
@@ -102,6 +103,8 @@ def campaign_create(
         raise GecInputError("the trap system must be a Source+error system of this corpus")
     if reference is not None and (reference.corpus_id != corpus.pk or reference.kind != SystemKind.REFERENCE):
         raise GecInputError("the reference to show must be a reference of this corpus")
+    if qualification is not None and qualification.project_id != project.pk:
+        raise GecInputError("the qualification belongs to another project")
     if Campaign.objects.filter(project=project, name=name).exists():
         raise GecInputError(f"a campaign named {name!r} already exists in project {project.name!r}")
     sentences = list(corpus.sentences.filter(domain=domain) if domain else corpus.sentences.all())
@@ -130,6 +133,7 @@ def campaign_create(
         budget=None if budget is None else Decimal(str(budget)),
         instructions=instructions,
         seed=seed,
+        qualification=qualification,
         created_by=created_by,
     )
     campaign.systems.set(systems)

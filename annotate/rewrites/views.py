@@ -260,6 +260,15 @@ def review(request: HttpRequest, pk: int) -> HttpResponse:
         context["source"] = _shown(rewrite.sentence.text, tokenized)
         context["shown_text"] = _shown(rewrite.text, tokenized)
         context["diff"] = word_diff(context["source"], context["shown_text"]) if rewrite.text else []
+        before, after = sentence_context(rewrite.sentence, window=1)
+        if rewrite.flag == "merge" and not after:  # no paragraph data: the next line is what MERGE joins
+            after = list(
+                Sentence.objects.filter(
+                    corpus_id=rewrite.sentence.corpus_id, position=rewrite.sentence.position + 1
+                )
+            )
+        context["before"] = [_shown(s.text, tokenized) for s in before]
+        context["after"] = [_shown(s.text, tokenized) for s in after]
         context["remaining"] = (
             campaign.rewrites.filter(status="submitted").exclude(annotator=request.user).count()
         )

@@ -146,7 +146,14 @@
     } catch (e) { /* ignore a corrupt copy */ }
   }
 
-  box.addEventListener("input", changed);
+  // A rewrite is one line: Enter does not break it, and pasted line breaks become spaces.
+  box.addEventListener("keydown", function (e) {
+    if (e.key === "Enter" && !e.ctrlKey && !e.metaKey) { e.preventDefault(); }
+  });
+  box.addEventListener("input", function () {
+    if (/[\r\n]/.test(box.value)) { box.value = box.value.replace(/[\r\n]+/g, " "); }
+    changed();
+  });
   form.querySelectorAll("input[name=flag], input[name=difficulty]").forEach(function (el) {
     el.addEventListener("change", function () { syncFlag(); changed(); });
   });

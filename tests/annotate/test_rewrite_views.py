@@ -93,3 +93,55 @@ def test_demo_load_adds_a_rewrite_campaign_once():
     demo_load()
     campaign = RewriteCampaign.objects.get(name=DEMO_REWRITE_CAMPAIGN)
     assert campaign.slots.count() == 20
+
+
+def test_researcher_creates_a_two_groups_of_two_campaign_from_the_form(client, setup):
+    from django.contrib.auth.models import Group
+
+    from annotate.models import RewriteCampaign
+
+    researcher, _, _, campaign = setup
+    client.force_login(researcher)
+    groups = Group.objects.filter(name__in=["annotator", "expert"])
+    r = client.post(
+        reverse("rewrite-campaign-new"),
+        {
+            "project": campaign.project_id,
+            "corpus": campaign.corpus_id,
+            "name": "2x2 minimal",
+            "preset": "minimal",
+            "instructions": "",
+            "rewrites_per_sentence": 4,
+            "groups": [g.pk for g in groups],
+            "per_group": 2,
+            "pay_per_sentence": "0.05",
+        },
+    )
+    assert r.status_code == 302
+    made = RewriteCampaign.objects.get(name="2x2 minimal")
+    assert made.instructions.startswith(
+        "Correct the grammatical errors in the sentence while changing as little"
+    )
+    by_group = sorted(set(made.slots.values_list("group__name", flat=True)))
+    assert (made.rewrites_per_sentence, made.slots.count(), by_group) == (4, 16, ["annotator", "expert"])
+    page = client.get(reverse("rewrite-campaign", args=[made.pk])).content.decode()
+    assert "<td>annotator</td><td>4</td><td>0</td><td>0</td><td>4</td><td>0 / 8</td>" in page
+
+
+def test_form_refuses_a_per_group_count_without_groups(client, setup):
+    researcher, _, _, campaign = setup
+    client.force_login(researcher)
+    r = client.post(
+        reverse("rewrite-campaign-new"),
+        {
+            "project": campaign.project_id,
+            "corpus": campaign.corpus_id,
+            "name": "x",
+            "preset": "fluency",
+            "rewrites_per_sentence": 2,
+            "per_group": 2,
+            "pay_per_sentence": "0",
+        },
+    )
+    assert r.status_code == 400
+    assert "Tick the groups that get their own rewrites." in r.content.decode()

@@ -74,6 +74,7 @@ INSTALLED_APPS = [
     "drf_spectacular_sidecar",
     "annotate",
     "ranking",
+    "crowd",
 ]
 
 MIDDLEWARE = [

@@ -13,6 +13,8 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("", include("annotate.urls")),
     path("", include("ranking.urls")),
+    path("", include("ranking.analysis.urls")),
+    path("crowd/", include("crowd.urls")),
     path("api/", include("config.api_urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),

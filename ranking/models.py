@@ -62,8 +62,18 @@ class CampaignStatus(models.TextChoices):
     CLOSED = "closed"
 
 
+class CampaignOrigin(models.TextChoices):
+    COLLECTED = "collected", "collected here"
+    IMPORTED = "imported", "imported from past crowd results"
+
+
 class Campaign(models.Model):
-    """A judgment campaign over one corpus (or one domain of it) and some of its systems."""
+    """A judgment campaign over one corpus (or one domain of it) and some of its systems.
+
+    Judgments imported from earlier campaigns (MTurk CSV, Appraise XML, WMT CSV,
+    PRWS CSV) are stored as a closed campaign of origin ``imported``, so every
+    analysis reads one shape of data.
+    """
 
     project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="campaigns")
     corpus = models.ForeignKey(Corpus, on_delete=models.PROTECT, related_name="campaigns")
@@ -80,6 +90,7 @@ class Campaign(models.Model):
         help_text="shown beside the source",
     )
     status = models.CharField(max_length=16, choices=CampaignStatus.choices, default=CampaignStatus.ACTIVE)
+    origin = models.CharField(max_length=16, choices=CampaignOrigin.choices, default=CampaignOrigin.COLLECTED)
     judgments_per_item = models.PositiveSmallIntegerField(
         default=8, help_text="distinct valid judges per item"
     )
@@ -368,3 +379,7 @@ class SystemScore(models.Model):
 
     def __str__(self) -> str:
         return f"{self.system_id}: {self.mean_score:.2f}"
+
+
+# Analysis runs and their result tables live beside the analysis code.
+from ranking.analysis.models import *  # noqa: E402, F403

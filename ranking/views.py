@@ -31,12 +31,12 @@ from ranking.selectors import (
 from ranking.services import (
     CandidateScore,
     NoWork,
+    answers_from_form,
     assignment_request,
     assignment_return,
     campaign_create,
     campaign_set_status,
     screen_submit,
-    validate_answers,
     worker_override_set,
 )
 from ranking.services.assignments import assignment_next_screen, assignment_progress
@@ -182,30 +182,7 @@ _signer = Signer(salt="ranking.work.started")
 
 
 def _read_answers(request: HttpRequest, campaign: Campaign, screen: Screen) -> dict[int, CandidateScore]:
-    """Form fields are named by display position only: nothing in the page identifies a candidate."""
-    answers: dict[int, CandidateScore] = {}
-    candidates = screen_candidates(screen)
-    for candidate in candidates:
-        key = "score" if campaign.protocol == Protocol.PRWS else "rank"
-        raw = request.POST.get(f"{key}-{candidate.position}", "").strip()
-        if raw == "":
-            raise GecInputError(
-                "move every slider before submitting"
-                if key == "score"
-                else "rank every output before submitting"
-            )
-        try:
-            value = int(raw)
-        except ValueError:
-            raise GecInputError("answers are whole numbers") from None
-        changed = request.POST.get(f"changed-{candidate.position}") == "on"
-        answers[candidate.pk] = (
-            CandidateScore(score=value, meaning_changed=changed)
-            if key == "score"
-            else CandidateScore(rank=value, meaning_changed=changed)
-        )
-    validate_answers(campaign.protocol, candidates, answers)
-    return answers
+    return answers_from_form(campaign.protocol, screen_candidates(screen), request.POST)
 
 
 def _elapsed(request: HttpRequest, screen: Screen) -> float | None:

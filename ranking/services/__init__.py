@@ -11,7 +11,7 @@ from ranking.services.assignments import (
     screen_submit,
 )
 from ranking.services.campaigns import campaign_create, campaign_set_status
-from ranking.services.judging import CandidateScore, validate_answers
+from ranking.services.judging import CandidateScore, answers_from_form, validate_answers
 from ranking.services.outputs import outputs_import, outputs_import_lines, trap_system_generate
 from ranking.services.results import campaign_scores_recompute
 from ranking.services.traps import worker_override_set, worker_record_refresh
@@ -19,6 +19,7 @@ from ranking.services.traps import worker_override_set, worker_record_refresh
 __all__ = [
     "CandidateScore",
     "NoWork",
+    "answers_from_form",
     "assignment_request",
     "assignment_return",
     "assignments_expire",

@@ -40,6 +40,31 @@ def validate_answers(
                 )
 
 
+def answers_from_form(
+    protocol: str, candidates: Sequence[Candidate], data: Mapping[str, str]
+) -> dict[int, CandidateScore]:
+    """Read a screen's form: fields are named by display position only (``score-0``, ``rank-2``,
+    ``changed-1``), so nothing in a page identifies a candidate or tells a trap apart."""
+    key = "score" if protocol == Protocol.PRWS else "rank"
+    answers: dict[int, CandidateScore] = {}
+    for candidate in candidates:
+        raw = str(data.get(f"{key}-{candidate.position}", "")).strip()
+        if raw == "":
+            raise GecInputError(
+                "move every slider before submitting"
+                if key == "score"
+                else "rank every output before submitting"
+            )
+        try:
+            value = int(raw)
+        except ValueError:
+            raise GecInputError("answers are whole numbers") from None
+        changed = data.get(f"changed-{candidate.position}") == "on"
+        answers[candidate.pk] = CandidateScore(meaning_changed=changed, **{key: value})
+    validate_answers(protocol, candidates, answers)
+    return answers
+
+
 def normalise(text: str) -> str:
     """Outputs that differ only in white space are one item to a judge."""
     return " ".join(text.split())

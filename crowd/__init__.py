@@ -1,0 +1,1 @@
+"""Crowd platforms: invite links, Prolific, MTurk ExternalQuestion; importing past crowd results."""

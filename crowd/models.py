@@ -1,0 +1,1 @@
+"""Worker identities per platform, invite links, platform studies/HITs and their audit log."""

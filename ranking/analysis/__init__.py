@@ -1,0 +1,1 @@
+"""Analysis runs over judgment campaigns: rankings, PRWS statistics, metrics, meta-evaluation."""

@@ -1,0 +1,1 @@
+"""Analysis runs and their results (imported into ranking.models so Django finds them)."""

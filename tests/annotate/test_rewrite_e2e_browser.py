@@ -71,6 +71,7 @@ def test_jfleg_style_collection_from_qualification_to_expert_review(live_server,
     exp = new_page()
     login(exp, base, experts[0].username)
     exp.goto(qualification_url)
+    exp.screenshot(path="/tmp/rewrite-qualification-queue.png", full_page=True)
     assert (
         exp.locator(".q-attempt td").filter(has_text="1.000").count() >= 2
     )  # GLEU+ and ERRANT of a perfect answer
@@ -95,6 +96,7 @@ def test_jfleg_style_collection_from_qualification_to_expert_review(live_server,
     assert Rewrite.objects.filter(status=RewriteStatus.SUBMITTED).count() == 4
 
     exp.goto(f"{campaign_url}review/")
+    exp.screenshot(path="/tmp/rewrite-review.png", full_page=True)
     exp.get_by_role("button", name="Accept").click()
     exp.wait_for_load_state()
     exp.get_by_label("Edited version").fill("He does not like cats, she said.")

@@ -1,1 +1,235 @@
-"""Analysis runs and their results (imported into ranking.models so Django finds them)."""
+"""Analysis runs and their results (imported into ranking.models so Django finds them).
+
+A run reads a campaign (collected or imported) once, when it starts: the
+judgments it uses are frozen in its ``RunInput``, so its chunks all see the
+same data and its results never change after it finishes. New data = a new run.
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+
+
+class AnalysisKind(models.TextChoices):
+    TRUESKILL = "trueskill", "Human ranking: TrueSkill"
+    EXPECTED_WINS = "expected_wins", "Human ranking: Expected Wins"
+    PRWS_SUMMARY = "prws_summary", "PRWS summary"
+    METRIC_SCORES = "metric_scores", "Metric scores"
+    META_EVAL = "meta_eval", "Meta-evaluation (metric vs human)"
+    ENSEMBLE = "ensemble", "Ensemble"
+    GLEU_VS_REFS = "gleu_vs_refs", "GLEU vs number of references"
+
+
+class RunStatus(models.TextChoices):
+    PENDING = "pending"
+    RUNNING = "running"
+    MERGING = "merging"
+    DONE = "done"
+    FAILED = "failed"
+
+
+class AnalysisRun(models.Model):
+    campaign = models.ForeignKey("ranking.Campaign", on_delete=models.CASCADE, related_name="analysis_runs")
+    kind = models.CharField(max_length=20, choices=AnalysisKind.choices)
+    parameters = models.JSONField(default=dict, blank=True)
+    seed = models.IntegerField(default=0)
+    status = models.CharField(max_length=10, choices=RunStatus.choices, default=RunStatus.PENDING)
+    progress_done = models.PositiveBigIntegerField(default=0)
+    progress_total = models.PositiveBigIntegerField(default=0)
+    judgments_used = models.PositiveIntegerField(default=0, help_text="valid judgments (screens) read")
+    pairs_used = models.PositiveIntegerField(default=0, help_text="pairwise judgments (ranking runs)")
+    excluded_workers = models.PositiveIntegerField(default=0)
+    versions = models.JSONField(default=dict, blank=True, help_text="code and library versions")
+    timings = models.JSONField(default=dict, blank=True, help_text="seconds per step")
+    summary = models.JSONField(default=dict, blank=True, help_text="run-level results, e.g. reliability")
+    error = models.TextField(blank=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    created = models.DateTimeField(auto_now_add=True)
+    started = models.DateTimeField(null=True, blank=True)
+    finished = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(kind__in=[k.value for k in AnalysisKind]), name="analysis_run_kind_valid"
+            ),
+            models.CheckConstraint(
+                condition=Q(status__in=[s.value for s in RunStatus]), name="analysis_run_status_valid"
+            ),
+            models.CheckConstraint(
+                condition=Q(progress_done__lte=models.F("progress_total")), name="analysis_run_progress_ok"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.get_kind_display()} #{self.pk} of {self.campaign_id} ({self.status})"
+
+
+class RunInput(models.Model):
+    """The data a run reads, frozen when it starts (e.g. pairwise judgments as lists)."""
+
+    run = models.OneToOneField(AnalysisRun, on_delete=models.CASCADE, related_name="input")
+    data = models.JSONField(default=dict)
+
+    def __str__(self) -> str:
+        return f"input of run {self.run_id}"
+
+
+class ChunkStatus(models.TextChoices):
+    PENDING = "pending"
+    RUNNING = "running"
+    DONE = "done"
+
+
+class RunChunk(models.Model):
+    """Some of a ranking run's bootstrap runs; a worker claims it by a conditional update."""
+
+    run = models.ForeignKey(AnalysisRun, on_delete=models.CASCADE, related_name="chunks")
+    index = models.PositiveIntegerField()
+    run_indices = models.JSONField()
+    status = models.CharField(max_length=10, choices=ChunkStatus.choices, default=ChunkStatus.PENDING)
+    steps_done = models.PositiveBigIntegerField(default=0)
+    steps_total = models.PositiveBigIntegerField(default=0)
+    attempts = models.PositiveIntegerField(default=0)
+    claimed = models.DateTimeField(null=True, blank=True)
+    finished = models.DateTimeField(null=True, blank=True)
+    result = models.JSONField(null=True, blank=True, help_text="geceval.ranking.ChunkResult.to_dict()")
+
+    class Meta:
+        ordering = ["run", "index"]
+        constraints = [
+            models.UniqueConstraint(fields=["run", "index"], name="run_chunk_unique_index"),
+            models.CheckConstraint(
+                condition=Q(status__in=[s.value for s in ChunkStatus]), name="run_chunk_status_valid"
+            ),
+            models.CheckConstraint(
+                condition=~Q(status=ChunkStatus.DONE) | Q(result__isnull=False),
+                name="run_chunk_done_has_result",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"chunk {self.index} of run {self.run_id} ({self.status})"
+
+
+class SystemRankResult(models.Model):
+    """A system's place in a TrueSkill or Expected Wins run (papers' ranking table)."""
+
+    run = models.ForeignKey(AnalysisRun, on_delete=models.CASCADE, related_name="rank_results")
+    system = models.ForeignKey("ranking.System", on_delete=models.SET_NULL, null=True, blank=True)
+    name = models.CharField(max_length=200)
+    position = models.PositiveSmallIntegerField(help_text="1 = best")
+    mu = models.FloatField(help_text="mean TrueSkill mu, or Expected Wins on all judgments")
+    rank_lo = models.PositiveSmallIntegerField()
+    rank_hi = models.PositiveSmallIntegerField()
+    cluster = models.PositiveSmallIntegerField()
+    expected_wins = models.FloatField(null=True, blank=True)
+    pairs = models.PositiveIntegerField(default=0, help_text="pairwise judgments involving the system")
+
+    class Meta:
+        ordering = ["run", "position"]
+        constraints = [
+            models.UniqueConstraint(fields=["run", "name"], name="rank_result_unique_system"),
+            models.UniqueConstraint(fields=["run", "position"], name="rank_result_unique_position"),
+            models.CheckConstraint(
+                condition=Q(rank_lo__lte=models.F("rank_hi")), name="rank_result_range_ok"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.position}. {self.name} {self.mu:.3f}"
+
+
+class PrwsResult(models.Model):
+    """A system's PRWS summary: mean of sentence means, raw and z-scored, with its cluster."""
+
+    run = models.ForeignKey(AnalysisRun, on_delete=models.CASCADE, related_name="prws_results")
+    system = models.ForeignKey("ranking.System", on_delete=models.SET_NULL, null=True, blank=True)
+    name = models.CharField(max_length=200)
+    position = models.PositiveSmallIntegerField()
+    mean = models.FloatField()
+    z_mean = models.FloatField()
+    cluster = models.PositiveSmallIntegerField()
+    ratings = models.PositiveIntegerField()
+    items = models.PositiveIntegerField()
+    meaning_changed = models.FloatField(help_text="share of ratings marking a meaning change")
+
+    class Meta:
+        ordering = ["run", "position"]
+        constraints = [
+            models.UniqueConstraint(fields=["run", "name"], name="prws_result_unique_system"),
+            models.UniqueConstraint(fields=["run", "position"], name="prws_result_unique_position"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.name} {self.mean:.2f}"
+
+
+class MetricResult(models.Model):
+    run = models.ForeignKey(AnalysisRun, on_delete=models.CASCADE, related_name="metric_results")
+    name = models.CharField(max_length=200, help_text="system (or synthetic system) scored")
+    reference_set = models.CharField(max_length=200)
+    metric = models.CharField(max_length=50)
+    score = models.FloatField()
+    details = models.JSONField(default=dict, blank=True)
+
+    class Meta:
+        ordering = ["run", "metric", "reference_set", "-score"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["run", "name", "reference_set", "metric"], name="metric_result_unique"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.metric}/{self.reference_set} {self.name}: {self.score:.4f}"
+
+
+class CorrelationResult(models.Model):
+    """System-level agreement of one metric × reference set with a human run; Williams p against the others."""
+
+    run = models.ForeignKey(AnalysisRun, on_delete=models.CASCADE, related_name="correlation_results")
+    metric = models.CharField(max_length=50)
+    reference_set = models.CharField(max_length=200)
+    systems = models.PositiveSmallIntegerField()
+    pearson = models.FloatField(null=True, blank=True)
+    spearman = models.FloatField(null=True, blank=True)
+    kendall = models.FloatField(null=True, blank=True)
+    williams = models.JSONField(
+        default=dict,
+        blank=True,
+        help_text="'metric/refset' of another row -> one-sided p that this one is better",
+    )
+    points = models.JSONField(
+        default=list, blank=True, help_text="[[system, metric score, human score], ...]"
+    )
+
+    class Meta:
+        ordering = ["run", "reference_set", "metric"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["run", "metric", "reference_set"], name="correlation_result_unique"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.metric}/{self.reference_set}: r={self.pearson}"
+
+
+__all__ = [
+    "AnalysisKind",
+    "AnalysisRun",
+    "ChunkStatus",
+    "CorrelationResult",
+    "MetricResult",
+    "PrwsResult",
+    "RunChunk",
+    "RunInput",
+    "RunStatus",
+    "SystemRankResult",
+]

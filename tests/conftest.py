@@ -80,6 +80,27 @@ def real_redis():
 
 
 @pytest.fixture(autouse=True)
+def _role_groups(request):
+    """The role groups come from a data migration; a transactional test's flush removes them, so a
+    later test would find none. Recreate them for every database test."""
+    marker = request.node.get_closest_marker("django_db")
+    wants_db = marker is not None or {"db", "transactional_db", "live_server"} & set(request.fixturenames)
+    if not wants_db:
+        return
+    transactional = (marker is not None and marker.kwargs.get("transaction")) or {
+        "transactional_db",
+        "live_server",
+    } & set(request.fixturenames)
+    request.getfixturevalue("transactional_db" if transactional else "db")
+    from django.contrib.auth.models import Group
+
+    from annotate.models import Role
+
+    for role in Role.values:
+        Group.objects.get_or_create(name=role)
+
+
+@pytest.fixture(autouse=True)
 def _eager_celery(settings):
     """Tasks run in-process unless a test asks for the real worker (``celery_worker``)."""
     from config.celery import app

@@ -1,0 +1,109 @@
+"""Judgment screens in Debian's Chromium: a PRWS HIT by keyboard, a ranking screen with ties."""
+
+from __future__ import annotations
+
+import pytest
+
+from ranking.models import Rating, ScreenJudgment
+from ranking.services import campaign_create
+from tests import factories
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+SOURCES = ["He go home yesterday .", "She like cat ."]
+SYSTEMS = {
+    "src": SOURCES,
+    "a": ["He went home yesterday .", "She likes cats ."],
+    "b": ["He went home yesterday .", "She like cats ."],  # a and b agree on line 1: one item
+    "c": ["He goes home yesterday .", "She likes cat ."],
+    "d": ["Yesterday he went home .", "She is fond of cats ."],
+}
+
+
+@pytest.fixture
+def world():
+    researcher = factories.user("res", "researcher")
+    worker = factories.user("worker", "annotator")
+    project = factories.project(researcher, members=[worker])
+    corpus, systems = factories.corpus_with_systems(
+        project, sources=SOURCES, systems=SYSTEMS, kinds={"src": "source"}
+    )
+    return researcher, worker, project, corpus, systems
+
+
+def login(page, base, username):
+    page.goto(f"{base}/accounts/login/")
+    page.get_by_label("Username").fill(username)
+    page.get_by_label("Password").fill("pw-for-tests-1")
+    page.keyboard.press("Enter")
+    page.wait_for_url(f"{base}/")
+
+
+def test_ranking_screen_with_ties_by_keyboard(live_server, new_page, world):
+    researcher, worker, project, corpus, systems = world
+    campaign = campaign_create(
+        project=project,
+        corpus=corpus,
+        name="rank",
+        systems=systems,
+        created_by=researcher,
+        protocol="ranking",
+        max_candidates=5,
+        judgments_per_item=1,
+    )
+    page = new_page()
+    login(page, live_server.url, "worker")
+    page.get_by_role("link", name="rank").click()
+    page.get_by_text("left to rank").wait_for()  # the page script is ready
+    items = page.locator(".rank-item")
+    count = items.count()
+    assert count == 4  # five systems, a and b collapsed
+    submit = page.locator("#submit")
+    for i in range(count):
+        assert submit.is_disabled()
+        items.nth(i).locator("input[type=radio]").first.focus()
+        page.keyboard.press("2" if i < 2 else "1")  # the first two tie at rank 2
+    assert submit.is_enabled()
+    page.keyboard.press("Tab")  # from the last radio group to the submit button
+    page.keyboard.press("Enter")
+    page.locator("#rank-form, [role=status]").first.wait_for()
+    judgment = ScreenJudgment.objects.get(judge=worker, screen__sentence__position=0)
+    ranks = sorted(Rating.objects.filter(judgment=judgment).values_list("rank", flat=True))
+    assert ranks == [1, 1, 2, 2]
+    assert campaign.screens.count() == 2
+
+
+def test_prws_submit_stays_blocked_until_every_slider_moved_and_works_on_a_phone(
+    live_server, new_page, world
+):
+    researcher, worker, project, corpus, systems = world
+    campaign_create(
+        project=project,
+        corpus=corpus,
+        name="sliders",
+        systems=systems,
+        created_by=researcher,
+        judgments_per_item=1,
+    )
+    page = new_page()
+    page.set_viewport_size({"width": 375, "height": 740})
+    login(page, live_server.url, "worker")
+    page.get_by_role("link", name="sliders").click()
+    sliders = page.locator(".prws-slider")
+    page.get_by_text("left to rate").wait_for()  # the page script is ready
+    count = sliders.count()
+    submit = page.locator("#submit")
+    for i in range(count - 1):
+        sliders.nth(i).focus()
+        page.keyboard.press("End")  # 100
+    assert submit.is_disabled() and "1 left to rate" in submit.inner_text()
+    box = sliders.nth(count - 1).bounding_box()
+    assert box["x"] >= 0 and box["x"] + box["width"] <= 375  # fits the phone screen
+    sliders.nth(count - 1).focus()
+    page.keyboard.press("Home")  # 0
+    assert submit.is_enabled()
+    page.screenshot(path="/tmp/gec-prws-phone.png", full_page=True)
+    submit.click()
+    page.wait_for_load_state()
+    scores = sorted(Rating.objects.filter(judgment__judge=worker).values_list("score", flat=True))
+    assert scores == sorted([100] * (count - 1) + [0])

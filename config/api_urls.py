@@ -1,7 +1,7 @@
 from rest_framework.routers import DefaultRouter
 
 from annotate.api import CorpusViewSet, ProjectViewSet
-from ranking.api import CampaignViewSet, SystemViewSet
+from ranking.api import CampaignViewSet, SystemViewSet, WorkViewSet
 
 app_name = "api"
 router = DefaultRouter()
@@ -9,5 +9,6 @@ router.register("projects", ProjectViewSet, basename="project")
 router.register("corpora", CorpusViewSet, basename="corpus")
 router.register("systems", SystemViewSet, basename="system")
 router.register("campaigns", CampaignViewSet, basename="campaign")
+router.register("work", WorkViewSet, basename="work")
 
 urlpatterns = router.urls

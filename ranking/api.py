@@ -3,17 +3,27 @@
 from __future__ import annotations
 
 from drf_spectacular.utils import extend_schema
-from rest_framework import serializers, status, viewsets
+from rest_framework import permissions, serializers, status, viewsets
 from rest_framework.decorators import action
-from rest_framework.exceptions import ValidationError
+from rest_framework.exceptions import NotFound, ValidationError
 from rest_framework.response import Response
 
 from annotate.api import IsResearcher
-from annotate.selectors import corpus_list_for
+from annotate.roles import is_annotator
+from annotate.selectors import corpus_list_for, sentence_context
 from geceval.errors import GecInputError
-from ranking.models import Campaign, System, SystemScore
-from ranking.selectors import campaign_list_for, campaign_progress, campaign_results, system_list_for
-from ranking.services import campaign_create
+from ranking.models import Assignment, AssignmentStatus, Campaign, Protocol, Screen, System, SystemScore
+from ranking.selectors import (
+    assignment_for_worker,
+    campaign_list_for,
+    campaign_progress,
+    campaign_results,
+    campaign_work_list_for,
+    screen_candidates,
+    system_list_for,
+)
+from ranking.services import CandidateScore, NoWork, assignment_request, campaign_create, screen_submit
+from ranking.services.assignments import assignment_next_screen, assignment_progress
 
 
 class SystemSerializer(serializers.ModelSerializer):
@@ -37,10 +47,24 @@ class CampaignSerializer(serializers.ModelSerializer):
             "corpus",
             "name",
             "protocol",
+            "origin",
             "status",
+            "domain",
             "systems",
+            "reference",
             "judgments_per_item",
             "max_candidates",
+            "screens_per_sentence",
+            "screens_per_hit",
+            "assignment_minutes",
+            "separate_domains",
+            "trap_system",
+            "trap_rate",
+            "trap_threshold",
+            "trap_min_seen",
+            "reward_per_hit",
+            "budget",
+            "qualification",
             "screen_count",
             "judgment_count",
             "created",
@@ -52,8 +76,18 @@ class CampaignCreateSerializer(serializers.Serializer):
     name = serializers.CharField(max_length=200)
     corpus = serializers.IntegerField()
     systems = serializers.ListField(child=serializers.IntegerField(), min_length=1)
+    protocol = serializers.ChoiceField(choices=Protocol.choices, default=Protocol.PRWS)
     judgments_per_item = serializers.IntegerField(min_value=1, max_value=50, default=8)
     max_candidates = serializers.IntegerField(min_value=2, max_value=5, default=5)
+    screens_per_sentence = serializers.IntegerField(min_value=1, max_value=20, default=1)
+    screens_per_hit = serializers.IntegerField(min_value=1, max_value=200, default=20)
+    assignment_minutes = serializers.IntegerField(min_value=1, max_value=1440, default=60)
+    separate_domains = serializers.BooleanField(default=False)
+    domain = serializers.CharField(max_length=100, required=False, allow_blank=True, default="")
+    trap_system = serializers.IntegerField(required=False, allow_null=True, default=None)
+    trap_rate = serializers.FloatField(min_value=0, max_value=1, default=0.0)
+    trap_threshold = serializers.FloatField(min_value=0, max_value=1, default=0.7)
+    trap_min_seen = serializers.IntegerField(min_value=1, max_value=100, default=5)
     instructions = serializers.CharField(required=False, allow_blank=True, default="")
 
 
@@ -116,6 +150,11 @@ class CampaignViewSet(viewsets.mixins.CreateModelMixin, viewsets.ReadOnlyModelVi
         systems = list(System.objects.filter(corpus=corpus, pk__in=data["systems"]))
         if len(systems) != len(set(data["systems"])):
             raise ValidationError({"systems": "every system must belong to the corpus"})
+        trap = None
+        if data["trap_system"] is not None:
+            trap = System.objects.filter(corpus=corpus, pk=data["trap_system"]).first()
+            if trap is None:
+                raise ValidationError({"trap_system": "no such system in the corpus"})
         try:
             campaign = campaign_create(
                 project=corpus.project,
@@ -123,8 +162,18 @@ class CampaignViewSet(viewsets.mixins.CreateModelMixin, viewsets.ReadOnlyModelVi
                 name=data["name"],
                 systems=systems,
                 created_by=request.user,
+                protocol=data["protocol"],
                 judgments_per_item=data["judgments_per_item"],
                 max_candidates=data["max_candidates"],
+                screens_per_sentence=data["screens_per_sentence"],
+                screens_per_hit=data["screens_per_hit"],
+                assignment_minutes=data["assignment_minutes"],
+                separate_domains=data["separate_domains"],
+                domain=data["domain"],
+                trap_system=trap,
+                trap_rate=data["trap_rate"],
+                trap_threshold=data["trap_threshold"],
+                trap_min_seen=data["trap_min_seen"],
                 instructions=data["instructions"],
             )
         except GecInputError as exc:
@@ -142,3 +191,159 @@ class CampaignViewSet(viewsets.mixins.CreateModelMixin, viewsets.ReadOnlyModelVi
             "systems": SystemScoreSerializer(campaign_results(campaign), many=True).data,
         }
         return Response(body)
+
+
+# ----------------------------------------------------------------- workers' API
+# What a worker sees of a screen: positions and texts only, exactly as the page.
+
+
+class IsAnnotator(permissions.BasePermission):
+    message = "Annotators only."
+
+    def has_permission(self, request, view) -> bool:
+        return bool(request.user and request.user.is_authenticated and is_annotator(request.user))
+
+
+class WorkCandidateSerializer(serializers.Serializer):
+    position = serializers.IntegerField()
+    text = serializers.CharField()
+
+
+class WorkScreenSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    source = serializers.CharField()
+    context_before = serializers.ListField(child=serializers.CharField())
+    context_after = serializers.ListField(child=serializers.CharField())
+    reference = serializers.CharField(allow_null=True)
+    candidates = WorkCandidateSerializer(many=True)
+
+
+class WorkAssignmentSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    campaign = serializers.IntegerField()
+    protocol = serializers.CharField()
+    status = serializers.CharField()
+    expires = serializers.DateTimeField()
+    done = serializers.IntegerField()
+    total = serializers.IntegerField()
+    screen = WorkScreenSerializer(allow_null=True)
+
+
+class WorkAnswerSerializer(serializers.Serializer):
+    position = serializers.IntegerField(min_value=0, max_value=4)
+    score = serializers.IntegerField(
+        min_value=0, max_value=100, required=False, allow_null=True, default=None
+    )
+    rank = serializers.IntegerField(min_value=1, max_value=5, required=False, allow_null=True, default=None)
+    meaning_changed = serializers.BooleanField(default=False)
+
+
+class WorkSubmitSerializer(serializers.Serializer):
+    answers = WorkAnswerSerializer(many=True, min_length=1, max_length=5)
+    seconds = serializers.FloatField(
+        min_value=0, max_value=86400, required=False, allow_null=True, default=None
+    )
+
+
+def _assignment_body(assignment: Assignment) -> dict:
+    campaign = assignment.hit.campaign
+    screen = assignment_next_screen(assignment) if assignment.status == AssignmentStatus.ACTIVE else None
+    done, total = assignment_progress(assignment)
+    body = {
+        "id": assignment.pk,
+        "campaign": campaign.pk,
+        "protocol": campaign.protocol,
+        "status": assignment.status,
+        "expires": assignment.expires,
+        "done": done,
+        "total": total,
+        "screen": None,
+    }
+    if screen is not None:
+        before, after = sentence_context(screen.sentence)
+        reference = None
+        if campaign.reference_id:
+            reference = (
+                campaign.reference.outputs.filter(sentence_id=screen.sentence_id)
+                .values_list("text", flat=True)
+                .first()
+            )
+        body["screen"] = {
+            "id": screen.pk,
+            "source": screen.sentence.text,
+            "context_before": [s.text for s in before],
+            "context_after": [s.text for s in after],
+            "reference": reference,
+            "candidates": [{"position": c.position, "text": c.text} for c in screen_candidates(screen)],
+        }
+    return WorkAssignmentSerializer(body).data
+
+
+class WorkViewSet(viewsets.ViewSet):
+    """A worker's HITs: ask for one, read its next screen, submit screens (idempotent)."""
+
+    permission_classes = [IsAnnotator]
+
+    @extend_schema(request=None, responses={201: WorkAssignmentSerializer})
+    @action(detail=False, methods=["post"], url_path=r"campaigns/(?P<campaign_id>\d+)/request")
+    def request_hit(self, request, campaign_id=None):
+        campaign = campaign_work_list_for(request.user).filter(pk=campaign_id).first()
+        if campaign is None:
+            raise NotFound("no such campaign open to you")
+        try:
+            assignment = assignment_request(campaign=campaign, worker=request.user)
+        except NoWork as reason:
+            return Response({"detail": str(reason)}, status=status.HTTP_409_CONFLICT)
+        return Response(_assignment_body(assignment), status=status.HTTP_201_CREATED)
+
+    @extend_schema(responses=WorkAssignmentSerializer)
+    @action(detail=False, methods=["get"], url_path=r"assignments/(?P<assignment_id>\d+)")
+    def assignment(self, request, assignment_id=None):
+        found = assignment_for_worker(request.user, int(assignment_id))
+        if found is None:
+            raise NotFound("no such assignment of yours")
+        return Response(_assignment_body(found))
+
+    @extend_schema(
+        request=WorkSubmitSerializer, responses={201: WorkAssignmentSerializer, 200: WorkAssignmentSerializer}
+    )
+    @action(
+        detail=False,
+        methods=["post"],
+        url_path=r"assignments/(?P<assignment_id>\d+)/screens/(?P<screen_id>\d+)",
+    )
+    def submit(self, request, assignment_id=None, screen_id=None):
+        found = assignment_for_worker(request.user, int(assignment_id))
+        if found is None:
+            raise NotFound("no such assignment of yours")
+        screen = (
+            Screen.objects.filter(pk=screen_id, hit_id=found.hit_id)
+            .select_related("campaign", "sentence")
+            .first()
+        )
+        if screen is None:
+            raise NotFound("this screen is not part of your HIT")
+        payload = WorkSubmitSerializer(data=request.data)
+        payload.is_valid(raise_exception=True)
+        by_position = {c.position: c.pk for c in screen_candidates(screen)}
+        answers = {}
+        for a in payload.validated_data["answers"]:
+            if a["position"] not in by_position or by_position[a["position"]] in answers:
+                raise ValidationError({"answers": "one answer per position shown on the screen"})
+            answers[by_position[a["position"]]] = CandidateScore(
+                score=a["score"], rank=a["rank"], meaning_changed=a["meaning_changed"]
+            )
+        try:
+            _, created = screen_submit(
+                assignment=found,
+                screen=screen,
+                worker=request.user,
+                answers=answers,
+                seconds=payload.validated_data["seconds"],
+            )
+        except GecInputError as exc:
+            raise ValidationError({"detail": str(exc)}) from None
+        found.refresh_from_db()
+        return Response(
+            _assignment_body(found), status=status.HTTP_201_CREATED if created else status.HTTP_200_OK
+        )

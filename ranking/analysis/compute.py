@@ -1,0 +1,326 @@
+"""The computations of each analysis kind, on a run's frozen input (plain data in, plain rows out).
+
+No database access here: services.py reads the input and writes the rows.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from collections.abc import Callable, Sequence
+from functools import lru_cache
+
+import numpy as np
+
+from geceval.judgments import PairwiseJudgment, PrwsRating, RankingJudgment, expand_pairwise
+from geceval.progress import ProgressFn, no_progress
+
+METRICS = ("gleu", "char_gleu", "bleu", "chrf", "ter", "m2", "errant")
+"""Metric names a metric_scores run accepts (GLEU+ as JFLEG; sacrebleu; M2 and ERRANT on ERRANT-annotated references)."""
+
+
+# --------------------------------------------------------------------------- ranking input
+
+
+def rankings_to_json(rankings: Sequence[RankingJudgment]) -> list:
+    return [[r.item, r.annotator, [[s, k] for s, k in r.entries]] for r in rankings]
+
+
+def rankings_from_json(data: list) -> list[RankingJudgment]:
+    return [RankingJudgment(item, ann, tuple((s, int(k)) for s, k in entries)) for item, ann, entries in data]
+
+
+def pairs_from_json(data: list) -> list[PairwiseJudgment]:
+    return expand_pairwise(rankings_from_json(data))
+
+
+def pair_counts(pairs: Sequence[PairwiseJudgment]) -> dict[str, int]:
+    counts: dict[str, int] = defaultdict(int)
+    for p in pairs:
+        if p.sys1 != p.sys2 and p.rank1 >= 1 and p.rank2 >= 1:
+            counts[p.sys1] += 1
+            counts[p.sys2] += 1
+    return dict(counts)
+
+
+def judgments_needed(
+    pairs: Sequence[PairwiseJudgment],
+    *,
+    seed: int,
+    runs: int = 100,
+    factors: Sequence[float] = (1.0, 1.5, 2.0, 4.0),
+    progress: ProgressFn = no_progress,
+) -> list[dict]:
+    """How clusters would separate with more judgments of the same kind.
+
+    For each factor f, ``round(f * n)`` pairwise judgments are drawn with
+    replacement from the current ones (a stand-in for collecting more from the
+    same judges; numpy ``default_rng((seed, i))``), ranked by TrueSkill with
+    ``runs`` runs, and the clusters recounted. An estimate only: resampling
+    assumes future judgments look like the past ones.
+    """
+    from geceval.ranking import rank
+
+    out = []
+    n = len(pairs)
+    for i, factor in enumerate(factors):
+        size = round(factor * n)
+        rng = np.random.default_rng((seed, i))
+        sample = [pairs[j] for j in rng.integers(0, n, size)] if factor != 1.0 else list(pairs)
+        result = rank(sample, runs=runs, seed=seed)
+        groups: list[list[str]] = []
+        for s in result.systems:
+            if len(groups) < s.cluster:
+                groups.append([])
+            groups[-1].append(s.name)
+        out.append(
+            {
+                "factor": factor,
+                "pairs": size,
+                "more_pairs": size - n,
+                "clusters": len(groups),
+                "groups": groups,
+            }
+        )
+        progress(i + 1, len(factors))
+    return out
+
+
+# --------------------------------------------------------------------------- PRWS
+
+
+def ratings_to_json(ratings: Sequence[PrwsRating]) -> list:
+    return [[r.item, r.annotator, r.system, r.score, r.meaning_changed] for r in ratings]
+
+
+def ratings_from_json(data: list) -> list[PrwsRating]:
+    return [PrwsRating(i, a, s, float(sc), bool(mc)) for i, a, s, sc, mc in data]
+
+
+def prws_summary(ratings: Sequence[PrwsRating], *, seed: int, samples: int = 100) -> tuple[list[dict], dict]:
+    """GMEG's system table: mean of segment means (raw and z), clusters; split-half reliability.
+
+    Rows are in cluster order (geceval.prws.significance_clusters: Mann-Whitney
+    on segment scores, alpha 0.05). Reliability is GMEG Table 7's split half
+    (``samples`` random splits, ``seed``); it is None when no output has two
+    ratings.
+    """
+    from geceval import prws
+
+    segments = prws.segment_means(ratings)
+    z = prws.z_scores(ratings)
+    z_means = prws.system_means(prws.segment_means(ratings, scores=z))
+    clustered = prws.significance_clusters(segments)
+    counts: dict[str, int] = defaultdict(int)
+    changed: dict[str, int] = defaultdict(int)
+    for r in ratings:
+        counts[r.system] += 1
+        changed[r.system] += bool(r.meaning_changed)
+    rows = [
+        {
+            "name": c.name,
+            "position": k + 1,
+            "mean": c.mean,
+            "z_mean": z_means[c.name],
+            "cluster": c.cluster,
+            "ratings": counts[c.name],
+            "items": c.n_items,
+            "meaning_changed": changed[c.name] / counts[c.name] if counts[c.name] else 0.0,
+        }
+        for k, c in enumerate(clustered)
+    ]
+    summary: dict = {"ratings": len(ratings), "annotators": len({r.annotator for r in ratings})}
+    try:
+        rel = prws.split_half_reliability(ratings, samples=samples, seed=seed)
+        summary["reliability"] = {
+            "system_pearson": _finite(rel.system_pearson),
+            "system_spearman": _finite(rel.system_spearman),
+            "sentence_pearson": _finite(rel.sentence_pearson),
+            "sentence_spearman": _finite(rel.sentence_spearman),
+            "samples": rel.samples,
+            "cells": rel.cells,
+        }
+    except ValueError as exc:
+        summary["reliability"] = None
+        summary["reliability_note"] = str(exc)
+    return rows, summary
+
+
+def _finite(x: float | None) -> float | None:
+    return None if x is None or (isinstance(x, float) and math.isnan(x)) else float(x)
+
+
+# --------------------------------------------------------------------------- metrics
+
+
+@lru_cache(maxsize=16)
+def _errant_references(source: tuple[str, ...], references: tuple[tuple[str, ...], ...]):
+    """ERRANT-annotated reference set, cached by content in this process (parses are cached by geceval too)."""
+    from geceval.errant_scorer import errant_annotate_references
+
+    return errant_annotate_references(list(source), [list(r) for r in references])
+
+
+def metric_scorer(metric: str, source: list[str], references: list[list[str]]) -> Callable[[list[str]], dict]:
+    """A function scoring one system's lines against ``references``: returns {"score": x, ...details}."""
+    if metric == "gleu":
+        from geceval.gleu import gleu_plus
+
+        def score(lines: list[str]) -> dict:
+            r = gleu_plus(source, references, lines)
+            return {"score": r.score, "std": r.std}
+
+    elif metric == "char_gleu":
+        from geceval.gleu import char_gleu
+
+        def score(lines: list[str]) -> dict:
+            r = char_gleu(source, references, lines)
+            return {"score": r.score, "std": r.std}
+
+    elif metric == "bleu":
+        from geceval.sacre import bleu
+
+        def score(lines: list[str]) -> dict:
+            return {"score": bleu(references, lines).score}
+
+    elif metric == "chrf":
+        from geceval.sacre import chrf
+
+        def score(lines: list[str]) -> dict:
+            return {"score": chrf(references, lines).score}
+
+    elif metric == "ter":
+        from geceval.sacre import ter
+
+        def score(lines: list[str]) -> dict:
+            return {"score": ter(references, lines).score}
+
+    elif metric in ("m2", "errant"):
+        ref_set = _errant_references(tuple(source), tuple(tuple(r) for r in references))
+        if metric == "m2":
+            from geceval.m2 import m2_score
+
+            def score(lines: list[str]) -> dict:
+                r = m2_score(lines, ref_set.m2)
+                return {"score": r.f, "p": r.p, "r": r.r}
+
+        else:
+            from geceval.errant_scorer import errant_score
+
+            def score(lines: list[str]) -> dict:
+                r = errant_score(ref_set, lines)
+                return {"score": r.f, "p": r.p, "r": r.r}
+
+    else:
+        raise ValueError(f"unknown metric {metric!r}; expected one of {', '.join(METRICS)}")
+    return score
+
+
+def metric_scores(
+    source: list[str],
+    outputs: dict[str, list[str]],
+    reference_sets: dict[str, list[list[str]]],
+    metrics: Sequence[str],
+    *,
+    progress: ProgressFn = no_progress,
+) -> list[dict]:
+    """Every system × reference set × metric: rows {name, reference_set, metric, score, details}."""
+    rows = []
+    total = len(outputs) * len(reference_sets) * len(metrics)
+    done = 0
+    for ref_name, refs in reference_sets.items():
+        for metric in metrics:
+            scorer = metric_scorer(metric, source, refs)
+            for name, lines in outputs.items():
+                details = scorer(lines)
+                rows.append(
+                    {
+                        "name": name,
+                        "reference_set": ref_name,
+                        "metric": metric,
+                        "score": float(details.pop("score")),
+                        "details": {k: float(v) for k, v in details.items()},
+                    }
+                )
+                done += 1
+                progress(done, total)
+    return rows
+
+
+def gleu_vs_refs(
+    source: list[str],
+    outputs: dict[str, list[str]],
+    references: dict[str, list[str]],
+    *,
+    progress=no_progress,
+) -> list[dict]:
+    """GLEU+ of each system with the first k references (name order), k = 1..K (Sakaguchi et al. Figure 5)."""
+    names = sorted(references)
+    rows = []
+    from geceval.gleu import gleu_plus
+
+    total = len(names) * len(outputs)
+    for k in range(1, len(names) + 1):
+        refs = [references[n] for n in names[:k]]
+        for name, lines in outputs.items():
+            r = gleu_plus(source, refs, lines)
+            rows.append(
+                {"name": name, "reference_set": f"{k} refs", "metric": "gleu", "score": r.score,
+                 "details": {"k": k, "references": names[:k], "std": r.std}}
+            )  # fmt: skip
+            progress(len(rows), total)
+    return rows
+
+
+# --------------------------------------------------------------------------- meta-evaluation
+
+
+def correlations(
+    metric_rows: Sequence[dict], human: dict[str, float], *, exclude: Sequence[str] = ()
+) -> list[dict]:
+    """Per (metric, reference set): Pearson/Spearman/Kendall with the human scores over shared systems,
+    and one-sided Williams p-values (Pearson) against every other (metric, reference set) on the same systems.
+    """
+    from geceval.metaeval import system_correlations, williams_test
+
+    table: dict[tuple[str, str], dict[str, float]] = defaultdict(dict)
+    for row in metric_rows:
+        table[(row["metric"], row["reference_set"])][row["name"]] = row["score"]
+    out = []
+    corr = {}
+    for key, scores in sorted(table.items()):
+        c = system_correlations(scores, human, exclude=exclude)
+        corr[key] = c
+        out.append(
+            {
+                "metric": key[0],
+                "reference_set": key[1],
+                "systems": c.n,
+                "pearson": _finite(c.pearson),
+                "spearman": _finite(c.spearman),
+                "kendall": _finite(c.kendall),
+                "points": [[s, scores[s], human[s]] for s in c.systems],
+                "williams": {},
+            }
+        )
+    for row in out:
+        a = (row["metric"], row["reference_set"])
+        for other in out:
+            b = (other["metric"], other["reference_set"])
+            if a == b:
+                continue
+            shared = sorted(set(corr[a].systems) & set(corr[b].systems))
+            if len(shared) <= 3:
+                continue
+            h = np.array([human[s] for s in shared])
+            x = np.array([table[a][s] for s in shared])
+            y = np.array([table[b][s] for s in shared])
+            if min(np.ptp(h), np.ptp(x), np.ptp(y)) == 0:
+                continue
+            r12, r13, r23 = (float(np.corrcoef(u, v)[0, 1]) for u, v in ((h, x), (h, y), (x, y)))
+            try:
+                p = williams_test(r12, r13, r23, len(shared)).p
+            except (ValueError, ZeroDivisionError):
+                continue
+            row["williams"][f"{b[0]}/{b[1]}"] = _finite(p)
+    return out

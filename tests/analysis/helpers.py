@@ -1,0 +1,56 @@
+"""Builders for analysis tests: small judgment sets with known answers."""
+
+from __future__ import annotations
+
+import random
+
+from geceval.judgments import PrwsRating, RankingJudgment
+from ranking.analysis.importing import judgment_set_create
+from tests import factories
+
+STRENGTH = {"best": 3.0, "good": 2.0, "mid": 1.0, "src": 0.0}
+
+
+def synthetic_rankings(n: int = 300, seed: int = 1) -> list[RankingJudgment]:
+    """3-way rankings of 4 systems of known strength (noisy), deterministic for a seed."""
+    rng = random.Random(seed)
+    names = sorted(STRENGTH)
+    out = []
+    for i in range(n):
+        shown = rng.sample(names, 3)
+        noisy = {s: STRENGTH[s] + rng.gauss(0, 1.0) for s in shown}
+        order = sorted(shown, key=lambda s: -noisy[s])
+        out.append(
+            RankingJudgment(f"item{i % 40}", f"judge{i % 7}", tuple((s, order.index(s) + 1) for s in shown))
+        )
+    return out
+
+
+def synthetic_ratings(items: int = 30, judges: int = 4, seed: int = 2) -> list[PrwsRating]:
+    rng = random.Random(seed)
+    out = []
+    for i in range(items):
+        for j in range(judges):
+            for s, strength in STRENGTH.items():
+                score = max(0, min(100, round(40 + 15 * strength + rng.gauss(0, 10))))
+                out.append(PrwsRating(f"s{i}", f"w{j}", s, float(score), s == "best" and i % 5 == 0))
+    return out
+
+
+def researcher_and_project(username: str = "res"):
+    user = factories.user(username, "researcher")
+    return user, factories.project(user)
+
+
+def ranking_campaign(n: int = 300, seed: int = 1, name: str = "synthetic"):
+    user, project = researcher_and_project()
+    rankings = synthetic_rankings(n, seed)
+    campaign = judgment_set_create(project=project, name=name, created_by=user, rankings=rankings)
+    return user, campaign, rankings
+
+
+def prws_campaign(name: str = "prws"):
+    user, project = researcher_and_project()
+    ratings = synthetic_ratings()
+    campaign = judgment_set_create(project=project, name=name, created_by=user, ratings=ratings)
+    return user, campaign, ratings

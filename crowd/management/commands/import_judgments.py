@@ -1,0 +1,72 @@
+"""python manage.py import_judgments FILE --format F --name NAME [--corpus C] [--mapping M.json] ..."""
+
+from __future__ import annotations
+
+import json
+
+from django.core.management.base import BaseCommand, CommandError
+
+from annotate.models import Corpus, Project
+from crowd.importing import FORMATS, judgments_import
+from geceval.errors import GecInputError
+
+
+def _by_name_or_id(queryset, value: str, what: str):
+    found = queryset.filter(name=value).first()
+    if found is None and value.isdigit():
+        found = queryset.filter(pk=int(value)).first()
+    if found is None:
+        raise CommandError(f"no {what} {value!r}")
+    return found
+
+
+class Command(BaseCommand):
+    help = "Import past crowd judgments as a closed campaign of origin 'imported'."
+
+    def add_arguments(self, parser):
+        parser.add_argument("file")
+        parser.add_argument("--format", required=True, choices=FORMATS)
+        parser.add_argument("--name", required=True, help="name of the imported campaign")
+        parser.add_argument("--corpus", help="attach items to this corpus's sentences (name or id)")
+        parser.add_argument("--mapping", help="MTurk column mapping (JSON file)")
+        parser.add_argument("--include-rejected", action="store_true")
+        parser.add_argument(
+            "--exclude-judge", action="append", default=[], help="drop this judge (repeatable)"
+        )
+        parser.add_argument("--project", help="project name or id (needed when there are several)")
+
+    def handle(self, *args, **opts):
+        if opts["project"]:
+            project = _by_name_or_id(Project.objects.all(), opts["project"], "project")
+        else:
+            projects = list(Project.objects.all()[:2])
+            if len(projects) != 1:
+                raise CommandError("give --project (there is not exactly one project)")
+            project = projects[0]
+        corpus = None
+        if opts["corpus"]:
+            corpus = _by_name_or_id(Corpus.objects.filter(project=project), opts["corpus"], "corpus")
+        mapping = None
+        if opts["mapping"]:
+            try:
+                with open(opts["mapping"], encoding="utf-8") as handle:
+                    mapping = json.load(handle)
+            except (OSError, ValueError) as exc:
+                raise CommandError(f"{opts['mapping']}: cannot read the mapping: {exc}") from None
+        try:
+            report = judgments_import(
+                project=project,
+                name=opts["name"],
+                fmt=opts["format"],
+                path_or_bytes=opts["file"],
+                corpus=corpus,
+                mapping=mapping,
+                include_rejected=opts["include_rejected"],
+                exclude_judges=opts["exclude_judge"],
+            )
+        except GecInputError as exc:
+            raise CommandError(str(exc)) from None
+        for line in report.lines():
+            self.stdout.write(line)
+        c = report.campaign
+        self.stdout.write(f"campaign: {c.pk} ({c.name}, {c.origin}, {c.status})")

@@ -1,0 +1,240 @@
+"""Importing past crowd results: MTurk batch CSV (hand-made), Appraise XML and WMT CSV from ../shared."""
+
+from __future__ import annotations
+
+import json
+from io import StringIO
+
+import pytest
+from django.core.management import call_command
+
+from crowd.importing import detect_mturk_mapping, judgments_import, judgments_parse
+from crowd.models import CrowdWorker
+from geceval.errors import GecInputError
+from ranking.models import Assignment, Campaign, Candidate, Rating, Screen, ScreenJudgment, System
+from ranking.services.results import campaign_rankings
+from tests import factories
+from tests.shared_data import shared_path
+
+pytestmark = pytest.mark.django_db
+
+HEADER = (
+    "HITId,AssignmentId,WorkerId,AssignmentStatus,WorkTimeInSeconds,"
+    "Input.item_id,Input.source,Input.system1,Input.text1,Input.system2,Input.text2,Input.system3,Input.text3,"
+    "Answer.rank_1,Answer.rank_2,Answer.rank_3"
+)
+ROWS = [
+    # HIT 1, item 0: CAMB and AMU made the same text (collapsed in one slot).
+    "H1,A1,W1,Approved,60,0,He go home .,CAMB AMU,He goes home .,src,He go home .,NUS,He went home .,1,3,2",
+    "H1,A2,W2,Submitted,30,0,He go home .,CAMB AMU,He goes home .,src,He go home .,NUS,He went home .,1,2,2",
+    # Rejected: skipped by default.
+    "H1,A3,W3,Rejected,5,0,He go home .,CAMB AMU,He goes home .,src,He go home .,NUS,He went home .,3,3,3",
+    # HIT 2, item 1: an empty third slot.
+    "H2,A4,W1,Approved,40,1,She like cats .,CAMB,She likes cats .,src,She like cats .,,,2,1,",
+]
+
+
+def mturk_csv(rows=ROWS) -> bytes:
+    return ("\n".join([HEADER, *rows]) + "\n").encode()
+
+
+@pytest.fixture
+def owner():
+    return factories.user("res", "researcher")
+
+
+@pytest.fixture
+def project(owner):
+    return factories.project(owner)
+
+
+def test_mturk_mapping_is_detected_from_input_system_and_answer_rank_columns():
+    mapping = detect_mturk_mapping(HEADER.split(","))
+    assert mapping["item"] == "Input.item_id"
+    assert mapping["source"] == "Input.source"
+    assert mapping["systems"] == ["Input.system1", "Input.system2", "Input.system3"]
+    assert mapping["texts"] == ["Input.text1", "Input.text2", "Input.text3"]
+    assert mapping["answers"] == ["Answer.rank_1", "Answer.rank_2", "Answer.rank_3"]
+    assert mapping["answer_kind"] == "rank"
+
+
+def test_mturk_csv_import_collapses_systems_skips_rejected_and_empty_slots(project):
+    report = judgments_import(project=project, name="old batch", fmt="mturk-csv", path_or_bytes=mturk_csv())
+    assert report.lines() == [
+        "items: 2",
+        "workers: 2",
+        "judgments: 3",
+        # (CAMB,AMU),src,NUS -> 4 entries -> 6 pairs; twice; then CAMB,src -> 1.
+        "pairwise: 13",
+        "skipped: 2 (1 empty slot, 1 rejected assignment)",
+    ]
+    campaign = report.campaign
+    assert (campaign.origin, campaign.status, campaign.protocol) == ("imported", "closed", "ranking")
+    assert campaign.corpus.sentences.count() == 2
+    assert list(campaign.corpus.sentences.values_list("text", flat=True)) == [
+        "He go home .",
+        "She like cats .",
+    ]
+    assert {s.name: s.kind for s in System.objects.filter(corpus=campaign.corpus)} == {
+        "AMU": "model",
+        "CAMB": "model",
+        "NUS": "model",
+        "src": "source",
+    }
+    collapsed = Candidate.objects.get(screen__campaign=campaign, screen__sentence__position=0, position=0)
+    assert collapsed.text == "He goes home ."
+    assert sorted(collapsed.outputs.values_list("system__name", flat=True)) == ["AMU", "CAMB"]
+    # Both workers of HIT H1 saw the same screen; one submitted assignment per (worker, HIT).
+    assert Screen.objects.filter(campaign=campaign).count() == 2
+    assert Assignment.objects.filter(hit__campaign=campaign, status="submitted").count() == 3
+    assert ScreenJudgment.objects.filter(screen__campaign=campaign).count() == 3
+    assert sorted(
+        Rating.objects.filter(judgment__screen__campaign=campaign, judgment__judge__username="mturk-W2")
+        .order_by("candidate__position")
+        .values_list("rank", flat=True)
+    ) == [1, 2, 2]
+    # MTurk WorkerIds are the same identities a live MTurk campaign uses.
+    assert set(CrowdWorker.objects.values_list("platform", "external_id")) == {
+        ("mturk", "W1"),
+        ("mturk", "W2"),
+    }
+    seconds = ScreenJudgment.objects.get(screen__campaign=campaign, judge__username="mturk-W2").seconds
+    assert seconds == 30.0
+    # Analyses read it like a collected campaign: 4 + 4 + 2 entries.
+    rankings = campaign_rankings(campaign)
+    assert sorted(len(r.entries) for r in rankings) == [2, 4, 4]
+
+
+def test_rejected_assignments_are_kept_with_include_rejected(project):
+    report = judgments_import(
+        project=project, name="all", fmt="mturk-csv", path_or_bytes=mturk_csv(), include_rejected=True
+    )
+    assert (report.judgments, report.workers, report.skipped_total) == (4, 3, 1)
+
+
+def test_explicit_mapping_with_scores_makes_a_prws_campaign(project):
+    rows = ["X,A1,W1,Approved,10,7,src text,sysA,60", "X,A2,W2,Approved,12,7,src text,sysA,"]
+    data = (
+        "HITId,AssignmentId,WorkerId,AssignmentStatus,WorkTimeInSeconds,Input.seg,Input.orig,Input.s,Answer.slider\n"
+        + "\n".join(rows)
+        + "\n"
+    ).encode()
+    mapping = {
+        "item": "Input.seg",
+        "source": "Input.orig",
+        "systems": ["Input.s"],
+        "answers": ["Answer.slider"],
+        "answer_kind": "score",
+    }
+    report = judgments_import(
+        project=project, name="sliders", fmt="mturk-csv", path_or_bytes=data, mapping=mapping
+    )
+    assert report.lines()[:4] == ["items: 1", "workers: 1", "judgments: 1", "pairwise: 0"]
+    assert report.skipped == {"unanswered slot": 1, "judgment with too few answers": 1}
+    assert report.campaign.protocol == "prws"
+    assert list(
+        Rating.objects.filter(judgment__screen__campaign=report.campaign).values_list("score", flat=True)
+    ) == [60]
+
+
+def test_a_mapping_naming_missing_columns_is_refused_and_nothing_is_saved(project):
+    with pytest.raises(GecInputError, match=r"Input\.nope"):
+        judgments_import(
+            project=project,
+            name="bad",
+            fmt="mturk-csv",
+            path_or_bytes=mturk_csv(),
+            mapping={"item": "Input.nope", "systems": [], "answers": []},
+        )
+    assert not Campaign.objects.exists()
+
+
+def test_import_is_all_or_nothing_on_a_malformed_row(project):
+    rows = [*ROWS, "H3,A9,W9,Approved,10,2,x,CAMB,t,src,u,NUS,v,1,two,3"]
+    with pytest.raises(GecInputError, match=r"Answer\.rank_2 'two' is not a number"):
+        judgments_import(project=project, name="bad", fmt="mturk-csv", path_or_bytes=mturk_csv(rows))
+    assert not Campaign.objects.exists() and not CrowdWorker.objects.exists()
+
+
+def test_items_attach_to_the_given_corpus_by_position(project):
+    corpus, _ = factories.corpus_with_systems(
+        project,
+        sources=["He go home .", "She like cats ."],
+        systems={"CAMB": ["He goes home .", "She likes cats ."]},
+    )
+    report = judgments_import(
+        project=project, name="on corpus", fmt="mturk-csv", path_or_bytes=mturk_csv(), corpus=corpus
+    )
+    assert report.campaign.corpus == corpus
+    assert System.objects.filter(corpus=corpus).count() == 4  # CAMB reused; AMU, src, NUS added
+    screen = Screen.objects.get(campaign=report.campaign, sentence__position=1)
+    assert screen.sentence.text == "She like cats ."
+
+
+def test_command_prints_the_report_lines(project, tmp_path):
+    path = tmp_path / "batch.csv"
+    path.write_bytes(mturk_csv())
+    mapping = tmp_path / "mapping.json"
+    mapping.write_text(json.dumps(detect_mturk_mapping(HEADER.split(","))))
+    out = StringIO()
+    call_command(
+        "import_judgments",
+        str(path),
+        "--format",
+        "mturk-csv",
+        "--name",
+        "cli",
+        "--project",
+        project.name,
+        "--mapping",
+        str(mapping),
+        stdout=out,
+    )
+    assert out.getvalue().splitlines() == [
+        "items: 2",
+        "workers: 2",
+        "judgments: 3",
+        "pairwise: 13",
+        "skipped: 2 (1 empty slot, 1 rejected assignment)",
+        f"campaign: {Campaign.objects.get(name='cli').pk} (cli, imported, closed)",
+    ]
+
+
+@pytest.mark.shared
+def test_gec_ranking_appraise_xml_without_non_native_gives_the_28146_pairwise_judgments(project):
+    path = shared_path("gec-ranking", "data", "all_judgments.xml")
+    report = judgments_import(
+        project=project,
+        name="gec-ranking",
+        fmt="appraise-xml",
+        path_or_bytes=path,
+        exclude_judges=["non-native"],
+    )
+    assert (report.judgments, report.pairwise, report.workers, report.items) == (1136, 28146, 3, 655)
+    rankings = campaign_rankings(report.campaign)
+    assert sum(len(r.pairs()) for r in rankings) == 28146
+    # Collapsed systems are one candidate standing for several outputs.
+    assert Candidate.objects.filter(screen__campaign=report.campaign).count() < sum(
+        len(r.entries) for r in rankings
+    )
+
+
+@pytest.mark.shared
+def test_jfleg_pairwise_csv_imports_as_wmt_csv(project):
+    path = shared_path("jfleg", "EACL_exp", "mturk", "pairwise.csv")
+    report = judgments_import(project=project, name="jfleg", fmt="wmt-csv", path_or_bytes=path)
+    assert report.lines() == ["items: 176", "workers: 2", "judgments: 1629", "pairwise: 1629", "skipped: 0"]
+    assert set(report.campaign.systems.values_list("name", flat=True)) == {
+        "AMU",
+        "CAMB",
+        "NMT",
+        "NUS",
+        "orig",
+        "turk",
+    }
+
+
+def test_parse_without_database_for_the_preview():
+    parsed = judgments_parse(fmt="mturk-csv", path_or_bytes=mturk_csv())
+    assert [j.item for j in parsed.judgments] == ["0", "0", "1"]
+    assert parsed.judgments[0].entries[0].systems == ("CAMB", "AMU")

@@ -17,7 +17,8 @@ import pytest
 from django.db import connection
 
 from ranking.models import SystemScore
-from ranking.services import CandidateScore, campaign_create, judgment_submit, screen_next_for_judge
+from ranking.services import CandidateScore, assignment_request, campaign_create, screen_submit
+from ranking.services.assignments import assignment_next_screen
 from tests import factories
 
 REPO = Path(__file__).resolve().parents[1]
@@ -88,15 +89,18 @@ def test_a_real_worker_recomputes_scores_after_a_submit(celery_worker):
         project, sources=["He go ."], systems={"a": ["He goes ."], "b": ["He went ."]}
     )
     campaign = campaign_create(
-        project=project, corpus=corpus, name="w", systems=systems, created_by=researcher
+        project=project, corpus=corpus, name="w", systems=systems, created_by=researcher, judgments_per_item=1
     )
-    screen = screen_next_for_judge(campaign=campaign, judge=judge)
+    assignment = assignment_request(campaign=campaign, worker=judge)
+    screen = assignment_next_screen(assignment)
     by_text = {c.text: c.pk for c in screen.candidates.all()}
-    # Commits, then on_commit sends task_campaign_scores to Redis; only the worker process can run it.
-    judgment_submit(
+    # The HIT's last screen commits, then on_commit sends task_campaign_scores to Redis; only the
+    # worker process can run it.
+    screen_submit(
+        assignment=assignment,
         screen=screen,
-        judge=judge,
-        scores={by_text["He goes ."]: CandidateScore(90), by_text["He went ."]: CandidateScore(40)},
+        worker=judge,
+        answers={by_text["He goes ."]: CandidateScore(score=90), by_text["He went ."]: CandidateScore(score=40)},
     )
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline and SystemScore.objects.filter(campaign=campaign).count() < 2:

@@ -353,7 +353,12 @@ def _slot_for_submit(
         return (
             None  # a double submit: the other request filled this worker's slot while we waited for its lock
         )
-    # The claim expired and was taken over: take another free slot of the sentence if there is one.
+    # The claim expired and was taken over. A worker who was writing it (their draft shows it) may
+    # take another free slot of the sentence; nobody may pick sentences they were not given.
+    if not RewriteDraft.objects.filter(campaign=campaign, sentence=sentence, annotator=user).exists():
+        raise RewriteError(
+            "This sentence is not assigned to you (your claim may have expired): open the next one."
+        )
     free = RewriteSlot.objects.filter(_free_slots(campaign, user, now), sentence=sentence)
     if campaign.group_links.filter(rewrites_per_sentence__isnull=False).exists():
         free = free.filter(group_id__in=worker_groups(campaign, user))

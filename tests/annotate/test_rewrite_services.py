@@ -89,7 +89,8 @@ def test_abandoned_claim_returns_to_the_pool_after_the_timeout(setup, settings):
     assert soon.sentence_id != held.sentence_id
     late = svc.slot_claim(campaign=campaign, user=annotators[2], now=now + timedelta(minutes=31))
     assert late.pk == held.pk and late.claimed_by == annotators[2]
-    # the first worker comes back: their claim was taken, they can still submit into a free slot? none left
+    # the first worker comes back with a draft: their claim was taken and no slot of the sentence is free
+    svc.draft_save(campaign=campaign, user=annotators[0], sentence=held.sentence, text="x")
     with pytest.raises(RewriteError, match="no longer needs your rewrite"):
         svc.rewrite_submit(
             campaign=campaign,
@@ -99,6 +100,33 @@ def test_abandoned_claim_returns_to_the_pool_after_the_timeout(setup, settings):
             now=now + timedelta(minutes=32),
         )
     assert Rewrite.objects.count() == 0
+
+
+def test_expired_claim_with_a_draft_may_still_fill_a_free_slot_of_its_sentence(setup, settings):
+    settings.ASSIGNMENT_TIMEOUT_MINUTES = 30
+    _, annotators, _, _, _ = setup
+    campaign = make_campaign(setup, rewrites_per_sentence=2)
+    now = timezone.now()
+    held = svc.slot_claim(campaign=campaign, user=annotators[0], now=now)
+    svc.draft_save(campaign=campaign, user=annotators[0], sentence=held.sentence, text="He does n't .")
+    taken = svc.slot_claim(campaign=campaign, user=annotators[1], now=now + timedelta(minutes=31))
+    assert taken.pk == held.pk
+    rewrite, created = svc.rewrite_submit(
+        campaign=campaign,
+        user=annotators[0],
+        sentence=held.sentence,
+        text="He doesn't.",
+        now=now + timedelta(minutes=32),
+    )
+    assert created and rewrite.slot.index == 1 and rewrite.text == "He does n't ."
+
+
+def test_workers_cannot_pick_a_sentence_they_were_not_given(setup):
+    _, annotators, _, _, corpus = setup
+    campaign = make_campaign(setup)
+    last = corpus.sentences.order_by("-position").first()
+    with pytest.raises(RewriteError, match="not assigned to you"):
+        svc.rewrite_submit(campaign=campaign, user=annotators[0], sentence=last, text="This is a sentence .")
 
 
 def test_skipped_sentence_is_not_offered_again_to_that_worker(setup):

@@ -7,6 +7,6 @@ from celery import shared_task
 
 @shared_task
 def task_qualification_grade(*, attempt_id: int) -> int:
-    from annotate.rewrites.services import qualification_grade
+    from annotate.rewrites.qualifications import qualification_grade
 
     return qualification_grade(attempt_id=attempt_id)

@@ -27,6 +27,7 @@ from annotate.rewrites.diff import word_diff
 from annotate.rewrites.forms import QualificationForm, RewriteCampaignForm
 from annotate.rewrites.presets import PRESET_INSTRUCTIONS
 from annotate.rewrites.tokens import detokenise
+from annotate.rewrites.validation import max_rewrite_chars
 from annotate.selectors import project_list_for, sentence_context
 
 
@@ -179,7 +180,7 @@ def work(request: HttpRequest, pk: int) -> HttpResponse:
         "levels": [1, 2, 3, 4, 5],
         "done": done,
         "error": error,
-        "max_chars": services.max_rewrite_chars(source_shown),
+        "max_chars": max_rewrite_chars(source_shown),
         "group": slot.group.name if slot.group else "",
     }
     return render(request, "annotate/rewrite_work.html", context, status=status)

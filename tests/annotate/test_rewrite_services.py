@@ -21,6 +21,7 @@ from annotate.models import (
 from annotate.rewrites import selectors as sel
 from annotate.rewrites import services as svc
 from annotate.rewrites.services import RewriteError
+from annotate.rewrites.validation import max_rewrite_chars
 from ranking.services import outputs_import_lines
 from tests.annotate.rewrite_fixtures import SOURCES, team, tokenized_corpus
 
@@ -239,7 +240,7 @@ def test_bad_rewrites_are_refused_with_a_clear_message(text, message):
 
 
 def test_long_limit_is_three_times_the_source_plus_200():
-    assert svc.max_rewrite_chars("abc") == 209
+    assert max_rewrite_chars("abc") == 209
     svc.rewrite_clean("a" * 209, source="abc", tokenized=False)
     with pytest.raises(RewriteError, match="at most 209"):
         svc.rewrite_clean("a" * 210, source="abc", tokenized=False)

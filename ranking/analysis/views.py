@@ -1,0 +1,160 @@
+"""Analysis pages: runs of a campaign, a run's results with plots, progress JSON, exports. Thin."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_GET, require_POST
+
+from annotate.decorators import researcher_required
+from ranking.analysis import exports, plots, services
+from ranking.analysis.forms import RunForm
+from ranking.analysis.models import AnalysisKind, RunStatus
+from ranking.analysis.selectors import run_list_for, run_progress, run_results
+from ranking.selectors import campaign_list_for
+
+
+@researcher_required
+def campaign_analysis(request: HttpRequest, pk: int) -> HttpResponse:
+    campaign = get_object_or_404(campaign_list_for(request.user), pk=pk)
+    form = RunForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            run = services.analysis_run_create(
+                campaign=campaign,
+                kind=form.cleaned_data["kind"],
+                parameters=form.parameters(),
+                seed=form.cleaned_data["seed"],
+                created_by=request.user,
+            )
+        except services.AnalysisError as exc:
+            form.add_error(None, str(exc))
+        else:
+            services.analysis_run_enqueue(run)
+            return redirect("analysis-run", pk=run.pk)
+    runs = run_list_for(request.user).filter(campaign=campaign)
+    status = 400 if form.errors else 200
+    return render(
+        request,
+        "ranking/analysis/campaign.html",
+        {"campaign": campaign, "form": form, "runs": runs},
+        status=status,
+    )
+
+
+def _run(request: HttpRequest, pk: int):
+    return get_object_or_404(run_list_for(request.user), pk=pk)
+
+
+@researcher_required
+def run_detail(request: HttpRequest, pk: int) -> HttpResponse:
+    run = _run(request, pk)
+    results = run_results(run)
+    context = {
+        "run": run,
+        "progress": run_progress(run),
+        "finished": run.status == RunStatus.DONE,
+        "is_ranking": run.kind in services.RANKING_KINDS,
+        "is_curve": run.kind == AnalysisKind.GLEU_VS_REFS,
+        "needed": run.summary.get("needed"),
+        "reliability": run.summary.get("reliability"),
+        **results,
+    }
+    for rows in (results["ranks"], results["prws"]):
+        for prev, row in zip([None, *rows], rows):
+            row.cluster_start = prev is not None and prev.cluster != row.cluster
+    if results["correlations"]:
+        context["scatters"] = [(c, f"scatter-{i}") for i, c in enumerate(results["correlations"])]
+        labels = [f"{c.metric}/{c.reference_set}" for c in results["correlations"]]
+        context["williams_rows"] = [
+            (label, [c.williams.get(other) for other in labels])
+            for label, c in zip(labels, results["correlations"])
+        ]
+        context["williams_labels"] = labels
+    return render(request, "ranking/analysis/run.html", context)
+
+
+@researcher_required
+@require_GET
+def run_progress_json(request: HttpRequest, pk: int) -> JsonResponse:
+    return JsonResponse(run_progress(_run(request, pk)))
+
+
+@researcher_required
+@require_POST
+def run_resume(request: HttpRequest, pk: int) -> HttpResponse:
+    run = _run(request, pk)
+    services.analysis_run_resume(run=run)
+    messages.info(request, "Unfinished parts of the run were sent to the workers again.")
+    return redirect("analysis-run", pk=run.pk)
+
+
+@researcher_required
+@require_GET
+def run_plot(request: HttpRequest, pk: int, name: str) -> HttpResponse:
+    run = _run(request, pk)
+    if run.status != RunStatus.DONE:
+        raise Http404("the run has not finished")
+    res = run_results(run)
+    if name == "ranks" and res["ranks"]:
+        svg = plots.rank_range_svg(res["ranks"])
+    elif name == "heatmap" and res["correlations"]:
+        svg = plots.heatmap_svg(res["correlations"])
+    elif name == "williams" and res["correlations"]:
+        svg = plots.williams_svg(res["correlations"])
+    elif name.startswith("scatter-") and res["correlations"]:
+        index = int(name.removeprefix("scatter-")) if name.removeprefix("scatter-").isdigit() else -1
+        if not 0 <= index < len(res["correlations"]):
+            raise Http404("no such plot")
+        c = res["correlations"][index]
+        svg = plots.scatter_svg(c.points, xlabel=f"{c.metric} ({c.reference_set})", ylabel="human")
+    elif name == "curve" and res["metrics"] and run.kind == AnalysisKind.GLEU_VS_REFS:
+        svg = plots.curve_svg(res["metrics"])
+    else:
+        raise Http404("no such plot")
+    response = HttpResponse(svg, content_type="image/svg+xml")
+    response["Content-Security-Policy"] = "default-src 'none'; style-src 'unsafe-inline'"
+    return response
+
+
+@researcher_required
+@require_GET
+def run_export(request: HttpRequest, pk: int, fmt: str) -> HttpResponse:
+    run = _run(request, pk)
+    if run.status != RunStatus.DONE:
+        raise Http404("the run has not finished")
+    res = run_results(run)
+    name = f"run-{run.pk}"
+    if fmt == "ranking.csv" and res["ranks"]:
+        body, ctype = exports.rankings_csv(res["ranks"]), "text/csv"
+    elif fmt == "ranking.json" and res["ranks"]:
+        body, ctype = exports.rankings_json(run, res["ranks"]), "application/json"
+    elif fmt == "ranking.tex" and res["ranks"]:
+        body, ctype = exports.rankings_latex(res["ranks"]), "text/x-tex"
+    elif fmt == "metrics.csv" and res["metrics"]:
+        body, ctype = exports.metric_csv(res["metrics"]), "text/csv"
+    elif fmt == "metrics.tex" and res["metrics"]:
+        body, ctype = exports.metric_latex(res["metrics"]), "text/x-tex"
+    else:
+        raise Http404("no such export for this run")
+    response = HttpResponse(body, content_type=f"{ctype}; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="{name}-{fmt}"'
+    return response
+
+
+EXTENSIONS = {"wmt-csv": "csv", "appraise-xml": "xml", "prws-csv": "csv", "gmeg-segment-csv": "csv"}
+
+
+@researcher_required
+@require_GET
+def campaign_judgments_export(request: HttpRequest, pk: int, fmt: str) -> StreamingHttpResponse:
+    campaign = get_object_or_404(campaign_list_for(request.user), pk=pk)
+    if fmt not in exports.JUDGMENT_FORMATS:
+        raise Http404("unknown format")
+    ctype = "application/xml" if fmt == "appraise-xml" else "text/csv"
+    response = StreamingHttpResponse(
+        exports.iter_judgments(campaign, fmt), content_type=f"{ctype}; charset=utf-8"
+    )
+    response["Content-Disposition"] = f'attachment; filename="campaign-{campaign.pk}-{fmt}.{EXTENSIONS[fmt]}"'
+    return response

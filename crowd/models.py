@@ -115,13 +115,10 @@ class CrowdSession(models.Model):
     )
     study = models.CharField(max_length=200, blank=True, help_text="Prolific STUDY_ID or MTurk hitId")
     submit_to = models.URLField(blank=True, help_text="MTurk turkSubmitTo")
-    assignment = models.ForeignKey(
-        Assignment, on_delete=models.SET_NULL, null=True, blank=True, related_name="crowd_sessions"
-    )
+    assignments = models.ManyToManyField(Assignment, blank=True, related_name="crowd_sessions")
     consented = models.DateTimeField(null=True, blank=True)
     finished = models.DateTimeField(null=True, blank=True)
     outcome = models.CharField(max_length=16, blank=True, help_text="completed | screened-out | no-work")
-    hits_done = models.PositiveSmallIntegerField(default=0)
     created = models.DateTimeField(auto_now_add=True)
 
     class Meta:

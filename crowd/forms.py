@@ -1,0 +1,77 @@
+from __future__ import annotations
+
+import json
+
+from django import forms
+
+from crowd.importing import FORMATS
+from crowd.models import CrowdSettings
+
+
+class CrowdSettingsForm(forms.ModelForm):
+    class Meta:
+        model = CrowdSettings
+        fields = [
+            "consent_text",
+            "completion_code",
+            "prolific_completed_code",
+            "prolific_screened_out_code",
+            "hits_per_visit",
+            "fee_percent",
+            "min_hourly_wage",
+        ]
+        labels = {
+            "consent_text": "Consent text",
+            "completion_code": "Completion code (invite links)",
+            "prolific_completed_code": "Prolific completion code",
+            "prolific_screened_out_code": "Prolific screened-out code",
+            "hits_per_visit": "HITs per visit (0 = until no work is left)",
+            "fee_percent": "Platform fee (%)",
+            "min_hourly_wage": "Minimum hourly wage",
+        }
+        widgets = {"consent_text": forms.Textarea(attrs={"rows": 5})}
+
+
+class InviteForm(forms.Form):
+    count = forms.IntegerField(label="Number of links", min_value=1, max_value=1000, initial=10)
+    reusable = forms.BooleanField(label="Reusable (one link for many workers)", required=False)
+    label = forms.CharField(label="Label", max_length=200, required=False)
+
+
+class ImportForm(forms.Form):
+    file = forms.FileField(label="Results file")
+    format = forms.ChoiceField(label="Format", choices=[(f, f) for f in FORMATS])
+    name = forms.CharField(label="Name of the imported campaign", max_length=200)
+    project = forms.ModelChoiceField(label="Project", queryset=None)
+    corpus = forms.ModelChoiceField(label="Corpus (optional)", queryset=None, required=False)
+    include_rejected = forms.BooleanField(label="Include rejected assignments", required=False)
+
+    def __init__(self, *args, corpora=None, projects=None, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["corpus"].queryset = corpora
+        self.fields["project"].queryset = projects
+
+    def clean(self):
+        data = super().clean()
+        corpus, project = data.get("corpus"), data.get("project")
+        if corpus is not None and project is not None and corpus.project_id != project.pk:
+            self.add_error("corpus", "this corpus belongs to another project")
+        return data
+
+
+class ConfirmImportForm(forms.Form):
+    mapping = forms.CharField(
+        label="Column mapping (JSON)", widget=forms.Textarea(attrs={"rows": 12}), required=False
+    )
+
+    def clean_mapping(self):
+        raw = self.cleaned_data["mapping"].strip()
+        if not raw:
+            return None
+        try:
+            value = json.loads(raw)
+        except ValueError as exc:
+            raise forms.ValidationError(f"not JSON: {exc}") from None
+        if not isinstance(value, dict):
+            raise forms.ValidationError("the mapping is a JSON object")
+        return value

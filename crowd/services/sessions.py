@@ -1,0 +1,250 @@
+"""Arrivals through invite links, Prolific and MTurk; the signed session token; consent; the end.
+
+A worker's session is carried by a signed token in the URL (``session_token``),
+never by a cookie: MTurk shows the task in a third-party iframe, where
+browsers block or partition cookies, so the flow must not need one. The same
+token serves the invite and Prolific flows, which keeps one code path. The
+token is unguessable and bound to one session, which is why the worker views
+are csrf_exempt: a forged cross-site POST cannot name a session it does not
+know, and the token is exactly what a CSRF cookie would have protected.
+"""
+
+from __future__ import annotations
+
+import secrets
+from urllib.parse import urlsplit
+
+from django.conf import settings
+from django.core import signing
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from crowd.models import CrowdSession, CrowdSettings, CrowdWorker, InviteLink, Platform
+from crowd.services.workers import crowd_worker_get_or_create
+from geceval.errors import GecInputError
+from ranking.models import Assignment, AssignmentStatus, Campaign, WorkerRecord
+from ranking.services import NoWork, assignment_request
+
+_SESSION_SALT = "crowd.session"
+_CAMPAIGN_SALT = "crowd.campaign"
+MTURK_PREVIEW = "ASSIGNMENT_ID_NOT_AVAILABLE"
+DEFAULT_MTURK_SUBMIT = ["https://www.mturk.com", "https://workersandbox.mturk.com"]
+DEFAULT_MTURK_FRAME_ANCESTORS = [
+    "https://worker.mturk.com",
+    "https://www.mturk.com",
+    "https://workersandbox.mturk.com",
+]
+
+
+class Outcome:
+    COMPLETED = "completed"
+    SCREENED_OUT = "screened-out"
+    NO_WORK = "no-work"
+
+
+def token_max_age() -> int:
+    return int(getattr(settings, "CROWD_TOKEN_MAX_AGE_DAYS", 14)) * 86400
+
+
+def session_token(session: CrowdSession) -> str:
+    return signing.dumps(session.pk, salt=_SESSION_SALT, compress=False)
+
+
+def session_from_token(token: str) -> CrowdSession | None:
+    try:
+        pk = signing.loads(token, salt=_SESSION_SALT, max_age=token_max_age())
+    except signing.BadSignature:
+        return None
+    return CrowdSession.objects.filter(pk=pk).select_related("campaign", "worker__user").first()
+
+
+def campaign_key(campaign: Campaign) -> str:
+    """The campaign's public key in Prolific and MTurk URLs: signed, so ids cannot be guessed."""
+    return signing.Signer(salt=_CAMPAIGN_SALT).sign(str(campaign.pk))
+
+
+def campaign_from_key(key: str) -> Campaign | None:
+    try:
+        pk = signing.Signer(salt=_CAMPAIGN_SALT).unsign(key)
+    except signing.BadSignature:
+        return None
+    return Campaign.objects.filter(pk=pk).first()
+
+
+def crowd_settings_for(campaign: Campaign) -> CrowdSettings:
+    found = CrowdSettings.objects.filter(campaign=campaign).first()
+    return found or CrowdSettings(campaign=campaign)
+
+
+def mturk_submit_allowed(url: str) -> bool:
+    """turkSubmitTo must be one of MTurk's hosts (settings CROWD_MTURK_SUBMIT_ORIGINS)."""
+    parts = urlsplit(url or "")
+    origin = f"{parts.scheme}://{parts.netloc}"
+    allowed = getattr(settings, "CROWD_MTURK_SUBMIT_ORIGINS", DEFAULT_MTURK_SUBMIT)
+    return bool(parts.scheme in {"http", "https"} and parts.netloc) and origin in allowed
+
+
+def mturk_submit_url(session: CrowdSession) -> str:
+    return session.submit_to.rstrip("/") + "/mturk/externalSubmit"
+
+
+# --------------------------------------------------------------------------- arrivals
+
+
+def invite_links_create(
+    *, campaign: Campaign, count: int, reusable: bool = False, label: str = ""
+) -> list[InviteLink]:
+    if not 1 <= count <= 1000:
+        raise GecInputError("make 1 to 1000 links at a time")
+    links = [
+        InviteLink(campaign=campaign, code=secrets.token_urlsafe(18), reusable=reusable, label=label[:200])
+        for _ in range(count)
+    ]
+    return InviteLink.objects.bulk_create(links)
+
+
+@transaction.atomic
+def invite_open(*, invite: InviteLink, resume: CrowdSession | None = None) -> CrowdSession:
+    """A visit through an invite link: the link's one identity (single-use), or the visitor's
+    identity remembered from an earlier visit (``resume``), or a new one (reusable)."""
+    invite = InviteLink.objects.select_for_update().get(pk=invite.pk)
+    if resume is not None and resume.campaign_id == invite.campaign_id and resume.platform == Platform.INVITE:
+        if not invite.reusable and invite.worker_id not in (None, resume.worker_id):
+            resume = None
+        else:
+            return resume
+    if not invite.reusable and invite.worker_id:
+        worker = invite.worker
+        existing = (
+            CrowdSession.objects.filter(campaign=invite.campaign, worker=worker).order_by("-created").first()
+        )
+        if existing is not None:
+            return existing
+    else:
+        worker = crowd_worker_get_or_create(
+            platform=Platform.INVITE, external_id=f"{invite.pk}-{secrets.token_hex(8)}"
+        )
+        if not invite.reusable:
+            invite.worker = worker
+    invite.uses += 1
+    invite.save(update_fields=["worker", "uses"])
+    return CrowdSession.objects.create(
+        campaign=invite.campaign, worker=worker, platform=Platform.INVITE, external_session=invite.code
+    )
+
+
+def _platform_open(
+    *, campaign: Campaign, platform: str, worker_id: str, session_id: str, study: str, submit_to: str = ""
+) -> CrowdSession:
+    worker = crowd_worker_get_or_create(platform=platform, external_id=worker_id)
+    session_id = (session_id or "").strip()[:200]
+    if session_id:
+        found = CrowdSession.objects.filter(
+            campaign=campaign, platform=platform, external_session=session_id
+        ).first()
+        if found is not None:
+            if found.worker_id != worker.pk:
+                raise GecInputError("this session belongs to another worker")
+            return found
+    try:
+        with transaction.atomic():
+            return CrowdSession.objects.create(
+                campaign=campaign,
+                worker=worker,
+                platform=platform,
+                external_session=session_id,
+                study=(study or "")[:200],
+                submit_to=submit_to,
+            )
+    except IntegrityError:  # the same session opened twice at once
+        return CrowdSession.objects.get(campaign=campaign, platform=platform, external_session=session_id)
+
+
+def prolific_open(*, campaign: Campaign, pid: str, study_id: str, session_id: str) -> CrowdSession:
+    """Prolific's study URL: the worker is PROLIFIC_PID; SESSION_ID names this visit."""
+    return _platform_open(
+        campaign=campaign, platform=Platform.PROLIFIC, worker_id=pid, session_id=session_id, study=study_id
+    )
+
+
+def mturk_open(
+    *, campaign: Campaign, worker_id: str, assignment_id: str, hit_id: str, submit_to: str
+) -> CrowdSession:
+    """An accepted MTurk assignment (never the preview): one session per assignmentId."""
+    if not assignment_id or assignment_id == MTURK_PREVIEW:
+        raise GecInputError("accept the HIT first")
+    if not mturk_submit_allowed(submit_to):
+        raise GecInputError("turkSubmitTo is not an MTurk address")
+    return _platform_open(
+        campaign=campaign,
+        platform=Platform.MTURK,
+        worker_id=worker_id,
+        session_id=assignment_id,
+        study=hit_id,
+        submit_to=submit_to,
+    )
+
+
+# --------------------------------------------------------------------------- the visit
+
+
+def session_consent(*, session: CrowdSession) -> CrowdSession:
+    if session.consented is None:
+        session.consented = timezone.now()
+        session.save(update_fields=["consented"])
+    return session
+
+
+def session_finish(*, session: CrowdSession, outcome: str) -> CrowdSession:
+    if session.finished is None:
+        session.finished = timezone.now()
+        session.outcome = outcome
+        session.save(update_fields=["finished", "outcome"])
+    return session
+
+
+def _no_work_outcome(session: CrowdSession) -> str:
+    campaign, user = session.campaign, session.worker.user
+    if session_hits_done(session):
+        return Outcome.COMPLETED
+    if WorkerRecord.objects.filter(campaign=campaign, worker=user, excluded=True).exists():
+        return Outcome.SCREENED_OUT
+    if campaign.qualification_id:
+        from annotate.rewrites.selectors import qualification_granted
+
+        if not qualification_granted(user, campaign.qualification):
+            return Outcome.SCREENED_OUT
+    return Outcome.NO_WORK
+
+
+def session_hits_done(session: CrowdSession) -> int:
+    return session.assignments.filter(status=AssignmentStatus.SUBMITTED).count()
+
+
+def session_assignment(*, session: CrowdSession) -> Assignment | None:
+    """The assignment to work on now, or None after finishing the session (outcome set).
+
+    MTurk sessions end after one HIT (one MTurk assignment = one of ours);
+    others after ``hits_per_visit`` HITs (0 = until no work is left).
+    """
+    if session.finished:
+        return None
+    current = session.assignments.filter(status=AssignmentStatus.ACTIVE).select_related("hit").first()
+    if current is not None:
+        return current
+    limit = 1 if session.platform == Platform.MTURK else crowd_settings_for(session.campaign).hits_per_visit
+    if limit and session_hits_done(session) >= limit:
+        session_finish(session=session, outcome=Outcome.COMPLETED)
+        return None
+    try:
+        assignment = assignment_request(campaign=session.campaign, worker=session.worker.user)
+    except NoWork as reason:
+        session_finish(session=session, outcome=_no_work_outcome(session))
+        session.no_work_reason = str(reason)
+        return None
+    session.assignments.add(assignment)
+    return assignment
+
+
+def worker_for_session(session: CrowdSession) -> CrowdWorker:
+    return session.worker

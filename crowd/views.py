@@ -1,0 +1,207 @@
+"""Researchers' crowd pages: publishing links, consent and codes, payments, importing past results."""
+
+from __future__ import annotations
+
+import base64
+import csv
+import json
+
+from django.contrib import messages
+from django.db import transaction
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_GET, require_POST
+
+from annotate.decorators import researcher_required
+from annotate.selectors import corpus_list_for, project_list_for
+from crowd.forms import ConfirmImportForm, CrowdSettingsForm, ImportForm, InviteForm
+from crowd.importing import judgments_import, judgments_parse
+from crowd.selectors import campaign_costs, invite_links, mturk_hits, platform_calls
+from crowd.services.sessions import campaign_key, crowd_settings_for, invite_links_create
+from geceval.errors import GecInputError
+from ranking.selectors import campaign_list_for
+
+PROLIFIC_PARAMS = "PROLIFIC_PID={{%PROLIFIC_PID%}}&STUDY_ID={{%STUDY_ID%}}&SESSION_ID={{%SESSION_ID%}}"
+IMPORT_SESSION_KEY = "crowd_import"
+MAX_PREVIEW_BYTES = 20 * 1024 * 1024
+
+
+def _csv_safe(value: object) -> str:
+    text = str(value)
+    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
+
+
+@researcher_required
+def campaign_crowd(request: HttpRequest, pk: int) -> HttpResponse:
+    campaign = get_object_or_404(campaign_list_for(request.user), pk=pk)
+    key = campaign_key(campaign)
+    context = {
+        "campaign": campaign,
+        "settings_form": CrowdSettingsForm(instance=crowd_settings_for(campaign)),
+        "invite_form": InviteForm(),
+        "invites": invite_links(campaign)[:200],
+        "prolific_url": request.build_absolute_uri(reverse("crowd-prolific", args=[key]))
+        + "?"
+        + PROLIFIC_PARAMS,
+        "mturk_url": request.build_absolute_uri(reverse("crowd-mturk", args=[key])),
+        "costs": campaign_costs(campaign),
+        "mturk_hits": mturk_hits(campaign),
+        "calls": platform_calls(campaign),
+    }
+    return render(request, "crowd/campaign.html", context)
+
+
+@researcher_required
+@require_POST
+def campaign_crowd_settings(request: HttpRequest, pk: int) -> HttpResponse:
+    campaign = get_object_or_404(campaign_list_for(request.user), pk=pk)
+    form = CrowdSettingsForm(request.POST, instance=crowd_settings_for(campaign))
+    if form.is_valid():
+        with transaction.atomic():
+            form.instance.campaign = campaign
+            form.save()
+        messages.success(request, "Crowd settings saved.")
+    else:
+        messages.error(
+            request, "Settings not saved: " + "; ".join(e for errs in form.errors.values() for e in errs)
+        )
+    return redirect("crowd-campaign", pk=campaign.pk)
+
+
+@researcher_required
+@require_POST
+def invites_create(request: HttpRequest, pk: int) -> HttpResponse:
+    campaign = get_object_or_404(campaign_list_for(request.user), pk=pk)
+    form = InviteForm(request.POST)
+    if form.is_valid():
+        links = invite_links_create(
+            campaign=campaign,
+            count=form.cleaned_data["count"],
+            reusable=form.cleaned_data["reusable"],
+            label=form.cleaned_data["label"],
+        )
+        messages.success(request, f"{len(links)} invite link{'s' if len(links) != 1 else ''} created.")
+    else:
+        messages.error(request, "No links created: give a number from 1 to 1000.")
+    return redirect("crowd-campaign", pk=campaign.pk)
+
+
+@researcher_required
+@require_GET
+def invites_csv(request: HttpRequest, pk: int) -> HttpResponse:
+    campaign = get_object_or_404(campaign_list_for(request.user), pk=pk)
+    response = HttpResponse(content_type="text/csv; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="campaign-{campaign.pk}-invites.csv"'
+    writer = csv.writer(response)
+    writer.writerow(["url", "reusable", "label", "uses"])
+    for link in invite_links(campaign):
+        url = request.build_absolute_uri(reverse("crowd-invite", args=[link.code]))
+        writer.writerow([url, link.reusable, _csv_safe(link.label), link.uses])
+    return response
+
+
+@researcher_required
+@require_GET
+def payments_csv(request: HttpRequest, pk: int) -> HttpResponse:
+    campaign = get_object_or_404(campaign_list_for(request.user), pk=pk)
+    costs = campaign_costs(campaign)
+    response = HttpResponse(content_type="text/csv; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="campaign-{campaign.pk}-payments.csv"'
+    writer = csv.writer(response)
+    writer.writerow(["platform", "worker", "hits", "rejected", "work_seconds", "bonuses", "earnings"])
+    for w in costs.workers:
+        writer.writerow(
+            [w.platform, _csv_safe(w.identity), w.hits, w.rejected, f"{w.seconds:.1f}", w.bonuses, w.earnings]
+        )
+    writer.writerow([])
+    for label, value in [
+        ("reward_per_hit", costs.reward_per_hit),
+        ("hits_paid", costs.hits_submitted - costs.hits_rejected),
+        ("hits_rejected", costs.hits_rejected),
+        ("rewards", costs.rewards),
+        ("bonuses", costs.bonuses),
+        ("fees", costs.fees),
+        ("spent", costs.spent),
+        ("projected", costs.projected),
+        ("median_seconds_per_hit", "" if costs.median_seconds is None else f"{costs.median_seconds:.1f}"),
+        ("hourly_pay", "" if costs.hourly is None else costs.hourly),
+        ("min_hourly_wage", costs.min_wage),
+    ]:
+        writer.writerow(["total", label, value])
+    return response
+
+
+@researcher_required
+def import_judgments_view(request: HttpRequest) -> HttpResponse:
+    """Upload -> preview with the detected column mapping -> confirm (same service as the command)."""
+    corpora = corpus_list_for(request.user)
+    projects = project_list_for(request.user)
+    stored = request.session.get(IMPORT_SESSION_KEY)
+    if request.method == "POST" and request.POST.get("action") == "import" and stored:
+        confirm = ConfirmImportForm(request.POST)
+        corpus = corpora.filter(pk=stored.get("corpus")).first() if stored.get("corpus") else None
+        if confirm.is_valid():
+            project = get_object_or_404(projects, pk=stored["project"])
+            try:
+                report = judgments_import(
+                    project=project,
+                    name=stored["name"],
+                    fmt=stored["format"],
+                    path_or_bytes=base64.b64decode(stored["data"]),
+                    corpus=corpus,
+                    mapping=confirm.cleaned_data["mapping"],
+                    include_rejected=stored["include_rejected"],
+                )
+            except GecInputError as exc:
+                messages.error(request, str(exc))
+            else:
+                del request.session[IMPORT_SESSION_KEY]
+                messages.success(request, "Imported: " + "; ".join(report.lines()))
+                return redirect("campaign-detail", pk=report.campaign.pk)
+        return render(
+            request,
+            "crowd/import.html",
+            {"form": ImportForm(corpora=corpora, projects=projects), "confirm": confirm, "stored": stored},
+            status=400,
+        )
+
+    form = ImportForm(request.POST or None, request.FILES or None, corpora=corpora, projects=projects)
+    context: dict = {"form": form}
+    if request.method == "POST" and form.is_valid():
+        upload = form.cleaned_data["file"]
+        if upload.size > MAX_PREVIEW_BYTES:
+            form.add_error("file", "the file is larger than 20 MB; use the import_judgments command")
+        else:
+            data = upload.read()
+            try:
+                parsed = judgments_parse(
+                    fmt=form.cleaned_data["format"],
+                    path_or_bytes=data,
+                    include_rejected=form.cleaned_data["include_rejected"],
+                )
+            except GecInputError as exc:
+                form.add_error(None, str(exc))
+            else:
+                corpus = form.cleaned_data["corpus"]
+                stored = {
+                    "name": form.cleaned_data["name"],
+                    "format": form.cleaned_data["format"],
+                    "corpus": corpus.pk if corpus else None,
+                    "project": form.cleaned_data["project"].pk,
+                    "include_rejected": form.cleaned_data["include_rejected"],
+                    "data": base64.b64encode(data).decode(),
+                    "filename": upload.name,
+                }
+                request.session[IMPORT_SESSION_KEY] = stored
+                context |= {
+                    "parsed": parsed,
+                    "sample": parsed.judgments[:10],
+                    "workers": len({j.worker for j in parsed.judgments}),
+                    "items": len({j.item for j in parsed.judgments}),
+                    "stored": stored,
+                    "confirm": ConfirmImportForm(
+                        initial={"mapping": json.dumps(parsed.mapping, indent=2) if parsed.mapping else ""}
+                    ),
+                }
+    return render(request, "crowd/import.html", context, status=400 if form.errors else 200)

@@ -1,0 +1,248 @@
+"""Workers' pages for crowd platforms: invite links, Prolific, MTurk ExternalQuestion.
+
+No login and no cookie carries the visit: the signed session token is in the
+URL (see crowd.services.sessions for why these views are csrf_exempt). The
+MTurk views may be framed, only by MTurk's worker sites (CSP frame-ancestors,
+settings CROWD_MTURK_FRAME_ANCESTORS); every other page keeps X-Frame-Options
+DENY.
+"""
+
+from __future__ import annotations
+
+from urllib.parse import urlencode
+
+from django.conf import settings
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.views.decorators.cache import never_cache
+from django.views.decorators.csrf import csrf_exempt
+
+from crowd.models import CrowdSession, InviteLink, Platform
+from crowd.services.sessions import (
+    DEFAULT_MTURK_FRAME_ANCESTORS,
+    MTURK_PREVIEW,
+    Outcome,
+    campaign_from_key,
+    crowd_settings_for,
+    invite_open,
+    mturk_open,
+    mturk_submit_url,
+    prolific_open,
+    session_assignment,
+    session_consent,
+    session_finish,
+    session_from_token,
+    session_hits_done,
+    session_token,
+)
+from geceval.errors import GecInputError
+from ranking.models import AssignmentStatus, CampaignStatus, Screen
+from ranking.selectors import screen_candidates
+from ranking.services import answers_from_form, screen_submit
+from ranking.services.assignments import assignment_next_screen, assignment_progress
+from ranking.views import _elapsed, _screen_context, _template
+
+INVITE_COOKIE = "crowd_invite_{campaign}"
+PROLIFIC_COMPLETE = "https://app.prolific.com/submissions/complete"
+
+
+def _frame_headers(response: HttpResponse, mturk: bool) -> HttpResponse:
+    if mturk:
+        ancestors = getattr(settings, "CROWD_MTURK_FRAME_ANCESTORS", DEFAULT_MTURK_FRAME_ANCESTORS)
+        response.xframe_options_exempt = True
+        response["Content-Security-Policy"] = "frame-ancestors " + " ".join(ancestors)
+    else:
+        response["Content-Security-Policy"] = "frame-ancestors 'none'"
+    response["Referrer-Policy"] = "no-referrer"  # the URL carries the session token
+    return response
+
+
+def _session_url(session: CrowdSession) -> str:
+    return reverse("crowd-session", args=[session_token(session)])
+
+
+# --------------------------------------------------------------------------- arrivals
+
+
+@never_cache
+def invite_entry(request: HttpRequest, code: str) -> HttpResponse:
+    invite = get_object_or_404(InviteLink.objects.select_related("campaign", "worker"), code=code)
+    cookie = INVITE_COOKIE.format(campaign=invite.campaign_id)
+    remembered = request.get_signed_cookie(cookie, default=None, salt=cookie)
+    resume = session_from_token(remembered) if remembered else None
+    session = invite_open(invite=invite, resume=resume)
+    response = redirect(_session_url(session))
+    # First-party cookie (not framed): a reusable link resumes the visitor's identity.
+    response.set_signed_cookie(
+        cookie,
+        session_token(session),
+        salt=cookie,
+        max_age=30 * 86400,
+        httponly=True,
+        samesite="Lax",
+        secure=request.is_secure(),
+    )
+    return _frame_headers(response, mturk=False)
+
+
+@never_cache
+def prolific_entry(request: HttpRequest, key: str) -> HttpResponse:
+    campaign = campaign_from_key(key)
+    if campaign is None:
+        raise Http404("no such study")
+    try:
+        session = prolific_open(
+            campaign=campaign,
+            pid=request.GET.get("PROLIFIC_PID", ""),
+            study_id=request.GET.get("STUDY_ID", ""),
+            session_id=request.GET.get("SESSION_ID", ""),
+        )
+    except GecInputError as exc:
+        return _frame_headers(
+            render(request, "crowd/problem.html", {"campaign": campaign, "problem": str(exc)}, status=400),
+            False,
+        )
+    return _frame_headers(redirect(_session_url(session)), mturk=False)
+
+
+@csrf_exempt
+@never_cache
+def mturk_entry(request: HttpRequest, key: str) -> HttpResponse:
+    """The ExternalQuestion URL. Preview (ASSIGNMENT_ID_NOT_AVAILABLE): an example screen, no work."""
+    campaign = campaign_from_key(key)
+    if campaign is None:
+        raise Http404("no such task")
+    assignment_id = request.GET.get("assignmentId", "")
+    if not assignment_id or assignment_id == MTURK_PREVIEW:
+        screen = (
+            Screen.objects.filter(campaign=campaign)
+            .select_related("sentence")
+            .order_by("hit__index", "hit_position")
+            .first()
+        )
+        context = {"campaign": campaign, "settings_": crowd_settings_for(campaign)}
+        if screen is not None:
+            context |= _screen_context(campaign, screen)
+            context["candidates"] = screen_candidates(screen)
+        return _frame_headers(render(request, "crowd/mturk_preview.html", context), mturk=True)
+    try:
+        session = mturk_open(
+            campaign=campaign,
+            worker_id=request.GET.get("workerId", ""),
+            assignment_id=assignment_id,
+            hit_id=request.GET.get("hitId", ""),
+            submit_to=request.GET.get("turkSubmitTo", ""),
+        )
+    except GecInputError as exc:
+        return _frame_headers(
+            render(request, "crowd/problem.html", {"campaign": campaign, "problem": str(exc)}, status=400),
+            True,
+        )
+    return _frame_headers(redirect(_session_url(session)), mturk=True)
+
+
+# --------------------------------------------------------------------------- the visit
+
+
+def _end(request: HttpRequest, session: CrowdSession) -> HttpResponse:
+    crowd = crowd_settings_for(session.campaign)
+    mturk = session.platform == Platform.MTURK
+    if session.platform == Platform.PROLIFIC and session.outcome in (Outcome.COMPLETED, Outcome.SCREENED_OUT):
+        code = (
+            crowd.prolific_completed_code
+            if session.outcome == Outcome.COMPLETED
+            else crowd.prolific_screened_out_code
+        )
+        if code:
+            base = getattr(settings, "CROWD_PROLIFIC_COMPLETION_URL", PROLIFIC_COMPLETE)
+            return _frame_headers(HttpResponseRedirect(f"{base}?{urlencode({'cc': code})}"), mturk=False)
+    context = {
+        "campaign": session.campaign,
+        "session": session,
+        "outcome": session.outcome,
+        "code": crowd.completion_code if session.outcome == Outcome.COMPLETED else "",
+        "hits_done": session_hits_done(session),
+        "reason": getattr(session, "no_work_reason", ""),
+        "submit_url": mturk_submit_url(session) if mturk else "",
+        "mturk": mturk,
+    }
+    return _frame_headers(render(request, "crowd/end.html", context), mturk=mturk)
+
+
+@csrf_exempt
+@never_cache
+def session_view(request: HttpRequest, token: str) -> HttpResponse:
+    session = session_from_token(token)
+    if session is None:
+        raise Http404("this link is not valid (or has expired)")
+    campaign = session.campaign
+    mturk = session.platform == Platform.MTURK
+    crowd = crowd_settings_for(campaign)
+
+    if session.consented is None:
+        if request.method == "POST" and request.POST.get("consent") == "yes":
+            session_consent(session=session)
+            return _frame_headers(redirect(request.path), mturk)
+        error = "Tick the box to agree before you start." if request.method == "POST" else None
+        context = {"campaign": campaign, "crowd": crowd, "error": error, "mturk": mturk}
+        return _frame_headers(
+            render(request, "crowd/consent.html", context, status=400 if error else 200), mturk
+        )
+
+    if request.method == "POST" and request.POST.get("action") == "finish" and not mturk:
+        session_finish(
+            session=session, outcome=Outcome.COMPLETED if session_hits_done(session) else Outcome.NO_WORK
+        )
+    if session.finished is None and request.GET.get("done") and not mturk:
+        limit = crowd.hits_per_visit
+        done = session_hits_done(session)
+        if campaign.status == CampaignStatus.ACTIVE and (not limit or done < limit):
+            context = {"campaign": campaign, "hits_done": done, "limit": limit}
+            return _frame_headers(render(request, "crowd/hit_done.html", context), mturk)
+
+    assignment = session_assignment(session=session)
+    if assignment is None:
+        return _end(request, session)
+
+    error = None
+    if request.method == "POST" and request.POST.get("screen"):
+        screen = (
+            Screen.objects.filter(pk=request.POST.get("screen"), hit_id=assignment.hit_id)
+            .select_related("sentence", "campaign")
+            .first()
+        )
+        if screen is None:
+            error = "This screen is not part of your HIT."
+        else:
+            try:
+                answers = answers_from_form(campaign.protocol, screen_candidates(screen), request.POST)
+                screen_submit(
+                    assignment=assignment,
+                    screen=screen,
+                    worker=session.worker.user,
+                    answers=answers,
+                    seconds=_elapsed(request, screen),
+                )
+            except GecInputError as exc:
+                error = str(exc)
+            else:
+                assignment.refresh_from_db()
+                if assignment.status == AssignmentStatus.SUBMITTED:
+                    return _frame_headers(redirect(request.path + ("" if mturk else "?done=1")), mturk)
+                return _frame_headers(redirect(request.path), mturk)
+        assignment.refresh_from_db()
+        if assignment.status != AssignmentStatus.ACTIVE:
+            return _frame_headers(redirect(request.path), mturk)
+    screen = assignment_next_screen(assignment)
+    if screen is None:  # every screen judged: the assignment is submitted
+        return _frame_headers(redirect(request.path), mturk)
+    done, total = assignment_progress(assignment)
+    # No "assignment" in the context: the give-back form of ranking's page needs a login.
+    context = _screen_context(campaign, screen) | {
+        "done": done,
+        "total": total,
+        "error": error,
+        "crowd_page": True,
+    }
+    return _frame_headers(render(request, _template(campaign), context, status=400 if error else 200), mturk)

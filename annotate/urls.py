@@ -1,11 +1,16 @@
 from django.urls import path
 
 from annotate import views
+from annotate.formats import views as io_views
 from annotate.rewrites import views as rw
 
 urlpatterns = [
     path("corpora/upload/", views.corpus_upload, name="corpus-upload"),
     path("corpora/<int:pk>/", views.corpus_detail, name="corpus-detail"),
+    path("corpora/<int:pk>/export/", io_views.corpus_export, name="corpus-export"),
+    path("corpora/<int:pk>/stats/", io_views.corpus_stats, name="corpus-stats"),
+    path("rewrites/<int:pk>/export/", io_views.campaign_export, name="rewrite-campaign-export"),
+    path("rewrites/<int:pk>/stats/", io_views.campaign_stats, name="rewrite-campaign-stats"),
     path("rewrites/", rw.index, name="rewrite-index"),
     path("rewrites/new/", rw.campaign_new, name="rewrite-campaign-new"),
     path("rewrites/<int:pk>/", rw.campaign_detail, name="rewrite-campaign"),

@@ -9,5 +9,5 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 app = Celery("gec_arena")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
-# Analysis tasks live in a sub-package of ranking.
-app.autodiscover_tasks(["ranking.analysis"])
+# Task modules in sub-packages (analysis runs, qualification grading).
+app.autodiscover_tasks(["ranking.analysis", "annotate.rewrites"])

@@ -41,7 +41,9 @@ def test_researcher_creates_prws_campaign_annotator_judges_researcher_downloads_
     annotator = new_page()
     login(annotator, base, "annotator1", "demo-annotator-pass")
     annotator.get_by_role("link", name="Browser PRWS").click()
-    for _ in range(2):
+    for n in range(2):
+        annotator.get_by_text(f"Screen {n + 1} of 2").wait_for()
+        annotator.get_by_text("left to rate").wait_for()  # the page script is ready
         source = annotator.locator("#source-text").inner_text()
         assert source
         sliders = annotator.locator(".prws-slider")

@@ -18,7 +18,6 @@ from tests import factories
 pytestmark = [
     pytest.mark.browser,
     pytest.mark.django_db(transaction=True),
-    pytest.mark.urls("tests.annotate_io.urls"),
 ]
 SHOTS = os.environ.get("ANNOTATE_IO_SHOTS", "")
 

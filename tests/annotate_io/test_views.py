@@ -15,7 +15,7 @@ from annotate.rewrites.services import rewrite_campaign_create, rewrite_submit
 from annotate.services import SentenceRecord
 from tests import factories
 
-pytestmark = [pytest.mark.django_db, pytest.mark.urls("tests.annotate_io.urls")]
+pytestmark = pytest.mark.django_db
 
 
 def make_user(name: str, role: str):

@@ -1,0 +1,215 @@
+"""REST API for analysis runs: create, list, progress, results, resume, table exports.
+
+Router lines (config/api_urls.py):
+    from ranking.analysis.api import AnalysisRunViewSet
+    router.register("analysis-runs", AnalysisRunViewSet, basename="analysis-run")
+"""
+
+from __future__ import annotations
+
+from django.http import HttpResponse
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import serializers, status, viewsets
+from rest_framework.decorators import action
+from rest_framework.exceptions import NotFound, ValidationError
+from rest_framework.response import Response
+
+from annotate.api import IsResearcher
+from ranking.analysis import exports, services
+from ranking.analysis.models import (
+    AnalysisRun,
+    CorrelationResult,
+    MetricResult,
+    PrwsResult,
+    RunStatus,
+    SystemRankResult,
+)
+from ranking.analysis.selectors import run_list_for, run_progress, run_results
+from ranking.selectors import campaign_list_for
+
+
+class AnalysisRunSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = AnalysisRun
+        fields = [
+            "id", "campaign", "kind", "parameters", "seed", "status", "progress_done", "progress_total",
+            "judgments_used", "pairs_used", "excluded_workers", "versions", "timings", "summary", "error",
+            "created", "started", "finished",
+        ]  # fmt: skip
+        read_only_fields = fields
+
+
+class AnalysisRunCreateSerializer(serializers.Serializer):
+    campaign = serializers.IntegerField()
+    kind = serializers.ChoiceField(choices=[str(k) for k in services.SUPPORTED_KINDS])
+    seed = serializers.IntegerField(min_value=0, default=0)
+    parameters = serializers.DictField(
+        required=False,
+        default=dict,
+        help_text="trueskill/expected_wins: runs, chunks, estimate_needed; prws_summary: samples; "
+        "metric_scores: metrics, reference_sets {name: [reference system names]}; "
+        "meta_eval: human_run, metric_run, exclude",
+    )
+
+
+class ProgressSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    status = serializers.CharField()
+    done = serializers.IntegerField()
+    total = serializers.IntegerField()
+    percent = serializers.FloatField()
+    error = serializers.CharField()
+    chunks = serializers.DictField(child=serializers.IntegerField())
+
+
+class RankRowSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = SystemRankResult
+        fields = [
+            "position",
+            "name",
+            "system",
+            "mu",
+            "rank_lo",
+            "rank_hi",
+            "cluster",
+            "expected_wins",
+            "pairs",
+        ]
+
+
+class PrwsRowSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = PrwsResult
+        fields = [
+            "position",
+            "name",
+            "system",
+            "mean",
+            "z_mean",
+            "cluster",
+            "ratings",
+            "items",
+            "meaning_changed",
+        ]
+
+
+class MetricRowSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = MetricResult
+        fields = ["name", "reference_set", "metric", "score", "details"]
+
+
+class CorrelationRowSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = CorrelationResult
+        fields = [
+            "metric",
+            "reference_set",
+            "systems",
+            "pearson",
+            "spearman",
+            "kendall",
+            "williams",
+            "points",
+        ]
+
+
+class RunResultsSerializer(serializers.Serializer):
+    run = AnalysisRunSerializer()
+    ranks = RankRowSerializer(many=True)
+    prws = PrwsRowSerializer(many=True)
+    metrics = MetricRowSerializer(many=True)
+    correlations = CorrelationRowSerializer(many=True)
+
+
+EXPORTS = {
+    "ranking.csv": ("ranks", exports.rankings_csv, "text/csv"),
+    "ranking.tex": ("ranks", exports.rankings_latex, "text/x-tex"),
+    "metrics.csv": ("metrics", exports.metric_csv, "text/csv"),
+    "metrics.tex": ("metrics", exports.metric_latex, "text/x-tex"),
+}
+
+
+class AnalysisRunViewSet(viewsets.mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
+    """Analysis runs of the campaigns you can see. Creating one sends it to the workers."""
+
+    permission_classes = [IsResearcher]
+    serializer_class = AnalysisRunSerializer
+
+    def get_queryset(self):
+        qs = run_list_for(self.request.user)
+        campaign = self.request.query_params.get("campaign")
+        if campaign is not None:
+            if not campaign.isdigit():
+                raise ValidationError({"campaign": "must be an integer id"})
+            qs = qs.filter(campaign_id=int(campaign))
+        return qs
+
+    @extend_schema(request=AnalysisRunCreateSerializer, responses={201: AnalysisRunSerializer})
+    def create(self, request, *args, **kwargs):
+        payload = AnalysisRunCreateSerializer(data=request.data)
+        payload.is_valid(raise_exception=True)
+        data = payload.validated_data
+        campaign = campaign_list_for(request.user).filter(pk=data["campaign"]).first()
+        if campaign is None:
+            raise ValidationError({"campaign": "no such campaign in your projects"})
+        for key in ("human_run", "metric_run"):
+            ref = data["parameters"].get(key)
+            if ref is not None and not run_list_for(request.user).filter(pk=ref).exists():
+                raise ValidationError({"parameters": f"{key}: no such run in your projects"})
+        try:
+            run = services.analysis_run_create(
+                campaign=campaign,
+                kind=data["kind"],
+                parameters=data["parameters"],
+                seed=data["seed"],
+                created_by=request.user,
+            )
+        except (services.AnalysisError, TypeError) as exc:
+            raise ValidationError({"detail": str(exc)}) from None
+        services.analysis_run_enqueue(run)
+        run.refresh_from_db()
+        return Response(AnalysisRunSerializer(run).data, status=status.HTTP_201_CREATED)
+
+    @extend_schema(responses=ProgressSerializer)
+    @action(detail=True, methods=["get"])
+    def progress(self, request, pk=None):
+        return Response(run_progress(self.get_object()))
+
+    @extend_schema(responses=RunResultsSerializer)
+    @action(detail=True, methods=["get"])
+    def results(self, request, pk=None):
+        run = self.get_object()
+        res = (
+            run_results(run)
+            if run.status == RunStatus.DONE
+            else {"ranks": [], "prws": [], "metrics": [], "correlations": []}
+        )
+        return Response(RunResultsSerializer({"run": run, **res}).data)
+
+    @extend_schema(request=None, responses=ProgressSerializer)
+    @action(detail=True, methods=["post"])
+    def resume(self, request, pk=None):
+        run = self.get_object()
+        services.analysis_run_resume(run=run)
+        run.refresh_from_db()
+        return Response(run_progress(run))
+
+    @extend_schema(
+        parameters=[OpenApiParameter("fmt", str, enum=list(EXPORTS), location=OpenApiParameter.QUERY)],
+        responses={(200, "text/plain"): str},
+    )
+    @action(detail=True, methods=["get"])
+    def export(self, request, pk=None):
+        run = self.get_object()
+        fmt = request.query_params.get("fmt", "ranking.csv")
+        if fmt not in EXPORTS:
+            raise ValidationError({"fmt": f"one of {', '.join(EXPORTS)}"})
+        table, fn, ctype = EXPORTS[fmt]
+        rows = run_results(run)[table] if run.status == RunStatus.DONE else []
+        if not rows:
+            raise NotFound("no such table in this run")
+        response = HttpResponse(fn(rows), content_type=f"{ctype}; charset=utf-8")
+        response["Content-Disposition"] = f'attachment; filename="run-{run.pk}-{fmt}"'
+        return response

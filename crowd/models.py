@@ -63,6 +63,9 @@ class CrowdSettings(models.Model):
         max_digits=5, decimal_places=2, default=0, help_text="platform fee on rewards and bonuses"
     )
     min_hourly_wage = models.DecimalField(max_digits=8, decimal_places=2, null=True, blank=True)
+    mturk_qualification_type_id = models.CharField(
+        max_length=64, blank=True, help_text="MTurk qualification granted to workers who passed our screening"
+    )
 
     class Meta:
         verbose_name_plural = "crowd settings"

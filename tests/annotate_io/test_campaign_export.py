@@ -20,10 +20,11 @@ from annotate.formats.services import (
     corpus_export,
     corpus_import,
 )
-from annotate.rewrites.services import rewrite_campaign_create, rewrite_review, rewrite_submit
+from annotate.rewrites.services import rewrite_campaign_create, rewrite_review
 from annotate.services import SentenceRecord
 from geceval.errors import GecInputError
 from tests import factories
+from tests.annotate_io.rewriting import rewrite_submit
 
 SOURCES = ["a b .", "c d .", "e f .", "g h ."]
 

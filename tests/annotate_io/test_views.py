@@ -11,9 +11,10 @@ from django.contrib.auth.models import Group
 
 from annotate.formats.data import CorpusData, SystemData
 from annotate.formats.services import corpus_import
-from annotate.rewrites.services import rewrite_campaign_create, rewrite_submit
+from annotate.rewrites.services import rewrite_campaign_create
 from annotate.services import SentenceRecord
 from tests import factories
+from tests.annotate_io.rewriting import rewrite_submit
 
 pytestmark = pytest.mark.django_db
 

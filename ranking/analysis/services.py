@@ -363,8 +363,11 @@ def _write(
 
 
 @functools.lru_cache(maxsize=4)
-def _pair_data(run_id: int):
-    """The run's frozen pairs, prepared once per worker process (a run's input never changes)."""
+def _pair_data(run_id: int, started: str):
+    """The run's frozen pairs, prepared once per worker process (a run's input never changes).
+
+    Keyed by id and start time: a database that reuses ids (tests rolling back) cannot hand a
+    new run an old run's pairs."""
     from geceval.ranking import prepare
 
     data = RunInput.objects.get(run_id=run_id).data
@@ -400,7 +403,13 @@ def run_chunk_execute(*, chunk_id: int) -> bool:
         _run_progress(run.pk)
 
     try:
-        result = run_chunk(_pair_data(run.pk), chunk.run_indices, run.seed, method=method, progress=progress)
+        result = run_chunk(
+            _pair_data(run.pk, str(run.started)),
+            chunk.run_indices,
+            run.seed,
+            method=method,
+            progress=progress,
+        )
     except Exception as exc:
         _fail(run.pk, exc)
         raise

@@ -1,0 +1,56 @@
+"""python manage.py export_judgments NAME --format wmt-csv|appraise-xml|prws-csv|gmeg-segment-csv --out FILE"""
+
+from __future__ import annotations
+
+from django.core.management.base import BaseCommand, CommandError
+
+from ranking.analysis.exports import JUDGMENT_FORMATS, iter_judgments
+from ranking.models import Campaign
+
+
+class Command(BaseCommand):
+    help = (
+        "Write a campaign's (or imported judgment set's) valid judgments; worker ids pseudonymised. "
+        "PRWS screens become rankings by score for the ranking formats (equal scores tied)."
+    )
+
+    def add_arguments(self, parser) -> None:
+        parser.add_argument("name", help="campaign name (or id with --id)")
+        parser.add_argument("--format", required=True, choices=JUDGMENT_FORMATS, dest="fmt")
+        parser.add_argument("--out", required=True, help="output file ('-' = stdout)")
+        parser.add_argument(
+            "--project", help="project name, when several projects have a campaign of that name"
+        )
+        parser.add_argument("--id", action="store_true", help="NAME is a campaign id")
+
+    def handle(self, *args, **options) -> None:
+        qs = Campaign.objects.all()
+        if options["id"]:
+            if not options["name"].isdigit():
+                raise CommandError("with --id, NAME must be a number")
+            qs = qs.filter(pk=int(options["name"]))
+        else:
+            qs = qs.filter(name=options["name"])
+        if options["project"]:
+            qs = qs.filter(project__name=options["project"])
+        found = list(qs.select_related("project")[:2])
+        if not found:
+            raise CommandError(f"no campaign {options['name']!r}")
+        if len(found) > 1:
+            raise CommandError(
+                f"several campaigns are named {options['name']!r}; say which with --project or --id"
+            )
+        campaign = found[0]
+        count = 0
+        if options["out"] == "-":
+            for chunk in iter_judgments(campaign, options["fmt"]):
+                self.stdout.write(chunk, ending="")
+                count += 1
+            return
+        with open(options["out"], "w", encoding="utf-8", newline="") as handle:
+            for chunk in iter_judgments(campaign, options["fmt"]):
+                handle.write(chunk)
+                count += 1
+        self.stderr.write(
+            f"wrote {options['out']} ({options['fmt']}, {count} records/lines) from {campaign.name!r}"
+        )

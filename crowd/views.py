@@ -197,6 +197,7 @@ def import_judgments_view(request: HttpRequest) -> HttpResponse:
                 context |= {
                     "parsed": parsed,
                     "sample": parsed.judgments[:10],
+                    "skipped": sorted(parsed.skipped.items()),
                     "workers": len({j.worker for j in parsed.judgments}),
                     "items": len({j.item for j in parsed.judgments}),
                     "stored": stored,

@@ -232,3 +232,52 @@ def test_a_duplicate_chunk_or_merge_delivery_changes_nothing():
     assert list(run.rank_results.values_list("name", "mu")) == before
     expected = rank(expand_pairwise(rankings), runs=20, seed=5)
     assert before == [(s.name, s.mu) for s in expected.systems]
+
+
+@pytest.mark.parametrize("fmt", ["wmt-csv", "appraise-xml"])
+def test_an_exported_judgment_file_imported_again_gives_the_same_run_result(tmp_path, fmt):
+    from ranking.analysis.importing import judgment_set_create
+
+    user, campaign, _r = ranking_campaign()
+    first = _done_run(campaign, runs=30, chunks=2, seed=4)
+    path = tmp_path / "export"
+    path.write_text("".join(exports.iter_judgments(campaign, fmt)))
+    reader = read_wmt_csv if fmt == "wmt-csv" else read_appraise_xml
+    again = judgment_set_create(
+        project=campaign.project, name="again", created_by=user, rankings=reader(path)
+    )
+    second = _done_run(again, runs=30, chunks=5, seed=4)
+    table = lambda run: list(run.rank_results.values_list("name", "mu", "rank_lo", "rank_hi", "cluster"))  # noqa: E731
+    assert table(second) == table(first) and second.pairs_used == first.pairs_used == 900
+
+
+def test_gleu_vs_number_of_references_run_and_curve(client):
+    from ranking.models import Campaign
+    from tests import factories
+
+    user = factories.user("res", "researcher")
+    project = factories.project(user)
+    sources = ["He go to school .", "She like apple .", "They is here ."]
+    systems = {
+        "r1": ["He goes to school .", "She likes apples .", "They are here ."],
+        "r2": ["He goes to the school .", "She likes an apple .", "They are here ."],
+        "r3": ["He went to school .", "She likes apples .", "They're here ."],
+        "sys": ["He goes to school .", "She like apple .", "They are here ."],
+        "src": sources,
+    }
+    kinds = {"r1": "reference", "r2": "reference", "r3": "reference", "src": "source"}
+    corpus, made = factories.corpus_with_systems(project, sources=sources, systems=systems, kinds=kinds)
+    campaign = Campaign.objects.create(
+        project=project, corpus=corpus, name="g", protocol="ranking", created_by=user
+    )
+    campaign.systems.set([s for s in made if s.kind != "reference"])
+    run = _done_run(campaign, kind="gleu_vs_refs")
+    from geceval.gleu import gleu_plus
+
+    rows = {(r.name, r.reference_set): r.score for r in run.metric_results.all()}
+    assert set(rows) == {(n, f"{k} refs") for n in ("sys", "src") for k in (1, 2, 3)}
+    refs = [systems["r1"], systems["r2"], systems["r3"]]
+    assert rows[("sys", "2 refs")] == gleu_plus(sources, refs[:2], systems["sys"]).score
+    client.force_login(user)
+    assert 'id="plot-curve"' in client.get(reverse("analysis-run", args=[run.pk])).content.decode()
+    assert b"<svg" in client.get(reverse("analysis-run-plot", args=[run.pk, "curve"])).content

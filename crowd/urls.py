@@ -1,6 +1,6 @@
 from django.urls import path
 
-from crowd import views, views_work
+from crowd import views, views_requester, views_work
 
 urlpatterns = [
     # Workers (no login; the signed token in the URL carries the visit).
@@ -14,5 +14,10 @@ urlpatterns = [
     path("campaigns/<int:pk>/invites/", views.invites_create, name="crowd-invites"),
     path("campaigns/<int:pk>/invites.csv", views.invites_csv, name="crowd-invites-csv"),
     path("campaigns/<int:pk>/payments.csv", views.payments_csv, name="crowd-payments-csv"),
+    path(
+        "campaigns/<int:pk>/<str:platform>/<str:action>/",
+        views_requester.platform_action,
+        name="crowd-platform-action",
+    ),
     path("import/", views.import_judgments_view, name="crowd-import"),
 ]

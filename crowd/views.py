@@ -18,7 +18,9 @@ from annotate.selectors import corpus_list_for, project_list_for
 from crowd.forms import ConfirmImportForm, CrowdSettingsForm, ImportForm, InviteForm
 from crowd.importing import judgments_import, judgments_parse
 from crowd.selectors import campaign_costs, invite_links, mturk_hits, platform_calls
+from crowd.services.mturk import sandbox_default
 from crowd.services.sessions import campaign_key, crowd_settings_for, invite_links_create
+from crowd.views_requester import BonusForm, MturkPublishForm, MturkReviewForm, ProlificReviewForm
 from geceval.errors import GecInputError
 from ranking.selectors import campaign_list_for
 
@@ -48,6 +50,30 @@ def campaign_crowd(request: HttpRequest, pk: int) -> HttpResponse:
         "costs": campaign_costs(campaign),
         "mturk_hits": mturk_hits(campaign),
         "calls": platform_calls(campaign),
+        "publish_form": MturkPublishForm(
+            initial={
+                "title": f"Judge corrections of English sentences ({campaign.name})"[:128],
+                "description": "Rank (or rate) corrections of English sentences made by computer systems.",
+                "keywords": "grammar, English, correction, ranking",
+                "hits": campaign.hits.count(),
+                "max_assignments": campaign.judgments_per_item,
+                "min_approval_percent": 98,
+                "locales": "US",
+                "min_hits_approved": 500,
+                "require_screening": bool(campaign.qualification_id),
+                "sandbox": sandbox_default(),
+            },
+            auto_id="id_pub_%s",
+        ),
+        "mturk_actions": [
+            ("sync", "Sync assignments"),
+            ("block", "Block excluded workers"),
+            ("expire", "Expire all HITs"),
+        ],
+        "mturk_review_form": MturkReviewForm(auto_id="id_mrev_%s"),
+        "mturk_bonus_form": BonusForm(auto_id="id_mbon_%s"),
+        "prolific_review_form": ProlificReviewForm(auto_id="id_prev_%s"),
+        "prolific_bonus_form": BonusForm(auto_id="id_pbon_%s"),
     }
     return render(request, "crowd/campaign.html", context)
 

@@ -16,6 +16,7 @@ from annotate.services import SentenceRecord, corpus_create
 DEMO_FILE = Path(__file__).parent / "demo" / "demo_corpus.json"
 DEMO_PROJECT = "Demo project"
 DEMO_CAMPAIGN = "Demo PRWS judgments"
+DEMO_RANKING_CAMPAIGN = "Demo relative ranking"
 DEMO_REWRITE_CAMPAIGN = "Demo JFLEG-style rewrites"
 
 # Local demo accounts only: printed by the run command, never used in production.
@@ -39,7 +40,7 @@ class DemoInfo:
 def demo_load() -> DemoInfo:
     """Create the demo accounts, project, corpus, systems and one PRWS campaign; idempotent."""
     from ranking.models import SystemKind
-    from ranking.services import campaign_create, outputs_import_lines
+    from ranking.services import campaign_create, outputs_import_lines, trap_system_generate
 
     User = get_user_model()
     users = {}
@@ -49,7 +50,7 @@ def demo_load() -> DemoInfo:
             user.set_password(password)
             user.is_staff = user.is_superuser = role == Role.ADMIN
             user.save()
-        user.groups.add(Group.objects.get(name=role))
+        user.groups.add(Group.objects.get_or_create(name=role)[0])
         users[username] = user
     project, _ = Project.objects.get_or_create(name=DEMO_PROJECT, defaults={"owner": users["researcher"]})
     project.members.add(*users.values())
@@ -103,6 +104,7 @@ def demo_load() -> DemoInfo:
                 filename="demo",
             )
         )
+    traps = trap_system_generate(corpus=corpus, seed=0)
     campaign_create(
         project=project,
         corpus=corpus,
@@ -110,6 +112,24 @@ def demo_load() -> DemoInfo:
         systems=systems,
         created_by=users["researcher"],
         judgments_per_item=3,
+        screens_per_hit=10,
+        trap_system=traps,
+        trap_rate=0.3,
+        trap_min_seen=3,
+    )
+    campaign_create(
+        project=project,
+        corpus=corpus,
+        name=DEMO_RANKING_CAMPAIGN,
+        systems=systems,
+        created_by=users["researcher"],
+        protocol="ranking",
+        max_candidates=5,
+        judgments_per_item=3,
+        screens_per_hit=10,
+        trap_system=traps,
+        trap_rate=0.3,
+        trap_min_seen=3,
     )
     _demo_rewrites(project, users)
     return DemoInfo(created=True, accounts=[(u, p, r.value) for u, p, r in DEMO_ACCOUNTS])

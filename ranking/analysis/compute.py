@@ -275,6 +275,50 @@ def gleu_vs_refs(
 # --------------------------------------------------------------------------- meta-evaluation
 
 
+def synthetic_systems(
+    source: list[str],
+    outputs: dict[str, list[str]],
+    segment_scores: dict[str, dict[str, float]],
+    reference_sets: dict[str, list[list[str]]],
+    metrics: Sequence[str],
+    *,
+    seed: int,
+    samples: int = 1,
+    progress: ProgressFn = no_progress,
+) -> tuple[list[dict], dict[str, float]]:
+    """Hybrid systems (geceval.metaeval.hybrid_systems: every pair of real systems, proportions
+    0.1..0.9, ``samples`` each, one seeded stream) scored by each metric × reference set.
+
+    Returns (metric rows like :func:`metric_scores`, synthetic name -> human score). The same
+    mixtures are used for every metric (drawn once), so metrics are compared on equal systems.
+    """
+    from geceval.metaeval import hybrid_systems
+
+    systems = [
+        s
+        for s in hybrid_systems(outputs, segment_scores, seed=seed, samples=samples)
+        if not math.isnan(s.human)
+    ]
+    human = {s.name: s.human for s in systems}
+    rows = []
+    total = len(systems) * len(reference_sets) * len(metrics)
+    for ref_name, refs in reference_sets.items():
+        for metric in metrics:
+            scorer = metric_scorer(metric, source, refs)
+            for s in systems:
+                details = scorer(s.lines)
+                rows.append(
+                    {
+                        "name": s.name,
+                        "reference_set": ref_name,
+                        "metric": metric,
+                        "score": float(details["score"]),
+                    }
+                )
+                progress(len(rows), total)
+    return rows, human
+
+
 def correlations(
     metric_rows: Sequence[dict], human: dict[str, float], *, exclude: Sequence[str] = ()
 ) -> list[dict]:

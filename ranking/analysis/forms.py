@@ -29,6 +29,9 @@ class RunForm(forms.Form):
     )  # fmt: skip
     human_run = forms.IntegerField(required=False, help_text="meta-evaluation: id of a finished human run")
     metric_run = forms.IntegerField(required=False, help_text="meta-evaluation: id of a finished metric run")
+    synthetic = forms.BooleanField(
+        required=False, label="Add synthetic systems (hybrid super-sampling; needs a PRWS human run)"
+    )
 
     def parameters(self) -> dict:
         d = self.cleaned_data
@@ -42,5 +45,8 @@ class RunForm(forms.Form):
         if kind == "metric_scores":
             return {"metrics": d["metrics"] or ["gleu"]}
         if kind == "meta_eval":
-            return {"human_run": d["human_run"], "metric_run": d["metric_run"]}
+            params = {"human_run": d["human_run"], "metric_run": d["metric_run"]}
+            if d["synthetic"]:
+                params["synthetic"] = {"samples": 1}
+            return params
         return {}

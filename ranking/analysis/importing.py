@@ -68,8 +68,13 @@ def judgment_set_create(
     created_by,
     rankings: Sequence[RankingJudgment] = (),
     ratings: Sequence[PrwsRating] = (),
+    corpus: Corpus | None = None,
 ) -> Campaign:
-    """A closed imported campaign holding ``rankings`` (relative ranking) or ``ratings`` (PRWS)."""
+    """A closed imported campaign holding ``rankings`` (relative ranking) or ``ratings`` (PRWS).
+
+    With ``corpus``, items are its 0-based sentence positions (as strings) and systems are its
+    systems by name (the judgments then refer to real texts); otherwise a placeholder corpus is made.
+    """
     if bool(rankings) == bool(ratings):
         raise ValueError("give rankings or ratings (one of them)")
     if ratings:
@@ -88,17 +93,32 @@ def judgment_set_create(
         protocol = Protocol.RANKING
     items = list(dict.fromkeys(item for item, _a, _e in judgments))
     system_names = sorted({s for _i, _a, e in judgments for s, *_ in e})
-    corpus = Corpus.objects.create(
-        project=project, name=f"{name} items", description="imported judgment items"
-    )
-    sentences = Sentence.objects.bulk_create(
-        [Sentence(corpus=corpus, position=i, text=item) for i, item in enumerate(items)]
-    )
-    sentence_of = dict(zip(items, sentences))
-    systems = {n: System.objects.create(corpus=corpus, name=n, kind=_kind(n)) for n in system_names}
-    outputs = Output.objects.bulk_create(
-        [Output(system=systems[n], sentence=s, text=f"{n}:{s.text}") for n in system_names for s in sentences]
-    )
+    if corpus is None:
+        corpus = Corpus.objects.create(
+            project=project, name=f"{name} items", description="imported judgment items"
+        )
+        sentences = Sentence.objects.bulk_create(
+            [Sentence(corpus=corpus, position=i, text=item) for i, item in enumerate(items)]
+        )
+        sentence_of = dict(zip(items, sentences))
+        systems = {n: System.objects.create(corpus=corpus, name=n, kind=_kind(n)) for n in system_names}
+        outputs = Output.objects.bulk_create(
+            [
+                Output(system=systems[n], sentence=s, text=f"{n}:{s.text}")
+                for n in system_names
+                for s in sentences
+            ]
+        )
+    else:
+        by_position = {str(s.position): s for s in corpus.sentences.all()}
+        missing_items = [i for i in items if i not in by_position]
+        systems = {s.name: s for s in System.objects.filter(corpus=corpus, name__in=system_names)}
+        if missing_items or len(systems) != len(system_names):
+            raise ValueError(
+                f"items {missing_items[:5]} or systems {sorted(set(system_names) - set(systems))} not in the corpus"
+            )
+        sentence_of = {i: by_position[i] for i in items}
+        outputs = list(Output.objects.filter(system__in=systems.values()))
     output_of = {(o.system_id, o.sentence_id): o for o in outputs}
     campaign = Campaign.objects.create(
         project=project,

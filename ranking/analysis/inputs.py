@@ -138,6 +138,8 @@ class CorpusTexts:
     """Campaign systems that are not references: name -> one line per sentence."""
     references: dict[str, list[str]]
     """The corpus's reference systems: name -> one line per sentence."""
+    sentence_ids: list[int] = field(default_factory=list)
+    """Database id of each line's sentence (PRWS items are sentence ids)."""
 
 
 def campaign_texts(campaign: Campaign) -> CorpusTexts:
@@ -170,4 +172,5 @@ def campaign_texts(campaign: Campaign) -> CorpusTexts:
         source=source,
         outputs={n: v for n, v in sorted(complete.items()) if kinds[n] != SystemKind.REFERENCE},
         references={n: v for n, v in sorted(complete.items()) if kinds[n] == SystemKind.REFERENCE},
+        sentence_ids=ids,
     )

@@ -144,6 +144,16 @@ def _clean_parameters(kind: str, parameters: dict, campaign: Campaign) -> dict:
         if AnalysisRun.objects.get(pk=p["metric_run"]).kind != AnalysisKind.METRIC_SCORES:
             raise AnalysisError("metric_run must be a metric scores run")
         p["exclude"] = [str(x) for x in p.get("exclude", [])]
+        synthetic = p.get("synthetic") or None
+        if synthetic:
+            if human.kind != AnalysisKind.PRWS_SUMMARY:
+                raise AnalysisError("synthetic systems need a PRWS summary as the human run (segment scores)")
+            synthetic = synthetic if isinstance(synthetic, dict) else {}
+            samples = int(synthetic.get("samples", 1))
+            if not 1 <= samples <= 10:
+                raise AnalysisError("synthetic samples must be 1..10")
+            synthetic = {"samples": samples}
+        p["synthetic"] = synthetic
     elif kind == AnalysisKind.GLEU_VS_REFS:
         pass
     else:
@@ -207,7 +217,12 @@ def _freeze_input(run: AnalysisRun) -> dict:
         texts = inputs.campaign_texts(campaign)
         if not texts.outputs:
             raise AnalysisError("no campaign system has an output for every sentence")
-        data = {"source": texts.source, "outputs": texts.outputs, "references": texts.references}
+        data = {
+            "source": texts.source,
+            "outputs": texts.outputs,
+            "references": texts.references,
+            "sentence_ids": texts.sentence_ids,
+        }
         if run.kind == AnalysisKind.GLEU_VS_REFS and not texts.references:
             raise AnalysisError("the corpus has no reference systems")
     elif run.kind == AnalysisKind.META_EVAL:
@@ -304,10 +319,46 @@ def _execute_one_step(run: AnalysisRun, data: dict, t0: float) -> None:
                     "name", "reference_set", "metric", "score"
                 )
             )
+            summary: dict = {"human": human}
+            if run.parameters.get("synthetic"):
+                extra_rows, extra_human = _synthetic(run, progress)
+                metric_rows += extra_rows
+                human = {**human, **extra_human}
+                summary["synthetic"] = len(extra_human)
             rows = compute.correlations(metric_rows, human, exclude=run.parameters.get("exclude", []))
-            _write(run, t0, correlations=rows, summary={"human": human})
+            _write(run, t0, correlations=rows, summary=summary)
     except Exception as exc:
         _fail(run.pk, exc)
+
+
+def _synthetic(run: AnalysisRun, progress) -> tuple[list[dict], dict[str, float]]:
+    """Hybrid super-sampled systems (Graham and Liu 2016) scored by every metric × reference set of the
+    metric run, with human scores from the PRWS human run's segment means."""
+    from geceval.prws import segment_means
+
+    human_input = RunInput.objects.get(run_id=run.parameters["human_run"]).data
+    metric_run = AnalysisRun.objects.get(pk=run.parameters["metric_run"])
+    metric_input = RunInput.objects.get(run=metric_run).data
+    position = {str(pk): str(i) for i, pk in enumerate(metric_input.get("sentence_ids", []))}
+    segments = segment_means(compute.ratings_from_json(human_input["ratings"]))
+    by_index = {
+        system: {position[item]: v for item, v in cells.items() if item in position}
+        for system, cells in segments.items()
+    }
+    refs = metric_input["references"]
+    sets = {
+        name: [refs[m] for m in members] for name, members in metric_run.parameters["reference_sets"].items()
+    }
+    return compute.synthetic_systems(
+        metric_input["source"],
+        {n: v for n, v in metric_input["outputs"].items() if by_index.get(n)},
+        by_index,
+        sets,
+        metric_run.parameters["metrics"],
+        seed=run.seed,
+        samples=run.parameters["synthetic"]["samples"],
+        progress=progress,
+    )
 
 
 def human_scores(run: AnalysisRun) -> dict[str, float]:

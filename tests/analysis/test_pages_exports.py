@@ -281,3 +281,41 @@ def test_gleu_vs_number_of_references_run_and_curve(client):
     client.force_login(user)
     assert 'id="plot-curve"' in client.get(reverse("analysis-run", args=[run.pk])).content.decode()
     assert b"<svg" in client.get(reverse("analysis-run-plot", args=[run.pk, "curve"])).content
+
+
+def test_meta_evaluation_with_synthetic_systems_adds_hybrid_points():
+    from geceval.judgments import PrwsRating
+    from ranking.analysis.importing import judgment_set_create
+    from tests import factories
+
+    user = factories.user("res", "researcher")
+    project = factories.project(user)
+    sources = [f"He go to school {i} ." for i in range(10)]
+    good = [f"He goes to school {i} ." for i in range(10)]
+    systems = {
+        "ref": good,
+        "a": good[:8] + sources[8:],
+        "b": good[:4] + sources[4:],
+        "c": good[:1] + sources[1:],
+        "src": sources,
+    }
+    kinds = {"ref": "reference", "src": "source"}
+    corpus, _made = factories.corpus_with_systems(project, sources=sources, systems=systems, kinds=kinds)
+    ratings = [
+        PrwsRating(str(i), f"w{j}", name, 90.0 if lines[i] == good[i] else 30.0 + j, False)
+        for i in range(10)
+        for j in range(2)
+        for name, lines in systems.items()
+        if name != "ref"
+    ]
+    campaign = judgment_set_create(project=project, name="p", created_by=user, ratings=ratings, corpus=corpus)
+    human = _done_run(campaign, kind="prws_summary", samples=5)
+    metric = _done_run(campaign, kind="metric_scores", metrics=["gleu"])
+    meta = _done_run(
+        campaign, kind="meta_eval", human_run=human.pk, metric_run=metric.pk, synthetic={"samples": 1}
+    )
+    row = meta.correlation_results.get()
+    names = [p[0] for p in row.points]
+    assert meta.summary["synthetic"] == 6 * 9 and row.systems == 4 + 54
+    assert "a+b@50" in names and {"a", "b", "c", "src"} <= set(names)
+    assert row.pearson > 0.9

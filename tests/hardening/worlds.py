@@ -39,11 +39,11 @@ def build_world(
 ) -> World:
     from django.contrib.auth import get_user_model
 
-    researcher = factories.user("res", "researcher")
-    outsider = factories.user("other-res", "researcher")
+    researcher = factories.user("owner-res-q7", "researcher")
+    outsider = factories.user("other-res-q7", "researcher")
     factories.project(outsider, name="Team B")
-    workers = [factories.user(f"w{i}", "annotator") for i in range(n_workers)]
-    expert = factories.user("exp", "expert")
+    workers = [factories.user(f"worker{i}-q7", "annotator") for i in range(n_workers)]
+    expert = factories.user("expert-q7", "expert")
     admin = get_user_model().objects.create_superuser("admin", "admin@example.org", "pw-for-tests-1")
     project = factories.project(researcher, members=[*workers, expert])
     sources = sources or SOURCES

@@ -239,7 +239,11 @@ def session_assignment(*, session: CrowdSession) -> Assignment | None:
     try:
         assignment = assignment_request(campaign=session.campaign, worker=session.worker.user)
     except NoWork as reason:
-        session_finish(session=session, outcome=_no_work_outcome(session))
+        outcome = _no_work_outcome(session)
+        if outcome == Outcome.NO_WORK:  # maybe later (paused, all slots taken): the visit stays open
+            session.outcome = outcome
+        else:
+            session_finish(session=session, outcome=outcome)
         session.no_work_reason = str(reason)
         return None
     session.assignments.add(assignment)

@@ -174,3 +174,34 @@ def test_researcher_pages_keep_x_frame_options_deny(client, campaign):
     assert page.status_code == 200
     assert page["X-Frame-Options"] == "DENY"
     assert parse_qs(urlsplit(page.context["prolific_url"]).query)["PROLIFIC_PID"] == ["{{%PROLIFIC_PID%}}"]
+
+
+def test_a_paused_campaign_leaves_the_prolific_visit_open_until_work_returns(client, campaign):
+    from ranking.services import campaign_set_status
+
+    base = reverse("crowd-prolific", args=[campaign_key(campaign)])
+    url = follow_to_session(
+        client, client.get(base, {"PROLIFIC_PID": "p9", "STUDY_ID": "s", "SESSION_ID": "x9"})
+    )
+    client.post(url, {"consent": "yes"})
+    campaign_set_status(campaign=campaign, status="paused")
+    paused = client.get(url)
+    assert b"not handing out work" in paused.content
+    assert CrowdSession.objects.get().finished is None
+    campaign_set_status(campaign=campaign, status="active")
+    assert "ranking/work_rank.html" in [t.name for t in client.get(url).templates]
+
+
+def test_finish_now_after_a_hit_shows_the_code(client):
+    from tests.crowd.helpers import crowd_campaign as make
+
+    campaign = make(hits_per_visit=0)[2]
+    (invite,) = invite_links_create(campaign=campaign, count=1)
+    url = follow_to_session(client, client.get(reverse("crowd-invite", args=[invite.code])))
+    client.post(url, {"consent": "yes"})
+    done = do_hit(client, url)
+    between = client.get(done["Location"])
+    assert b"HIT complete" in between.content
+    end = client.post(url, {"action": "finish"})
+    assert b"C0DE-42" in end.content
+    assert CrowdSession.objects.get().outcome == "completed"

@@ -5,10 +5,11 @@ No database access here: services.py reads the input and writes the rows.
 
 from __future__ import annotations
 
+import hashlib
 import math
 from collections import defaultdict
 from collections.abc import Callable, Sequence
-from functools import lru_cache
+from typing import Protocol
 
 import numpy as np
 
@@ -153,15 +154,52 @@ def _finite(x: float | None) -> float | None:
 # --------------------------------------------------------------------------- metrics
 
 
-@lru_cache(maxsize=16)
-def _errant_references(source: tuple[str, ...], references: tuple[tuple[str, ...], ...]):
-    """ERRANT-annotated reference set, cached by content in this process (parses are cached by geceval too)."""
-    from geceval.errant_scorer import errant_annotate_references
+class CacheStore(Protocol):
+    """Where expensive per-content results persist between processes (services passes a database store)."""
 
-    return errant_annotate_references(list(source), [list(r) for r in references])
+    def get(self, kind: str, key: str) -> str | None: ...
+
+    def put(self, kind: str, key: str, value: str) -> None: ...
 
 
-def metric_scorer(metric: str, source: list[str], references: list[list[str]]) -> Callable[[list[str]], dict]:
+_REFERENCE_SETS: dict[str, object] = {}
+
+
+def content_key(*parts: Sequence[str]) -> str:
+    digest = hashlib.sha256()
+    for part in parts:
+        for line in part:
+            digest.update(line.encode("utf-8"))
+            digest.update(b"\n")
+        digest.update(b"\x00")
+    return digest.hexdigest()
+
+
+def errant_references(source: list[str], references: list[list[str]], store: CacheStore | None = None):
+    """ERRANT-annotated reference set, cached by content: in this process, and as M2 text in ``store``
+    (so another worker skips the spaCy parse of the references; it re-parses only the source lazily)."""
+    from geceval.errant_scorer import errant_annotate_references, reference_set_from_m2
+    from geceval.formats.m2 import format_m2, parse_m2
+
+    key = content_key(source, *references)
+    if key in _REFERENCE_SETS:
+        return _REFERENCE_SETS[key]
+    text = store.get("errant-reference-m2", key) if store is not None else None
+    if text is not None:
+        ref_set = reference_set_from_m2(parse_m2(text))
+    else:
+        ref_set = errant_annotate_references(source, references)
+        if store is not None:
+            store.put("errant-reference-m2", key, format_m2(ref_set.m2))
+    if len(_REFERENCE_SETS) >= 8:
+        _REFERENCE_SETS.pop(next(iter(_REFERENCE_SETS)))
+    _REFERENCE_SETS[key] = ref_set
+    return ref_set
+
+
+def metric_scorer(
+    metric: str, source: list[str], references: list[list[str]], store: CacheStore | None = None
+) -> Callable[[list[str]], dict]:
     """A function scoring one system's lines against ``references``: returns {"score": x, ...details}."""
     if metric == "gleu":
         from geceval.gleu import gleu_plus
@@ -196,7 +234,7 @@ def metric_scorer(metric: str, source: list[str], references: list[list[str]]) -
             return {"score": ter(references, lines).score}
 
     elif metric in ("m2", "errant"):
-        ref_set = _errant_references(tuple(source), tuple(tuple(r) for r in references))
+        ref_set = errant_references(source, references, store)
         if metric == "m2":
             from geceval.m2 import m2_score
 
@@ -222,6 +260,7 @@ def metric_scores(
     reference_sets: dict[str, list[list[str]]],
     metrics: Sequence[str],
     *,
+    store: CacheStore | None = None,
     progress: ProgressFn = no_progress,
 ) -> list[dict]:
     """Every system × reference set × metric: rows {name, reference_set, metric, score, details}."""
@@ -230,7 +269,7 @@ def metric_scores(
     done = 0
     for ref_name, refs in reference_sets.items():
         for metric in metrics:
-            scorer = metric_scorer(metric, source, refs)
+            scorer = metric_scorer(metric, source, refs, store)
             for name, lines in outputs.items():
                 details = scorer(lines)
                 rows.append(
@@ -284,6 +323,7 @@ def synthetic_systems(
     *,
     seed: int,
     samples: int = 1,
+    store: CacheStore | None = None,
     progress: ProgressFn = no_progress,
 ) -> tuple[list[dict], dict[str, float]]:
     """Hybrid systems (geceval.metaeval.hybrid_systems: every pair of real systems, proportions
@@ -304,7 +344,7 @@ def synthetic_systems(
     total = len(systems) * len(reference_sets) * len(metrics)
     for ref_name, refs in reference_sets.items():
         for metric in metrics:
-            scorer = metric_scorer(metric, source, refs)
+            scorer = metric_scorer(metric, source, refs, store)
             for s in systems:
                 details = scorer(s.lines)
                 rows.append(

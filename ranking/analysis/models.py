@@ -221,7 +221,23 @@ class CorrelationResult(models.Model):
         return f"{self.metric}/{self.reference_set}: r={self.pearson}"
 
 
+class AnalysisCache(models.Model):
+    """Expensive per-content work shared by all workers (e.g. ERRANT reference M2), keyed by a content hash."""
+
+    kind = models.CharField(max_length=40)
+    key = models.CharField(max_length=64, help_text="sha256 of the inputs")
+    value = models.TextField()
+    created = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["kind", "key"], name="analysis_cache_unique_key")]
+
+    def __str__(self) -> str:
+        return f"{self.kind}:{self.key[:12]}"
+
+
 __all__ = [
+    "AnalysisCache",
     "AnalysisKind",
     "AnalysisRun",
     "ChunkStatus",

@@ -38,6 +38,7 @@ from django.utils import timezone
 
 from ranking.analysis import compute, inputs
 from ranking.analysis.models import (
+    AnalysisCache,
     AnalysisKind,
     AnalysisRun,
     ChunkStatus,
@@ -290,6 +291,18 @@ def _progress_writer(run_id: int) -> Callable[[int, int], None]:
 # --------------------------------------------------------------------------- one-step kinds
 
 
+class DbCache:
+    """compute.CacheStore in the database (AnalysisCache): shared by every worker, written once per key."""
+
+    def get(self, kind: str, key: str) -> str | None:
+        return AnalysisCache.objects.filter(kind=kind, key=key).values_list("value", flat=True).first()
+
+    def put(self, kind: str, key: str, value: str) -> None:
+        AnalysisCache.objects.bulk_create(
+            [AnalysisCache(kind=kind, key=key, value=value)], ignore_conflicts=True
+        )
+
+
 def _execute_one_step(run: AnalysisRun, data: dict, t0: float) -> None:
     progress = _progress_writer(run.pk)
     try:
@@ -304,7 +317,12 @@ def _execute_one_step(run: AnalysisRun, data: dict, t0: float) -> None:
                 name: [refs[m] for m in members] for name, members in run.parameters["reference_sets"].items()
             }
             rows = compute.metric_scores(
-                data["source"], data["outputs"], sets, run.parameters["metrics"], progress=progress
+                data["source"],
+                data["outputs"],
+                sets,
+                run.parameters["metrics"],
+                store=DbCache(),
+                progress=progress,
             )
             _write(run, t0, metrics=rows)
         elif run.kind == AnalysisKind.GLEU_VS_REFS:
@@ -357,6 +375,7 @@ def _synthetic(run: AnalysisRun, progress) -> tuple[list[dict], dict[str, float]
         metric_run.parameters["metrics"],
         seed=run.seed,
         samples=run.parameters["synthetic"]["samples"],
+        store=DbCache(),
         progress=progress,
     )
 

@@ -319,3 +319,34 @@ def test_meta_evaluation_with_synthetic_systems_adds_hybrid_points():
     assert meta.summary["synthetic"] == 6 * 9 and row.systems == 4 + 54
     assert "a+b@50" in names and {"a", "b", "c", "src"} <= set(names)
     assert row.pearson > 0.9
+
+
+def test_m2_and_errant_reference_annotation_is_cached_by_content_for_every_worker():
+    from geceval.errant_scorer import errant_score_texts
+    from ranking.analysis import compute
+    from ranking.analysis.models import AnalysisCache
+    from ranking.models import Campaign
+    from tests import factories
+
+    user = factories.user("res", "researcher")
+    project = factories.project(user)
+    sources = ["He go to school .", "She like apple ."]
+    systems = {
+        "ref": ["He goes to school .", "She likes apples ."],
+        "sys": ["He goes to school .", "She like apples ."],
+    }
+    corpus, made = factories.corpus_with_systems(
+        project, sources=sources, systems=systems, kinds={"ref": "reference"}
+    )
+    campaign = Campaign.objects.create(
+        project=project, corpus=corpus, name="e", protocol="ranking", created_by=user
+    )
+    campaign.systems.set([s for s in made if s.kind != "reference"])
+    first = _done_run(campaign, kind="metric_scores", metrics=["m2", "errant"])
+    assert AnalysisCache.objects.filter(kind="errant-reference-m2").count() == 1
+    compute._REFERENCE_SETS.clear()  # another worker process: only the database cache is left
+    second = _done_run(campaign, kind="metric_scores", metrics=["m2", "errant"])
+    scores = lambda run: dict(run.metric_results.values_list("metric", "score"))  # noqa: E731
+    assert scores(first) == scores(second)
+    assert AnalysisCache.objects.count() == 1
+    assert scores(first)["errant"] == errant_score_texts(sources, [systems["ref"]], systems["sys"]).f

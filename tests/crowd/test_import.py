@@ -12,7 +12,7 @@ from crowd.importing import detect_mturk_mapping, judgments_import, judgments_pa
 from crowd.models import CrowdWorker
 from geceval.errors import GecInputError
 from ranking.models import Assignment, Campaign, Candidate, Rating, Screen, ScreenJudgment, System
-from ranking.services.results import campaign_rankings
+from ranking.services.results import campaign_rankings, campaign_scores_recompute
 from tests import factories
 from tests.shared_data import shared_path
 
@@ -103,6 +103,8 @@ def test_mturk_csv_import_collapses_systems_skips_rejected_and_empty_slots(proje
     # Analyses read it like a collected campaign: 4 + 4 + 2 entries.
     rankings = campaign_rankings(campaign)
     assert sorted(len(r.entries) for r in rankings) == [2, 4, 4]
+    scores = campaign_scores_recompute(campaign_id=campaign.pk)
+    assert {s.system.name for s in scores} == {"AMU", "CAMB", "NUS", "src"}
 
 
 def test_rejected_assignments_are_kept_with_include_rejected(project):
@@ -238,3 +240,67 @@ def test_parse_without_database_for_the_preview():
     parsed = judgments_parse(fmt="mturk-csv", path_or_bytes=mturk_csv())
     assert [j.item for j in parsed.judgments] == ["0", "0", "1"]
     assert parsed.judgments[0].entries[0].systems == ("CAMB", "AMU")
+
+
+APPRAISE = b"""<?xml version="1.0" encoding="UTF-8"?>
+<appraise-results><ranking-result>
+  <ranking-item id="3" user="ann1"><translation system="A,B" rank="1"/><translation system="C" rank="2"/></ranking-item>
+  <ranking-item id="3" user="ann2"><translation system="A,B" rank="2"/><translation system="C" rank="1"/></ranking-item>
+  <ranking-item id="5" user="non-native"><translation system="A" rank="1"/><translation system="C" rank="2"/></ranking-item>
+  <ranking-item id="5" user="ann1" skipped="true"><translation system="A" rank="1"/><translation system="C" rank="2"/></ranking-item>
+</ranking-result></appraise-results>
+"""
+
+
+def test_appraise_xml_collapsed_systems_become_one_candidate_and_excluded_judges_are_dropped(project):
+    report = judgments_import(
+        project=project, name="ax", fmt="appraise-xml", path_or_bytes=APPRAISE, exclude_judges=["non-native"]
+    )
+    # Per judgment: A, B, C -> pairs A-B (tie), A-C, B-C.
+    assert report.lines() == ["items: 1", "workers: 2", "judgments: 2", "pairwise: 6", "skipped: 0"]
+    (screen,) = Screen.objects.filter(campaign=report.campaign)
+    assert [sorted(c.outputs.values_list("system__name", flat=True)) for c in screen.candidates.all()] == [
+        ["A", "B"],
+        ["C"],
+    ]
+    assert list(report.campaign.corpus.sentences.values_list("text", "metadata")) == [("3", {"id": "3"})]
+
+
+def test_wmt_csv_unranked_entries_are_skipped_with_a_reason(project):
+    data = (
+        b"segmentId,judgeId,system1Id,system1rank,system2Id,system2rank,system3Id,system3rank\n"
+        b"1,j1,A,1,B,2,C,-1\n"
+        b"1,j1,A,-1,B,-1,C,1\n"
+    )
+    report = judgments_import(project=project, name="w", fmt="wmt-csv", path_or_bytes=data)
+    assert report.lines() == [
+        "items: 1",
+        "workers: 1",
+        "judgments: 1",
+        "pairwise: 1",
+        "skipped: 4 (1 judgment with too few answers, 3 unranked entry)",
+    ]
+
+
+def test_prws_csv_gives_a_prws_campaign_with_scores_and_meaning_changed(project):
+    data = (
+        b"item,worker,system,score,meaning_changed\n"
+        b"0,w1,amu,70,0\n0,w1,ref,90,1\n0,w2,amu,60,no\n1,w1,amu,55.4,\n1,w1,ref,140,0\n"
+    )
+    report = judgments_import(project=project, name="p", fmt="prws-csv", path_or_bytes=data)
+    assert report.lines() == [
+        "items: 2",
+        "workers: 2",
+        "judgments: 3",
+        "pairwise: 0",
+        "skipped: 1 (1 score outside 0-100)",
+    ]
+    campaign = report.campaign
+    assert campaign.protocol == "prws"
+    ratings = Rating.objects.filter(judgment__screen__campaign=campaign)
+    assert sorted(ratings.values_list("candidate__outputs__system__name", "score", "meaning_changed")) == [
+        ("amu", 55, False),
+        ("amu", 60, False),
+        ("amu", 70, False),
+        ("ref", 90, True),
+    ]

@@ -22,15 +22,10 @@ Life of a run (statuses in ``RunStatus``):
 
 from __future__ import annotations
 
-import contextlib
 import datetime
 import functools
-import importlib.metadata
-import platform
-import subprocess
 import time
 from collections.abc import Callable
-from pathlib import Path
 
 from django.db import transaction
 from django.db.models import F, Sum
@@ -50,116 +45,19 @@ from ranking.analysis.models import (
     RunStatus,
     SystemRankResult,
 )
-from ranking.models import Campaign, Protocol, System, SystemKind
-
-RANKING_KINDS = (AnalysisKind.TRUESKILL, AnalysisKind.EXPECTED_WINS)
-SUPPORTED_KINDS = (
-    *RANKING_KINDS,
-    AnalysisKind.PRWS_SUMMARY,
-    AnalysisKind.METRIC_SCORES,
-    AnalysisKind.META_EVAL,
-    AnalysisKind.GLEU_VS_REFS,
+from ranking.analysis.parameters import (  # noqa: F401  (re-exported)
+    DEFAULT_CHUNKS,
+    DEFAULT_RUNS,
+    MAX_RUNS,
+    RANKING_KINDS,
+    SUPPORTED_KINDS,
+    AnalysisError,
+    clean_parameters,
+    code_versions,
 )
-DEFAULT_RUNS = 1000
-DEFAULT_CHUNKS = 8
-MAX_RUNS = 100_000
+from ranking.models import Campaign, System
+
 PROGRESS_EVERY = 0.5  # seconds between progress writes
-
-
-class AnalysisError(ValueError):
-    """A run cannot be made or computed with these parameters (shown to the researcher)."""
-
-
-# --------------------------------------------------------------------------- versions
-
-
-@functools.lru_cache(maxsize=1)
-def code_versions() -> dict[str, str]:
-    """The code commit (git, when the checkout has one) and the versions of the libraries results depend on."""
-    out = {"python": platform.python_version()}
-    try:
-        out["code"] = subprocess.run(
-            ["git", "rev-parse", "--short=12", "HEAD"],
-            cwd=Path(__file__).resolve().parents[2],
-            capture_output=True,
-            text=True,
-            timeout=5,
-            check=True,
-        ).stdout.strip()
-    except (OSError, subprocess.SubprocessError):
-        out["code"] = "unknown"
-    for lib in ("numpy", "scipy", "sacrebleu", "errant", "django", "celery"):
-        with contextlib.suppress(importlib.metadata.PackageNotFoundError):
-            out[lib] = importlib.metadata.version(lib)
-    return out
-
-
-# --------------------------------------------------------------------------- create / enqueue
-
-
-def _clean_parameters(kind: str, parameters: dict, campaign: Campaign) -> dict:
-    p = dict(parameters or {})
-    if kind in RANKING_KINDS:
-        runs = int(p.get("runs", DEFAULT_RUNS))
-        chunks = int(p.get("chunks", DEFAULT_CHUNKS))
-        if not 1 <= runs <= MAX_RUNS:
-            raise AnalysisError(f"runs must be 1..{MAX_RUNS}")
-        if not 1 <= chunks <= runs:
-            raise AnalysisError("chunks must be between 1 and the number of runs")
-        p.update(runs=runs, chunks=chunks, estimate_needed=bool(p.get("estimate_needed", False)))
-    elif kind == AnalysisKind.PRWS_SUMMARY:
-        if campaign.protocol != Protocol.PRWS:
-            raise AnalysisError("a PRWS summary needs a PRWS campaign")
-        p["samples"] = int(p.get("samples", 100))
-    elif kind == AnalysisKind.METRIC_SCORES:
-        metrics = list(p.get("metrics") or ["gleu", "bleu", "chrf"])
-        unknown = [m for m in metrics if m not in compute.METRICS]
-        if unknown:
-            raise AnalysisError(
-                f"unknown metric(s) {', '.join(unknown)}; known: {', '.join(compute.METRICS)}"
-            )
-        refs = set(
-            System.objects.filter(corpus=campaign.corpus, kind=SystemKind.REFERENCE).values_list(
-                "name", flat=True
-            )
-        )
-        sets = p.get("reference_sets") or ({"all": sorted(refs)} if refs else {})
-        if not sets:
-            raise AnalysisError("the corpus has no reference systems to score against")
-        for name, members in sets.items():
-            missing = [m for m in members if m not in refs]
-            if not members or missing:
-                raise AnalysisError(
-                    f"reference set {name!r}: not references of the corpus: {missing or 'empty'}"
-                )
-        p.update(metrics=metrics, reference_sets={str(k): list(v) for k, v in sets.items()})
-    elif kind == AnalysisKind.META_EVAL:
-        for key in ("human_run", "metric_run"):
-            run = AnalysisRun.objects.filter(pk=p.get(key), status=RunStatus.DONE).first()
-            if run is None:
-                raise AnalysisError(f"{key} must be a finished run")
-            p[key] = run.pk
-        human = AnalysisRun.objects.get(pk=p["human_run"])
-        if human.kind not in (*RANKING_KINDS, AnalysisKind.PRWS_SUMMARY):
-            raise AnalysisError("human_run must be a ranking or PRWS summary run")
-        if AnalysisRun.objects.get(pk=p["metric_run"]).kind != AnalysisKind.METRIC_SCORES:
-            raise AnalysisError("metric_run must be a metric scores run")
-        p["exclude"] = [str(x) for x in p.get("exclude", [])]
-        synthetic = p.get("synthetic") or None
-        if synthetic:
-            if human.kind != AnalysisKind.PRWS_SUMMARY:
-                raise AnalysisError("synthetic systems need a PRWS summary as the human run (segment scores)")
-            synthetic = synthetic if isinstance(synthetic, dict) else {}
-            samples = int(synthetic.get("samples", 1))
-            if not 1 <= samples <= 10:
-                raise AnalysisError("synthetic samples must be 1..10")
-            synthetic = {"samples": samples}
-        p["synthetic"] = synthetic
-    elif kind == AnalysisKind.GLEU_VS_REFS:
-        pass
-    else:
-        raise AnalysisError(f"analysis kind {kind!r} is not available")
-    return p
 
 
 @transaction.atomic
@@ -171,7 +69,7 @@ def analysis_run_create(
         raise AnalysisError(f"analysis kind {kind!r} is not available")
     if seed < 0:
         raise AnalysisError("seed must be >= 0")
-    params = _clean_parameters(kind, parameters or {}, campaign)
+    params = clean_parameters(kind, parameters or {}, campaign)
     return AnalysisRun.objects.create(
         campaign=campaign,
         kind=kind,

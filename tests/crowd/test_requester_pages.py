@@ -140,3 +140,23 @@ def test_an_unknown_operation_is_not_found(logged_in):
     assert (
         client.post(reverse("crowd-platform-action", args=[campaign.pk, "mturk", "nuke"])).status_code == 404
     )
+
+
+def test_sync_task_lists_the_assignments_of_open_hits(stubbed, logged_in):
+    from crowd.models import MturkAssignment
+    from crowd.tasks import task_mturk_sync, task_mturk_sync_open
+
+    _, campaign = logged_in
+    assert task_mturk_sync(campaign_id=campaign.pk) == 0  # no HITs: nothing to ask
+    MturkHit.objects.create(campaign=campaign, hit_id="H0", hit_type_id="T", max_assignments=1, reward=1)
+    stubbed.add_response(
+        "list_assignments_for_hit",
+        {
+            "Assignments": [
+                {"AssignmentId": "A1", "WorkerId": "W1", "HITId": "H0", "AssignmentStatus": "Submitted"}
+            ]
+        },
+        {"HITId": "H0", "MaxResults": 100, "AssignmentStatuses": ["Submitted", "Approved", "Rejected"]},
+    )
+    assert task_mturk_sync_open.delay().get() == 1
+    assert MturkAssignment.objects.get().status == "Submitted"

@@ -1,0 +1,27 @@
+"""Celery tasks for the crowd layer: ids in, a client from the environment, one service. Safe to run twice."""
+
+from __future__ import annotations
+
+from celery import shared_task
+
+from crowd.models import MturkHit
+from crowd.services import mturk
+from ranking.models import Campaign
+
+
+@shared_task
+def task_mturk_sync(*, campaign_id: int) -> int:
+    """Store the state of a campaign's MTurk assignments (ListAssignmentsForHIT); returns how many."""
+    campaign = Campaign.objects.filter(pk=campaign_id).first()
+    if campaign is None or not MturkHit.objects.filter(campaign=campaign).exists():
+        return 0
+    return mturk.mturk_assignments_sync(client=mturk.mturk_client(), campaign=campaign)
+
+
+@shared_task
+def task_mturk_sync_open() -> int:
+    """Periodic (beat, optional): sync every campaign with unexpired MTurk HITs; returns campaigns synced."""
+    ids = sorted(set(MturkHit.objects.filter(expired=False).values_list("campaign_id", flat=True)))
+    for campaign_id in ids:
+        task_mturk_sync(campaign_id=campaign_id)
+    return len(ids)

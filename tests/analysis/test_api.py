@@ -70,3 +70,15 @@ def test_run_list_takes_the_same_number_of_queries_for_1_and_3_runs():
             assert len(body["results"] if isinstance(body, dict) else body) == seed + 1
             counts[seed + 1] = len(ctx.captured_queries)
     assert counts[1] == counts[3], counts
+
+
+def test_openapi_schema_describes_the_analysis_endpoints_without_warnings(capsys):
+    from drf_spectacular.generators import SchemaGenerator
+
+    from tests.analysis.api_urls import router
+
+    schema = SchemaGenerator(patterns=router.urls).get_schema(request=None, public=True)
+    paths = schema["paths"]
+    assert {"/analysis-runs/", "/analysis-runs/{id}/progress/", "/analysis-runs/{id}/results/"} <= set(paths)
+    assert "post" in paths["/analysis-runs/"] and "post" in paths["/analysis-runs/{id}/resume/"]
+    assert "Warning" not in capsys.readouterr().err

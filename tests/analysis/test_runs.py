@@ -7,7 +7,7 @@ import pytest
 from geceval.judgments import expand_pairwise
 from geceval.ranking import rank
 from ranking.analysis import services
-from ranking.analysis.models import RunStatus, SystemRankResult
+from ranking.analysis.models import AnalysisRun, RunChunk, RunStatus, SystemRankResult
 from tests.analysis.helpers import ranking_campaign
 
 pytestmark = pytest.mark.django_db
@@ -32,3 +32,52 @@ def test_trueskill_run_in_chunks_equals_one_process_rank():
     assert run.chunks.count() == 3 and run.progress_done == run.progress_total == 40
     assert run.judgments_used == 300 and run.pairs_used == 900
     assert rows[0].name == "best" and rows[-1].name == "src"
+
+
+def test_expected_wins_run_equals_the_cores_bootstrap_and_stores_expected_wins():
+    _user, campaign, rankings = ranking_campaign()
+    run = _run(campaign, kind="expected_wins", runs=30, chunks=4)
+    assert run.status == RunStatus.DONE, run.error
+    expected = rank(expand_pairwise(rankings), method="ew", runs=30, seed=3)
+    rows = list(SystemRankResult.objects.filter(run=run).order_by("position"))
+    assert [(r.name, r.expected_wins, (r.rank_lo, r.rank_hi), r.cluster) for r in rows] == [
+        (s.name, s.mu, s.rank_range, s.cluster) for s in expected.systems
+    ]
+
+
+def test_a_run_without_judgments_fails_with_a_reason_and_writes_nothing():
+    from ranking.models import Campaign
+    from tests import factories
+    from tests.analysis.helpers import researcher_and_project
+
+    user, project = researcher_and_project()
+    corpus, made = factories.corpus_with_systems(
+        project, sources=["a ."], systems={"x": ["a ."], "y": ["b ."]}
+    )
+    campaign = Campaign.objects.create(
+        project=project, corpus=corpus, name="empty", protocol="ranking", created_by=user
+    )
+    campaign.systems.set(made)
+    run = _run(campaign, runs=10, chunks=1)
+    assert run.status == RunStatus.FAILED and "fewer than two systems" in run.error
+    assert (
+        not SystemRankResult.objects.filter(run=run).exists()
+        and not RunChunk.objects.filter(run=run).exists()
+    )
+    assert services.analysis_run_resume(run=run) == []
+
+
+@pytest.mark.parametrize(
+    ("kind", "params", "message"),
+    [
+        ("trueskill", {"runs": 10, "chunks": 11}, "chunks must be between"),
+        ("metric_scores", {"metrics": ["nope"]}, "unknown metric"),
+        ("meta_eval", {"human_run": 999, "metric_run": 998}, "human_run must be a finished run"),
+        ("ensemble", {}, "not available"),
+    ],
+)
+def test_bad_run_parameters_are_refused_before_a_run_exists(kind, params, message):
+    _user, campaign, _r = ranking_campaign(n=10)
+    with pytest.raises(services.AnalysisError, match=message):
+        services.analysis_run_create(campaign=campaign, kind=kind, parameters=params)
+    assert not AnalysisRun.objects.exists()

@@ -29,6 +29,13 @@ class CrowdSettingsForm(forms.ModelForm):
             "fee_percent": "Platform fee (%)",
             "min_hourly_wage": "Minimum hourly wage",
         }
+        help_texts = {
+            "consent_text": "Shown before the first task; workers must agree.",
+            "completion_code": "",
+            "hits_per_visit": "",
+            "fee_percent": "On rewards and bonuses (e.g. MTurk 20, Prolific 33.3).",
+            "min_hourly_wage": "Empty: the site default.",
+        }
         widgets = {"consent_text": forms.Textarea(attrs={"rows": 5})}
 
 

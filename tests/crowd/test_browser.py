@@ -190,5 +190,7 @@ def test_invite_link_made_by_the_researcher_taken_by_a_worker_to_the_completion_
     worker.screenshot(path="/tmp/crowd-invite-end.png", full_page=True)
 
     researcher.reload()
+    researcher.set_viewport_size({"width": 375, "height": 800})
+    researcher.screenshot(path="/tmp/crowd-campaign-phone.png", full_page=True)
     assert researcher.locator("#worker-pay tbody tr").count() == 1
     assert "1.00" in researcher.locator("#worker-pay").inner_text()  # 2 HITs x 0.50

@@ -25,9 +25,12 @@ for the workers), and compares with the reference tools' figures:
   the gold M2 is a file, not a corpus reference, so M2 is computed on the
   run's frozen outputs by geceval.m2 in this process).
 
-Judgments are imported by ``ranking.analysis.importing.judgment_set_create``
-(``importer="builtin"``) or by crowd.importing.judgments_import
-(``importer="crowd"``).
+Judgments are imported by crowd.importing.judgments_import (``importer="crowd"``,
+the default: the product's importer) or by ``ranking.analysis.importing.judgment_set_create``
+(``importer="builtin"``: one candidate per file entry in file order). The two keep the
+pairwise judgments in different orders, so TrueSkill draws differ between them (within the
+stated tolerances at 1000 runs; at 200 runs the crowd import's stream splits PKU | IPN, so
+use the papers' 1000 runs for gec-ranking).
 """
 
 from __future__ import annotations

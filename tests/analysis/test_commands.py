@@ -43,16 +43,18 @@ def _shared_root():
     return shared_path("jfleg", "EACL_exp", "mturk", "pairwise.csv").parents[3]
 
 
-def test_reproduce_jfleg_table5_and_human_bounds(capsys):
+@pytest.mark.parametrize("importer", ["crowd", "builtin"])
+def test_reproduce_jfleg_table5_and_human_bounds(capsys, importer):
     data = _shared_root()
-    call_command("reproduce", "jfleg", "--data", str(data))
+    call_command("reproduce", "jfleg", "--data", str(data), "--importer", importer)
     out = capsys.readouterr().out
     assert "turk mu (range)" in out and "GLEU human bound test" in out and "FAIL" not in out
+    assert "11 of 11 within tolerance" in out
 
 
-def test_reproduce_gec_ranking_with_200_runs(capsys):
+def test_reproduce_gec_ranking_with_1000_runs_through_the_crowd_importer(capsys):
     data = shared_path("gec-ranking", "data", "all_judgments.xml").parents[2]
-    call_command("reproduce", "gec-ranking", "--data", str(data), "--runs", "200")
+    call_command("reproduce", "gec-ranking", "--data", str(data))
     out = capsys.readouterr().out
     assert re.search(r"pairwise judgments +28146 +28146", out) and "FAIL" not in out
     assert "20 of 20 within tolerance" in out

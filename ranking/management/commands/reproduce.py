@@ -21,8 +21,8 @@ class Command(BaseCommand):
         parser.add_argument("--runs", type=int, default=1000, help="TrueSkill runs (the papers: 1000)")
         parser.add_argument("--seed", type=int, default=0)
         parser.add_argument(
-            "--importer", choices=("builtin", "crowd"), default="builtin",
-            help="judgment importer: ranking.analysis.importing (builtin) or crowd.importing",
+            "--importer", choices=("builtin", "crowd"), default="crowd",
+            help="judgment importer: crowd.importing (default) or ranking.analysis.importing (builtin)",
         )  # fmt: skip
 
     def handle(self, *args, **options) -> None:

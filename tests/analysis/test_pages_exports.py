@@ -350,3 +350,18 @@ def test_m2_and_errant_reference_annotation_is_cached_by_content_for_every_worke
     assert scores(first) == scores(second)
     assert AnalysisCache.objects.count() == 1
     assert scores(first)["errant"] == errant_score_texts(sources, [systems["ref"]], systems["sys"]).f
+
+
+@pytest.mark.parametrize("fmt", ["wmt-csv", "appraise-xml"])
+def test_our_export_imported_by_the_crowd_importer_gives_the_same_run_result(tmp_path, fmt):
+    from crowd.importing import judgments_import
+
+    _user, campaign, _r = ranking_campaign()
+    first = _done_run(campaign, runs=30, chunks=2, seed=4)
+    path = tmp_path / ("export.csv" if fmt == "wmt-csv" else "export.xml")
+    path.write_text("".join(exports.iter_judgments(campaign, fmt)))
+    report = judgments_import(project=campaign.project, name="again", fmt=fmt, path_or_bytes=str(path))
+    second = _done_run(report.campaign, runs=30, chunks=3, seed=4)
+    table = lambda run: list(run.rank_results.values_list("name", "mu", "rank_lo", "rank_hi", "cluster"))  # noqa: E731
+    assert second.pairs_used == first.pairs_used == 900
+    assert table(second) == table(first)

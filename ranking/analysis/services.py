@@ -28,7 +28,7 @@ import time
 from collections.abc import Callable
 
 from django.db import transaction
-from django.db.models import F, Sum
+from django.db.models import F, Q, Sum
 from django.utils import timezone
 
 from ranking.analysis import compute, inputs
@@ -58,6 +58,9 @@ from ranking.analysis.parameters import (  # noqa: F401  (re-exported)
 from ranking.models import Campaign, System
 
 PROGRESS_EVERY = 0.5  # seconds between progress writes
+CHUNK_STALE_SECONDS = 1800
+"""A chunk claimed longer ago than this may be claimed again (its worker is presumed dead): the
+broker's redelivery of an unacknowledged task (acks_late) then finishes it without a resume."""
 
 
 @transaction.atomic
@@ -344,9 +347,14 @@ def _pair_data(run_id: int, started: str):
 
 
 def run_chunk_execute(*, chunk_id: int) -> bool:
-    """Claim and compute one chunk; merges when it is the last. False when another worker has it."""
-    claimed = RunChunk.objects.filter(pk=chunk_id, status=ChunkStatus.PENDING).update(
-        status=ChunkStatus.RUNNING, claimed=timezone.now(), attempts=F("attempts") + 1, steps_done=0
+    """Claim and compute one chunk; merges when it is the last. False when another worker has it
+    (claimed less than ``CHUNK_STALE_SECONDS`` ago) or it is done."""
+    now = timezone.now()
+    claimable = Q(status=ChunkStatus.PENDING) | Q(
+        status=ChunkStatus.RUNNING, claimed__lt=now - datetime.timedelta(seconds=CHUNK_STALE_SECONDS)
+    )
+    claimed = RunChunk.objects.filter(claimable, pk=chunk_id).update(
+        status=ChunkStatus.RUNNING, claimed=now, attempts=F("attempts") + 1, steps_done=0
     )
     if not claimed:
         return False

@@ -81,3 +81,29 @@ def test_bad_run_parameters_are_refused_before_a_run_exists(kind, params, messag
     with pytest.raises(services.AnalysisError, match=message):
         services.analysis_run_create(campaign=campaign, kind=kind, parameters=params)
     assert not AnalysisRun.objects.exists()
+
+
+def test_a_chunk_claimed_by_a_dead_worker_long_ago_is_claimed_again_by_a_redelivery(monkeypatch):
+    import datetime
+
+    from django.utils import timezone
+
+    from ranking.analysis.models import ChunkStatus
+
+    monkeypatch.setattr("ranking.analysis.tasks.task_run_chunk.delay", lambda **kw: None)
+    _user, campaign, rankings = ranking_campaign()
+    run = services.analysis_run_create(
+        campaign=campaign, kind="trueskill", parameters={"runs": 20, "chunks": 2}, seed=1
+    )
+    services.analysis_run_enqueue(run)  # start only: chunk tasks are "lost"
+    first, second = RunChunk.objects.filter(run=run).order_by("index")
+    RunChunk.objects.filter(pk=first.pk).update(status=ChunkStatus.RUNNING, claimed=timezone.now())
+    assert services.run_chunk_execute(chunk_id=first.pk) is False  # a live claim is respected
+    long_ago = timezone.now() - datetime.timedelta(seconds=services.CHUNK_STALE_SECONDS + 1)
+    RunChunk.objects.filter(pk=first.pk).update(claimed=long_ago)
+    assert services.run_chunk_execute(chunk_id=first.pk) is True
+    assert services.run_chunk_execute(chunk_id=second.pk) is True
+    run.refresh_from_db()
+    assert run.status == RunStatus.DONE
+    expected = rank(expand_pairwise(rankings), runs=20, seed=1)
+    assert list(run.rank_results.values_list("name", "mu")) == [(s.name, s.mu) for s in expected.systems]

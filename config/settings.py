@@ -79,6 +79,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "config.security.ContentSecurityPolicyMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -207,6 +208,32 @@ SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", False)
 SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https") if env_bool("BEHIND_TLS_PROXY", False) else None
 SECURE_CONTENT_TYPE_NOSNIFF = True
 X_FRAME_OPTIONS = "DENY"
+
+# Content-Security-Policy (config/security.py): on in production; every asset is local, no inline script.
+CSP_ENABLED = env_bool("CSP_ENABLED", not DEBUG)
+CSP_REPORT_ONLY = env_bool("CSP_REPORT_ONLY", False)
+CONTENT_SECURITY_POLICY = os.environ.get("CONTENT_SECURITY_POLICY", "").strip() or (
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+    "font-src 'self'; connect-src 'self'; object-src 'none'; base-uri 'self'; frame-ancestors 'none'"
+)
+
+# Login rate limit (config/security.py): failures per client IP + username, and per IP, in a window.
+LOGIN_FAILURES_MAX = env_int("LOGIN_FAILURES_MAX", 5)
+LOGIN_FAILURES_MAX_PER_IP = env_int("LOGIN_FAILURES_MAX_PER_IP", 50)
+LOGIN_FAILURES_WINDOW_SECONDS = env_int("LOGIN_FAILURES_WINDOW_SECONDS", 900)
+LOGIN_CLIENT_IP_HEADER = os.environ.get("LOGIN_CLIENT_IP_HEADER", "").strip()
+# The counts live in the default cache: Redis (CACHE_URL) so that every web process shares them.
+_CACHE_URL = os.environ.get("CACHE_URL", "").strip()
+if _CACHE_URL:
+    if not _CACHE_URL.startswith(("redis://", "rediss://", "unix://")):
+        raise ImproperlyConfigured(f"CACHE_URL={_CACHE_URL!r}: expected a redis:// URL")
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": _CACHE_URL,
+            "OPTIONS": {"socket_connect_timeout": 1, "socket_timeout": 1},
+        }
+    }
 
 LOGGING = {
     "version": 1,

@@ -243,11 +243,18 @@ def metric_scorer(
                 return {"score": r.f, "p": r.p, "r": r.r}
 
         else:
-            from geceval.errant_scorer import errant_score
+            from geceval.editstats import error_type_distribution
+            from geceval.errant_scorer import annotate_hypothesis, errant_compare
 
             def score(lines: list[str]) -> dict:
-                r = errant_score(ref_set, lines)
-                return {"score": r.f, "p": r.p, "r": r.r}
+                hyp = annotate_hypothesis(ref_set, lines)
+                r = errant_compare(hyp, ref_set.m2)
+                return {
+                    "score": r.f,
+                    "p": r.p,
+                    "r": r.r,
+                    "edit_types": error_type_distribution(hyp, main=True),
+                }
 
     else:
         raise ValueError(f"unknown metric {metric!r}; expected one of {', '.join(METRICS)}")
@@ -278,7 +285,7 @@ def metric_scores(
                         "reference_set": ref_name,
                         "metric": metric,
                         "score": float(details.pop("score")),
-                        "details": {k: float(v) for k, v in details.items()},
+                        "details": {k: v if isinstance(v, dict) else float(v) for k, v in details.items()},
                     }
                 )
                 done += 1

@@ -122,3 +122,26 @@ def metric_bars_svg(rows: Sequence, metric: str, reference_set: str) -> str:
     ax.barh([r.name for r in chosen], [r.score for r in chosen], color="#1f4e8c")
     ax.set_xlabel(f"{metric} ({reference_set})")
     return _svg(fig)
+
+
+def edit_types_svg(rows: Sequence, *, top: int = 10) -> str:
+    """Error-type distribution of each system's edits (ERRANT main types), stacked, the ``top`` most common."""
+    totals: dict[str, int] = {}
+    for r in rows:
+        for t, n in r.details.get("edit_types", {}).items():
+            totals[t] = totals.get(t, 0) + n
+    types = sorted(totals, key=lambda t: (-totals[t], t))[:top]
+    names = [r.name for r in rows]
+    fig, ax = plt.subplots(figsize=(6.5, 0.45 * len(rows) + 1.5))
+    left = [0] * len(rows)
+    cmap = plt.get_cmap("tab10")
+    for k, t in enumerate(types):
+        values = [r.details.get("edit_types", {}).get(t, 0) for r in rows]
+        ax.barh(names, values, left=left, color=cmap(k % 10), label=t)
+        left = [a + b for a, b in zip(left, values)]
+    other = [sum(r.details.get("edit_types", {}).values()) - done for r, done in zip(rows, left)]
+    if any(other):
+        ax.barh(names, other, left=left, color="#bbbbbb", label="other")
+    ax.set_xlabel("system edits (ERRANT)")
+    ax.legend(fontsize=7, loc="center left", bbox_to_anchor=(1, 0.5))
+    return _svg(fig)

@@ -61,6 +61,20 @@ def run_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "reliability": run.summary.get("reliability"),
         **results,
     }
+    errant = [m for m in results["metrics"] if m.metric == "errant" and m.details.get("edit_types")]
+    if errant:
+        totals: dict[str, int] = {}
+        for m in errant:
+            for t, n in m.details["edit_types"].items():
+                totals[t] = totals.get(t, 0) + n
+        types = sorted(totals, key=lambda t: (-totals[t], t))[:10]
+        context["edit_types"] = types
+        context["edit_type_rows"] = [
+            (m.reference_set, m.name, [m.details["edit_types"].get(t, 0) for t in types]) for m in errant
+        ]
+        context["edit_type_plots"] = [
+            (refset, f"types-{i}") for i, refset in enumerate(sorted({m.reference_set for m in errant}))
+        ]
     for rows in (results["ranks"], results["prws"]):
         for prev, row in zip([None, *rows], rows):
             row.cluster_start = prev is not None and prev.cluster != row.cluster
@@ -109,6 +123,15 @@ def run_plot(request: HttpRequest, pk: int, name: str) -> HttpResponse:
             raise Http404("no such plot")
         c = res["correlations"][index]
         svg = plots.scatter_svg(c.points, xlabel=f"{c.metric} ({c.reference_set})", ylabel="human")
+    elif name.startswith("types-") and any(m.metric == "errant" for m in res["metrics"]):
+        refsets = sorted({m.reference_set for m in res["metrics"] if m.metric == "errant"})
+        index = name.removeprefix("types-")
+        if not index.isdigit() or int(index) >= len(refsets):
+            raise Http404("no such plot")
+        chosen = [
+            m for m in res["metrics"] if m.metric == "errant" and m.reference_set == refsets[int(index)]
+        ]
+        svg = plots.edit_types_svg(chosen)
     elif name == "curve" and res["metrics"] and run.kind == AnalysisKind.GLEU_VS_REFS:
         svg = plots.curve_svg(res["metrics"])
     else:

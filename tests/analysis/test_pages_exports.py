@@ -321,7 +321,7 @@ def test_meta_evaluation_with_synthetic_systems_adds_hybrid_points():
     assert row.pearson > 0.9
 
 
-def test_m2_and_errant_reference_annotation_is_cached_by_content_for_every_worker():
+def test_m2_and_errant_reference_annotation_is_cached_by_content_for_every_worker(client):
     from geceval.errant_scorer import errant_score_texts
     from ranking.analysis import compute
     from ranking.analysis.models import AnalysisCache
@@ -350,6 +350,13 @@ def test_m2_and_errant_reference_annotation_is_cached_by_content_for_every_worke
     assert scores(first) == scores(second)
     assert AnalysisCache.objects.count() == 1
     assert scores(first)["errant"] == errant_score_texts(sources, [systems["ref"]], systems["sys"]).f
+    errant_row = first.metric_results.get(metric="errant")
+    assert errant_row.details["edit_types"] == {"NOUN:NUM": 1, "VERB:SVA": 1}  # goes, apples
+    client.force_login(user)
+    page = client.get(reverse("analysis-run", args=[first.pk])).content.decode()
+    assert 'id="edit-types"' in page
+    assert b"<svg" in client.get(reverse("analysis-run-plot", args=[first.pk, "types-0"])).content
+    assert client.get(reverse("analysis-run-plot", args=[first.pk, "types-1"])).status_code == 404
 
 
 @pytest.mark.parametrize("fmt", ["wmt-csv", "appraise-xml"])

@@ -245,5 +245,21 @@ LOGGING = {
 
 # Work assignment (judgment campaigns).
 ASSIGNMENT_TIMEOUT_MINUTES = env_int("ASSIGNMENT_TIMEOUT_MINUTES", 60)
+# Crowd platforms. Credentials (PROLIFIC_API_TOKEN, AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY) are read
+# from the environment only when a requester operation runs, never stored in settings.
+CROWD_MTURK_SANDBOX = env_bool("MTURK_SANDBOX", True)
+CROWD_MTURK_FRAME_ANCESTORS = env_list(
+    "MTURK_FRAME_ANCESTORS",
+    ["https://worker.mturk.com", "https://www.mturk.com", "https://workersandbox.mturk.com"],
+)
+CROWD_MTURK_SUBMIT_ORIGINS = env_list(
+    "MTURK_SUBMIT_ORIGINS", ["https://www.mturk.com", "https://workersandbox.mturk.com"]
+)
+CROWD_PROLIFIC_COMPLETION_URL = os.environ.get(
+    "PROLIFIC_COMPLETION_URL", "https://app.prolific.com/submissions/complete"
+)
+CROWD_MIN_HOURLY_WAGE = os.environ.get("MIN_HOURLY_WAGE", "7.25")
+CROWD_TOKEN_MAX_AGE_DAYS = env_int("CROWD_TOKEN_MAX_AGE_DAYS", 14)
+
 # TrueSkill runs for the live ranking shown on a campaign page (analysis runs use 1000).
 RANKING_LIVE_RUNS = env_int("RANKING_LIVE_RUNS", 200)

@@ -41,7 +41,7 @@ from ranking.models import AssignmentStatus, CampaignStatus, Screen
 from ranking.selectors import screen_candidates
 from ranking.services import answers_from_form, screen_submit
 from ranking.services.assignments import assignment_next_screen, assignment_progress
-from ranking.views import _elapsed, _screen_context, _template
+from ranking.views import elapsed_seconds, screen_context, work_template
 
 INVITE_COOKIE = "crowd_invite_{campaign}"
 PROLIFIC_COMPLETE = "https://app.prolific.com/submissions/complete"
@@ -123,7 +123,7 @@ def mturk_entry(request: HttpRequest, key: str) -> HttpResponse:
         )
         context = {"campaign": campaign, "settings_": crowd_settings_for(campaign)}
         if screen is not None:
-            context |= _screen_context(campaign, screen)
+            context |= screen_context(campaign, screen)
             context["candidates"] = screen_candidates(screen)
         return _frame_headers(render(request, "crowd/mturk_preview.html", context), mturk=True)
     try:
@@ -222,7 +222,7 @@ def session_view(request: HttpRequest, token: str) -> HttpResponse:
                     screen=screen,
                     worker=session.worker.user,
                     answers=answers,
-                    seconds=_elapsed(request, screen),
+                    seconds=elapsed_seconds(request, screen),
                 )
             except GecInputError as exc:
                 error = str(exc)
@@ -239,10 +239,10 @@ def session_view(request: HttpRequest, token: str) -> HttpResponse:
         return _frame_headers(redirect(request.path), mturk)
     done, total = assignment_progress(assignment)
     # No "assignment" in the context: the give-back form of ranking's page needs a login.
-    context = _screen_context(campaign, screen) | {
+    context = screen_context(campaign, screen) | {
         "done": done,
         "total": total,
         "error": error,
         "crowd_page": True,
     }
-    return _frame_headers(render(request, _template(campaign), context, status=400 if error else 200), mturk)
+    return _frame_headers(render(request, work_template(campaign), context, status=400 if error else 200), mturk)

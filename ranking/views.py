@@ -185,7 +185,8 @@ def _read_answers(request: HttpRequest, campaign: Campaign, screen: Screen) -> d
     return answers_from_form(campaign.protocol, screen_candidates(screen), request.POST)
 
 
-def _elapsed(request: HttpRequest, screen: Screen) -> float | None:
+def elapsed_seconds(request: HttpRequest, screen: Screen) -> float | None:
+    """Seconds since the screen was rendered, from its signed start stamp (None when forged)."""
     try:
         screen_id, started = _signer.unsign(request.POST.get("started", "")).split(":")
     except (BadSignature, ValueError):
@@ -195,7 +196,8 @@ def _elapsed(request: HttpRequest, screen: Screen) -> float | None:
     return max(0.0, time.time() - float(started))
 
 
-def _screen_context(campaign: Campaign, screen: Screen) -> dict:
+def screen_context(campaign: Campaign, screen: Screen) -> dict:
+    """What a worker page shows of a screen (shared with the crowd platforms' task pages)."""
     before, after = sentence_context(screen.sentence)
     reference = None
     if campaign.reference_id:
@@ -217,7 +219,7 @@ def _screen_context(campaign: Campaign, screen: Screen) -> dict:
     }
 
 
-def _template(campaign: Campaign) -> str:
+def work_template(campaign: Campaign) -> str:
     return "ranking/work_rank.html" if campaign.protocol == Protocol.RANKING else "ranking/work.html"
 
 
@@ -255,7 +257,7 @@ def assignment_view(request: HttpRequest, pk: int) -> HttpResponse:
                     screen=screen,
                     worker=request.user,
                     answers=answers,
-                    seconds=_elapsed(request, screen),
+                    seconds=elapsed_seconds(request, screen),
                 )
             except GecInputError as exc:
                 error = str(exc)
@@ -269,13 +271,13 @@ def assignment_view(request: HttpRequest, pk: int) -> HttpResponse:
     if screen is None:
         return redirect("campaign-work", pk=campaign.pk)
     done, total = assignment_progress(assignment)
-    context = _screen_context(campaign, screen) | {
+    context = screen_context(campaign, screen) | {
         "assignment": assignment,
         "done": done,
         "total": total,
         "error": error,
     }
-    return render(request, _template(campaign), context, status=400 if error else 200)
+    return render(request, work_template(campaign), context, status=400 if error else 200)
 
 
 @annotator_required
@@ -315,10 +317,10 @@ def campaign_pilot(request: HttpRequest, pk: int) -> HttpResponse:
             error = str(exc)
         else:
             return redirect(f"{request.path}?i={index + 1}")
-    context = _screen_context(campaign, screen) | {
+    context = screen_context(campaign, screen) | {
         "pilot": True,
         "done": index,
         "total": total,
         "error": error,
     }
-    return render(request, _template(campaign), context, status=400 if error else 200)
+    return render(request, work_template(campaign), context, status=400 if error else 200)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from playwright.sync_api import expect
 
 from ranking.models import Rating, ScreenJudgment
 from ranking.services import campaign_create
@@ -57,19 +58,20 @@ def test_ranking_screen_with_ties_by_keyboard(live_server, new_page, world):
     page.get_by_text("left to rank").wait_for()  # the page script is ready
     items = page.locator(".rank-item")
     count = items.count()
-    assert count == 4  # five systems, a and b collapsed
+    source = page.locator("#source-text").inner_text()
+    assert count == (4 if source == SOURCES[0] else 5)  # on the first sentence a and b collapse
     submit = page.locator("#submit")
     for i in range(count):
         assert submit.is_disabled()
         items.nth(i).locator("input[type=radio]").first.focus()
         page.keyboard.press("2" if i < 2 else "1")  # the first two tie at rank 2
-    assert submit.is_enabled()
+    expect(submit).to_be_enabled()
     page.keyboard.press("Tab")  # from the last radio group to the submit button
     page.keyboard.press("Enter")
-    page.locator("#rank-form, [role=status]").first.wait_for()
-    judgment = ScreenJudgment.objects.get(judge=worker, screen__sentence__position=0)
+    page.get_by_text("Screen 2 of 2").wait_for()
+    judgment = ScreenJudgment.objects.get(judge=worker, screen__sentence__text=source)
     ranks = sorted(Rating.objects.filter(judgment=judgment).values_list("rank", flat=True))
-    assert ranks == [1, 1, 2, 2]
+    assert ranks == [1] * (count - 2) + [2, 2]
     assert campaign.screens.count() == 2
 
 
@@ -96,12 +98,13 @@ def test_prws_submit_stays_blocked_until_every_slider_moved_and_works_on_a_phone
     for i in range(count - 1):
         sliders.nth(i).focus()
         page.keyboard.press("End")  # 100
-    assert submit.is_disabled() and "1 left to rate" in submit.inner_text()
+    expect(submit).to_contain_text("1 left to rate")
+    assert submit.is_disabled()
     box = sliders.nth(count - 1).bounding_box()
     assert box["x"] >= 0 and box["x"] + box["width"] <= 375  # fits the phone screen
     sliders.nth(count - 1).focus()
     page.keyboard.press("Home")  # 0
-    assert submit.is_enabled()
+    expect(submit).to_be_enabled()
     page.screenshot(path="/tmp/gec-prws-phone.png", full_page=True)
     submit.click()
     page.wait_for_load_state()

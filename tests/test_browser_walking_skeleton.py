@@ -6,6 +6,7 @@ import csv
 import io
 
 import pytest
+from playwright.sync_api import expect
 
 from annotate.demo import demo_load
 from ranking.models import Rating, ScreenJudgment
@@ -58,7 +59,7 @@ def test_researcher_creates_prws_campaign_annotator_judges_researcher_downloads_
             if i < count - 1:
                 assert submit.is_disabled()
         annotator.get_by_label("Meaning changed").first.check()
-        assert submit.is_enabled()
+        expect(submit).to_be_enabled()  # retries: key events land asynchronously under load
         submit.click()
         annotator.wait_for_load_state()
     annotator.get_by_text("HIT complete: thank you!").wait_for()

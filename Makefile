@@ -6,7 +6,7 @@ HOST ?= 127.0.0.1
 PORT ?= 8000
 export DEBUG ?= true
 
-.PHONY: run test venv lint fmt bench clean chromium worker
+.PHONY: run test venv lint fmt bench clean chromium worker fuzz backup restore load
 
 $(VENV)/.installed: requirements.txt requirements-dev.txt
 	$(PYTHON) -m venv $(VENV)
@@ -53,3 +53,34 @@ bench: venv
 
 clean:
 	rm -rf $(VENV) staticfiles .pytest_cache .ruff_cache
+
+# --- hardening (docs/hardening.md) ---------------------------------------------------------------
+FUZZ_EXAMPLES ?= 1000
+
+# Every importer fuzzed with FUZZ_EXAMPLES malformed files (random seed: FUZZ_RANDOM=1).
+fuzz: venv
+	FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) $(PY) -m pytest tests/hardening/test_fuzz_importers.py -q -p no:cacheprovider
+
+BACKUP_DIR ?= backups
+BACKUP_FILE ?= $(BACKUP_DIR)/gec-arena-$(shell date -u +%Y%m%dT%H%M%SZ).dump
+
+# pg_dump of DATABASE_URL in PostgreSQL's custom format (compressed; pg_restore can pick tables).
+backup:
+	@test -n "$$DATABASE_URL" || { echo "backup: DATABASE_URL is not set (PostgreSQL only)"; exit 2; }
+	@mkdir -p $(dir $(BACKUP_FILE))
+	pg_dump --format=custom --no-owner --no-privileges --file="$(BACKUP_FILE)" "$$DATABASE_URL"
+	@echo "backup written to $(BACKUP_FILE)"
+
+# Restore BACKUP_FILE into DATABASE_URL, replacing what is there (stop the web and worker first).
+restore:
+	@test -n "$$DATABASE_URL" || { echo "restore: DATABASE_URL is not set (PostgreSQL only)"; exit 2; }
+	@test -n "$(RESTORE_FILE)" || { echo "restore: give RESTORE_FILE=backups/....dump"; exit 2; }
+	@test -f "$(RESTORE_FILE)" || { echo "restore: $(RESTORE_FILE) does not exist"; exit 2; }
+	pg_restore --clean --if-exists --no-owner --no-privileges --single-transaction --exit-on-error \
+		--dbname="$$DATABASE_URL" "$(RESTORE_FILE)"
+	@echo "restored $(RESTORE_FILE) into the database"
+
+# Load test: simulated workers against gunicorn on Postgres + Redis (bench/load_workers.py --help).
+LOAD_ARGS ?= --workers 50 --duration 60
+load: venv
+	$(PY) bench/load_workers.py $(LOAD_ARGS)

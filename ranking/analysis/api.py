@@ -197,15 +197,21 @@ class AnalysisRunViewSet(viewsets.mixins.CreateModelMixin, viewsets.ReadOnlyMode
         return Response(run_progress(run))
 
     @extend_schema(
-        parameters=[OpenApiParameter("fmt", str, enum=list(EXPORTS), location=OpenApiParameter.QUERY)],
+        parameters=[
+            OpenApiParameter("fmt", str, enum=[*EXPORTS, "model.json"], location=OpenApiParameter.QUERY)
+        ],
         responses={(200, "text/plain"): str},
     )
     @action(detail=True, methods=["get"])
     def export(self, request, pk=None):
         run = self.get_object()
         fmt = request.query_params.get("fmt", "ranking.csv")
-        if fmt not in EXPORTS:
-            raise ValidationError({"fmt": f"one of {', '.join(EXPORTS)}"})
+        if fmt not in EXPORTS and fmt != "model.json":
+            raise ValidationError({"fmt": f"one of {', '.join(EXPORTS)}, model.json"})
+        if fmt == "model.json":
+            if not run.summary.get("model"):
+                raise NotFound("this run has no model")
+            return Response(run.summary["model"])
         table, fn, ctype = EXPORTS[fmt]
         rows = run_results(run)[table] if run.status == RunStatus.DONE else []
         if not rows:

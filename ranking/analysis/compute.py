@@ -415,3 +415,76 @@ def correlations(
                 continue
             row["williams"][f"{b[0]}/{b[1]}"] = _finite(p)
     return out
+
+
+# --------------------------------------------------------------------------- ensemble
+
+
+def ensemble_train(
+    source: list[str],
+    references: list[list[str]],
+    outputs: dict[str, list[str]],
+    segment_scores: dict[str, dict[str, float]],
+    *,
+    components: Sequence[str],
+    synthetic: bool,
+    samples: int,
+    folds: int,
+    alpha: float,
+    seed: int,
+    progress: ProgressFn = no_progress,
+) -> tuple[list[dict], dict]:
+    """GMEG's ensemble (geceval.ensemble): ridge regression from metric features of the real systems
+    (and hybrid synthetic ones) to their human PRWS score, cross-validated.
+
+    Returns metric rows of the fitted model's predictions for the real systems (metric
+    ``ensemble``, details: human score and out-of-fold prediction) and a summary holding the
+    model (JSON), the CV figures and the feature count.
+    """
+    from dataclasses import asdict
+
+    from geceval.ensemble import ScorerFeatures, TrainingRow, component_versions, cross_validate, fit, matrix
+    from geceval.metaeval import hybrid_systems
+    from geceval.prws import system_means
+
+    if len(outputs) < 2:
+        raise ValueError("the ensemble needs at least 2 systems with human segment scores")
+    extractor = ScorerFeatures(source, references, components=components)
+    means = system_means({n: segment_scores[n] for n in outputs})
+    hybrids = hybrid_systems(outputs, segment_scores, samples=samples, seed=seed) if synthetic else []
+    hybrids = [h for h in hybrids if not math.isnan(h.human)]
+    total = len(outputs) + len(hybrids)
+    rows: list[TrainingRow] = []
+    for name, lines in outputs.items():
+        rows.append(TrainingRow("campaign", name, False, means[name], extractor(lines)))
+        progress(len(rows), total)
+    for h in hybrids:
+        rows.append(TrainingRow("campaign", h.name, True, h.human, extractor(h.lines)))
+        progress(len(rows), total)
+    names = list(rows[0].features)
+    x, y, real = matrix(rows, names)
+    cv, pred = cross_validate(x, y, real=real, alpha=alpha, folds=folds, seed=seed)
+    model = fit(x, y, names, alpha=alpha)
+    model.components = component_versions(components)
+    model.training = {
+        "n_real": int(real.sum()),
+        "n_synthetic": int((~real).sum()),
+        "cross_validation": asdict(cv),
+    }
+    out = [
+        {
+            "name": r.name,
+            "reference_set": "all",
+            "metric": "ensemble",
+            "score": model.predict(r.features),
+            "details": {"human": r.human, "out_of_fold": float(pred[i])},
+        }
+        for i, r in enumerate(rows)
+        if not r.synthetic
+    ]
+    summary = {
+        "model": model.to_json(),
+        "cross_validation": {k: _finite(v) if isinstance(v, float) else v for k, v in asdict(cv).items()},
+        "features": len(names),
+    }
+    return out, summary

@@ -27,7 +27,10 @@ class RunForm(forms.Form):
         choices=[(m, m) for m in METRICS], initial=["gleu", "bleu", "chrf"], required=False,
         widget=forms.CheckboxSelectMultiple,
     )  # fmt: skip
-    human_run = forms.IntegerField(required=False, help_text="meta-evaluation: id of a finished human run")
+    human_run = forms.IntegerField(
+        required=False,
+        help_text="meta-evaluation and ensemble: id of a finished human run (PRWS summary for the ensemble)",
+    )
     metric_run = forms.IntegerField(required=False, help_text="meta-evaluation: id of a finished metric run")
     synthetic = forms.BooleanField(
         required=False, label="Add synthetic systems (hybrid super-sampling; needs a PRWS human run)"
@@ -44,6 +47,8 @@ class RunForm(forms.Form):
             }
         if kind == "metric_scores":
             return {"metrics": d["metrics"] or ["gleu"]}
+        if kind == "ensemble":
+            return {"human_run": d["human_run"]}
         if kind == "meta_eval":
             params = {"human_run": d["human_run"], "metric_run": d["metric_run"]}
             if d["synthetic"]:

@@ -20,6 +20,7 @@ SUPPORTED_KINDS = (
     AnalysisKind.METRIC_SCORES,
     AnalysisKind.META_EVAL,
     AnalysisKind.GLEU_VS_REFS,
+    AnalysisKind.ENSEMBLE,
 )
 DEFAULT_RUNS = 1000
 DEFAULT_CHUNKS = 8
@@ -117,6 +118,32 @@ def clean_parameters(kind: str, parameters: dict, campaign: Campaign) -> dict:
         p["synthetic"] = synthetic
     elif kind == AnalysisKind.GLEU_VS_REFS:
         pass
+    elif kind == AnalysisKind.ENSEMBLE:
+        from geceval.ensemble import DEFAULT_COMPONENTS
+
+        human = AnalysisRun.objects.filter(
+            pk=p.get("human_run"), status=RunStatus.DONE, kind=AnalysisKind.PRWS_SUMMARY
+        ).first()
+        if human is None or human.campaign.corpus_id != campaign.corpus_id:
+            raise AnalysisError("human_run must be a finished PRWS summary of a campaign on the same corpus")
+        components = list(p.get("components") or DEFAULT_COMPONENTS)
+        unknown = [c for c in components if c not in DEFAULT_COMPONENTS]
+        if unknown:
+            raise AnalysisError(
+                f"unknown component(s) {', '.join(unknown)}; known: {', '.join(DEFAULT_COMPONENTS)}"
+            )
+        if not System.objects.filter(corpus=campaign.corpus, kind=SystemKind.REFERENCE).exists():
+            raise AnalysisError("the corpus has no reference systems")
+        p.update(
+            human_run=human.pk,
+            components=components,
+            synthetic=bool(p.get("synthetic", True)),
+            samples=int(p.get("samples", 1)),
+            folds=int(p.get("folds", 10)),
+            alpha=float(p.get("alpha", 0.001)),
+        )
+        if not 1 <= p["samples"] <= 10 or not 2 <= p["folds"] <= 50 or p["alpha"] <= 0:
+            raise AnalysisError("samples 1..10, folds 2..50, alpha > 0")
     else:
         raise AnalysisError(f"analysis kind {kind!r} is not available")
     return p

@@ -115,7 +115,7 @@ def _freeze_input(run: AnalysisRun) -> dict:
             raise AnalysisError("the campaign has no valid PRWS ratings")
         data["ratings"] = compute.ratings_to_json(ratings)
         run.judgments_used = inputs.valid_judgment_count(campaign)
-    elif run.kind in (AnalysisKind.METRIC_SCORES, AnalysisKind.GLEU_VS_REFS):
+    elif run.kind in (AnalysisKind.METRIC_SCORES, AnalysisKind.GLEU_VS_REFS, AnalysisKind.ENSEMBLE):
         texts = inputs.campaign_texts(campaign)
         if not texts.outputs:
             raise AnalysisError("no campaign system has an output for every sentence")
@@ -231,6 +231,23 @@ def _execute_one_step(run: AnalysisRun, data: dict, t0: float) -> None:
                 data["source"], data["outputs"], data["references"], progress=progress
             )
             _write(run, t0, metrics=rows)
+        elif run.kind == AnalysisKind.ENSEMBLE:
+            human_input = RunInput.objects.get(run_id=run.parameters["human_run"]).data
+            segments = _segments_by_index(human_input, data.get("sentence_ids", []))
+            rows, summary = compute.ensemble_train(
+                data["source"],
+                [data["references"][n] for n in sorted(data["references"])],
+                {n: v for n, v in data["outputs"].items() if segments.get(n)},
+                segments,
+                components=run.parameters["components"],
+                synthetic=run.parameters["synthetic"],
+                samples=run.parameters["samples"],
+                folds=run.parameters["folds"],
+                alpha=run.parameters["alpha"],
+                seed=run.seed,
+                progress=progress,
+            )
+            _write(run, t0, metrics=rows, summary=summary)
         elif run.kind == AnalysisKind.META_EVAL:
             human = human_scores(AnalysisRun.objects.get(pk=run.parameters["human_run"]))
             metric_rows = list(
@@ -250,20 +267,25 @@ def _execute_one_step(run: AnalysisRun, data: dict, t0: float) -> None:
         _fail(run.pk, exc)
 
 
-def _synthetic(run: AnalysisRun, progress) -> tuple[list[dict], dict[str, float]]:
-    """Hybrid super-sampled systems (Graham and Liu 2016) scored by every metric × reference set of the
-    metric run, with human scores from the PRWS human run's segment means."""
+def _segments_by_index(human_input: dict, sentence_ids: list[int]) -> dict[str, dict[str, float]]:
+    """PRWS segment means keyed by the 0-based line of a frozen corpus (items are sentence ids)."""
     from geceval.prws import segment_means
 
-    human_input = RunInput.objects.get(run_id=run.parameters["human_run"]).data
-    metric_run = AnalysisRun.objects.get(pk=run.parameters["metric_run"])
-    metric_input = RunInput.objects.get(run=metric_run).data
-    position = {str(pk): str(i) for i, pk in enumerate(metric_input.get("sentence_ids", []))}
+    position = {str(pk): str(i) for i, pk in enumerate(sentence_ids)}
     segments = segment_means(compute.ratings_from_json(human_input["ratings"]))
-    by_index = {
+    return {
         system: {position[item]: v for item, v in cells.items() if item in position}
         for system, cells in segments.items()
     }
+
+
+def _synthetic(run: AnalysisRun, progress) -> tuple[list[dict], dict[str, float]]:
+    """Hybrid super-sampled systems (Graham and Liu 2016) scored by every metric × reference set of the
+    metric run, with human scores from the PRWS human run's segment means."""
+    human_input = RunInput.objects.get(run_id=run.parameters["human_run"]).data
+    metric_run = AnalysisRun.objects.get(pk=run.parameters["metric_run"])
+    metric_input = RunInput.objects.get(run=metric_run).data
+    by_index = _segments_by_index(human_input, metric_input.get("sentence_ids", []))
     refs = metric_input["references"]
     sets = {
         name: [refs[m] for m in members] for name, members in metric_run.parameters["reference_sets"].items()

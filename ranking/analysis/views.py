@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 from django.contrib import messages
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
@@ -59,6 +61,7 @@ def run_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "is_curve": run.kind == AnalysisKind.GLEU_VS_REFS,
         "needed": run.summary.get("needed"),
         "reliability": run.summary.get("reliability"),
+        "cross_validation": run.summary.get("cross_validation"),
         **results,
     }
     errant = [m for m in results["metrics"] if m.metric == "errant" and m.details.get("edit_types")]
@@ -159,6 +162,8 @@ def run_export(request: HttpRequest, pk: int, fmt: str) -> HttpResponse:
         body, ctype = exports.metric_csv(res["metrics"]), "text/csv"
     elif fmt == "metrics.tex" and res["metrics"]:
         body, ctype = exports.metric_latex(res["metrics"]), "text/x-tex"
+    elif fmt == "model.json" and run.summary.get("model"):
+        body, ctype = json.dumps(run.summary["model"], indent=2), "application/json"
     else:
         raise Http404("no such export for this run")
     response = HttpResponse(body, content_type=f"{ctype}; charset=utf-8")

@@ -54,3 +54,31 @@ def prws_campaign(name: str = "prws"):
     ratings = synthetic_ratings()
     campaign = judgment_set_create(project=project, name=name, created_by=user, ratings=ratings)
     return user, campaign, ratings
+
+
+def prws_corpus_campaign():
+    """A PRWS judgment set over a real 10-sentence corpus with one reference and 4 systems whose
+    human scores follow how many sentences they corrected."""
+    from tests import factories
+
+    user, project = researcher_and_project()
+    sources = [f"He go to school {i} ." for i in range(10)]
+    good = [f"He goes to school {i} ." for i in range(10)]
+    systems = {
+        "ref": good,
+        "a": good[:8] + sources[8:],
+        "b": good[:4] + sources[4:],
+        "c": good[:1] + sources[1:],
+        "src": sources,
+    }
+    kinds = {"ref": "reference", "src": "source"}
+    corpus, _made = factories.corpus_with_systems(project, sources=sources, systems=systems, kinds=kinds)
+    ratings = [
+        PrwsRating(str(i), f"w{j}", name, 90.0 if lines[i] == good[i] else 30.0 + j, False)
+        for i in range(10)
+        for j in range(2)
+        for name, lines in systems.items()
+        if name != "ref"
+    ]
+    campaign = judgment_set_create(project=project, name="p", created_by=user, ratings=ratings, corpus=corpus)
+    return user, campaign

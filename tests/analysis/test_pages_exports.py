@@ -284,31 +284,9 @@ def test_gleu_vs_number_of_references_run_and_curve(client):
 
 
 def test_meta_evaluation_with_synthetic_systems_adds_hybrid_points():
-    from geceval.judgments import PrwsRating
-    from ranking.analysis.importing import judgment_set_create
-    from tests import factories
+    from tests.analysis.helpers import prws_corpus_campaign
 
-    user = factories.user("res", "researcher")
-    project = factories.project(user)
-    sources = [f"He go to school {i} ." for i in range(10)]
-    good = [f"He goes to school {i} ." for i in range(10)]
-    systems = {
-        "ref": good,
-        "a": good[:8] + sources[8:],
-        "b": good[:4] + sources[4:],
-        "c": good[:1] + sources[1:],
-        "src": sources,
-    }
-    kinds = {"ref": "reference", "src": "source"}
-    corpus, _made = factories.corpus_with_systems(project, sources=sources, systems=systems, kinds=kinds)
-    ratings = [
-        PrwsRating(str(i), f"w{j}", name, 90.0 if lines[i] == good[i] else 30.0 + j, False)
-        for i in range(10)
-        for j in range(2)
-        for name, lines in systems.items()
-        if name != "ref"
-    ]
-    campaign = judgment_set_create(project=project, name="p", created_by=user, ratings=ratings, corpus=corpus)
+    _user, campaign = prws_corpus_campaign()
     human = _done_run(campaign, kind="prws_summary", samples=5)
     metric = _done_run(campaign, kind="metric_scores", metrics=["gleu"])
     meta = _done_run(
@@ -372,3 +350,29 @@ def test_our_export_imported_by_the_crowd_importer_gives_the_same_run_result(tmp
     table = lambda run: list(run.rank_results.values_list("name", "mu", "rank_lo", "rank_hi", "cluster"))  # noqa: E731
     assert second.pairs_used == first.pairs_used == 900
     assert table(second) == table(first)
+
+
+def test_ensemble_run_trains_on_real_and_synthetic_systems_and_offers_the_model(client):
+    from geceval.ensemble import EnsembleModel, ScorerFeatures
+    from tests.analysis.helpers import prws_corpus_campaign
+
+    user, campaign = prws_corpus_campaign()
+    human = _done_run(campaign, kind="prws_summary", samples=5)
+    run = _done_run(campaign, kind="ensemble", human_run=human.pk, components=["chrf", "gleu"], folds=5)
+    cv = run.summary["cross_validation"]
+    assert cv["n"] == 4 + 54 and cv["n_real"] == 4 and cv["folds"] == 5
+    rows = {r.name: r for r in run.metric_results.filter(metric="ensemble")}
+    assert set(rows) == {"a", "b", "c", "src"}
+    model = EnsembleModel.from_json(run.summary["model"])
+    assert model.features == ["chrf:p", "chrf:r", "gleu"] or len(model.features) == run.summary["features"]
+    texts = {s: [o.text for o in s_.outputs.order_by("sentence__position")] for s, s_ in
+             ((s.name, s) for s in campaign.corpus.systems.all())}  # fmt: skip
+    features = ScorerFeatures([t.text for t in campaign.corpus.sentences.order_by("position")], [texts["ref"]],
+                              components=["chrf", "gleu"])(texts["a"])  # fmt: skip
+    assert rows["a"].score == pytest.approx(model.predict(features))
+    assert rows["a"].details["human"] == pytest.approx(90 * 0.8 + 30.5 * 0.2)
+    client.force_login(user)
+    page = client.get(reverse("analysis-run", args=[run.pk])).content.decode()
+    assert 'id="cross-validation"' in page
+    download = client.get(reverse("analysis-run-export", args=[run.pk, "model.json"]))
+    assert EnsembleModel.from_json(json.loads(download.content)).coefficients == model.coefficients

@@ -73,7 +73,8 @@ def test_a_run_without_judgments_fails_with_a_reason_and_writes_nothing():
         ("trueskill", {"runs": 10, "chunks": 11}, "chunks must be between"),
         ("metric_scores", {"metrics": ["nope"]}, "unknown metric"),
         ("meta_eval", {"human_run": 999, "metric_run": 998}, "human_run must be a finished run"),
-        ("ensemble", {}, "not available"),
+        ("ensemble", {}, "human_run must be a finished PRWS summary"),
+        ("nope", {}, "not available"),
     ],
 )
 def test_bad_run_parameters_are_refused_before_a_run_exists(kind, params, message):

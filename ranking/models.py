@@ -119,6 +119,9 @@ class Campaign(models.Model):
         default=5, help_text="traps seen before exclusion applies"
     )
     min_seconds = models.FloatField(default=5.0, help_text="screens faster than this are flagged too fast")
+    gold_threshold = models.FloatField(
+        default=0.7, help_text="share of pairwise preferences a worker must share with the gold answers"
+    )
     reward_per_hit = models.DecimalField(max_digits=8, decimal_places=2, default=0)
     budget = models.DecimalField(max_digits=10, decimal_places=2, null=True, blank=True)
     qualification = models.ForeignKey(
@@ -167,11 +170,17 @@ class Campaign(models.Model):
 
 
 class Hit(models.Model):
-    """A fixed bundle of screens; ``judgments_per_item`` workers each do all of it."""
+    """A fixed bundle of screens; ``judgments_per_item`` workers each do all of it.
+
+    A qualification HIT holds copies of a few screens that an expert answered
+    first (the gold); a worker must agree with the gold well enough before
+    getting real HITs. It never enters results.
+    """
 
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="hits")
     index = models.PositiveIntegerField()
     domain = models.CharField(max_length=100, blank=True)
+    qualification = models.BooleanField(default=False)
 
     class Meta:
         ordering = ["campaign", "index"]
@@ -249,6 +258,7 @@ class Assignment(models.Model):
     started = models.DateTimeField(auto_now_add=True)
     expires = models.DateTimeField()
     submitted = models.DateTimeField(null=True, blank=True)
+    gold = models.BooleanField(default=False, help_text="an expert's answers to a qualification HIT")
 
     class Meta:
         ordering = ["-started"]
@@ -335,6 +345,8 @@ class WorkerRecord(models.Model):
     traps_passed = models.PositiveIntegerField(default=0)
     excluded = models.BooleanField(default=False)
     override = models.CharField(max_length=8, choices=WorkerOverride.choices, blank=True, default="")
+    qualified = models.BooleanField(null=True, help_text="passed the campaign's gold test (null: not taken)")
+    gold_agreement = models.FloatField(null=True, blank=True)
     updated = models.DateTimeField(auto_now=True)
 
     class Meta:

@@ -79,7 +79,7 @@ def campaign_results(campaign: Campaign) -> QuerySet[SystemScore]:
 def campaign_progress(campaign: Campaign) -> dict[str, int | float]:
     """Items with their valid judgments, against ``judgments_per_item`` per screen (HIT-level slots)."""
     target = campaign.judgments_per_item
-    hits = Hit.objects.filter(campaign=campaign).annotate(
+    hits = Hit.objects.filter(campaign=campaign, qualification=False).annotate(
         n_screens=Count("screens", distinct=True),
         valid=Count("assignments", filter=Q(assignments__status=AssignmentStatus.SUBMITTED), distinct=True),
         active=Count("assignments", filter=Q(assignments__status=AssignmentStatus.ACTIVE), distinct=True),
@@ -91,7 +91,9 @@ def campaign_progress(campaign: Campaign) -> dict[str, int | float]:
         judgments += hit.n_screens * min(hit.valid, target)
         active += hit.active
     recent = ScreenJudgment.objects.filter(
-        screen__campaign=campaign, created__gte=timezone.now() - timedelta(hours=1)
+        screen__campaign=campaign,
+        screen__hit__qualification=False,
+        created__gte=timezone.now() - timedelta(hours=1),
     ).count()
     needed = screens * target
     return {
@@ -118,6 +120,8 @@ class WorkerRow:
     pass_rate: float | None
     excluded: bool
     override: str
+    qualified: bool | None
+    gold_agreement: float | None
 
 
 def campaign_workers(campaign: Campaign) -> list[WorkerRow]:
@@ -155,6 +159,8 @@ def campaign_workers(campaign: Campaign) -> list[WorkerRow]:
                 pass_rate=record.pass_rate if record else None,
                 excluded=record.excluded if record else False,
                 override=record.override if record else "",
+                qualified=record.qualified if record else None,
+                gold_agreement=record.gold_agreement if record else None,
             )
         )
     return rows

@@ -7,6 +7,8 @@ urlpatterns = [
     path("campaigns/<int:pk>/", views.campaign_detail, name="campaign-detail"),
     path("campaigns/<int:pk>/status/", views.campaign_status, name="campaign-status"),
     path("campaigns/<int:pk>/pilot/", views.campaign_pilot, name="campaign-pilot"),
+    path("campaigns/<int:pk>/gold/", views.campaign_gold_test, name="campaign-gold-test"),
+    path("campaigns/<int:pk>/gold/record/", views.campaign_gold_record, name="campaign-gold-record"),
     path(
         "campaigns/<int:pk>/workers/<int:worker_id>/override/",
         views.campaign_worker_override,

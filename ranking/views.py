@@ -40,6 +40,12 @@ from ranking.services import (
     worker_override_set,
 )
 from ranking.services.assignments import assignment_next_screen, assignment_progress
+from ranking.services.gold import (
+    gold_assignment,
+    gold_assignment_start,
+    qualification_hit,
+    qualification_hit_create,
+)
 
 
 @researcher_required
@@ -100,6 +106,8 @@ def campaign_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "results": campaign_results(campaign),
         "workers": campaign_workers(campaign),
         "is_ranking": campaign.protocol == Protocol.RANKING,
+        "gold_test": qualification_hit(campaign),
+        "gold_recorded": gold_assignment(campaign) is not None,
     }
     return render(request, "ranking/campaign_detail.html", context)
 
@@ -289,6 +297,69 @@ def assignment_give_back(request: HttpRequest, pk: int) -> HttpResponse:
     assignment_return(assignment=assignment, worker=request.user)
     messages.info(request, "You gave the HIT back. Thank you for your time.")
     return redirect("home")
+
+
+@researcher_required
+@require_POST
+def campaign_gold_test(request: HttpRequest, pk: int) -> HttpResponse:
+    """Create the campaign's own qualification test from a few of its screens."""
+    campaign = get_object_or_404(campaign_list_for(request.user), pk=pk)
+    try:
+        threshold = float(request.POST.get("threshold", campaign.gold_threshold))
+        screens = int(request.POST.get("screens", "5"))
+        if not 0 < threshold <= 1:
+            raise ValueError
+    except ValueError:
+        messages.error(request, "Give a number of screens and a pass mark between 0 and 1.")
+        return redirect("campaign-detail", pk=campaign.pk)
+    try:
+        qualification_hit_create(campaign=campaign, screens=screens)
+    except GecInputError as exc:
+        messages.error(request, str(exc))
+    else:
+        campaign.gold_threshold = threshold
+        campaign.save(update_fields=["gold_threshold"])
+        messages.success(request, "Qualification test created: now record the gold answers.")
+    return redirect("campaign-detail", pk=campaign.pk)
+
+
+@researcher_required
+def campaign_gold_record(request: HttpRequest, pk: int) -> HttpResponse:
+    """The researcher (or an expert) answers the test's screens; those answers are the gold."""
+    campaign = get_object_or_404(campaign_list_for(request.user), pk=pk)
+    try:
+        assignment = gold_assignment_start(campaign=campaign, expert=request.user)
+    except GecInputError as exc:
+        messages.error(request, str(exc))
+        return redirect("campaign-detail", pk=campaign.pk)
+    error = None
+    if request.method == "POST":
+        screen = (
+            Screen.objects.filter(pk=request.POST.get("screen"), hit_id=assignment.hit_id)
+            .select_related("sentence", "campaign", "hit")
+            .first()
+        )
+        try:
+            if screen is None:
+                raise GecInputError("This screen is not part of the test.")
+            screen_submit(
+                assignment=assignment,
+                screen=screen,
+                worker=request.user,
+                answers=_read_answers(request, campaign, screen),
+            )
+        except GecInputError as exc:
+            error = str(exc)
+        else:
+            return redirect("campaign-gold-record", pk=campaign.pk)
+    assignment.refresh_from_db()
+    screen = assignment_next_screen(assignment) if assignment.status == AssignmentStatus.ACTIVE else None
+    if screen is None:
+        messages.success(request, "Gold answers recorded: workers now take the test before their first HIT.")
+        return redirect("campaign-detail", pk=campaign.pk)
+    done, total = assignment_progress(assignment)
+    context = screen_context(campaign, screen) | {"done": done, "total": total, "error": error, "gold": True}
+    return render(request, work_template(campaign), context, status=400 if error else 200)
 
 
 @researcher_required

@@ -12,7 +12,7 @@ from datetime import datetime, timedelta
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import IntegrityError, transaction
-from django.db.models import Count, Q
+from django.db.models import Count, Max, Q
 from django.utils import timezone
 
 from annotate.rewrites.selectors import qualification_granted
@@ -73,10 +73,13 @@ def assignment_request(
         raise NoWork("There is no more work for you in this campaign.")
     if not _budget_left(campaign):
         raise NoWork("This campaign has reached its budget.")
+    test = _qualification_test(campaign, worker, now)
+    if test is not None:
+        return test
 
     target = campaign.judgments_per_item
     hits = (
-        Hit.objects.filter(campaign=campaign)
+        Hit.objects.filter(campaign=campaign, qualification=False)
         .exclude(assignments__worker=worker)
         .annotate(live=Count("assignments", filter=Q(assignments__status__in=LIVE_STATUSES)))
         .filter(live__lt=target)
@@ -110,6 +113,40 @@ def assignment_request(
                     break
                 continue
     raise NoWork("There are no more HITs for you in this campaign. Thank you!")
+
+
+def _qualification_test(campaign: Campaign, worker: AbstractBaseUser, now: datetime) -> Assignment | None:
+    """With a gold test in place: the worker's test assignment until they pass; NoWork if they failed."""
+    from ranking.services.gold import gold_assignment, qualification_hit
+
+    hit = qualification_hit(campaign)
+    if hit is None:
+        return None
+    if gold_assignment(campaign) is None:
+        raise NoWork("This campaign's qualification test is not ready yet.")
+    record = WorkerRecord.objects.filter(campaign=campaign, worker=worker).first()
+    if record is not None and record.qualified is not None:
+        if record.qualified:
+            return None
+        raise NoWork("You did not pass this campaign's qualification test. Thank you for your time.")
+    expires = now + timedelta(minutes=campaign.assignment_minutes)
+    mine = Assignment.objects.filter(hit=hit, worker=worker).first()
+    top = Assignment.objects.filter(hit=hit).aggregate(m=Max("slot"))["m"] or 0
+    if mine is None:
+        # A test HIT takes any number of workers: each one gets a slot of their own.
+        for attempt in range(5):
+            try:
+                with transaction.atomic():
+                    return Assignment.objects.create(
+                        hit=hit, worker=worker, slot=top + 1 + attempt, expires=expires
+                    )
+            except IntegrityError:
+                continue
+        raise NoWork("Please try again in a moment.")
+    # The test lapsed or was given back: it starts again on a fresh slot, keeping screens already done.
+    mine.status, mine.expires, mine.slot = AssignmentStatus.ACTIVE, expires, top + 1
+    mine.save(update_fields=["status", "expires", "slot"])
+    return mine
 
 
 @transaction.atomic
@@ -199,6 +236,10 @@ def screen_submit(
             locked.save(update_fields=["status", "submitted"])
         if passed is not None:
             worker_record_refresh(campaign=campaign, worker=worker)
+        if not remaining and screen.hit.qualification and not locked.gold:
+            from ranking.services.gold import qualification_grade
+
+            qualification_grade(campaign=campaign, assignment=locked)
         if not remaining:
             from ranking.tasks import task_campaign_scores
 

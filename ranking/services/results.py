@@ -1,7 +1,7 @@
 """Campaign results, recomputed from the valid judgments: re-runs are harmless.
 
 Valid = the judgment's assignment is submitted (finished, not expired,
-returned or excluded for failing traps).
+returned or excluded for failing traps) and not part of a qualification test.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from geceval.judgments import RankingJudgment, expand_pairwise
 from geceval.ranking import rank
 from ranking.models import AssignmentStatus, Campaign, Protocol, Rating, SystemScore
 
-VALID = Q(judgment__assignment__status=AssignmentStatus.SUBMITTED)
+VALID = Q(judgment__assignment__status=AssignmentStatus.SUBMITTED, judgment__screen__hit__qualification=False)
 
 
 @transaction.atomic

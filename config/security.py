@@ -160,3 +160,40 @@ def rate_limited_login(view: Callable[..., HttpResponse]) -> Callable[..., HttpR
 
 
 login_view = rate_limited_login(auth_views.LoginView.as_view())
+
+
+# ----------------------------------------------------------------------------- database outage
+
+_UNAVAILABLE_PAGE = engines["django"].from_string(
+    '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Back soon · GEC Arena</title>'
+    '<meta name="viewport" content="width=device-width, initial-scale=1"></head><body><main>'
+    "<h1>GEC Arena is briefly unavailable</h1><p>The database cannot be reached. Nothing you saved is lost: "
+    "wait a minute and reload this page.</p></main></body></html>"
+)
+
+
+class DatabaseUnavailableMiddleware:
+    """A view that cannot reach the database answers 503 with Retry-After and a plain page.
+
+    Not in MIDDLEWARE yet (config/settings.py is owned by the lead): add
+    ``"config.security.DatabaseUnavailableMiddleware"`` after SecurityMiddleware. Django closes a
+    broken connection at the end of the request and reconnects on the next, so recovery needs
+    no restart. The page extends no template and reads no session: both may need the database.
+    """
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]):
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        return self.get_response(request)
+
+    def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
+        from django.db import InterfaceError, OperationalError
+
+        if not isinstance(exception, OperationalError | InterfaceError):
+            return None
+        log.error("database unavailable: %s", exception)
+        response = HttpResponse(_UNAVAILABLE_PAGE.render({}), status=503)
+        response["Retry-After"] = "30"
+        response["Cache-Control"] = "no-store"
+        return response

@@ -7,7 +7,6 @@ this proxy, and "Postgres down" is the proxy refusing connections and dropping t
 from __future__ import annotations
 
 import contextlib
-import contextlib
 import socket
 import threading
 

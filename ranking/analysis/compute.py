@@ -87,6 +87,21 @@ def judgments_needed(
     return out
 
 
+def agreement_summary(pairs: Sequence[PairwiseJudgment]) -> dict:
+    """Cohen's kappa and quadratic-weighted kappa pooled over every pair of annotators
+    (geceval.agreement: same item = same sentence, same two systems)."""
+    from geceval.agreement import group_agreement
+
+    row = group_agreement(pairs)[0]
+    return {
+        "kappa": _finite(row.kappa),
+        "weighted_kappa": _finite(row.weighted_kappa),
+        "shared": row.n,
+        "annotator_pairs": row.annotator_pairs,
+        "mean_pair_kappa": _finite(row.mean_pair_kappa),
+    }
+
+
 # --------------------------------------------------------------------------- PRWS
 
 

@@ -90,9 +90,9 @@ def _finish(sr: ScreenRanking, cells: list, names: dict[int, str]) -> ScreenRank
 
 
 def campaign_rankings(campaign: Campaign) -> list[RankingJudgment]:
-    """Every valid judgment as a k-way ranking (item = screen, annotator = judge id)."""
+    """Every valid judgment as a k-way ranking (item = sentence id, annotator = judge id), in judgment order."""
     return [
-        RankingJudgment(str(sr.screen_id), str(sr.judge_id), tuple((s, r) for s, r, _sc, _mc in sr.entries))
+        RankingJudgment(str(sr.sentence_id), str(sr.judge_id), tuple((s, r) for s, r, _sc, _mc in sr.entries))
         for sr in iter_screen_rankings(campaign)
         if len(sr.entries) >= 2
     ]

@@ -456,7 +456,12 @@ def analysis_run_merge(*, run_id: int) -> bool:
             }
             for k, s in enumerate(result.systems)
         ]
-        summary = {"runs": result.runs, "method": result.method, "pairs": result.judgments}
+        summary = {
+            "runs": result.runs,
+            "method": result.method,
+            "pairs": result.judgments,
+            "agreement": compute.agreement_summary(pairs),
+        }
         if run.parameters.get("estimate_needed"):
             summary["needed"] = compute.judgments_needed(
                 pairs, seed=run.seed, runs=int(run.parameters.get("estimate_runs", 100))

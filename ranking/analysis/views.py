@@ -62,6 +62,7 @@ def run_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "needed": run.summary.get("needed"),
         "reliability": run.summary.get("reliability"),
         "cross_validation": run.summary.get("cross_validation"),
+        "agreement": run.summary.get("agreement"),
         **results,
     }
     errant = [m for m in results["metrics"] if m.metric == "errant" and m.details.get("edit_types")]

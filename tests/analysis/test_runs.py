@@ -32,6 +32,11 @@ def test_trueskill_run_in_chunks_equals_one_process_rank():
     assert run.chunks.count() == 3 and run.progress_done == run.progress_total == 40
     assert run.judgments_used == 300 and run.pairs_used == 900
     assert rows[0].name == "best" and rows[-1].name == "src"
+    from geceval.agreement import group_agreement
+
+    pooled = group_agreement(expand_pairwise(rankings))[0]  # items: 40 sentences, judges: 7
+    assert run.summary["agreement"]["shared"] == pooled.n > 0
+    assert run.summary["agreement"]["kappa"] == pytest.approx(pooled.kappa)
 
 
 def test_expected_wins_run_equals_the_cores_bootstrap_and_stores_expected_wins():

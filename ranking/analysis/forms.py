@@ -3,7 +3,7 @@ from __future__ import annotations
 from django import forms
 
 from ranking.analysis.compute import METRICS
-from ranking.analysis.models import AnalysisKind
+from ranking.analysis.models import AnalysisKind, AnalysisRun, RunStatus
 from ranking.analysis.services import SUPPORTED_KINDS
 
 
@@ -31,10 +31,33 @@ class RunForm(forms.Form):
         required=False,
         help_text="meta-evaluation and ensemble: id of a finished human run (PRWS summary for the ensemble)",
     )
-    metric_run = forms.IntegerField(required=False, help_text="meta-evaluation: id of a finished metric run")
+    metric_run = forms.TypedChoiceField(
+        coerce=int,
+        empty_value=None,
+        required=False,
+        help_text="meta-evaluation: a finished metric scores run",
+    )
     synthetic = forms.BooleanField(
         required=False, label="Add synthetic systems (hybrid super-sampling; needs a PRWS human run)"
     )
+
+    def __init__(self, *args, campaign=None, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        runs = AnalysisRun.objects.none()
+        if campaign is not None:
+            runs = (
+                AnalysisRun.objects.filter(campaign__project_id=campaign.project_id, status=RunStatus.DONE)
+                .select_related("campaign")
+                .order_by("-created")
+            )
+        human_kinds = (AnalysisKind.TRUESKILL, AnalysisKind.EXPECTED_WINS, AnalysisKind.PRWS_SUMMARY)
+        label = lambda r: f"#{r.pk} {r.get_kind_display()} · {r.campaign.name}"  # noqa: E731
+        self.fields["human_run"].choices = [("", "—")] + [
+            (r.pk, label(r)) for r in runs if r.kind in human_kinds
+        ]
+        self.fields["metric_run"].choices = [("", "—")] + [
+            (r.pk, label(r)) for r in runs if r.kind == AnalysisKind.METRIC_SCORES
+        ]
 
     def parameters(self) -> dict:
         d = self.cleaned_data

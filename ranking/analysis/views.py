@@ -20,7 +20,7 @@ from ranking.selectors import campaign_list_for
 @researcher_required
 def campaign_analysis(request: HttpRequest, pk: int) -> HttpResponse:
     campaign = get_object_or_404(campaign_list_for(request.user), pk=pk)
-    form = RunForm(request.POST or None)
+    form = RunForm(request.POST or None, campaign=campaign)
     if request.method == "POST" and form.is_valid():
         try:
             run = services.analysis_run_create(

@@ -29,7 +29,11 @@ def test_researcher_runs_trueskill_and_reads_ranking_and_plot(live_server, new_p
     user, campaign, _r = ranking_campaign()
     page = new_page()
     _login(page, live_server.url, user.username)
+    page.set_viewport_size({"width": 375, "height": 800})
     page.goto(f"{live_server.url}/campaigns/{campaign.pk}/analysis/")
+    page.screenshot(path=str(SHOTS / "analysis-campaign-phone.png"), full_page=True)
+    assert page.evaluate("document.documentElement.scrollWidth") <= 380
+    page.set_viewport_size({"width": 1100, "height": 900})
     page.get_by_label("Kind").select_option("trueskill")
     page.get_by_label("Runs").fill("40")
     page.get_by_label("Chunks").fill("2")

@@ -188,7 +188,16 @@ def test_metric_run_then_meta_evaluation_against_a_human_run(client):
     assert gleu["s_good"] > gleu["s_mid"] > gleu["s_low"] > gleu["s_bad"]
     human_scores = {"s_good": 1.0, "s_mid": 0.5, "s_low": 0.2, "src": 0.1, "s_bad": -1.0}
     human = _fake_human_run(campaign, human_scores)
-    meta = _done_run(campaign, kind="meta_eval", human_run=human.pk, metric_run=metric_run.pk)
+    client.force_login(user)
+    form_page = client.get(reverse("campaign-analysis", args=[campaign.pk])).content.decode()
+    assert f'<option value="{metric_run.pk}">#{metric_run.pk} Metric scores' in form_page
+    response = client.post(
+        reverse("campaign-analysis", args=[campaign.pk]),
+        {"kind": "meta_eval", "seed": 0, "human_run": human.pk, "metric_run": metric_run.pk},
+    )
+    assert response.status_code == 302, response.content.decode()
+    meta = AnalysisRun.objects.get(kind="meta_eval")
+    assert meta.status == RunStatus.DONE and meta.parameters["human_run"] == human.pk
     rows = {(c.metric, c.reference_set): c for c in meta.correlation_results.all()}
     assert set(rows) == {("gleu", "all"), ("bleu", "all")}
     from scipy import stats

@@ -1,13 +1,14 @@
 """REST API for analysis runs: create, list, progress, results, resume, table exports.
 
 Router lines (config/api_urls.py):
-    from ranking.analysis.api import AnalysisRunViewSet
+    from ranking.analysis.api import AnalysisRunViewSet, JudgmentExportViewSet
     router.register("analysis-runs", AnalysisRunViewSet, basename="analysis-run")
+    router.register("judgment-exports", JudgmentExportViewSet, basename="judgment-export")
 """
 
 from __future__ import annotations
 
-from django.http import HttpResponse
+from django.http import HttpResponse, StreamingHttpResponse
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers, status, viewsets
 from rest_framework.decorators import action
@@ -218,4 +219,37 @@ class AnalysisRunViewSet(viewsets.mixins.CreateModelMixin, viewsets.ReadOnlyMode
             raise NotFound("no such table in this run")
         response = HttpResponse(fn(rows), content_type=f"{ctype}; charset=utf-8")
         response["Content-Disposition"] = f'attachment; filename="run-{run.pk}-{fmt}"'
+        return response
+
+
+class JudgmentExportViewSet(viewsets.ViewSet):
+    """A campaign's valid judgments as a file (streamed), worker ids pseudonymised: ``GET
+    /judgment-exports/{campaign id}/?fmt=wmt-csv|appraise-xml|prws-csv|gmeg-segment-csv``."""
+
+    permission_classes = [IsResearcher]
+
+    @extend_schema(
+        parameters=[
+            OpenApiParameter("id", int, location=OpenApiParameter.PATH, description="campaign id"),
+            OpenApiParameter(
+                "fmt", str, enum=list(exports.JUDGMENT_FORMATS), location=OpenApiParameter.QUERY
+            ),
+        ],
+        responses={(200, "text/csv"): str, (200, "application/xml"): str},
+    )
+    def retrieve(self, request, pk=None):
+        if not str(pk).isdigit():
+            raise NotFound("no such campaign")
+        campaign = campaign_list_for(request.user).filter(pk=int(pk)).first()
+        if campaign is None:
+            raise NotFound("no such campaign in your projects")
+        fmt = request.query_params.get("fmt", "wmt-csv")
+        if fmt not in exports.JUDGMENT_FORMATS:
+            raise ValidationError({"fmt": f"one of {', '.join(exports.JUDGMENT_FORMATS)}"})
+        ctype = "application/xml" if fmt == "appraise-xml" else "text/csv"
+        response = StreamingHttpResponse(
+            exports.iter_judgments(campaign, fmt), content_type=f"{ctype}; charset=utf-8"
+        )
+        ext = "xml" if fmt == "appraise-xml" else "csv"
+        response["Content-Disposition"] = f'attachment; filename="campaign-{campaign.pk}-{fmt}.{ext}"'
         return response

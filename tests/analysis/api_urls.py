@@ -4,9 +4,10 @@ from django.urls import include, path
 from rest_framework.routers import DefaultRouter
 
 from config.urls import urlpatterns as site
-from ranking.analysis.api import AnalysisRunViewSet
+from ranking.analysis.api import AnalysisRunViewSet, JudgmentExportViewSet
 
 router = DefaultRouter()
 router.register("analysis-runs", AnalysisRunViewSet, basename="analysis-run")
+router.register("judgment-exports", JudgmentExportViewSet, basename="judgment-export")
 
 urlpatterns = [path("api-test/", include(router.urls)), *site]

@@ -80,5 +80,18 @@ def test_openapi_schema_describes_the_analysis_endpoints_without_warnings(capsys
     schema = SchemaGenerator(patterns=router.urls).get_schema(request=None, public=True)
     paths = schema["paths"]
     assert {"/analysis-runs/", "/analysis-runs/{id}/progress/", "/analysis-runs/{id}/results/"} <= set(paths)
+    assert "/judgment-exports/{id}/" in paths
     assert "post" in paths["/analysis-runs/"] and "post" in paths["/analysis-runs/{id}/resume/"]
     assert "Warning" not in capsys.readouterr().err
+
+
+def test_api_streams_a_campaigns_judgments_to_researchers_of_its_project_only():
+    user, campaign, _rankings = ranking_campaign(n=20)
+    api = _client(user)
+    response = api.get(f"/api-test/judgment-exports/{campaign.pk}/?fmt=wmt-csv")
+    assert response.status_code == 200 and response.streaming
+    lines = b"".join(response.streaming_content).decode().splitlines()
+    assert lines[0].startswith("srcIndex,segmentId,judgeId,system1Id,system1rank") and len(lines) == 21
+    assert api.get(f"/api-test/judgment-exports/{campaign.pk}/?fmt=xls").status_code == 400
+    other = _client(factories.user("other", "researcher"))
+    assert other.get(f"/api-test/judgment-exports/{campaign.pk}/").status_code == 404

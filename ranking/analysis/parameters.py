@@ -58,20 +58,38 @@ def code_versions() -> dict[str, str]:
 # --------------------------------------------------------------------------- create / enqueue
 
 
+MAX_CHUNKS = 1000
+MAX_SAMPLES = 1000
+
+
 def clean_parameters(kind: str, parameters: dict, campaign: Campaign) -> dict:
-    p = dict(parameters or {})
+    """Validated, completed parameters of a run of ``kind``; AnalysisError says what is wrong."""
+    if not isinstance(parameters, dict):
+        raise AnalysisError("parameters must be an object")
+    try:
+        return _clean(kind, parameters, campaign)
+    except AnalysisError:
+        raise
+    except (TypeError, ValueError, AttributeError, KeyError) as exc:
+        raise AnalysisError(f"malformed parameters ({type(exc).__name__}: {exc})") from None
+
+
+def _clean(kind: str, parameters: dict, campaign: Campaign) -> dict:
+    p = dict(parameters)
     if kind in RANKING_KINDS:
         runs = int(p.get("runs", DEFAULT_RUNS))
         chunks = int(p.get("chunks", DEFAULT_CHUNKS))
         if not 1 <= runs <= MAX_RUNS:
             raise AnalysisError(f"runs must be 1..{MAX_RUNS}")
-        if not 1 <= chunks <= runs:
-            raise AnalysisError("chunks must be between 1 and the number of runs")
+        if not 1 <= chunks <= min(runs, MAX_CHUNKS):
+            raise AnalysisError(f"chunks must be between 1 and the number of runs (at most {MAX_CHUNKS})")
         p.update(runs=runs, chunks=chunks, estimate_needed=bool(p.get("estimate_needed", False)))
     elif kind == AnalysisKind.PRWS_SUMMARY:
         if campaign.protocol != Protocol.PRWS:
             raise AnalysisError("a PRWS summary needs a PRWS campaign")
         p["samples"] = int(p.get("samples", 100))
+        if not 1 <= p["samples"] <= MAX_SAMPLES:
+            raise AnalysisError(f"samples must be 1..{MAX_SAMPLES}")
     elif kind == AnalysisKind.METRIC_SCORES:
         metrics = list(p.get("metrics") or ["gleu", "bleu", "chrf"])
         unknown = [m for m in metrics if m not in compute.METRICS]

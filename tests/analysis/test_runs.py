@@ -80,6 +80,10 @@ def test_a_run_without_judgments_fails_with_a_reason_and_writes_nothing():
         ("meta_eval", {"human_run": 999, "metric_run": 998}, "human_run must be a finished run"),
         ("ensemble", {}, "human_run must be a finished PRWS summary"),
         ("nope", {}, "not available"),
+        ("trueskill", {"runs": "many"}, "malformed parameters"),
+        ("trueskill", {"runs": 5000, "chunks": 5000}, "at most 1000"),
+        ("metric_scores", {"reference_sets": {"x": "ref"}}, "not references of the corpus"),
+        ("metric_scores", {"reference_sets": []}, "no reference systems"),
     ],
 )
 def test_bad_run_parameters_are_refused_before_a_run_exists(kind, params, message):

@@ -308,6 +308,40 @@ def metric_scores(
     return rows
 
 
+EDIT_DISTANCE_BINS: tuple[tuple[int, int | None], ...] = ((0, 0), (1, 2), (3, 5), (6, 10), (11, None))
+"""Token edit distance bins (inclusive; None = no upper end) for GLEU by edit distance."""
+
+
+def gleu_by_edit_distance(
+    source: list[str], references: list[list[str]], outputs: dict[str, list[str]]
+) -> dict:
+    """GLEU+ of each system on the sentences grouped by how much the references changed them
+    (after JFLEG's Figure 1; our reading, since the paper gives no procedure): a sentence's
+    distance is the mean over references of the token Levenshtein distance between source and
+    reference, rounded half up; sentences are binned by ``EDIT_DISTANCE_BINS`` and each bin is
+    scored as its own corpus (GLEU+ with its usual 500 sampled-reference rounds).
+    """
+    from geceval.gleu import gleu_plus
+    from geceval.sacre import word_ld
+
+    distance = [
+        math.floor(sum(word_ld(src, ref[i]) for ref in references) / len(references) + 0.5)
+        for i, src in enumerate(source)
+    ]
+    bins = []
+    for lo, hi in EDIT_DISTANCE_BINS:
+        idx = [i for i, d in enumerate(distance) if d >= lo and (hi is None or d <= hi)]
+        label = str(lo) if lo == hi else (f"{lo}+" if hi is None else f"{lo}-{hi}")
+        scores = {}
+        if idx:
+            sub_src = [source[i] for i in idx]
+            sub_refs = [[ref[i] for i in idx] for ref in references]
+            for name, lines in outputs.items():
+                scores[name] = gleu_plus(sub_src, sub_refs, [lines[i] for i in idx]).score
+        bins.append({"label": label, "sentences": len(idx), "scores": scores})
+    return {"bins": bins}
+
+
 def gleu_vs_refs(
     source: list[str],
     outputs: dict[str, list[str]],

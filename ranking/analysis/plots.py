@@ -145,3 +145,20 @@ def edit_types_svg(rows: Sequence, *, top: int = 10) -> str:
     ax.set_xlabel("system edits (ERRANT)")
     ax.legend(fontsize=7, loc="center left", bbox_to_anchor=(1, 0.5))
     return _svg(fig)
+
+
+def edit_distance_svg(table: dict) -> str:
+    """GLEU of each system per bin of source-reference edit distance (one reference set)."""
+    bins = [b for b in table["bins"] if b["sentences"]]
+    systems = sorted({n for b in bins for n in b["scores"]})
+    fig, ax = plt.subplots(figsize=(5.5, 4))
+    xs = list(range(len(bins)))
+    for name in systems:
+        ax.plot(xs, [b["scores"].get(name, math.nan) for b in bins], marker="o", label=name)
+    ax.set_xticks(xs)
+    ax.set_xticklabels([f"{b['label']}\n({b['sentences']})" for b in bins], fontsize=8)
+    ax.set_xlabel("token edit distance, source to references (sentences)")
+    ax.set_ylabel("GLEU")
+    ax.legend(fontsize=7, loc="best")
+    ax.grid(color="#dddddd", linewidth=0.5)
+    return _svg(fig)

@@ -225,7 +225,13 @@ def _execute_one_step(run: AnalysisRun, data: dict, t0: float) -> None:
                 store=DbCache(),
                 progress=progress,
             )
-            _write(run, t0, metrics=rows)
+            summary = {}
+            if "gleu" in run.parameters["metrics"]:
+                summary["gleu_by_edit_distance"] = {
+                    name: compute.gleu_by_edit_distance(data["source"], refs_, data["outputs"])
+                    for name, refs_ in sets.items()
+                }
+            _write(run, t0, metrics=rows, summary=summary)
         elif run.kind == AnalysisKind.GLEU_VS_REFS:
             rows = compute.gleu_vs_refs(
                 data["source"], data["outputs"], data["references"], progress=progress

@@ -49,6 +49,12 @@ def _run(request: HttpRequest, pk: int):
     return get_object_or_404(run_list_for(request.user), pk=pk)
 
 
+def _edit_distance_rows(table: dict) -> dict:
+    bins = table["bins"]
+    systems = sorted({n for b in bins for n in b["scores"]})
+    return {"bins": bins, "rows": [(n, [b["scores"].get(n) for b in bins]) for n in systems]}
+
+
 @researcher_required
 def run_detail(request: HttpRequest, pk: int) -> HttpResponse:
     run = _run(request, pk)
@@ -63,6 +69,10 @@ def run_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "reliability": run.summary.get("reliability"),
         "cross_validation": run.summary.get("cross_validation"),
         "agreement": run.summary.get("agreement"),
+        "edit_distance": [
+            (refset, f"edit-distance-{i}", _edit_distance_rows(run.summary["gleu_by_edit_distance"][refset]))
+            for i, refset in enumerate(sorted(run.summary.get("gleu_by_edit_distance") or {}))
+        ],
         **results,
     }
     errant = [m for m in results["metrics"] if m.metric == "errant" and m.details.get("edit_types")]
@@ -127,6 +137,13 @@ def run_plot(request: HttpRequest, pk: int, name: str) -> HttpResponse:
             raise Http404("no such plot")
         c = res["correlations"][index]
         svg = plots.scatter_svg(c.points, xlabel=f"{c.metric} ({c.reference_set})", ylabel="human")
+    elif name.startswith("edit-distance-") and run.summary.get("gleu_by_edit_distance"):
+        tables = run.summary["gleu_by_edit_distance"]
+        keys = sorted(tables)
+        index = name.removeprefix("edit-distance-")
+        if not index.isdigit() or int(index) >= len(keys):
+            raise Http404("no such plot")
+        svg = plots.edit_distance_svg(tables[keys[int(index)]])
     elif name.startswith("types-") and any(m.metric == "errant" for m in res["metrics"]):
         refsets = sorted({m.reference_set for m in res["metrics"] if m.metric == "errant"})
         index = name.removeprefix("types-")

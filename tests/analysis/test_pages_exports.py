@@ -188,7 +188,15 @@ def test_metric_run_then_meta_evaluation_against_a_human_run(client):
     assert gleu["s_good"] > gleu["s_mid"] > gleu["s_low"] > gleu["s_bad"]
     human_scores = {"s_good": 1.0, "s_mid": 0.5, "s_low": 0.2, "src": 0.1, "s_bad": -1.0}
     human = _fake_human_run(campaign, human_scores)
+    by_ld = metric_run.summary["gleu_by_edit_distance"]["all"]["bins"]
+    assert [b["sentences"] for b in by_ld] == [0, 5, 0, 0, 0]  # every reference changes 1-2 tokens
+    assert by_ld[1]["scores"]["s_good"] == pytest.approx(gleu["s_good"])  # the one bin is the corpus
     client.force_login(user)
+    run_page = client.get(reverse("analysis-run", args=[metric_run.pk])).content.decode()
+    assert "GLEU by edit distance (all)" in run_page
+    assert (
+        b"<svg" in client.get(reverse("analysis-run-plot", args=[metric_run.pk, "edit-distance-0"])).content
+    )
     form_page = client.get(reverse("campaign-analysis", args=[campaign.pk])).content.decode()
     assert f'<option value="{metric_run.pk}">#{metric_run.pk} Metric scores' in form_page
     response = client.post(

@@ -1,0 +1,557 @@
+"""Load test: N simulated crowd workers doing PRWS HITs through the workers' API, against gunicorn on
+PostgreSQL and Redis on this machine (loopback only; bounded in workers, HITs and time).
+
+    .venv/bin/python bench/load_workers.py --workers 50 --duration 60
+    make load LOAD_ARGS="--workers 200 --think 2"
+
+What it does, in order:
+
+1. Creates a fresh database (``--database``, default ``gec_load``) on the PostgreSQL of
+   ``--pg-url`` (default: DATABASE_URL's server) and migrates it. It never touches another database.
+2. Makes one researcher, N annotators (no password hashing: each gets a session row made directly,
+   as an invite link would give a crowd worker) and a PRWS campaign over a synthetic corpus with a
+   source+error trap system, sized so that every worker can do ``--hits`` HITs.
+3. Serves the product with gunicorn (``--gunicorn-workers`` processes x ``--threads`` threads) on
+   127.0.0.1 with Redis as broker on a queue of its own (deleted at the end).
+4. Runs N asyncio workers arriving over ``--ramp`` seconds; each asks for a HIT, reads the next
+   screen and submits it after a think time (exponential, mean ``--think`` seconds), like a person,
+   until ``--hits`` HITs are done or ``--duration`` runs out. Workers judge honestly: a trap
+   (known to the generator, not shown by the API) gets a low score, everything else a random one.
+5. Prints throughput, p50/p95/p99 latency per request kind and overall, and the errors; then checks
+   the database: judgments equal the generator's log (count and every score), no HIT has more live
+   assignments than judgments_per_item, and every worker's trap record equals a recount.
+
+Exit status 0 when the checks pass and there were no errors (non-2xx answers other than the
+expected 409 "no more work").
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import random
+import secrets
+import signal
+import statistics
+import subprocess
+import sys
+import time
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import urlparse, urlunparse
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--workers", type=int, default=50, help="simulated workers (concurrent), at most 2000")
+    p.add_argument("--hits", type=int, default=2, help="HITs each worker does at most")
+    p.add_argument("--screens-per-hit", type=int, default=5)
+    p.add_argument("--judgments-per-item", type=int, default=3)
+    p.add_argument("--duration", type=float, default=60, help="seconds before workers stop (at most 1800)")
+    p.add_argument("--ramp", type=float, default=10, help="seconds over which workers arrive")
+    p.add_argument("--think", type=float, default=1.0, help="mean seconds a worker spends on a screen")
+    p.add_argument("--gunicorn-workers", type=int, default=(os.cpu_count() or 2) * 2 + 1)
+    p.add_argument("--threads", type=int, default=4, help="gunicorn threads per worker process")
+    p.add_argument("--port", type=int, default=8765)
+    p.add_argument(
+        "--pg-url", default=os.environ.get("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/postgres")
+    )
+    p.add_argument("--database", default="gec_load", help="database created (dropped first) for the run")
+    p.add_argument("--broker-url", default=os.environ.get("CELERY_BROKER_URL", "redis://127.0.0.1:6379/0"))
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--out", help="write the figures as JSON here")
+    p.add_argument("--keep-database", action="store_true", help="leave the database for inspection")
+    args = p.parse_args(argv)
+    if not 1 <= args.workers <= 2000 or not 0 < args.duration <= 1800:
+        p.error("--workers must be 1..2000 and --duration 0..1800 seconds")
+    return args
+
+
+def db_url(base: str, name: str) -> str:
+    parts = urlparse(base)
+    return urlunparse(parts._replace(path=f"/{name}"))
+
+
+def recreate_database(pg_url: str, name: str) -> None:
+    import psycopg2
+
+    conn = psycopg2.connect(db_url(pg_url, "postgres"))
+    conn.autocommit = True
+    with conn.cursor() as cur:
+        cur.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        cur.execute(f'CREATE DATABASE "{name}"')
+    conn.close()
+
+
+def drop_database(pg_url: str, name: str) -> None:
+    import psycopg2
+
+    conn = psycopg2.connect(db_url(pg_url, "postgres"))
+    conn.autocommit = True
+    with conn.cursor() as cur:
+        cur.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    conn.close()
+
+
+# ------------------------------------------------------------------------------------------ setup
+
+
+@dataclass
+class World:
+    campaign_id: int
+    sessions: list[str]  # session keys, one per worker
+    usernames: list[str]
+    trap_texts: set[str]
+    judgments_per_item: int
+
+
+def build_world(args: argparse.Namespace) -> World:
+    import django
+
+    django.setup()
+    from django.contrib.auth import get_user_model
+    from django.contrib.auth.models import Group
+    from django.contrib.sessions.backends.db import SessionStore
+
+    from annotate.models import Role
+    from annotate.services import SentenceRecord, corpus_create, project_create
+    from ranking.services import campaign_create, outputs_import_lines
+
+    rng = random.Random(args.seed)
+    User = get_user_model()
+    for role in Role.values:
+        Group.objects.get_or_create(name=role)
+    researcher = User.objects.create(username="load-researcher", password="!")
+    researcher.groups.add(Group.objects.get(name=Role.RESEARCHER))
+    project = project_create(name="load", owner=researcher)
+    names = [f"load-w{i:05d}" for i in range(args.workers)]
+    User.objects.bulk_create([User(username=n, password="!") for n in names], batch_size=1000)
+    workers = list(User.objects.filter(username__in=names).order_by("username"))
+    annotator = Group.objects.get(name=Role.ANNOTATOR)
+    User.groups.through.objects.bulk_create(
+        [User.groups.through(user_id=w.pk, group_id=annotator.pk) for w in workers], batch_size=1000
+    )
+    project.members.add(*workers)
+
+    # Enough HITs for everyone: workers x hits assignments, judgments_per_item per HIT.
+    hits = -(-args.workers * args.hits // args.judgments_per_item) + 2
+    n = hits * args.screens_per_hit
+    words = [
+        "the",
+        "a",
+        "cat",
+        "dog",
+        "school",
+        "house",
+        "went",
+        "goes",
+        "go",
+        "happy",
+        "river",
+        "city",
+        "big",
+    ]
+    sources = [f"Sentence {i} : " + " ".join(rng.choice(words) for _ in range(8)) + " ." for i in range(n)]
+    corpus = corpus_create(project=project, name="load", sentences=[SentenceRecord(text=s) for s in sources])
+    systems = [
+        outputs_import_lines(corpus=corpus, system_name="src", kind="source", lines=sources, filename="src")
+    ]
+    for k in range(3):
+        lines = [
+            s.replace(" go ", " goes ", 1) if k == 0 else s.replace(" .", f" {words[k]} .") for s in sources
+        ]
+        systems.append(
+            outputs_import_lines(
+                corpus=corpus, system_name=f"sys{k}", kind="model", lines=lines, filename=f"sys{k}"
+            )
+        )
+    traps = [s.replace(" : ", " : : ", 1) + " the" for s in sources]
+    trap = outputs_import_lines(
+        corpus=corpus, system_name="trap", kind="source+error", lines=traps, filename="trap"
+    )
+    campaign = campaign_create(
+        project=project,
+        corpus=corpus,
+        name="load",
+        systems=systems,
+        created_by=researcher,
+        judgments_per_item=args.judgments_per_item,
+        screens_per_hit=args.screens_per_hit,
+        trap_system=trap,
+        trap_rate=0.3,
+        assignment_minutes=60,
+        seed=args.seed,
+    )
+    sessions = []
+    for w in workers:
+        store = SessionStore()
+        store["_auth_user_id"] = str(w.pk)
+        store["_auth_user_backend"] = "django.contrib.auth.backends.ModelBackend"
+        store["_auth_user_hash"] = w.get_session_auth_hash()
+        store.create()
+        sessions.append(store.session_key)
+    return World(campaign.pk, sessions, names, set(traps), args.judgments_per_item)
+
+
+# ------------------------------------------------------------------------------------- simulation
+
+
+@dataclass
+class Log:
+    latencies: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
+    timeline: list[tuple[float, float]] = field(default_factory=list)  # (start, seconds) of every request
+    statuses: Counter = field(default_factory=Counter)
+    errors: list[str] = field(default_factory=list)
+    submitted: list[dict] = field(default_factory=list)  # every 201: worker, screen, scores by position
+    hits_done: int = 0
+    workers_finished: int = 0
+
+
+async def simulate_worker(
+    index: int, world: World, args, base: str, log: Log, deadline: float, rng: random.Random
+):
+    import httpx
+
+    await asyncio.sleep(rng.uniform(0, args.ramp))
+    token = secrets.token_hex(16)  # a 32-character CSRF secret: cookie and header agree
+    cookies = {"sessionid": world.sessions[index], "csrftoken": token}
+    headers = {"X-CSRFToken": token, "Referer": base + "/"}
+    limits = httpx.Limits(max_connections=1)
+    async with httpx.AsyncClient(
+        base_url=base, cookies=cookies, headers=headers, timeout=60, limits=limits
+    ) as http:
+
+        async def call(kind: str, method: str, url: str, **kw):
+            started = time.perf_counter()
+            try:
+                try:
+                    response = await http.request(method, url, **kw)
+                except (httpx.ReadError, httpx.RemoteProtocolError):
+                    # A kept-alive connection the server had just closed: a browser retries, and both
+                    # requests are idempotent (the server's HIT / the unique (screen, judge) judgment).
+                    log.statuses[f"{kind} retried"] += 1
+                    response = await http.request(method, url, **kw)
+            except httpx.HTTPError as exc:
+                log.latencies[kind].append(time.perf_counter() - started)
+                log.statuses[f"{kind} {type(exc).__name__}"] += 1
+                log.errors.append(f"{kind} {url}: {exc!r}")
+                return None
+            log.latencies[kind].append(time.perf_counter() - started)
+            log.timeline.append((started, time.perf_counter() - started))
+            log.statuses[f"{kind} {response.status_code}"] += 1
+            return response
+
+        for _ in range(args.hits):
+            if time.monotonic() > deadline:
+                break
+            response = await call("request", "POST", f"/api/work/campaigns/{world.campaign_id}/request/")
+            if response is None:
+                break
+            if response.status_code == 409:  # no more work: the crowd has drained the campaign
+                break
+            if response.status_code != 201:
+                log.errors.append(f"request: {response.status_code} {response.text[:200]}")
+                break
+            body = response.json()
+            while body.get("screen") and time.monotonic() < deadline:
+                screen = body["screen"]
+                await asyncio.sleep(rng.expovariate(1 / args.think) if args.think > 0 else 0)
+                scores = {
+                    c["position"]: (
+                        rng.randint(0, 15) if c["text"] in world.trap_texts else rng.randint(50, 100)
+                    )
+                    for c in screen["candidates"]
+                }
+                answers = [{"position": p, "score": s} for p, s in scores.items()]
+                url = f"/api/work/assignments/{body['id']}/screens/{screen['id']}/"
+                response = await call("submit", "POST", url, json={"answers": answers, "seconds": 3.0})
+                if response is None:
+                    break
+                if response.status_code == 201:
+                    log.submitted.append(
+                        {"worker": world.usernames[index], "screen": screen["id"], "scores": scores}
+                    )
+                    body = response.json()
+                else:
+                    log.errors.append(f"submit: {response.status_code} {response.text[:200]}")
+                    break
+            else:
+                if body.get("status") == "submitted":
+                    log.hits_done += 1
+        log.workers_finished += 1
+
+
+async def run_crowd(world: World, args, base: str) -> tuple[Log, float]:
+    log = Log()
+    rng = random.Random(args.seed)
+    started = time.monotonic()
+    deadline = started + args.duration
+    tasks = [
+        asyncio.create_task(simulate_worker(i, world, args, base, log, deadline, random.Random(rng.random())))
+        for i in range(args.workers)
+    ]
+    await asyncio.wait(tasks, timeout=args.duration + 120)
+    for t in tasks:
+        t.cancel()
+    return log, time.monotonic() - started
+
+
+# ------------------------------------------------------------------------------------------ checks
+
+
+def check_database(world: World, log: Log) -> dict[str, object]:
+    from django.db.models import Count, Q
+
+    from ranking.models import LIVE_STATUSES, Assignment, Hit, Rating, ScreenJudgment, WorkerRecord
+
+    problems: list[str] = []
+    judgments = ScreenJudgment.objects.filter(screen__campaign_id=world.campaign_id)
+    if judgments.count() != len(log.submitted):
+        problems.append(f"{judgments.count()} judgments in the database, {len(log.submitted)} in the log")
+    stored: dict[tuple[str, int], dict[int, int]] = defaultdict(dict)
+    for username, screen_id, position, score in Rating.objects.filter(
+        judgment__screen__campaign_id=world.campaign_id
+    ).values_list("judgment__judge__username", "judgment__screen_id", "candidate__position", "score"):
+        stored[(username, screen_id)][position] = score
+    for entry in log.submitted:
+        got = stored.get((entry["worker"], entry["screen"]))
+        if got != entry["scores"]:
+            problems.append(
+                f"{entry['worker']} screen {entry['screen']}: stored {got}, sent {entry['scores']}"
+            )
+            if len(problems) > 20:
+                break
+    over = (
+        Hit.objects.filter(campaign_id=world.campaign_id)
+        .annotate(live=Count("assignments", filter=Q(assignments__status__in=LIVE_STATUSES)))
+        .filter(live__gt=world.judgments_per_item)
+        .count()
+    )
+    if over:
+        problems.append(f"{over} HITs have more live assignments than judgments_per_item")
+    twice = (
+        Assignment.objects.filter(hit__campaign_id=world.campaign_id)
+        .values("hit_id", "worker_id")
+        .annotate(n=Count("id"))
+        .filter(n__gt=1)
+        .count()
+    )
+    if twice:
+        problems.append(f"{twice} (HIT, worker) pairs assigned twice")
+    recount = {
+        row["judge_id"]: (row["seen"], row["passed"])
+        for row in judgments.filter(trap_passed__isnull=False)
+        .values("judge_id")
+        .annotate(seen=Count("id"), passed=Count("id", filter=Q(trap_passed=True)))
+    }
+    records = {
+        r.worker_id: (r.traps_seen, r.traps_passed)
+        for r in WorkerRecord.objects.filter(campaign_id=world.campaign_id)
+    }
+    mismatched = [w for w, counts in recount.items() if records.get(w) != counts]
+    if mismatched:
+        problems.append(f"{len(mismatched)} workers' trap records differ from a recount")
+    excluded = WorkerRecord.objects.filter(campaign_id=world.campaign_id, excluded=True).count()
+    return {
+        "judgments": judgments.count(),
+        "logged": len(log.submitted),
+        "traps_seen": sum(s for s, _ in recount.values()),
+        "workers_excluded": excluded,
+        "problems": problems,
+    }
+
+
+def percentile(values: list[float], q: float) -> float:
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    k = (len(ordered) - 1) * q
+    lo, hi = int(k), min(int(k) + 1, len(ordered) - 1)
+    return ordered[lo] + (ordered[hi] - ordered[lo]) * (k - lo)
+
+
+def summarise(log: Log, elapsed: float) -> dict[str, object]:
+    every = [x for xs in log.latencies.values() for x in xs]
+    kinds = {}
+    for kind, xs in sorted(log.latencies.items()):
+        kinds[kind] = {
+            "n": len(xs),
+            "p50_ms": round(1000 * percentile(xs, 0.50), 1),
+            "p95_ms": round(1000 * percentile(xs, 0.95), 1),
+            "p99_ms": round(1000 * percentile(xs, 0.99), 1),
+        }
+    return {
+        "seconds": round(elapsed, 1),
+        "requests": len(every),
+        "throughput_rps": round(len(every) / elapsed, 1) if elapsed else 0.0,
+        "judgments_per_s": round(len(log.submitted) / elapsed, 1) if elapsed else 0.0,
+        "p50_ms": round(1000 * percentile(every, 0.50), 1),
+        "p95_ms": round(1000 * percentile(every, 0.95), 1),
+        "p99_ms": round(1000 * percentile(every, 0.99), 1),
+        "mean_ms": round(1000 * statistics.fmean(every), 1) if every else None,
+        "by_kind": kinds,
+        "statuses": dict(sorted(log.statuses.items())),
+        "errors": len(log.errors),
+        "error_samples": log.errors[:5],
+        "hits_done": log.hits_done,
+        "p95_ms_per_10s": _windows(log.timeline),
+    }
+
+
+def _windows(timeline: list[tuple[float, float]], width: float = 10.0) -> list[list[float]]:
+    """[window start (s), requests/s, p95 ms] per window: where the load, and the latency, came from."""
+    if not timeline:
+        return []
+    t0 = min(t for t, _ in timeline)
+    buckets: dict[int, list[float]] = defaultdict(list)
+    for t, seconds in timeline:
+        buckets[int((t - t0) // width)].append(seconds)
+    return [
+        [k * width, round(len(v) / width, 1), round(1000 * percentile(v, 0.95), 1)]
+        for k, v in sorted(buckets.items())
+    ]
+
+
+# -------------------------------------------------------------------------------------------- main
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    import logging
+
+    logging.getLogger("httpx").setLevel(logging.WARNING)
+    url = db_url(args.pg_url, args.database)
+    queue = f"gec-load-{os.getpid()}"
+    env = dict(
+        os.environ,
+        DATABASE_URL=url,
+        CELERY_BROKER_URL=args.broker_url,
+        CELERY_QUEUE=queue,
+        DJANGO_SETTINGS_MODULE="config.settings",
+        DEBUG="false",
+        SECRET_KEY=os.environ.get("SECRET_KEY") or "load-test-" + secrets.token_urlsafe(40),
+        ALLOWED_HOSTS="127.0.0.1",
+        SESSION_COOKIE_SECURE="false",
+        CSRF_COOKIE_SECURE="false",
+        LOG_LEVEL="WARNING",
+        LOGIN_FAILURES_MAX="0",
+    )
+    os.environ.update(
+        {
+            k: env[k]
+            for k in (
+                "DATABASE_URL",
+                "CELERY_BROKER_URL",
+                "CELERY_QUEUE",
+                "DEBUG",
+                "SECRET_KEY",
+                "ALLOWED_HOSTS",
+                "DJANGO_SETTINGS_MODULE",
+            )
+        }
+    )
+    print(f"database {args.database} (fresh), broker queue {queue}", file=sys.stderr)
+    recreate_database(args.pg_url, args.database)
+    subprocess.run(
+        [sys.executable, "manage.py", "migrate", "--noinput", "-v", "0"], cwd=REPO, env=env, check=True
+    )
+    t0 = time.monotonic()
+    world = build_world(args)
+    print(
+        f"setup: {args.workers} workers, campaign {world.campaign_id} in {time.monotonic() - t0:.1f}s",
+        file=sys.stderr,
+    )
+
+    fault_settings = (
+        "tests.hardening.fault_settings"  # production settings, static files without collectstatic
+    )
+    server = subprocess.Popen(
+        [
+            str(Path(sys.executable).with_name("gunicorn")),
+            "config.wsgi",
+            "-b",
+            f"127.0.0.1:{args.port}",
+            "-w",
+            str(args.gunicorn_workers),
+            "--threads",
+            str(args.threads),
+            "--timeout",
+            "60",
+            "--backlog",
+            "4096",
+            "--access-logfile",
+            "-" if os.environ.get("LOAD_ACCESS_LOG") else "/dev/null",
+        ],
+        cwd=REPO,
+        env=dict(env, DJANGO_SETTINGS_MODULE=fault_settings),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+    )
+    base = f"http://127.0.0.1:{args.port}"
+    try:
+        import httpx
+
+        for _ in range(100):
+            try:
+                if httpx.get(f"{base}/healthz", timeout=2).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                pass
+            time.sleep(0.2)
+        else:
+            raise SystemExit(
+                "gunicorn did not start: " + server.stderr.read(2000).decode() if server.stderr else ""
+            )
+        for _ in range(4 * args.gunicorn_workers * args.threads):  # warm every process's connection
+            httpx.get(f"{base}/healthz", timeout=10)
+        log, elapsed = asyncio.run(run_crowd(world, args, base))
+    finally:
+        os.killpg(server.pid, signal.SIGTERM)
+        try:
+            server.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            os.killpg(server.pid, signal.SIGKILL)
+
+    figures = summarise(log, elapsed)
+    figures["config"] = {
+        k: getattr(args, k)
+        for k in (
+            "workers",
+            "hits",
+            "screens_per_hit",
+            "judgments_per_item",
+            "duration",
+            "ramp",
+            "think",
+            "gunicorn_workers",
+            "threads",
+        )
+    }
+    figures["database_check"] = check_database(world, log)
+    try:
+        import redis
+
+        redis.Redis.from_url(args.broker_url).delete(queue)
+    except Exception as exc:  # the figures matter more than the cleanup
+        print(f"could not delete queue {queue}: {exc}", file=sys.stderr)
+    if not args.keep_database:
+        from django.db import connections
+
+        connections.close_all()
+        drop_database(args.pg_url, args.database)
+    print(json.dumps(figures, indent=2))
+    if args.out:
+        Path(args.out).write_text(json.dumps(figures, indent=2) + "\n")
+    ok = not figures["errors"] and not figures["database_check"]["problems"]
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -24,6 +24,7 @@ from ranking.selectors import (
 )
 from ranking.services import CandidateScore, NoWork, assignment_request, campaign_create, screen_submit
 from ranking.services.assignments import assignment_next_screen, assignment_progress
+from ranking.services.campaigns import campaign_options
 
 
 class SystemSerializer(serializers.ModelSerializer):
@@ -162,19 +163,7 @@ class CampaignViewSet(viewsets.mixins.CreateModelMixin, viewsets.ReadOnlyModelVi
                 name=data["name"],
                 systems=systems,
                 created_by=request.user,
-                protocol=data["protocol"],
-                judgments_per_item=data["judgments_per_item"],
-                max_candidates=data["max_candidates"],
-                screens_per_sentence=data["screens_per_sentence"],
-                screens_per_hit=data["screens_per_hit"],
-                assignment_minutes=data["assignment_minutes"],
-                separate_domains=data["separate_domains"],
-                domain=data["domain"],
-                trap_system=trap,
-                trap_rate=data["trap_rate"],
-                trap_threshold=data["trap_threshold"],
-                trap_min_seen=data["trap_min_seen"],
-                instructions=data["instructions"],
+                **campaign_options({**data, "trap_system": trap}),
             )
         except GecInputError as exc:
             raise ValidationError({"detail": str(exc)}) from None

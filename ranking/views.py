@@ -40,6 +40,7 @@ from ranking.services import (
     worker_override_set,
 )
 from ranking.services.assignments import assignment_next_screen, assignment_progress
+from ranking.services.campaigns import campaign_options
 from ranking.services.gold import (
     gold_assignment,
     gold_assignment_start,
@@ -67,23 +68,7 @@ def campaign_new(request: HttpRequest) -> HttpResponse:
                 name=data["name"],
                 systems=data["systems"],
                 created_by=request.user,
-                protocol=data["protocol"],
-                judgments_per_item=data["judgments_per_item"],
-                max_candidates=data["max_candidates"],
-                screens_per_sentence=data["screens_per_sentence"],
-                screens_per_hit=data["screens_per_hit"],
-                assignment_minutes=data["assignment_minutes"],
-                separate_domains=data["separate_domains"],
-                domain=data["domain"],
-                reference=data["reference"],
-                trap_system=data["trap_system"],
-                trap_rate=data["trap_rate"],
-                trap_threshold=data["trap_threshold"],
-                trap_min_seen=data["trap_min_seen"],
-                reward_per_hit=data["reward_per_hit"],
-                budget=data["budget"],
-                instructions=data["instructions"],
-                qualification=data["qualification"],
+                **campaign_options(data),
             )
         except GecInputError as exc:
             form.add_error(None, str(exc))

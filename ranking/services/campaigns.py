@@ -26,6 +26,32 @@ from ranking.models import (
 )
 from ranking.services.judging import normalise
 
+CAMPAIGN_OPTIONS = (
+    "protocol",
+    "judgments_per_item",
+    "max_candidates",
+    "screens_per_sentence",
+    "screens_per_hit",
+    "assignment_minutes",
+    "separate_domains",
+    "domain",
+    "reference",
+    "trap_system",
+    "trap_rate",
+    "trap_threshold",
+    "trap_min_seen",
+    "reward_per_hit",
+    "budget",
+    "instructions",
+    "qualification",
+)
+"""The optional keyword arguments of ``campaign_create``, as forms and the API name them."""
+
+
+def campaign_options(data: dict) -> dict:
+    """The campaign options present in validated form or API data."""
+    return {key: data[key] for key in CAMPAIGN_OPTIONS if key in data}
+
 
 @dataclass
 class _Group:

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from django import forms
 
-from ranking.analysis.compute import METRICS
+from ranking.analysis.metrics import METRICS
 from ranking.analysis.models import AnalysisKind, AnalysisRun, RunStatus
 from ranking.analysis.services import SUPPORTED_KINDS
 

@@ -9,7 +9,7 @@ import platform
 import subprocess
 from pathlib import Path
 
-from ranking.analysis import compute
+from ranking.analysis.metrics import METRICS
 from ranking.analysis.models import AnalysisKind, AnalysisRun, RunStatus
 from ranking.models import Campaign, Protocol, System, SystemKind
 
@@ -92,11 +92,9 @@ def _clean(kind: str, parameters: dict, campaign: Campaign) -> dict:
             raise AnalysisError(f"samples must be 1..{MAX_SAMPLES}")
     elif kind == AnalysisKind.METRIC_SCORES:
         metrics = list(p.get("metrics") or ["gleu", "bleu", "chrf"])
-        unknown = [m for m in metrics if m not in compute.METRICS]
+        unknown = [m for m in metrics if m not in METRICS]
         if unknown:
-            raise AnalysisError(
-                f"unknown metric(s) {', '.join(unknown)}; known: {', '.join(compute.METRICS)}"
-            )
+            raise AnalysisError(f"unknown metric(s) {', '.join(unknown)}; known: {', '.join(METRICS)}")
         refs = set(
             System.objects.filter(corpus=campaign.corpus, kind=SystemKind.REFERENCE).values_list(
                 "name", flat=True

@@ -318,7 +318,7 @@ def test_meta_evaluation_with_synthetic_systems_adds_hybrid_points():
 
 def test_m2_and_errant_reference_annotation_is_cached_by_content_for_every_worker(client):
     from geceval.errant_scorer import errant_score_texts
-    from ranking.analysis import compute
+    from ranking.analysis import metrics
     from ranking.analysis.models import AnalysisCache
     from ranking.models import Campaign
     from tests import factories
@@ -339,7 +339,7 @@ def test_m2_and_errant_reference_annotation_is_cached_by_content_for_every_worke
     campaign.systems.set([s for s in made if s.kind != "reference"])
     first = _done_run(campaign, kind="metric_scores", metrics=["m2", "errant"])
     assert AnalysisCache.objects.filter(kind="errant-reference-m2").count() == 1
-    compute._REFERENCE_SETS.clear()  # another worker process: only the database cache is left
+    metrics._REFERENCE_SETS.clear()  # another worker process: only the database cache is left
     second = _done_run(campaign, kind="metric_scores", metrics=["m2", "errant"])
     scores = lambda run: dict(run.metric_results.values_list("metric", "score"))  # noqa: E731
     assert scores(first) == scores(second)

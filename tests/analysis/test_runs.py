@@ -117,3 +117,29 @@ def test_a_chunk_claimed_by_a_dead_worker_long_ago_is_claimed_again_by_a_redeliv
     assert run.status == RunStatus.DONE
     expected = rank(expand_pairwise(rankings), runs=20, seed=1)
     assert list(run.rank_results.values_list("name", "mu")) == [(s.name, s.mu) for s in expected.systems]
+
+
+def test_the_periodic_safety_net_resumes_a_run_whose_chunks_stopped_moving(monkeypatch):
+    import datetime
+
+    from django.utils import timezone
+
+    from ranking.analysis.models import ChunkStatus
+    from ranking.analysis.tasks import task_run_chunk
+
+    _user, campaign, rankings = ranking_campaign()
+    with monkeypatch.context() as m:
+        m.setattr(task_run_chunk, "delay", lambda **kw: None)  # the chunk messages are lost
+        run = services.analysis_run_create(
+            campaign=campaign, kind="trueskill", parameters={"runs": 20, "chunks": 2}, seed=2
+        )
+        services.analysis_run_enqueue(run)
+    long_ago = timezone.now() - datetime.timedelta(hours=2)
+    AnalysisRun.objects.filter(pk=run.pk).update(started=long_ago)
+    RunChunk.objects.filter(run=run, index=0).update(status=ChunkStatus.RUNNING, claimed=long_ago)
+    assert services.stale_runs_resume(older_than_seconds=3600) == 1
+    run.refresh_from_db()
+    assert run.status == RunStatus.DONE
+    expected = rank(expand_pairwise(rankings), runs=20, seed=2)
+    assert list(run.rank_results.values_list("name", "mu")) == [(s.name, s.mu) for s in expected.systems]
+    assert services.stale_runs_resume(older_than_seconds=3600) == 0

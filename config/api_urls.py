@@ -1,6 +1,7 @@
 from rest_framework.routers import DefaultRouter
 
 from annotate.api import CorpusViewSet, ProjectViewSet
+from ranking.analysis.api import AnalysisRunViewSet, JudgmentExportViewSet
 from ranking.api import CampaignViewSet, SystemViewSet, WorkViewSet
 
 app_name = "api"
@@ -10,5 +11,7 @@ router.register("corpora", CorpusViewSet, basename="corpus")
 router.register("systems", SystemViewSet, basename="system")
 router.register("campaigns", CampaignViewSet, basename="campaign")
 router.register("work", WorkViewSet, basename="work")
+router.register("analysis-runs", AnalysisRunViewSet, basename="analysis-run")
+router.register("judgment-exports", JudgmentExportViewSet, basename="judgment-export")
 
 urlpatterns = router.urls

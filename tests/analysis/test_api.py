@@ -11,8 +11,8 @@ from ranking.analysis import services
 from tests import factories
 from tests.analysis.helpers import ranking_campaign
 
-pytestmark = [pytest.mark.django_db, pytest.mark.urls("tests.analysis.api_urls")]
-BASE = "/api-test/analysis-runs/"
+pytestmark = pytest.mark.django_db
+BASE = "/api/analysis-runs/"
 
 
 def _client(user) -> APIClient:
@@ -75,7 +75,7 @@ def test_run_list_takes_the_same_number_of_queries_for_1_and_3_runs():
 def test_openapi_schema_describes_the_analysis_endpoints_without_warnings(capsys):
     from drf_spectacular.generators import SchemaGenerator
 
-    from tests.analysis.api_urls import router
+    from config.api_urls import router
 
     schema = SchemaGenerator(patterns=router.urls).get_schema(request=None, public=True)
     paths = schema["paths"]
@@ -88,10 +88,10 @@ def test_openapi_schema_describes_the_analysis_endpoints_without_warnings(capsys
 def test_api_streams_a_campaigns_judgments_to_researchers_of_its_project_only():
     user, campaign, _rankings = ranking_campaign(n=20)
     api = _client(user)
-    response = api.get(f"/api-test/judgment-exports/{campaign.pk}/?fmt=wmt-csv")
+    response = api.get(f"/api/judgment-exports/{campaign.pk}/?fmt=wmt-csv")
     assert response.status_code == 200 and response.streaming
     lines = b"".join(response.streaming_content).decode().splitlines()
     assert lines[0].startswith("srcIndex,segmentId,judgeId,system1Id,system1rank") and len(lines) == 21
-    assert api.get(f"/api-test/judgment-exports/{campaign.pk}/?fmt=xls").status_code == 400
+    assert api.get(f"/api/judgment-exports/{campaign.pk}/?fmt=xls").status_code == 400
     other = _client(factories.user("other", "researcher"))
-    assert other.get(f"/api-test/judgment-exports/{campaign.pk}/").status_code == 404
+    assert other.get(f"/api/judgment-exports/{campaign.pk}/").status_code == 404

@@ -110,3 +110,60 @@ def test_prws_submit_stays_blocked_until_every_slider_moved_and_works_on_a_phone
     page.wait_for_load_state()
     scores = sorted(Rating.objects.filter(judgment__judge=worker).values_list("score", flat=True))
     assert scores == sorted([100] * (count - 1) + [0])
+
+
+def test_gmeg_style_prws_hit_with_traps_excludes_a_careless_worker(live_server, new_page, world):
+    """Traps sit beside the source; rating everything alike ties them with it (a failure), so the
+    worker is excluded at the third trap and their HIT closes; an attentive worker finishes."""
+    from ranking.models import Assignment, WorkerRecord
+
+    researcher, worker, project, corpus, systems = world
+    by_name = {s.name: s for s in systems}
+    from ranking.services import outputs_import_lines
+
+    traps = ["He go hom yesterday .", "She like cat cat ."]
+    trap = outputs_import_lines(
+        corpus=corpus, system_name="source+error", kind="source+error", lines=traps, filename="traps"
+    )
+    careful = factories.user("careful", "annotator")
+    project.members.add(careful)
+    campaign = campaign_create(
+        project=project,
+        corpus=corpus,
+        name="gmeg",
+        systems=[by_name[n] for n in ("src", "a", "c", "d")],
+        created_by=researcher,
+        trap_system=trap,
+        trap_rate=1.0,
+        trap_min_seen=2,
+        judgments_per_item=1,
+    )
+
+    def judge(username, careless):
+        page = new_page()
+        login(page, live_server.url, username)
+        page.get_by_role("link", name="gmeg").click()
+        for _ in range(2):
+            page.get_by_text("left to rate").wait_for()
+            sliders = page.locator(".prws-slider")
+            texts = page.locator(".candidate-text").all_inner_texts()
+            for i in range(sliders.count()):
+                sliders.nth(i).focus()
+                # A careful judge puts the garbled text at the bottom; a careless one rates all alike.
+                page.keyboard.press("Home" if texts[i] in traps and not careless else "End")
+            expect(page.locator("#submit")).to_be_enabled()
+            page.locator("#submit").click()
+            page.wait_for_load_state()
+        return page
+
+    careless_page = judge("worker", careless=True)
+    careless_page.get_by_text("This HIT is closed").wait_for()
+    record = WorkerRecord.objects.get(campaign=campaign, worker=worker)
+    assert (record.traps_seen, record.traps_passed, record.excluded) == (2, 0, True)
+    assert Assignment.objects.get(worker=worker).status == "excluded"
+
+    careful_page = judge("careful", careless=False)
+    careful_page.get_by_text("HIT complete").wait_for()
+    record = WorkerRecord.objects.get(campaign=campaign, worker=careful)
+    assert (record.traps_seen, record.traps_passed, record.excluded) == (2, 2, False)
+    assert Assignment.objects.get(worker=careful).hit_id == Assignment.objects.get(worker=worker).hit_id

@@ -100,6 +100,10 @@ def params_for(world: World) -> dict[str, dict[str, object]]:
     ):
         values[name] = campaign
     values["crowd-payments-csv"] = campaign
+    for name in ("campaign-gold-test", "campaign-gold-record", "api:judgment-export-detail"):
+        values[name] = campaign
+    for name in ("detail", "export", "progress", "results", "resume"):
+        values[f"api:analysis-run-{name}"] = run
     for name in ("analysis-run", "analysis-run-progress", "analysis-run-resume"):
         values[name] = run
     return values

@@ -407,3 +407,24 @@ def test_an_unknown_xml_encoding_is_a_gec_input_error_in_the_appraise_reader():
             pytest.xfail(KNOWN["read_appraise_xml"][1])
     finally:
         path.unlink()
+
+
+@pytest.mark.django_db
+def test_a_corpus_naming_hundreds_of_systems_is_refused(fuzz_project):
+    """No importer bounds the number of references / systems: 300 outputs become 300 Systems."""
+    import json
+
+    from annotate.formats.readers import parse_jsonl
+    from annotate.formats.services import corpus_import
+    from annotate.services import InputFile
+
+    outputs = {f"s{i}": "They were happy ." for i in range(300)}
+    body = (json.dumps({"text": "They was happy .", "outputs": outputs}) + "\n").encode()
+    try:
+        corpus_import(project=fuzz_project, name="many", data=parse_jsonl(InputFile("many.jsonl", body)))
+    except GecInputError:
+        return
+    pytest.xfail(
+        "missing limit: add MAX_SYSTEMS_PER_CORPUS (e.g. 100) to annotate/formats/data.py CorpusData.check "
+        "and MAX_SENTENCES to annotate/services.py corpus_create (see docs/hardening.md, finding 9)"
+    )

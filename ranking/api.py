@@ -56,6 +56,7 @@ class CampaignSerializer(serializers.ModelSerializer):
             "judgments_per_item",
             "max_candidates",
             "screens_per_sentence",
+            "active_selection",
             "screens_per_hit",
             "assignment_minutes",
             "separate_domains",
@@ -81,6 +82,7 @@ class CampaignCreateSerializer(serializers.Serializer):
     judgments_per_item = serializers.IntegerField(min_value=1, max_value=50, default=8)
     max_candidates = serializers.IntegerField(min_value=2, max_value=5, default=5)
     screens_per_sentence = serializers.IntegerField(min_value=1, max_value=20, default=1)
+    active_selection = serializers.BooleanField(default=False)
     screens_per_hit = serializers.IntegerField(min_value=1, max_value=200, default=20)
     assignment_minutes = serializers.IntegerField(min_value=1, max_value=1440, default=60)
     separate_domains = serializers.BooleanField(default=False)

@@ -43,6 +43,11 @@ class CampaignForm(forms.Form):
     screens_per_sentence = forms.IntegerField(
         min_value=1, max_value=20, initial=1, help_text="Ranking: random draws of outputs per sentence."
     )
+    active_selection = forms.BooleanField(
+        required=False,
+        help_text="Ranking: TrueSkill picks each screen's systems from the judgments so far "
+        "(the least certain system and close opponents; Sakaguchi et al. 2014).",
+    )
     screens_per_hit = forms.IntegerField(min_value=1, max_value=200, initial=20, label="Screens per HIT")
     assignment_minutes = forms.IntegerField(
         min_value=1,

@@ -98,6 +98,9 @@ class Campaign(models.Model):
     screens_per_sentence = models.PositiveSmallIntegerField(
         default=1, help_text="ranking: random draws per sentence"
     )
+    active_selection = models.BooleanField(
+        default=False, help_text="ranking: TrueSkill picks each screen's systems from the judgments so far"
+    )
     screens_per_hit = models.PositiveSmallIntegerField(default=20)
     assignment_minutes = models.PositiveIntegerField(
         default=60, help_text="an unfinished HIT returns to the pool"

@@ -40,7 +40,7 @@ from ranking.services import (
     worker_override_set,
 )
 from ranking.services.assignments import assignment_next_screen, assignment_progress
-from ranking.services.campaigns import campaign_options
+from ranking.services.campaigns import campaign_options, screen_draw_active
 from ranking.services.gold import (
     gold_assignment,
     gold_assignment_start,
@@ -365,6 +365,8 @@ def campaign_pilot(request: HttpRequest, pk: int) -> HttpResponse:
         messages.info(request, "End of the pilot: every screen shown, nothing counted.")
         return redirect("campaign-detail", pk=campaign.pk)
     screen = screens[index]
+    if campaign.active_selection and not screen.candidates.exists():
+        screen = screen_draw_active(screen=screen)
     error = None
     if request.method == "POST":
         try:

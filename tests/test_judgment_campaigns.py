@@ -529,3 +529,48 @@ def test_a_campaign_requiring_a_qualification_hands_work_only_to_accepted_worker
         assignment_request(campaign=campaign, worker=workers[0])
     QualificationAttempt.objects.filter(worker=workers[0]).update(status="accepted")
     assert assignment_request(campaign=campaign, worker=workers[0]).status == "active"
+
+
+def test_active_selection_draws_each_ranking_screen_when_first_shown_from_the_judgments_so_far(world):
+    from geceval.judgments import expand_pairwise
+    from ranking.analysis.active import next_systems
+    from ranking.services.assignments import assignment_next_screen
+    from ranking.services.results import campaign_rankings
+
+    _, workers, *_ = world
+    campaign = make(
+        world,
+        names=("src", "a", "b", "c", "e"),
+        protocol="ranking",
+        max_candidates=2,
+        active_selection=True,
+        judgments_per_item=1,
+        screens_per_hit=1,
+    )
+    assert Candidate.objects.filter(screen__campaign=campaign).count() == 0  # nothing drawn yet
+    quality = {"a": 1, "e": 1, "b": 2, "c": 3, "src": 4}
+
+    def answer(screen, candidate):  # two outputs a screen: the better one gets 1, a tie both 1
+        mine = min(quality[n] for n in candidate.outputs.values_list("system__name", flat=True))
+        best = min(quality[n] for n in screen.candidates.values_list("outputs__system__name", flat=True))
+        return CandidateScore(rank=1 if mine == best else 2)
+
+    shown = []
+    for worker in workers[:4]:
+        assignment = assignment_request(campaign=campaign, worker=worker)
+        screen = assignment_next_screen(assignment)
+        pairs = expand_pairwise(campaign_rankings(campaign))
+        expected = next_systems(
+            pairs, ["a", "b", "c", "e", "src"], 2, seed=campaign.seed * 100_003 + screen.pk
+        )
+        systems = set(screen.candidates.values_list("outputs__system__name", flat=True))
+        assert systems == set(expected)  # TrueSkill's choice given the judgments before this screen
+        shown.append(expected[0])
+        do_hit(campaign, worker, answer)
+    assert shown[0] == "src"  # all equally uncertain at first: the reference's tie rule picks the larger name
+    assert len(set(shown)) > 1  # the least certain system moves as judgments come in
+
+
+def test_active_selection_is_for_ranking_only(world):
+    with pytest.raises(GecInputError, match="active selection"):
+        make(world, active_selection=True)

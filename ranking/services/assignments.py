@@ -249,14 +249,20 @@ def screen_submit(
 
 
 def assignment_next_screen(assignment: Assignment) -> Screen | None:
-    """The first screen of the HIT, in order, that the worker has not judged."""
-    return (
+    """The first screen of the HIT, in order, that the worker has not judged (drawn if it waits for
+    active selection)."""
+    screen = (
         Screen.objects.filter(hit_id=assignment.hit_id)
         .exclude(judgments__judge_id=assignment.worker_id)
         .select_related("sentence", "campaign")
         .order_by("hit_position")
         .first()
     )
+    if screen is not None and screen.campaign.active_selection and not screen.candidates.exists():
+        from ranking.services.campaigns import screen_draw_active
+
+        screen = screen_draw_active(screen=screen)
+    return screen
 
 
 def assignment_progress(assignment: Assignment) -> tuple[int, int]:

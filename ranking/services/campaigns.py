@@ -44,6 +44,7 @@ CAMPAIGN_OPTIONS = (
     "budget",
     "instructions",
     "qualification",
+    "active_selection",
 )
 """The optional keyword arguments of ``campaign_create``, as forms and the API name them."""
 
@@ -89,6 +90,7 @@ def campaign_create(
     instructions: str = "",
     seed: int = 0,
     qualification: Qualification | None = None,
+    active_selection: bool = False,
 ) -> Campaign:
     """Validate, save the campaign, build its screens and HITs, all or nothing.
 
@@ -131,6 +133,8 @@ def campaign_create(
         raise GecInputError("the reference to show must be a reference of this corpus")
     if qualification is not None and qualification.project_id != project.pk:
         raise GecInputError("the qualification belongs to another project")
+    if active_selection and protocol != Protocol.RANKING:
+        raise GecInputError("active selection chooses systems for ranking screens; PRWS shows them all")
     if Campaign.objects.filter(project=project, name=name).exists():
         raise GecInputError(f"a campaign named {name!r} already exists in project {project.name!r}")
     sentences = list(corpus.sentences.filter(domain=domain) if domain else corpus.sentences.all())
@@ -160,6 +164,7 @@ def campaign_create(
         instructions=instructions,
         seed=seed,
         qualification=qualification,
+        active_selection=active_selection,
         created_by=created_by,
     )
     campaign.systems.set(systems)
@@ -277,20 +282,78 @@ def _screens_for_sentence(
     system_ids = sorted(by_system)
     screens = []
     for _ in range(campaign.screens_per_sentence):
+        if campaign.active_selection:
+            screens.append([])  # drawn when first shown, from the judgments by then (screen_draw_active)
+            continue
         drawn = rng.sample(system_ids, min(size, len(system_ids)))
-        groups = _groups([by_system[s] for s in drawn])
-        trap_group = _trap_group(campaign, sentence, trap, groups, rng)
-        chosen = list(groups.values())
-        if trap_group is not None:
-            source = _source_group(sentence, _groups(outputs))
-            others = [g for g in chosen if normalise(g.text) != normalise(sentence.text)]
-            rng.shuffle(others)
-            chosen = [source, trap_group, *others[: size - 2]]
+        chosen = _ranking_groups(campaign, sentence, outputs, drawn, trap, rng)
         if len(chosen) < 2:
             continue  # every drawn system wrote the same text: nothing to rank
-        rng.shuffle(chosen)
         screens.append(chosen)
     return screens
+
+
+def _ranking_groups(
+    campaign: Campaign,
+    sentence: Sentence,
+    outputs: list[tuple[int, int, str]],
+    drawn: list[int],
+    trap: tuple[int, str] | None,
+    rng: random.Random,
+) -> list[_Group]:
+    """The drawn systems' outputs, collapsed, with the trap beside the source when drawn; shuffled."""
+    by_system = {o[1]: o for o in outputs}
+    groups = _groups([by_system[s] for s in drawn])
+    trap_group = _trap_group(campaign, sentence, trap, groups, rng)
+    chosen = list(groups.values())
+    if trap_group is not None:
+        source = _source_group(sentence, _groups(outputs))
+        others = [g for g in chosen if normalise(g.text) != normalise(sentence.text)]
+        rng.shuffle(others)
+        chosen = [source, trap_group, *others[: campaign.max_candidates - 2]]
+    rng.shuffle(chosen)
+    return chosen
+
+
+@transaction.atomic
+def screen_draw_active(*, screen: Screen) -> Screen:
+    """Active selection (Sakaguchi et al. 2014): choose this ranking screen's systems from the
+    campaign's valid judgments so far, the first time the screen is shown. TrueSkill picks the
+    system it is least sure of and opponents close to it (ranking.analysis.active.next_systems)."""
+    from geceval.judgments import expand_pairwise
+    from ranking.analysis.active import next_systems
+    from ranking.services.results import campaign_rankings
+
+    screen = Screen.objects.select_for_update().select_related("campaign", "sentence").get(pk=screen.pk)
+    if screen.candidates.exists():
+        return screen
+    campaign, sentence = screen.campaign, screen.sentence
+    outputs = list(
+        Output.objects.filter(system__in=campaign.systems.all(), sentence=sentence)
+        .order_by("system__name")
+        .values_list("id", "system_id", "text")
+    )
+    names = dict(campaign.systems.filter(pk__in=[o[1] for o in outputs]).values_list("name", "pk"))
+    k = min(campaign.max_candidates, len(names))
+    if k >= 2:
+        pairs = expand_pairwise(campaign_rankings(campaign))
+        drawn = [
+            names[n] for n in next_systems(pairs, sorted(names), k, seed=campaign.seed * 100_003 + screen.pk)
+        ]
+    else:
+        drawn = list(names.values())
+    trap = None
+    if campaign.trap_system_id and campaign.trap_rate > 0:
+        trap = (
+            Output.objects.filter(system_id=campaign.trap_system_id, sentence=sentence)
+            .values_list("id", "text")
+            .first()
+        )
+    rng = random.Random(f"{campaign.seed}:{campaign.pk}:{sentence.pk}:{screen.index}")
+    for position, group in enumerate(_ranking_groups(campaign, sentence, outputs, drawn, trap, rng)):
+        candidate = Candidate.objects.create(screen=screen, position=position, text=group.text)
+        candidate.outputs.set(group.output_ids)
+    return screen
 
 
 def _bundle_into_hits(campaign: Campaign, screens: list[Screen]) -> None:

@@ -102,7 +102,11 @@ def test_database_down_fails_requests_then_recovers_without_a_restart(server_thr
     world = build_world(name="fault-db")
     cookies = _session_cookie(world.researcher)
     page = f"{base}/campaigns/{world.campaign.pk}/"
-    assert httpx.get(page, cookies=cookies, timeout=10).status_code == 200
+    first = httpx.get(page, cookies=cookies, timeout=10)
+    assert first.status_code == 200
+    # Production mode (DEBUG=false): the policy and nosniff are on every page (HSTS needs HTTPS).
+    assert "script-src 'self'" in first.headers["content-security-policy"]
+    assert first.headers["x-content-type-options"] == "nosniff"
 
     proxy.cut()
     health = httpx.get(f"{base}/healthz", timeout=10)

@@ -80,7 +80,8 @@ _LOCKED_PAGE = engines["django"].from_string(
     '{% extends "base.html" %}{% block title %}Too many attempts · GEC Arena{% endblock %}'
     '{% block content %}<h1>Too many login attempts</h1><p class="error" role="alert">'
     "Too many failed logins from your address for this account. Wait {{ minutes }} minute{{ minutes|pluralize }} "
-    "and try again, or ask your researcher to reset your password.</p>{% endblock %}"
+    "and try again, or ask your researcher to reset your password.</p>"
+    '<p><a href="{% url "login" %}">Back to the login page</a></p>{% endblock %}'
 )
 
 

@@ -181,6 +181,7 @@ def test_five_failures_lock_the_username_from_that_address_even_with_the_right_p
     locked = _login(client, "alice-rl", "right-pass-123")
     assert locked.status_code == 429
     assert "Too many login attempts" in locked.content.decode()
+    assert 'href="/accounts/login/"' in locked.content.decode()
     assert int(locked["Retry-After"]) == 900
     assert "_auth_user_id" not in client.session
     # Another address, or the same address for another account, is not locked.

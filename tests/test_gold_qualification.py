@@ -17,14 +17,20 @@ pytestmark = pytest.mark.django_db
 QUALITY = {"a": 1, "e": 1, "b": 2, "c": 3, "src": 4}
 
 
+def _quality(candidate) -> int:
+    return min(QUALITY[n] for n in candidate.outputs.values_list("system__name", flat=True))
+
+
 def expert_like(screen, candidate):
-    names = list(candidate.outputs.values_list("system__name", flat=True))
-    return CandidateScore(rank=min(QUALITY[n] for n in names))
+    """Rank = 1 + the number of outputs on the screen that are strictly better (ties share a rank)."""
+    mine = _quality(candidate)
+    return CandidateScore(rank=1 + sum(_quality(c) < mine for c in screen.candidates.all()))
 
 
 def contrarian(screen, candidate):
-    names = list(candidate.outputs.values_list("system__name", flat=True))
-    return CandidateScore(rank=5 - min(QUALITY[n] for n in names))  # the expert's order, reversed
+    """The expert's order reversed."""
+    mine = _quality(candidate)
+    return CandidateScore(rank=1 + sum(_quality(c) > mine for c in screen.candidates.all()))
 
 
 @pytest.fixture

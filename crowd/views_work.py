@@ -18,6 +18,7 @@ from django.urls import reverse
 from django.views.decorators.cache import never_cache
 from django.views.decorators.csrf import csrf_exempt
 
+from annotate.http import id_field
 from crowd.models import CrowdSession, InviteLink, Platform
 from crowd.services.sessions import (
     DEFAULT_MTURK_FRAME_ANCESTORS,
@@ -208,7 +209,7 @@ def session_view(request: HttpRequest, token: str) -> HttpResponse:
     error = None
     if request.method == "POST" and request.POST.get("screen"):
         screen = (
-            Screen.objects.filter(pk=request.POST.get("screen"), hit_id=assignment.hit_id)
+            Screen.objects.filter(pk=id_field(request.POST, "screen"), hit_id=assignment.hit_id)
             .select_related("sentence", "campaign")
             .first()
         )

@@ -13,6 +13,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
 from annotate.decorators import annotator_required, researcher_required
+from annotate.http import id_field
 from annotate.models import Qualification
 from annotate.selectors import corpus_list_for, project_list_for, sentence_context
 from geceval.errors import GecInputError
@@ -236,7 +237,7 @@ def assignment_view(request: HttpRequest, pk: int) -> HttpResponse:
     error = None
     if request.method == "POST":
         screen = (
-            Screen.objects.filter(pk=request.POST.get("screen"), hit_id=assignment.hit_id)
+            Screen.objects.filter(pk=id_field(request.POST, "screen"), hit_id=assignment.hit_id)
             .select_related("sentence", "campaign")
             .first()
         )
@@ -320,7 +321,7 @@ def campaign_gold_record(request: HttpRequest, pk: int) -> HttpResponse:
     error = None
     if request.method == "POST":
         screen = (
-            Screen.objects.filter(pk=request.POST.get("screen"), hit_id=assignment.hit_id)
+            Screen.objects.filter(pk=id_field(request.POST, "screen"), hit_id=assignment.hit_id)
             .select_related("sentence", "campaign", "hit")
             .first()
         )

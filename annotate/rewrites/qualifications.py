@@ -110,7 +110,8 @@ def qualification_submit(
 
     from annotate.rewrites.tasks import task_qualification_grade
 
-    transaction.on_commit(lambda: task_qualification_grade.delay(attempt_id=locked.pk))
+    # robust: a broker outage must not lose the answers; task_grade_pending_qualifications catches up.
+    transaction.on_commit(lambda: task_qualification_grade.delay(attempt_id=locked.pk), robust=True)
     return locked
 
 

@@ -10,3 +10,17 @@ def task_qualification_grade(*, attempt_id: int) -> int:
     from annotate.rewrites.qualifications import qualification_grade
 
     return qualification_grade(attempt_id=attempt_id)
+
+
+@shared_task
+def task_grade_pending_qualifications() -> int:
+    """Periodic (beat): grade answers whose grading task was lost (e.g. the broker was down)."""
+    from annotate.models import QualificationAnswer, QualificationStatus
+    from annotate.rewrites.qualifications import qualification_grade
+
+    pending = (
+        QualificationAnswer.objects.filter(gleu__isnull=True, attempt__status=QualificationStatus.SUBMITTED)
+        .values_list("attempt_id", flat=True)
+        .distinct()
+    )
+    return sum(qualification_grade(attempt_id=attempt_id) for attempt_id in pending)

@@ -7,11 +7,13 @@ import json
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
+from django.db.models import Q
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
 from annotate.decorators import researcher_required
+from annotate.http import id_field_or_404
 from annotate.models import (
     Qualification,
     QualificationAttempt,
@@ -132,7 +134,7 @@ def work(request: HttpRequest, pk: int) -> HttpResponse:
     status = 200
     posted = None
     if request.method == "POST":
-        sentence = get_object_or_404(Sentence, pk=request.POST.get("sentence", 0), corpus=campaign.corpus)
+        sentence = get_object_or_404(Sentence, pk=id_field_or_404(request.POST, "sentence"), corpus=campaign.corpus)
         posted = request.POST
         try:
             services.rewrite_submit(
@@ -190,7 +192,7 @@ def work(request: HttpRequest, pk: int) -> HttpResponse:
 @require_POST
 def skip(request: HttpRequest, pk: int) -> HttpResponse:
     campaign = _worker_campaign(request, pk)
-    sentence = get_object_or_404(Sentence, pk=request.POST.get("sentence", 0), corpus=campaign.corpus)
+    sentence = get_object_or_404(Sentence, pk=id_field_or_404(request.POST, "sentence"), corpus=campaign.corpus)
     services.rewrite_skip(campaign=campaign, user=request.user, sentence=sentence)
     return redirect("rewrite-work", pk=campaign.pk)
 
@@ -204,6 +206,8 @@ def draft(request: HttpRequest, pk: int) -> JsonResponse:
         raise PermissionDenied("qualification needed") from None
     try:
         body = json.loads(request.body or b"{}")
+        if not isinstance(body, dict):
+            raise ValueError("expected a JSON object")
         sentence = Sentence.objects.get(pk=int(body.get("sentence")), corpus=campaign.corpus)
         saved = services.draft_save(
             campaign=campaign,
@@ -221,7 +225,13 @@ def draft(request: HttpRequest, pk: int) -> JsonResponse:
 
 @login_required
 def mine(request: HttpRequest, pk: int) -> HttpResponse:
-    campaign = get_object_or_404(RewriteCampaign.objects.select_related("corpus"), pk=pk)
+    # Only campaigns the user belongs to (or wrote in): a campaign's name is not for everyone.
+    visible = RewriteCampaign.objects.filter(
+        Q(project__in=project_list_for(request.user))
+        | Q(project__members=request.user)
+        | Q(rewrites__annotator=request.user)
+    ).distinct()
+    campaign = get_object_or_404(visible.select_related("corpus"), pk=pk)
     rows = [
         {"rewrite": r, "diff": word_diff(r.sentence.text, r.text) if r.text else []}
         for r in sel.my_rewrites(campaign, request.user).order_by("-created")[:200]
@@ -241,7 +251,7 @@ def review(request: HttpRequest, pk: int) -> HttpResponse:
     if request.method == "POST":
         rewrite = get_object_or_404(
             campaign.rewrites.select_related("sentence", "campaign__corpus"),
-            pk=request.POST.get("rewrite", 0),
+            pk=id_field_or_404(request.POST, "rewrite"),
         )
         try:
             services.rewrite_review(

@@ -244,7 +244,8 @@ def screen_submit(
             from ranking.tasks import task_campaign_scores
 
             campaign_id = campaign.pk
-            transaction.on_commit(lambda: task_campaign_scores.delay(campaign_id=campaign_id))
+            # robust: with the broker down the judgment is still saved; the periodic recompute repairs results.
+            transaction.on_commit(lambda: task_campaign_scores.delay(campaign_id=campaign_id), robust=True)
     return judgment, True
 
 

@@ -74,7 +74,7 @@ def _apply_exclusion(campaign: Campaign, worker: AbstractBaseUser, excluded: boo
     from ranking.tasks import task_campaign_scores
 
     campaign_id = campaign.pk
-    transaction.on_commit(lambda: task_campaign_scores.delay(campaign_id=campaign_id))
+    transaction.on_commit(lambda: task_campaign_scores.delay(campaign_id=campaign_id), robust=True)
 
 
 def worker_override_set(*, campaign: Campaign, worker: AbstractBaseUser, override: str) -> WorkerRecord:

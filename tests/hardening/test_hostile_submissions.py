@@ -404,16 +404,8 @@ def test_drafts_refuse_huge_bodies_and_drop_nul_characters(client, world):
     assert RewriteDraft.objects.get().text == "ab"
 
 
-NON_NUMERIC_ID_500 = (
-    "known bug: a non-numeric id in a POST field reaches the ORM and raises ValueError (a 500). Fix: "
-    "annotate/rewrites/views.py work() and skip(): read the sentence id with "
-    "`sid = request.POST.get('sentence', ''); if not sid.isdigit(): raise Http404` before "
-    "get_object_or_404; ranking/views.py assignment_view(): same check on request.POST.get('screen') "
-    "(set error = 'This screen is not part of your HIT.' when it is not digits)"
-)
 
 
-@pytest.mark.xfail(strict=True, reason=NON_NUMERIC_ID_500)
 @pytest.mark.parametrize("field", ["work", "skip"])
 def test_a_non_numeric_sentence_id_in_a_rewrite_form_is_a_404_not_a_500(client, world, field):
     client.raise_request_exception = False
@@ -423,7 +415,6 @@ def test_a_non_numeric_sentence_id_in_a_rewrite_form_is_a_404_not_a_500(client, 
     assert client.post(url, {"sentence": "1 OR 1=1", "text": "Hi ."}).status_code in (400, 404)
 
 
-@pytest.mark.xfail(strict=True, reason=NON_NUMERIC_ID_500)
 def test_a_non_numeric_screen_id_in_the_hit_form_is_a_400_not_a_500(client, world):
     client.raise_request_exception = False
     assignment = assignment_request(campaign=world.campaign, worker=world.workers[0])
@@ -432,12 +423,6 @@ def test_a_non_numeric_screen_id_in_the_hit_form_is_a_400_not_a_500(client, worl
     assert response.status_code in (400, 404)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="known bug: a JSON array (or number) as draft body raises AttributeError (a 500). Fix: "
-    "annotate/rewrites/views.py draft(): after json.loads, `if not isinstance(body, dict): return "
-    "JsonResponse({'saved': False, 'error': 'expected a JSON object'}, status=400)`",
-)
 @pytest.mark.parametrize("body", [b"[1, 2]", b"42", b'"text"'])
 def test_a_draft_body_that_is_not_a_json_object_is_a_400(client, world, body):
     client.raise_request_exception = False

@@ -18,6 +18,8 @@ from geceval.errors import GecInputError
 from geceval.formats.text import decode_lines
 
 MAX_LINE_CHARS = 10_000
+MAX_SENTENCES = 1_000_000
+MAX_SYSTEMS = 200
 
 
 @dataclass
@@ -73,6 +75,9 @@ def corpus_create(
         raise GecInputError("the corpus needs a name")
     if not sentences:
         raise GecInputError("the corpus has no sentences", path=name)
+    if len(sentences) > MAX_SENTENCES:
+        raise GecInputError(f"more than {MAX_SENTENCES} sentences", path=name)
+    _check_sentence_fields(sentences, name)
     if Corpus.objects.filter(project=project, name=name).exists():
         raise GecInputError(f"a corpus named {name!r} already exists in project {project.name!r}")
     try:
@@ -98,6 +103,25 @@ def corpus_create(
         batch_size=2000,
     )
     return corpus
+
+
+def _check_sentence_fields(sentences: list[SentenceRecord], where: str) -> None:
+    """What the database would refuse, refused first with a message (PostgreSQL stores no NUL)."""
+    limits = {
+        "domain": Sentence._meta.get_field("domain").max_length,
+        "document_id": Sentence._meta.get_field("document_id").max_length,
+    }
+    for line, s in enumerate(sentences, start=1):
+        if "\x00" in s.text:
+            raise GecInputError("contains a NUL character", path=where, line=line)
+        if len(s.text) > MAX_LINE_CHARS:
+            raise GecInputError(f"sentence is longer than {MAX_LINE_CHARS} characters", path=where, line=line)
+        for name, limit in limits.items():
+            value = getattr(s, name)
+            if len(value) > limit or "\x00" in value:
+                raise GecInputError(
+                    f"{field} is longer than {limit} characters or has a NUL", path=where, line=line
+                )
 
 
 @transaction.atomic

@@ -246,4 +246,6 @@ def session_view(request: HttpRequest, token: str) -> HttpResponse:
         "error": error,
         "crowd_page": True,
     }
-    return _frame_headers(render(request, work_template(campaign), context, status=400 if error else 200), mturk)
+    return _frame_headers(
+        render(request, work_template(campaign), context, status=400 if error else 200), mturk
+    )

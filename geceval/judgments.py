@@ -36,6 +36,7 @@ Malformed input raises ``GecInputError`` naming the file and line.
 from __future__ import annotations
 
 import csv
+import io
 import json
 import re
 import xml.parsers.expat
@@ -45,6 +46,7 @@ from itertools import combinations
 from pathlib import Path
 
 from geceval.errors import GecInputError
+from geceval.formats.text import read_text
 
 SKIPPED = -1
 """The rank of an entry the annotator did not rank (WMT CSV convention)."""
@@ -166,6 +168,8 @@ def read_appraise_xml(path: str | Path, *, exclude_judges: Sequence[str] = ()) -
             parser.ParseFile(handle)
         except xml.parsers.expat.ExpatError as exc:
             raise GecInputError(f"not well-formed XML: {exc}", path=name, line=exc.lineno) from None
+        except LookupError as exc:  # an encoding expat does not know, named in the XML declaration
+            raise GecInputError(f"unknown encoding: {exc}", path=name, line=1) from None
     return judgments
 
 
@@ -176,7 +180,7 @@ def read_wmt_csv(path: str | Path, *, exclude_judges: Sequence[str] = ()) -> lis
     """One ``RankingJudgment`` per row of a WMT ranking CSV (2-way to 5-way; see the module docstring)."""
     name = str(path)
     excluded = set(exclude_judges)
-    with open(path, newline="", encoding="utf-8-sig") as handle:
+    with io.StringIO(read_text(path), newline="") as handle:
         reader = csv.reader(handle)
         header = next(reader, None)
         if header is None:
@@ -242,7 +246,7 @@ def read_jsonl(path: str | Path, *, exclude_judges: Sequence[str] = ()) -> list[
     name = str(path)
     excluded = set(exclude_judges)
     judgments: list[RankingJudgment] = []
-    with open(path, encoding="utf-8-sig") as handle:
+    with io.StringIO(read_text(path)) as handle:
         for line_no, text in enumerate(handle, 1):
             if not text.strip():
                 continue

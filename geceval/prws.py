@@ -43,6 +43,7 @@ stated where it decides a number):
 from __future__ import annotations
 
 import csv
+import io
 import math
 import os
 from collections import defaultdict
@@ -54,6 +55,7 @@ import numpy as np
 from scipy import stats
 
 from geceval.errors import GecInputError
+from geceval.formats.text import read_text
 from geceval.judgments import PrwsRating
 from geceval.progress import ProgressFn, no_progress
 
@@ -314,7 +316,7 @@ def meaning_changed_rates(ratings: Iterable[RatingLike]) -> dict[str, float]:
 
 def _open_csv(path: str | os.PathLike[str]) -> tuple[str, list[list[str]]]:
     path = os.fspath(path)
-    with open(path, encoding="utf-8-sig", newline="") as fh:
+    with io.StringIO(read_text(path), newline="") as fh:
         rows = list(csv.reader(fh))
     if not rows:
         raise GecInputError("file is empty", path=path)

@@ -52,6 +52,10 @@ class CorpusData:
         """Every system covers every sentence; names are unique and kinds known."""
         if not self.sentences:
             raise GecInputError("the corpus has no sentences", path=where)
+        from annotate.services import MAX_SYSTEMS
+
+        if len(self.systems) > MAX_SYSTEMS:
+            raise GecInputError(f"more than {MAX_SYSTEMS} systems (reference and output files)", path=where)
         seen: set[str] = set()
         for s in self.systems:
             if not s.name.strip():

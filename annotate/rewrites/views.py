@@ -134,7 +134,9 @@ def work(request: HttpRequest, pk: int) -> HttpResponse:
     status = 200
     posted = None
     if request.method == "POST":
-        sentence = get_object_or_404(Sentence, pk=id_field_or_404(request.POST, "sentence"), corpus=campaign.corpus)
+        sentence = get_object_or_404(
+            Sentence, pk=id_field_or_404(request.POST, "sentence"), corpus=campaign.corpus
+        )
         posted = request.POST
         try:
             services.rewrite_submit(
@@ -192,7 +194,9 @@ def work(request: HttpRequest, pk: int) -> HttpResponse:
 @require_POST
 def skip(request: HttpRequest, pk: int) -> HttpResponse:
     campaign = _worker_campaign(request, pk)
-    sentence = get_object_or_404(Sentence, pk=id_field_or_404(request.POST, "sentence"), corpus=campaign.corpus)
+    sentence = get_object_or_404(
+        Sentence, pk=id_field_or_404(request.POST, "sentence"), corpus=campaign.corpus
+    )
     services.rewrite_skip(campaign=campaign, user=request.user, sentence=sentence)
     return redirect("rewrite-work", pk=campaign.pk)
 

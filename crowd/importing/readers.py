@@ -311,6 +311,35 @@ def judgments_parse(
     exclude_judges: Sequence[str] = (),
 ) -> Parsed:
     """Read a results file into plain judgments (no database): the preview and the import use this."""
+    parsed = _judgments_parse(
+        fmt=fmt,
+        path_or_bytes=path_or_bytes,
+        mapping=mapping,
+        include_rejected=include_rejected,
+        exclude_judges=exclude_judges,
+    )
+    _refuse_nul(parsed)
+    return parsed
+
+
+def _refuse_nul(parsed: Parsed) -> None:
+    """PostgreSQL cannot store a NUL character: refuse it here rather than fail while saving."""
+    for j in parsed.judgments:
+        texts = [j.item, j.worker, j.hit, j.source or ""]
+        for e in j.entries:
+            texts += [*e.systems, e.text or ""]
+        if any("\x00" in t for t in texts):
+            raise GecInputError(f"item {j.item!r}: contains a NUL character")
+
+
+def _judgments_parse(
+    *,
+    fmt: str,
+    path_or_bytes: str | Path | bytes,
+    mapping: Mapping | None,
+    include_rejected: bool,
+    exclude_judges: Sequence[str],
+) -> Parsed:
     if fmt not in FORMATS:
         raise GecInputError(f"unknown format {fmt!r}; one of {', '.join(FORMATS)}")
     exclude = set(exclude_judges)

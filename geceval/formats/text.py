@@ -36,6 +36,19 @@ def decode_lines(data: bytes, *, path: str = "<input>", allow_empty: bool = Fals
     return text.split("\n")
 
 
+def read_text(path: str | os.PathLike[str]) -> str:
+    """A whole UTF-8 file as text (a leading BOM dropped); bad bytes are a GecInputError naming the line."""
+    path = os.fspath(path)
+    with open(path, "rb") as fh:
+        data = fh.read()
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise GecInputError(f"not valid UTF-8 (byte {exc.start})", path=path, line=line) from None
+    return text[1:] if text.startswith("\ufeff") else text
+
+
 def read_lines(path: str | os.PathLike[str], *, allow_empty: bool = False) -> list[str]:
     """Lines of a UTF-8 text file, as ``decode_lines``."""
     path = os.fspath(path)

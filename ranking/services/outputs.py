@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.db import IntegrityError, transaction
 
 from annotate.models import Corpus
-from annotate.services import InputFile, check_same_length, text_lines
+from annotate.services import MAX_SYSTEMS, InputFile, check_same_length, text_lines
 from geceval.errors import GecInputError
 from ranking.models import Output, System, SystemKind
 
@@ -24,6 +24,11 @@ def outputs_import_lines(
     check_same_length(len(sentence_ids), f"corpus {corpus.name!r}", lines, filename)
     if System.objects.filter(corpus=corpus, name=system_name).exists():
         raise GecInputError(f"a system named {system_name!r} already exists in corpus {corpus.name!r}")
+    if System.objects.filter(corpus=corpus).count() >= MAX_SYSTEMS:
+        raise GecInputError(f"corpus {corpus.name!r} already has {MAX_SYSTEMS} systems, the most it may have")
+    bad = next((i for i, line in enumerate(lines, start=1) if "\x00" in line), None)
+    if bad is not None:
+        raise GecInputError("contains a NUL character", path=filename, line=bad)
     try:
         with transaction.atomic():
             system = System.objects.create(corpus=corpus, name=system_name, kind=kind)

@@ -131,43 +131,9 @@ def _as_file(data: bytes, suffix: str) -> Path:
     return Path(handle.name)
 
 
-# Findings already reported, with their fix: the fuzzers step over them (to keep looking for new
-# ones) and the strict xfails at the end of this file fail once they are fixed.
-KNOWN: dict[str, tuple[type[BaseException], str]] = {
-    "read_wmt_csv": (
-        UnicodeDecodeError,
-        "geceval/judgments.py read_wmt_csv(): wrap the read in `except UnicodeDecodeError as exc: raise "
-        "GecInputError(f'not UTF-8 (byte {exc.start})', path=name) from None`",
-    ),
-    "read_jsonl": (
-        UnicodeDecodeError,
-        "geceval/judgments.py read_jsonl(): the same UnicodeDecodeError -> GecInputError around the open/read",
-    ),
-    "read_prws_csv": (
-        UnicodeDecodeError,
-        "geceval/prws.py _open_csv(): the same UnicodeDecodeError -> GecInputError (read_prws_csv and the "
-        "stats readers go through it)",
-    ),
-    "read_appraise_xml": (
-        LookupError,
-        "geceval/judgments.py read_appraise_xml(): an unknown encoding in the XML declaration raises "
-        "LookupError from expat: catch `(xml.parsers.expat.ExpatError, LookupError)` there (and in "
-        "crowd/importing/readers.py _appraise_groups, which parses the file again)",
-    ),
-}
-GMEG_DOMAIN_FIX = (
-    "annotate/formats/readers.py parse_gmeg(): a domain (folder name) over 100 characters reaches "
-    "Sentence.domain, varchar(100): DataError on PostgreSQL (SQLite stores it). Check it as parse_jsonl "
-    "does: `if len(domain) > 100: raise GecInputError('domain is longer than 100 characters', path=domain)`"
-)
-NUL_FIX = (
-    "crowd/importing/readers.py: a NUL character in any cell or attribute reaches PostgreSQL, which "
-    "refuses it (DataError, a 500; SQLite stores it). Refuse it while parsing, as annotate's text_lines "
-    "does: `if '\\x00' in value: raise GecInputError('contains a NUL character', path=name, line=n)`"
-)
-KNOWN["appraise-xml"] = KNOWN["read_appraise_xml"]
-KNOWN["wmt-csv"] = KNOWN["read_wmt_csv"]  # crowd.importing reads through the core readers
-KNOWN["prws-csv"] = KNOWN["read_prws_csv"]
+# Findings reported but not fixed yet, with their fix: the fuzzers step over them (to keep looking
+# for new ones). Every finding so far is fixed; the tests at the end of this file keep them fixed.
+KNOWN: dict[str, tuple[type[BaseException], str]] = {}
 
 
 def _accepts_or_refuses_cleanly(
@@ -409,7 +375,7 @@ def test_invalid_utf8_is_a_gec_input_error_in_the_core_file_readers(reader_name,
         except GecInputError:
             return
         except UnicodeDecodeError:
-            pytest.xfail(KNOWN[reader_name][1])
+            pytest.fail(f"{reader_name}: invalid UTF-8 must be a GecInputError naming the line")
     finally:
         path.unlink()
 
@@ -424,7 +390,7 @@ def test_an_unknown_xml_encoding_is_a_gec_input_error_in_the_appraise_reader():
         except GecInputError:
             return
         except LookupError:
-            pytest.xfail(KNOWN["read_appraise_xml"][1])
+            pytest.fail("read_appraise_xml: an unknown encoding must be a GecInputError")
     finally:
         path.unlink()
 
@@ -444,10 +410,7 @@ def test_a_corpus_naming_hundreds_of_systems_is_refused(fuzz_project):
         corpus_import(project=fuzz_project, name="many", data=parse_jsonl(InputFile("many.jsonl", body)))
     except GecInputError:
         return
-    pytest.xfail(
-        "missing limit: add MAX_SYSTEMS_PER_CORPUS (e.g. 100) to annotate/formats/data.py CorpusData.check "
-        "and MAX_SENTENCES to annotate/services.py corpus_create (see docs/hardening.md, finding 9)"
-    )
+    pytest.fail("300 systems in one corpus must be refused (annotate.services.MAX_SYSTEMS)")
 
 
 @pytest.mark.django_db
@@ -459,9 +422,7 @@ def test_a_nul_character_in_an_mturk_batch_is_a_gec_input_error(fuzz_project):
         judgments_import(project=fuzz_project, name="nul", fmt="mturk-csv", path_or_bytes=data)
     except GecInputError:
         return
-    except Exception:  # PostgreSQL: DataError
-        pass
-    pytest.xfail(NUL_FIX)
+    pytest.fail("a NUL character in an MTurk batch must be refused while parsing")
 
 
 @pytest.mark.django_db
@@ -475,6 +436,4 @@ def test_a_gmeg_domain_longer_than_the_column_is_a_gec_input_error(fuzz_project)
         corpus_import(project=fuzz_project, name="long domain", data=data)
     except GecInputError:
         return
-    except Exception:  # PostgreSQL: DataError
-        pass
-    pytest.xfail(GMEG_DOMAIN_FIX)
+    pytest.fail("a domain longer than Sentence.domain allows must be refused")

@@ -404,8 +404,6 @@ def test_drafts_refuse_huge_bodies_and_drop_nul_characters(client, world):
     assert RewriteDraft.objects.get().text == "ab"
 
 
-
-
 @pytest.mark.parametrize("field", ["work", "skip"])
 def test_a_non_numeric_sentence_id_in_a_rewrite_form_is_a_404_not_a_500(client, world, field):
     client.raise_request_exception = False

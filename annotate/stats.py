@@ -221,7 +221,7 @@ def bar_chart_svg(counts: dict[str, int], *, title: str, width: int = 380, top: 
     bar_max = width - label_w - 90
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" width="100%" '
-        f'style="max-width:{width * 4 // 3}px" role="img" aria-label="{escape(title)}" class="chart">',
+        f'role="img" aria-label="{escape(title)}" class="chart">',
         f"<title>{escape(title)}</title>",
     ]
     if not items:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from playwright.sync_api import expect
 
 from annotate.models import Rewrite, RewriteDraft
 from annotate.rewrites.services import rewrite_campaign_create
@@ -37,7 +38,7 @@ def test_annotator_types_sees_diff_draft_survives_reload_and_submits_with_keyboa
     assert page.locator("#source-text").inner_text() == "He don't like cats, she said."
     box = page.get_by_label("Your correction")
     assert box.input_value() == "He don't like cats, she said."
-    assert "(no change)" in page.locator("#rw-diff").inner_text()
+    expect(page.locator("#rw-diff")).to_contain_text("(no change)")  # drawn by the page script
     assert page.locator(".ctx").first.inner_text() == "Every person need to know a bit about math."
 
     box.fill("")  # keyboard typing, as a person would
@@ -50,13 +51,13 @@ def test_annotator_types_sees_diff_draft_survives_reload_and_submits_with_keyboa
 
     page.reload()
     box = page.get_by_label("Your correction")
-    assert box.input_value() == "He doesn't like cats, she said."
-    assert page.locator("#rw-diff ins").all_inner_texts() == ["doesn't"]
+    expect(box).to_have_value("He doesn't like cats, she said.")
+    expect(page.locator("#rw-diff ins")).to_have_text(["doesn't"])
 
     box.focus()
     page.keyboard.press("Control+Enter")  # difficulty missing: refused with a message, nothing lost
     page.locator("#rw-error").wait_for()
-    assert "difficult" in page.locator("#rw-error").inner_text()
+    expect(page.locator("#rw-error")).to_contain_text("difficult")
     assert page.get_by_label("Your correction").input_value() == "He doesn't like cats, she said."
     page.keyboard.press("Alt+3")
     page.keyboard.press("Control+Enter")

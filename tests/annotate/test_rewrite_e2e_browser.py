@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
+from playwright.sync_api import expect
 
 from annotate.models import QualificationStatus, Rewrite, RewriteStatus
 from ranking.services import outputs_import_lines
@@ -41,7 +44,7 @@ def test_jfleg_style_collection_from_qualification_to_expert_review(live_server,
     res.get_by_label("Corpus").select_option(label=f"{project.name} / {corpus.name}")
     res.get_by_label("Name").fill("JFLEG extension")
     res.get_by_label("Instruction preset").select_option("jfleg")
-    assert "learner of English" in res.get_by_label("Instructions").input_value()
+    expect(res.get_by_label("Instructions")).to_have_value(re.compile("learner of English"))  # set by script
     res.get_by_label("Rewrites per sentence").fill("2")
     res.get_by_label("Ask a 1-5 difficulty rating").check()
     res.get_by_label("Expert review of every rewrite").check()

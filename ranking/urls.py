@@ -14,6 +14,11 @@ urlpatterns = [
         views.campaign_worker_override,
         name="campaign-worker-override",
     ),
+    path(
+        "campaigns/<int:pk>/workers/<int:worker_id>/forget/",
+        views.campaign_worker_forget,
+        name="campaign-worker-forget",
+    ),
     path("campaigns/<int:pk>/scores.csv", views.campaign_results_csv, name="campaign-scores-csv"),
     path("campaigns/<int:pk>/work/", views.work, name="campaign-work"),
     path("assignments/<int:pk>/", views.assignment_view, name="assignment"),

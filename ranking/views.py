@@ -15,6 +15,7 @@ from django.views.decorators.http import require_GET, require_POST
 from annotate.decorators import annotator_required, researcher_required
 from annotate.http import id_field
 from annotate.models import Qualification
+from annotate.roles import is_researcher
 from annotate.selectors import corpus_list_for, project_list_for, sentence_context
 from geceval.errors import GecInputError
 from ranking.forms import CampaignForm
@@ -125,6 +126,23 @@ def campaign_worker_override(request: HttpRequest, pk: int, worker_id: int) -> H
     else:
         state = "excluded" if record.excluded else "included"
         messages.success(request, f"{worker.get_username()} is {state}.")
+    return redirect("campaign-detail", pk=campaign.pk)
+
+
+@researcher_required
+@require_POST
+def campaign_worker_forget(request: HttpRequest, pk: int, worker_id: int) -> HttpResponse:
+    """Delete a worker's personal data; their judgments stay, anonymous (crowd.services.privacy)."""
+    from crowd.services.privacy import worker_forget
+
+    campaign = get_object_or_404(campaign_list_for(request.user), pk=pk)
+    worker = get_object_or_404(
+        get_user_model().objects.filter(screen_judgments__screen__campaign=campaign).distinct(), pk=worker_id
+    )
+    if is_researcher(worker) or worker.is_staff:
+        messages.error(request, "Only workers' data can be deleted here.")
+    else:
+        messages.success(request, f"Personal data deleted; the worker is now {worker_forget(worker=worker)}.")
     return redirect("campaign-detail", pk=campaign.pk)
 
 

@@ -55,6 +55,7 @@ def params_for(world: World) -> dict[str, dict[str, object]]:
         "qualification-take": {"pk": e["qualification"].pk},
         "qualification-decide": {"pk": e["attempt"].pk},
         "campaign-worker-override": campaign | {"worker_id": world.workers[0].pk},
+        "campaign-worker-forget": campaign | {"worker_id": world.workers[0].pk},
         "campaign-judgments-export": campaign | {"fmt": "wmt-csv"},
         "assignment": {"pk": e["assignment"].pk},
         "assignment-return": {"pk": e["assignment"].pk},

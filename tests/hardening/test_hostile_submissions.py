@@ -88,8 +88,7 @@ def test_out_of_range_or_mistyped_slider_values_are_refused_and_nothing_is_store
 def test_missing_extra_or_repeated_positions_are_refused(world, mutate):
     api, body = take_hit(world, world.workers[0])
     good = answers_all(body, score=60)
-    if len(good) < 3 and mutate.__code__.co_consts == ():
-        pytest.skip("screen too small")
+    assert len(good) >= 2  # every mutation below then changes what a valid answer would be
     response = api.post(url_of(body), {"answers": mutate(good)}, format="json")
     assert response.status_code == 400, response.content
     assert not ScreenJudgment.objects.exists()

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import argparse
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -229,69 +229,46 @@ def _quiet_sacrebleu() -> None:
     logging.getLogger("sacrebleu").setLevel(logging.ERROR)
 
 
-def cli_bleu(args: argparse.Namespace) -> list[dict]:
-    """``score bleu``: score, precisions, bp, sys_len, ref_len, signature (+ sentences)."""
+def _cli(
+    args: argparse.Namespace, metric: str, score: Callable[..., Any], fields: tuple[str, ...]
+) -> list[dict]:
+    """One result row per hypothesis file: the metric's ``score`` plus its own ``fields``."""
     _quiet_sacrebleu()
     refs, hyps = _read(args)
+    sentence = bool(getattr(args, "sentence", False))
     out: list[dict[str, Any]] = []
     for path, hyp in hyps:
-        res = bleu(refs, hyp, sentence=bool(getattr(args, "sentence", False)))
-        row: dict[str, Any] = {
-            "hyp": path,
-            "metric": "bleu",
-            "score": res.score,
-            "precisions": res.precisions,
-            "bp": res.bp,
-            "sys_len": res.sys_len,
-            "ref_len": res.ref_len,
-            "signature": res.signature,
-        }
+        res = score(refs, hyp, sentence=sentence)
+        row: dict[str, Any] = {"hyp": path, "metric": metric, "score": res.score}
+        row.update({name: getattr(res, name) for name in fields})
         if res.sentence_scores is not None:
             row["sentences"] = res.sentence_scores
         out.append(row)
     return out
+
+
+def cli_bleu(args: argparse.Namespace) -> list[dict]:
+    """``score bleu``: score, precisions, bp, sys_len, ref_len, signature (+ sentences)."""
+    return _cli(args, "bleu", bleu, ("precisions", "bp", "sys_len", "ref_len", "signature"))
 
 
 def cli_chrf(args: argparse.Namespace) -> list[dict]:
     """``score chrf [--beta B]``: chrF++ score, precision, recall, beta, signature (+ sentences)."""
-    _quiet_sacrebleu()
-    refs, hyps = _read(args)
     beta = 2.0 if getattr(args, "beta", None) is None else float(args.beta)
-    out: list[dict[str, Any]] = []
-    for path, hyp in hyps:
-        res = chrf(refs, hyp, beta=beta, sentence=bool(getattr(args, "sentence", False)))
-        row: dict[str, Any] = {
-            "hyp": path,
-            "metric": "chrf",
-            "score": res.score,
-            "precision": res.precision,
-            "recall": res.recall,
-            "beta": res.beta,
-            "signature": res.signature,
-        }
-        if res.sentence_scores is not None:
-            row["sentences"] = res.sentence_scores
-        out.append(row)
-    return out
+    return _cli(
+        args,
+        "chrf",
+        lambda refs, hyp, sentence: chrf(refs, hyp, beta=beta, sentence=sentence),
+        ("precision", "recall", "beta", "signature"),
+    )
 
 
 def cli_ter(args: argparse.Namespace) -> list[dict]:
     """``score ter [--case-sensitive]``: TER score, num_edits, ref_length, signature (+ sentences)."""
-    _quiet_sacrebleu()
-    refs, hyps = _read(args)
     case_sensitive = bool(getattr(args, "case_sensitive", False))
-    out: list[dict[str, Any]] = []
-    for path, hyp in hyps:
-        res = ter(refs, hyp, case_sensitive=case_sensitive, sentence=bool(getattr(args, "sentence", False)))
-        row: dict[str, Any] = {
-            "hyp": path,
-            "metric": "ter",
-            "score": res.score,
-            "num_edits": res.num_edits,
-            "ref_length": res.ref_length,
-            "signature": res.signature,
-        }
-        if res.sentence_scores is not None:
-            row["sentences"] = res.sentence_scores
-        out.append(row)
-    return out
+    return _cli(
+        args,
+        "ter",
+        lambda refs, hyp, sentence: ter(refs, hyp, case_sensitive=case_sensitive, sentence=sentence),
+        ("num_edits", "ref_length", "signature"),
+    )

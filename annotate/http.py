@@ -1,4 +1,4 @@
-"""Small helpers for reading untrusted request data in views."""
+"""Small helpers for untrusted data in views: reading ids from requests, writing cells to CSV."""
 
 from __future__ import annotations
 
@@ -17,4 +17,18 @@ def id_field_or_404(data: Mapping[str, str], name: str) -> int:
     value = id_field(data, name)
     if value is None:
         raise Http404(f"no such {name}")
+    return value
+
+
+def csv_cell(value: object) -> object:
+    """A CSV cell that a spreadsheet will not run as a formula (text came from uploads and workers).
+
+    Text starting with = + - @ or a control character gets a leading quote;
+    numbers, including negative ones, pass unchanged.
+    """
+    if isinstance(value, str) and value[:1] in ("=", "+", "-", "@", "\t", "\r"):
+        try:
+            float(value)
+        except ValueError:
+            return "'" + value
     return value

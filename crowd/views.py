@@ -14,6 +14,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from annotate.decorators import researcher_required
+from annotate.http import csv_cell
 from annotate.selectors import corpus_list_for, project_list_for
 from crowd.forms import ConfirmImportForm, CrowdSettingsForm, ImportForm, InviteForm
 from crowd.importing import judgments_import, judgments_parse
@@ -27,11 +28,6 @@ from ranking.selectors import campaign_list_for
 PROLIFIC_PARAMS = "PROLIFIC_PID={{%PROLIFIC_PID%}}&STUDY_ID={{%STUDY_ID%}}&SESSION_ID={{%SESSION_ID%}}"
 IMPORT_SESSION_KEY = "crowd_import"
 MAX_PREVIEW_BYTES = 20 * 1024 * 1024
-
-
-def _csv_safe(value: object) -> str:
-    text = str(value)
-    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
 
 
 @researcher_required
@@ -123,7 +119,7 @@ def invites_csv(request: HttpRequest, pk: int) -> HttpResponse:
     writer.writerow(["url", "reusable", "label", "uses"])
     for link in invite_links(campaign):
         url = request.build_absolute_uri(reverse("crowd-invite", args=[link.code]))
-        writer.writerow([url, link.reusable, _csv_safe(link.label), link.uses])
+        writer.writerow([url, link.reusable, csv_cell(link.label), link.uses])
     return response
 
 
@@ -138,7 +134,7 @@ def payments_csv(request: HttpRequest, pk: int) -> HttpResponse:
     writer.writerow(["platform", "worker", "hits", "rejected", "work_seconds", "bonuses", "earnings"])
     for w in costs.workers:
         writer.writerow(
-            [w.platform, _csv_safe(w.identity), w.hits, w.rejected, f"{w.seconds:.1f}", w.bonuses, w.earnings]
+            [w.platform, csv_cell(w.identity), w.hits, w.rejected, f"{w.seconds:.1f}", w.bonuses, w.earnings]
         )
     writer.writerow([])
     for label, value in [

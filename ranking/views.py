@@ -13,7 +13,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
 from annotate.decorators import annotator_required, researcher_required
-from annotate.http import id_field
+from annotate.http import csv_cell, id_field
 from annotate.models import Qualification
 from annotate.roles import is_researcher
 from annotate.selectors import corpus_list_for, project_list_for, sentence_context
@@ -171,7 +171,7 @@ def campaign_results_csv(request: HttpRequest, pk: int) -> HttpResponse:
         writer.writerow(
             [
                 rank,
-                _csv_safe(row.system.name),
+                csv_cell(row.system.name),
                 row.system.kind,
                 f"{row.mean_score:.6f}",
                 row.rank_lo if row.rank_lo is not None else "",
@@ -183,11 +183,6 @@ def campaign_results_csv(request: HttpRequest, pk: int) -> HttpResponse:
             ]
         )
     return response
-
-
-def _csv_safe(value: str) -> str:
-    """Names come from uploads: keep spreadsheets from reading them as formulas."""
-    return "'" + value if value[:1] in ("=", "+", "-", "@", "\t", "\r") else value
 
 
 _signer = Signer(salt="ranking.work.started")

@@ -18,6 +18,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from geceval.errors import GecInputError
+from geceval.formats.text import read_text
 
 
 @dataclass(frozen=True)
@@ -128,15 +129,7 @@ def parse_m2(text: str, *, path: str = "<m2>") -> list[M2Sentence]:
 
 
 def read_m2(path: str | os.PathLike[str]) -> list[M2Sentence]:
-    path = os.fspath(path)
-    with open(path, "rb") as fh:
-        data = fh.read()
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = data.count(b"\n", 0, exc.start) + 1
-        raise GecInputError(f"not valid UTF-8 (byte {exc.start})", path=path, line=line) from None
-    return parse_m2(text, path=path)
+    return parse_m2(read_text(path), path=os.fspath(path))
 
 
 def format_edit(edit: M2Edit) -> str:

@@ -22,11 +22,7 @@ def decode_lines(data: bytes, *, path: str = "<input>", allow_empty: bool = Fals
     sentence is part of it, so counts agree with ``wc -l`` and with the
     reference tools.
     """
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = data.count(b"\n", 0, exc.start) + 1
-        raise GecInputError(f"not valid UTF-8 (byte {exc.start})", path=path, line=line) from None
+    text = _decode(data, path)
     if not text:
         if allow_empty:
             return []
@@ -36,16 +32,19 @@ def decode_lines(data: bytes, *, path: str = "<input>", allow_empty: bool = Fals
     return text.split("\n")
 
 
+def _decode(data: bytes, path: str) -> str:
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise GecInputError(f"not valid UTF-8 (byte {exc.start})", path=path, line=line) from None
+
+
 def read_text(path: str | os.PathLike[str]) -> str:
     """A whole UTF-8 file as text (a leading BOM dropped); bad bytes are a GecInputError naming the line."""
     path = os.fspath(path)
     with open(path, "rb") as fh:
-        data = fh.read()
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = data.count(b"\n", 0, exc.start) + 1
-        raise GecInputError(f"not valid UTF-8 (byte {exc.start})", path=path, line=line) from None
+        text = _decode(fh.read(), path)
     return text[1:] if text.startswith("\ufeff") else text
 
 

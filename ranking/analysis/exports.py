@@ -33,6 +33,7 @@ from xml.sax.saxutils import quoteattr
 
 from django.conf import settings
 
+from annotate.http import csv_cell
 from ranking.analysis.inputs import iter_screen_rankings
 from ranking.models import Campaign, Protocol
 
@@ -46,19 +47,8 @@ def pseudonym(user_id: int | str) -> str:
 
 def _csv_line(row: Iterable) -> str:
     buf = io.StringIO()
-    csv.writer(buf, lineterminator="\n").writerow([_safe(v) for v in row])
+    csv.writer(buf, lineterminator="\n").writerow([csv_cell(v) for v in row])
     return buf.getvalue()
-
-
-def _safe(value):
-    """Spreadsheet formula injection guard on text cells (numbers pass unchanged)."""
-    if isinstance(value, str) and value[:1] in ("=", "+", "-", "@", "\t", "\r"):
-        try:
-            float(value)
-            return value
-        except ValueError:
-            return "'" + value
-    return value
 
 
 # --------------------------------------------------------------------------- judgments

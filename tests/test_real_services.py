@@ -6,12 +6,7 @@ with CI=true a skip is a failure (see conftest.skip_or_fail).
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 import time
-import uuid
-from pathlib import Path
 
 import pytest
 from django.db import connection
@@ -20,8 +15,7 @@ from ranking.models import SystemScore
 from ranking.services import CandidateScore, assignment_request, campaign_create, screen_submit
 from ranking.services.assignments import assignment_next_screen
 from tests import factories
-
-REPO = Path(__file__).resolve().parents[1]
+from tests.celery_workers import celery_workers
 
 
 @pytest.mark.django_db
@@ -34,50 +28,11 @@ def test_suite_runs_on_postgresql_and_redis_answers(real_postgres, real_redis):
     assert real_redis.ping() is True
 
 
-def _database_url() -> str:
-    s = connection.settings_dict
-    auth = s["USER"] + (f":{s['PASSWORD']}" if s["PASSWORD"] else "")
-    return f"postgres://{auth}@{s['HOST'] or '127.0.0.1'}:{s['PORT'] or 5432}/{s['NAME']}"
-
-
 @pytest.fixture
 def celery_worker(transactional_db, real_postgres, real_redis):
     """A real `celery worker` process on the test database and the Redis broker, on a queue of its own."""
-    from config.celery import app
-
-    queue = f"test-{uuid.uuid4().hex[:8]}"
-    env = dict(os.environ, DATABASE_URL=_database_url(), CELERY_QUEUE=queue, DEBUG="true")
-    log = open(Path(os.environ.get("TMPDIR", "/tmp")) / f"celery-{queue}.log", "w+")  # noqa: SIM115
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "celery", "-A", "config", "worker", "--pool=solo", "-Q", queue,
-         "--without-gossip", "--without-mingle", "--loglevel=INFO", "-n", f"{queue}@%h"],
-        cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT,
-    )  # fmt: skip
-    old_queue = app.conf.task_default_queue
-    app.conf.task_always_eager = False
-    app.conf.task_default_queue = queue
-    try:
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            log.seek(0)
-            if "ready." in log.read():
-                break
-            if proc.poll() is not None:
-                log.seek(0)
-                pytest.fail(f"celery worker exited early:\n{log.read()}")
-            time.sleep(0.3)
-        else:
-            pytest.fail("celery worker did not become ready in 60 s")
-        yield proc, log
-    finally:
-        app.conf.task_always_eager = True
-        app.conf.task_default_queue = old_queue
-        proc.terminate()
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-        log.close()
+    with celery_workers() as workers:
+        yield workers.start()
 
 
 def test_a_real_worker_recomputes_scores_after_a_submit(celery_worker):
@@ -100,7 +55,10 @@ def test_a_real_worker_recomputes_scores_after_a_submit(celery_worker):
         assignment=assignment,
         screen=screen,
         worker=judge,
-        answers={by_text["He goes ."]: CandidateScore(score=90), by_text["He went ."]: CandidateScore(score=40)},
+        answers={
+            by_text["He goes ."]: CandidateScore(score=90),
+            by_text["He went ."]: CandidateScore(score=40),
+        },
     )
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline and SystemScore.objects.filter(campaign=campaign).count() < 2:

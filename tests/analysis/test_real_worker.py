@@ -1,83 +1,30 @@
 """Analysis runs on real Celery worker processes (Redis broker, PostgreSQL test database).
 
 Skips locally without DATABASE_URL / CELERY_BROKER_URL (real_postgres, real_redis);
-the worker pattern is tests/test_real_services.py's, with the analysis tasks included.
+the workers come from tests/celery_workers.py, with the analysis tasks included.
 """
 
 from __future__ import annotations
 
 import os
 import signal
-import subprocess
-import sys
 import time
-import uuid
-from pathlib import Path
 
 import pytest
-from django.db import connection
 
 from geceval.judgments import expand_pairwise
 from geceval.ranking import rank
 from ranking.analysis import services
 from ranking.analysis.models import AnalysisRun, ChunkStatus, RunStatus, SystemRankResult
 from tests.analysis.helpers import ranking_campaign
-
-REPO = Path(__file__).resolve().parents[2]
-
-
-def _database_url() -> str:
-    s = connection.settings_dict
-    auth = s["USER"] + (f":{s['PASSWORD']}" if s["PASSWORD"] else "")
-    return f"postgres://{auth}@{s['HOST'] or '127.0.0.1'}:{s['PORT'] or 5432}/{s['NAME']}"
+from tests.celery_workers import celery_workers
 
 
 @pytest.fixture
 def workers(transactional_db, real_postgres, real_redis):
     """start() launches a `celery worker` process on a queue of this test; all are stopped at the end."""
-    from config.celery import app
-
-    queue = f"test-analysis-{uuid.uuid4().hex[:8]}"
-    env = dict(os.environ, DATABASE_URL=_database_url(), CELERY_QUEUE=queue, DEBUG="true")
-    started: list[tuple[subprocess.Popen, object]] = []
-
-    def start():
-        n = len(started)
-        log = open(Path(os.environ.get("TMPDIR", "/tmp")) / f"celery-{queue}-{n}.log", "w+")  # noqa: SIM115
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "celery", "-A", "config", "worker", "--pool=solo", "-Q", queue,
-             "-I", "ranking.analysis.tasks", "--without-gossip", "--without-mingle", "--loglevel=INFO",
-             "-n", f"{queue}-{n}@%h"],
-            cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT,
-        )  # fmt: skip
-        started.append((proc, log))
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            log.seek(0)
-            if "ready." in log.read():
-                return proc, log
-            if proc.poll() is not None:
-                log.seek(0)
-                pytest.fail(f"celery worker exited early:\n{log.read()}")
-            time.sleep(0.3)
-        pytest.fail("celery worker did not become ready in 60 s")
-
-    old_queue = app.conf.task_default_queue
-    app.conf.task_always_eager = False
-    app.conf.task_default_queue = queue
-    try:
-        yield start
-    finally:
-        app.conf.task_always_eager = True
-        app.conf.task_default_queue = old_queue
-        for proc, log in started:
-            if proc.poll() is None:
-                proc.terminate()
-                try:
-                    proc.wait(timeout=20)
-                except subprocess.TimeoutExpired:
-                    proc.kill()
-            log.close()
+    with celery_workers("test-analysis", ["-I", "ranking.analysis.tasks"]) as pool:
+        yield pool.start
 
 
 def _wait(run: AnalysisRun, until, timeout: float = 180) -> list[int]:

@@ -170,10 +170,30 @@ CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_TASK_DEFAULT_QUEUE = os.environ.get("CELERY_QUEUE", "gec-arena")
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": env_int("CELERY_VISIBILITY_TIMEOUT", 3600)}
+# Repairs run by `celery beat` (docker-compose's beat service). Postgres is the record: each task
+# redoes from the database what a message lost while the broker was down would have done, so
+# queued work resumes by itself once Redis is back. Overdue HITs return to the pool every minute.
+CELERY_REPAIR_SECONDS = env_int("CELERY_REPAIR_SECONDS", 300)
+if CELERY_REPAIR_SECONDS < 1:
+    raise ImproperlyConfigured("CELERY_REPAIR_SECONDS must be at least 1")
 CELERY_BEAT_SCHEDULE = {
+    "expire-assignments": {
+        "task": "ranking.tasks.task_expire_assignments",
+        "schedule": float(min(60, CELERY_REPAIR_SECONDS)),
+    },
     "recompute-active-campaigns": {
         "task": "ranking.tasks.task_recompute_active_campaigns",
-        "schedule": 300.0,
+        "schedule": float(CELERY_REPAIR_SECONDS),
+    },
+    "grade-pending-qualifications": {
+        "task": "annotate.rewrites.tasks.task_grade_pending_qualifications",
+        "schedule": float(CELERY_REPAIR_SECONDS),
+    },
+    "resume-stalled-analysis-runs": {
+        "task": "ranking.analysis.tasks.task_resume_stale_runs",
+        "schedule": float(CELERY_REPAIR_SECONDS),
+        # a run still pending after one repair interval lost its start message (broker down)
+        "kwargs": {"pending_after_seconds": CELERY_REPAIR_SECONDS},
     },
 }
 if CELERY_BROKER_URL and not CELERY_BROKER_URL.startswith(("redis://", "rediss://", "amqp://", "memory://")):

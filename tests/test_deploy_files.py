@@ -117,3 +117,20 @@ def test_core_package_imports_without_django():
     )
     assert result.returncode == 0, result.stderr[-2000:]
     assert "core modules" in result.stdout
+
+
+def test_beat_schedules_every_repair_task_and_each_is_a_registered_task():
+    from django.conf import settings
+
+    from config.celery import app
+
+    app.loader.import_default_modules()  # what a worker imports at start: every tasks module
+    scheduled = {entry["task"] for entry in settings.CELERY_BEAT_SCHEDULE.values()}
+    assert scheduled == {
+        "ranking.tasks.task_expire_assignments",
+        "ranking.tasks.task_recompute_active_campaigns",
+        "annotate.rewrites.tasks.task_grade_pending_qualifications",
+        "ranking.analysis.tasks.task_resume_stale_runs",
+    }
+    assert scheduled <= set(app.tasks)
+    assert settings.CELERY_BEAT_SCHEDULE["expire-assignments"]["schedule"] == 60.0

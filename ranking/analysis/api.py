@@ -193,7 +193,11 @@ class AnalysisRunViewSet(viewsets.mixins.CreateModelMixin, viewsets.ReadOnlyMode
     @action(detail=True, methods=["post"])
     def resume(self, request, pk=None):
         run = self.get_object()
-        services.analysis_run_resume(run=run)
+        try:
+            services.analysis_run_resume(run=run)
+        except services.BrokerUnreachable:
+            # the run is left pending in the database: beat's repair sends it once the broker is back
+            return Response({"detail": services.QUEUE_DOWN}, status=status.HTTP_503_SERVICE_UNAVAILABLE)
         run.refresh_from_db()
         return Response(run_progress(run))
 

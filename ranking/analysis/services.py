@@ -24,11 +24,13 @@ from __future__ import annotations
 
 import datetime
 import functools
+import logging
 import time
 
 from django.db import transaction
 from django.db.models import F, Q, Sum
 from django.utils import timezone
+from kombu.exceptions import OperationalError as BrokerUnreachable
 
 from ranking.analysis import compute, inputs
 from ranking.analysis.models import (
@@ -51,6 +53,13 @@ from ranking.analysis.parameters import (  # noqa: F401  (re-exported)
     code_versions,
 )
 from ranking.models import Campaign
+
+logger = logging.getLogger(__name__)
+
+QUEUE_DOWN = (
+    "The task queue cannot be reached just now. The run is saved and starts by itself when the "
+    "queue is back (within a few minutes); you need not launch it again."
+)
 
 PROGRESS_EVERY = 0.5  # seconds between progress writes
 CHUNK_STALE_SECONDS = 1800
@@ -78,12 +87,23 @@ def analysis_run_create(
     )
 
 
-def analysis_run_enqueue(run: AnalysisRun) -> None:
+def analysis_run_enqueue(run: AnalysisRun) -> bool:
     """Send the run to the workers (eager in tests and without a broker). Call it after the run's
-    transaction has committed (a worker must be able to read the run)."""
+    transaction has committed (a worker must be able to read the run).
+
+    Returns False when the broker could not be reached: the run stays pending in the database and
+    beat's ``task_resume_stale_runs`` sends it again once the broker is back."""
     from ranking.analysis.tasks import task_run_start
 
-    task_run_start.delay(run_id=run.pk)
+    if task_run_start.app.conf.task_always_eager:
+        task_run_start.delay(run_id=run.pk)  # in-process: a failure here is the run's, not the broker's
+        return True
+    try:
+        task_run_start.delay(run_id=run.pk)
+    except BrokerUnreachable:
+        logger.warning("broker unreachable: analysis run %s stays pending until the next repair", run.pk)
+        return False
+    return True
 
 
 # --------------------------------------------------------------------------- start
@@ -328,10 +348,17 @@ def analysis_run_resume(*, run: AnalysisRun) -> list[int]:
     return []
 
 
-def stale_runs_resume(*, older_than_seconds: int = 3600) -> int:
-    """Resume running runs whose chunks have not moved for a while (a periodic safety net)."""
-    cutoff = timezone.now() - datetime.timedelta(seconds=older_than_seconds)
+def stale_runs_resume(*, older_than_seconds: int = 3600, pending_after_seconds: int | None = None) -> int:
+    """Resume running runs whose chunks have not moved for a while (a periodic safety net); with
+    ``pending_after_seconds``, also send again runs still pending that long after they were made
+    (their start message was lost). A duplicate start is harmless: the claim is conditional."""
     count = 0
+    if pending_after_seconds is not None:
+        pending_cutoff = timezone.now() - datetime.timedelta(seconds=pending_after_seconds)
+        for run in AnalysisRun.objects.filter(status=RunStatus.PENDING, created__lt=pending_cutoff):
+            if analysis_run_enqueue(run):
+                count += 1
+    cutoff = timezone.now() - datetime.timedelta(seconds=older_than_seconds)
     for run in AnalysisRun.objects.filter(
         status__in=[RunStatus.RUNNING, RunStatus.MERGING], started__lt=cutoff
     ):

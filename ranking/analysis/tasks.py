@@ -31,6 +31,10 @@ def task_run_merge(*, run_id: int) -> bool:
 
 
 @shared_task(name="ranking.analysis.tasks.task_resume_stale_runs")
-def task_resume_stale_runs(*, older_than_seconds: int = 3600) -> int:
-    """Periodic safety net (beat): runs whose worker died are sent again."""
-    return services.stale_runs_resume(older_than_seconds=older_than_seconds)
+def task_resume_stale_runs(
+    *, older_than_seconds: int = 3600, pending_after_seconds: int | None = None
+) -> int:
+    """Periodic safety net (beat): runs whose worker died, or whose start message was lost, are sent again."""
+    return services.stale_runs_resume(
+        older_than_seconds=older_than_seconds, pending_after_seconds=pending_after_seconds
+    )

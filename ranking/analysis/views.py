@@ -33,7 +33,8 @@ def campaign_analysis(request: HttpRequest, pk: int) -> HttpResponse:
         except services.AnalysisError as exc:
             form.add_error(None, str(exc))
         else:
-            services.analysis_run_enqueue(run)
+            if not services.analysis_run_enqueue(run):
+                messages.warning(request, services.QUEUE_DOWN)
             return redirect("analysis-run", pk=run.pk)
     runs = run_list_for(request.user).filter(campaign=campaign)
     status = 400 if form.errors else 200
@@ -113,8 +114,12 @@ def run_progress_json(request: HttpRequest, pk: int) -> JsonResponse:
 @require_POST
 def run_resume(request: HttpRequest, pk: int) -> HttpResponse:
     run = _run(request, pk)
-    services.analysis_run_resume(run=run)
-    messages.info(request, "Unfinished parts of the run were sent to the workers again.")
+    try:
+        services.analysis_run_resume(run=run)
+    except services.BrokerUnreachable:
+        messages.warning(request, services.QUEUE_DOWN)
+    else:
+        messages.info(request, "Unfinished parts of the run were sent to the workers again.")
     return redirect("analysis-run", pk=run.pk)
 
 

@@ -143,3 +143,29 @@ def test_the_periodic_safety_net_resumes_a_run_whose_chunks_stopped_moving(monke
     expected = rank(expand_pairwise(rankings), runs=20, seed=2)
     assert list(run.rank_results.values_list("name", "mu")) == [(s.name, s.mu) for s in expected.systems]
     assert services.stale_runs_resume(older_than_seconds=3600) == 0
+
+
+def test_a_run_launched_while_the_broker_is_unreachable_stays_pending_and_the_repair_starts_it():
+    from django.test import Client
+
+    from tests.celery_workers import broker_at
+
+    user, campaign, rankings = ranking_campaign()
+    client = Client()
+    client.force_login(user)
+    with broker_at("redis://127.0.0.1:1/0"):  # nothing listens there
+        page = client.post(
+            f"/campaigns/{campaign.pk}/analysis/", {"kind": "trueskill", "seed": 3, "runs": 20, "chunks": 2}
+        )
+        shown = client.get(page["Location"]).content.decode()
+    assert page.status_code == 302
+    run = AnalysisRun.objects.get(campaign=campaign)
+    assert run.status == RunStatus.PENDING
+    assert "The task queue cannot be reached just now" in shown
+    # a run younger than the repair interval is left alone: its message may still be queued
+    assert services.stale_runs_resume(pending_after_seconds=3600) == 0
+    assert services.stale_runs_resume(pending_after_seconds=0) == 1  # beat, once the broker is back
+    run.refresh_from_db()
+    assert run.status == RunStatus.DONE, run.error
+    expected = rank(expand_pairwise(rankings), runs=20, seed=3)
+    assert list(run.rank_results.values_list("name", "mu")) == [(s.name, s.mu) for s in expected.systems]

@@ -113,7 +113,11 @@ TEMPLATES = [
 _DATABASE_URL = os.environ.get("DATABASE_URL", "").strip()
 if _DATABASE_URL:
     try:
-        DATABASES = {"default": dj_database_url.parse(_DATABASE_URL, conn_max_age=60)}
+        # Persistent connections, checked before each request reuses one: after a database restart
+        # the first request must not inherit a connection that died with the old server.
+        DATABASES = {
+            "default": dj_database_url.parse(_DATABASE_URL, conn_max_age=60, conn_health_checks=True)
+        }
     except Exception as exc:  # dj-database-url raises several types for bad URLs
         raise ImproperlyConfigured(f"DATABASE_URL is not a valid database URL: {exc}") from None
 else:

@@ -25,12 +25,9 @@ for the workers), and compares with the reference tools' figures:
   the gold M2 is a file, not a corpus reference, so M2 is computed on the
   run's frozen outputs by geceval.m2 in this process).
 
-Judgments are imported by crowd.importing.judgments_import (``importer="crowd"``,
-the default: the product's importer) or by ``ranking.analysis.importing.judgment_set_create``
-(``importer="builtin"``: one candidate per file entry in file order). The two keep the
-pairwise judgments in different orders, so TrueSkill draws differ between them (within the
-stated tolerances at 1000 runs; at 200 runs the crowd import's stream splits PKU | IPN, so
-use the papers' 1000 runs for gec-ranking).
+Judgments are imported by crowd.importing.judgments_import, the product's importer, as a
+researcher's upload would be. Its pairwise order decides the TrueSkill draws: within the stated
+tolerances at the papers' 1000 runs (at 200 runs the gec-ranking stream splits PKU | IPN).
 """
 
 from __future__ import annotations
@@ -145,16 +142,12 @@ def _run(campaign, kind: str, parameters: dict, seed: int, user, timeout: float 
     return run
 
 
-def _import_rankings(project, user, name: str, rankings, *, importer: str, path: Path, fmt: str, exclude=()):
-    if importer == "crowd":
-        from crowd.importing import judgments_import
+def _import_rankings(project, name: str, *, path: Path, fmt: str, exclude=()):
+    from crowd.importing import judgments_import
 
-        return judgments_import(
-            project=project, name=name, fmt=fmt, path_or_bytes=str(path), exclude_judges=tuple(exclude)
-        ).campaign
-    from ranking.analysis.importing import judgment_set_create
-
-    return judgment_set_create(project=project, name=name, created_by=user, rankings=rankings)
+    return judgments_import(
+        project=project, name=name, fmt=fmt, path_or_bytes=str(path), exclude_judges=tuple(exclude)
+    ).campaign
 
 
 def _ranking_rows(study: str, run, reference, clusters_ref, unstable=frozenset()) -> list[Row]:
@@ -188,22 +181,10 @@ def _ranking_rows(study: str, run, reference, clusters_ref, unstable=frozenset()
     return rows
 
 
-def study_gec_ranking(data: Path, *, runs: int, seed: int, importer: str) -> list[Row]:
-    from geceval.judgments import read_appraise_xml
-
+def study_gec_ranking(data: Path, *, runs: int, seed: int) -> list[Row]:
     path = _need(data / "gec-ranking" / "data" / "all_judgments.xml")
-    rankings = read_appraise_xml(path, exclude_judges=["non-native"])
     user, project = _project("gec-ranking")
-    campaign = _import_rankings(
-        project,
-        user,
-        "gec-ranking",
-        rankings,
-        importer=importer,
-        path=path,
-        fmt="appraise-xml",
-        exclude=["non-native"],
-    )
+    campaign = _import_rankings(project, "gec-ranking", path=path, fmt="appraise-xml", exclude=["non-native"])
     run = _run(campaign, "trueskill", {"runs": runs, "chunks": 4}, seed, user)
     rows = [Row("gec-ranking", "pairwise judgments", str(run.pairs_used), "28146", str(run.pairs_used - 28146),
                 run.pairs_used == 28146)]  # fmt: skip
@@ -212,17 +193,13 @@ def study_gec_ranking(data: Path, *, runs: int, seed: int, importer: str) -> lis
     )
 
 
-def study_jfleg(data: Path, *, runs: int, seed: int, importer: str) -> list[Row]:
+def study_jfleg(data: Path, *, runs: int, seed: int) -> list[Row]:
     from geceval.formats.text import read_lines
     from geceval.gleu import gleu_human_bound
-    from geceval.judgments import read_wmt_csv
 
     path = _need(data / "jfleg" / "EACL_exp" / "mturk" / "pairwise.csv")
-    rankings = read_wmt_csv(path)
     user, project = _project("jfleg")
-    campaign = _import_rankings(
-        project, user, "jfleg table 5", rankings, importer=importer, path=path, fmt="wmt-csv"
-    )
+    campaign = _import_rankings(project, "jfleg table 5", path=path, fmt="wmt-csv")
     run = _run(campaign, "trueskill", {"runs": runs, "chunks": 4}, seed, user)
     rows = _ranking_rows("jfleg", run, JFLEG, JFLEG_CLUSTERS)
     for split, expected in JFLEG_BOUNDS.items():
@@ -326,9 +303,7 @@ def _m2_reference(data: Path) -> dict[str, float]:
     return out
 
 
-def reproduce(
-    study: str, data: Path, *, runs: int = 1000, seed: int = 0, importer: str = "builtin"
-) -> list[Row]:
+def reproduce(study: str, data: Path, *, runs: int = 1000, seed: int = 0) -> list[Row]:
     if study not in STUDIES:
         raise ReproduceError(f"unknown study {study!r}; one of {', '.join(STUDIES)}")
     fn = {
@@ -337,7 +312,7 @@ def reproduce(
         "gmeg-dev": study_gmeg_dev,
         "conll14-metrics": study_conll14_metrics,
     }[study]
-    return fn(Path(data), runs=runs, seed=seed, importer=importer)
+    return fn(Path(data), runs=runs, seed=seed)
 
 
 def format_rows(rows: list[Row]) -> str:

@@ -5,8 +5,8 @@ from __future__ import annotations
 import random
 
 from geceval.judgments import PrwsRating, RankingJudgment
-from ranking.analysis.importing import judgment_set_create
 from tests import factories
+from tests.analysis.judgment_sets import judgment_set_create
 
 STRENGTH = {"best": 3.0, "good": 2.0, "mid": 1.0, "src": 0.0}
 

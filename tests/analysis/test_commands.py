@@ -43,10 +43,9 @@ def _shared_root():
     return shared_path("jfleg", "EACL_exp", "mturk", "pairwise.csv").parents[3]
 
 
-@pytest.mark.parametrize("importer", ["crowd", "builtin"])
-def test_reproduce_jfleg_table5_and_human_bounds(capsys, importer):
+def test_reproduce_jfleg_table5_and_human_bounds(capsys):
     data = _shared_root()
-    call_command("reproduce", "jfleg", "--data", str(data), "--importer", importer)
+    call_command("reproduce", "jfleg", "--data", str(data))
     out = capsys.readouterr().out
     assert "turk mu (range)" in out and "GLEU human bound test" in out and "FAIL" not in out
     assert "11 of 11 within tolerance" in out

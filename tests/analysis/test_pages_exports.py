@@ -142,7 +142,6 @@ def test_prws_summary_run_and_prws_exports_round_trip(client, tmp_path):
 
 
 def test_metric_run_then_meta_evaluation_against_a_human_run(client):
-    from ranking.analysis.importing import judgment_set_create  # noqa: F401
     from tests import factories
 
     user = factories.user("res", "researcher")
@@ -253,7 +252,7 @@ def test_a_duplicate_chunk_or_merge_delivery_changes_nothing():
 
 @pytest.mark.parametrize("fmt", ["wmt-csv", "appraise-xml"])
 def test_an_exported_judgment_file_imported_again_gives_the_same_run_result(tmp_path, fmt):
-    from ranking.analysis.importing import judgment_set_create
+    from tests.analysis.judgment_sets import judgment_set_create
 
     user, campaign, _r = ranking_campaign()
     first = _done_run(campaign, runs=30, chunks=2, seed=4)

@@ -20,10 +20,6 @@ class Command(BaseCommand):
         parser.add_argument("--data", required=True, help="a folder laid out like ../shared/data")
         parser.add_argument("--runs", type=int, default=1000, help="TrueSkill runs (the papers: 1000)")
         parser.add_argument("--seed", type=int, default=0)
-        parser.add_argument(
-            "--importer", choices=("builtin", "crowd"), default="crowd",
-            help="judgment importer: crowd.importing (default) or ranking.analysis.importing (builtin)",
-        )  # fmt: skip
 
     def handle(self, *args, **options) -> None:
         data = Path(options["data"])
@@ -37,7 +33,6 @@ class Command(BaseCommand):
                 data,
                 runs=options["runs"],
                 seed=options["seed"],
-                importer=options["importer"],
             )
         except ReproduceError as exc:
             raise CommandError(str(exc)) from None

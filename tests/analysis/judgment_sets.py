@@ -1,10 +1,8 @@
-"""A minimal judgment set from plain rankings or PRWS ratings, for ``reproduce`` and tests.
+"""Judgment sets built directly from plain rankings or PRWS ratings, for tests.
 
-The product's importer is crowd.importing.judgments_import (MTurk, Appraise,
-WMT, PRWS files with mappings and reports); ``reproduce`` uses it when it is
-present. This one makes the same shape (a closed campaign of origin
-``imported``) directly from ``geceval`` judgments so analysis code can be run
-on any file ``geceval`` reads:
+The product's importer is crowd.importing.judgments_import (MTurk, Appraise, WMT, PRWS files with
+mappings and reports). This builder makes the same shape (a closed campaign of origin
+``imported``) from ``geceval`` judgments held in memory, so analysis tests need no files:
 
 - one corpus sentence per item (its text is the item id: the files carry no
   sentence text), one system per system name (placeholder outputs);

@@ -57,9 +57,11 @@ clean:
 # --- hardening (docs/hardening.md) ---------------------------------------------------------------
 FUZZ_EXAMPLES ?= 1000
 
-# Every importer fuzzed with FUZZ_EXAMPLES malformed files (random seed: FUZZ_RANDOM=1).
+# Every importer fuzzed with FUZZ_EXAMPLES malformed files (random seed: FUZZ_RANDOM=1), then every API
+# operation with API_FUZZ_EXAMPLES requests per role (default 200; random seed: API_FUZZ_RANDOM=1).
 fuzz: venv
 	FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) $(PY) -m pytest tests/hardening/test_fuzz_importers.py -q -p no:cacheprovider
+	API_FUZZ_EXAMPLES=$${API_FUZZ_EXAMPLES:-200} $(PY) -m pytest tests/hardening/test_api_fuzz.py -q -p no:cacheprovider
 
 BACKUP_DIR ?= backups
 BACKUP_FILE ?= $(BACKUP_DIR)/gec-arena-$(shell date -u +%Y%m%dT%H%M%SZ).dump

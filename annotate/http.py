@@ -7,10 +7,17 @@ from collections.abc import Mapping
 from django.http import Http404
 
 
+def parse_id(raw: object) -> int | None:
+    """An integer id from untrusted text, or None. ASCII digits only: ``str.isdigit`` also accepts
+    "²" and other digits ``int()`` refuses; at most 18 of them: a bigint, and ``int()`` refuses more
+    than 4300."""
+    text = str(raw).strip()
+    return int(text) if text.isascii() and text.isdigit() and len(text) <= 18 else None
+
+
 def id_field(data: Mapping[str, str], name: str) -> int | None:
     """A positive integer id from a form field, or None: never let free text reach an ORM lookup."""
-    raw = str(data.get(name, "")).strip()
-    return int(raw) if raw.isdigit() and len(raw) <= 18 else None
+    return parse_id(data.get(name, ""))
 
 
 def id_field_or_404(data: Mapping[str, str], name: str) -> int:

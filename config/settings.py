@@ -210,7 +210,13 @@ REST_FRAMEWORK = {
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
-    "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.LimitOffsetPagination",
+    # bounded page size and a JSON parser that answers 400 to absurd nesting (config/rest.py)
+    "DEFAULT_PAGINATION_CLASS": "config.rest.BoundedLimitOffsetPagination",
+    "DEFAULT_PARSER_CLASSES": [
+        "config.rest.JSONParser",
+        "rest_framework.parsers.FormParser",
+        "rest_framework.parsers.MultiPartParser",
+    ],
     "PAGE_SIZE": 100,
 }
 SPECTACULAR_SETTINGS = {

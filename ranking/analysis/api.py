@@ -9,13 +9,15 @@ Router lines (config/api_urls.py):
 from __future__ import annotations
 
 from django.http import HttpResponse, StreamingHttpResponse
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
 from rest_framework import serializers, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.exceptions import NotFound, ValidationError
 from rest_framework.response import Response
 
 from annotate.api import IsResearcher
+from annotate.http import parse_id
 from ranking.analysis import exports, services
 from ranking.analysis.models import (
     AnalysisRun,
@@ -25,6 +27,7 @@ from ranking.analysis.models import (
     RunStatus,
     SystemRankResult,
 )
+from ranking.analysis.parameters import MAX_SEED
 from ranking.analysis.selectors import run_list_for, run_progress, run_results
 from ranking.selectors import campaign_list_for
 
@@ -40,10 +43,36 @@ class AnalysisRunSerializer(serializers.ModelSerializer):
         read_only_fields = fields
 
 
+MAX_PARAMETER_DEPTH = 8
+
+
+def _parameters_problem(parameters: dict) -> str | None:
+    """What PostgreSQL's jsonb (or Python's recursion limit) would refuse with a server error: NUL or a
+    lone surrogate in any key or string (DRF's CharField refuses both, a DictField checks nothing), or
+    nesting deeper than any run kind uses. Iterative: the input may be nested ~1,000 deep."""
+    stack = [(parameters, 0)]
+    while stack:
+        value, depth = stack.pop()
+        if depth > MAX_PARAMETER_DEPTH:
+            return f"Nested deeper than {MAX_PARAMETER_DEPTH} levels."
+        if isinstance(value, str):
+            try:
+                value.encode("utf-8")
+            except UnicodeEncodeError:
+                return "Lone surrogates are not allowed."
+            if "\x00" in value:
+                return "Null characters are not allowed."
+        elif isinstance(value, dict):
+            stack.extend((item, depth + 1) for pair in value.items() for item in pair)
+        elif isinstance(value, list):
+            stack.extend((item, depth + 1) for item in value)
+    return None
+
+
 class AnalysisRunCreateSerializer(serializers.Serializer):
     campaign = serializers.IntegerField()
     kind = serializers.ChoiceField(choices=[str(k) for k in services.SUPPORTED_KINDS])
-    seed = serializers.IntegerField(min_value=0, default=0)
+    seed = serializers.IntegerField(min_value=0, max_value=MAX_SEED, default=0)
     parameters = serializers.DictField(
         required=False,
         default=dict,
@@ -51,6 +80,12 @@ class AnalysisRunCreateSerializer(serializers.Serializer):
         "metric_scores: metrics, reference_sets {name: [reference system names]}; "
         "meta_eval: human_run, metric_run, exclude",
     )
+
+    def validate_parameters(self, value: dict) -> dict:
+        problem = _parameters_problem(value)
+        if problem is not None:
+            raise serializers.ValidationError(problem)
+        return value
 
 
 class ProgressSerializer(serializers.Serializer):
@@ -132,6 +167,11 @@ EXPORTS = {
 }
 
 
+@extend_schema_view(
+    list=extend_schema(
+        parameters=[OpenApiParameter("campaign", int, description="only this campaign's runs")]
+    )
+)
 class AnalysisRunViewSet(viewsets.mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
     """Analysis runs of the campaigns you can see. Creating one sends it to the workers."""
 
@@ -142,9 +182,10 @@ class AnalysisRunViewSet(viewsets.mixins.CreateModelMixin, viewsets.ReadOnlyMode
         qs = run_list_for(self.request.user)
         campaign = self.request.query_params.get("campaign")
         if campaign is not None:
-            if not campaign.isdigit():
+            campaign_id = parse_id(campaign)
+            if campaign_id is None:
                 raise ValidationError({"campaign": "must be an integer id"})
-            qs = qs.filter(campaign_id=int(campaign))
+            qs = qs.filter(campaign_id=campaign_id)
         return qs
 
     @extend_schema(request=AnalysisRunCreateSerializer, responses={201: AnalysisRunSerializer})
@@ -205,7 +246,11 @@ class AnalysisRunViewSet(viewsets.mixins.CreateModelMixin, viewsets.ReadOnlyMode
         parameters=[
             OpenApiParameter("fmt", str, enum=[*EXPORTS, "model.json"], location=OpenApiParameter.QUERY)
         ],
-        responses={(200, "text/plain"): str},
+        responses={
+            (200, "text/csv"): str,
+            (200, "text/x-tex"): str,
+            (200, "application/json"): OpenApiTypes.OBJECT,
+        },
     )
     @action(detail=True, methods=["get"])
     def export(self, request, pk=None):
@@ -242,9 +287,10 @@ class JudgmentExportViewSet(viewsets.ViewSet):
         responses={(200, "text/csv"): str, (200, "application/xml"): str},
     )
     def retrieve(self, request, pk=None):
-        if not str(pk).isdigit():
+        campaign_id = parse_id(pk)
+        if campaign_id is None:
             raise NotFound("no such campaign")
-        campaign = campaign_list_for(request.user).filter(pk=int(pk)).first()
+        campaign = campaign_list_for(request.user).filter(pk=campaign_id).first()
         if campaign is None:
             raise NotFound("no such campaign in your projects")
         fmt = request.query_params.get("fmt", "wmt-csv")

@@ -4,12 +4,13 @@ from django import forms
 
 from ranking.analysis.metrics import METRICS
 from ranking.analysis.models import AnalysisKind, AnalysisRun, RunStatus
+from ranking.analysis.parameters import MAX_SEED
 from ranking.analysis.services import SUPPORTED_KINDS
 
 
 class RunForm(forms.Form):
     kind = forms.ChoiceField(choices=[(k, AnalysisKind(k).label) for k in SUPPORTED_KINDS])
-    seed = forms.IntegerField(min_value=0, initial=0)
+    seed = forms.IntegerField(min_value=0, max_value=MAX_SEED, initial=0)
     runs = forms.IntegerField(
         min_value=1,
         max_value=100_000,

@@ -60,6 +60,7 @@ def code_versions() -> dict[str, str]:
 
 MAX_CHUNKS = 1000
 MAX_SAMPLES = 1000
+MAX_SEED = 2**31 - 1  # AnalysisRun.seed is an IntegerField: 32 bits on PostgreSQL
 
 
 def clean_parameters(kind: str, parameters: dict, campaign: Campaign) -> dict:

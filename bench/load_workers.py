@@ -14,12 +14,17 @@ What it does, in order:
 3. Serves the product with gunicorn (``--gunicorn-workers`` processes x ``--threads`` threads) on
    127.0.0.1 with Redis as broker on a queue of its own (deleted at the end).
 4. Runs N asyncio workers arriving over ``--ramp`` seconds; each asks for a HIT, reads the next
-   screen and submits it after a think time (exponential, mean ``--think`` seconds), like a person,
-   until ``--hits`` HITs are done or ``--duration`` runs out. Workers judge honestly: a trap
-   (known to the generator, not shown by the API) gets a low score, everything else a random one.
-5. Prints throughput, p50/p95/p99 latency per request kind and overall, and the errors; then checks
-   the database: judgments equal the generator's log (count and every score), no HIT has more live
-   assignments than judgments_per_item, and every worker's trap record equals a recount.
+   screen and submits it after a think time (mean ``--think`` seconds; ``--think-dist exponential``,
+   the default, or ``lognormal``: sigma 0.5, so nobody answers a screen in a fraction of a second and
+   a few take twice the mean, like people), until ``--hits`` HITs are done or ``--duration`` runs
+   out. Workers judge honestly: a trap (known to the generator, not shown by the API) gets a low
+   score, everything else a random one.
+5. Prints throughput, p50/p95/p99 latency per request kind and overall, and the errors; how many
+   workers were in the middle of their work at once (``concurrent_workers``: the peak, how long it
+   held, and the latency of the requests made then); the CPU the run cost (``cpu``: gunicorn, the
+   run's PostgreSQL backends alive at the end, this generator, and the rest of the machine); then
+   checks the database: judgments equal the generator's log (count and every score), no HIT has
+   more live assignments than judgments_per_item, and every worker's trap record equals a recount.
 
 Exit status 0 when the checks pass and there were no errors (non-2xx answers other than the
 expected 409 "no more work").
@@ -30,6 +35,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import math
 import os
 import random
 import secrets
@@ -56,6 +62,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--duration", type=float, default=60, help="seconds before workers stop (at most 1800)")
     p.add_argument("--ramp", type=float, default=10, help="seconds over which workers arrive")
     p.add_argument("--think", type=float, default=1.0, help="mean seconds a worker spends on a screen")
+    p.add_argument(
+        "--think-dist",
+        choices=["exponential", "lognormal"],
+        default="exponential",
+        help="distribution of think times (lognormal: sigma 0.5, median 0.88 x the mean)",
+    )
     p.add_argument("--gunicorn-workers", type=int, default=(os.cpu_count() or 2) * 2 + 1)
     p.add_argument("--threads", type=int, default=4, help="gunicorn threads per worker process")
     p.add_argument("--port", type=int, default=8765)
@@ -211,20 +223,40 @@ class Log:
     submitted: list[dict] = field(default_factory=list)  # every 201: worker, screen, scores by position
     hits_done: int = 0
     workers_finished: int = 0
+    presence: list[tuple[float, int]] = field(default_factory=list)  # (time, +1 arrives / -1 leaves)
 
 
 async def simulate_worker(
     index: int, world: World, args, base: str, log: Log, deadline: float, rng: random.Random
 ):
+    await asyncio.sleep(rng.uniform(0, args.ramp))
+    log.presence.append((time.perf_counter(), 1))
+    try:
+        await _work(index, world, args, base, log, deadline, rng)
+    finally:
+        log.presence.append((time.perf_counter(), -1))
+
+
+def think_time(args, rng: random.Random) -> float:
+    if args.think <= 0:
+        return 0.0
+    if args.think_dist == "lognormal":
+        sigma = 0.5
+        return rng.lognormvariate(math.log(args.think) - sigma * sigma / 2, sigma)
+    return rng.expovariate(1 / args.think)
+
+
+async def _work(index: int, world: World, args, base: str, log: Log, deadline: float, rng: random.Random):
     import httpx
 
-    await asyncio.sleep(rng.uniform(0, args.ramp))
     token = secrets.token_hex(16)  # a 32-character CSRF secret: cookie and header agree
     cookies = {"sessionid": world.sessions[index], "csrftoken": token}
     headers = {"X-CSRFToken": token, "Referer": base + "/"}
     limits = httpx.Limits(max_connections=1)
+    # verify=False: plain HTTP on loopback, and loading the CA bundle costs ~70 ms of CPU per client,
+    # which 500 arriving workers would take from the server they measure.
     async with httpx.AsyncClient(
-        base_url=base, cookies=cookies, headers=headers, timeout=60, limits=limits
+        base_url=base, cookies=cookies, headers=headers, timeout=60, limits=limits, verify=False
     ) as http:
 
         async def call(kind: str, method: str, url: str, **kw):
@@ -261,7 +293,7 @@ async def simulate_worker(
             body = response.json()
             while body.get("screen") and time.monotonic() < deadline:
                 screen = body["screen"]
-                await asyncio.sleep(rng.expovariate(1 / args.think) if args.think > 0 else 0)
+                await asyncio.sleep(think_time(args, rng))
                 scores = {
                     c["position"]: (
                         rng.randint(0, 15) if c["text"] in world.trap_texts else rng.randint(50, 100)
@@ -400,7 +432,35 @@ def summarise(log: Log, elapsed: float) -> dict[str, object]:
         "errors": len(log.errors),
         "error_samples": log.errors[:5],
         "hits_done": log.hits_done,
+        "concurrent_workers": _concurrency(log),
         "p95_ms_per_10s": _windows(log.timeline),
+    }
+
+
+def _concurrency(log: Log) -> dict[str, object]:
+    """Peak number of workers between arrival and leaving, how long that peak held, and the latency
+    of the requests that started while it held (the figures a "N concurrent workers" claim rests on)."""
+    events = sorted(log.presence)
+    active = peak = 0
+    for _, step in events:
+        active += step
+        peak = max(peak, active)
+    held: list[tuple[float, float]] = []
+    active, start = 0, None
+    for t, step in events:
+        active += step
+        if active == peak and start is None:
+            start = t
+        elif active < peak and start is not None:
+            held.append((start, t))
+            start = None
+    during = [s for t, s in log.timeline if any(a <= t <= b for a, b in held)]
+    return {
+        "peak": peak,
+        "seconds_at_peak": round(sum(b - a for a, b in held), 1),
+        "requests_at_peak": len(during),
+        "p95_ms_at_peak": round(1000 * percentile(during, 0.95), 1) if during else None,
+        "p99_ms_at_peak": round(1000 * percentile(during, 0.99), 1) if during else None,
     }
 
 
@@ -416,6 +476,111 @@ def _windows(timeline: list[tuple[float, float]], width: float = 10.0) -> list[l
         [k * width, round(len(v) / width, 1), round(1000 * percentile(v, 0.95), 1)]
         for k, v in sorted(buckets.items())
     ]
+
+
+# ------------------------------------------------------------------------------------ CPU account
+
+
+def _cpu_seconds(pid: int) -> float:
+    """User + system CPU seconds of one process (Linux /proc; 0 when it is gone)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return 0.0
+
+
+def _children(pid: int) -> list[int]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1]) == pid:
+                    found.append(int(entry.name))
+            except (OSError, ValueError, IndexError):
+                continue
+    return found
+
+
+def _machine_busy_seconds() -> tuple[float, float]:
+    """(busy CPU seconds of the whole machine, wall clock): /proc/stat's first line."""
+    with open("/proc/stat") as f:
+        ticks = [int(x) for x in f.readline().split()[1:]]
+    idle = ticks[3] + (ticks[4] if len(ticks) > 4 else 0)
+    return (sum(ticks) - idle) / os.sysconf("SC_CLK_TCK"), time.monotonic()
+
+
+def cpu_snapshot(server_pid: int, pg_url: str, database: str) -> dict[str, object]:
+    """CPU used so far by gunicorn (master and workers), by the run's PostgreSQL backends, by this
+    generator, and by the whole machine: the difference of two snapshots says what a run cost,
+    whatever else the machine was doing."""
+    import resource
+
+    import psycopg2
+
+    conn = psycopg2.connect(db_url(pg_url, "postgres"))
+    try:
+        with conn.cursor() as cur:
+            cur.execute("SELECT pid FROM pg_stat_activity WHERE datname = %s", [database])
+            backends = {pid: _cpu_seconds(pid) for (pid,) in cur.fetchall()}
+    finally:
+        conn.close()
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    busy, wall = _machine_busy_seconds()
+    return {
+        "gunicorn": {pid: _cpu_seconds(pid) for pid in [server_pid, *_children(server_pid)]},
+        "postgres": backends,
+        "generator": own.ru_utime + own.ru_stime,
+        "machine": busy,
+        "wall": wall,
+    }
+
+
+def cpu_account(before: dict, after: dict, requests: int) -> dict[str, object]:
+    def spent(kind: str) -> float:
+        return sum(max(0.0, v - before[kind].get(pid, 0.0)) for pid, v in after[kind].items())
+
+    gunicorn, postgres = spent("gunicorn"), spent("postgres")
+    generator = after["generator"] - before["generator"]
+    wall = after["wall"] - before["wall"]
+    machine = after["machine"] - before["machine"]
+    return {
+        "gunicorn_s": round(gunicorn, 1),
+        "postgres_s": round(postgres, 1),
+        "generator_s": round(generator, 1),
+        "server_ms_per_request": round(1000 * (gunicorn + postgres) / requests, 2) if requests else None,
+        "machine_busy_cores": round(machine / wall, 2) if wall else None,
+        "others_busy_cores": round(max(0.0, machine - gunicorn - postgres - generator) / wall, 2)
+        if wall
+        else None,
+        "cores": os.cpu_count(),
+    }
+
+
+def warm_up(server_pid: int, base: str, session: str) -> None:
+    """Warm every gunicorn process before measuring: its database connection and the workers' API
+    code path (a 404 for an assignment nobody has), so one-off imports (~2 s of CPU per process) are
+    not counted as the crowd's cost. Fresh concurrent connections spread over the processes; rounds
+    repeat until none of them lags far behind in CPU (i.e. has not loaded the code yet)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    import httpx
+
+    def one(_: int) -> None:
+        headers = {"Connection": "close"}
+        cookies = {"sessionid": session}
+        with httpx.Client(base_url=base, cookies=cookies, headers=headers, verify=False, timeout=30) as c:
+            c.get("/healthz")
+            c.get("/api/work/assignments/0/")
+
+    for _ in range(10):
+        with ThreadPoolExecutor(16) as pool:
+            list(pool.map(one, range(80)))
+        spent = [_cpu_seconds(pid) for pid in _children(server_pid)]
+        if spent and min(spent) >= 0.6 * max(spent):
+            return
+    print(f"warning: gunicorn processes unevenly warmed (CPU s: {spent})", file=sys.stderr)
 
 
 # -------------------------------------------------------------------------------------------- main
@@ -509,9 +674,10 @@ def main(argv: list[str] | None = None) -> int:
             raise SystemExit(
                 "gunicorn did not start: " + server.stderr.read(2000).decode() if server.stderr else ""
             )
-        for _ in range(4 * args.gunicorn_workers * args.threads):  # warm every process's connection
-            httpx.get(f"{base}/healthz", timeout=10)
+        warm_up(server.pid, base, world.sessions[0])
+        cpu_before = cpu_snapshot(server.pid, args.pg_url, args.database)
         log, elapsed = asyncio.run(run_crowd(world, args, base))
+        cpu_after = cpu_snapshot(server.pid, args.pg_url, args.database)
     finally:
         os.killpg(server.pid, signal.SIGTERM)
         try:
@@ -520,6 +686,7 @@ def main(argv: list[str] | None = None) -> int:
             os.killpg(server.pid, signal.SIGKILL)
 
     figures = summarise(log, elapsed)
+    figures["cpu"] = cpu_account(cpu_before, cpu_after, figures["requests"])
     figures["config"] = {
         k: getattr(args, k)
         for k in (
@@ -530,6 +697,7 @@ def main(argv: list[str] | None = None) -> int:
             "duration",
             "ramp",
             "think",
+            "think_dist",
             "gunicorn_workers",
             "threads",
         )

@@ -2,17 +2,18 @@
 
 from __future__ import annotations
 
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
 from rest_framework import permissions, serializers, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.exceptions import NotFound, ValidationError
 from rest_framework.response import Response
 
 from annotate.api import IsResearcher
+from annotate.http import parse_id
 from annotate.roles import is_annotator
 from annotate.selectors import corpus_list_for, sentence_context
 from geceval.errors import GecInputError
-from ranking.models import Assignment, AssignmentStatus, Campaign, Protocol, Screen, System, SystemScore
+from ranking.models import Assignment, Campaign, Protocol, Screen, System, SystemScore
 from ranking.selectors import (
     assignment_for_worker,
     campaign_list_for,
@@ -20,10 +21,11 @@ from ranking.selectors import (
     campaign_results,
     campaign_work_list_for,
     screen_candidates,
+    screen_candidates_for_submit,
     system_list_for,
 )
 from ranking.services import CandidateScore, NoWork, assignment_request, campaign_create, screen_submit
-from ranking.services.assignments import assignment_next_screen, assignment_progress
+from ranking.services.assignments import assignment_screen_and_progress
 from ranking.services.campaigns import campaign_options
 
 
@@ -119,6 +121,9 @@ class CampaignResultsSerializer(serializers.Serializer):
     systems = SystemScoreSerializer(many=True)
 
 
+@extend_schema_view(
+    list=extend_schema(parameters=[OpenApiParameter("corpus", int, description="only this corpus's systems")])
+)
 class SystemViewSet(viewsets.ReadOnlyModelViewSet):
     serializer_class = SystemSerializer
     permission_classes = [IsResearcher]
@@ -127,9 +132,10 @@ class SystemViewSet(viewsets.ReadOnlyModelViewSet):
         qs = system_list_for(self.request.user)
         corpus = self.request.query_params.get("corpus")
         if corpus is not None:
-            if not corpus.isdigit():
+            corpus_id = parse_id(corpus)
+            if corpus_id is None:
                 raise ValidationError({"corpus": "must be an integer id"})
-            qs = qs.filter(corpus_id=int(corpus))
+            qs = qs.filter(corpus_id=corpus_id)
         return qs
 
 
@@ -237,9 +243,9 @@ class WorkSubmitSerializer(serializers.Serializer):
 
 
 def _assignment_body(assignment: Assignment) -> dict:
+    """``assignment`` with its HIT and campaign loaded (as the selectors and services hand it over)."""
     campaign = assignment.hit.campaign
-    screen = assignment_next_screen(assignment) if assignment.status == AssignmentStatus.ACTIVE else None
-    done, total = assignment_progress(assignment)
+    screen, done, total = assignment_screen_and_progress(assignment)
     body = {
         "id": assignment.pk,
         "campaign": campaign.pk,
@@ -278,7 +284,13 @@ class WorkViewSet(viewsets.ViewSet):
     @extend_schema(request=None, responses={201: WorkAssignmentSerializer})
     @action(detail=False, methods=["post"], url_path=r"campaigns/(?P<campaign_id>\d+)/request")
     def request_hit(self, request, campaign_id=None):
-        campaign = campaign_work_list_for(request.user).filter(pk=campaign_id).first()
+        # No corpus: the home page lists it, handing out a HIT does not.
+        pk = parse_id(campaign_id)  # the route admits any digits; int() refuses 5000 of them
+        campaign = (
+            None
+            if pk is None
+            else campaign_work_list_for(request.user).select_related(None).filter(pk=pk).first()
+        )
         if campaign is None:
             raise NotFound("no such campaign open to you")
         try:
@@ -290,7 +302,8 @@ class WorkViewSet(viewsets.ViewSet):
     @extend_schema(responses=WorkAssignmentSerializer)
     @action(detail=False, methods=["get"], url_path=r"assignments/(?P<assignment_id>\d+)")
     def assignment(self, request, assignment_id=None):
-        found = assignment_for_worker(request.user, int(assignment_id))
+        pk = parse_id(assignment_id)
+        found = None if pk is None else assignment_for_worker(request.user, pk)
         if found is None:
             raise NotFound("no such assignment of yours")
         return Response(_assignment_body(found))
@@ -304,19 +317,23 @@ class WorkViewSet(viewsets.ViewSet):
         url_path=r"assignments/(?P<assignment_id>\d+)/screens/(?P<screen_id>\d+)",
     )
     def submit(self, request, assignment_id=None, screen_id=None):
-        found = assignment_for_worker(request.user, int(assignment_id))
+        pk = parse_id(assignment_id)
+        found = None if pk is None else assignment_for_worker(request.user, pk)
         if found is None:
             raise NotFound("no such assignment of yours")
+        screen_pk = parse_id(screen_id)
         screen = (
-            Screen.objects.filter(pk=screen_id, hit_id=found.hit_id)
-            .select_related("campaign", "sentence")
-            .first()
+            None
+            if screen_pk is None
+            else Screen.objects.filter(pk=screen_pk, hit_id=found.hit_id).select_related("sentence").first()
         )
         if screen is None:
             raise NotFound("this screen is not part of your HIT")
+        screen.campaign = found.hit.campaign
         payload = WorkSubmitSerializer(data=request.data)
         payload.is_valid(raise_exception=True)
-        by_position = {c.position: c.pk for c in screen_candidates(screen)}
+        candidates = screen_candidates_for_submit(screen, screen.campaign)
+        by_position = {c.position: c.pk for c in candidates}
         answers = {}
         for a in payload.validated_data["answers"]:
             if a["position"] not in by_position or by_position[a["position"]] in answers:
@@ -331,10 +348,11 @@ class WorkViewSet(viewsets.ViewSet):
                 worker=request.user,
                 answers=answers,
                 seconds=payload.validated_data["seconds"],
+                candidates=candidates,
             )
         except GecInputError as exc:
             raise ValidationError({"detail": str(exc)}) from None
-        found.refresh_from_db()
+        # screen_submit left ``found`` with the status the submission gave it: no reload.
         return Response(
             _assignment_body(found), status=status.HTTP_201_CREATED if created else status.HTTP_200_OK
         )

@@ -8,10 +8,10 @@ from datetime import timedelta
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
-from django.db.models import Count, Prefetch, Q, QuerySet
+from django.db.models import Count, Exists, OuterRef, Prefetch, Q, QuerySet, Value
 from django.utils import timezone
 
-from annotate.models import Role
+from annotate.roles import is_annotator
 from annotate.selectors import project_list_for
 from ranking.models import (
     LIVE_ASSIGNMENT,
@@ -57,7 +57,7 @@ def campaign_list_for(user: AbstractBaseUser) -> QuerySet[Campaign]:
 
 def campaign_work_list_for(user: AbstractBaseUser) -> QuerySet[Campaign]:
     """Active campaigns an annotator may work on: those of projects they belong to."""
-    if not user.is_authenticated or not user.groups.filter(name__in=[Role.ANNOTATOR, Role.EXPERT]).exists():
+    if not is_annotator(user):  # annotator or expert; the roles are read once per request and cached
         return Campaign.objects.none()
     return (
         Campaign.objects.filter(status__in=[CampaignStatus.ACTIVE, CampaignStatus.PAUSED])
@@ -171,12 +171,30 @@ def screen_candidates(screen: Screen) -> list[Candidate]:
     return list(Candidate.objects.filter(screen=screen).order_by("position").only("id", "position", "text"))
 
 
-def assignment_for_worker(worker: AbstractBaseUser, pk: int) -> Assignment | None:
-    return (
-        Assignment.objects.filter(pk=pk, worker=worker)
-        .select_related("hit__campaign__corpus", "hit__campaign__reference")
-        .first()
+def screen_candidates_for_submit(screen: Screen, campaign: Campaign) -> list[Candidate]:
+    """The screen's candidates in display order, each with ``is_trap`` (it stands for an output of the
+    campaign's trap system): one query. For checking a submission on the server only, never for a page:
+    nothing rendered may tell a trap apart."""
+    if campaign.trap_system_id:
+        trap = Exists(
+            Candidate.outputs.through.objects.filter(
+                candidate_id=OuterRef("pk"), output__system_id=campaign.trap_system_id
+            )
+        )
+    else:
+        trap = Value(False)
+    return list(
+        Candidate.objects.filter(screen=screen)
+        .order_by("position")
+        .only("id", "position", "text")
+        .annotate(is_trap=trap)
     )
+
+
+def assignment_for_worker(worker: AbstractBaseUser, pk: int) -> Assignment | None:
+    """With its HIT, campaign and the campaign's reference system: what a worker's page or the
+    workers' API shows of it."""
+    return Assignment.objects.filter(pk=pk, worker=worker).select_related("hit__campaign__reference").first()
 
 
 def live_assignment_count(campaign: Campaign) -> int:

@@ -7,12 +7,12 @@ two workers asking at once can never hold the same slot, without locks.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from datetime import datetime, timedelta
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import IntegrityError, transaction
-from django.db.models import Count, Max, Q
+from django.db.models import Count, Max, Q, Subquery, Window
 from django.utils import timezone
 
 from annotate.rewrites.selectors import qualification_granted
@@ -24,12 +24,14 @@ from ranking.models import (
     AssignmentStatus,
     Campaign,
     CampaignStatus,
+    Candidate,
     Hit,
     Rating,
     Screen,
     ScreenJudgment,
     WorkerRecord,
 )
+from ranking.selectors import screen_candidates_for_submit
 from ranking.services.judging import CandidateScore, trap_outcome, validate_answers
 
 
@@ -57,24 +59,34 @@ def assignment_request(
 ) -> Assignment:
     """The worker's active assignment in this campaign, or a new one on the HIT the server picks."""
     now = now or timezone.now()
-    assignments_expire(campaign=campaign, now=now)
     current = (
-        Assignment.objects.filter(hit__campaign=campaign, worker=worker, status=AssignmentStatus.ACTIVE)
+        Assignment.objects.filter(
+            hit__campaign=campaign, worker=worker, status=AssignmentStatus.ACTIVE, expires__gte=now
+        )
         .select_related("hit")
         .first()
     )
     if current is not None:
+        current.hit.campaign = campaign
         return current
+    # Stale assignments give their slots back before any is claimed: one indexed UPDATE (status,
+    # expires) that touches only this campaign's overdue rows, so the embedded mode (no beat) expires
+    # them too. The periodic task_expire_assignments does the same for campaigns nobody asks.
+    assignments_expire(campaign=campaign, now=now)
     if campaign.status != CampaignStatus.ACTIVE:
         raise NoWork("This campaign is not handing out work at the moment.")
     if campaign.qualification_id and not qualification_granted(worker, campaign.qualification):
         raise NoWork(f"This campaign needs the qualification {campaign.qualification.name!r} first.")
-    if WorkerRecord.objects.filter(campaign=campaign, worker=worker, excluded=True).exists():
+    record = (
+        WorkerRecord.objects.filter(campaign=campaign, worker=worker).only("excluded", "qualified").first()
+    )
+    if record is not None and record.excluded:
         raise NoWork("There is no more work for you in this campaign.")
     if not _budget_left(campaign):
         raise NoWork("This campaign has reached its budget.")
-    test = _qualification_test(campaign, worker, now)
+    test = _qualification_test(campaign, worker, now, record)
     if test is not None:
+        test.hit.campaign = campaign
         return test
 
     target = campaign.judgments_per_item
@@ -93,29 +105,42 @@ def assignment_request(
         )
         if domains:
             hits = hits.filter(domain__in=domains)
+    expires = now + timedelta(minutes=campaign.assignment_minutes)
     # Fill the HITs closest to complete first, so items reach their judgments sooner.
     for hit in hits.order_by("-live", "index")[:50]:
+        hit.campaign = campaign
+        # Slots are usually taken in order, so the one after the live ones is tried first without
+        # reading them; a gap (an expired or returned slot) or a race sends us to the slots in use.
+        claimed = _claim(hit, worker, hit.live, expires)
+        if claimed is not None:
+            return claimed
+        if Assignment.objects.filter(hit=hit, worker=worker).exists():
+            continue  # this worker got this HIT a moment ago (a concurrent request of theirs)
         used = set(Assignment.objects.filter(LIVE_ASSIGNMENT, hit=hit).values_list("slot", flat=True))
         for slot in range(target):
             if slot in used:
                 continue
-            try:
-                with transaction.atomic():
-                    return Assignment.objects.create(
-                        hit=hit,
-                        worker=worker,
-                        slot=slot,
-                        expires=now + timedelta(minutes=campaign.assignment_minutes),
-                    )
-            except IntegrityError:
-                # Another worker took this slot a moment ago (or this worker this HIT): try the next.
-                if Assignment.objects.filter(hit=hit, worker=worker).exists():
-                    break
-                continue
+            claimed = _claim(hit, worker, slot, expires)
+            if claimed is not None:
+                return claimed
+            if Assignment.objects.filter(hit=hit, worker=worker).exists():
+                break
     raise NoWork("There are no more HITs for you in this campaign. Thank you!")
 
 
-def _qualification_test(campaign: Campaign, worker: AbstractBaseUser, now: datetime) -> Assignment | None:
+def _claim(hit: Hit, worker: AbstractBaseUser, slot: int, expires: datetime) -> Assignment | None:
+    """Insert the assignment; None when the partial unique index says the slot is live already (or
+    the worker has this HIT): another worker took it a moment ago."""
+    try:
+        with transaction.atomic():
+            return Assignment.objects.create(hit=hit, worker=worker, slot=slot, expires=expires)
+    except IntegrityError:
+        return None
+
+
+def _qualification_test(
+    campaign: Campaign, worker: AbstractBaseUser, now: datetime, record: WorkerRecord | None
+) -> Assignment | None:
     """With a gold test in place: the worker's test assignment until they pass; NoWork if they failed."""
     from ranking.services.gold import gold_assignment, qualification_hit
 
@@ -124,13 +149,14 @@ def _qualification_test(campaign: Campaign, worker: AbstractBaseUser, now: datet
         return None
     if gold_assignment(campaign) is None:
         raise NoWork("This campaign's qualification test is not ready yet.")
-    record = WorkerRecord.objects.filter(campaign=campaign, worker=worker).first()
     if record is not None and record.qualified is not None:
         if record.qualified:
             return None
         raise NoWork("You did not pass this campaign's qualification test. Thank you for your time.")
     expires = now + timedelta(minutes=campaign.assignment_minutes)
     mine = Assignment.objects.filter(hit=hit, worker=worker).first()
+    if mine is not None:
+        mine.hit = hit
     top = Assignment.objects.filter(hit=hit).aggregate(m=Max("slot"))["m"] or 0
     if mine is None:
         # A test HIT takes any number of workers: each one gets a slot of their own.
@@ -160,6 +186,10 @@ def assignment_return(*, assignment: Assignment, worker: AbstractBaseUser) -> As
     return assignment
 
 
+class _NotOpen(Exception):
+    """The assignment, locked, is no longer active."""
+
+
 def screen_submit(
     *,
     assignment: Assignment,
@@ -168,12 +198,15 @@ def screen_submit(
     answers: Mapping[int, CandidateScore],
     seconds: float | None = None,
     now: datetime | None = None,
+    candidates: Sequence[Candidate] | None = None,
 ) -> tuple[ScreenJudgment, bool]:
     """Save one screen of the worker's assignment; returns (judgment, created).
 
     A resubmission is a no-op (unique (screen, judge)); a screen of someone
     else's assignment, of another HIT, or of an expired or finished
-    assignment is refused.
+    assignment is refused. ``candidates``: the screen's, from
+    ``screen_candidates_for_submit`` when the caller has them already.
+    ``assignment`` leaves with the status (and submitted time) the submission gave it.
     """
     from ranking.services.traps import worker_record_refresh
 
@@ -182,88 +215,149 @@ def screen_submit(
         raise GecInputError("this is not your assignment")
     if screen.hit_id != assignment.hit_id:
         raise GecInputError("this screen is not part of your HIT")
-    existing = ScreenJudgment.objects.filter(screen=screen, judge=worker).first()
-    if existing is not None:
-        return existing, False
-    if assignment.status == AssignmentStatus.ACTIVE and assignment.expires < now:
-        Assignment.objects.filter(pk=assignment.pk, status=AssignmentStatus.ACTIVE).update(
-            status=AssignmentStatus.EXPIRED
-        )
-        raise GecInputError("your time for this HIT ran out; it went back to the pool")
-    if assignment.status != AssignmentStatus.ACTIVE:
-        raise GecInputError("this HIT is no longer open for you")
     campaign = screen.campaign
-    if campaign.status == CampaignStatus.CLOSED:
-        raise GecInputError("this campaign is closed")
-    candidates = list(screen.candidates.all())
-    validate_answers(campaign.protocol, candidates, answers)
+    expired = assignment.status == AssignmentStatus.ACTIVE and assignment.expires < now
+    refusal = None
+    if expired:
+        refusal = GecInputError("your time for this HIT ran out; it went back to the pool")
+    elif assignment.status != AssignmentStatus.ACTIVE:
+        refusal = GecInputError("this HIT is no longer open for you")
+    elif campaign.status == CampaignStatus.CLOSED:
+        refusal = GecInputError("this campaign is closed")
+    else:
+        if candidates is None:
+            candidates = screen_candidates_for_submit(screen, campaign)
+        try:
+            validate_answers(campaign.protocol, candidates, answers)
+        except GecInputError as exc:
+            refusal = exc
+    if refusal is not None:
+        # A screen judged already stays judged: resubmitting it is a no-op whatever came since.
+        existing = ScreenJudgment.objects.filter(screen=screen, judge=worker).first()
+        if existing is not None:
+            return existing, False
+        if expired:
+            Assignment.objects.filter(pk=assignment.pk, status=AssignmentStatus.ACTIVE).update(
+                status=AssignmentStatus.EXPIRED
+            )
+        raise refusal
     if seconds is not None and not 0 <= seconds < 86400:
         seconds = None
-    trap_ids = set()
-    if campaign.trap_system_id:
-        trap_ids = set(
-            screen.candidates.filter(outputs__system_id=campaign.trap_system_id).values_list("pk", flat=True)
-        )
+    trap_ids = {c.pk for c in candidates if c.is_trap}
     passed = trap_outcome(campaign.protocol, screen.sentence.text, candidates, trap_ids, answers)
-    with transaction.atomic():
-        # Lock the assignment row: a concurrent submit of its last screens must see every judgment.
-        locked = Assignment.objects.select_for_update().get(pk=assignment.pk)
-        if locked.status != AssignmentStatus.ACTIVE:
-            raise GecInputError("this HIT is no longer open for you")
-        try:
-            with transaction.atomic():
-                judgment = ScreenJudgment.objects.create(
-                    screen=screen, assignment=locked, judge=worker, seconds=seconds, trap_passed=passed
-                )
-        except IntegrityError:  # a concurrent duplicate submit won the race
-            return ScreenJudgment.objects.get(screen=screen, judge=worker), False
-        Rating.objects.bulk_create(
-            [
-                Rating(
-                    judgment=judgment,
-                    candidate_id=cid,
-                    score=a.score,
-                    rank=a.rank,
-                    meaning_changed=a.meaning_changed,
-                )
-                for cid, a in answers.items()
-            ]
-        )
-        remaining = Screen.objects.filter(hit_id=locked.hit_id).exclude(judgments__judge=worker).exists()
-        if not remaining:
-            locked.status = AssignmentStatus.SUBMITTED
-            locked.submitted = now
-            locked.save(update_fields=["status", "submitted"])
-        if passed is not None:
-            worker_record_refresh(campaign=campaign, worker=worker)
-        if not remaining and screen.hit.qualification and not locked.gold:
-            from ranking.services.gold import qualification_grade
+    locked = None
+    inserted = False
+    try:
+        with transaction.atomic():
+            # Lock the assignment row: a concurrent submit of its last screens must see every judgment,
+            # and a duplicate submit of this screen (same worker, same HIT, so same row) waits here.
+            locked = Assignment.objects.select_for_update().get(pk=assignment.pk)
+            if locked.status != AssignmentStatus.ACTIVE:
+                raise _NotOpen
+            # The unique (screen, judge) index decides a duplicate: its IntegrityError rolls the
+            # whole block back (nothing was written before it) and is answered below.
+            judgment = ScreenJudgment.objects.create(
+                screen=screen, assignment=locked, judge=worker, seconds=seconds, trap_passed=passed
+            )
+            inserted = True
+            Rating.objects.bulk_create(
+                [
+                    Rating(
+                        judgment=judgment,
+                        candidate_id=cid,
+                        score=a.score,
+                        rank=a.rank,
+                        meaning_changed=a.meaning_changed,
+                    )
+                    for cid, a in answers.items()
+                ]
+            )
+            remaining = Screen.objects.filter(hit_id=locked.hit_id).exclude(judgments__judge=worker).exists()
+            if not remaining:
+                locked.status = AssignmentStatus.SUBMITTED
+                locked.submitted = now
+                locked.save(update_fields=["status", "submitted"])
+            if passed is not None:
+                record = worker_record_refresh(campaign=campaign, worker=worker)
+                if record.excluded:  # this submission may have excluded the worker: their HITs left
+                    locked.status = Assignment.objects.values_list("status", flat=True).get(pk=locked.pk)
+            if not remaining and assignment.hit.qualification and not locked.gold:
+                from ranking.services.gold import qualification_grade
 
-            qualification_grade(campaign=campaign, assignment=locked)
-        if not remaining:
-            from ranking.tasks import task_campaign_scores
+                qualification_grade(campaign=campaign, assignment=locked)
+            if not remaining:
+                from ranking.tasks import task_campaign_scores
 
-            campaign_id = campaign.pk
-            # robust: with the broker down the judgment is still saved; the periodic recompute repairs results.
-            transaction.on_commit(lambda: task_campaign_scores.delay(campaign_id=campaign_id), robust=True)
+                campaign_id = campaign.pk
+                # robust: with the broker down the judgment is still saved; the periodic recompute
+                # repairs results.
+                transaction.on_commit(
+                    lambda: task_campaign_scores.delay(campaign_id=campaign_id), robust=True
+                )
+    except _NotOpen:
+        _sync(assignment, locked)
+        existing = ScreenJudgment.objects.filter(screen=screen, judge=worker).first()
+        if existing is not None:
+            return existing, False
+        raise GecInputError("this HIT is no longer open for you") from None
+    except IntegrityError:
+        if inserted:
+            raise
+        # A concurrent (or repeated) submit of this screen won: a no-op.
+        if locked is not None:
+            _sync(assignment, locked)
+        return ScreenJudgment.objects.get(screen=screen, judge=worker), False
+    _sync(assignment, locked)
     return judgment, True
+
+
+def _sync(assignment: Assignment, locked: Assignment) -> None:
+    """The caller's copy learns what the locked row said (no reload needed to answer the worker)."""
+    assignment.status, assignment.submitted, assignment.expires = (
+        locked.status,
+        locked.submitted,
+        locked.expires,
+    )
+
+
+def _unjudged_screens(assignment: Assignment, campaign: Campaign | None):
+    screens = (
+        Screen.objects.filter(hit_id=assignment.hit_id)
+        .exclude(judgments__judge_id=assignment.worker_id)
+        .order_by("hit_position")
+    )
+    return screens.select_related("sentence") if campaign else screens.select_related("sentence", "campaign")
+
+
+def _loaded_campaign(assignment: Assignment) -> Campaign | None:
+    """The assignment's campaign when its HIT and campaign are in memory already (as the selectors and
+    assignment_request hand them over), so a screen needs no join to it."""
+    if Assignment.hit.is_cached(assignment) and Hit.campaign.is_cached(assignment.hit):
+        return assignment.hit.campaign
+    return None
+
+
+def _first_unjudged(screens, campaign: Campaign | None) -> Screen | None:
+    screen = screens.first()
+    if screen is not None and campaign is not None:
+        screen.campaign = campaign
+    return screen
+
+
+def _drawn(screen: Screen) -> Screen:
+    if screen.campaign.active_selection and not screen.candidates.exists():
+        from ranking.services.campaigns import screen_draw_active
+
+        return screen_draw_active(screen=screen)
+    return screen
 
 
 def assignment_next_screen(assignment: Assignment) -> Screen | None:
     """The first screen of the HIT, in order, that the worker has not judged (drawn if it waits for
     active selection)."""
-    screen = (
-        Screen.objects.filter(hit_id=assignment.hit_id)
-        .exclude(judgments__judge_id=assignment.worker_id)
-        .select_related("sentence", "campaign")
-        .order_by("hit_position")
-        .first()
-    )
-    if screen is not None and screen.campaign.active_selection and not screen.candidates.exists():
-        from ranking.services.campaigns import screen_draw_active
-
-        screen = screen_draw_active(screen=screen)
-    return screen
+    campaign = _loaded_campaign(assignment)
+    screen = _first_unjudged(_unjudged_screens(assignment, campaign), campaign)
+    return None if screen is None else _drawn(screen)
 
 
 def assignment_progress(assignment: Assignment) -> tuple[int, int]:
@@ -272,3 +366,27 @@ def assignment_progress(assignment: Assignment) -> tuple[int, int]:
         done=Count("judgments", filter=Q(judgments__judge_id=assignment.worker_id), distinct=True),
     )
     return counts["done"], counts["total"]
+
+
+def assignment_screen_and_progress(assignment: Assignment) -> tuple[Screen | None, int, int]:
+    """(next screen or None, screens done, screens in the HIT): what a worker sees, in one query while
+    the assignment is active and a screen is left (the same answers as ``assignment_next_screen``
+    and ``assignment_progress``)."""
+    if assignment.status == AssignmentStatus.ACTIVE:
+        in_hit = (
+            Screen.objects.filter(hit_id=assignment.hit_id)
+            .order_by()
+            .values("hit_id")
+            .annotate(n=Count("id"))
+            .values("n")
+        )
+        campaign = _loaded_campaign(assignment)
+        screens = _unjudged_screens(assignment, campaign).annotate(
+            left=Window(Count("id")), total=Subquery(in_hit)
+        )
+        screen = _first_unjudged(screens, campaign)
+        if screen is not None:
+            done, total = screen.total - screen.left, screen.total
+            return _drawn(screen), done, total
+    done, total = assignment_progress(assignment)
+    return None, done, total

@@ -1,0 +1,172 @@
+"""Queries per request of the workers' API (issue 9), pinned exactly so that a regression fails.
+
+A crowd of hundreds of workers asks for HITs and submits screens through ``/api/work/``; every query is
+paid for each of their requests. Each count below includes the three reads every logged-in request makes
+(session row, user, roles) and a SAVEPOINT / RELEASE pair per atomic block, which Django logs as BEGIN /
+COMMIT on a live server: the counts are the round trips a real request makes.
+Before issue 9's work the same requests took: claim 18, active HIT 11, read 7, submit 23 (finishing
+the HIT too), resubmit 11; a trap screen added the same 8 / 5.
+"""
+
+from __future__ import annotations
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from rest_framework.test import APIClient
+
+from ranking.models import Assignment, Candidate, ScreenJudgment, WorkerRecord
+from ranking.services import assignment_return, campaign_create
+from tests import factories
+from tests.judging import do_hit, honest_prws
+from tests.test_judgment_campaigns import SOURCES, SYSTEMS, TRAPS
+
+pytestmark = pytest.mark.django_db
+
+CLAIM = 14  # + campaign, active HIT, expiry, worker record, gold test, HIT ranking, insert, next screen, candidates
+ACTIVE = 7  # + campaign, active HIT, next screen with progress, candidates
+READ = 6  # + assignment, next screen with progress, candidates
+SUBMIT = (
+    14  # + assignment, screen, candidates, lock, judgment, ratings, screens left, next screen, candidates
+)
+SUBMIT_LAST = 14  # as SUBMIT, + status update, - candidates of a next screen (progress instead of the screen)
+TRAP_FIRST = 8  # the worker's trap record: look for it, create it (two savepoints), recount, save
+TRAP_LATER = 5  # the record exists: lock it, recount, save (one savepoint)
+RESUBMIT = 8  # + assignment, screen, candidates, judgment found, next screen, candidates
+
+
+@pytest.fixture(autouse=True)
+def _fast_password_hasher(settings):
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+@pytest.fixture
+def world():
+    researcher = factories.user("res", "researcher")
+    workers = [factories.user(f"w{i}", "annotator") for i in range(4)]
+    project = factories.project(researcher, members=workers)
+    corpus, systems = factories.corpus_with_systems(
+        project,
+        sources=SOURCES,
+        systems=SYSTEMS | {"trap": TRAPS},
+        kinds={"src": "source", "trap": "source+error"},
+    )
+    by_name = {s.name: s for s in systems}
+
+    def campaign(name: str, trap_rate: float):
+        return campaign_create(
+            project=project,
+            corpus=corpus,
+            name=name,
+            systems=[by_name[n] for n in ("src", "a", "b")],
+            created_by=researcher,
+            trap_system=by_name["trap"],
+            trap_rate=trap_rate,
+            judgments_per_item=3,
+            screens_per_hit=3,
+            seed=1,
+        )
+
+    return workers, campaign
+
+
+def session_client(user) -> APIClient:
+    api = APIClient()
+    api.force_login(user)  # a session cookie, as a crowd worker's browser has
+    return api
+
+
+def counted(method, *args, **kwargs):
+    with CaptureQueriesContext(connection) as ctx:
+        response = method(*args, **kwargs)
+    return response, len(ctx.captured_queries)
+
+
+def answers_for(screen: dict) -> list[dict]:
+    return [
+        {"position": c["position"], "score": 10 if c["text"] in TRAPS else 70} for c in screen["candidates"]
+    ]
+
+
+def has_trap(screen_id: int) -> bool:
+    return Candidate.objects.filter(screen_id=screen_id, outputs__system__kind="source+error").exists()
+
+
+@pytest.mark.parametrize("others_done", [0, 2])
+def test_a_worker_doing_a_hit_through_the_api_takes_the_pinned_queries_per_request(world, others_done):
+    workers, make = world
+    campaign = make("no traps", trap_rate=0.0)
+    for other in workers[1 : 1 + others_done]:  # the counts do not grow with the work done before
+        do_hit(campaign, other, honest_prws)
+    api = session_client(workers[0])
+    request_url = f"/api/work/campaigns/{campaign.pk}/request/"
+
+    response, queries = counted(api.post, request_url)
+    assert (response.status_code, queries) == (201, CLAIM)
+    body = response.json()
+    assert (body["done"], body["total"], body["status"]) == (0, 3, "active")
+    mine = Assignment.objects.get(pk=body["id"])
+    assert mine.slot == others_done  # the slot after the live ones
+
+    response, queries = counted(api.post, request_url)
+    assert (response.status_code, queries, response.json()["id"]) == (201, ACTIVE, body["id"])
+
+    response, queries = counted(api.get, f"/api/work/assignments/{body['id']}/")
+    assert (response.status_code, queries, response.json()) == (200, READ, body)
+
+    seen = []
+    while body["screen"] is not None:
+        screen = body["screen"]
+        url = f"/api/work/assignments/{body['id']}/screens/{screen['id']}/"
+        response, queries = counted(api.post, url, {"answers": answers_for(screen)}, format="json")
+        assert response.status_code == 201
+        body = response.json()
+        seen.append(queries)
+    assert seen == [SUBMIT, SUBMIT, SUBMIT_LAST]
+    assert (body["done"], body["total"], body["status"], body["screen"]) == (3, 3, "submitted", None)
+
+    response, queries = counted(api.post, url, {"answers": answers_for(screen)}, format="json")
+    assert (response.status_code, queries, response.json()["status"]) == (200, RESUBMIT, "submitted")
+    assert ScreenJudgment.objects.filter(judge=workers[0]).count() == 3
+
+
+def test_a_trap_screen_adds_the_trap_record_queries_and_nothing_else(world):
+    workers, make = world
+    campaign = make("traps", trap_rate=1.0)
+    api = session_client(workers[0])
+    body = api.post(f"/api/work/campaigns/{campaign.pk}/request/").json()
+    expected, seen, traps = [], [], 0
+    while body["screen"] is not None:
+        screen = body["screen"]
+        base = SUBMIT if body["done"] < body["total"] - 1 else SUBMIT_LAST
+        if has_trap(screen["id"]):
+            base += TRAP_FIRST if traps == 0 else TRAP_LATER
+            traps += 1
+        expected.append(base)
+        url = f"/api/work/assignments/{body['id']}/screens/{screen['id']}/"
+        response, queries = counted(api.post, url, {"answers": answers_for(screen)}, format="json")
+        assert response.status_code == 201
+        body = response.json()
+        seen.append(queries)
+    assert seen == expected
+    assert traps >= 2  # both the first-trap and the later-trap counts were exercised
+    record = WorkerRecord.objects.get(campaign=campaign, worker=workers[0])
+    assert (record.traps_seen, record.traps_passed, record.excluded) == (traps, traps, False)
+
+
+def test_a_slot_given_back_in_the_middle_is_filled_by_the_next_request(world):
+    workers, make = world
+    campaign = make("gap", trap_rate=0.0)
+    clients = [session_client(w) for w in workers]
+    url = f"/api/work/campaigns/{campaign.pk}/request/"
+    taken = [clients[i].post(url).json()["id"] for i in range(3)]
+    assert [Assignment.objects.get(pk=pk).slot for pk in taken] == [0, 1, 2]
+    middle = Assignment.objects.get(pk=taken[1])
+    assignment_return(assignment=middle, worker=workers[1])
+
+    response = clients[3].post(url)
+    assert response.status_code == 201
+    filled = Assignment.objects.get(pk=response.json()["id"])
+    assert (filled.hit_id, filled.slot) == (middle.hit_id, 1)
+    live = Assignment.objects.filter(hit_id=middle.hit_id, status__in=["active", "submitted"])
+    assert sorted(live.values_list("slot", flat=True)) == [0, 1, 2]

@@ -18,6 +18,8 @@ from pathlib import Path
 import pytest
 from django.db import connection
 
+from tests.processes import stop
+
 REPO = Path(__file__).resolve().parents[1]
 
 
@@ -70,12 +72,7 @@ class Workers:
 
     def stop_all(self) -> None:
         for proc, log in self.started:
-            if proc.poll() is None:
-                proc.terminate()
-                try:
-                    proc.wait(timeout=20)
-                except subprocess.TimeoutExpired:
-                    proc.kill()
+            stop(proc)
             log.close()
 
 

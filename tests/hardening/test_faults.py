@@ -33,6 +33,7 @@ from tests.celery_workers import broker_at, celery_workers
 from tests.conftest import REAL_PARTS, skip_or_fail
 from tests.hardening.proxy import Proxy
 from tests.hardening.worlds import build_world
+from tests.processes import stop
 
 REPO = Path(__file__).resolve().parents[2]
 GUNICORN = Path(sys.executable).with_name("gunicorn")
@@ -88,11 +89,7 @@ def server_through_proxy(real_postgres, transactional_db):
         _wait(f"http://127.0.0.1:{port}/healthz", lambda r: r.status_code == 200)
         yield f"http://127.0.0.1:{port}", proxy
     finally:
-        server.terminate()
-        try:
-            server.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            server.kill()
+        stop(server, timeout=10)
         proxy.cut()
 
 
@@ -243,9 +240,8 @@ class PrivateRedis:
         raise AssertionError(f"redis-server on port {self.port} did not start")
 
     def stop(self) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.terminate()
-            self.proc.wait(timeout=20)
+        if self.proc is not None:
+            stop(self.proc)
 
 
 def _until(condition, timeout: float, what: str) -> None:

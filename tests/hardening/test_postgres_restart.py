@@ -25,6 +25,7 @@ import pytest
 
 from tests.conftest import REAL_PARTS, skip_or_fail
 from tests.hardening.test_faults import GUNICORN, _free_port, _wait
+from tests.processes import stop
 
 REPO = Path(__file__).resolve().parents[2]
 PG_BIN = Path("/usr/lib/postgresql")
@@ -142,11 +143,7 @@ def served_by_private_cluster():
         yield cluster, base, {"sessionid": session_key}, int(campaign_id)
     finally:
         if server is not None:
-            server.terminate()
-            try:
-                server.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                server.kill()
+            stop(server, timeout=10)
         cluster.remove()
 
 

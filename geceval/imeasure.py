@@ -45,9 +45,14 @@ the command line report percentages as the tool prints them (73.33 for I,
 P, R, F, Acc, WAcc and the baseline), counts as integers.
 
 Speed: the DP runs in numpy over anti-diagonal wavefronts (i + j + k
-constant), all candidate references of a sentence at once; the source is
-aligned as a hypothesis only against the references tied at the best WAcc
-(JFLEG ``-nomix``: about 6 CPU-s, the tool 257).
+constant), all candidate references of a sentence at once, and only over
+the cells a cheap path can pass through: a path cannot cost less than its
+length bound (a gap per token one side of a pair has more), so cells whose
+bound from the start plus bound to the end exceeds the cost of a known path
+hold no optimal path (``_align_region``; exact, the traceback and its ties
+included). The source is aligned as a hypothesis only against the
+references tied at the best WAcc (JFLEG ``-nomix``: about 3 CPU-s, the tool
+257; the full cube took 7).
 Mix mode enumerates at most ``max_references`` combinations per sentence;
 above that (JFLEG has sentences with millions) it starts from the best
 single-annotator reference and improves it one error at a time (choosing
@@ -96,6 +101,8 @@ _ORDER = (7, 3, 5, 6, 1, 2, 4)
 _INF = 1 << 28
 _SINGLE_COST = {1: 2 * _GAP, 2: _GAP + _HR * _GAP, 4: _GAP + _HR * _GAP}
 DEFAULT_MAX_REFERENCES = 256
+# first alignment limit above the length bound (about four differing tokens); see _align_batch
+_FIRST_SLACK = 40
 
 
 # ----------------------------------------------------------------------------- scores
@@ -274,69 +281,122 @@ def _ids(seqs: Sequence[Sequence[str]]) -> list[np.ndarray]:
     return [np.array([vocab.setdefault(t, len(vocab) + 1) for t in s], dtype=np.int64) for s in seqs]
 
 
+def _length_bound(ds, dh, dr):  # type: ignore[no-untyped-def]
+    """Least cost of any run of columns consuming ``ds`` source, ``dh`` hypothesis and ``dr``
+    reference tokens: each pair pays a gap for every token one side has more (numpy-friendly)."""
+    return _GAP * abs(ds - dh) + _GAP * abs(ds - dr) + _HR * _GAP * abs(dh - dr)
+
+
 def _align_batch(src: Sequence[str], pairs: Sequence[tuple[Sequence[str], Sequence[str]]]) -> list[list[int]]:
-    """Optimal 3-way alignments of ``src`` with each (hypothesis, reference) pair; moves per column."""
+    """Optimal 3-way alignments of ``src`` with each (hypothesis, reference) pair; moves per column.
+
+    Each pair is first aligned inside the cells whose length bounds (from the start plus to
+    the end) stay within ``_FIRST_SLACK`` of the bound of the whole; if the best path found
+    there costs more than that limit, it is aligned again with its cost as the limit, which
+    then holds every optimal path (see ``_align_region``).
+    """
+    n = len(src)
+    limits = [_length_bound(n, len(h), len(r)) + _FIRST_SLACK for h, r in pairs]
+    paths: list[list[int]] = [[] for _ in pairs]
+    todo = list(range(len(pairs)))
+    while todo:
+        found = _align_region(src, [pairs[x] for x in todo], [limits[x] for x in todo])
+        again = []
+        for x, (path, cost) in zip(todo, found):
+            if cost <= limits[x]:
+                paths[x] = path
+            else:
+                limits[x] = cost
+                again.append(x)
+        todo = again
+    return paths
+
+
+def _align_region(
+    src: Sequence[str], pairs: Sequence[tuple[Sequence[str], Sequence[str]]], limits: Sequence[int]
+) -> list[tuple[list[int], int]]:
+    """The 3-D DP over the cells whose length bound (start to cell plus cell to end) is at most
+    the pair's limit; per pair the traced path and its cost.
+
+    Exact when the cost is within the limit: every path leaving the region costs more than
+    the limit, so all optimal paths, and every cell on them, lie inside it; a cell outside is
+    never a best predecessor of a cell on an optimal path, and the traceback (tie order
+    included) follows the same pointers as the full DP.
+    """
     b = len(pairs)
     n = len(src)
     m = max(len(h) for h, _ in pairs)
     k = max(len(r) for _, r in pairs)
     enc = _ids([src] + [h for h, _ in pairs] + [r for _, r in pairs])
-    s_ids = enc[0]
     h_mat = np.full((b, m), -1, dtype=np.int64)
     r_mat = np.full((b, k), -2, dtype=np.int64)
     for x in range(b):
         h_mat[x, : len(pairs[x][0])] = enc[1 + x]
         r_mat[x, : len(pairs[x][1])] = enc[1 + b + x]
     # token at position-1 along each axis (index 0 = before the start: never used unmasked)
-    s_prev = np.concatenate(([-3], s_ids))  # (n+1)
+    s_prev = np.concatenate(([-3], enc[0]))  # (n+1)
     h_prev = np.concatenate((np.full((b, 1), -4), h_mat), axis=1)  # (b, m+1)
     r_prev = np.concatenate((np.full((b, 1), -5), r_mat), axis=1)  # (b, k+1)
-    ne_sh = (s_prev[None, :, None] != h_prev[:, None, :]).astype(np.int32)  # (b, n+1, m+1)
-    ne_sr = (s_prev[None, :, None] != r_prev[:, None, :]).astype(np.int32)  # (b, n+1, k+1)
-    ne_hr = (h_prev[:, :, None] != r_prev[:, None, :]).astype(np.int32)  # (b, m+1, k+1)
-    shape = (b, n + 1, m + 1, k + 1)
-    cost = {
-        7: _SUB * (ne_sh[:, :, :, None] + ne_sr[:, :, None, :] + _HR * ne_hr[:, None, :, :]),
-        3: np.broadcast_to((_SUB * ne_sh + _GAP + _HR * _GAP)[:, :, :, None], shape),
-        5: np.broadcast_to((_SUB * ne_sr + _GAP + _HR * _GAP)[:, :, None, :], shape),
-        6: np.broadcast_to((2 * _GAP + _HR * _SUB * ne_hr)[:, None, :, :], shape),
-    }
-    ii, jj, ll = np.indices((n + 1, m + 1, k + 1))
-    ncell = (n + 1) * (m + 1) * (k + 1)
-    cost_box = np.empty((b, len(_ORDER), n + 1, m + 1, k + 1), dtype=np.int32)
+
+    shape = (n + 1, m + 1, k + 1)
+    ii = np.arange(n + 1, dtype=np.int32)[:, None, None]
+    jj = np.arange(m + 1, dtype=np.int32)[None, :, None]
+    ll = np.arange(k + 1, dtype=np.int32)[None, None, :]
+    from_start = _length_bound(ii, jj, ll)
+    keep = np.zeros(shape, dtype=bool)
+    for (h, r), limit in zip(pairs, limits):
+        keep |= from_start + _length_bound(n - ii, len(h) - jj, len(r) - ll) <= limit
+    cells = np.flatnonzero(keep)
+    ci, cj, cl = np.unravel_index(cells, shape)
+    wave = ci + cj + cl
+    order = np.argsort(wave, kind="stable")
+    cells, ci, cj, cl = cells[order], ci[order], cj[order], cl[order]
+    starts = np.searchsorted(wave[order], np.arange(n + m + k + 2))
+
+    ne_sh = (s_prev[ci][None, :] != h_prev[:, cj]).astype(np.int32)  # (b, R)
+    ne_sr = (s_prev[ci][None, :] != r_prev[:, cl]).astype(np.int32)
+    ne_hr = (h_prev[:, cj] != r_prev[:, cl]).astype(np.int32)
+    cost = np.empty((b, len(_ORDER), len(cells)), dtype=np.int32)
     for x, mv in enumerate(_ORDER):
-        view = cost_box[:, x]
-        view[...] = cost[mv] if mv in cost else _SINGLE_COST[mv]
-        invalid = (ii == 0) if mv & 1 else np.zeros(ii.shape, dtype=bool)
-        if mv & 2:
-            invalid |= jj == 0
-        if mv & 4:
-            invalid |= ll == 0
-        view[:, invalid] = _INF
-    cost_all = cost_box.reshape(b, len(_ORDER), ncell)
+        if mv == 7:
+            cost[:, x] = _SUB * (ne_sh + ne_sr + _HR * ne_hr)
+        elif mv == 3:
+            cost[:, x] = _SUB * ne_sh + _GAP + _HR * _GAP
+        elif mv == 5:
+            cost[:, x] = _SUB * ne_sr + _GAP + _HR * _GAP
+        elif mv == 6:
+            cost[:, x] = 2 * _GAP + _HR * _SUB * ne_hr
+        else:
+            cost[:, x] = _SINGLE_COST[mv]
+        invalid = np.zeros(len(cells), dtype=bool)
+        for bit, pos in ((1, ci), (2, cj), (4, cl)):
+            if mv & bit:
+                invalid |= pos == 0
+        cost[:, x, invalid] = _INF
     st_i, st_j = (m + 1) * (k + 1), k + 1
     offsets = np.array([(mv & 1) * st_i + (mv >> 1 & 1) * st_j + (mv >> 2 & 1) for mv in _ORDER])
-    wave = (ii + jj + ll).ravel()
-    order_idx = np.argsort(wave, kind="stable")
-    bounds = np.searchsorted(wave[order_idx], np.arange(n + m + k + 2))
-    dist = np.zeros((b, ncell), dtype=np.int32)
-    ptr = np.zeros((b, ncell), dtype=np.int8)
+    preds = cells[None, :] - offsets[:, None]
+    np.maximum(preds, 0, out=preds)  # invalid moves (cost _INF) may point before the box
+    # cells outside the region keep _INF: never a best predecessor of a cell on an optimal path
+    dist = np.full((b, (n + 1) * st_i), _INF, dtype=np.int32)
+    dist[:, 0] = 0
+    ptr = np.zeros(dist.shape, dtype=np.int8)
     moves = np.array(_ORDER, dtype=np.int8)
     for t in range(1, n + m + k + 1):
-        cells = order_idx[bounds[t] : bounds[t + 1]]
-        cand = cost_all[:, :, cells]
-        preds = cells[None, :] - offsets[:, None]
-        np.maximum(preds, 0, out=preds)  # invalid moves (cost _INF) may point before the box
-        cand += dist[:, preds]
+        lo, hi = starts[t], starts[t + 1]
+        if lo == hi:
+            continue
+        here = cells[lo:hi]
+        cand = cost[:, :, lo:hi] + dist[:, preds[:, lo:hi]]
         best = cand.argmin(axis=1)
-        dist[:, cells] = cand.min(axis=1)
-        ptr[:, cells] = moves[best]
-    out: list[list[int]] = []
-    ptr_l = ptr.tolist()
+        dist[:, here] = np.take_along_axis(cand, best[:, None, :], axis=1)[:, 0, :]
+        ptr[:, here] = moves[best]
+    out = []
     for x, (h, r) in enumerate(pairs):
         i, j, l_ = n, len(h), len(r)
+        end = i * st_i + j * st_j + l_
         path: list[int] = []
-        row = ptr_l[x]
+        row = ptr[x].tobytes()
         while i or j or l_:
             mv = row[i * st_i + j * st_j + l_]
             path.append(mv)
@@ -344,11 +404,11 @@ def _align_batch(src: Sequence[str], pairs: Sequence[tuple[Sequence[str], Sequen
             j -= mv >> 1 & 1
             l_ -= mv >> 2 & 1
         path.reverse()
-        out.append(path)
+        out.append((path, int(dist[x, end])))
     return out
 
 
-_CELL_BUDGET = 2_000_000  # DP cells per numpy batch (x 7 moves x 4 bytes of costs)
+_CELL_BUDGET = 2_000_000  # box cells per numpy batch (distance + pointer each; 7 costs per region cell)
 
 
 def _align_chunked(

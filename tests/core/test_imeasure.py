@@ -27,6 +27,8 @@ from geceval.formats.ixml import (
 from geceval.formats.m2 import M2Edit, M2Sentence, read_m2
 from geceval.formats.text import read_lines
 from geceval.imeasure import (
+    _align_batch,
+    _columns,
     align3,
     apply_corrections,
     candidate_references,
@@ -302,6 +304,39 @@ words = st.lists(st.sampled_from(["a", "b", "c", "d"]), max_size=6)
 @given(words, words, words)
 def test_wavefront_dp_equals_the_plain_dp(src, hyp, ref):
     assert align3(src, hyp, ref) == _plain_align(src, hyp, ref)
+
+
+@st.composite
+def edited(draw, src):
+    """``src`` after 0..8 random substitutions, insertions and deletions."""
+    out = list(src)
+    for _ in range(draw(st.integers(0, 8))):
+        op = draw(st.sampled_from(["sub", "ins", "del"]))
+        at = draw(st.integers(0, len(out)))
+        tok = draw(st.sampled_from(["a", "b", "c", "d", "e", "f"]))
+        if op == "ins":
+            out.insert(at, tok)
+        elif out and at < len(out):
+            out[at : at + 1] = [tok] if op == "sub" else []
+    return out
+
+
+@st.composite
+def edited_batches(draw):
+    src = draw(st.lists(st.sampled_from(["a", "b", "c", "d", "e", "f"]), min_size=4, max_size=16))
+    return src, draw(st.lists(st.tuples(edited(src), edited(src)), min_size=1, max_size=3))
+
+
+@settings(max_examples=80, deadline=None)
+@given(edited_batches())
+def test_region_limited_dp_equals_the_plain_dp_on_longer_edited_sentences(batch):
+    """Longer sentences, as edits of the source, hit both region passes: the first limit
+    holds the optimum, or the path found costs more and the pair is aligned again.
+    Pairs of different lengths are aligned in one batch, as the scorer does."""
+    src, pairs = batch
+    paths = _align_batch(src, pairs)
+    for (hyp, ref), path in zip(pairs, paths):
+        assert _columns(src, hyp, ref, path) == _plain_align(src, hyp, ref)
 
 
 # ----------------------------------------------------------------------------- properties

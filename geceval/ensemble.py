@@ -153,9 +153,10 @@ def feature_names(components: Sequence[str] = DEFAULT_COMPONENTS) -> list[str]:
 class ScorerFeatures:
     """Corpus-level features of a hypothesis against one source and its references.
 
-    Per-sentence statistics (chrF, GLEU+, charGLEU; ERRANT edits through
-    ``errant_scorer``'s own cache) are cached by (index, line), so scoring a
-    mix of already-seen outputs only sums cached rows.
+    Per-sentence statistics (chrF, GLEU+, charGLEU, I-measure counts, M2's
+    per-annotator edits; ERRANT edits through ``errant_scorer``'s own cache)
+    are cached by (index, line), so scoring a mix of already-seen outputs
+    only sums cached rows (M2 then re-runs its cheap running-F choice).
     """
 
     def __init__(
@@ -181,6 +182,7 @@ class ScorerFeatures:
             "chargleu": {},
             "imeasure": {},
         }
+        self._m2_candidates: dict[tuple[int, str], Any] = {}
         self._ref_set: Any = None
         self._igold: Any = None
         if any(c in self.components for c in _NEEDS_REFERENCE_M2):
@@ -283,10 +285,15 @@ class ScorerFeatures:
                 p, r = chrf_precision_recall(summed, len(summed) // 3)
                 out["chrf:p"], out["chrf:r"] = p / 100, r / 100
             elif component == "m2":
-                from geceval.m2 import m2_score
+                from geceval.m2 import score_candidates, sentence_candidates
 
-                # m2scorer picks each sentence's annotator by the running corpus F: not cacheable
-                res = m2_score(hypothesis, self._ref_set.m2, beta=0.5)
+                # each sentence's per-annotator edits are cached; the annotator is then chosen by
+                # the running corpus F, as m2scorer does, over the whole hypothesis
+                cache = self._m2_candidates
+                for i, line in enumerate(hypothesis):
+                    if (i, line) not in cache:
+                        cache[(i, line)] = sentence_candidates(line, self._ref_set.m2[i])
+                res = score_candidates([cache[(i, line)] for i, line in enumerate(hypothesis)], beta=0.5)
                 out["m2:p"], out["m2:r"] = res.p, res.r
             elif component == "imeasure":
                 out.update(self._imeasure(hypothesis))

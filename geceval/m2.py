@@ -62,7 +62,7 @@ the lattice weights still use exact matching.
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -540,6 +540,124 @@ def _count_matches(edits: list[SysEdit], gold: list[GoldEdit], fold: bool) -> in
     return tp
 
 
+@dataclass(frozen=True)
+class M2Candidate:
+    """One annotator's reading of one sentence: the system edits the lattice picks against
+    that annotator's gold, and how many of them match."""
+
+    annotator: int
+    tp: int
+    edits: tuple[SysEdit, ...]
+    n_gold: int
+    guarded: bool = False
+
+
+def sentence_candidates(
+    hyp: str,
+    sent: M2Sentence,
+    *,
+    max_unchanged_words: int = 2,
+    ignore_whitespace_casing: bool = False,
+    max_lattice_edges: int | None = None,
+) -> list[M2Candidate]:
+    """Per annotator (increasing id), the system edits and matches of ``hyp`` for one gold block.
+
+    Depends on this sentence only, so callers scoring many mixes of the same outputs may cache
+    it per (sentence, line); the choice among candidates depends on the running corpus counts
+    and is made by ``score_candidates``.
+    """
+    lat = _Lattice(sent.tokens, hyp.split())
+    golds = gold_edits(sent)
+    cache: dict[tuple, list[SysEdit]] = {}
+    arcs: Any = None
+    guard = max_lattice_edges is not None and lat.n_edges > max_lattice_edges
+    out = []
+    for annotator in sorted(golds):
+        g = golds[annotator]
+        key = tuple(sorted(g))
+        if key not in cache:
+            if arcs is None:
+                if guard:
+                    arcs = _Arcs.empty(lat)
+                elif len(lat.order) > _NUMPY_VERTICES:
+                    arcs = _ArcsNp(lat, max_unchanged_words)
+                else:
+                    arcs = _Arcs(lat, max_unchanged_words)
+            if isinstance(arcs, _ArcsNp):
+                cache[key] = _best_edits_np(lat, arcs, g)
+            else:
+                cache[key] = _best_edits(lat, arcs, g)
+        edits = cache[key]
+        if ignore_whitespace_casing:
+            edits = [e for e in edits if _fold(e[2]) != _fold(e[3])]
+        tp = _count_matches(edits, g, ignore_whitespace_casing)
+        out.append(M2Candidate(annotator, tp, tuple(edits), len(g), guard))
+    return out
+
+
+def score_candidates(
+    per_sentence: Iterable[Sequence[M2Candidate]], *, beta: float = 0.5, sentence: bool = False
+) -> M2Result:
+    """Corpus P/R/F_beta: per sentence the candidate maximising the running corpus F_beta
+    (ties: more true positives, then fewer ``proposed + beta^2 * gold``)."""
+    sq = beta * beta
+    correct = proposed = total_gold = 0.0
+    details: list[M2SentenceScore] = []
+    guarded_ids: list[int] = []
+    for idx, candidates in enumerate(per_sentence):
+        best: M2Candidate | None = None
+        f_max, c_max, p_min, g_min = -1.0, -1.0, INF, INF
+        for cand in candidates:
+            c, p, gl = correct + cand.tp, proposed + len(cand.edits), total_gold + cand.n_gold
+            try:
+                f = (1.0 + sq) * c / (sq * gl + p)
+            except ZeroDivisionError:
+                f = 1.0 if c == 0 else 0.0
+            if (
+                f_max < f
+                or (f_max == f and c_max < c)
+                or (f_max == f and c_max == c and p_min + sq * g_min > p + sq * gl)
+            ):
+                f_max, c_max, p_min, g_min = f, c, p, gl
+                best = cand
+        if best is None:
+            raise GecInputError(f"sentence {idx + 1} has no annotator")
+        correct += best.tp
+        proposed += len(best.edits)
+        total_gold += best.n_gold
+        if best.guarded:
+            guarded_ids.append(idx)
+        if sentence:
+            details.append(
+                M2SentenceScore(
+                    best.annotator,
+                    best.tp,
+                    len(best.edits) - best.tp,
+                    best.n_gold - best.tp,
+                    list(best.edits),
+                    guarded=best.guarded,
+                )
+            )
+    p = correct / proposed if proposed else 1.0
+    r = correct / total_gold if total_gold else 1.0
+    try:
+        f = (1.0 + sq) * p * r / (sq * p + r)
+    except ZeroDivisionError:
+        f = 0.0
+    tp_i = int(correct)
+    return M2Result(
+        p=p,
+        r=r,
+        f=f,
+        tp=tp_i,
+        fp=int(proposed) - tp_i,
+        fn=int(total_gold) - tp_i,
+        beta=beta,
+        sentences=details if sentence else None,
+        guarded=guarded_ids,
+    )
+
+
 def m2_score(
     hypotheses: Sequence[str],
     gold: Sequence[M2Sentence],
@@ -565,81 +683,21 @@ def m2_score(
     """
     if len(hypotheses) != len(gold):
         raise GecInputError(f"{len(hypotheses)} hypothesis lines for {len(gold)} gold sentences")
-    sq = beta * beta
-    correct = proposed = total_gold = 0.0
-    details: list[M2SentenceScore] = []
-    guarded_ids: list[int] = []
     total = len(gold)
-    for idx, (hyp, sent) in enumerate(zip(hypotheses, gold)):
-        lat = _Lattice(sent.tokens, hyp.split())
-        golds = gold_edits(sent)
-        best: M2SentenceScore | None = None
-        best_counts = (0, 0, 0)
-        f_max, c_max, p_min, g_min = -1.0, -1.0, INF, INF
-        cache: dict[tuple, list[SysEdit]] = {}
-        arcs: Any = None
-        guard = max_lattice_edges is not None and lat.n_edges > max_lattice_edges
-        for annotator in sorted(golds):
-            g = golds[annotator]
-            key = tuple(sorted(g))
-            if key not in cache:
-                if arcs is None:
-                    if guard:
-                        arcs = _Arcs.empty(lat)
-                    elif len(lat.order) > _NUMPY_VERTICES:
-                        arcs = _ArcsNp(lat, max_unchanged_words)
-                    else:
-                        arcs = _Arcs(lat, max_unchanged_words)
-                if isinstance(arcs, _ArcsNp):
-                    cache[key] = _best_edits_np(lat, arcs, g)
-                else:
-                    cache[key] = _best_edits(lat, arcs, g)
-            edits = cache[key]
-            if ignore_whitespace_casing:
-                edits = [e for e in edits if _fold(e[2]) != _fold(e[3])]
-            tp = _count_matches(edits, g, ignore_whitespace_casing)
-            c, p, gl = correct + tp, proposed + len(edits), total_gold + len(g)
-            try:
-                f = (1.0 + sq) * c / (sq * gl + p)
-            except ZeroDivisionError:
-                f = 1.0 if c == 0 else 0.0
-            if (
-                f_max < f
-                or (f_max == f and c_max < c)
-                or (f_max == f and c_max == c and p_min + sq * g_min > p + sq * gl)
-            ):
-                f_max, c_max, p_min, g_min = f, c, p, gl
-                best_counts = (tp, len(edits), len(g))
-                best = M2SentenceScore(annotator, tp, len(edits) - tp, len(g) - tp, edits)
-        assert best is not None
-        correct += best_counts[0]
-        proposed += best_counts[1]
-        total_gold += best_counts[2]
-        if guard:
-            best.guarded = True
-            guarded_ids.append(idx)
-        if sentence:
-            details.append(best)
-        if progress is not None:
-            progress(idx + 1, total)
-    p = correct / proposed if proposed else 1.0
-    r = correct / total_gold if total_gold else 1.0
-    try:
-        f = (1.0 + sq) * p * r / (sq * p + r)
-    except ZeroDivisionError:
-        f = 0.0
-    tp_i = int(correct)
-    return M2Result(
-        p=p,
-        r=r,
-        f=f,
-        tp=tp_i,
-        fp=int(proposed) - tp_i,
-        fn=int(total_gold) - tp_i,
-        beta=beta,
-        sentences=details if sentence else None,
-        guarded=guarded_ids,
-    )
+
+    def candidates() -> Iterator[list[M2Candidate]]:
+        for idx, (hyp, sent) in enumerate(zip(hypotheses, gold)):
+            yield sentence_candidates(
+                hyp,
+                sent,
+                max_unchanged_words=max_unchanged_words,
+                ignore_whitespace_casing=ignore_whitespace_casing,
+                max_lattice_edges=max_lattice_edges,
+            )
+            if progress is not None:
+                progress(idx + 1, total)
+
+    return score_candidates(candidates(), beta=beta, sentence=sentence)
 
 
 def _is_m2_file(path: str) -> bool:

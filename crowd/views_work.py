@@ -18,7 +18,6 @@ from django.urls import reverse
 from django.views.decorators.cache import never_cache
 from django.views.decorators.csrf import csrf_exempt
 
-from annotate.http import id_field
 from crowd.models import CrowdSession, InviteLink, Platform
 from crowd.services.sessions import (
     DEFAULT_MTURK_FRAME_ANCESTORS,
@@ -40,9 +39,8 @@ from crowd.services.sessions import (
 from geceval.errors import GecInputError
 from ranking.models import AssignmentStatus, CampaignStatus, Screen
 from ranking.selectors import screen_candidates
-from ranking.services import answers_from_form, screen_submit
-from ranking.services.assignments import assignment_next_screen, assignment_progress
-from ranking.views import elapsed_seconds, screen_context, work_template
+from ranking.services.assignments import assignment_screen_and_progress
+from ranking.views import screen_context, screen_form_submit, work_template
 
 INVITE_COOKIE = "crowd_invite_{campaign}"
 PROLIFIC_COMPLETE = "https://app.prolific.com/submissions/complete"
@@ -208,37 +206,17 @@ def session_view(request: HttpRequest, token: str) -> HttpResponse:
 
     error = None
     if request.method == "POST" and request.POST.get("screen"):
-        screen = (
-            Screen.objects.filter(pk=id_field(request.POST, "screen"), hit_id=assignment.hit_id)
-            .select_related("sentence", "campaign")
-            .first()
-        )
-        if screen is None:
-            error = "This screen is not part of your HIT."
-        else:
-            try:
-                answers = answers_from_form(campaign.protocol, screen_candidates(screen), request.POST)
-                screen_submit(
-                    assignment=assignment,
-                    screen=screen,
-                    worker=session.worker.user,
-                    answers=answers,
-                    seconds=elapsed_seconds(request, screen),
-                )
-            except GecInputError as exc:
-                error = str(exc)
-            else:
-                assignment.refresh_from_db()
-                if assignment.status == AssignmentStatus.SUBMITTED:
-                    return _frame_headers(redirect(request.path + ("" if mturk else "?done=1")), mturk)
-                return _frame_headers(redirect(request.path), mturk)
+        error, saved = screen_form_submit(request, assignment=assignment, worker=session.worker.user)
+        if saved:
+            if assignment.status == AssignmentStatus.SUBMITTED:
+                return _frame_headers(redirect(request.path + ("" if mturk else "?done=1")), mturk)
+            return _frame_headers(redirect(request.path), mturk)
         assignment.refresh_from_db()
         if assignment.status != AssignmentStatus.ACTIVE:
             return _frame_headers(redirect(request.path), mturk)
-    screen = assignment_next_screen(assignment)
+    screen, done, total = assignment_screen_and_progress(assignment)
     if screen is None:  # every screen judged: the assignment is submitted
         return _frame_headers(redirect(request.path), mturk)
-    done, total = assignment_progress(assignment)
     # No "assignment" in the context: the give-back form of ranking's page needs a login.
     context = screen_context(campaign, screen) | {
         "done": done,

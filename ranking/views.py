@@ -7,6 +7,7 @@ import time
 
 from django.contrib import messages
 from django.contrib.auth import get_user_model
+from django.contrib.auth.models import AbstractBaseUser
 from django.core.signing import BadSignature, Signer
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
@@ -19,7 +20,7 @@ from annotate.roles import is_researcher
 from annotate.selectors import corpus_list_for, project_list_for, sentence_context
 from geceval.errors import GecInputError
 from ranking.forms import CampaignForm
-from ranking.models import AssignmentStatus, Campaign, Protocol, Screen
+from ranking.models import Assignment, AssignmentStatus, Campaign, Protocol, Screen
 from ranking.selectors import (
     assignment_for_worker,
     campaign_list_for,
@@ -28,6 +29,7 @@ from ranking.selectors import (
     campaign_work_list_for,
     campaign_workers,
     screen_candidates,
+    screen_candidates_for_submit,
     system_list_for,
 )
 from ranking.services import (
@@ -41,7 +43,11 @@ from ranking.services import (
     screen_submit,
     worker_override_set,
 )
-from ranking.services.assignments import assignment_next_screen, assignment_progress
+from ranking.services.assignments import (
+    assignment_next_screen,
+    assignment_progress,
+    assignment_screen_and_progress,
+)
 from ranking.services.campaigns import campaign_options, screen_draw_active
 from ranking.services.gold import (
     gold_assignment,
@@ -192,6 +198,36 @@ def _read_answers(request: HttpRequest, campaign: Campaign, screen: Screen) -> d
     return answers_from_form(campaign.protocol, screen_candidates(screen), request.POST)
 
 
+def screen_form_submit(
+    request: HttpRequest, *, assignment: Assignment, worker: AbstractBaseUser
+) -> tuple[str | None, bool]:
+    """Save the screen a worker's page posted (shared with the crowd platforms' task pages).
+
+    Returns (error for the worker or None, whether a screen was saved); ``assignment`` leaves with
+    the status the submission gave it. The screen's candidates are read once, for the form and the
+    check alike."""
+    screen = (
+        Screen.objects.filter(pk=id_field(request.POST, "screen"), hit_id=assignment.hit_id)
+        .select_related("sentence", "campaign")
+        .first()
+    )
+    if screen is None:
+        return "This screen is not part of your HIT.", False
+    candidates = screen_candidates_for_submit(screen, screen.campaign)
+    try:
+        screen_submit(
+            assignment=assignment,
+            screen=screen,
+            worker=worker,
+            answers=answers_from_form(screen.campaign.protocol, candidates, request.POST),
+            seconds=elapsed_seconds(request, screen),
+            candidates=candidates,
+        )
+    except GecInputError as exc:
+        return str(exc), False
+    return None, True
+
+
 def elapsed_seconds(request: HttpRequest, screen: Screen) -> float | None:
     """Seconds since the screen was rendered, from its signed start stamp (None when forged)."""
     try:
@@ -249,35 +285,16 @@ def assignment_view(request: HttpRequest, pk: int) -> HttpResponse:
     campaign = assignment.hit.campaign
     error = None
     if request.method == "POST":
-        screen = (
-            Screen.objects.filter(pk=id_field(request.POST, "screen"), hit_id=assignment.hit_id)
-            .select_related("sentence", "campaign")
-            .first()
-        )
-        if screen is None:
-            error = "This screen is not part of your HIT."
-        else:
-            try:
-                answers = _read_answers(request, campaign, screen)
-                screen_submit(
-                    assignment=assignment,
-                    screen=screen,
-                    worker=request.user,
-                    answers=answers,
-                    seconds=elapsed_seconds(request, screen),
-                )
-            except GecInputError as exc:
-                error = str(exc)
-            else:
-                return redirect("assignment", pk=assignment.pk)
+        error, saved = screen_form_submit(request, assignment=assignment, worker=request.user)
+        if saved:
+            return redirect("assignment", pk=assignment.pk)
         assignment.refresh_from_db()
     if assignment.status != AssignmentStatus.ACTIVE:
         context = {"campaign": campaign, "assignment": assignment, "error": error}
         return render(request, "ranking/assignment_done.html", context, status=400 if error else 200)
-    screen = assignment_next_screen(assignment)
+    screen, done, total = assignment_screen_and_progress(assignment)
     if screen is None:
         return redirect("campaign-work", pk=campaign.pk)
-    done, total = assignment_progress(assignment)
     context = screen_context(campaign, screen) | {
         "assignment": assignment,
         "done": done,

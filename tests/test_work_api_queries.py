@@ -170,3 +170,45 @@ def test_a_slot_given_back_in_the_middle_is_filled_by_the_next_request(world):
     assert (filled.hit_id, filled.slot) == (middle.hit_id, 1)
     live = Assignment.objects.filter(hit_id=middle.hit_id, status__in=["active", "submitted"])
     assert sorted(live.values_list("slot", flat=True)) == [0, 1, 2]
+
+
+# ----------------------------------------------------------------------------- the worker's HTML pages
+
+PAGE_CLAIM = 12  # the API's claim without its answer's next screen and progress (the page redirects)
+PAGE_SCREEN = 6  # session, user, roles, assignment, next screen with progress, candidates (was 7)
+PAGE_SUBMIT = 12  # the API's submit less the next screen and its candidates (was 13: candidates twice)
+PAGE_SUBMIT_LAST = 13  # as PAGE_SUBMIT, + the assignment's status update (was 14)
+
+
+def test_a_worker_doing_a_hit_through_the_pages_takes_the_pinned_queries_per_request(world):
+    from django.test import Client
+    from django.urls import reverse
+
+    from ranking.services.assignments import assignment_next_screen
+
+    workers, make = world
+    campaign = make("pages", trap_rate=0.0)
+    browser = Client()
+    browser.force_login(workers[0])
+
+    response, queries = counted(browser.get, reverse("campaign-work", args=[campaign.pk]))
+    assert (response.status_code, queries) == (302, PAGE_CLAIM)
+    mine = Assignment.objects.get(worker=workers[0])
+    page = reverse("assignment", args=[mine.pk])
+    assert response["Location"] == page
+
+    seen = []
+    while (screen := assignment_next_screen(mine)) is not None:
+        response, queries = counted(browser.get, page)
+        assert response.status_code == 200
+        seen.append(queries)
+        form = {"screen": str(screen.pk)}
+        for c in screen.candidates.all():
+            form[f"score-{c.position}"] = "10" if c.text in TRAPS else "70"
+        response, queries = counted(browser.post, page, form)
+        assert (response.status_code, response["Location"]) == (302, page)
+        seen.append(queries)
+        mine.refresh_from_db()
+    assert seen == [PAGE_SCREEN, PAGE_SUBMIT, PAGE_SCREEN, PAGE_SUBMIT, PAGE_SCREEN, PAGE_SUBMIT_LAST]
+    assert mine.status == "submitted"
+    assert ScreenJudgment.objects.filter(judge=workers[0]).count() == 3

@@ -94,9 +94,6 @@ rewrite-work                302/302  200/404  200/404  403/403  403/403  403/403
 schema                      200/405  200/405  200/405  200/405  200/405  200/405
 """
 
-# Routes known to show more than they should (none today): (name, role) -> reason.
-KNOWN_LEAKS: dict[tuple[str, str], str] = {}
-
 
 def expected() -> dict[str, dict[str, tuple[int, int]]]:
     table: dict[str, dict[str, tuple[int, int]]] = {}
@@ -137,9 +134,6 @@ def test_permission_matrix(role):
         if tuple(codes) != table[name][role]
     }
     assert wrong == {}
-    for (name, leaky_role), reason in KNOWN_LEAKS.items():
-        if leaky_role == role and got[name][0] == 200:
-            pytest.xfail(reason)
 
 
 def test_logout_takes_a_post_only_and_ends_the_session(client):

@@ -40,7 +40,11 @@ REAL_PARTS: dict[str, str] = {}
 def pytest_terminal_summary(terminalreporter) -> None:
     terminalreporter.section("real parts used")
     if not REAL_PARTS:
-        terminalreporter.write_line("none (embedded defaults: SQLite, eager Celery)")
+        from django.conf import settings
+
+        engine = settings.DATABASES["default"]["ENGINE"].rsplit(".", 1)[-1]
+        eager = "eager Celery" if settings.CELERY_TASK_ALWAYS_EAGER else "Celery to its broker"
+        terminalreporter.write_line(f"no real-service test ran (database engine {engine}, {eager})")
     for name, detail in sorted(REAL_PARTS.items()):
         terminalreporter.write_line(f"{name}: {detail}")
 

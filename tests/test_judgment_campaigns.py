@@ -109,10 +109,12 @@ TRAPS = [
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture
-def world():
+def trap_world(n_workers: int):
+    """A researcher, ``n_workers`` annotators in one project, and the corpus above with its systems
+    (``src`` the source, ``trap`` of kind source+error): (researcher, workers, project, corpus,
+    systems by name)."""
     researcher = factories.user("res", "researcher")
-    workers = [factories.user(f"w{i}", "annotator") for i in range(10)]
+    workers = [factories.user(f"w{i}", "annotator") for i in range(n_workers)]
     project = factories.project(researcher, members=workers)
     corpus, systems = factories.corpus_with_systems(
         project,
@@ -120,8 +122,12 @@ def world():
         systems=SYSTEMS | {"trap": TRAPS},
         kinds={"src": "source", "trap": "source+error"},
     )
-    by_name = {s.name: s for s in systems}
-    return researcher, workers, project, corpus, by_name
+    return researcher, workers, project, corpus, {s.name: s for s in systems}
+
+
+@pytest.fixture
+def world():
+    return trap_world(10)
 
 
 def make(world, names=("src", "a", "b", "c"), **options):

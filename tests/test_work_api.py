@@ -8,23 +8,14 @@ from rest_framework.test import APIClient
 from ranking.models import ScreenJudgment
 from ranking.services import campaign_create
 from tests import factories
-from tests.test_judgment_campaigns import SOURCES, SYSTEMS, TRAPS
+from tests.test_judgment_campaigns import trap_world
 
 pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
 def api_world():
-    researcher = factories.user("res", "researcher")
-    workers = [factories.user(f"w{i}", "annotator") for i in range(2)]
-    project = factories.project(researcher, members=workers)
-    corpus, systems = factories.corpus_with_systems(
-        project,
-        sources=SOURCES,
-        systems=SYSTEMS | {"trap": TRAPS},
-        kinds={"src": "source", "trap": "source+error"},
-    )
-    by_name = {s.name: s for s in systems}
+    researcher, workers, project, corpus, by_name = trap_world(2)
     campaign = campaign_create(
         project=project,
         corpus=corpus,

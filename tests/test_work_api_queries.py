@@ -17,9 +17,8 @@ from rest_framework.test import APIClient
 
 from ranking.models import Assignment, Candidate, ScreenJudgment, WorkerRecord
 from ranking.services import assignment_return, campaign_create
-from tests import factories
 from tests.judging import do_hit, honest_prws
-from tests.test_judgment_campaigns import SOURCES, SYSTEMS, TRAPS
+from tests.test_judgment_campaigns import TRAPS, trap_world
 
 pytestmark = pytest.mark.django_db
 
@@ -42,16 +41,7 @@ def _fast_password_hasher(settings):
 
 @pytest.fixture
 def world():
-    researcher = factories.user("res", "researcher")
-    workers = [factories.user(f"w{i}", "annotator") for i in range(4)]
-    project = factories.project(researcher, members=workers)
-    corpus, systems = factories.corpus_with_systems(
-        project,
-        sources=SOURCES,
-        systems=SYSTEMS | {"trap": TRAPS},
-        kinds={"src": "source", "trap": "source+error"},
-    )
-    by_name = {s.name: s for s in systems}
+    researcher, workers, project, corpus, by_name = trap_world(4)
 
     def campaign(name: str, trap_rate: float):
         return campaign_create(

@@ -43,11 +43,7 @@ from ranking.services import (
     screen_submit,
     worker_override_set,
 )
-from ranking.services.assignments import (
-    assignment_next_screen,
-    assignment_progress,
-    assignment_screen_and_progress,
-)
+from ranking.services.assignments import assignment_screen_and_progress
 from ranking.services.campaigns import campaign_options, screen_draw_active
 from ranking.services.gold import (
     gold_assignment,
@@ -369,11 +365,10 @@ def campaign_gold_record(request: HttpRequest, pk: int) -> HttpResponse:
         else:
             return redirect("campaign-gold-record", pk=campaign.pk)
     assignment.refresh_from_db()
-    screen = assignment_next_screen(assignment) if assignment.status == AssignmentStatus.ACTIVE else None
+    screen, done, total = assignment_screen_and_progress(assignment)
     if screen is None:
         messages.success(request, "Gold answers recorded: workers now take the test before their first HIT.")
         return redirect("campaign-detail", pk=campaign.pk)
-    done, total = assignment_progress(assignment)
     context = screen_context(campaign, screen) | {"done": done, "total": total, "error": error, "gold": True}
     return render(request, work_template(campaign), context, status=400 if error else 200)
 

@@ -1,6 +1,6 @@
 from django.contrib import admin
 
-from annotate.models import Corpus, Project, Sentence
+from annotate.models import Corpus, Project, Sentence, System
 
 
 @admin.register(Project)
@@ -22,10 +22,14 @@ class SentenceAdmin(admin.ModelAdmin):
     list_select_related = ["corpus"]
 
 
+@admin.register(System)
+class SystemAdmin(admin.ModelAdmin):
+    list_display = ["name", "kind", "corpus"]
+    list_filter = ["kind"]
+    list_select_related = ["corpus"]
+
+
 # --------------------------------------------------------------------------- rewrite collection
-# Importing the tasks here registers them with a Celery worker too: the admin
-# modules are imported at django.setup(), and autodiscovery only looks at annotate.tasks.
-import annotate.rewrites.tasks  # noqa: E402, F401
 from annotate.models import (  # noqa: E402
     Qualification,
     QualificationAttempt,

@@ -1,12 +1,14 @@
-"""REST API for projects and corpora: thin views over selectors."""
+"""REST API for projects, corpora and systems: thin views over selectors."""
 
 from __future__ import annotations
 
 from rest_framework import permissions, serializers, viewsets
+from rest_framework.exceptions import ValidationError
 
-from annotate.models import Corpus, Project
+from annotate.http import parse_id
+from annotate.models import Corpus, Project, System
 from annotate.roles import is_researcher
-from annotate.selectors import corpus_list_for, project_list_for
+from annotate.selectors import corpus_list_for, project_list_for, system_list_for
 
 
 class IsResearcher(permissions.BasePermission):
@@ -54,3 +56,26 @@ class CorpusViewSet(viewsets.ReadOnlyModelViewSet):
 
     def get_queryset(self):
         return corpus_list_for(self.request.user)
+
+
+class SystemSerializer(serializers.ModelSerializer):
+    output_count = serializers.IntegerField(read_only=True)
+
+    class Meta:
+        model = System
+        fields = ["id", "corpus", "name", "kind", "output_count", "created"]
+
+
+class SystemViewSet(viewsets.ReadOnlyModelViewSet):
+    serializer_class = SystemSerializer
+    permission_classes = [IsResearcher]
+
+    def get_queryset(self):
+        qs = system_list_for(self.request.user)
+        corpus = self.request.query_params.get("corpus")
+        if corpus is not None:
+            corpus_id = parse_id(corpus)
+            if corpus_id is None:
+                raise ValidationError({"corpus": "must be an integer id"})
+            qs = qs.filter(corpus_id=corpus_id)
+        return qs

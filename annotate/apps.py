@@ -4,3 +4,9 @@ from django.apps import AppConfig
 class AnnotateConfig(AppConfig):
     name = "annotate"
     verbose_name = "Corpora and rewrites"
+
+    def ready(self) -> None:
+        # Registers the tasks under their names in every process (web, worker, commands): services send
+        # them by name (annotate.tasking), and eager mode looks the name up. Imported here because task
+        # modules import models, which exist only once the app registry is ready.
+        from annotate.rewrites import tasks  # noqa: F401

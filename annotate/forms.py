@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from django import forms
 
-from annotate.models import Project
+from annotate.models import Project, SystemKind
 
 
 class MultipleFileInput(forms.ClearableFileInput):
@@ -45,7 +45,6 @@ class OutputsUploadForm(forms.Form):
     file = forms.FileField(help_text="One output a line, aligned with the corpus.")
 
     def __init__(self, *args, **kwargs):
-        from ranking.models import SystemKind
 
         super().__init__(*args, **kwargs)
         self.fields["kind"].choices = SystemKind.choices

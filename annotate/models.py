@@ -1,4 +1,4 @@
-"""Projects, corpora and sentences.
+"""Projects, corpora, sentences, systems and their outputs, rewrites and qualifications.
 
 Text is stored exactly as imported (tokenisation, trailing spaces) so that an
 export reproduces the input byte for byte.
@@ -81,6 +81,50 @@ class Sentence(models.Model):
 
 
 # --------------------------------------------------------------------------- rewrite collection
+
+
+class SystemKind(models.TextChoices):
+    MODEL = "model", "Model output"
+    SOURCE = "source", "Source (unchanged input)"
+    REFERENCE = "reference", "Human reference"
+    SOURCE_ERROR = "source+error", "Source+error (trap)"
+
+
+class System(models.Model):
+    """A set of outputs over one corpus: a GEC system, the source, a reference or the trap."""
+
+    corpus = models.ForeignKey(Corpus, on_delete=models.CASCADE, related_name="systems")
+    name = models.CharField(max_length=200)
+    kind = models.CharField(max_length=16, choices=SystemKind.choices, default=SystemKind.MODEL)
+    created = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        db_table = "ranking_system"  # created by the ranking app; moved here with its rows (issue 14)
+        ordering = ["corpus", "name"]
+        constraints = [
+            models.UniqueConstraint(fields=["corpus", "name"], name="system_unique_name_per_corpus"),
+            models.CheckConstraint(
+                condition=Q(kind__in=[k.value for k in SystemKind]), name="system_kind_valid"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Output(models.Model):
+    system = models.ForeignKey(System, on_delete=models.CASCADE, related_name="outputs")
+    sentence = models.ForeignKey(Sentence, on_delete=models.CASCADE, related_name="outputs")
+    text = models.TextField(blank=True)  # an empty line is a valid output
+
+    class Meta:
+        db_table = "ranking_output"  # created by the ranking app; moved here with its rows (issue 14)
+        constraints = [
+            models.UniqueConstraint(fields=["system", "sentence"], name="output_one_per_system_sentence")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.system_id}:{self.sentence_id}"
 
 
 class RewritePreset(models.TextChoices):

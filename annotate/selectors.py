@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.contrib.auth.models import AbstractBaseUser
 from django.db.models import Count, Q, QuerySet
 
-from annotate.models import Corpus, Project, Role, Sentence
+from annotate.models import Corpus, Project, Role, Sentence, System
 
 
 def project_list_for(user: AbstractBaseUser) -> QuerySet[Project]:
@@ -44,3 +44,12 @@ def sentence_context(sentence: Sentence, *, window: int = 1) -> tuple[list[Sente
         ]
     )
     return before, after
+
+
+def system_list_for(user: AbstractBaseUser) -> QuerySet[System]:
+    return (
+        System.objects.filter(corpus__project__in=project_list_for(user))
+        .select_related("corpus")
+        .annotate(output_count=Count("outputs"))
+        .order_by("corpus_id", "name")
+    )

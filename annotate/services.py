@@ -1,4 +1,4 @@
-"""Writes for corpora: import from files, all-or-nothing.
+"""Writes for projects, corpora, systems and outputs: imports from files, all-or-nothing.
 
 Every import validates the whole input before saving anything and runs in
 one transaction, so a bad file leaves the database unchanged. Errors are
@@ -13,9 +13,10 @@ from typing import Any
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import IntegrityError, transaction
 
-from annotate.models import Corpus, Project, Sentence
+from annotate.models import Corpus, Output, Project, Sentence, System, SystemKind
 from geceval.errors import GecInputError
 from geceval.formats.text import decode_lines
+from geceval.insert_errors import insert_errors_lines
 
 MAX_LINE_CHARS = 10_000
 MAX_SENTENCES = 1_000_000
@@ -142,8 +143,6 @@ def corpus_import_text(
     Each reference file becomes a System of kind ``reference`` (named
     ``ref0``, ``ref1``, ... unless ``reference_names`` says otherwise).
     """
-    from ranking.services import outputs_import_lines
-
     references = references or []
     src_lines = text_lines(source)
     ref_lines = [text_lines(ref, allow_empty_file=True) for ref in references]
@@ -171,3 +170,60 @@ def project_create(*, name: str, owner: AbstractBaseUser, description: str = "")
     project = Project.objects.create(name=name, owner=owner, description=description)
     project.members.add(owner)
     return project
+
+
+# --------------------------------------------------------------------------- systems and outputs
+
+
+@transaction.atomic
+def outputs_import_lines(
+    *, corpus: Corpus, system_name: str, kind: str, lines: list[str], filename: str
+) -> System:
+    """One system's line-aligned outputs. An empty line is a valid (empty) output."""
+    system_name = system_name.strip()
+    if not system_name:
+        raise GecInputError("the system needs a name", path=filename)
+    if kind not in SystemKind.values:
+        raise GecInputError(f"unknown system kind {kind!r}; one of {', '.join(SystemKind.values)}")
+    sentence_ids = list(corpus.sentences.order_by("position").values_list("id", flat=True))
+    check_same_length(len(sentence_ids), f"corpus {corpus.name!r}", lines, filename)
+    if System.objects.filter(corpus=corpus, name=system_name).exists():
+        raise GecInputError(f"a system named {system_name!r} already exists in corpus {corpus.name!r}")
+    if System.objects.filter(corpus=corpus).count() >= MAX_SYSTEMS:
+        raise GecInputError(f"corpus {corpus.name!r} already has {MAX_SYSTEMS} systems, the most it may have")
+    bad = next((i for i, line in enumerate(lines, start=1) if "\x00" in line), None)
+    if bad is not None:
+        raise GecInputError("contains a NUL character", path=filename, line=bad)
+    try:
+        with transaction.atomic():
+            system = System.objects.create(corpus=corpus, name=system_name, kind=kind)
+    except IntegrityError:
+        raise GecInputError(
+            f"a system named {system_name!r} already exists in corpus {corpus.name!r}"
+        ) from None
+    Output.objects.bulk_create(
+        [Output(system=system, sentence_id=sid, text=text) for sid, text in zip(sentence_ids, lines)],
+        batch_size=2000,
+    )
+    return system
+
+
+def outputs_import(*, corpus: Corpus, system_name: str, kind: str, file: InputFile) -> System:
+    if not file.data:
+        raise GecInputError("file is empty", path=file.name)
+    return outputs_import_lines(
+        corpus=corpus, system_name=system_name, kind=kind, lines=text_lines(file), filename=file.name
+    )
+
+
+def trap_system_generate(*, corpus: Corpus, seed: int = 0, name: str = "source+error") -> System:
+    """GMEG's trap: every source sentence with 1-2 rule-inserted errors (never equal to the source)."""
+    sources = list(corpus.sentences.order_by("position").values_list("text", flat=True))
+    traps = insert_errors_lines(sources, seed=seed)
+    return outputs_import_lines(
+        corpus=corpus,
+        system_name=name,
+        kind=SystemKind.SOURCE_ERROR,
+        lines=[t.text for t in traps],
+        filename=f"generated traps (seed {seed})",
+    )

@@ -36,6 +36,9 @@ from dataclasses import dataclass, field
 from html import escape
 from itertools import combinations
 
+from annotate.formats.campaign import pseudonym
+from annotate.formats.services import corpus_data
+from annotate.models import Rewrite
 from geceval.editstats import EditStats, char_ld, edit_stats, pair_stats, rewrite_type_distribution
 
 
@@ -255,9 +258,6 @@ def campaign_rows(campaign) -> tuple[list[RewriteRow], dict[str, int]]:
     """A campaign's rewrites with text (not rejected; the expert's text when edited) and its flag counts."""
     from django.conf import settings
 
-    from annotate.formats.campaign import pseudonym
-    from annotate.models import Rewrite
-
     rows: list[RewriteRow] = []
     flags: Counter[str] = Counter()
     for pk, pos, src, ann, text, flag, status, reviewed, group, difficulty in (
@@ -290,6 +290,5 @@ def campaign_statistics(campaign, *, with_ster: bool = True, with_types: bool = 
 
 
 def corpus_statistics(corpus, *, with_ster: bool = False) -> list[SystemStats]:
-    from annotate.formats.services import corpus_data
 
     return corpus_system_stats(corpus_data(corpus), with_ster=with_ster)

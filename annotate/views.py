@@ -1,57 +1,14 @@
 from __future__ import annotations
 
-from django.conf import settings
 from django.contrib import messages
-from django.contrib.auth.decorators import login_required
-from django.db import connection
-from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
-from django.views.decorators.cache import never_cache
-from django.views.decorators.http import require_GET
 
 from annotate.decorators import researcher_required
 from annotate.forms import CorpusUploadForm, OutputsUploadForm
-from annotate.roles import is_researcher
 from annotate.selectors import corpus_list_for, project_list_for
-from annotate.services import InputFile, corpus_import_text
+from annotate.services import InputFile, corpus_import_text, outputs_import
 from geceval.errors import GecInputError
-from ranking.selectors import campaign_list_for, campaign_work_list_for
-from ranking.services import outputs_import
-
-
-@login_required
-def home(request: HttpRequest) -> HttpResponse:
-    context = {"work": campaign_work_list_for(request.user)}
-    if is_researcher(request.user):
-        context["corpora"] = corpus_list_for(request.user)
-        context["campaigns"] = campaign_list_for(request.user)
-    return render(request, "home.html", context)
-
-
-def _broker_status() -> str:
-    if settings.CELERY_TASK_ALWAYS_EAGER:
-        return "eager"
-    from config.celery import app
-
-    try:
-        with app.connection_for_write() as conn:
-            conn.ensure_connection(max_retries=1, timeout=2)
-    except Exception:
-        return "down"
-    return "ok"
-
-
-@never_cache
-@require_GET
-def healthz(request: HttpRequest) -> JsonResponse:
-    try:
-        with connection.cursor() as cursor:
-            cursor.execute("SELECT 1")
-        database = "ok"
-    except Exception:
-        database = "down"
-    body = {"database": database, "broker": _broker_status()}
-    return JsonResponse(body, status=200 if database == "ok" else 503)
 
 
 def _file(upload) -> InputFile:

@@ -132,8 +132,8 @@ def build_world(args: argparse.Namespace) -> World:
     from django.contrib.sessions.backends.db import SessionStore
 
     from annotate.models import Role
-    from annotate.services import SentenceRecord, corpus_create, project_create
-    from ranking.services import campaign_create, outputs_import_lines
+    from annotate.services import SentenceRecord, corpus_create, outputs_import_lines, project_create
+    from ranking.services import campaign_create
 
     rng = random.Random(args.seed)
     User = get_user_model()

@@ -1,8 +1,8 @@
 from rest_framework.routers import DefaultRouter
 
-from annotate.api import CorpusViewSet, ProjectViewSet
+from annotate.api import CorpusViewSet, ProjectViewSet, SystemViewSet
 from ranking.analysis.api import AnalysisRunViewSet, JudgmentExportViewSet
-from ranking.api import CampaignViewSet, SystemViewSet, WorkViewSet
+from ranking.api import CampaignViewSet, WorkViewSet
 
 app_name = "api"
 router = DefaultRouter()

@@ -3,12 +3,13 @@ from django.contrib.auth import views as auth_views
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
-from annotate import views as annotate_views
+from config.health import healthz
 from config.security import login_view
+from ranking import views as ranking_views
 
 urlpatterns = [
-    path("", annotate_views.home, name="home"),
-    path("healthz", annotate_views.healthz, name="healthz"),
+    path("", ranking_views.home, name="home"),
+    path("healthz", healthz, name="healthz"),
     path("accounts/login/", login_view, name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("admin/", admin.site.urls),

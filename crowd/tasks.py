@@ -9,7 +9,7 @@ from crowd.services import mturk
 from ranking.models import Campaign
 
 
-@shared_task
+@shared_task(name="crowd.tasks.task_mturk_sync")
 def task_mturk_sync(*, campaign_id: int) -> int:
     """Store the state of a campaign's MTurk assignments (ListAssignmentsForHIT); returns how many."""
     campaign = Campaign.objects.filter(pk=campaign_id).first()
@@ -18,7 +18,7 @@ def task_mturk_sync(*, campaign_id: int) -> int:
     return mturk.mturk_assignments_sync(client=mturk.mturk_client(), campaign=campaign)
 
 
-@shared_task
+@shared_task(name="crowd.tasks.task_mturk_sync_open")
 def task_mturk_sync_open() -> int:
     """Periodic (beat, optional): sync every campaign with unexpired MTurk HITs; returns campaigns synced."""
     ids = sorted(set(MturkHit.objects.filter(expired=False).values_list("campaign_id", flat=True)))

@@ -1,13 +1,6 @@
 from django.contrib import admin
 
-from ranking.models import Campaign, System, SystemScore
-
-
-@admin.register(System)
-class SystemAdmin(admin.ModelAdmin):
-    list_display = ["name", "kind", "corpus"]
-    list_filter = ["kind"]
-    list_select_related = ["corpus"]
+from ranking.models import Campaign, SystemScore
 
 
 @admin.register(Campaign)

@@ -10,10 +10,11 @@ from rest_framework.response import Response
 
 from annotate.api import IsResearcher
 from annotate.http import parse_id
+from annotate.models import System
 from annotate.roles import is_annotator
 from annotate.selectors import corpus_list_for, sentence_context
 from geceval.errors import GecInputError
-from ranking.models import Assignment, Campaign, Protocol, Screen, System, SystemScore
+from ranking.models import Assignment, Campaign, Protocol, Screen, SystemScore
 from ranking.selectors import (
     assignment_for_worker,
     campaign_list_for,
@@ -22,19 +23,10 @@ from ranking.selectors import (
     campaign_work_list_for,
     screen_candidates,
     screen_candidates_for_submit,
-    system_list_for,
 )
 from ranking.services import CandidateScore, NoWork, assignment_request, campaign_create, screen_submit
 from ranking.services.assignments import assignment_screen_and_progress
 from ranking.services.campaigns import campaign_options
-
-
-class SystemSerializer(serializers.ModelSerializer):
-    output_count = serializers.IntegerField(read_only=True)
-
-    class Meta:
-        model = System
-        fields = ["id", "corpus", "name", "kind", "output_count", "created"]
 
 
 class CampaignSerializer(serializers.ModelSerializer):
@@ -124,21 +116,6 @@ class CampaignResultsSerializer(serializers.Serializer):
 @extend_schema_view(
     list=extend_schema(parameters=[OpenApiParameter("corpus", int, description="only this corpus's systems")])
 )
-class SystemViewSet(viewsets.ReadOnlyModelViewSet):
-    serializer_class = SystemSerializer
-    permission_classes = [IsResearcher]
-
-    def get_queryset(self):
-        qs = system_list_for(self.request.user)
-        corpus = self.request.query_params.get("corpus")
-        if corpus is not None:
-            corpus_id = parse_id(corpus)
-            if corpus_id is None:
-                raise ValidationError({"corpus": "must be an integer id"})
-            qs = qs.filter(corpus_id=corpus_id)
-        return qs
-
-
 class CampaignViewSet(viewsets.mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
     permission_classes = [IsResearcher]
 

@@ -2,8 +2,8 @@ from __future__ import annotations
 
 from django import forms
 
-from annotate.models import Corpus, Qualification
-from ranking.models import Protocol, System, SystemKind
+from annotate.models import Corpus, Qualification, System, SystemKind
+from ranking.models import Protocol
 
 PRWS_INSTRUCTIONS = (
     "Rate how grammatical and fluent each correction is, from completely ungrammatical or garbled (0) "

@@ -11,6 +11,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db.models import Count, Exists, OuterRef, Prefetch, Q, QuerySet, Value
 from django.utils import timezone
 
+from annotate.models import System
 from annotate.roles import is_annotator
 from annotate.selectors import project_list_for
 from ranking.models import (
@@ -23,19 +24,9 @@ from ranking.models import (
     Hit,
     Screen,
     ScreenJudgment,
-    System,
     SystemScore,
     WorkerRecord,
 )
-
-
-def system_list_for(user: AbstractBaseUser) -> QuerySet[System]:
-    return (
-        System.objects.filter(corpus__project__in=project_list_for(user))
-        .select_related("corpus")
-        .annotate(output_count=Count("outputs"))
-        .order_by("corpus_id", "name")
-    )
 
 
 def campaign_list_for(user: AbstractBaseUser) -> QuerySet[Campaign]:

@@ -7,6 +7,7 @@ import time
 
 from django.contrib import messages
 from django.contrib.auth import get_user_model
+from django.contrib.auth.decorators import login_required
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.signing import BadSignature, Signer
 from django.http import Http404, HttpRequest, HttpResponse
@@ -16,8 +17,9 @@ from django.views.decorators.http import require_GET, require_POST
 from annotate.decorators import annotator_required, researcher_required
 from annotate.http import csv_cell, id_field
 from annotate.models import Qualification
+from annotate.privacy import worker_forget
 from annotate.roles import is_researcher
-from annotate.selectors import corpus_list_for, project_list_for, sentence_context
+from annotate.selectors import corpus_list_for, project_list_for, sentence_context, system_list_for
 from geceval.errors import GecInputError
 from ranking.forms import CampaignForm
 from ranking.models import Assignment, AssignmentStatus, Campaign, Protocol, Screen
@@ -30,7 +32,6 @@ from ranking.selectors import (
     campaign_workers,
     screen_candidates,
     screen_candidates_for_submit,
-    system_list_for,
 )
 from ranking.services import (
     CandidateScore,
@@ -51,6 +52,16 @@ from ranking.services.gold import (
     qualification_hit,
     qualification_hit_create,
 )
+
+
+@login_required
+def home(request: HttpRequest) -> HttpResponse:
+    """Everyone's start page: open work; for researchers also their corpora and campaigns."""
+    context = {"work": campaign_work_list_for(request.user)}
+    if is_researcher(request.user):
+        context["corpora"] = corpus_list_for(request.user)
+        context["campaigns"] = campaign_list_for(request.user)
+    return render(request, "home.html", context)
 
 
 @researcher_required
@@ -134,9 +145,7 @@ def campaign_worker_override(request: HttpRequest, pk: int, worker_id: int) -> H
 @researcher_required
 @require_POST
 def campaign_worker_forget(request: HttpRequest, pk: int, worker_id: int) -> HttpResponse:
-    """Delete a worker's personal data; their judgments stay, anonymous (crowd.services.privacy)."""
-    from crowd.services.privacy import worker_forget
-
+    """Delete a worker's personal data; their judgments stay, anonymous (annotate.privacy)."""
     campaign = get_object_or_404(campaign_list_for(request.user), pk=pk)
     worker = get_object_or_404(
         get_user_model().objects.filter(screen_judgments__screen__campaign=campaign).distinct(), pk=worker_id

@@ -6,8 +6,7 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
 
 from annotate.models import Project
-from annotate.services import InputFile, corpus_import_text, project_create
-from ranking.services import outputs_import_lines
+from annotate.services import InputFile, corpus_import_text, outputs_import_lines, project_create
 
 
 def user(username: str, role: str, password: str = "pw-for-tests-1") -> object:

@@ -119,7 +119,7 @@ def test_gmeg_style_prws_hit_with_traps_excludes_a_careless_worker(live_server, 
 
     researcher, worker, project, corpus, systems = world
     by_name = {s.name: s for s in systems}
-    from ranking.services import outputs_import_lines
+    from annotate.services import outputs_import_lines
 
     traps = ["He go hom yesterday .", "She like cat cat ."]
     trap = outputs_import_lines(

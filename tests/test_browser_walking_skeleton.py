@@ -8,7 +8,7 @@ import io
 import pytest
 from playwright.sync_api import expect
 
-from annotate.demo import demo_load
+from ranking.demo import demo_load
 from ranking.models import Rating, ScreenJudgment
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]

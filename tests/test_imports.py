@@ -7,11 +7,9 @@ import re
 import pytest
 from django.core.management import CommandError, call_command
 
-from annotate.models import Corpus, Sentence
-from annotate.services import InputFile, corpus_import_text
+from annotate.models import Corpus, Output, Sentence, System
+from annotate.services import InputFile, corpus_import_text, outputs_import
 from geceval.errors import GecInputError
-from ranking.models import Output, System
-from ranking.services import outputs_import
 from tests import factories
 
 pytestmark = pytest.mark.django_db

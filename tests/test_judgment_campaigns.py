@@ -11,6 +11,7 @@ from django.db import connection
 from django.urls import reverse
 from django.utils import timezone
 
+from annotate.services import trap_system_generate
 from geceval.errors import GecInputError
 from geceval.prws import trap_statistics
 from ranking.models import (
@@ -31,7 +32,6 @@ from ranking.services import (
     campaign_create,
     campaign_set_status,
     screen_submit,
-    trap_system_generate,
     worker_override_set,
 )
 from ranking.services.assignments import assignment_next_screen

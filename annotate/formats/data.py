@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from annotate.services import SentenceRecord
+from annotate.services import MAX_SYSTEMS, SentenceRecord
 from geceval.errors import GecInputError
 
 REFERENCE = "reference"
@@ -52,7 +52,6 @@ class CorpusData:
         """Every system covers every sentence; names are unique and kinds known."""
         if not self.sentences:
             raise GecInputError("the corpus has no sentences", path=where)
-        from annotate.services import MAX_SYSTEMS
 
         if len(self.systems) > MAX_SYSTEMS:
             raise GecInputError(f"more than {MAX_SYSTEMS} systems (reference and output files)", path=where)

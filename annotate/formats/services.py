@@ -7,8 +7,9 @@ from django.db import transaction
 from annotate.formats.campaign import RewriteRecord, build_campaign_corpus, pseudonym
 from annotate.formats.data import CorpusData, SystemData
 from annotate.formats.writers import write, write_jsonl
-from annotate.models import Corpus, Project
-from annotate.services import SentenceRecord, corpus_create
+from annotate.models import Corpus, Output, Project, Rewrite
+from annotate.rewrites.selectors import rewrite_campaign_sentences
+from annotate.services import SentenceRecord, corpus_create, outputs_import_lines
 from geceval.errors import GecInputError
 
 
@@ -28,7 +29,6 @@ def corpus_import(
     unique); any error leaves the database unchanged. ``tokenized`` defaults to
     the reader's reading (True for M2).
     """
-    from ranking.services import outputs_import_lines
 
     data.check(where=name)
     corpus = corpus_create(
@@ -48,7 +48,6 @@ def corpus_import(
 
 def corpus_data(corpus: Corpus) -> CorpusData:
     """Everything a layout can hold of a corpus: sentences in position order and every system."""
-    from ranking.models import Output
 
     rows = list(
         corpus.sentences.order_by("position").values_list(
@@ -86,8 +85,6 @@ def campaign_rewrite_records(campaign) -> list[RewriteRecord]:
     """Every rewrite of a campaign as plain records, annotators and reviewers pseudonymised."""
     from django.conf import settings
 
-    from annotate.models import Rewrite
-
     secret = settings.SECRET_KEY
     rows = Rewrite.objects.filter(campaign=campaign).values_list(
         "pk",
@@ -124,7 +121,6 @@ def campaign_corpus(
     campaign, *, n: int | None = None, prefix: str = "ref", include_corpus_systems: bool = True
 ) -> tuple[CorpusData, list[dict]]:
     """The corpus a campaign's accepted rewrites make (see :mod:`annotate.formats.campaign`)."""
-    from annotate.rewrites.selectors import rewrite_campaign_sentences
 
     positions = list(rewrite_campaign_sentences(campaign).values_list("position", flat=True))
     return build_campaign_corpus(
@@ -155,7 +151,6 @@ def campaign_references_add(campaign, *, prefix: str = "ref", n: int | None = No
     MERGE (a joined line cannot live in the original corpus: export the
     campaign instead and import the files as a new corpus).
     """
-    from ranking.services import outputs_import_lines
 
     corpus = campaign.corpus
     base = corpus_data(corpus)

@@ -16,6 +16,7 @@ from typing import Any
 
 from annotate.formats.data import MODEL, CorpusData, reference_ids
 from annotate.formats.readers import corrected_tokens
+from geceval.convert import references_to_m2
 from geceval.errors import GecInputError
 from geceval.formats.m2 import format_edit, parse_m2
 
@@ -90,7 +91,6 @@ def m2_blocks(data: CorpusData, *, untyped: bool = False) -> list[str]:
     reference) is annotated by ERRANT. ``untyped`` aligns every reference
     with the Levenshtein converter (type ``X``).
     """
-    from geceval.convert import references_to_m2
 
     refs = data.references()
     ids = reference_ids(refs)

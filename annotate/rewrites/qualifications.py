@@ -19,6 +19,9 @@ from annotate.models import (
 )
 from annotate.rewrites.selectors import may_review, sentence_references
 from annotate.rewrites.validation import RewriteError, rewrite_clean
+from annotate.tasking import task_send_on_commit
+from geceval.errant_scorer import errant_score_texts
+from geceval.gleu import gleu_plus
 
 QUALIFICATION_MAX_SAMPLES = 10
 
@@ -108,10 +111,8 @@ def qualification_submit(
     locked.submitted = timezone.now()
     locked.save(update_fields=["status", "submitted"])
 
-    from annotate.rewrites.tasks import task_qualification_grade
-
-    # robust: a broker outage must not lose the answers; task_grade_pending_qualifications catches up.
-    transaction.on_commit(lambda: task_qualification_grade.delay(attempt_id=locked.pk), robust=True)
+    # a broker outage must not lose the answers; task_grade_pending_qualifications catches up.
+    task_send_on_commit("annotate.rewrites.tasks.task_qualification_grade", attempt_id=locked.pk)
     return locked
 
 
@@ -124,8 +125,6 @@ def qualification_grade(*, attempt_id: int) -> int:
     all references. Samples without references stay ungraded (None).
     Returns how many answers were graded; re-running is harmless.
     """
-    from geceval.errant_scorer import errant_score_texts
-    from geceval.gleu import gleu_plus
 
     graded = 0
     for answer in QualificationAnswer.objects.filter(attempt_id=attempt_id, gleu__isnull=True).select_related(

@@ -13,6 +13,7 @@ from django.db.models import Q, QuerySet
 from django.utils import timezone
 
 from annotate.models import (
+    Output,
     Qualification,
     QualificationAttempt,
     QualificationStatus,
@@ -24,6 +25,7 @@ from annotate.models import (
     RewriteStatus,
     Role,
     Sentence,
+    SystemKind,
 )
 from annotate.roles import is_researcher, user_roles
 from annotate.selectors import project_list_for
@@ -252,7 +254,6 @@ def rewrite_campaign_sentences(campaign: RewriteCampaign) -> QuerySet[Sentence]:
 
 def sentence_references(sentence: Sentence) -> list[str]:
     """The texts of the corpus's reference systems for this sentence (qualification grading)."""
-    from ranking.models import Output, SystemKind
 
     return list(
         Output.objects.filter(sentence=sentence, system__kind=SystemKind.REFERENCE)

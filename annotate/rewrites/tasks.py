@@ -4,19 +4,19 @@ from __future__ import annotations
 
 from celery import shared_task
 
+from annotate.models import QualificationAnswer, QualificationStatus
+from annotate.rewrites.qualifications import qualification_grade
 
-@shared_task
+
+@shared_task(name="annotate.rewrites.tasks.task_qualification_grade")
 def task_qualification_grade(*, attempt_id: int) -> int:
-    from annotate.rewrites.qualifications import qualification_grade
 
     return qualification_grade(attempt_id=attempt_id)
 
 
-@shared_task
+@shared_task(name="annotate.rewrites.tasks.task_grade_pending_qualifications")
 def task_grade_pending_qualifications() -> int:
     """Periodic (beat): grade answers whose grading task was lost (e.g. the broker was down)."""
-    from annotate.models import QualificationAnswer, QualificationStatus
-    from annotate.rewrites.qualifications import qualification_grade
 
     pending = (
         QualificationAnswer.objects.filter(gleu__isnull=True, attempt__status=QualificationStatus.SUBMITTED)

@@ -10,7 +10,7 @@ from pathlib import Path
 from django.db import transaction
 from django.utils import timezone
 
-from annotate.models import Corpus, Project, Sentence
+from annotate.models import Corpus, Output, Project, Sentence, System, SystemKind
 from annotate.services import SentenceRecord, corpus_create
 from crowd.importing.readers import Entry, judgments_parse
 from crowd.models import Platform
@@ -25,13 +25,10 @@ from ranking.models import (
     CampaignStatus,
     Candidate,
     Hit,
-    Output,
     Protocol,
     Rating,
     Screen,
     ScreenJudgment,
-    System,
-    SystemKind,
 )
 
 

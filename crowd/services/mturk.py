@@ -32,10 +32,12 @@ from django.conf import settings
 from django.core.serializers.json import DjangoJSONEncoder
 from django.db import transaction
 
+from annotate.models import QualificationAttempt, QualificationStatus
 from crowd.models import (
     Bonus,
     CrowdSession,
     CrowdSettings,
+    CrowdWorker,
     MturkAssignment,
     MturkHit,
     Platform,
@@ -212,8 +214,6 @@ def mturk_screening_qualification_create(*, client, campaign: Campaign, name: st
 
 def mturk_screened_workers(campaign: Campaign) -> list[str]:
     """MTurk WorkerIds of workers whose screening (the campaign's qualification) an expert accepted."""
-    from annotate.models import QualificationAttempt, QualificationStatus
-    from crowd.models import CrowdWorker
 
     if not campaign.qualification_id:
         return []
@@ -454,7 +454,6 @@ def mturk_bonus(
 
 def mturk_block_excluded(*, client, campaign: Campaign, reason: str) -> list[str]:
     """Block the MTurk workers our trap checks excluded from this campaign."""
-    from crowd.models import CrowdWorker
 
     users = WorkerRecord.objects.filter(campaign=campaign, excluded=True).values_list("worker_id", flat=True)
     ids = sorted(

@@ -1,37 +1,18 @@
-"""Forgetting a worker: their personal data goes, their (now anonymous) judgments stay.
-
-What identifies a person here: the Django user's username, names and e-mail;
-platform ids (MTurk WorkerId, Prolific PID) in worker identities, MTurk
-assignment records and the audit log of platform calls. Each is replaced by a
-pseudonym (HMAC of the user id with SECRET_KEY), so the judgments keep their
-grouping by worker for analysis but lead back to no one. Pay workers first:
-a forgotten MTurk worker can no longer be bonused or blocked.
+"""The crowd layer's part of forgetting a worker (``annotate.privacy.worker_forget``): platform ids
+(MTurk WorkerId, Prolific PID) in worker identities, MTurk assignment records and the audit log of
+platform calls are replaced by the worker's pseudonym. Registered in ``crowd.apps``.
 """
 
 from __future__ import annotations
 
-import hashlib
-import hmac
 import json
 
-from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
-from django.db import transaction
 
 from crowd.models import CrowdWorker, MturkAssignment, PlatformCall
 
 
-def forgotten_name(user_id: int) -> str:
-    digest = hmac.new(
-        settings.SECRET_KEY.encode(), f"forgotten:{user_id}".encode(), hashlib.sha256
-    ).hexdigest()
-    return "forgotten-" + digest[:16]
-
-
-@transaction.atomic
-def worker_forget(*, worker: AbstractBaseUser) -> str:
-    """Remove what identifies ``worker``; returns the pseudonym that replaces them."""
-    pseudonym = forgotten_name(worker.pk)
+def crowd_identities_forget(*, worker: AbstractBaseUser, pseudonym: str) -> None:
     external = list(CrowdWorker.objects.filter(user=worker).values_list("pk", "external_id"))
     for pk, external_id in external:
         CrowdWorker.objects.filter(pk=pk).update(external_id=f"{pseudonym}-{pk}")
@@ -43,9 +24,3 @@ def worker_forget(*, worker: AbstractBaseUser) -> str:
                 call.params = json.loads(params.replace(needle, pseudonym))
                 call.response = json.loads(response.replace(needle, pseudonym))
                 call.save(update_fields=["params", "response"])
-    worker.username = pseudonym
-    worker.first_name = worker.last_name = worker.email = ""
-    worker.is_active = False
-    worker.set_unusable_password()
-    worker.save()
-    return pseudonym

@@ -19,6 +19,7 @@ from django.core import signing
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from annotate.rewrites.selectors import qualification_granted
 from crowd.models import CrowdSession, CrowdSettings, CrowdWorker, InviteLink, Platform
 from crowd.services.workers import crowd_worker_get_or_create
 from geceval.errors import GecInputError
@@ -209,11 +210,8 @@ def _no_work_outcome(session: CrowdSession) -> str:
         return Outcome.COMPLETED
     if WorkerRecord.objects.filter(campaign=campaign, worker=user, excluded=True).exists():
         return Outcome.SCREENED_OUT
-    if campaign.qualification_id:
-        from annotate.rewrites.selectors import qualification_granted
-
-        if not qualification_granted(user, campaign.qualification):
-            return Outcome.SCREENED_OUT
+    if campaign.qualification_id and not qualification_granted(user, campaign.qualification):
+        return Outcome.SCREENED_OUT
     return Outcome.NO_WORK
 
 

@@ -11,8 +11,14 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from geceval import prws
+from geceval.agreement import group_agreement
+from geceval.ensemble import ScorerFeatures, TrainingRow, component_versions, cross_validate, fit, matrix
 from geceval.judgments import PairwiseJudgment, PrwsRating, RankingJudgment, expand_pairwise
+from geceval.metaeval import hybrid_systems, system_correlations, williams_test
 from geceval.progress import ProgressFn, no_progress
+from geceval.prws import system_means
+from geceval.ranking import rank
 from ranking.analysis.metrics import CacheStore, metric_scorer
 
 # --------------------------------------------------------------------------- ranking input
@@ -55,7 +61,6 @@ def judgments_needed(
     ``runs`` runs, and the clusters recounted. An estimate only: resampling
     assumes future judgments look like the past ones.
     """
-    from geceval.ranking import rank
 
     out = []
     n = len(pairs)
@@ -85,7 +90,6 @@ def judgments_needed(
 def agreement_summary(pairs: Sequence[PairwiseJudgment]) -> dict:
     """Cohen's kappa and quadratic-weighted kappa pooled over every pair of annotators
     (geceval.agreement: same item = same sentence, same two systems)."""
-    from geceval.agreement import group_agreement
 
     row = group_agreement(pairs)[0]
     return {
@@ -116,7 +120,6 @@ def prws_summary(ratings: Sequence[PrwsRating], *, seed: int, samples: int = 100
     (``samples`` random splits, ``seed``); it is None when no output has two
     ratings.
     """
-    from geceval import prws
 
     segments = prws.segment_means(ratings)
     z = prws.z_scores(ratings)
@@ -182,7 +185,6 @@ def synthetic_systems(
     Returns (metric rows like :func:`metric_scores`, synthetic name -> human score). The same
     mixtures are used for every metric (drawn once), so metrics are compared on equal systems.
     """
-    from geceval.metaeval import hybrid_systems
 
     systems = [
         s
@@ -215,7 +217,6 @@ def correlations(
     """Per (metric, reference set): Pearson/Spearman/Kendall with the human scores over shared systems,
     and one-sided Williams p-values (Pearson) against every other (metric, reference set) on the same systems.
     """
-    from geceval.metaeval import system_correlations, williams_test
 
     table: dict[tuple[str, str], dict[str, float]] = defaultdict(dict)
     for row in metric_rows:
@@ -285,10 +286,6 @@ def ensemble_train(
     model (JSON), the CV figures and the feature count.
     """
     from dataclasses import asdict
-
-    from geceval.ensemble import ScorerFeatures, TrainingRow, component_versions, cross_validate, fit, matrix
-    from geceval.metaeval import hybrid_systems
-    from geceval.prws import system_means
 
     if len(outputs) < 2:
         raise ValueError("the ensemble needs at least 2 systems with human segment scores")

@@ -34,8 +34,10 @@ from xml.sax.saxutils import quoteattr
 from django.conf import settings
 
 from annotate.http import csv_cell
+from annotate.models import Sentence
 from ranking.analysis.inputs import iter_screen_rankings
-from ranking.models import Campaign, Protocol
+from ranking.models import Campaign, Protocol, Rating
+from ranking.services.results import VALID
 
 JUDGMENT_FORMATS = ("wmt-csv", "appraise-xml", "prws-csv", "gmeg-segment-csv")
 
@@ -68,9 +70,6 @@ def iter_judgments(campaign: Campaign, fmt: str) -> Iterator[str]:
 
 def _max_entries(campaign: Campaign) -> int:
     from django.db.models import Count
-
-    from ranking.models import Rating
-    from ranking.services.results import VALID
 
     row = (
         Rating.objects.filter(VALID, judgment__screen__campaign=campaign)
@@ -124,7 +123,6 @@ def iter_prws_csv(campaign: Campaign) -> Iterator[str]:
 
 def iter_gmeg_segment_csv(campaign: Campaign) -> Iterator[str]:
     """Per-sentence mean score of each system (PRWS); rows = corpus sentences in order (GMEG item = 0-based line)."""
-    from annotate.models import Sentence
 
     systems = sorted(campaign.systems.values_list("name", flat=True))
     sums: dict[tuple[int, str], list[float]] = defaultdict(lambda: [0.0, 0])

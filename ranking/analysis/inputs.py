@@ -15,16 +15,15 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from annotate.models import Sentence
+from annotate.models import Output, Sentence, SystemKind
 from geceval.judgments import PrwsRating, RankingJudgment
 from ranking.models import (
     Assignment,
     AssignmentStatus,
     Campaign,
-    Output,
     Protocol,
     Rating,
-    SystemKind,
+    ScreenJudgment,
     WorkerRecord,
 )
 from ranking.services.results import VALID
@@ -111,7 +110,6 @@ def campaign_prws_ratings(campaign: Campaign) -> list[PrwsRating]:
 
 
 def valid_judgment_count(campaign: Campaign) -> int:
-    from ranking.models import ScreenJudgment
 
     return ScreenJudgment.objects.filter(
         screen__campaign=campaign, assignment__status=AssignmentStatus.SUBMITTED

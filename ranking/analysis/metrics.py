@@ -10,7 +10,18 @@ import math
 from collections.abc import Callable, Sequence
 from typing import Protocol
 
+from geceval.editstats import error_type_distribution
+from geceval.errant_scorer import (
+    annotate_hypothesis,
+    errant_annotate_references,
+    errant_compare,
+    reference_set_from_m2,
+)
+from geceval.formats.m2 import format_m2, parse_m2
+from geceval.gleu import char_gleu, gleu_plus
+from geceval.m2 import m2_score
 from geceval.progress import ProgressFn, no_progress
+from geceval.sacre import bleu, chrf, ter, word_ld
 
 METRICS = ("gleu", "char_gleu", "bleu", "chrf", "ter", "m2", "errant")
 """Metric names a metric_scores run accepts (GLEU+ as JFLEG; sacrebleu; M2 and ERRANT on ERRANT-annotated references)."""
@@ -40,8 +51,6 @@ def content_key(*parts: Sequence[str]) -> str:
 def errant_references(source: list[str], references: list[list[str]], store: CacheStore | None = None):
     """ERRANT-annotated reference set, cached by content: in this process, and as M2 text in ``store``
     (so another worker skips the spaCy parse of the references; it re-parses only the source lazily)."""
-    from geceval.errant_scorer import errant_annotate_references, reference_set_from_m2
-    from geceval.formats.m2 import format_m2, parse_m2
 
     key = content_key(source, *references)
     if key in _REFERENCE_SETS:
@@ -64,33 +73,28 @@ def metric_scorer(
 ) -> Callable[[list[str]], dict]:
     """A function scoring one system's lines against ``references``: returns {"score": x, ...details}."""
     if metric == "gleu":
-        from geceval.gleu import gleu_plus
 
         def score(lines: list[str]) -> dict:
             r = gleu_plus(source, references, lines)
             return {"score": r.score, "std": r.std}
 
     elif metric == "char_gleu":
-        from geceval.gleu import char_gleu
 
         def score(lines: list[str]) -> dict:
             r = char_gleu(source, references, lines)
             return {"score": r.score, "std": r.std}
 
     elif metric == "bleu":
-        from geceval.sacre import bleu
 
         def score(lines: list[str]) -> dict:
             return {"score": bleu(references, lines).score}
 
     elif metric == "chrf":
-        from geceval.sacre import chrf
 
         def score(lines: list[str]) -> dict:
             return {"score": chrf(references, lines).score}
 
     elif metric == "ter":
-        from geceval.sacre import ter
 
         def score(lines: list[str]) -> dict:
             return {"score": ter(references, lines).score}
@@ -98,15 +102,12 @@ def metric_scorer(
     elif metric in ("m2", "errant"):
         ref_set = errant_references(source, references, store)
         if metric == "m2":
-            from geceval.m2 import m2_score
 
             def score(lines: list[str]) -> dict:
                 r = m2_score(lines, ref_set.m2)
                 return {"score": r.f, "p": r.p, "r": r.r}
 
         else:
-            from geceval.editstats import error_type_distribution
-            from geceval.errant_scorer import annotate_hypothesis, errant_compare
 
             def score(lines: list[str]) -> dict:
                 hyp = annotate_hypothesis(ref_set, lines)
@@ -168,8 +169,6 @@ def gleu_by_edit_distance(
     reference, rounded half up; sentences are binned by ``EDIT_DISTANCE_BINS`` and each bin is
     scored as its own corpus (GLEU+ with its usual 500 sampled-reference rounds).
     """
-    from geceval.gleu import gleu_plus
-    from geceval.sacre import word_ld
 
     distance = [
         math.floor(sum(word_ld(src, ref[i]) for ref in references) / len(references) + 0.5)
@@ -199,7 +198,6 @@ def gleu_vs_refs(
     """GLEU+ of each system with the first k references (name order), k = 1..K (Sakaguchi et al. Figure 5)."""
     names = sorted(references)
     rows = []
-    from geceval.gleu import gleu_plus
 
     total = len(names) * len(outputs)
     for k in range(1, len(names) + 1):

@@ -121,7 +121,7 @@ class SystemRankResult(models.Model):
     """A system's place in a TrueSkill or Expected Wins run (papers' ranking table)."""
 
     run = models.ForeignKey(AnalysisRun, on_delete=models.CASCADE, related_name="rank_results")
-    system = models.ForeignKey("ranking.System", on_delete=models.SET_NULL, null=True, blank=True)
+    system = models.ForeignKey("annotate.System", on_delete=models.SET_NULL, null=True, blank=True)
     name = models.CharField(max_length=200)
     position = models.PositiveSmallIntegerField(help_text="1 = best")
     mu = models.FloatField(help_text="mean TrueSkill mu, or Expected Wins on all judgments")
@@ -149,7 +149,7 @@ class PrwsResult(models.Model):
     """A system's PRWS summary: mean of sentence means, raw and z-scored, with its cluster."""
 
     run = models.ForeignKey(AnalysisRun, on_delete=models.CASCADE, related_name="prws_results")
-    system = models.ForeignKey("ranking.System", on_delete=models.SET_NULL, null=True, blank=True)
+    system = models.ForeignKey("annotate.System", on_delete=models.SET_NULL, null=True, blank=True)
     name = models.CharField(max_length=200)
     position = models.PositiveSmallIntegerField()
     mean = models.FloatField()

@@ -9,6 +9,8 @@ from collections.abc import Callable
 from django.db import transaction
 from django.utils import timezone
 
+from annotate.models import System
+from geceval.prws import segment_means
 from ranking.analysis import compute, metrics
 from ranking.analysis.models import (
     AnalysisCache,
@@ -22,7 +24,6 @@ from ranking.analysis.models import (
     SystemRankResult,
 )
 from ranking.analysis.parameters import RANKING_KINDS
-from ranking.models import System
 
 PROGRESS_EVERY = 0.5  # seconds between progress writes
 
@@ -132,7 +133,6 @@ def execute_one_step(run: AnalysisRun, data: dict, t0: float) -> None:
 
 def _segments_by_index(human_input: dict, sentence_ids: list[int]) -> dict[str, dict[str, float]]:
     """PRWS segment means keyed by the 0-based line of a frozen corpus (items are sentence ids)."""
-    from geceval.prws import segment_means
 
     position = {str(pk): str(i) for i, pk in enumerate(sentence_ids)}
     segments = segment_means(compute.ratings_from_json(human_input["ratings"]))

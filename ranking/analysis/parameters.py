@@ -9,9 +9,11 @@ import platform
 import subprocess
 from pathlib import Path
 
+from annotate.models import System, SystemKind
+from geceval.ensemble import DEFAULT_COMPONENTS
 from ranking.analysis.metrics import METRICS
 from ranking.analysis.models import AnalysisKind, AnalysisRun, RunStatus
-from ranking.models import Campaign, Protocol, System, SystemKind
+from ranking.models import Campaign, Protocol
 
 RANKING_KINDS = (AnalysisKind.TRUESKILL, AnalysisKind.EXPECTED_WINS)
 SUPPORTED_KINDS = (
@@ -136,8 +138,6 @@ def _clean(kind: str, parameters: dict, campaign: Campaign) -> dict:
     elif kind == AnalysisKind.GLEU_VS_REFS:
         pass
     elif kind == AnalysisKind.ENSEMBLE:
-        from geceval.ensemble import DEFAULT_COMPONENTS
-
         human = AnalysisRun.objects.filter(
             pk=p.get("human_run"), status=RunStatus.DONE, kind=AnalysisKind.PRWS_SUMMARY
         ).first()

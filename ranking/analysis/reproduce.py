@@ -42,6 +42,19 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.utils import timezone
 
+from annotate.models import SystemKind
+from annotate.services import InputFile, corpus_import_text, outputs_import_lines, project_create
+from geceval.editstats import pct_unchanged
+from geceval.formats.m2 import read_m2
+from geceval.formats.text import read_lines
+from geceval.gleu import gleu_human_bound
+from geceval.m2 import m2_score
+from geceval.prws import read_gmeg_segment_csv, system_means
+from ranking.analysis import services
+from ranking.analysis.models import RunInput, RunStatus
+from ranking.judgment_import import judgments_importer
+from ranking.models import Campaign, CampaignOrigin, CampaignStatus, Protocol
+
 STUDIES = ("gec-ranking", "jfleg", "gmeg-dev", "conll14-metrics")
 UNSTABLE_BOUNDARIES = {"gec-ranking": {("IPN", "NTHU")}}
 
@@ -113,7 +126,6 @@ def _need(path: Path) -> Path:
 
 
 def _project(study: str):
-    from annotate.services import project_create
 
     user, _ = get_user_model().objects.get_or_create(username="reproduce")
     name = f"reproduce {study} {timezone.now():%Y%m%d-%H%M%S-%f}"
@@ -122,8 +134,6 @@ def _project(study: str):
 
 def _run(campaign, kind: str, parameters: dict, seed: int, user, timeout: float = 3600):
     """An analysis run through the Celery path; waits for workers when Celery is not eager."""
-    from ranking.analysis import services
-    from ranking.analysis.models import RunStatus
 
     run = services.analysis_run_create(
         campaign=campaign, kind=kind, parameters=parameters, seed=seed, created_by=user
@@ -143,9 +153,7 @@ def _run(campaign, kind: str, parameters: dict, seed: int, user, timeout: float 
 
 
 def _import_rankings(project, name: str, *, path: Path, fmt: str, exclude=()):
-    from crowd.importing import judgments_import
-
-    return judgments_import(
+    return judgments_importer()(
         project=project, name=name, fmt=fmt, path_or_bytes=str(path), exclude_judges=tuple(exclude)
     ).campaign
 
@@ -194,8 +202,6 @@ def study_gec_ranking(data: Path, *, runs: int, seed: int) -> list[Row]:
 
 
 def study_jfleg(data: Path, *, runs: int, seed: int) -> list[Row]:
-    from geceval.formats.text import read_lines
-    from geceval.gleu import gleu_human_bound
 
     path = _need(data / "jfleg" / "EACL_exp" / "mturk" / "pairwise.csv")
     user, project = _project("jfleg")
@@ -218,9 +224,6 @@ def _exact(study: str, what: str, ours: float, ref: float, places: int, note: st
 
 
 def study_gmeg_dev(data: Path, **_kw) -> list[Row]:
-    from geceval.editstats import pct_unchanged
-    from geceval.formats.text import read_lines
-    from geceval.prws import read_gmeg_segment_csv, system_means
 
     base = data / "GMEG" / "data" / "dev"
     means = system_means(read_gmeg_segment_csv(_need(base / "fce-segment-scores.csv")))
@@ -237,12 +240,6 @@ def study_gmeg_dev(data: Path, **_kw) -> list[Row]:
 
 
 def study_conll14_metrics(data: Path, **_kw) -> list[Row]:
-    from annotate.services import InputFile, corpus_import_text
-    from geceval.formats.m2 import read_m2
-    from geceval.m2 import m2_score
-    from ranking.analysis.models import RunInput
-    from ranking.models import Campaign, CampaignOrigin, CampaignStatus, Protocol, SystemKind
-    from ranking.services import outputs_import_lines
 
     gold_dir = data / "gecmetrics" / "data" / "conll14st-test"
     subs = data / "grammatical-evaluation" / "data" / "original" / "official_submissions"

@@ -30,8 +30,9 @@ import time
 from django.db import transaction
 from django.db.models import F, Q, Sum
 from django.utils import timezone
-from kombu.exceptions import OperationalError as BrokerUnreachable
 
+from annotate.tasking import task_send
+from geceval.ranking import ChunkResult, merge, prepare, run_chunk
 from ranking.analysis import compute, inputs
 from ranking.analysis.models import (
     AnalysisKind,
@@ -55,6 +56,11 @@ from ranking.analysis.parameters import (  # noqa: F401  (re-exported)
 from ranking.models import Campaign
 
 logger = logging.getLogger(__name__)
+
+# Celery tasks by name (services never import tasks.py; see annotate.tasking).
+TASK_RUN_START = "ranking.analysis.tasks.task_run_start"
+TASK_RUN_CHUNK = "ranking.analysis.tasks.task_run_chunk"
+TASK_RUN_MERGE = "ranking.analysis.tasks.task_run_merge"
 
 QUEUE_DOWN = (
     "The task queue cannot be reached just now. The run is saved and starts by itself when the "
@@ -92,18 +98,12 @@ def analysis_run_enqueue(run: AnalysisRun) -> bool:
     transaction has committed (a worker must be able to read the run).
 
     Returns False when the broker could not be reached: the run stays pending in the database and
-    beat's ``task_resume_stale_runs`` sends it again once the broker is back."""
-    from ranking.analysis.tasks import task_run_start
+    beat's ``task_resume_stale_runs`` sends it again once the broker is back.
 
-    if task_run_start.app.conf.task_always_eager:
-        task_run_start.delay(run_id=run.pk)  # in-process: a failure here is the run's, not the broker's
-        return True
-    try:
-        task_run_start.delay(run_id=run.pk)
-    except BrokerUnreachable:
-        logger.warning("broker unreachable: analysis run %s stays pending until the next repair", run.pk)
-        return False
-    return True
+    This and ``analysis_run_resume`` are the two services that send at once rather than on commit:
+    their callers (the run page and API, ``reproduce``, beat's repair) have committed the run
+    already, and the page tells the researcher whether the broker took it."""
+    return task_send(TASK_RUN_START, run_id=run.pk)
 
 
 # --------------------------------------------------------------------------- start
@@ -194,7 +194,6 @@ def _pair_data(run_id: int, started: str):
 
     Keyed by id and start time: a database that reuses ids (tests rolling back) cannot hand a
     new run an old run's pairs."""
-    from geceval.ranking import prepare
 
     data = RunInput.objects.get(run_id=run_id).data
     pairs = compute.pairs_from_json(data["rankings"])
@@ -217,7 +216,6 @@ def run_chunk_execute(*, chunk_id: int) -> bool:
     run = chunk.run
     if run.status != RunStatus.RUNNING:
         return False
-    from geceval.ranking import run_chunk
 
     method = "trueskill" if run.kind == AnalysisKind.TRUESKILL else "ew"
     n_runs = len(chunk.run_indices)
@@ -267,8 +265,6 @@ def analysis_run_merge(*, run_id: int) -> bool:
     run = AnalysisRun.objects.select_related("campaign").get(pk=run_id)
     t0 = time.perf_counter()
     try:
-        from geceval.ranking import ChunkResult, merge
-
         chunks = list(RunChunk.objects.filter(run=run).order_by("index").values_list("result", flat=True))
         if any(c is None for c in chunks):
             raise AnalysisError("a chunk has no result")
@@ -324,27 +320,25 @@ def analysis_run_resume(*, run: AnalysisRun) -> list[int]:
     pending and are sent again; if every chunk is done the merge is redone; a
     run that never finished its start is started again. A chunk that was in
     fact still running elsewhere is computed twice with the same numbers and
-    stored once.
+    stored once. Called on committed rows (a researcher's button, beat's repair): sends at once.
     """
-    from ranking.analysis.tasks import task_run_chunk, task_run_merge, task_run_start
-
     run.refresh_from_db()
     if run.status in (RunStatus.DONE, RunStatus.FAILED):
         return []
     if run.status == RunStatus.MERGING:
         AnalysisRun.objects.filter(pk=run.pk, status=RunStatus.MERGING).update(status=RunStatus.RUNNING)
-        task_run_merge.delay(run_id=run.pk)
+        task_send(TASK_RUN_MERGE, run_id=run.pk)
         return []
     if run.status == RunStatus.RUNNING and run.kind in RANKING_KINDS and run.chunks.exists():
         RunChunk.objects.filter(run=run, status=ChunkStatus.RUNNING).update(status=ChunkStatus.PENDING)
         ids = list(run.chunks.exclude(status=ChunkStatus.DONE).values_list("pk", flat=True))
         if not ids:
-            task_run_merge.delay(run_id=run.pk)
+            task_send(TASK_RUN_MERGE, run_id=run.pk)
         for chunk_id in ids:
-            task_run_chunk.delay(chunk_id=chunk_id)
+            task_send(TASK_RUN_CHUNK, chunk_id=chunk_id)
         return ids
     AnalysisRun.objects.filter(pk=run.pk, status=RunStatus.RUNNING).update(status=RunStatus.PENDING)
-    task_run_start.delay(run_id=run.pk)
+    task_send(TASK_RUN_START, run_id=run.pk)
     return []
 
 

@@ -1,4 +1,4 @@
-"""Writes for systems, outputs, judgment campaigns, HITs and judgments.
+"""Writes for judgment campaigns, HITs and judgments (systems and outputs: annotate.systems).
 
 One module per concern; the names other apps and tests use are re-exported here.
 """
@@ -12,7 +12,6 @@ from ranking.services.assignments import (
 )
 from ranking.services.campaigns import campaign_create, campaign_set_status
 from ranking.services.judging import CandidateScore, answers_from_form, validate_answers
-from ranking.services.outputs import outputs_import, outputs_import_lines, trap_system_generate
 from ranking.services.results import campaign_scores_recompute
 from ranking.services.traps import worker_override_set, worker_record_refresh
 
@@ -26,10 +25,7 @@ __all__ = [
     "campaign_create",
     "campaign_scores_recompute",
     "campaign_set_status",
-    "outputs_import",
-    "outputs_import_lines",
     "screen_submit",
-    "trap_system_generate",
     "validate_answers",
     "worker_override_set",
     "worker_record_refresh",

@@ -16,6 +16,7 @@ from django.db.models import Count, Max, Q, Subquery, Window
 from django.utils import timezone
 
 from annotate.rewrites.selectors import qualification_granted
+from annotate.tasking import task_send_on_commit
 from geceval.errors import GecInputError
 from ranking.models import (
     LIVE_ASSIGNMENT,
@@ -32,7 +33,11 @@ from ranking.models import (
     WorkerRecord,
 )
 from ranking.selectors import screen_candidates_for_submit
+from ranking.services.campaigns import screen_draw_active
+from ranking.services.gold import gold_assignment, qualification_grade, qualification_hit
 from ranking.services.judging import CandidateScore, trap_outcome, validate_answers
+from ranking.services.results import TASK_CAMPAIGN_SCORES
+from ranking.services.traps import worker_record_refresh
 
 
 class NoWork(Exception):
@@ -142,7 +147,6 @@ def _qualification_test(
     campaign: Campaign, worker: AbstractBaseUser, now: datetime, record: WorkerRecord | None
 ) -> Assignment | None:
     """With a gold test in place: the worker's test assignment until they pass; NoWork if they failed."""
-    from ranking.services.gold import gold_assignment, qualification_hit
 
     hit = qualification_hit(campaign)
     if hit is None:
@@ -208,7 +212,6 @@ def screen_submit(
     ``screen_candidates_for_submit`` when the caller has them already.
     ``assignment`` leaves with the status (and submitted time) the submission gave it.
     """
-    from ranking.services.traps import worker_record_refresh
 
     now = now or timezone.now()
     if assignment.worker_id != worker.pk:
@@ -282,18 +285,10 @@ def screen_submit(
                 if record.excluded:  # this submission may have excluded the worker: their HITs left
                     locked.status = Assignment.objects.values_list("status", flat=True).get(pk=locked.pk)
             if not remaining and assignment.hit.qualification and not locked.gold:
-                from ranking.services.gold import qualification_grade
-
                 qualification_grade(campaign=campaign, assignment=locked)
             if not remaining:
-                from ranking.tasks import task_campaign_scores
-
-                campaign_id = campaign.pk
-                # robust: with the broker down the judgment is still saved; the periodic recompute
-                # repairs results.
-                transaction.on_commit(
-                    lambda: task_campaign_scores.delay(campaign_id=campaign_id), robust=True
-                )
+                # with the broker down the judgment is still saved; the periodic recompute repairs results.
+                task_send_on_commit(TASK_CAMPAIGN_SCORES, campaign_id=campaign.pk)
     except _NotOpen:
         _sync(assignment, locked)
         existing = ScreenJudgment.objects.filter(screen=screen, judge=worker).first()
@@ -346,8 +341,6 @@ def _first_unjudged(screens, campaign: Campaign | None) -> Screen | None:
 
 def _drawn(screen: Screen) -> Screen:
     if screen.campaign.active_selection and not screen.candidates.exists():
-        from ranking.services.campaigns import screen_draw_active
-
         return screen_draw_active(screen=screen)
     return screen
 

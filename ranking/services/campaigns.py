@@ -11,20 +11,13 @@ from decimal import Decimal
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 
-from annotate.models import Corpus, Project, Qualification, Sentence
+from annotate.models import Corpus, Output, Project, Qualification, Sentence, System, SystemKind
 from geceval.errors import GecInputError
-from ranking.models import (
-    Campaign,
-    CampaignStatus,
-    Candidate,
-    Hit,
-    Output,
-    Protocol,
-    Screen,
-    System,
-    SystemKind,
-)
+from geceval.judgments import expand_pairwise
+from ranking.analysis.active import next_systems
+from ranking.models import Campaign, CampaignStatus, Candidate, Hit, Protocol, Screen
 from ranking.services.judging import normalise
+from ranking.services.results import campaign_rankings
 
 CAMPAIGN_OPTIONS = (
     "protocol",
@@ -320,9 +313,6 @@ def screen_draw_active(*, screen: Screen) -> Screen:
     """Active selection (Sakaguchi et al. 2014): choose this ranking screen's systems from the
     campaign's valid judgments so far, the first time the screen is shown. TrueSkill picks the
     system it is least sure of and opponents close to it (ranking.analysis.active.next_systems)."""
-    from geceval.judgments import expand_pairwise
-    from ranking.analysis.active import next_systems
-    from ranking.services.results import campaign_rankings
 
     screen = Screen.objects.select_for_update().select_related("campaign", "sentence").get(pk=screen.pk)
     if screen.candidates.exists():

@@ -27,6 +27,7 @@ from ranking.models import (
     Screen,
     WorkerRecord,
 )
+from ranking.services.campaigns import screen_draw_active
 
 PRWS_TIE_MARGIN = 10
 
@@ -45,8 +46,6 @@ def qualification_hit_create(*, campaign: Campaign, screens: int = 5, seed: int 
     offset = (Screen.objects.filter(campaign=campaign).aggregate(m=Max("index"))["m"] or 0) + 1
     for position, original in enumerate(chosen):
         if campaign.active_selection and not original.candidates.exists():
-            from ranking.services.campaigns import screen_draw_active
-
             original = screen_draw_active(screen=original)
         copy = Screen.objects.create(
             campaign=campaign, sentence_id=original.sentence_id, index=offset, hit=hit, hit_position=position

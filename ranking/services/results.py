@@ -16,6 +16,9 @@ from geceval.judgments import RankingJudgment, expand_pairwise
 from geceval.ranking import rank
 from ranking.models import AssignmentStatus, Campaign, Protocol, Rating, SystemScore
 
+# The task that runs campaign_scores_recompute, by name (services never import tasks.py: annotate.tasking).
+TASK_CAMPAIGN_SCORES = "ranking.tasks.task_campaign_scores"
+
 VALID = Q(judgment__assignment__status=AssignmentStatus.SUBMITTED, judgment__screen__hit__qualification=False)
 
 

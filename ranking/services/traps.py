@@ -7,6 +7,7 @@ from django.db import transaction
 from django.db.models import Count, Max, Q
 from django.utils import timezone
 
+from annotate.tasking import task_send_on_commit
 from geceval.errors import GecInputError
 from ranking.models import (
     LIVE_ASSIGNMENT,
@@ -17,6 +18,7 @@ from ranking.models import (
     WorkerOverride,
     WorkerRecord,
 )
+from ranking.services.results import TASK_CAMPAIGN_SCORES
 
 
 def _should_exclude(campaign: Campaign, record: WorkerRecord) -> bool:
@@ -71,10 +73,7 @@ def _apply_exclusion(campaign: Campaign, worker: AbstractBaseUser, excluded: boo
             top = Assignment.objects.filter(hit_id=assignment.hit_id).aggregate(m=Max("slot"))["m"] or 0
             assignment.slot = max(top + 1, campaign.judgments_per_item)
             assignment.save(update_fields=["slot", "status"])
-    from ranking.tasks import task_campaign_scores
-
-    campaign_id = campaign.pk
-    transaction.on_commit(lambda: task_campaign_scores.delay(campaign_id=campaign_id), robust=True)
+    task_send_on_commit(TASK_CAMPAIGN_SCORES, campaign_id=campaign.pk)
 
 
 def worker_override_set(*, campaign: Campaign, worker: AbstractBaseUser, override: str) -> WorkerRecord:

@@ -22,7 +22,7 @@ from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.utils import timezone
 
-from annotate.models import Corpus, Project, Sentence
+from annotate.models import Corpus, Output, Project, Sentence, System, SystemKind
 from geceval.judgments import PrwsRating, RankingJudgment
 from ranking.models import (
     Assignment,
@@ -32,13 +32,10 @@ from ranking.models import (
     CampaignStatus,
     Candidate,
     Hit,
-    Output,
     Protocol,
     Rating,
     Screen,
     ScreenJudgment,
-    System,
-    SystemKind,
 )
 
 KINDS = {

@@ -8,7 +8,7 @@ import pytest
 from playwright.sync_api import expect
 
 from annotate.models import QualificationStatus, Rewrite, RewriteStatus
-from ranking.services import outputs_import_lines
+from annotate.services import outputs_import_lines
 from tests.annotate.rewrite_fixtures import team, tokenized_corpus
 from tests.annotate.test_rewrite_browser import login
 

@@ -22,7 +22,7 @@ from annotate.rewrites import selectors as sel
 from annotate.rewrites import services as svc
 from annotate.rewrites.services import RewriteError
 from annotate.rewrites.validation import max_rewrite_chars
-from ranking.services import outputs_import_lines
+from annotate.services import outputs_import_lines
 from tests.annotate.rewrite_fixtures import SOURCES, team, tokenized_corpus
 
 pytestmark = pytest.mark.django_db

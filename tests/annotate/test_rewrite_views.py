@@ -86,8 +86,8 @@ def test_qualification_gated_campaign_sends_the_worker_to_the_test(client, setup
 
 
 def test_demo_load_adds_a_rewrite_campaign_once():
-    from annotate.demo import DEMO_REWRITE_CAMPAIGN, demo_load
     from annotate.models import RewriteCampaign
+    from ranking.demo import DEMO_REWRITE_CAMPAIGN, demo_load
 
     demo_load()
     demo_load()

@@ -13,10 +13,9 @@ from annotate.formats.data import CorpusData, SystemData
 from annotate.formats.readers import load, parse_jsonl
 from annotate.formats.services import corpus_data, corpus_export, corpus_import
 from annotate.formats.writers import write_m2
-from annotate.models import Corpus, Sentence
+from annotate.models import Corpus, Output, Sentence, System
 from annotate.services import InputFile, SentenceRecord
 from geceval.errors import GecInputError
-from ranking.models import Output, System
 from tests import factories
 from tests.shared_data import shared_path
 
@@ -128,7 +127,7 @@ def test_a_duplicate_corpus_name_is_refused_and_saves_nothing(project, tmp_path)
 
 
 def test_a_failure_while_saving_systems_rolls_back_the_corpus(project, monkeypatch):
-    import ranking.services
+    import annotate.formats.services
 
     calls = []
 
@@ -138,8 +137,8 @@ def test_a_failure_while_saving_systems_rolls_back_the_corpus(project, monkeypat
             raise GecInputError("disk full", path=kwargs["filename"])
         return real(**kwargs)
 
-    real = ranking.services.outputs_import_lines
-    monkeypatch.setattr(ranking.services, "outputs_import_lines", failing)
+    real = annotate.formats.services.outputs_import_lines
+    monkeypatch.setattr(annotate.formats.services, "outputs_import_lines", failing)
     data = CorpusData(
         [SentenceRecord("a ."), SentenceRecord("b .")],
         [SystemData("ref0", "reference", ["A .", "B ."]), SystemData("ref1", "reference", ["a .", "b ."])],

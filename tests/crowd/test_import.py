@@ -8,10 +8,11 @@ from io import StringIO
 import pytest
 from django.core.management import call_command
 
+from annotate.models import System
 from crowd.importing import detect_mturk_mapping, judgments_import, judgments_parse
 from crowd.models import CrowdWorker
 from geceval.errors import GecInputError
-from ranking.models import Assignment, Campaign, Candidate, Rating, Screen, ScreenJudgment, System
+from ranking.models import Assignment, Campaign, Candidate, Rating, Screen, ScreenJudgment
 from ranking.services.results import campaign_rankings, campaign_scores_recompute
 from tests import factories
 from tests.shared_data import shared_path

@@ -13,10 +13,11 @@ from dataclasses import dataclass, field
 
 from rest_framework.authtoken.models import Token
 
+from annotate.services import outputs_import_lines
 from ranking.analysis import services as analysis
 from ranking.analysis.models import RunStatus
 from ranking.models import Screen
-from ranking.services import assignment_request, campaign_create, outputs_import_lines, screen_submit
+from ranking.services import assignment_request, campaign_create, screen_submit
 from ranking.services.assignments import assignment_next_screen
 from tests.hardening.worlds import World, build_world
 from tests.judging import do_hit, honest_prws

@@ -27,7 +27,8 @@ from django.test import Client
 from django.utils import timezone
 from rest_framework.test import APIClient
 
-from ranking.models import Assignment, Output, ScreenJudgment, SystemScore
+from annotate.models import Output
+from ranking.models import Assignment, ScreenJudgment, SystemScore
 from ranking.services import assignment_request
 from tests.celery_workers import broker_at, celery_workers
 from tests.conftest import REAL_PARTS, skip_or_fail

@@ -208,8 +208,8 @@ test_read_prws_csv_accepts_or_raises_gec_input_error = _core_file_reader("read_p
 
 
 def _db_rows() -> dict[str, int]:
-    from annotate.models import Corpus, Sentence
-    from ranking.models import Campaign, Candidate, Output, Rating, Screen, ScreenJudgment, System
+    from annotate.models import Corpus, Output, Sentence, System
+    from ranking.models import Campaign, Candidate, Rating, Screen, ScreenJudgment
 
     models = (Corpus, Sentence, System, Output, Campaign, Screen, Candidate, ScreenJudgment, Rating)
     return {m.__name__: m.objects.count() for m in models}

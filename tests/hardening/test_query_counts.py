@@ -17,9 +17,9 @@ from rest_framework.test import APIClient
 
 from annotate.rewrites import qualifications as quals
 from annotate.rewrites import services as rw
-from annotate.services import SentenceRecord, corpus_create
+from annotate.services import SentenceRecord, corpus_create, outputs_import_lines
 from ranking.analysis.models import AnalysisRun
-from ranking.services import campaign_create, campaign_scores_recompute, outputs_import_lines
+from ranking.services import campaign_create, campaign_scores_recompute
 from tests import factories
 from tests.hardening.matrixworld import matrix_world, params_for
 from tests.hardening.test_permissions import expected

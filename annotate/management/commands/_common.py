@@ -6,7 +6,7 @@ from pathlib import Path
 
 from django.core.management.base import CommandError
 
-from annotate.models import Corpus, Project
+from annotate.models import Corpus, Project, RewriteCampaign
 from annotate.services import InputFile
 
 
@@ -42,7 +42,6 @@ def find_corpus(name: str, project: str | None) -> Corpus:
 
 
 def find_rewrite_campaign(name: str, project: str | None):
-    from annotate.models import RewriteCampaign
 
     campaigns = RewriteCampaign.objects.filter(name=name).select_related("corpus", "project")
     if project:

@@ -3,9 +3,9 @@ from __future__ import annotations
 from django.core.management.base import BaseCommand, CommandError
 
 from annotate.management.commands._common import find_corpus, read_input
+from annotate.models import SystemKind
+from annotate.services import outputs_import
 from geceval.errors import GecInputError
-from ranking.models import SystemKind
-from ranking.services import outputs_import
 
 
 class Command(BaseCommand):

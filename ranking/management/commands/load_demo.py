@@ -1,6 +1,6 @@
 from django.core.management.base import BaseCommand
 
-from annotate.demo import demo_load
+from ranking.demo import demo_load
 
 
 class Command(BaseCommand):

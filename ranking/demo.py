@@ -10,8 +10,10 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
 from django.db import transaction
 
-from annotate.models import Corpus, Project, Role
-from annotate.services import SentenceRecord, corpus_create
+from annotate.models import Corpus, Project, RewriteCampaign, Role, SystemKind
+from annotate.rewrites.services import rewrite_campaign_create
+from annotate.services import SentenceRecord, corpus_create, outputs_import_lines, trap_system_generate
+from ranking.services import campaign_create
 
 DEMO_FILE = Path(__file__).parent / "demo" / "demo_corpus.json"
 DEMO_PROJECT = "Demo project"
@@ -39,9 +41,6 @@ class DemoInfo:
 @transaction.atomic
 def demo_load() -> DemoInfo:
     """Create the demo accounts, project, corpus, systems and one PRWS campaign; idempotent."""
-    from ranking.models import SystemKind
-    from ranking.services import campaign_create, outputs_import_lines, trap_system_generate
-
     User = get_user_model()
     users = {}
     for username, password, role in DEMO_ACCOUNTS:
@@ -137,9 +136,6 @@ def demo_load() -> DemoInfo:
 
 def _demo_rewrites(project: Project, users: dict) -> None:
     """A small JFLEG-style rewrite campaign (2 rewrites of the first 10 sentences, expert review)."""
-    from annotate.models import RewriteCampaign
-    from annotate.rewrites.services import rewrite_campaign_create
-
     if RewriteCampaign.objects.filter(project=project, name=DEMO_REWRITE_CAMPAIGN).exists():
         return
     corpus = Corpus.objects.filter(project=project).order_by("pk").first()

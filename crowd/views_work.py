@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from urllib.parse import urlencode
 
+from csp.constants import NONE
 from django.conf import settings
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import get_object_or_404, redirect, render
@@ -50,9 +51,10 @@ def _frame_headers(response: HttpResponse, mturk: bool) -> HttpResponse:
     if mturk:
         ancestors = getattr(settings, "CROWD_MTURK_FRAME_ANCESTORS", DEFAULT_MTURK_FRAME_ANCESTORS)
         response.xframe_options_exempt = True
-        response["Content-Security-Policy"] = "frame-ancestors " + " ".join(ancestors)
     else:
-        response["Content-Security-Policy"] = "frame-ancestors 'none'"
+        ancestors = [NONE]
+    # What django-csp's @csp_replace sets; here the platform is known only inside the view.
+    response._csp_replace = {"frame-ancestors": list(ancestors)}
     response["Referrer-Policy"] = "no-referrer"  # the URL carries the session token
     return response
 

@@ -19,7 +19,7 @@ from django.core import signing
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from crowd.models import CrowdSession, CrowdSettings, CrowdWorker, InviteLink, Platform
+from crowd.models import CrowdSession, CrowdSettings, InviteLink, Platform
 from crowd.services.workers import crowd_worker_get_or_create
 from geceval.errors import GecInputError
 from ranking.models import Assignment, AssignmentStatus, Campaign, WorkerRecord
@@ -248,7 +248,3 @@ def session_assignment(*, session: CrowdSession) -> Assignment | None:
         return None
     session.assignments.add(assignment)
     return assignment
-
-
-def worker_for_session(session: CrowdSession) -> CrowdWorker:
-    return session.worker

@@ -120,16 +120,6 @@ def curve_svg(rows: Sequence) -> str:
     return _svg(fig)
 
 
-def metric_bars_svg(rows: Sequence, metric: str, reference_set: str) -> str:
-    chosen = sorted(
-        (r for r in rows if r.metric == metric and r.reference_set == reference_set), key=lambda r: r.score
-    )
-    fig, ax = _figure(5.5, 0.35 * len(chosen) + 1)
-    ax.barh([r.name for r in chosen], [r.score for r in chosen], color="#1f4e8c")
-    ax.set_xlabel(f"{metric} ({reference_set})")
-    return _svg(fig)
-
-
 def edit_types_svg(rows: Sequence, *, top: int = 10) -> str:
     """Error-type distribution of each system's edits (ERRANT main types), stacked, the ``top`` most common."""
     totals: dict[str, int] = {}

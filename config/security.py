@@ -96,7 +96,7 @@ _LOCKED_PAGE = engines["django"].from_string(
 
 def client_ip(request: HttpRequest) -> str:
     """REMOTE_ADDR, or the header the TLS proxy sets (LOGIN_CLIENT_IP_HEADER, e.g. HTTP_X_REAL_IP)."""
-    header = getattr(settings, "LOGIN_CLIENT_IP_HEADER", "")
+    header = settings.LOGIN_CLIENT_IP_HEADER
     if header and request.META.get(header):
         return request.META[header].split(",")[0].strip()
     return request.META.get("REMOTE_ADDR", "")

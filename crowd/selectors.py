@@ -24,7 +24,7 @@ def _money(value: Decimal) -> Decimal:
 def min_hourly_wage(campaign: Campaign) -> Decimal:
     """The campaign's minimum wage, else settings CROWD_MIN_HOURLY_WAGE (default 7.25, US federal)."""
     own = crowd_settings_for(campaign).min_hourly_wage
-    return Decimal(str(own if own is not None else getattr(settings, "CROWD_MIN_HOURLY_WAGE", "7.25")))
+    return Decimal(str(own if own is not None else settings.CROWD_MIN_HOURLY_WAGE))
 
 
 @dataclass

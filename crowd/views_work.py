@@ -21,7 +21,6 @@ from django.views.decorators.csrf import csrf_exempt
 
 from crowd.models import CrowdSession, InviteLink, Platform
 from crowd.services.sessions import (
-    DEFAULT_MTURK_FRAME_ANCESTORS,
     MTURK_PREVIEW,
     Outcome,
     campaign_from_key,
@@ -44,12 +43,11 @@ from ranking.services.assignments import assignment_screen_and_progress
 from ranking.views import screen_context, screen_form_submit, work_template
 
 INVITE_COOKIE = "crowd_invite_{campaign}"
-PROLIFIC_COMPLETE = "https://app.prolific.com/submissions/complete"
 
 
 def _frame_headers(response: HttpResponse, mturk: bool) -> HttpResponse:
     if mturk:
-        ancestors = getattr(settings, "CROWD_MTURK_FRAME_ANCESTORS", DEFAULT_MTURK_FRAME_ANCESTORS)
+        ancestors = settings.CROWD_MTURK_FRAME_ANCESTORS
         response.xframe_options_exempt = True
     else:
         ancestors = [NONE]
@@ -156,7 +154,7 @@ def _end(request: HttpRequest, session: CrowdSession) -> HttpResponse:
             else crowd.prolific_screened_out_code
         )
         if code:
-            base = getattr(settings, "CROWD_PROLIFIC_COMPLETION_URL", PROLIFIC_COMPLETE)
+            base = settings.CROWD_PROLIFIC_COMPLETION_URL
             return _frame_headers(HttpResponseRedirect(f"{base}?{urlencode({'cc': code})}"), mturk=False)
     context = {
         "campaign": session.campaign,

@@ -28,12 +28,6 @@ from ranking.services import NoWork, assignment_request
 _SESSION_SALT = "crowd.session"
 _CAMPAIGN_SALT = "crowd.campaign"
 MTURK_PREVIEW = "ASSIGNMENT_ID_NOT_AVAILABLE"
-DEFAULT_MTURK_SUBMIT = ["https://www.mturk.com", "https://workersandbox.mturk.com"]
-DEFAULT_MTURK_FRAME_ANCESTORS = [
-    "https://worker.mturk.com",
-    "https://www.mturk.com",
-    "https://workersandbox.mturk.com",
-]
 
 
 class Outcome:
@@ -43,7 +37,7 @@ class Outcome:
 
 
 def token_max_age() -> int:
-    return int(getattr(settings, "CROWD_TOKEN_MAX_AGE_DAYS", 14)) * 86400
+    return settings.CROWD_TOKEN_MAX_AGE_DAYS * 86400
 
 
 def session_token(session: CrowdSession) -> str:
@@ -80,7 +74,7 @@ def mturk_submit_allowed(url: str) -> bool:
     """turkSubmitTo must be one of MTurk's hosts (settings CROWD_MTURK_SUBMIT_ORIGINS)."""
     parts = urlsplit(url or "")
     origin = f"{parts.scheme}://{parts.netloc}"
-    allowed = getattr(settings, "CROWD_MTURK_SUBMIT_ORIGINS", DEFAULT_MTURK_SUBMIT)
+    allowed = settings.CROWD_MTURK_SUBMIT_ORIGINS
     return bool(parts.scheme in {"http", "https"} and parts.netloc) and origin in allowed
 
 

@@ -121,7 +121,7 @@ def _check_sentence_fields(sentences: list[SentenceRecord], where: str) -> None:
             value = getattr(s, name)
             if len(value) > limit or "\x00" in value:
                 raise GecInputError(
-                    f"{field} is longer than {limit} characters or has a NUL", path=where, line=line
+                    f"{name} is longer than {limit} characters or has a NUL", path=where, line=line
                 )
 
 

@@ -1,10 +1,15 @@
 """Two production guards: a Content-Security-Policy header and a login rate limit.
 
-CSP: every asset is served from our own static files (no CDN) and templates
-load JavaScript from files only, so the policy allows 'self' and nothing
-inline. A view that sets its own Content-Security-Policy keeps its directives
-(the MTurk pages set ``frame-ancestors`` for MTurk's sites, SVG plots a stricter
-policy); ours only adds the directives it does not name.
+CSP (django-csp): every asset is served from our own static files (no CDN) and
+templates load JavaScript from files only, so the policy allows 'self' and
+nothing inline. ``CONTENT_SECURITY_POLICY`` holds it as the header text (one
+environment variable replaces it whole); ``CSP_ENABLED`` (production) sends it
+and ``CSP_REPORT_ONLY`` sends it as Content-Security-Policy-Report-Only. A view
+replaces single directives with django-csp's ``@csp_replace`` (the MTurk pages'
+``frame-ancestors``, the stricter policy of SVG plots) or by writing the header
+itself; its directives win, the site policy fills in the others, and they are
+enforced even where the site policy is off or only reported. ``@csp_exempt()``
+leaves a response alone.
 
 Login rate limit: failed logins are counted in the cache per client IP and
 username (``LOGIN_FAILURES_MAX`` in ``LOGIN_FAILURES_WINDOW_SECONDS``) and per
@@ -23,54 +28,58 @@ import hashlib
 import logging
 from collections.abc import Callable
 
+from csp.constants import HEADER, HEADER_REPORT_ONLY
+from csp.middleware import CSPMiddleware
+from csp.utils import build_policy
 from django.conf import settings
 from django.contrib.auth import views as auth_views
 from django.core.cache import cache
-from django.http import HttpRequest, HttpResponse
+from django.db import InterfaceError, OperationalError
+from django.http import HttpRequest, HttpResponse, HttpResponseBase
 from django.template import engines
 
 log = logging.getLogger(__name__)
 
 
-def _directives(policy: str) -> dict[str, str]:
-    out: dict[str, str] = {}
+def csp_directives(policy: str) -> dict[str, list[str]]:
+    """Header text -> django-csp directives; a repeated directive keeps its first value, as browsers do."""
+    out: dict[str, list[str]] = {}
     for part in policy.split(";"):
-        part = part.strip()
-        if part:
-            name = part.split()[0].lower()
-            out.setdefault(name, part)
+        words = part.split()
+        if words:
+            out.setdefault(words[0].lower(), words[1:])
     return out
+
+
+def _policy(site: dict[str, list[str]], own: dict[str, list[str]]) -> str:
+    header = build_policy(config=site, replace=own)
+    if not header:
+        return ""
+    # django-csp 4.0 joins directives in set order, which changes from one process to the next:
+    # write the view's own directives first, then the site's, each in the order they were given.
+    rank = {name: i for i, name in enumerate([*own, *(name for name in site if name not in own)])}
+    return "; ".join(sorted(header.split("; "), key=lambda d: rank[d.split(" ", 1)[0]]))
 
 
 def csp_merge(ours: str, theirs: str) -> str:
     """The view's own directives win; ours fill in the ones it does not name."""
-    mine = _directives(ours)
-    given = _directives(theirs)
-    merged = list(given.values()) + [d for name, d in mine.items() if name not in given]
-    return "; ".join(merged)
+    return _policy(csp_directives(ours), csp_directives(theirs))
 
 
-class ContentSecurityPolicyMiddleware:
-    """Adds settings.CONTENT_SECURITY_POLICY to every response when CSP_ENABLED (production)."""
+class ContentSecurityPolicyMiddleware(CSPMiddleware):
+    """django-csp's middleware with the policy of settings.CONTENT_SECURITY_POLICY, on when CSP_ENABLED."""
 
-    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]):
-        self.get_response = get_response
-
-    def __call__(self, request: HttpRequest) -> HttpResponse:
-        response = self.get_response(request)
-        if not getattr(settings, "CSP_ENABLED", False):
+    def process_response(self, request: HttpRequest, response: HttpResponseBase) -> HttpResponseBase:
+        if getattr(response, "_csp_exempt", False):
             return response
-        policy = settings.CONTENT_SECURITY_POLICY
-        header = (
-            "Content-Security-Policy-Report-Only" if getattr(settings, "CSP_REPORT_ONLY", False) else None
-        )
-        existing = response.get("Content-Security-Policy")
-        if header:
-            response[header] = policy
-        elif existing:
-            response["Content-Security-Policy"] = csp_merge(policy, existing)
-        else:
-            response["Content-Security-Policy"] = policy
+        parts = self.get_policy_parts(request=request, response=response)
+        own = {**csp_directives(response.get(HEADER, "")), **(parts.replace or {})}
+        site = csp_directives(settings.CONTENT_SECURITY_POLICY) if settings.CSP_ENABLED else {}
+        if site and settings.CSP_REPORT_ONLY:
+            response[HEADER_REPORT_ONLY] = _policy(site, own)
+            site = {}
+        if site or own:
+            response[HEADER] = _policy(site, own)
         return response
 
 
@@ -87,7 +96,7 @@ _LOCKED_PAGE = engines["django"].from_string(
 
 def client_ip(request: HttpRequest) -> str:
     """REMOTE_ADDR, or the header the TLS proxy sets (LOGIN_CLIENT_IP_HEADER, e.g. HTTP_X_REAL_IP)."""
-    header = getattr(settings, "LOGIN_CLIENT_IP_HEADER", "")
+    header = settings.LOGIN_CLIENT_IP_HEADER
     if header and request.META.get(header):
         return request.META[header].split(",")[0].strip()
     return request.META.get("REMOTE_ADDR", "")
@@ -176,10 +185,8 @@ _UNAVAILABLE_PAGE = engines["django"].from_string(
 class DatabaseUnavailableMiddleware:
     """A view that cannot reach the database answers 503 with Retry-After and a plain page.
 
-    Not in MIDDLEWARE yet (config/settings.py is owned by the lead): add
-    ``"config.security.DatabaseUnavailableMiddleware"`` after SecurityMiddleware. Django closes a
-    broken connection at the end of the request and reconnects on the next, so recovery needs
-    no restart. The page extends no template and reads no session: both may need the database.
+    Django closes a broken connection at the end of the request and reconnects on the next, so
+    recovery needs no restart. The page extends no template and reads no session: both may need the database.
     """
 
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]):
@@ -189,8 +196,6 @@ class DatabaseUnavailableMiddleware:
         return self.get_response(request)
 
     def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
-        from django.db import InterfaceError, OperationalError
-
         if not isinstance(exception, OperationalError | InterfaceError):
             return None
         log.error("database unavailable: %s", exception)

@@ -240,7 +240,9 @@ SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https") if env_bool("BEHIN
 SECURE_CONTENT_TYPE_NOSNIFF = True
 X_FRAME_OPTIONS = "DENY"
 
-# Content-Security-Policy (config/security.py): on in production; every asset is local, no inline script.
+# Content-Security-Policy (django-csp through config/security.py): on in production; every asset is
+# local, no inline script. The policy is header text here (one variable replaces it), not django-csp's
+# dict, and "csp" stays out of INSTALLED_APPS: its system check would take CSP_REPORT_ONLY for a 3.x setting.
 CSP_ENABLED = env_bool("CSP_ENABLED", not DEBUG)
 CSP_REPORT_ONLY = env_bool("CSP_REPORT_ONLY", False)
 CONTENT_SECURITY_POLICY = os.environ.get("CONTENT_SECURITY_POLICY", "").strip() or (

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from decimal import ROUND_HALF_UP, Decimal
 
 from django.conf import settings
-from django.db.models import QuerySet, Sum
+from django.db.models import QuerySet
 
 from crowd.models import Bonus, CrowdWorker, InviteLink, MturkHit, PlatformCall, Review
 from crowd.services.sessions import crowd_settings_for
@@ -24,7 +24,7 @@ def _money(value: Decimal) -> Decimal:
 def min_hourly_wage(campaign: Campaign) -> Decimal:
     """The campaign's minimum wage, else settings CROWD_MIN_HOURLY_WAGE (default 7.25, US federal)."""
     own = crowd_settings_for(campaign).min_hourly_wage
-    return Decimal(str(own if own is not None else getattr(settings, "CROWD_MIN_HOURLY_WAGE", "7.25")))
+    return Decimal(str(own if own is not None else settings.CROWD_MIN_HOURLY_WAGE))
 
 
 @dataclass
@@ -182,7 +182,3 @@ def mturk_hits(campaign: Campaign) -> QuerySet[MturkHit]:
 
 def platform_calls(campaign: Campaign, limit: int = 50) -> QuerySet[PlatformCall]:
     return PlatformCall.objects.filter(campaign=campaign).order_by("-created")[:limit]
-
-
-def bonus_total(campaign: Campaign) -> Decimal:
-    return Bonus.objects.filter(campaign=campaign).aggregate(s=Sum("amount"))["s"] or Decimal(0)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from urllib.parse import urlencode
 
+from csp.constants import NONE
 from django.conf import settings
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import get_object_or_404, redirect, render
@@ -20,7 +21,6 @@ from django.views.decorators.csrf import csrf_exempt
 
 from crowd.models import CrowdSession, InviteLink, Platform
 from crowd.services.sessions import (
-    DEFAULT_MTURK_FRAME_ANCESTORS,
     MTURK_PREVIEW,
     Outcome,
     campaign_from_key,
@@ -43,16 +43,16 @@ from ranking.services.assignments import assignment_screen_and_progress
 from ranking.views import screen_context, screen_form_submit, work_template
 
 INVITE_COOKIE = "crowd_invite_{campaign}"
-PROLIFIC_COMPLETE = "https://app.prolific.com/submissions/complete"
 
 
 def _frame_headers(response: HttpResponse, mturk: bool) -> HttpResponse:
     if mturk:
-        ancestors = getattr(settings, "CROWD_MTURK_FRAME_ANCESTORS", DEFAULT_MTURK_FRAME_ANCESTORS)
+        ancestors = settings.CROWD_MTURK_FRAME_ANCESTORS
         response.xframe_options_exempt = True
-        response["Content-Security-Policy"] = "frame-ancestors " + " ".join(ancestors)
     else:
-        response["Content-Security-Policy"] = "frame-ancestors 'none'"
+        ancestors = [NONE]
+    # What django-csp's @csp_replace sets; here the platform is known only inside the view.
+    response._csp_replace = {"frame-ancestors": list(ancestors)}
     response["Referrer-Policy"] = "no-referrer"  # the URL carries the session token
     return response
 
@@ -154,7 +154,7 @@ def _end(request: HttpRequest, session: CrowdSession) -> HttpResponse:
             else crowd.prolific_screened_out_code
         )
         if code:
-            base = getattr(settings, "CROWD_PROLIFIC_COMPLETION_URL", PROLIFIC_COMPLETE)
+            base = settings.CROWD_PROLIFIC_COMPLETION_URL
             return _frame_headers(HttpResponseRedirect(f"{base}?{urlencode({'cc': code})}"), mturk=False)
     context = {
         "campaign": session.campaign,

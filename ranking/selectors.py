@@ -15,7 +15,6 @@ from annotate.models import System
 from annotate.roles import is_annotator
 from annotate.selectors import project_list_for
 from ranking.models import (
-    LIVE_ASSIGNMENT,
     Assignment,
     AssignmentStatus,
     Campaign,
@@ -186,7 +185,3 @@ def assignment_for_worker(worker: AbstractBaseUser, pk: int) -> Assignment | Non
     """With its HIT, campaign and the campaign's reference system: what a worker's page or the
     workers' API shows of it."""
     return Assignment.objects.filter(pk=pk, worker=worker).select_related("hit__campaign__reference").first()
-
-
-def live_assignment_count(campaign: Campaign) -> int:
-    return Assignment.objects.filter(LIVE_ASSIGNMENT, hit__campaign=campaign).count()

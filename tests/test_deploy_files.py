@@ -50,6 +50,18 @@ def test_every_environment_variable_read_by_settings_is_in_env_example():
     assert read - documented == set()
 
 
+def test_product_code_reads_settings_directly_so_each_default_lives_only_in_settings_py():
+    pattern = re.compile(r"getattr\(\s*settings\s*,")
+    offenders = []
+    for app in ["annotate", "ranking", "crowd", "config"]:
+        for path in sorted((REPO / app).rglob("*.py")):
+            text = path.read_text()
+            for m in pattern.finditer(text):
+                line = text.count("\n", 0, m.start()) + 1
+                offenders.append(f"{path.relative_to(REPO)}:{line}")
+    assert offenders == []
+
+
 def _start(env: dict[str, str]) -> subprocess.CompletedProcess:
     clean = {
         k: v

@@ -6,6 +6,8 @@ import statistics
 from dataclasses import dataclass, field
 from datetime import timedelta
 from decimal import Decimal
+from enum import StrEnum
+from typing import NamedTuple
 
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
@@ -86,21 +88,40 @@ def worker_groups(campaign: RewriteCampaign, user: AbstractBaseUser) -> list[int
     return sorted(user_group_ids & allowed if allowed else user_group_ids)
 
 
-def rewrite_campaign_refusal(campaign: RewriteCampaign, user: AbstractBaseUser) -> str:
-    """Why this user may not rewrite in this campaign, or "" when they may."""
+class RefusalCode(StrEnum):
+    LOGIN = "login"
+    ROLE = "role"
+    NOT_MEMBER = "not_member"
+    INACTIVE = "inactive"
+    GROUP = "group"
+    QUALIFICATION = "qualification"
+
+
+class Refusal(NamedTuple):
+    """Why a user may not rewrite in a campaign: ``code`` for code to branch on, ``message`` to show."""
+
+    code: RefusalCode
+    message: str
+
+
+def rewrite_campaign_refusal(campaign: RewriteCampaign, user: AbstractBaseUser) -> Refusal | None:
+    """Why this user may not rewrite in this campaign, or None when they may."""
     if not user.is_authenticated:
-        return "Log in first."
+        return Refusal(RefusalCode.LOGIN, "Log in first.")
     if not user_roles(user) & {Role.ANNOTATOR, Role.EXPERT}:
-        return "Only annotators and experts rewrite sentences."
+        return Refusal(RefusalCode.ROLE, "Only annotators and experts rewrite sentences.")
     if not _member_campaigns(user).filter(pk=campaign.pk).exists():
-        return "You are not a member of this campaign's project."
+        return Refusal(RefusalCode.NOT_MEMBER, "You are not a member of this campaign's project.")
     if campaign.status != RewriteCampaignStatus.ACTIVE:
-        return "This campaign is not accepting rewrites at the moment."
+        return Refusal(RefusalCode.INACTIVE, "This campaign is not accepting rewrites at the moment.")
     if campaign.group_links.exists() and not worker_groups(campaign, user):
-        return "Your annotator group is not part of this campaign."
+        return Refusal(RefusalCode.GROUP, "Your annotator group is not part of this campaign.")
     if not qualification_granted(user, campaign.qualification):
-        return f"This campaign needs the qualification “{campaign.qualification.name}” first."
-    return ""
+        return Refusal(
+            RefusalCode.QUALIFICATION,
+            f"This campaign needs the qualification “{campaign.qualification.name}” first.",
+        )
+    return None
 
 
 def rewrite_work_list_for(user: AbstractBaseUser) -> list[RewriteCampaign]:

@@ -171,7 +171,7 @@ def slot_claim(*, campaign: RewriteCampaign, user: AbstractBaseUser, now=None) -
     conditional UPDATE that only succeeds while the slot is still free.
     """
     now = now or timezone.now()
-    if rewrite_campaign_refusal(campaign, user):
+    if rewrite_campaign_refusal(campaign, user) is not None:
         return None
     own = (
         RewriteSlot.objects.select_for_update(of=("self",))
@@ -333,8 +333,8 @@ def rewrite_submit(
     if existing is not None:
         return existing, False
     refusal = rewrite_campaign_refusal(campaign, user)
-    if refusal:
-        raise RewriteError(refusal)
+    if refusal is not None:
+        raise RewriteError(refusal.message)
     if sentence.corpus_id != campaign.corpus_id:
         raise RewriteError("This sentence is not part of the campaign.")
     if flag not in RewriteFlag.values:

@@ -111,10 +111,10 @@ def campaign_status(request: HttpRequest, pk: int) -> HttpResponse:
 def _worker_campaign(request: HttpRequest, pk: int) -> RewriteCampaign:
     campaign = get_object_or_404(RewriteCampaign.objects.select_related("corpus", "qualification"), pk=pk)
     refusal = sel.rewrite_campaign_refusal(campaign, request.user)
-    if refusal:
-        if campaign.qualification_id and refusal.startswith("This campaign needs the qualification"):
+    if refusal is not None:
+        if refusal.code == sel.RefusalCode.QUALIFICATION:
             raise _NeedsQualification(campaign.qualification_id)
-        raise PermissionDenied(refusal)
+        raise PermissionDenied(refusal.message)
     return campaign
 
 

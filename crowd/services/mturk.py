@@ -64,7 +64,7 @@ EXTERNAL_QUESTION = (
 
 
 def sandbox_default() -> bool:
-    return bool(getattr(settings, "CROWD_MTURK_SANDBOX", True))
+    return settings.CROWD_MTURK_SANDBOX
 
 
 def mturk_client(*, sandbox: bool | None = None):

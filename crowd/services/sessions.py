@@ -20,7 +20,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from annotate.rewrites.selectors import qualification_granted
-from crowd.models import CrowdSession, CrowdSettings, CrowdWorker, InviteLink, Platform
+from crowd.models import CrowdSession, CrowdSettings, InviteLink, Platform
 from crowd.services.workers import crowd_worker_get_or_create
 from geceval.errors import GecInputError
 from ranking.models import Assignment, AssignmentStatus, Campaign, WorkerRecord
@@ -29,12 +29,6 @@ from ranking.services import NoWork, assignment_request
 _SESSION_SALT = "crowd.session"
 _CAMPAIGN_SALT = "crowd.campaign"
 MTURK_PREVIEW = "ASSIGNMENT_ID_NOT_AVAILABLE"
-DEFAULT_MTURK_SUBMIT = ["https://www.mturk.com", "https://workersandbox.mturk.com"]
-DEFAULT_MTURK_FRAME_ANCESTORS = [
-    "https://worker.mturk.com",
-    "https://www.mturk.com",
-    "https://workersandbox.mturk.com",
-]
 
 
 class Outcome:
@@ -44,7 +38,7 @@ class Outcome:
 
 
 def token_max_age() -> int:
-    return int(getattr(settings, "CROWD_TOKEN_MAX_AGE_DAYS", 14)) * 86400
+    return settings.CROWD_TOKEN_MAX_AGE_DAYS * 86400
 
 
 def session_token(session: CrowdSession) -> str:
@@ -81,7 +75,7 @@ def mturk_submit_allowed(url: str) -> bool:
     """turkSubmitTo must be one of MTurk's hosts (settings CROWD_MTURK_SUBMIT_ORIGINS)."""
     parts = urlsplit(url or "")
     origin = f"{parts.scheme}://{parts.netloc}"
-    allowed = getattr(settings, "CROWD_MTURK_SUBMIT_ORIGINS", DEFAULT_MTURK_SUBMIT)
+    allowed = settings.CROWD_MTURK_SUBMIT_ORIGINS
     return bool(parts.scheme in {"http", "https"} and parts.netloc) and origin in allowed
 
 
@@ -246,7 +240,3 @@ def session_assignment(*, session: CrowdSession) -> Assignment | None:
         return None
     session.assignments.add(assignment)
     return assignment
-
-
-def worker_for_session(session: CrowdSession) -> CrowdWorker:
-    return session.worker

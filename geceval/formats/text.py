@@ -55,12 +55,6 @@ def read_lines(path: str | os.PathLike[str], *, allow_empty: bool = False) -> li
         return decode_lines(fh.read(), path=path, allow_empty=allow_empty)
 
 
-def write_lines(path: str | os.PathLike[str], lines: list[str]) -> None:
-    with open(path, "w", encoding="utf-8", newline="") as fh:
-        for line in lines:
-            fh.write(line + "\n")
-
-
 def check_aligned(named: dict[str, list[str]]) -> int:
     """All files have the same number of lines; returns it, else names the odd file."""
     counts = {name: len(lines) for name, lines in named.items()}

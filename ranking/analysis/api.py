@@ -1,10 +1,4 @@
-"""REST API for analysis runs: create, list, progress, results, resume, table exports.
-
-Router lines (config/api_urls.py):
-    from ranking.analysis.api import AnalysisRunViewSet, JudgmentExportViewSet
-    router.register("analysis-runs", AnalysisRunViewSet, basename="analysis-run")
-    router.register("judgment-exports", JudgmentExportViewSet, basename="judgment-export")
-"""
+"""REST API for analysis runs: create, list, progress, results, resume, table exports."""
 
 from __future__ import annotations
 

@@ -1,7 +1,10 @@
-"""Server-side plots (matplotlib, Agg backend) as SVG text, served as images so no script can ride along.
+"""Server-side plots (matplotlib) as SVG text, served as images so no script can ride along.
 
 Each function takes plain rows and returns an SVG document (str). Numbers are
 always printed beside the plots on the pages; the plots are a reading aid.
+Figures are built with matplotlib's object-oriented API (``Figure`` and its SVG
+canvas), never pyplot: pyplot keeps global state (current figure, open-figure
+list) that threads of a web process would share, and needs a GUI backend chosen.
 """
 
 from __future__ import annotations
@@ -10,26 +13,31 @@ import io
 import math
 from collections.abc import Sequence
 
-import matplotlib
-
-matplotlib.use("Agg")
-from matplotlib import pyplot as plt
+import numpy as np
+from matplotlib import colormaps
+from matplotlib.axes import Axes
+from matplotlib.backends.backend_svg import FigureCanvasSVG
 from matplotlib.figure import Figure
 
 SHADES = ("#e8eef7", "#ffffff")
 
 
+def _figure(width: float, height: float) -> tuple[Figure, Axes]:
+    fig = Figure(figsize=(width, height))
+    FigureCanvasSVG(fig)
+    return fig, fig.subplots()
+
+
 def _svg(fig: Figure) -> str:
     buf = io.StringIO()
     fig.savefig(buf, format="svg", bbox_inches="tight")
-    plt.close(fig)
     return buf.getvalue()
 
 
 def rank_range_svg(rows: Sequence) -> str:
     """Systems (best on top) against their 95% rank range; alternate clusters shaded; mu beside each bar."""
     n = max(len(rows), 1)
-    fig, ax = plt.subplots(figsize=(6, 0.4 * n + 1))
+    fig, ax = _figure(6, 0.4 * n + 1)
     for i, r in enumerate(rows):
         y = n - 1 - i
         ax.axhspan(y - 0.5, y + 0.5, color=SHADES[(r.cluster - 1) % 2], zorder=0)
@@ -50,10 +58,8 @@ def rank_range_svg(rows: Sequence) -> str:
 def _matrix_svg(
     values: list[list[float | None]], rows: list[str], cols: list[str], title: str, cmap: str, vmin, vmax
 ) -> str:
-    import numpy as np
-
     arr = np.array([[math.nan if v is None else v for v in row] for row in values], dtype=float)
-    fig, ax = plt.subplots(figsize=(1.0 * len(cols) + 2.5, 0.45 * len(rows) + 1.5))
+    fig, ax = _figure(1.0 * len(cols) + 2.5, 0.45 * len(rows) + 1.5)
     im = ax.imshow(arr, cmap=cmap, vmin=vmin, vmax=vmax, aspect="auto")
     ax.set_xticks(range(len(cols)))
     ax.set_xticklabels(cols, rotation=45, ha="right")
@@ -86,7 +92,7 @@ def williams_svg(correlations: Sequence) -> str:
 
 def scatter_svg(points: Sequence[Sequence], *, xlabel: str, ylabel: str) -> str:
     """Metric (x) vs human (y) per system, labelled."""
-    fig, ax = plt.subplots(figsize=(5, 4))
+    fig, ax = _figure(5, 4)
     xs = [p[1] for p in points]
     ys = [p[2] for p in points]
     ax.scatter(xs, ys, color="#1f4e8c")
@@ -103,7 +109,7 @@ def curve_svg(rows: Sequence) -> str:
     by_system: dict[str, list[tuple[int, float]]] = {}
     for r in rows:
         by_system.setdefault(r.name, []).append((int(r.details.get("k", 0)), r.score))
-    fig, ax = plt.subplots(figsize=(5.5, 4))
+    fig, ax = _figure(5.5, 4)
     for name, pts in sorted(by_system.items()):
         pts.sort()
         ax.plot([k for k, _ in pts], [s for _, s in pts], marker="o", label=name)
@@ -111,16 +117,6 @@ def curve_svg(rows: Sequence) -> str:
     ax.set_ylabel("GLEU")
     ax.legend(fontsize=7, loc="best")
     ax.grid(color="#dddddd", linewidth=0.5)
-    return _svg(fig)
-
-
-def metric_bars_svg(rows: Sequence, metric: str, reference_set: str) -> str:
-    chosen = sorted(
-        (r for r in rows if r.metric == metric and r.reference_set == reference_set), key=lambda r: r.score
-    )
-    fig, ax = plt.subplots(figsize=(5.5, 0.35 * len(chosen) + 1))
-    ax.barh([r.name for r in chosen], [r.score for r in chosen], color="#1f4e8c")
-    ax.set_xlabel(f"{metric} ({reference_set})")
     return _svg(fig)
 
 
@@ -132,9 +128,9 @@ def edit_types_svg(rows: Sequence, *, top: int = 10) -> str:
             totals[t] = totals.get(t, 0) + n
     types = sorted(totals, key=lambda t: (-totals[t], t))[:top]
     names = [r.name for r in rows]
-    fig, ax = plt.subplots(figsize=(6.5, 0.45 * len(rows) + 1.5))
+    fig, ax = _figure(6.5, 0.45 * len(rows) + 1.5)
     left = [0] * len(rows)
-    cmap = plt.get_cmap("tab10")
+    cmap = colormaps["tab10"]
     for k, t in enumerate(types):
         values = [r.details.get("edit_types", {}).get(t, 0) for r in rows]
         ax.barh(names, values, left=left, color=cmap(k % 10), label=t)
@@ -151,7 +147,7 @@ def edit_distance_svg(table: dict) -> str:
     """GLEU of each system per bin of source-reference edit distance (one reference set)."""
     bins = [b for b in table["bins"] if b["sentences"]]
     systems = sorted({n for b in bins for n in b["scores"]})
-    fig, ax = plt.subplots(figsize=(5.5, 4))
+    fig, ax = _figure(5.5, 4)
     xs = list(range(len(bins)))
     for name in systems:
         ax.plot(xs, [b["scores"].get(name, math.nan) for b in bins], marker="o", label=name)

@@ -325,4 +325,4 @@ def format_rows(rows: list[Row]) -> str:
 
 
 def celery_mode() -> str:
-    return "eager (in-process)" if getattr(settings, "CELERY_TASK_ALWAYS_EAGER", True) else "workers"
+    return "eager (in-process)" if settings.CELERY_TASK_ALWAYS_EAGER else "workers"

@@ -95,7 +95,7 @@ def _ranking_scores(campaign: Campaign, wanted: dict) -> dict[int, dict]:
     pairs = expand_pairwise(rankings)
     if not pairs:
         return {}
-    result = rank(pairs, runs=getattr(settings, "RANKING_LIVE_RUNS", 200), seed=campaign.seed)
+    result = rank(pairs, runs=settings.RANKING_LIVE_RUNS, seed=campaign.seed)
     by_name = {s.name: pk for pk, s in wanted.items()}
     counts: dict[str, int] = defaultdict(int)
     items: dict[str, set[str]] = defaultdict(set)

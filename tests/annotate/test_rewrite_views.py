@@ -8,7 +8,9 @@ import pytest
 from django.urls import reverse
 
 from annotate.models import RewriteDraft
+from annotate.rewrites import selectors as rewrite_selectors
 from annotate.rewrites import services as svc
+from annotate.rewrites.selectors import Refusal, RefusalCode, rewrite_campaign_refusal
 from tests import factories
 from tests.annotate.rewrite_fixtures import team, tokenized_corpus
 
@@ -80,6 +82,27 @@ def test_qualification_gated_campaign_sends_the_worker_to_the_test(client, setup
     )
     campaign.qualification = q
     campaign.save(update_fields=["qualification"])
+    client.force_login(annotators[0])
+    r = client.get(reverse("rewrite-work", args=[campaign.pk]))
+    assert r.status_code == 302 and r.url == reverse("qualification-take", args=[q.pk])
+
+
+def test_the_work_page_branches_on_the_refusal_code_not_on_its_wording(client, setup, monkeypatch):
+    researcher, annotators, _, campaign = setup
+    q = svc.qualification_create(
+        project=campaign.project,
+        name="screen",
+        sentences=list(campaign.corpus.sentences.all()[:2]),
+        created_by=researcher,
+    )
+    campaign.qualification = q
+    campaign.save(update_fields=["qualification"])
+    assert rewrite_campaign_refusal(campaign, annotators[0]) == Refusal(
+        RefusalCode.QUALIFICATION, "This campaign needs the qualification “screen” first."
+    )
+    assert rewrite_campaign_refusal(campaign, annotators[0]).code == "qualification"
+    reworded = Refusal(RefusalCode.QUALIFICATION, "Pass “screen” before you start.")
+    monkeypatch.setattr(rewrite_selectors, "rewrite_campaign_refusal", lambda c, u: reworded)
     client.force_login(annotators[0])
     r = client.get(reverse("rewrite-work", args=[campaign.pk]))
     assert r.status_code == 302 and r.url == reverse("qualification-take", args=[q.pk])

@@ -222,6 +222,15 @@ def test_text_import_keeps_lines_and_domain(project, tmp_path):
     assert not System.objects.filter(corpus__name="plain").exists()
 
 
+def test_a_too_long_domain_is_refused_with_the_field_named_and_saves_nothing(project, tmp_path):
+    write(tmp_path / "s.txt", SRC)
+    before = db_counts()
+    with pytest.raises(CommandError) as refused:
+        call_command("import_corpus", str(tmp_path / "s.txt"), format="text", name="plain", domain="d" * 101)
+    assert str(refused.value) == "plain:1: domain is longer than 100 characters or has a NUL"
+    assert db_counts() == before
+
+
 # -- GMEG -----------------------------------------------------------------------------------------
 
 

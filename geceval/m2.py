@@ -60,6 +60,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from geceval.convert import references_to_m2
 from geceval.errors import GecInputError
 from geceval.formats.m2 import M2Sentence, read_m2
 from geceval.formats.text import read_lines
@@ -303,14 +304,6 @@ def load_gold(args: Any) -> list[M2Sentence]:
         raise GecInputError("give either one M2 file or text references, not several M2 files", path=refs[0])
     if not getattr(args, "source", None):
         raise GecInputError("text references need --source to be converted to M2", path=refs[0])
-    try:
-        from geceval.convert import references_to_m2
-    except ImportError as exc:
-        raise GecInputError(
-            f"converting text references to M2 needs geceval.convert, which is not available ({exc}); "
-            "give one M2 file as --refs instead",
-            path=refs[0],
-        ) from None
     source_lines = read_lines(args.source)
     reference_lists = [read_lines(r) for r in refs]
     for path, lines in zip(refs, reference_lists):

@@ -23,6 +23,9 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "insert-errors": ("geceval.insert_errors_cli", "insert typed errors into sentences (traps)"),
 }
 
+OPTIONAL_EXTRAS: dict[str, str] = {"errant": "errant", "spacy": "errant", "sklearn": "ensemble"}
+"""Top-level module -> the pyproject extra that installs it (imported lazily where used)."""
+
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m geceval", description=__doc__.splitlines()[0])
@@ -56,4 +59,13 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     except FileNotFoundError as exc:
         print(f"error: {exc.filename}: no such file", file=sys.stderr)
+        return 2
+    except ModuleNotFoundError as exc:
+        extra = OPTIONAL_EXTRAS.get((exc.name or "").partition(".")[0])
+        if extra is None:
+            raise
+        print(
+            f"error: geceval {name} needs {exc.name}, an optional dependency: pip install 'geceval[{extra}]'",
+            file=sys.stderr,
+        )
         return 2

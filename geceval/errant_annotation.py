@@ -43,6 +43,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+
 from geceval.errors import GecInputError
 from geceval.formats.m2 import M2Edit, M2Sentence
 from geceval.progress import ProgressFn, no_progress
@@ -130,9 +132,7 @@ def parse_lines(lines: Sequence[str], *, progress: ProgressFn = no_progress) -> 
 
 def _EMPTY_TENSOR() -> Any:
     """ERRANT never reads the tok2vec tensor; dropping it keeps cached parses small."""
-    import numpy
-
-    return numpy.zeros((0, 0), dtype="float32")
+    return np.zeros((0, 0), dtype="float32")
 
 
 def _edits_for(orig_doc: Any, cor_doc: Any) -> tuple[tuple[int, int, str, str], ...]:

@@ -16,6 +16,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from geceval.formats.m2 import M2Sentence
 
 # A gold edit as the reference compares it: (start, end, original, corrections).
@@ -279,8 +281,6 @@ class ArcsNp:
     """
 
     def __init__(self, lat: Lattice, max_unchanged: int) -> None:
-        import numpy as np
-
         X: dict[int, Any] = {}
         S: dict[int, Any] = {}
         U: dict[int, Any] = {}
@@ -388,8 +388,6 @@ class ArcsNp:
 
 def best_edits_np(lat: Lattice, arcs: ArcsNp, gold: list[GoldEdit]) -> list[SysEdit]:
     """``best_edits`` over ``ArcsNp`` (same rules, array operations per vertex)."""
-    import numpy as np
-
     L = lat.n + lat.m + 2
     size = (lat.n + 1) * lat.W
     gold_pairs = _gold_pairs(lat, gold) if gold else set()

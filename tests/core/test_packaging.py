@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import json
 import os
 import pkgutil
@@ -59,6 +60,35 @@ def test_every_geceval_module_imports_without_django():
     assert done.stdout.strip() == ""
 
 
+def _function_local_imports(tree: ast.AST) -> list[ast.Import | ast.ImportFrom]:
+    found: list[ast.Import | ast.ImportFrom] = []
+
+    def visit(node: ast.AST, in_function: bool) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (ast.Import, ast.ImportFrom)) and in_function:
+                found.append(child)
+            visit(child, in_function or isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)))
+
+    visit(tree, False)
+    return found
+
+
+def test_geceval_imports_its_modules_at_top_level_unless_a_comment_says_why_not():
+    unexplained = []
+    for path in sorted((REPO / "geceval").rglob("*.py")):
+        text = path.read_text(encoding="utf-8")
+        lines = text.splitlines()
+        for node in _function_local_imports(ast.parse(text)):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""]
+            project = (isinstance(node, ast.ImportFrom) and node.level > 0) or any(
+                n == "geceval" or n.startswith("geceval.") for n in names
+            )
+            around = lines[node.lineno - 2 : node.lineno]
+            if project and not any("# lazy:" in line for line in around):
+                unexplained.append(f"{path.relative_to(REPO)}:{node.lineno}")
+    assert unexplained == []
+
+
 @pytest.mark.slow
 def test_wheel_installs_into_a_fresh_venv_and_the_geceval_command_matches_the_repo(tmp_path):
     # Build from a copy: setuptools builds in the source tree, and build/ or *.egg-info must
@@ -102,6 +132,19 @@ def test_wheel_installs_into_a_fresh_venv_and_the_geceval_command_matches_the_re
         text=True,
     )
     assert Path(location.stdout.strip()).is_relative_to(env_dir)
+    # without the [errant] and [ensemble] extras every module still imports (their deps load lazily)
+    importable = [m for m in all_geceval_modules() if m != "geceval.__main__"]
+    imported = subprocess.run(
+        [
+            str(bin_dir / "python"),
+            "-c",
+            f"import importlib\nfor m in {importable!r}: importlib.import_module(m)",
+        ],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+    )
+    assert imported.returncode == 0, imported.stderr
 
     geceval_cmd = str(bin_dir / "geceval")
     outputs: dict[str, list[str]] = {}
@@ -114,6 +157,14 @@ def test_wheel_installs_into_a_fresh_venv_and_the_geceval_command_matches_the_re
         assert repo.returncode == 0, repo.stderr
         assert installed.stdout == repo.stdout, args
         outputs.setdefault(args[0], []).append(installed.stdout)
+    # an optional extra that is not installed is named, not a traceback
+    errant = subprocess.run(
+        [geceval_cmd, "score", "errant", *GLEU_ARGS[2:]], cwd=tmp_path, capture_output=True, text=True
+    )
+    assert errant.returncode == 2
+    assert errant.stderr.splitlines()[-1] == (
+        "error: geceval score needs errant, an optional dependency: pip install 'geceval[errant]'"
+    )
     [gleu] = outputs["score"]
     assert gleu.splitlines()[1].split()[1:] == ["0.391600", "0.113056", "[0.170015,", "0.613186]"]
     ew, trueskill = outputs["rank"]

@@ -165,6 +165,9 @@ def test_wheel_installs_into_a_fresh_venv_and_the_geceval_command_matches_the_re
     assert errant.stderr.splitlines()[-1] == (
         "error: geceval score needs errant, an optional dependency: pip install 'geceval[errant]'"
     )
+    usage = subprocess.run([geceval_cmd, "rank"], cwd=tmp_path, capture_output=True, text=True)
+    assert usage.returncode == 2
+    assert usage.stderr.startswith("usage: geceval rank ")
     [gleu] = outputs["score"]
     assert gleu.splitlines()[1].split()[1:] == ["0.391600", "0.113056", "[0.170015,", "0.613186]"]
     ew, trueskill = outputs["rank"]

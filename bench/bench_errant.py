@@ -25,6 +25,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+from geceval import errant_annotation
 from geceval import errant_scorer as es
 from geceval.formats.m2 import format_m2
 from geceval.formats.text import read_lines
@@ -85,7 +86,7 @@ def main() -> int:
     es.clear_caches()
     with Clock() as c_refs:
         ref_set = es.errant_annotate_references(src, refs)
-    parsed_refs = len(es._PARSE_CACHE)
+    parsed_refs = len(errant_annotation._PARSE_CACHE)
     print(
         f"annotate 4 refs:     {c_refs.cpu:5.1f} CPU-s ({c_refs.wall:.1f} s wall), {parsed_refs} distinct "
         f"lines parsed | reference {REFERENCE_REFS_CPU:.0f} CPU-s -> {REFERENCE_REFS_CPU / c_refs.cpu:.1f}x"
@@ -93,7 +94,7 @@ def main() -> int:
     ours_blocks: dict[str, list[str]] = {}
     system_cpu: list[float] = []
     for name, lines in systems.items():
-        before = len(es._PARSE_CACHE)
+        before = len(errant_annotation._PARSE_CACHE)
         with Clock() as c_sys:
             hyp_m2 = es.annotate_hypothesis(ref_set, lines)
             result = es.errant_compare(hyp_m2, ref_set.m2)
@@ -102,7 +103,7 @@ def main() -> int:
         changed = sum(1 for s, h in zip(src, lines) if s.strip() != h.strip())
         print(
             f"score {name:22s} {c_sys.cpu:5.1f} CPU-s ({c_sys.wall:.1f} s wall), parsed "
-            f"{len(es._PARSE_CACHE) - before} new lines ({changed} changed, source reused) "
+            f"{len(errant_annotation._PARSE_CACHE) - before} new lines ({changed} changed, source reused) "
             f"| reference {REFERENCE_SYSTEM_CPU:.0f} CPU-s -> {REFERENCE_SYSTEM_CPU / max(c_sys.cpu, 1e-3):.1f}x"
             f"  [F0.5 {result.f:.4f}, TP {result.tp} FP {result.fp} FN {result.fn}]"
         )

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 
 from geceval.errors import GecInputError
@@ -23,9 +24,17 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "insert-errors": ("geceval.insert_errors_cli", "insert typed errors into sentences (traps)"),
 }
 
+OPTIONAL_EXTRAS: dict[str, str] = {"errant": "errant", "spacy": "errant", "sklearn": "ensemble"}
+"""Top-level module -> the pyproject extra that installs it (imported lazily where used)."""
+
+
+def _prog() -> str:
+    """How the user called us: the installed ``geceval`` script or ``python -m geceval``."""
+    return "geceval" if os.path.basename(sys.argv[0]) == "geceval" else "python -m geceval"
+
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m geceval", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog=_prog(), description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, (_module, help_text) in COMMANDS.items():
         sub.add_parser(name, help=help_text, add_help=False)
@@ -46,7 +55,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"geceval {name}: not available in this version", file=sys.stderr)
             return 2
         raise
-    parser = argparse.ArgumentParser(prog=f"python -m geceval {name}", description=help_text)
+    parser = argparse.ArgumentParser(prog=f"{_prog()} {name}", description=help_text)
     module.add_arguments(parser)
     args = parser.parse_args(argv[1:])
     try:
@@ -56,4 +65,13 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     except FileNotFoundError as exc:
         print(f"error: {exc.filename}: no such file", file=sys.stderr)
+        return 2
+    except ModuleNotFoundError as exc:
+        extra = OPTIONAL_EXTRAS.get((exc.name or "").partition(".")[0])
+        if extra is None:
+            raise
+        print(
+            f"error: geceval {name} needs {exc.name}, an optional dependency: pip install 'geceval[{extra}]'",
+            file=sys.stderr,
+        )
         return 2

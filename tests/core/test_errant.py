@@ -14,6 +14,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from geceval import errant_annotation
 from geceval import errant_scorer as es
 from geceval.errant_scorer import (
     MAIN_CATEGORIES,
@@ -307,13 +308,13 @@ def test_scoring_a_system_reuses_the_parsed_source(monkeypatch: pytest.MonkeyPat
     src, refs, hyp = _fixture_texts()
     ref_set = errant_annotate_references(src, refs)
     parsed: list[str] = []
-    real = es.parse_lines
+    real = errant_annotation.parse_lines
 
     def counting(lines, **kw):  # type: ignore[no-untyped-def]
         parsed.extend(lines)
         return real(lines, **kw)
 
-    monkeypatch.setattr(es, "parse_lines", counting)
+    monkeypatch.setattr(errant_annotation, "parse_lines", counting)
     result = errant_score(ref_set, hyp)
     assert (result.tp, result.fp, result.fn) == (5, 2, 2)
     # Only the hypothesis lines that differ from their source are parsed, never the source.

@@ -24,9 +24,6 @@ from geceval.gleu import (
     char_gleu,
     cli_chargleu,
     cli_gleu,
-    cli_gleu2015,
-    gleu2015,
-    gleu2015_sentence_scores,
     gleu_from_stats,
     gleu_human_bound,
     gleu_plus,
@@ -34,6 +31,7 @@ from geceval.gleu import (
     sampled_reference_indices,
     tokenize,
 )
+from geceval.gleu2015 import cli_gleu2015, gleu2015, gleu2015_sentence_scores
 from tests.shared_data import shared_path
 
 REPO = Path(__file__).resolve().parents[2]

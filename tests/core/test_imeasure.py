@@ -27,8 +27,6 @@ from geceval.formats.ixml import (
 from geceval.formats.m2 import M2Edit, M2Sentence, read_m2
 from geceval.formats.text import read_lines
 from geceval.imeasure import (
-    _align_batch,
-    _columns,
     align3,
     apply_corrections,
     candidate_references,
@@ -36,6 +34,7 @@ from geceval.imeasure import (
     imeasure,
     score_counts,
 )
+from geceval.imeasure_align import _align_batch, _columns
 from tests.shared_data import shared_path
 
 REPO = Path(__file__).resolve().parents[2]

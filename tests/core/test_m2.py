@@ -15,6 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import geceval.m2 as m2mod
+from geceval import m2_lattice
 from geceval.errors import GecInputError
 from geceval.formats.m2 import M2Edit, M2Sentence, parse_m2, read_m2
 from geceval.formats.text import read_lines
@@ -118,7 +119,9 @@ def test_guard_scores_without_merged_arcs_and_reports_sentences():
     gold = read_m2(FIX / "gold.m2")
     hyp = read_lines(FIX / "hyp.txt")
     res = m2_score(hyp, gold, max_lattice_edges=6, sentence=True)
-    long = [i for i, (h, s) in enumerate(zip(hyp, gold)) if m2mod._Lattice(s.tokens, h.split()).n_edges > 6]
+    long = [
+        i for i, (h, s) in enumerate(zip(hyp, gold)) if m2_lattice.Lattice(s.tokens, h.split()).n_edges > 6
+    ]
     assert res.guarded == long and long
     assert all(res.sentences[i].guarded for i in long)
     assert m2_score(hyp, gold).guarded == []
@@ -176,7 +179,7 @@ def test_fast_scorer_equals_literal_reference_on_random_cases(case):
 def test_array_implementation_equals_literal_reference(case):
     hyps, gold, beta, u = case
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(m2mod, "_NUMPY_VERTICES", 0)
+        mp.setattr(m2mod, "NUMPY_VERTICES", 0)
         fast = m2_score(hyps, gold, beta=beta, max_unchanged_words=u, sentence=True)
     p, r, f, ref = _reference(hyps, gold, beta=beta, max_unchanged=u)
     assert (fast.p, fast.r, fast.f) == (p, r, f)
@@ -309,8 +312,8 @@ def test_blowup_sentence_amu_equals_literal_reference():
     assert (fast.p, fast.r, fast.f) == (p, r, f) == (0.0, 0.0, 0.0)
     assert fast.sentences[0].edits == ref[0].edits == [(65, 66, "a", "")]
     for annotator, g in gold_edits(gold[0]).items():
-        lat = m2mod._Lattice(gold[0].tokens, hyp[0].split())
-        fast_edits = m2mod._best_edits(lat, m2mod._Arcs(lat, 2), g)
+        lat = m2_lattice.Lattice(gold[0].tokens, hyp[0].split())
+        fast_edits = m2_lattice.best_edits(lat, m2_lattice.Arcs(lat, 2), g)
         assert fast_edits == reference_sentence_edits(gold[0].source, hyp[0], g), annotator
 
 
@@ -328,7 +331,7 @@ def test_blowup_sentence_marian_is_scored_exactly_within_30s():
     assert (res.tp, res.fp, res.fn) == (0, 5, 2)
     assert res.sentences[0].annotator == 0
     assert [e[:2] for e in res.sentences[0].edits] == [(63, 70), (59, 63), (50, 59), (45, 46), (3, 4)]
-    lat = m2mod._Lattice(gold[0].tokens, hyp[0].split())
+    lat = m2_lattice.Lattice(gold[0].tokens, hyp[0].split())
     assert (len(lat.order), lat.n_edges) == (13929, 23524)
 
 

@@ -26,7 +26,12 @@ class Project(models.Model):
     name = models.CharField(max_length=200, unique=True)
     description = models.TextField(blank=True)
     owner = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="owned_projects"
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        related_name="owned_projects",
+        null=True,
+        blank=True,
+        help_text="None when a command created the project with no one to own it yet.",
     )
     members = models.ManyToManyField(settings.AUTH_USER_MODEL, related_name="projects", blank=True)
     created = models.DateTimeField(auto_now_add=True)

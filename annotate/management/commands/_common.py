@@ -7,7 +7,8 @@ from pathlib import Path
 from django.core.management.base import CommandError
 
 from annotate.models import Corpus, Project
-from annotate.services import InputFile
+from annotate.services import InputFile, project_find_or_create
+from geceval.errors import GecInputError
 
 
 def read_input(path: str) -> InputFile:
@@ -17,16 +18,19 @@ def read_input(path: str) -> InputFile:
     return InputFile(name=str(p), data=p.read_bytes())
 
 
-def find_project(name: str | None) -> Project:
-    if name:
-        project = Project.objects.filter(name=name).first()
-        if project is None:
-            raise CommandError(f"no project named {name!r}")
-        return project
-    projects = list(Project.objects.all()[:2])
-    if len(projects) != 1:
-        raise CommandError("several projects (or none) exist: name one with --project")
-    return projects[0]
+def find_project(name: str | None, stdout=None) -> Project:
+    """The project of a command's ``--project``: found, or created (see ``project_find_or_create``).
+
+    The one line saying what was created goes to ``stdout`` (a command's
+    ``self.stdout``).
+    """
+    try:
+        found = project_find_or_create(name)
+    except GecInputError as exc:
+        raise CommandError(str(exc)) from None
+    if found.created and stdout is not None:
+        stdout.write(found.created)
+    return found.project
 
 
 def find_corpus(name: str, project: str | None) -> Corpus:

@@ -16,7 +16,7 @@ from crowd.importing.readers import Entry, judgments_parse
 from crowd.models import Platform
 from crowd.services.workers import crowd_workers_bulk
 from geceval.errors import GecInputError
-from geceval.judgments import RankingJudgment
+from geceval.formats.mturk import ranking_of
 from ranking.models import (
     Assignment,
     AssignmentStatus,
@@ -88,8 +88,7 @@ def _sentences_for(corpus: Corpus, items: list[str]) -> dict[str, int]:
 
 
 def _pairs(entries: list[tuple[tuple[str, ...], int]]) -> int:
-    expanded = tuple((s, rank) for systems, rank in entries for s in systems)
-    return len(RankingJudgment("", "", expanded).pairs())
+    return len(ranking_of("", "", entries).pairs())
 
 
 @transaction.atomic

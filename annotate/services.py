@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import IntegrityError, transaction
@@ -17,6 +18,7 @@ from django.db.models import Q
 
 from annotate.models import Corpus, Project, Role, Sentence
 from geceval.errors import GecInputError
+from geceval.formats.inputs import Input, Source, read_input
 from geceval.formats.text import decode_lines
 
 MAX_LINE_CHARS = 10_000
@@ -24,12 +26,14 @@ MAX_SENTENCES = 1_000_000
 MAX_SYSTEMS = 200
 
 
-@dataclass
-class InputFile:
-    """An uploaded or opened file: its display name and raw bytes."""
+InputFile = Input
+"""An uploaded or opened file: its display name and bytes, opened by ``open_upload`` (gzip undone)."""
 
-    name: str
-    data: bytes
+
+def open_upload(source: Source, *, name: str | None = None) -> InputFile:
+    """A path, bytes or uploaded file opened as every import opens it: gzip detected by its magic
+    bytes and the decompressed size bounded by ``settings.UPLOAD_MAX_BYTES``."""
+    return read_input(source, limit=settings.UPLOAD_MAX_BYTES, name=name)
 
 
 @dataclass

@@ -13,7 +13,7 @@ from annotate.decorators import researcher_required
 from annotate.forms import CorpusUploadForm, OutputsUploadForm
 from annotate.roles import is_researcher
 from annotate.selectors import corpus_list_for, project_list_for
-from annotate.services import InputFile, corpus_import_text
+from annotate.services import InputFile, corpus_import_text, open_upload
 from geceval.errors import GecInputError
 from ranking.selectors import campaign_list_for, campaign_work_list_for
 from ranking.services import outputs_import
@@ -56,7 +56,7 @@ def healthz(request: HttpRequest) -> JsonResponse:
 
 
 def _file(upload) -> InputFile:
-    return InputFile(name=upload.name, data=upload.read())
+    return open_upload(upload, name=upload.name)
 
 
 @researcher_required

@@ -78,6 +78,7 @@ from typing import Any
 import numpy as np
 
 from geceval.errors import GecInputError
+from geceval.formats.inputs import read_input
 from geceval.formats.ixml import ICorrection, IGoldSentence, gold_from_m2, read_ixml
 from geceval.progress import ProgressFn
 
@@ -622,8 +623,7 @@ def _load_gold(args: argparse.Namespace) -> list[IGoldSentence]:
     refs = list(args.refs)
     if len(refs) == 1:
         path = refs[0]
-        with open(path, "rb") as fh:
-            head = fh.read(4096).lstrip()
+        head = read_input(path).data[:4096].lstrip()  # gzip or not
         if head.startswith(b"<"):
             return read_ixml(path)
         if head.startswith((b"S ", b"S\n")):

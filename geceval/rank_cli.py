@@ -20,6 +20,7 @@ import json
 import sys
 
 from geceval.errors import GecInputError
+from geceval.formats.inputs import display_name, read_input
 from geceval.formats.mturk import parse_mturk_csv, rankings_of
 from geceval.judgments import FORMATS, PairwiseJudgment, expand_pairwise, read_pairwise
 from geceval.progress import StderrProgress
@@ -56,7 +57,7 @@ def _format_of(args: argparse.Namespace) -> str:
     if args.format:
         return args.format
     for suffix, fmt in _SUFFIXES.items():
-        if args.file.lower().endswith(suffix):
+        if display_name(args.file).lower().endswith(suffix):
             return fmt
     raise SystemExit(f"error: cannot tell the format of {args.file}; give --format {'|'.join(RANK_FORMATS)}")
 
@@ -74,12 +75,10 @@ def read_judgments(args: argparse.Namespace) -> list[PairwiseJudgment]:
                 mapping = json.load(handle)
         except (OSError, ValueError) as exc:
             raise GecInputError(f"cannot read the mapping: {exc}", path=args.mapping) from None
-    try:
-        with open(args.file, "rb") as handle:
-            data = handle.read()
-    except OSError as exc:
-        raise GecInputError(f"cannot read: {exc.strerror}", path=args.file) from None
-    batch = parse_mturk_csv(data, name=args.file, mapping=mapping, include_rejected=args.include_rejected)
+    opened = read_input(args.file)
+    batch = parse_mturk_csv(
+        opened.data, name=opened.name, mapping=mapping, include_rejected=args.include_rejected
+    )
     excluded = set(args.exclude_judge)
     batch.judgments = [j for j in batch.judgments if j.worker not in excluded]
     return expand_pairwise(rankings_of(batch))

@@ -9,6 +9,7 @@ only the ``\\n`` line terminators are removed (see geceval.formats.text).
 from __future__ import annotations
 
 import json
+import os
 import re
 from pathlib import Path
 from typing import Any
@@ -22,8 +23,16 @@ from annotate.formats.data import (
     SystemData,
     natural_key,
 )
-from annotate.services import MAX_LINE_CHARS, InputFile, SentenceRecord, check_same_length, text_lines
+from annotate.services import (
+    MAX_LINE_CHARS,
+    InputFile,
+    SentenceRecord,
+    check_same_length,
+    open_upload,
+    text_lines,
+)
 from geceval.errors import GecInputError
+from geceval.formats.inputs import display_name
 from geceval.formats.m2 import M2Sentence, parse_m2
 from geceval.formats.text import decode_lines, jfleg_reference_paths
 
@@ -32,10 +41,7 @@ _GMEG_REF = re.compile(r"^ref\d+$")
 
 
 def _read(path: Path | str) -> InputFile:
-    p = Path(path)
-    if not p.is_file():
-        raise GecInputError("no such file", path=str(p))
-    return InputFile(name=str(p), data=p.read_bytes())
+    return open_upload(os.fspath(path))
 
 
 # -- text and JFLEG ---------------------------------------------------------------------------
@@ -103,7 +109,11 @@ def parse_gmeg(files: dict[str, InputFile], *, domain: str, tokenized: bool = Fa
 
 
 def _folder_files(folder: Path) -> dict[str, InputFile]:
-    return {p.name: _read(p) for p in sorted(folder.iterdir()) if p.is_file() and not p.name.startswith(".")}
+    return {
+        display_name(p.name): _read(p)
+        for p in sorted(folder.iterdir())
+        if p.is_file() and not p.name.startswith(".")
+    }
 
 
 def load_gmeg(path: str, *, domain: str = "", tokenized: bool = False) -> CorpusData:

@@ -6,13 +6,14 @@ See the package docstring (crowd.importing) for the mapping schema and what is s
 from __future__ import annotations
 
 import re
-import tempfile
 from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
+
+from django.conf import settings
 
 from geceval.errors import GecInputError
+from geceval.formats.inputs import Input, Source, read_input
 from geceval.formats.mturk import Entry, ParsedJudgment, parse_mturk_csv
 from geceval.judgments import SKIPPED, RankingJudgment, read_appraise_xml, read_wmt_csv
 from geceval.prws import read_prws_csv
@@ -33,30 +34,15 @@ class Parsed:
 # --------------------------------------------------------------------------- reading
 
 
-def _as_path(path_or_bytes: str | Path | bytes, suffix: str, stack: list) -> Path:
-    if isinstance(path_or_bytes, bytes):
-        handle = tempfile.NamedTemporaryFile(suffix=suffix)  # noqa: SIM115 (closed by the caller's stack)
-        handle.write(path_or_bytes)
-        handle.flush()
-        stack.append(handle)
-        return Path(handle.name)
-    return Path(path_or_bytes)
-
-
-def _read_bytes(path_or_bytes: str | Path | bytes) -> tuple[str, bytes]:
-    if isinstance(path_or_bytes, bytes):
-        return "upload", path_or_bytes
-    path = Path(path_or_bytes)
-    try:
-        return str(path), path.read_bytes()
-    except OSError as exc:
-        raise GecInputError(f"cannot read: {exc.strerror}", path=str(path)) from None
+def _open(path_or_bytes: Source) -> Input:
+    """The file as every import opens it: gzip detected by its magic bytes, bounded by UPLOAD_MAX_BYTES."""
+    return read_input(path_or_bytes, limit=settings.UPLOAD_MAX_BYTES)
 
 
 _SPLIT = re.compile(r"[,\s]+")
 
 
-def _appraise_groups(path: Path, exclude: set[str]) -> list[list[int]]:
+def _appraise_groups(data: bytes, exclude: set[str]) -> list[list[int]]:
     """Per kept ranking item (as the core reader keeps them), the sizes of its collapsed groups."""
     import xml.parsers.expat
 
@@ -84,8 +70,7 @@ def _appraise_groups(path: Path, exclude: set[str]) -> list[list[int]]:
 
     parser.StartElementHandler = start
     parser.EndElementHandler = end
-    with open(path, "rb") as handle:
-        parser.ParseFile(handle)
+    parser.Parse(data, True)
     return out
 
 
@@ -111,7 +96,7 @@ def _parse_mturk(data: bytes, name: str, mapping: Mapping | None, include_reject
 def judgments_parse(
     *,
     fmt: str,
-    path_or_bytes: str | Path | bytes,
+    path_or_bytes: Source,
     mapping: Mapping | None = None,
     include_rejected: bool = False,
     exclude_judges: Sequence[str] = (),
@@ -141,7 +126,7 @@ def _refuse_nul(parsed: Parsed) -> None:
 def _judgments_parse(
     *,
     fmt: str,
-    path_or_bytes: str | Path | bytes,
+    path_or_bytes: Source,
     mapping: Mapping | None,
     include_rejected: bool,
     exclude_judges: Sequence[str],
@@ -149,49 +134,38 @@ def _judgments_parse(
     if fmt not in FORMATS:
         raise GecInputError(f"unknown format {fmt!r}; one of {', '.join(FORMATS)}")
     exclude = set(exclude_judges)
+    opened = _open(path_or_bytes)
     if fmt == "mturk-csv":
-        name, data = _read_bytes(path_or_bytes)
-        parsed = _parse_mturk(data, name, mapping, include_rejected)
+        parsed = _parse_mturk(opened.data, opened.name, mapping, include_rejected)
         if exclude:
             parsed.judgments = [j for j in parsed.judgments if j.worker not in exclude]
         return parsed
-    stack: list = []
-    try:
-        if fmt == "appraise-xml":
-            path = _as_path(path_or_bytes, ".xml", stack)
-            rankings = read_appraise_xml(path, exclude_judges=sorted(exclude))
-            groups = _appraise_groups(path, exclude)
-            if len(groups) != len(rankings) or any(
-                sum(g) != len(r.entries) for g, r in zip(groups, rankings)
-            ):
-                groups = None  # cannot align: one candidate per system
-            return _clean_ranks(Parsed(Protocol.RANKING, _from_rankings(rankings, groups), Counter()))
-        if fmt == "wmt-csv":
-            path = _as_path(path_or_bytes, ".csv", stack)
-            rankings = read_wmt_csv(path, exclude_judges=sorted(exclude))
-            return _clean_ranks(Parsed(Protocol.RANKING, _from_rankings(rankings, None), Counter()))
-        path = _as_path(path_or_bytes, ".csv", stack)
-        ratings = read_prws_csv(path)
-        skipped: Counter = Counter()
-        grouped: dict[tuple[str, str], list[Entry]] = defaultdict(list)
-        for r in ratings:
-            if r.annotator in exclude:
-                continue
-            score = round(r.score)
-            if not 0 <= score <= 100:
-                skipped["score outside 0-100"] += 1
-                continue
-            grouped[(r.item, r.annotator)].append(
-                Entry((r.system,), score=score, meaning_changed=r.meaning_changed)
-            )
-        judgments = [
-            ParsedJudgment(item, worker, f"item {item}", entries)
-            for (item, worker), entries in grouped.items()
-        ]
-        return Parsed(Protocol.PRWS, judgments, skipped)
-    finally:
-        for handle in stack:
-            handle.close()
+    if fmt == "appraise-xml":
+        rankings = read_appraise_xml(opened, exclude_judges=sorted(exclude))
+        groups = _appraise_groups(opened.data, exclude)
+        if len(groups) != len(rankings) or any(sum(g) != len(r.entries) for g, r in zip(groups, rankings)):
+            groups = None  # cannot align: one candidate per system
+        return _clean_ranks(Parsed(Protocol.RANKING, _from_rankings(rankings, groups), Counter()))
+    if fmt == "wmt-csv":
+        rankings = read_wmt_csv(opened, exclude_judges=sorted(exclude))
+        return _clean_ranks(Parsed(Protocol.RANKING, _from_rankings(rankings, None), Counter()))
+    ratings = read_prws_csv(opened)
+    skipped: Counter = Counter()
+    grouped: dict[tuple[str, str], list[Entry]] = defaultdict(list)
+    for r in ratings:
+        if r.annotator in exclude:
+            continue
+        score = round(r.score)
+        if not 0 <= score <= 100:
+            skipped["score outside 0-100"] += 1
+            continue
+        grouped[(r.item, r.annotator)].append(
+            Entry((r.system,), score=score, meaning_changed=r.meaning_changed)
+        )
+    judgments = [
+        ParsedJudgment(item, worker, f"item {item}", entries) for (item, worker), entries in grouped.items()
+    ]
+    return Parsed(Protocol.PRWS, judgments, skipped)
 
 
 def _clean_ranks(parsed: Parsed) -> Parsed:

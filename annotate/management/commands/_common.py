@@ -2,20 +2,19 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from django.core.management.base import CommandError
 
 from annotate.models import Corpus, Project
-from annotate.services import InputFile, project_find_or_create
+from annotate.services import InputFile, open_upload, project_find_or_create
 from geceval.errors import GecInputError
 
 
 def read_input(path: str) -> InputFile:
-    p = Path(path)
-    if not p.is_file():
-        raise CommandError(f"{path}: no such file")
-    return InputFile(name=str(p), data=p.read_bytes())
+    """A file named on the command line, opened as an upload is (gzip, UPLOAD_MAX_BYTES)."""
+    try:
+        return open_upload(path)
+    except GecInputError as exc:
+        raise CommandError(str(exc)) from None
 
 
 def find_project(name: str | None, stdout=None) -> Project:

@@ -42,6 +42,8 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.utils import timezone
 
+from geceval.formats.text import read_text
+
 STUDIES = ("gec-ranking", "jfleg", "gmeg-dev", "conll14-metrics")
 UNSTABLE_BOUNDARIES = {"gec-ranking": {("IPN", "NTHU")}}
 
@@ -291,15 +293,12 @@ def study_conll14_metrics(data: Path, **_kw) -> list[Row]:
 
 
 def _m2_reference(data: Path) -> dict[str, float]:
-    import gzip
-
     path = _need(data / "gecmetrics" / "scores" / "system_scores_metrics" / "m2score.txt.gz")
     out = {}
-    with gzip.open(path, "rt", encoding="utf-8") as handle:
-        for line in handle:
-            parts = line.split()
-            if len(parts) == 5:
-                out[parts[3]] = float(parts[4])
+    for line in read_text(path).splitlines():  # gzip, read by the one input helper
+        parts = line.split()
+        if len(parts) == 5:
+            out[parts[3]] = float(parts[4])
     return out
 
 

@@ -118,3 +118,29 @@ def test_judgment_readers_take_gzipped_bytes_without_a_temporary_file(monkeypatc
     parsed = judgments_parse(fmt=fmt, path_or_bytes=gzip.compress(data))
     assert parsed.judgments == expected.judgments
     assert len(parsed.judgments) > 100
+
+
+@pytest.mark.shared
+def test_jfleg_and_gmeg_layouts_import_from_gzipped_files(researcher, tmp_path):
+    jfleg = shared_path("jfleg", "test")
+    for name in ("test.src", "test.ref0", "test.ref1"):
+        (tmp_path / f"{name}.gz").write_bytes(gzip.compress((jfleg / name).read_bytes()))
+    call_command(
+        "import_corpus", str(tmp_path / "test"), "--format", "jfleg", "--name", "jf", stdout=io.StringIO()
+    )
+    corpus = Corpus.objects.get(name="jf")
+    first = (jfleg / "test.src").read_bytes().decode().split("\n")[0]
+    assert corpus.sentences.count() == 747
+    assert corpus.sentences.get(position=0).text == first
+    assert sorted(corpus.systems.values_list("name", flat=True)) == ["ref0", "ref1"]
+
+    fce = shared_path("GMEG", "data", "dev", "fce")
+    folder = tmp_path / "fce"
+    folder.mkdir()
+    for name in ("source", "ref0", "amu"):
+        (folder / f"{name}.gz").write_bytes(gzip.compress((fce / name).read_bytes()))
+    call_command("import_corpus", str(folder), "--format", "gmeg", "--name", "fce", stdout=io.StringIO())
+    corpus = Corpus.objects.get(name="fce")
+    assert sorted(corpus.systems.values_list("name", "kind")) == [("amu", "model"), ("ref0", "reference")]
+    assert corpus.sentences.count() == len((fce / "source").read_bytes().decode().splitlines())
+    assert set(corpus.sentences.values_list("domain", flat=True)) == {"fce"}

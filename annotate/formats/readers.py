@@ -34,7 +34,7 @@ from annotate.services import (
 from geceval.errors import GecInputError
 from geceval.formats.inputs import display_name
 from geceval.formats.m2 import M2Sentence, parse_m2
-from geceval.formats.text import decode_lines, jfleg_reference_paths
+from geceval.formats.text import decode_lines, jfleg_reference_paths, jfleg_source_path
 
 FORMATS = ("jfleg", "gmeg", "m2", "text", "jsonl")
 _GMEG_REF = re.compile(r"^ref\d+$")
@@ -70,11 +70,11 @@ def parse_jfleg(
 
 def load_jfleg(prefix: str, *, domain: str = "", tokenized: bool = False) -> CorpusData:
     """``prefix.src`` + ``prefix.ref0..N`` (references named ``ref0..N`` after their suffix)."""
-    source = _read(prefix + ".src")
+    source = _read(jfleg_source_path(prefix))
     ref_paths = jfleg_reference_paths(prefix)
     if not ref_paths:
         raise GecInputError("no reference files PREFIX.ref0..N (JFLEG layout)", path=prefix + ".ref0")
-    refs = [(p.rsplit(".", 1)[1], _read(p)) for p in ref_paths]
+    refs = [(display_name(p).rsplit(".", 1)[1], _read(p)) for p in ref_paths]
     return parse_jfleg(source, refs, domain=domain, tokenized=tokenized)
 
 
@@ -116,6 +116,10 @@ def _folder_files(folder: Path) -> dict[str, InputFile]:
     }
 
 
+def _has_source(folder: Path) -> bool:
+    return (folder / "source").is_file() or (folder / "source.gz").is_file()
+
+
 def load_gmeg(path: str, *, domain: str = "", tokenized: bool = False) -> CorpusData:
     """A GMEG domain folder (``data/dev/fce``), or a folder of domain folders (``data/dev``).
 
@@ -126,9 +130,9 @@ def load_gmeg(path: str, *, domain: str = "", tokenized: bool = False) -> Corpus
     folder = Path(path)
     if not folder.is_dir():
         raise GecInputError("not a folder (GMEG layout: a domain folder with source, ref0..N)", path=path)
-    if (folder / "source").is_file():
+    if _has_source(folder):
         return parse_gmeg(_folder_files(folder), domain=domain or folder.name, tokenized=tokenized)
-    domains = sorted((d for d in folder.iterdir() if (d / "source").is_file()), key=lambda d: d.name)
+    domains = sorted((d for d in folder.iterdir() if _has_source(d)), key=lambda d: d.name)
     if not domains:
         raise GecInputError("no 'source' file here nor in any sub-folder (GMEG layout)", path=path)
     if domain:

@@ -90,11 +90,18 @@ class ParallelCorpus:
     reference_paths: list[str] | None = None
 
 
-_REF_RE = re.compile(r"\.ref(\d+)$")
+_REF_RE = re.compile(r"\.ref(\d+)(?:\.gz)?$")
+
+
+def jfleg_source_path(prefix: str | os.PathLike[str]) -> str:
+    """``prefix.src``, or ``prefix.src.gz`` when only that exists."""
+    prefix = os.fspath(prefix)
+    plain = prefix + ".src"
+    return plain + ".gz" if not Path(plain).exists() and Path(plain + ".gz").exists() else plain
 
 
 def jfleg_reference_paths(prefix: str | os.PathLike[str]) -> list[str]:
-    """``prefix.ref0``, ``prefix.ref1``, ... in numeric order."""
+    """``prefix.ref0``, ``prefix.ref1``, ... in numeric order (each may be gzipped: ``.ref0.gz``)."""
     prefix = os.fspath(prefix)
     found = []
     for path in glob.glob(glob.escape(prefix) + ".ref*"):
@@ -107,7 +114,7 @@ def jfleg_reference_paths(prefix: str | os.PathLike[str]) -> list[str]:
 def read_jfleg(prefix: str | os.PathLike[str]) -> ParallelCorpus:
     """Read ``prefix.src`` and ``prefix.ref0..N``."""
     prefix = os.fspath(prefix)
-    src_path = prefix + ".src"
+    src_path = jfleg_source_path(prefix)
     if not Path(src_path).exists():
         raise GecInputError("no such file (JFLEG layout needs PREFIX.src)", path=src_path)
     ref_paths = jfleg_reference_paths(prefix)

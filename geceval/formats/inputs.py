@@ -100,7 +100,7 @@ def read_input(source: Source, *, limit: int | None = None, name: str | None = N
         label = name or os.fspath(source)
         try:
             with open(source, "rb") as handle:
-                raw = _read_bounded(handle, label, _compressed_bound(limit))
+                raw = _read_stream(handle, label, limit)
         except FileNotFoundError:
             raise GecInputError("no such file", path=label) from None
         except IsADirectoryError:
@@ -109,7 +109,7 @@ def read_input(source: Source, *, limit: int | None = None, name: str | None = N
             raise GecInputError(f"cannot read: {exc.strerror}", path=label) from None
     elif hasattr(source, "read"):
         label = name or str(getattr(source, "name", None) or "<input>")
-        raw = _read_bounded(source, label, _compressed_bound(limit))
+        raw = _read_stream(source, label, limit)
     else:
         raise TypeError(f"cannot read from a {type(source).__name__}")
     if raw.startswith(GZIP_MAGIC):
@@ -119,10 +119,20 @@ def read_input(source: Source, *, limit: int | None = None, name: str | None = N
     return Input(label, raw)
 
 
-def _compressed_bound(limit: int) -> int:
-    """How much to read before knowing whether it is compressed: a gzip file is never larger than
-    what it holds by more than a small header per 64 KiB block, so twice the limit is safe."""
-    return 2 * limit + 1024
+def _read_stream(handle: BinaryIO, name: str, limit: int) -> bytes:
+    """A stream's bytes: at most ``limit`` plain, or a gzip file of at most twice that (a gzip file is
+    never larger than what it holds by more than a few bytes per 64 KiB block)."""
+    head = handle.read(2)
+    if isinstance(head, str):
+        raise GecInputError("opened as text; open the file in binary mode ('rb')", path=name)
+    compressed = head.startswith(GZIP_MAGIC)
+    bound = 2 * limit + 1024 if compressed else limit
+    try:
+        return head + _read_bounded(handle, name, max(bound - len(head), 0))
+    except GecInputError as exc:
+        if exc.problem.startswith("opened as text"):
+            raise
+        raise _too_large(name, limit, compressed=compressed) from None
 
 
 def display_name(name: str) -> str:

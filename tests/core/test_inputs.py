@@ -49,6 +49,17 @@ def test_decompressed_size_is_bounded_by_the_limit_with_a_clear_error():
     assert read_input(bomb, limit=10_000).data == b"x" * 10_000
     with pytest.raises(GecInputError, match=re.escape("big.txt: is larger than 3 bytes")):
         read_input(io.BytesIO(b"abcd"), limit=3, name="big.txt")
+    with pytest.raises(GecInputError, match=re.escape("big.txt: is larger than 3 bytes")):
+        read_input(b"abcd", limit=3, name="big.txt")
+
+
+def test_a_plain_file_past_the_limit_is_refused(tmp_path):
+    path = tmp_path / "plain.txt"
+    path.write_bytes(b"abcd")
+    with pytest.raises(GecInputError) as caught:
+        read_input(path, limit=3)
+    assert str(caught.value) == f"{path}: is larger than 3 bytes, the largest input allowed"
+    assert read_input(path, limit=4).data == b"abcd"
 
 
 def test_a_truncated_gzip_file_is_an_input_error():

@@ -26,7 +26,12 @@ class Project(models.Model):
     name = models.CharField(max_length=200, unique=True)
     description = models.TextField(blank=True)
     owner = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="owned_projects"
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        related_name="owned_projects",
+        null=True,
+        blank=True,
+        help_text="None when a command created the project with no one to own it yet.",
     )
     members = models.ManyToManyField(settings.AUTH_USER_MODEL, related_name="projects", blank=True)
     created = models.DateTimeField(auto_now_add=True)
@@ -264,6 +269,14 @@ class RewriteCampaign(models.Model):
     qualification = models.ForeignKey(
         Qualification, on_delete=models.PROTECT, null=True, blank=True, related_name="rewrite_campaigns"
     )
+    far_length_ratio = models.FloatField(
+        default=3.0,
+        help_text="a rewrite this many times longer (or shorter) than its sentence, in tokens, goes to review",
+    )
+    far_edit_rate = models.FloatField(
+        default=0.8,
+        help_text="a rewrite changing more than this share of the sentence's tokens goes to review",
+    )
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="created_rewrite_campaigns"
     )
@@ -278,6 +291,10 @@ class RewriteCampaign(models.Model):
                 name="rewrite_campaign_n_1_to_50",
             ),
             models.CheckConstraint(condition=Q(pay_per_sentence__gte=0), name="rewrite_campaign_pay_ok"),
+            models.CheckConstraint(
+                condition=Q(far_length_ratio__gt=1) & Q(far_edit_rate__gt=0) & Q(far_edit_rate__lte=1),
+                name="rewrite_campaign_far_thresholds_ok",
+            ),
         ]
 
     def __str__(self) -> str:
@@ -341,6 +358,9 @@ class Rewrite(models.Model):
     review_claimed_at = models.DateTimeField(null=True, blank=True)
     group = models.CharField(max_length=150, blank=True, help_text="the annotator group of the slot")
     seconds = models.FloatField(null=True, blank=True)
+    far_from_sentence = models.BooleanField(
+        default=False, help_text="flagged 'far from its sentence': counts only once an expert reviewed it"
+    )
     created = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -363,6 +383,10 @@ class Rewrite(models.Model):
             ),
             models.CheckConstraint(
                 condition=Q(seconds__gte=0) | Q(seconds__isnull=True), name="rewrite_seconds_ok"
+            ),
+            models.CheckConstraint(
+                condition=Q(far_from_sentence=False) | Q(status="submitted") | Q(reviewer__isnull=False),
+                name="rewrite_far_counts_only_reviewed",
             ),
         ]
 

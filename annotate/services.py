@@ -10,11 +10,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import IntegrityError, transaction
+from django.db.models import Q
 
-from annotate.models import Corpus, Output, Project, Sentence, System, SystemKind
+from annotate.models import Corpus, Output, Project, Role, Sentence, System, SystemKind
 from geceval.errors import GecInputError
+from geceval.formats.inputs import Input, Source, read_input
 from geceval.formats.text import decode_lines
 from geceval.insert_errors import insert_errors_lines
 
@@ -23,12 +27,14 @@ MAX_SENTENCES = 1_000_000
 MAX_SYSTEMS = 200
 
 
-@dataclass
-class InputFile:
-    """An uploaded or opened file: its display name and raw bytes."""
+InputFile = Input
+"""An uploaded or opened file: its display name and bytes, opened by ``open_upload`` (gzip undone)."""
 
-    name: str
-    data: bytes
+
+def open_upload(source: Source, *, name: str | None = None) -> InputFile:
+    """A path, bytes or uploaded file opened as every import opens it: gzip detected by its magic
+    bytes and the decompressed size bounded by ``settings.UPLOAD_MAX_BYTES``."""
+    return read_input(source, limit=settings.UPLOAD_MAX_BYTES, name=name)
 
 
 @dataclass
@@ -166,8 +172,79 @@ def corpus_import_text(
     return corpus
 
 
-def project_create(*, name: str, owner: AbstractBaseUser, description: str = "") -> Project:
-    project = Project.objects.create(name=name, owner=owner, description=description)
+def project_create(*, name: str, owner: AbstractBaseUser | None, description: str = "") -> Project:
+    name = name.strip()
+    if not name:
+        raise GecInputError("the project needs a name")
+    if len(name) > Project._meta.get_field("name").max_length:
+        raise GecInputError(
+            f"project name is longer than {Project._meta.get_field('name').max_length} characters"
+        )
+    try:
+        with transaction.atomic():
+            project = Project.objects.create(name=name, owner=owner, description=description)
+    except IntegrityError:
+        raise GecInputError(f"a project named {name!r} already exists") from None
+    if owner is not None:
+        project.members.add(owner)
+    return project
+
+
+def default_owner() -> AbstractBaseUser | None:
+    """The one superuser-or-researcher when there is exactly one (counted together), else nobody."""
+    users = get_user_model().objects.filter(Q(is_superuser=True) | Q(groups__name=Role.RESEARCHER)).distinct()
+    found = list(users[:2])
+    return found[0] if len(found) == 1 else None
+
+
+DEFAULT_PROJECT = "default"
+
+
+@dataclass
+class ProjectLookup:
+    project: Project
+    created: str = ""
+    """One line saying what was created, empty when the project already existed."""
+
+
+@transaction.atomic
+def project_find_or_create(name: str | None) -> ProjectLookup:
+    """The project a command works in, shared by every command that takes ``--project``.
+
+    ``name`` given: that project (by name, or by id when no project has that
+    name), created when missing. No name: the only project; ``default``
+    created when there is none; an error when there are several.
+    A created project's owner is :func:`default_owner`.
+    """
+    if name:
+        project = Project.objects.filter(name=name).first()
+        if project is None and name.isdigit():
+            project = Project.objects.filter(pk=int(name)).first()
+        if project is not None:
+            return ProjectLookup(project)
+    else:
+        projects = list(Project.objects.order_by("name")[:2])
+        if len(projects) == 1:
+            return ProjectLookup(projects[0])
+        if projects:
+            names = list(Project.objects.order_by("name").values_list("name", flat=True)[:10])
+            raise GecInputError(f"several projects exist ({', '.join(names)}): name one with --project")
+        name = DEFAULT_PROJECT
+    owner = default_owner()
+    project = project_create(name=name, owner=owner)
+    if owner is not None:
+        line = f"created project {project.name!r} owned by {owner.get_username()!r}"
+    else:
+        line = (
+            f"created project {project.name!r} with no owner yet "
+            f"(set one: python manage.py create_project {project.name} --owner USERNAME)"
+        )
+    return ProjectLookup(project, line)
+
+
+def project_set_owner(*, project: Project, owner: AbstractBaseUser) -> Project:
+    project.owner = owner
+    project.save(update_fields=["owner"])
     project.members.add(owner)
     return project
 

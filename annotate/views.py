@@ -7,12 +7,12 @@ from django.shortcuts import get_object_or_404, redirect, render
 from annotate.decorators import researcher_required
 from annotate.forms import CorpusUploadForm, OutputsUploadForm
 from annotate.selectors import corpus_list_for, project_list_for
-from annotate.services import InputFile, corpus_import_text, outputs_import
+from annotate.services import InputFile, corpus_import_text, open_upload, outputs_import
 from geceval.errors import GecInputError
 
 
 def _file(upload) -> InputFile:
-    return InputFile(name=upload.name, data=upload.read())
+    return open_upload(upload, name=upload.name)
 
 
 @researcher_required

@@ -158,8 +158,10 @@ STORAGES = {
     },
 }
 
-# Uploads: corpora and system outputs are read in memory and validated whole.
-DATA_UPLOAD_MAX_MEMORY_SIZE = env_int("UPLOAD_MAX_BYTES", 50 * 1024 * 1024)
+# Uploads: corpora and system outputs are read in memory and validated whole. UPLOAD_MAX_BYTES also
+# bounds a gzip-compressed input after decompression (geceval.formats.inputs), uploaded or read by a command.
+UPLOAD_MAX_BYTES = env_int("UPLOAD_MAX_BYTES", 50 * 1024 * 1024)
+DATA_UPLOAD_MAX_MEMORY_SIZE = UPLOAD_MAX_BYTES
 FILE_UPLOAD_MAX_MEMORY_SIZE = DATA_UPLOAD_MAX_MEMORY_SIZE
 
 # Celery: eager (in-process, synchronous) when no broker is configured.

@@ -16,6 +16,7 @@ from django.views.decorators.http import require_GET, require_POST
 from annotate.decorators import researcher_required
 from annotate.http import csv_cell
 from annotate.selectors import corpus_list_for, project_list_for
+from annotate.services import open_upload
 from crowd.forms import ConfirmImportForm, CrowdSettingsForm, ImportForm, InviteForm
 from crowd.importing import judgments_import, judgments_parse
 from crowd.selectors import campaign_costs, invite_links, mturk_hits, platform_calls
@@ -195,11 +196,16 @@ def import_judgments_view(request: HttpRequest) -> HttpResponse:
         if upload.size > MAX_PREVIEW_BYTES:
             form.add_error("file", "the file is larger than 20 MB; use the import_judgments command")
         else:
-            data = upload.read()
             try:
+                opened = open_upload(upload, name=upload.name)
+                if len(opened.data) > MAX_PREVIEW_BYTES:
+                    raise GecInputError(
+                        "decompresses to more than 20 MB; use the import_judgments command", path=upload.name
+                    )
+                data = opened.data
                 parsed = judgments_parse(
                     fmt=form.cleaned_data["format"],
-                    path_or_bytes=data,
+                    path_or_bytes=opened,
                     include_rejected=form.cleaned_data["include_rejected"],
                 )
             except GecInputError as exc:

@@ -66,6 +66,7 @@ from geceval.errant_annotation import (
     reference_set_from_m2,
 )
 from geceval.errors import GecInputError
+from geceval.formats.inputs import display_name, read_input
 from geceval.formats.m2 import M2Sentence, read_m2
 from geceval.formats.text import read_lines
 from geceval.progress import ProgressFn, StderrProgress, no_progress
@@ -332,26 +333,26 @@ def looks_like_m2(path: str | os.PathLike[str]) -> bool:
     """An ``.m2`` file, or a file whose non-blank lines all start with ``S `` / ``A ``
     and whose first one is an ``S`` line."""
     path = os.fspath(path)
-    if path.lower().endswith(".m2"):
+    if display_name(path).lower().endswith(".m2"):
         return True
     try:
-        with open(path, encoding="utf-8", errors="replace") as fh:
-            first = None
-            for n, raw in enumerate(fh):
-                line = raw.rstrip("\r\n")
-                if not line.strip():
-                    continue
-                if first is None:
-                    first = line
-                    if not line.startswith("S "):
-                        return False
-                elif not line.startswith(("S ", "A ")):
-                    return False
-                if n > 2000:
-                    break
-            return first is not None
-    except OSError:
+        text = read_input(path).data.decode("utf-8", errors="replace")
+    except GecInputError:
         return False
+    first = None
+    for n, raw in enumerate(text.split("\n")):
+        line = raw.rstrip("\r")
+        if not line.strip():
+            continue
+        if first is None:
+            first = line
+            if not line.startswith("S "):
+                return False
+        elif not line.startswith(("S ", "A ")):
+            return False
+        if n > 2000:
+            break
+    return first is not None
 
 
 def _source_lines(args: argparse.Namespace) -> list[str] | None:

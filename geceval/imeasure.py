@@ -72,6 +72,7 @@ import numpy as np
 
 from geceval.convert import references_to_m2
 from geceval.errors import GecInputError
+from geceval.formats.inputs import read_input
 from geceval.formats.ixml import ICorrection, IGoldSentence, gold_from_m2, read_ixml
 from geceval.formats.m2 import read_m2
 from geceval.formats.text import read_lines
@@ -408,8 +409,7 @@ def _load_gold(args: argparse.Namespace) -> list[IGoldSentence]:
     refs = list(args.refs)
     if len(refs) == 1:
         path = refs[0]
-        with open(path, "rb") as fh:
-            head = fh.read(4096).lstrip()
+        head = read_input(path).data[:4096].lstrip()  # gzip or not
         if head.startswith(b"<"):
             return read_ixml(path)
         if head.startswith((b"S ", b"S\n")):

@@ -46,7 +46,8 @@ from itertools import combinations
 from pathlib import Path
 
 from geceval.errors import GecInputError
-from geceval.formats.text import read_text
+from geceval.formats.inputs import Source, read_input
+from geceval.formats.text import open_text
 
 SKIPPED = -1
 """The rank of an entry the annotator did not rank (WMT CSV convention)."""
@@ -120,9 +121,12 @@ def _parse_rank(text: str, path: str, line: int, what: str) -> int:
 _SYSTEM_SPLIT = re.compile(r"[,\s]+")
 
 
-def read_appraise_xml(path: str | Path, *, exclude_judges: Sequence[str] = ()) -> list[RankingJudgment]:
+def read_appraise_xml(
+    source: Source, *, exclude_judges: Sequence[str] = (), limit: int | None = None
+) -> list[RankingJudgment]:
     """Ranking items of an Appraise results file, in document order (see the module docstring)."""
-    name = str(path)
+    opened = read_input(source, limit=limit)
+    name = opened.name
     excluded = set(exclude_judges)
     judgments: list[RankingJudgment] = []
     parser = xml.parsers.expat.ParserCreate()
@@ -163,24 +167,25 @@ def read_appraise_xml(path: str | Path, *, exclude_judges: Sequence[str] = ()) -
 
     parser.StartElementHandler = start
     parser.EndElementHandler = end
-    with open(path, "rb") as handle:
-        try:
-            parser.ParseFile(handle)
-        except xml.parsers.expat.ExpatError as exc:
-            raise GecInputError(f"not well-formed XML: {exc}", path=name, line=exc.lineno) from None
-        except LookupError as exc:  # an encoding expat does not know, named in the XML declaration
-            raise GecInputError(f"unknown encoding: {exc}", path=name, line=1) from None
+    try:
+        parser.Parse(opened.data, True)
+    except xml.parsers.expat.ExpatError as exc:
+        raise GecInputError(f"not well-formed XML: {exc}", path=name, line=exc.lineno) from None
+    except LookupError as exc:  # an encoding expat does not know, named in the XML declaration
+        raise GecInputError(f"unknown encoding: {exc}", path=name, line=1) from None
     return judgments
 
 
 _SYSTEM_ID = re.compile(r"^system(\d+)id$")
 
 
-def read_wmt_csv(path: str | Path, *, exclude_judges: Sequence[str] = ()) -> list[RankingJudgment]:
+def read_wmt_csv(
+    source: Source, *, exclude_judges: Sequence[str] = (), limit: int | None = None
+) -> list[RankingJudgment]:
     """One ``RankingJudgment`` per row of a WMT ranking CSV (2-way to 5-way; see the module docstring)."""
-    name = str(path)
+    name, text = open_text(source, limit=limit)
     excluded = set(exclude_judges)
-    with io.StringIO(read_text(path), newline="") as handle:
+    with io.StringIO(text, newline="") as handle:
         reader = csv.reader(handle)
         header = next(reader, None)
         if header is None:
@@ -229,7 +234,9 @@ def read_wmt_csv(path: str | Path, *, exclude_judges: Sequence[str] = ()) -> lis
     return judgments
 
 
-def read_jsonl(path: str | Path, *, exclude_judges: Sequence[str] = ()) -> list[RankingJudgment]:
+def read_jsonl(
+    source: Source, *, exclude_judges: Sequence[str] = (), limit: int | None = None
+) -> list[RankingJudgment]:
     """Our own JSONL: one k-way ranking per line, blank lines ignored.
 
     Each line is an object with ``item`` (string or number), ``annotator``
@@ -243,10 +250,10 @@ def read_jsonl(path: str | Path, *, exclude_judges: Sequence[str] = ()) -> list[
 
     Ranks are integers >= 1, or -1 for an entry that was not ranked.
     """
-    name = str(path)
+    name, text = open_text(source, limit=limit)
     excluded = set(exclude_judges)
     judgments: list[RankingJudgment] = []
-    with io.StringIO(read_text(path)) as handle:
+    with io.StringIO(text) as handle:
         for line_no, text in enumerate(handle, 1):
             if not text.strip():
                 continue
@@ -313,16 +320,18 @@ def write_jsonl(rankings: Iterable[RankingJudgment], path: str | Path) -> None:
             handle.write(json.dumps(record, ensure_ascii=False) + "\n")
 
 
-def read_rankings(path: str | Path, fmt: str, *, exclude_judges: Sequence[str] = ()) -> list[RankingJudgment]:
-    """Read k-way rankings in one of ``FORMATS``."""
+def read_rankings(
+    source: Source, fmt: str, *, exclude_judges: Sequence[str] = (), limit: int | None = None
+) -> list[RankingJudgment]:
+    """Read k-way rankings in one of ``FORMATS`` (path, bytes or binary file, gzip or not)."""
     readers = {"wmt-csv": read_wmt_csv, "appraise-xml": read_appraise_xml, "jsonl": read_jsonl}
     if fmt not in readers:
         raise ValueError(f"unknown judgment format {fmt!r}; expected one of {', '.join(FORMATS)}")
-    return readers[fmt](path, exclude_judges=exclude_judges)
+    return readers[fmt](source, exclude_judges=exclude_judges, limit=limit)
 
 
 def read_pairwise(
-    path: str | Path, fmt: str, *, exclude_judges: Sequence[str] = ()
+    source: Source, fmt: str, *, exclude_judges: Sequence[str] = (), limit: int | None = None
 ) -> list[PairwiseJudgment]:
     """Read rankings and expand them to pairwise judgments (the reference's ``-n 2``)."""
-    return expand_pairwise(read_rankings(path, fmt, exclude_judges=exclude_judges))
+    return expand_pairwise(read_rankings(source, fmt, exclude_judges=exclude_judges, limit=limit))

@@ -62,6 +62,7 @@ from typing import Any
 
 from geceval.convert import references_to_m2
 from geceval.errors import GecInputError
+from geceval.formats.inputs import read_input
 from geceval.formats.m2 import M2Sentence, read_m2
 from geceval.formats.text import read_lines
 from geceval.m2_lattice import (
@@ -289,10 +290,10 @@ def m2_score(
 
 
 def _is_m2_file(path: str) -> bool:
-    with open(path, encoding="utf-8", errors="replace") as fh:
-        for line in fh:
-            if line.strip():
-                return line.startswith("S ")
+    text = read_input(path).data.decode("utf-8", errors="replace")  # gzip or not
+    for line in text.split("\n"):
+        if line.strip():
+            return line.startswith("S ")
     return False
 
 

@@ -45,7 +45,6 @@ from __future__ import annotations
 import csv
 import io
 import math
-import os
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -55,7 +54,8 @@ import numpy as np
 from scipy import stats
 
 from geceval.errors import GecInputError
-from geceval.formats.text import read_text
+from geceval.formats.inputs import Source
+from geceval.formats.text import open_text
 from geceval.judgments import PrwsRating
 from geceval.progress import ProgressFn, no_progress
 
@@ -314,9 +314,9 @@ def meaning_changed_rates(ratings: Iterable[RatingLike]) -> dict[str, float]:
 # --------------------------------------------------------------------------- readers
 
 
-def _open_csv(path: str | os.PathLike[str]) -> tuple[str, list[list[str]]]:
-    path = os.fspath(path)
-    with io.StringIO(read_text(path), newline="") as fh:
+def _open_csv(source: Source, limit: int | None = None) -> tuple[str, list[list[str]]]:
+    path, text = open_text(source, limit=limit)
+    with io.StringIO(text, newline="") as fh:
         rows = list(csv.reader(fh))
     if not rows:
         raise GecInputError("file is empty", path=path)
@@ -333,14 +333,14 @@ def _float(text: str, path: str, line: int, what: str) -> float:
     return value
 
 
-def read_gmeg_segment_csv(path: str | os.PathLike[str]) -> Segments:
+def read_gmeg_segment_csv(source: Source, *, limit: int | None = None) -> Segments:
     """GMEG ``*-segment-scores.csv``: a header of system names, one row per sentence.
 
     Items are the 0-based sentence index as a string (``"0"`` = first line of
     the source), so they line up with the GMEG text files. Empty cell = not
     scored (absent from the result).
     """
-    path, rows = _open_csv(path)
+    path, rows = _open_csv(source, limit)
     header = [h.strip() for h in rows[0]]
     if not header or any(not h for h in header):
         raise GecInputError("header must name every system column", path=path, line=1)
@@ -357,13 +357,13 @@ def read_gmeg_segment_csv(path: str | os.PathLike[str]) -> Segments:
     return out
 
 
-def read_system_scores_csv(path: str | os.PathLike[str]) -> dict[str, float]:
+def read_system_scores_csv(source: Source, *, limit: int | None = None) -> dict[str, float]:
     """A ``system,score`` CSV (GMEG ``*-corpus-scores.csv``; also meta-eval's inputs).
 
     Columns are found by header name (case-insensitive, any order; other
     columns ignored).
     """
-    path, rows = _open_csv(path)
+    path, rows = _open_csv(source, limit)
     cols = _columns(rows[0], {"system": ("system", "name"), "score": ("score",)}, path)
     out: dict[str, float] = {}
     for index, row in enumerate(rows[1:]):
@@ -406,14 +406,14 @@ def _columns(header: Sequence[str], wanted: Mapping[str, Sequence[str]], path: s
     return cols
 
 
-def read_prws_csv(path: str | os.PathLike[str]) -> list[Rating]:
+def read_prws_csv(source: Source, *, limit: int | None = None) -> list[Rating]:
     """One row per rating: item, worker, system, score[, meaning_changed].
 
     Columns by header name, case-insensitive, any order (aliases: item/segment
     /sentence, worker/annotator/judge, score/rating). ``meaning_changed`` is
     optional: 1/0, true/false, yes/no, empty = false.
     """
-    path, rows = _open_csv(path)
+    path, rows = _open_csv(source, limit)
     cols = _columns(rows[0], _PRWS_COLUMNS, path)
     norm = [h.strip().lower() for h in rows[0]]
     mc_col = next((norm.index(n) for n in ("meaning_changed", "meaningchanged") if n in norm), None)

@@ -1,11 +1,16 @@
 """``python -m geceval rank FILE``: rank systems from relative-ranking judgments (TrueSkill or Expected Wins).
 
-Reads k-way rankings (``--format wmt-csv|appraise-xml|jsonl``; guessed from
-the file name when omitted), expands them to pairwise judgments as the
+Reads k-way rankings (``--format wmt-csv|appraise-xml|jsonl|mturk-csv``;
+guessed from the file name when omitted, ``.csv`` read as WMT), expands them to pairwise judgments as the
 reference's ``-n 2`` and prints one line per system in ranked order with its
 score (mean mu for TrueSkill, Expected Wins for ``ew``), its 95% rank range
 and a rule between clusters. ``--json`` prints
 ``{"judgments": N, "systems": [{"name", "mu", "rank_range": [lo, hi], "cluster"}, ...]}``.
+
+``--format mturk-csv`` reads an MTurk batch results CSV as the web import
+does (``geceval.formats.mturk``: the same layout detection, rejected
+assignments dropped unless ``--include-rejected``, a collapsed candidate's
+rank given to each system it stands for).
 """
 
 from __future__ import annotations
@@ -14,16 +19,20 @@ import argparse
 import json
 import sys
 
-from geceval.judgments import FORMATS, read_pairwise
+from geceval.errors import GecInputError
+from geceval.formats.inputs import display_name, read_input
+from geceval.formats.mturk import parse_mturk_csv, rankings_of
+from geceval.judgments import FORMATS, PairwiseJudgment, expand_pairwise, read_pairwise
 from geceval.progress import StderrProgress
 from geceval.ranking import METHODS, RankingResult, rank
 
 _SUFFIXES = {".csv": "wmt-csv", ".xml": "appraise-xml", ".jsonl": "jsonl"}
+RANK_FORMATS = (*FORMATS, "mturk-csv")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("file", metavar="FILE", help="judgments file")
-    parser.add_argument("--format", choices=FORMATS, help="input format (default: from the file suffix)")
+    parser.add_argument("--format", choices=RANK_FORMATS, help="input format (default: from the file suffix)")
     parser.add_argument("--method", choices=METHODS, default="trueskill", help="ranker (default trueskill)")
     parser.add_argument("--runs", type=int, default=1000, help="TrueSkill runs or bootstrap samples (1000)")
     parser.add_argument("--seed", type=int, default=0, help="random seed, >= 0 (0)")
@@ -34,6 +43,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="NAME",
         help="leave out this annotator's judgments (repeatable)",
     )
+    parser.add_argument(
+        "--include-rejected", action="store_true", help="mturk-csv: keep rejected assignments"
+    )
+    parser.add_argument(
+        "--mapping", metavar="JSON", help="mturk-csv: column mapping, for a layout that cannot be detected"
+    )
     parser.add_argument("--workers", type=int, default=1, help="processes to split the runs over (1)")
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
 
@@ -42,9 +57,31 @@ def _format_of(args: argparse.Namespace) -> str:
     if args.format:
         return args.format
     for suffix, fmt in _SUFFIXES.items():
-        if args.file.lower().endswith(suffix):
+        if display_name(args.file).lower().endswith(suffix):
             return fmt
-    raise SystemExit(f"error: cannot tell the format of {args.file}; give --format {'|'.join(FORMATS)}")
+    raise SystemExit(f"error: cannot tell the format of {args.file}; give --format {'|'.join(RANK_FORMATS)}")
+
+
+def read_judgments(args: argparse.Namespace) -> list[PairwiseJudgment]:
+    fmt = _format_of(args)
+    if fmt != "mturk-csv":
+        if args.include_rejected or args.mapping:
+            raise GecInputError("--include-rejected and --mapping apply to --format mturk-csv only")
+        return read_pairwise(args.file, fmt, exclude_judges=args.exclude_judge)
+    mapping = None
+    if args.mapping:
+        try:
+            with open(args.mapping, encoding="utf-8") as handle:
+                mapping = json.load(handle)
+        except (OSError, ValueError) as exc:
+            raise GecInputError(f"cannot read the mapping: {exc}", path=args.mapping) from None
+    opened = read_input(args.file)
+    batch = parse_mturk_csv(
+        opened.data, name=opened.name, mapping=mapping, include_rejected=args.include_rejected
+    )
+    excluded = set(args.exclude_judge)
+    batch.judgments = [j for j in batch.judgments if j.worker not in excluded]
+    return expand_pairwise(rankings_of(batch))
 
 
 def format_table(result: RankingResult) -> str:
@@ -75,7 +112,7 @@ def run(args: argparse.Namespace) -> int:
     if args.seed < 0:
         print("error: --seed must be >= 0", file=sys.stderr)
         return 2
-    judgments = read_pairwise(args.file, _format_of(args), exclude_judges=args.exclude_judge)
+    judgments = read_judgments(args)  # a GecInputError is printed by geceval.cli
     if not judgments:
         print(f"error: {args.file}: no pairwise judgments", file=sys.stderr)
         return 2

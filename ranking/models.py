@@ -96,7 +96,12 @@ class Campaign(models.Model):
     seed = models.IntegerField(default=0)
     instructions = models.TextField(blank=True)
     created_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="created_campaigns"
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        related_name="created_campaigns",
+        null=True,
+        blank=True,
+        help_text="None for a judgment set imported into a project that has no owner.",
     )
     created = models.DateTimeField(auto_now_add=True)
 

@@ -61,6 +61,7 @@ def home(request: HttpRequest) -> HttpResponse:
     if is_researcher(request.user):
         context["corpora"] = corpus_list_for(request.user)
         context["campaigns"] = campaign_list_for(request.user)
+        context["ownerless"] = list(project_list_for(request.user).filter(owner__isnull=True))
     return render(request, "home.html", context)
 
 

@@ -99,8 +99,13 @@ def build_campaign_corpus(
     prefix: str = "ref",
     positions: list[int] | None = None,
     include_corpus_systems: bool = True,
+    every_sentence: bool = False,
 ) -> tuple[CorpusData, list[dict[str, Any]]]:
     """The exported corpus and, per exported line, the JSONL extra ``{"rewrites": [...]}``.
+
+    ``every_sentence`` (the JSONL export): every line of the campaign is
+    written with all its rewrites, also one without N counted rewrites; its
+    new references are then ``None`` (left out of the JSONL object).
 
     ``base`` is the whole corpus (sentence ``i`` at position ``i``);
     ``positions`` the campaign's sentences (default: all). New references are
@@ -137,7 +142,8 @@ def build_campaign_corpus(
     extra: list[dict[str, Any]] = []
     for group in _groups(positions, merges):
         picks = [chosen(p) for p in group]
-        if any(p is None for p in picks):
+        complete = all(p is not None for p in picks)
+        if not complete and not every_sentence:
             continue
         src = [base.sentences[p] for p in group]
         if len(group) == 1:
@@ -154,10 +160,15 @@ def build_campaign_corpus(
         for s in systems:
             lines[s.name].append(s.lines[group[0]] if len(group) == 1 else _join([s.lines[p] for p in group]))
         for k, name in enumerate(new_names):
+            if not complete:
+                lines[name].append(None)  # type: ignore[arg-type]
+                continue
             texts = [pick[k].final_text(base.sentences[p].text) for p, pick in zip(group, picks)]  # type: ignore[index]
             lines[name].append(texts[0] if len(group) == 1 else _join(texts))
         extra.append({"rewrites": [_rewrite_json(r) for p in group for r in by_pos.get(p, [])]})
     if not sentences:
+        if every_sentence:
+            raise GecInputError("the campaign has no sentences")
         raise GecInputError(f"no sentence has {n} accepted rewrites yet")
     out = [SystemData(s.name, s.kind, lines[s.name]) for s in systems]
     out += [SystemData(name, REFERENCE, lines[name]) for name in new_names]

@@ -15,6 +15,7 @@ from geceval.errors import GecInputError
 
 REFERENCE = "reference"
 MODEL = "model"
+SOURCE = "source"
 SOURCE_ERROR = "source+error"
 SYSTEM_KINDS = ("model", "source", "reference", "source+error")
 

@@ -9,6 +9,7 @@ only the ``\\n`` line terminators are removed (see geceval.formats.text).
 from __future__ import annotations
 
 import json
+import os
 import re
 from pathlib import Path
 from typing import Any
@@ -22,20 +23,25 @@ from annotate.formats.data import (
     SystemData,
     natural_key,
 )
-from annotate.services import MAX_LINE_CHARS, InputFile, SentenceRecord, check_same_length, text_lines
+from annotate.services import (
+    MAX_LINE_CHARS,
+    InputFile,
+    SentenceRecord,
+    check_same_length,
+    open_upload,
+    text_lines,
+)
 from geceval.errors import GecInputError
+from geceval.formats.inputs import display_name
 from geceval.formats.m2 import M2Sentence, parse_m2
-from geceval.formats.text import decode_lines, jfleg_reference_paths
+from geceval.formats.text import decode_lines, jfleg_reference_paths, jfleg_source_path
 
 FORMATS = ("jfleg", "gmeg", "m2", "text", "jsonl")
 _GMEG_REF = re.compile(r"^ref\d+$")
 
 
 def _read(path: Path | str) -> InputFile:
-    p = Path(path)
-    if not p.is_file():
-        raise GecInputError("no such file", path=str(p))
-    return InputFile(name=str(p), data=p.read_bytes())
+    return open_upload(os.fspath(path))
 
 
 # -- text and JFLEG ---------------------------------------------------------------------------
@@ -64,11 +70,11 @@ def parse_jfleg(
 
 def load_jfleg(prefix: str, *, domain: str = "", tokenized: bool = False) -> CorpusData:
     """``prefix.src`` + ``prefix.ref0..N`` (references named ``ref0..N`` after their suffix)."""
-    source = _read(prefix + ".src")
+    source = _read(jfleg_source_path(prefix))
     ref_paths = jfleg_reference_paths(prefix)
     if not ref_paths:
         raise GecInputError("no reference files PREFIX.ref0..N (JFLEG layout)", path=prefix + ".ref0")
-    refs = [(p.rsplit(".", 1)[1], _read(p)) for p in ref_paths]
+    refs = [(display_name(p).rsplit(".", 1)[1], _read(p)) for p in ref_paths]
     return parse_jfleg(source, refs, domain=domain, tokenized=tokenized)
 
 
@@ -103,7 +109,15 @@ def parse_gmeg(files: dict[str, InputFile], *, domain: str, tokenized: bool = Fa
 
 
 def _folder_files(folder: Path) -> dict[str, InputFile]:
-    return {p.name: _read(p) for p in sorted(folder.iterdir()) if p.is_file() and not p.name.startswith(".")}
+    return {
+        display_name(p.name): _read(p)
+        for p in sorted(folder.iterdir())
+        if p.is_file() and not p.name.startswith(".")
+    }
+
+
+def _has_source(folder: Path) -> bool:
+    return (folder / "source").is_file() or (folder / "source.gz").is_file()
 
 
 def load_gmeg(path: str, *, domain: str = "", tokenized: bool = False) -> CorpusData:
@@ -116,9 +130,9 @@ def load_gmeg(path: str, *, domain: str = "", tokenized: bool = False) -> Corpus
     folder = Path(path)
     if not folder.is_dir():
         raise GecInputError("not a folder (GMEG layout: a domain folder with source, ref0..N)", path=path)
-    if (folder / "source").is_file():
+    if _has_source(folder):
         return parse_gmeg(_folder_files(folder), domain=domain or folder.name, tokenized=tokenized)
-    domains = sorted((d for d in folder.iterdir() if (d / "source").is_file()), key=lambda d: d.name)
+    domains = sorted((d for d in folder.iterdir() if _has_source(d)), key=lambda d: d.name)
     if not domains:
         raise GecInputError("no 'source' file here nor in any sub-folder (GMEG layout)", path=path)
     if domain:

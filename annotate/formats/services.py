@@ -6,7 +6,7 @@ from django.db import transaction
 
 from annotate.formats.campaign import RewriteRecord, build_campaign_corpus, pseudonym
 from annotate.formats.data import CorpusData, SystemData
-from annotate.formats.writers import write, write_jsonl
+from annotate.formats.writers import EXPORT_FORMATS, write, write_jsonl
 from annotate.models import Corpus, Output, Project, Rewrite
 from annotate.rewrites.selectors import rewrite_campaign_sentences
 from annotate.services import SentenceRecord, corpus_create, outputs_import_lines
@@ -118,7 +118,12 @@ def campaign_rewrite_records(campaign) -> list[RewriteRecord]:
 
 
 def campaign_corpus(
-    campaign, *, n: int | None = None, prefix: str = "ref", include_corpus_systems: bool = True
+    campaign,
+    *,
+    n: int | None = None,
+    prefix: str = "ref",
+    include_corpus_systems: bool = True,
+    every_sentence: bool = False,
 ) -> tuple[CorpusData, list[dict]]:
     """The corpus a campaign's accepted rewrites make (see :mod:`annotate.formats.campaign`)."""
 
@@ -130,17 +135,46 @@ def campaign_corpus(
         prefix=prefix,
         positions=positions,
         include_corpus_systems=include_corpus_systems,
+        every_sentence=every_sentence,
     )
 
 
 def campaign_export(
     campaign, *, fmt: str, untyped: bool = False, n: int | None = None, include_corpus_systems: bool = True
 ) -> dict[str, bytes]:
-    """Files named after the campaign: JFLEG/GMEG/M2 of its references, JSONL with every rewrite."""
-    data, extra = campaign_corpus(campaign, n=n, include_corpus_systems=include_corpus_systems)
+    """Files named after the campaign: JFLEG/GMEG/M2 of the sentences with N accepted rewrites, JSONL of
+    every sentence with every rewrite (references only where N are accepted)."""
+    data, extra = campaign_corpus(
+        campaign, n=n, include_corpus_systems=include_corpus_systems, every_sentence=fmt == "jsonl"
+    )
     if fmt == "jsonl":
         return write_jsonl(data, campaign.name, extra)
     return write(data, fmt, campaign.name, untyped=untyped)
+
+
+def corpus_export_problems(corpus: Corpus) -> dict[str, str]:
+    """Why a format cannot be written now, by format (absent: it can), shown on the form before a click."""
+    try:
+        data = corpus_data(corpus)
+    except GecInputError as exc:
+        return dict.fromkeys(EXPORT_FORMATS, exc.problem)
+    if not data.references():
+        return {"m2": "the corpus has no references to write as M2 edits"}
+    return {}
+
+
+def campaign_export_problems(campaign, *, n: int | None = None) -> dict[str, str]:
+    """As :func:`corpus_export_problems`, for a rewrite campaign's export."""
+    problems: dict[str, str] = {}
+    try:
+        campaign_corpus(campaign, n=n)
+    except GecInputError as exc:
+        problems = dict.fromkeys(("jfleg", "gmeg", "m2"), exc.problem)
+    try:
+        campaign_corpus(campaign, n=n, every_sentence=True)
+    except GecInputError as exc:
+        problems["jsonl"] = exc.problem
+    return problems
 
 
 @transaction.atomic

@@ -18,6 +18,7 @@ from django.views.decorators.http import require_GET
 
 from annotate.decorators import researcher_required
 from annotate.formats.services import campaign_export as campaign_files
+from annotate.formats.services import campaign_export_problems, corpus_export_problems
 from annotate.formats.services import corpus_export as corpus_files
 from annotate.formats.writers import safe_name, zip_files
 from annotate.rewrites.selectors import rewrite_campaign_list_for
@@ -40,6 +41,14 @@ class ExportForm(forms.Form):
     )
     as_zip = forms.BooleanField(required=False, label="Always download a zip (even for one file)")
 
+    def __init__(self, *args, problems: dict[str, str] | None = None, **kwargs):
+        super().__init__(*args, **kwargs)
+        problems = problems or {}
+        self.fields["format"].choices = [
+            (value, f"{label} (cannot be written: {problems[value]})" if value in problems else label)
+            for value, label in FORMAT_CHOICES
+        ]
+
 
 class CampaignExportForm(ExportForm):
     rewrites = forms.IntegerField(
@@ -51,6 +60,11 @@ class CampaignExportForm(ExportForm):
     corpus_systems = forms.BooleanField(
         required=False, initial=True, label="Include the corpus's own references and systems first"
     )
+
+
+def _problem_rows(problems: dict[str, str]) -> list[tuple[str, str]]:
+    labels = dict(FORMAT_CHOICES)
+    return [(labels[f].split(":")[0].split(" (")[0], problems[f]) for f, _ in FORMAT_CHOICES if f in problems]
 
 
 def _download(files: dict[str, bytes], name: str, as_zip: bool) -> HttpResponse:
@@ -68,7 +82,8 @@ def _download(files: dict[str, bytes], name: str, as_zip: bool) -> HttpResponse:
 @require_GET
 def corpus_export(request: HttpRequest, pk: int) -> HttpResponse:
     corpus = get_object_or_404(corpus_list_for(request.user), pk=pk)
-    form = ExportForm(request.GET if "format" in request.GET else None)
+    problems = corpus_export_problems(corpus)
+    form = ExportForm(request.GET if "format" in request.GET else None, problems=problems)
     if form.is_bound and form.is_valid():
         data = form.cleaned_data
         try:
@@ -77,7 +92,13 @@ def corpus_export(request: HttpRequest, pk: int) -> HttpResponse:
             form.add_error(None, str(exc))
         else:
             return _download(files, corpus.name, data["as_zip"])
-    context = {"form": form, "corpus": corpus, "what": "corpus", "name": corpus.name}
+    context = {
+        "form": form,
+        "corpus": corpus,
+        "what": "corpus",
+        "name": corpus.name,
+        "problems": _problem_rows(problems),
+    }
     return render(request, "annotate/corpus_export.html", context, status=400 if form.errors else 200)
 
 
@@ -85,7 +106,8 @@ def corpus_export(request: HttpRequest, pk: int) -> HttpResponse:
 @require_GET
 def campaign_export(request: HttpRequest, pk: int) -> HttpResponse:
     campaign = get_object_or_404(rewrite_campaign_list_for(request.user), pk=pk)
-    form = CampaignExportForm(request.GET if "format" in request.GET else None)
+    problems = campaign_export_problems(campaign)
+    form = CampaignExportForm(request.GET if "format" in request.GET else None, problems=problems)
     if form.is_bound and form.is_valid():
         data = form.cleaned_data
         try:
@@ -106,6 +128,7 @@ def campaign_export(request: HttpRequest, pk: int) -> HttpResponse:
         "corpus": campaign.corpus,
         "what": "rewrite campaign",
         "name": campaign.name,
+        "problems": _problem_rows(problems),
     }
     return render(request, "annotate/corpus_export.html", context, status=400 if form.errors else 200)
 

@@ -14,7 +14,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from annotate.formats.data import MODEL, CorpusData, reference_ids
+from annotate.formats.data import MODEL, SOURCE, SOURCE_ERROR, CorpusData, reference_ids
 from annotate.formats.readers import corrected_tokens
 from geceval.convert import references_to_m2
 from geceval.errors import GecInputError
@@ -43,19 +43,55 @@ def write_jfleg(data: CorpusData, name: str) -> dict[str, bytes]:
     return files
 
 
-def write_gmeg(data: CorpusData, name: str) -> dict[str, bytes]:
-    """``DOMAIN/source``, ``DOMAIN/ref0..N-1`` and ``DOMAIN/<system>`` for every other system.
+def _gmeg_others(data: CorpusData) -> list:
+    return [s for s in data.others() if not (s.kind == SOURCE and s.lines == data.source)]
 
-    Sentences are grouped by domain (order of first appearance; a sentence
-    without a domain goes to a folder named after the corpus).
+
+def gmeg_file_names(data: CorpusData) -> dict[str, str]:
+    """The file name of every system that is not a reference, by role and then by name.
+
+    ``source`` and ``ref0..N`` are the layout's own; a ``source+error``
+    system is the file ``source+error``; any other system is the file named
+    after it, unless its name is not a safe file name or is one of the
+    layout's (``source``, ``refN``, ``source+error``), when it becomes
+    ``system-<name>`` (odd characters replaced, a number added if two collide).
+    A system of kind ``source`` whose lines are the sentences is the
+    ``source`` file itself and gets no file of its own.
     """
-    refs, others = data.references(), data.others()
-    reserved = {"source"} | {f"ref{k}" for k in range(len(refs))}
+    refs, others = data.references(), _gmeg_others(data)
+    taken = {"source"} | {f"ref{k}" for k in range(len(refs))}
+    names: dict[str, str] = {}
     for s in others:
-        if s.name in reserved or safe_name(s.name) != s.name or re.fullmatch(r"ref\d+", s.name):
-            raise GecInputError(
-                f"system name {s.name!r} cannot be a GMEG file name (clashes with source/refN or has odd characters)"
-            )
+        if s.kind == SOURCE_ERROR and SOURCE_ERROR not in taken:
+            names[s.name] = SOURCE_ERROR
+            taken.add(SOURCE_ERROR)
+    for s in others:
+        if s.name in names:
+            continue
+        wanted = s.name
+        if (
+            safe_name(wanted) != wanted
+            or wanted in {"source", SOURCE_ERROR}
+            or re.fullmatch(r"ref\d+", wanted)
+        ):
+            wanted = "system-" + safe_name(s.name)
+        candidate, k = wanted, 2
+        while candidate in taken:
+            candidate, k = f"{wanted}-{k}", k + 1
+        names[s.name] = candidate
+        taken.add(candidate)
+    return names
+
+
+def write_gmeg(data: CorpusData, name: str) -> dict[str, bytes]:
+    """``DOMAIN/source``, ``DOMAIN/ref0..N-1`` and one file per other system (see :func:`gmeg_file_names`).
+
+    Files are named by role, whatever the systems are called. Sentences are
+    grouped by domain (order of first appearance; a sentence without a domain
+    goes to a folder named after the corpus).
+    """
+    refs, others = data.references(), _gmeg_others(data)
+    file_names = gmeg_file_names(data)
     groups: dict[str, list[int]] = {}
     for i, s in enumerate(data.sentences):
         groups.setdefault(safe_name(s.domain) if s.domain else safe_name(name), []).append(i)
@@ -65,7 +101,7 @@ def write_gmeg(data: CorpusData, name: str) -> dict[str, bytes]:
         for k, ref in enumerate(refs):
             files[f"{domain}/ref{k}"] = _lines([ref.lines[i] for i in rows])
         for s in others:
-            files[f"{domain}/{s.name}"] = _lines([s.lines[i] for i in rows])
+            files[f"{domain}/{file_names[s.name]}"] = _lines([s.lines[i] for i in rows])
     return files
 
 
@@ -166,7 +202,7 @@ def jsonl_objects(data: CorpusData, extra: list[dict[str, Any]] | None = None) -
             "document_id": s.document_id,
             "paragraph_position": s.paragraph_position,
             "metadata": s.metadata,
-            "references": {r.name: r.lines[i] for r in refs},
+            "references": {r.name: r.lines[i] for r in refs if r.lines[i] is not None},
             "outputs": {o.name: o.lines[i] for o in others},
         }
         kinds = {o.name: o.kind for o in others if o.kind != MODEL}

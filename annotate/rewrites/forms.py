@@ -40,6 +40,21 @@ class RewriteCampaignForm(forms.Form):
     first_position = forms.IntegerField(min_value=0, required=False, label="From line (0-based)")
     last_position = forms.IntegerField(min_value=0, required=False, label="To line (inclusive)")
     qualification = forms.ModelChoiceField(queryset=Qualification.objects.none(), required=False)
+    far_length_ratio = forms.FloatField(
+        min_value=1.01,
+        initial=3.0,
+        required=False,
+        label="Review a rewrite this many times longer or shorter than its sentence",
+        help_text="Such a rewrite goes to expert review flagged 'far from its sentence'.",
+    )
+    far_edit_rate = forms.IntegerField(
+        min_value=1,
+        max_value=100,
+        initial=80,
+        required=False,
+        label="Review a rewrite that changes more than this % of the sentence's words",
+        help_text="Blank: the defaults (3 times, 80%).",
+    )
 
     def __init__(self, *args, projects=None, **kwargs):
         super().__init__(*args, **kwargs)

@@ -18,6 +18,7 @@ from annotate.models import (
     Sentence,
 )
 from annotate.rewrites.selectors import may_review, sentence_references
+from annotate.rewrites.tokens import tokenise_like
 from annotate.rewrites.validation import RewriteError, rewrite_clean
 from annotate.tasking import task_send_on_commit
 from geceval.errant_scorer import errant_score_texts
@@ -128,14 +129,17 @@ def qualification_grade(*, attempt_id: int) -> int:
 
     graded = 0
     for answer in QualificationAnswer.objects.filter(attempt_id=attempt_id, gleu__isnull=True).select_related(
-        "sample__sentence"
+        "sample__sentence__corpus"
     ):
-        source = answer.sample.sentence.text
-        refs = sentence_references(answer.sample.sentence)
+        sentence = answer.sample.sentence
+        source = sentence.text
+        refs = sentence_references(sentence)
         if not refs:
             continue
-        gleu = gleu_plus([source], [[r] for r in refs], [answer.text], sentence=True, iterations=1)
-        errant = errant_score_texts([source], [[r] for r in refs], [answer.text])
+        # The answer was typed as people write; the references are as the corpus is tokenised.
+        text = tokenise_like(answer.text, source=source, references=refs, tokenized=sentence.corpus.tokenized)
+        gleu = gleu_plus([source], [[r] for r in refs], [text], sentence=True, iterations=1)
+        errant = errant_score_texts([source], [[r] for r in refs], [text])
         QualificationAnswer.objects.filter(pk=answer.pk).update(
             gleu=round(gleu.sentence_scores[0], 4), errant_f05=round(errant.f, 4)
         )

@@ -155,10 +155,16 @@ def rewrite_work_list_for(user: AbstractBaseUser) -> list[RewriteCampaign]:
 
 
 def review_campaign_list_for(user: AbstractBaseUser) -> QuerySet[RewriteCampaign]:
-    """Campaigns with expert review in the expert's projects."""
+    """Campaigns with expert review in the expert's projects, and those with a rewrite far from its
+    sentence awaiting review (reviewed whatever the campaign's setting)."""
     if not user.is_authenticated or not user_roles(user) & {Role.EXPERT, Role.ADMIN}:
         return RewriteCampaign.objects.none()
-    return _member_campaigns(user).filter(require_review=True).select_related("corpus")
+    far = Rewrite.objects.filter(far_from_sentence=True, status=RewriteStatus.SUBMITTED)
+    return (
+        _member_campaigns(user)
+        .filter(Q(require_review=True) | Q(pk__in=far.values("campaign_id")))
+        .select_related("corpus")
+    )
 
 
 def may_review(user: AbstractBaseUser) -> bool:

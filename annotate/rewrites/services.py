@@ -46,6 +46,7 @@ from annotate.rewrites.validation import (
     RewriteError,
     _difficulty,
     _seconds,
+    far_from_sentence,
     rewrite_clean,
 )
 
@@ -70,6 +71,8 @@ def rewrite_campaign_create(
     first_position: int | None = None,
     last_position: int | None = None,
     qualification: Qualification | None = None,
+    far_length_ratio: float = 3.0,
+    far_edit_rate: float = 0.8,
 ) -> RewriteCampaign:
     """A campaign and its slots: N per sentence, or each group's own count when groups carry one.
 
@@ -102,6 +105,10 @@ def rewrite_campaign_create(
     pay = Decimal(str(pay_per_sentence))
     if pay < 0:
         raise RewriteError("Pay per sentence cannot be negative.")
+    if not far_length_ratio > 1:
+        raise RewriteError("The length ratio that sends a rewrite to review must be more than 1.")
+    if not 0 < far_edit_rate <= 1:
+        raise RewriteError("The share of changed words that sends a rewrite to review is between 0 and 1.")
     text = instructions if instructions is not None and instructions.strip() else PRESET_INSTRUCTIONS[preset]
     campaign = RewriteCampaign.objects.create(
         project=project,
@@ -117,6 +124,8 @@ def rewrite_campaign_create(
         first_position=first_position,
         last_position=last_position,
         qualification=qualification,
+        far_length_ratio=far_length_ratio,
+        far_edit_rate=far_edit_rate,
         created_by=created_by,
     )
     RewriteCampaignGroup.objects.bulk_create(
@@ -350,6 +359,7 @@ def rewrite_submit(
             raise RewriteError("The last sentence of the corpus cannot be merged with a next one.")
     else:
         saved = rewrite_clean(text, source=sentence.text, tokenized=campaign.corpus.tokenized)
+    far = bool(saved) and bool(far_reason(campaign, sentence.text, saved))
     level = _difficulty(difficulty)
     if campaign.ask_difficulty and not flag and level is None:
         raise RewriteError("Rate how difficult the sentence was (1-5) before submitting.")
@@ -370,7 +380,9 @@ def rewrite_submit(
                 difficulty=level,
                 group=group,
                 seconds=_seconds(seconds),
-                status=RewriteStatus.SUBMITTED if campaign.require_review else RewriteStatus.ACCEPTED,
+                # Far from its sentence: an expert decides, whether or not the campaign reviews every rewrite.
+                status=RewriteStatus.SUBMITTED if campaign.require_review or far else RewriteStatus.ACCEPTED,
+                far_from_sentence=far,
             )
     except IntegrityError:  # a double submit won the race
         return Rewrite.objects.get(campaign=campaign, sentence=sentence, annotator=user), False
@@ -378,6 +390,13 @@ def rewrite_submit(
     slot.save(update_fields=["rewrite"])
     RewriteDraft.objects.filter(campaign=campaign, sentence=sentence, annotator=user).delete()
     return rewrite, True
+
+
+def far_reason(campaign: RewriteCampaign, source: str, text: str) -> str:
+    """Why ``text`` is far from its sentence under the campaign's thresholds (``""``: it is not)."""
+    return far_from_sentence(
+        text, source=source, length_ratio=campaign.far_length_ratio, edit_rate=campaign.far_edit_rate
+    )
 
 
 def _group_name(campaign: RewriteCampaign, user: AbstractBaseUser) -> str:
@@ -435,7 +454,7 @@ def rewrite_review(
         raise RewriteError("Only experts review rewrites.")
     if rewrite.annotator_id == reviewer.pk:
         raise RewriteError("Experts never review their own rewrites.")
-    if not rewrite.campaign.require_review:
+    if not rewrite.campaign.require_review and not rewrite.far_from_sentence:
         raise RewriteError("This campaign has no review step.")
     fields: dict[str, object] = {"reviewer": reviewer, "reviewed": now}
     if decision == "accept":

@@ -13,6 +13,7 @@ CoNLL sources were tokenised. These rules are ours, not a port of any tokenizer.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
 ATTACH_LEFT = {",", ".", "!", "?", ";", ":", "%", ")", "]", "}", "...", "''", "n't", "N'T"}
 CLITICS = {"'s", "'re", "'ve", "'ll", "'d", "'m", "'S", "'RE", "'VE", "'LL", "'D", "'M", "'"}
@@ -85,13 +86,38 @@ def tokenise_words(text: str) -> str:
     return " ".join(t for word in text.split() for t in _split_word(word))
 
 
-def retokenise(text: str, *, source: str | None = None) -> str:
-    """Tokenise ``text`` as the tokenised ``source`` is: unchanged words reuse the source's tokens."""
+def retokenise(text: str, *, source: str | None = None, like: Iterable[str] = ()) -> str:
+    """Tokenise ``text`` as the tokenised ``source`` is: unchanged words reuse the source's tokens.
+
+    ``like``: more tokenised texts of the same corpus (its references), whose
+    words are reused the same way when the source does not have them, so a
+    word the corpus keeps whole ("doesn't") is not split by the PTB rules.
+    """
     known: dict[str, list[str]] = {}
-    if source is not None:
-        for chunk in _chunks(source.split()):
+    for tokenised in [*([source] if source is not None else []), *like]:
+        for chunk in _chunks(tokenised.split()):
             known.setdefault("".join(chunk), chunk)
     out: list[str] = []
     for word in text.split():
         out.extend(known.get(word) or _split_word(word))
     return " ".join(out)
+
+
+_SPLIT_MARKS = re.compile(r"\s(?:[.,!?;:]|n't|'s|'re|'ve|'ll|'d|'m)(?=\s|$)")
+
+
+def looks_tokenised(texts: Iterable[str]) -> bool:
+    """Whether any text is whitespace-tokenised: punctuation or a clitic standing alone ("word .")."""
+    return any(_SPLIT_MARKS.search(t) for t in texts)
+
+
+def tokenise_like(answer: str, *, source: str, references: list[str], tokenized: bool) -> str:
+    """A typed answer tokenised the way its corpus is, for comparing with the corpus's references.
+
+    A corpus marked tokenised, or whose source and references read tokenised,
+    gets the answer detokenised (undoing whatever tokenisation it was stored
+    with) then retokenised with the source's and references' own words.
+    """
+    if not (tokenized or looks_tokenised([source, *references])):
+        return " ".join(answer.split())
+    return retokenise(detokenise(answer), source=" ".join(source.split()), like=references)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import unicodedata
 
 from annotate.rewrites.tokens import retokenise
@@ -51,6 +52,30 @@ def rewrite_clean(text: str, *, source: str, tokenized: bool) -> str:
     if tokenized:
         return retokenise(text, source=" ".join(source.split()))
     return " ".join(text.split())
+
+
+def far_from_sentence(text: str, *, source: str, length_ratio: float, edit_rate: float) -> str:
+    """Why a rewrite is far from its sentence, or ``""`` when it is not (the campaign's thresholds).
+
+    Far: more than ``length_ratio`` times longer or shorter than the sentence
+    in tokens, or more than ``edit_rate`` of the sentence's tokens changed
+    (not kept, in order, by the longest matching blocks).
+    """
+    src, out = source.split(), text.split()
+    if not src or not out:
+        return ""
+    longer = max(len(out) / len(src), len(src) / len(out))
+    if longer > length_ratio:
+        return (
+            f"it has {len(out)} words for a sentence of {len(src)} "
+            f"(more than {length_ratio:g} times {'longer' if len(out) > len(src) else 'shorter'})"
+        )
+    matcher = difflib.SequenceMatcher(None, src, out, autojunk=False)
+    kept = sum(block.size for block in matcher.get_matching_blocks())
+    changed = (len(src) - kept) / len(src)
+    if changed > edit_rate:
+        return f"it changes {changed:.0%} of the sentence's words (more than {edit_rate:.0%})"
+    return ""
 
 
 def _difficulty(value: object) -> int | None:

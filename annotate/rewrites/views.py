@@ -69,6 +69,8 @@ def campaign_new(request: HttpRequest) -> HttpResponse:
                 first_position=d["first_position"],
                 last_position=d["last_position"],
                 qualification=d["qualification"],
+                far_length_ratio=d["far_length_ratio"] or 3.0,
+                far_edit_rate=(d["far_edit_rate"] or 80) / 100,
             )
         except services.RewriteError as exc:
             form.add_error(None, str(exc))
@@ -139,7 +141,7 @@ def work(request: HttpRequest, pk: int) -> HttpResponse:
         )
         posted = request.POST
         try:
-            services.rewrite_submit(
+            rewrite, created = services.rewrite_submit(
                 campaign=campaign,
                 user=request.user,
                 sentence=sentence,
@@ -151,6 +153,13 @@ def work(request: HttpRequest, pk: int) -> HttpResponse:
         except services.RewriteError as exc:
             error, status = str(exc), 400
         else:
+            if created and rewrite.far_from_sentence:
+                messages.warning(
+                    request,
+                    "Your rewrite is far from its sentence ("
+                    + services.far_reason(campaign, sentence.text, rewrite.text)
+                    + "): an expert will review it before it counts.",
+                )
             return redirect("rewrite-work", pk=campaign.pk)
     slot = services.slot_claim(campaign=campaign, user=request.user)
     done = sel.my_rewrites(campaign, request.user).count()

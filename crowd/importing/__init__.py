@@ -49,21 +49,15 @@ MTurk mapping (``mapping``; detected when absent) is a JSON object::
      "seconds": "WorkTimeInSeconds", "hit": "HITId",
      "items": [ {item, source, systems, texts, answers}, ... ]}   # optional: several items per row
 
-Detection: ``Input.system<k>`` with ``Answer.rank_<k>`` (or ``Answer.rank<k>``,
-``Answer.score_<k>``), ``Input.text<k>``/``Input.output<k>``, item from
-``Input.item_id``/``Input.id``/``Input.item``/``Input.segment_id``, source
-from ``Input.source``/``Input.src``/``Input.original``/``Input.sentence``.
+Detection and reading: ``geceval.formats.mturk`` (shared with ``python -m
+geceval rank --format mturk-csv``): short rows without MTurk's empty trailing
+``Approve``/``Reject``, the item id from ``Input.sentID`` and its kin, texts
+from ``Input.sentence<k>``/``Input.text<k>``/``Input.output<k>``.
 """
 
-from crowd.importing.readers import (
-    FORMATS,
-    Entry,
-    Parsed,
-    ParsedJudgment,
-    detect_mturk_mapping,
-    judgments_parse,
-)
+from crowd.importing.readers import FORMATS, Parsed, judgments_parse
 from crowd.importing.saving import ImportReport, judgments_import
+from geceval.formats.mturk import Entry, ParsedJudgment, detect_mturk_mapping
 
 __all__ = [
     "FORMATS",

@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from django.db import transaction
 from django.utils import timezone
@@ -16,7 +15,8 @@ from crowd.importing.readers import Entry, judgments_parse
 from crowd.models import Platform
 from crowd.services.workers import crowd_workers_bulk
 from geceval.errors import GecInputError
-from geceval.judgments import RankingJudgment
+from geceval.formats.inputs import Source
+from geceval.formats.mturk import ranking_of
 from ranking.models import (
     Assignment,
     AssignmentStatus,
@@ -85,8 +85,7 @@ def _sentences_for(corpus: Corpus, items: list[str]) -> dict[str, int]:
 
 
 def _pairs(entries: list[tuple[tuple[str, ...], int]]) -> int:
-    expanded = tuple((s, rank) for systems, rank in entries for s in systems)
-    return len(RankingJudgment("", "", expanded).pairs())
+    return len(ranking_of("", "", entries).pairs())
 
 
 @transaction.atomic
@@ -95,7 +94,7 @@ def judgments_import(
     project: Project,
     name: str,
     fmt: str,
-    path_or_bytes: str | Path | bytes,
+    path_or_bytes: Source,
     corpus: Corpus | None = None,
     mapping: Mapping | None = None,
     include_rejected: bool = False,

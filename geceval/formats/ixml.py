@@ -54,6 +54,7 @@ from dataclasses import dataclass, field
 from lxml import etree as LET
 
 from geceval.errors import GecInputError
+from geceval.formats.inputs import Source, read_input
 from geceval.formats.m2 import M2Sentence
 
 
@@ -210,12 +211,10 @@ def _parse_sentence(sent: ET.Element, script_id: str, *, path: str, where) -> IG
     return IGoldSentence(tokens, errors, numann, sent.get("id", ""), script_id, line)
 
 
-def read_ixml(path: str | os.PathLike[str]) -> list[IGoldSentence]:
-    """Read an I-measure gold XML file."""
-    path = os.fspath(path)
-    with open(path, "rb") as fh:
-        data = fh.read()
-    return parse_ixml(data, path=path)
+def read_ixml(source: Source, *, limit: int | None = None) -> list[IGoldSentence]:
+    """Read an I-measure gold XML file (path, bytes or binary file, gzip or not)."""
+    opened = read_input(source, limit=limit)
+    return parse_ixml(opened.data, path=opened.name)
 
 
 # ----------------------------------------------------------------------------- from M2

@@ -18,7 +18,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from geceval.errors import GecInputError
-from geceval.formats.text import read_text
+from geceval.formats.inputs import Source
+from geceval.formats.text import open_text
 
 
 @dataclass(frozen=True)
@@ -128,8 +129,10 @@ def parse_m2(text: str, *, path: str = "<m2>") -> list[M2Sentence]:
     return sentences
 
 
-def read_m2(path: str | os.PathLike[str]) -> list[M2Sentence]:
-    return parse_m2(read_text(path), path=os.fspath(path))
+def read_m2(source: Source, *, limit: int | None = None) -> list[M2Sentence]:
+    """An M2 file from a path, bytes or binary file (gzip or not; see ``geceval.formats.inputs``)."""
+    name, text = open_text(source, limit=limit)
+    return parse_m2(text, path=name)
 
 
 def format_edit(edit: M2Edit) -> str:

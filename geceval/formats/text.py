@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from geceval.errors import GecInputError
+from geceval.formats.inputs import Source, read_input
 
 
 def decode_lines(data: bytes, *, path: str = "<input>", allow_empty: bool = False) -> list[str]:
@@ -40,19 +41,23 @@ def _decode(data: bytes, path: str) -> str:
         raise GecInputError(f"not valid UTF-8 (byte {exc.start})", path=path, line=line) from None
 
 
-def read_text(path: str | os.PathLike[str]) -> str:
-    """A whole UTF-8 file as text (a leading BOM dropped); bad bytes are a GecInputError naming the line."""
-    path = os.fspath(path)
-    with open(path, "rb") as fh:
-        text = _decode(fh.read(), path)
-    return text[1:] if text.startswith("\ufeff") else text
+def open_text(source: Source, *, limit: int | None = None) -> tuple[str, str]:
+    """The name and UTF-8 text of an input (path, bytes or binary file, gzip or not; see
+    ``geceval.formats.inputs``), a leading BOM dropped; bad bytes are a GecInputError naming the line."""
+    opened = read_input(source, limit=limit)
+    text = _decode(opened.data, opened.name)
+    return opened.name, text[1:] if text.startswith("\ufeff") else text
 
 
-def read_lines(path: str | os.PathLike[str], *, allow_empty: bool = False) -> list[str]:
-    """Lines of a UTF-8 text file, as ``decode_lines``."""
-    path = os.fspath(path)
-    with open(path, "rb") as fh:
-        return decode_lines(fh.read(), path=path, allow_empty=allow_empty)
+def read_text(source: Source, *, limit: int | None = None) -> str:
+    """A whole UTF-8 input as text (see ``open_text``)."""
+    return open_text(source, limit=limit)[1]
+
+
+def read_lines(source: Source, *, allow_empty: bool = False, limit: int | None = None) -> list[str]:
+    """Lines of a UTF-8 input, as ``decode_lines``."""
+    opened = read_input(source, limit=limit)
+    return decode_lines(opened.data, path=opened.name, allow_empty=allow_empty)
 
 
 def check_aligned(named: dict[str, list[str]]) -> int:
@@ -79,11 +84,18 @@ class ParallelCorpus:
     reference_paths: list[str] | None = None
 
 
-_REF_RE = re.compile(r"\.ref(\d+)$")
+_REF_RE = re.compile(r"\.ref(\d+)(?:\.gz)?$")
+
+
+def jfleg_source_path(prefix: str | os.PathLike[str]) -> str:
+    """``prefix.src``, or ``prefix.src.gz`` when only that exists."""
+    prefix = os.fspath(prefix)
+    plain = prefix + ".src"
+    return plain + ".gz" if not Path(plain).exists() and Path(plain + ".gz").exists() else plain
 
 
 def jfleg_reference_paths(prefix: str | os.PathLike[str]) -> list[str]:
-    """``prefix.ref0``, ``prefix.ref1``, ... in numeric order."""
+    """``prefix.ref0``, ``prefix.ref1``, ... in numeric order (each may be gzipped: ``.ref0.gz``)."""
     prefix = os.fspath(prefix)
     found = []
     for path in glob.glob(glob.escape(prefix) + ".ref*"):
@@ -96,7 +108,7 @@ def jfleg_reference_paths(prefix: str | os.PathLike[str]) -> list[str]:
 def read_jfleg(prefix: str | os.PathLike[str]) -> ParallelCorpus:
     """Read ``prefix.src`` and ``prefix.ref0..N``."""
     prefix = os.fspath(prefix)
-    src_path = prefix + ".src"
+    src_path = jfleg_source_path(prefix)
     if not Path(src_path).exists():
         raise GecInputError("no such file (JFLEG layout needs PREFIX.src)", path=src_path)
     ref_paths = jfleg_reference_paths(prefix)

@@ -46,7 +46,7 @@ from annotate.models import SystemKind
 from annotate.services import InputFile, corpus_import_text, outputs_import_lines, project_create
 from geceval.editstats import pct_unchanged
 from geceval.formats.m2 import read_m2
-from geceval.formats.text import read_lines
+from geceval.formats.text import read_lines, read_text
 from geceval.gleu import gleu_human_bound
 from geceval.m2 import m2_score
 from geceval.prws import read_gmeg_segment_csv, system_means
@@ -288,15 +288,12 @@ def study_conll14_metrics(data: Path, **_kw) -> list[Row]:
 
 
 def _m2_reference(data: Path) -> dict[str, float]:
-    import gzip
-
     path = _need(data / "gecmetrics" / "scores" / "system_scores_metrics" / "m2score.txt.gz")
     out = {}
-    with gzip.open(path, "rt", encoding="utf-8") as handle:
-        for line in handle:
-            parts = line.split()
-            if len(parts) == 5:
-                out[parts[3]] = float(parts[4])
+    for line in read_text(path).splitlines():  # gzip, read by the one input helper
+        parts = line.split()
+        if len(parts) == 5:
+            out[parts[3]] = float(parts[4])
     return out
 
 

@@ -2,31 +2,34 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from django.core.management.base import CommandError
 
 from annotate.models import Corpus, Project, RewriteCampaign
-from annotate.services import InputFile
+from annotate.services import InputFile, open_upload, project_find_or_create
+from geceval.errors import GecInputError
 
 
 def read_input(path: str) -> InputFile:
-    p = Path(path)
-    if not p.is_file():
-        raise CommandError(f"{path}: no such file")
-    return InputFile(name=str(p), data=p.read_bytes())
+    """A file named on the command line, opened as an upload is (gzip, UPLOAD_MAX_BYTES)."""
+    try:
+        return open_upload(path)
+    except GecInputError as exc:
+        raise CommandError(str(exc)) from None
 
 
-def find_project(name: str | None) -> Project:
-    if name:
-        project = Project.objects.filter(name=name).first()
-        if project is None:
-            raise CommandError(f"no project named {name!r}")
-        return project
-    projects = list(Project.objects.all()[:2])
-    if len(projects) != 1:
-        raise CommandError("several projects (or none) exist: name one with --project")
-    return projects[0]
+def find_project(name: str | None, stdout=None) -> Project:
+    """The project of a command's ``--project``: found, or created (see ``project_find_or_create``).
+
+    The one line saying what was created goes to ``stdout`` (a command's
+    ``self.stdout``).
+    """
+    try:
+        found = project_find_or_create(name)
+    except GecInputError as exc:
+        raise CommandError(str(exc)) from None
+    if found.created and stdout is not None:
+        stdout.write(found.created)
+    return found.project
 
 
 def find_corpus(name: str, project: str | None) -> Corpus:

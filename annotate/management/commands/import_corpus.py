@@ -23,14 +23,17 @@ class Command(BaseCommand):
         parser.add_argument("--format", choices=FORMATS, required=True)
         parser.add_argument("--name", required=True)
         parser.add_argument("--domain", default="", help="domain of every sentence (gmeg: folder name)")
-        parser.add_argument("--project", help="project name (needed when there are several)")
+        parser.add_argument(
+            "--project",
+            help="project name (needed when there are several; created when missing, `default` when there is none)",
+        )
         parser.add_argument(
             "--tokenized", action="store_true", help="text is whitespace-tokenised (m2 always is)"
         )
         parser.add_argument("--language", default="en")
 
     def handle(self, *args, **opts):
-        project = find_project(opts["project"])
+        project = find_project(opts["project"], self.stdout)
         try:
             data = load(opts["path"], opts["format"], domain=opts["domain"], tokenized=opts["tokenized"])
             corpus = corpus_import(project=project, name=opts["name"], data=data, language=opts["language"])

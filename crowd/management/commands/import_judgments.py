@@ -6,7 +6,8 @@ import json
 
 from django.core.management.base import BaseCommand, CommandError
 
-from annotate.models import Corpus, Project
+from annotate.management.commands._common import find_project
+from annotate.models import Corpus
 from crowd.importing import FORMATS, judgments_import
 from geceval.errors import GecInputError
 
@@ -33,16 +34,13 @@ class Command(BaseCommand):
         parser.add_argument(
             "--exclude-judge", action="append", default=[], help="drop this judge (repeatable)"
         )
-        parser.add_argument("--project", help="project name or id (needed when there are several)")
+        parser.add_argument(
+            "--project",
+            help="project name or id (needed when there are several; created when missing, `default` when there is none)",
+        )
 
     def handle(self, *args, **opts):
-        if opts["project"]:
-            project = _by_name_or_id(Project.objects.all(), opts["project"], "project")
-        else:
-            projects = list(Project.objects.all()[:2])
-            if len(projects) != 1:
-                raise CommandError("give --project (there is not exactly one project)")
-            project = projects[0]
+        project = find_project(opts["project"], self.stdout)
         corpus = None
         if opts["corpus"]:
             corpus = _by_name_or_id(Corpus.objects.filter(project=project), opts["corpus"], "corpus")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from annotate.demo import DEMO_PROJECT, demo_load
+from ranking.demo import DEMO_PROJECT, demo_load
 from django.urls import reverse
 
 from annotate.formats.data import CorpusData, SystemData

@@ -1,82 +1,117 @@
-"""I-measure on JFLEG test (747 sentences, gold XML of the 4 ERRANT-annotated references).
+"""I-measure on JFLEG test: ours against mfelice/imeasure's ``ieval.py``, both run here in one run.
 
-    .venv/bin/python bench/bench_imeasure.py [--data ../shared/data] [--no-mix]
+    .venv/bin/python bench/bench_imeasure.py [--data ../shared/data] [--repeat 3] [--no-mix] [--smoke]
 
-Scores ``test.spellchecked.src`` against
-``derived/jfleg-test-errant/jfleg.test.ref.errant.ixml`` with ``-nomix``
-(checks the counts against the tool's: TP 324, TN 11943, FP 1053, FN 1420,
-FPN 231, I -9.25) and then in the default mix mode (all combinations up to
-``DEFAULT_MAX_REFERENCES`` per sentence, coordinate ascent above; the
-reference tool did not finish this in 10 minutes, so there is no reference
-time for it). The reference (mfelice/imeasure ``ieval.py``, Python 2) cannot
-run here; its CPU time from REFERENCE_FIGURES is printed beside ours
-(257 CPU-s for ``-nomix``). Times are CPU seconds (process time), wall time
-beside.
+Scores ``test.spellchecked.src`` against ``derived/jfleg-test-errant/jfleg.test.ref.errant.ixml``
+(747 sentences, the gold XML of the 4 ERRANT-annotated references) with ``-nomix``. The reference
+(``../shared/reference-tools/imeasure`` under Python 2.7) and ours are timed as in
+bench/reference.py: in-process (its script body after its imports, minus the time its streaming
+XML parse takes alone, measured in the same driver; ours: ``imeasure()`` on parsed input) and as
+whole processes. The correction and detection counts must be equal, else exit 1. Goal: ours
+>= 60x in-process. Then ours in the default mix mode (all combinations up to
+``DEFAULT_MAX_REFERENCES`` per sentence); the reference's mix mode is not run (it does not finish
+in 10 minutes on this file). ``--smoke``: the first 25 sentences, once (CI: counts checked).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
-import time
+import tempfile
+import xml.etree.ElementTree as ET
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "bench"))
+
+from reference import (
+    TOOLS,
+    Timing,
+    cpu_call,
+    machine_load,
+    need,
+    ours_command,
+    print_ratio_table,
+    py2_driver,
+    python2,
+    repeat,
+    run_main,
+    whole_process,
+)
 
 from geceval.formats.ixml import read_ixml
 from geceval.formats.text import read_lines
 from geceval.imeasure import DEFAULT_MAX_REFERENCES, imeasure
 
-REFERENCE_NOMIX_CPU = 257.0
-EXPECTED_NOMIX = (324, 11943, 1053, 1420, 231)
+IEVAL = TOOLS / "imeasure"
+KEYS = ("tp", "tn", "fp", "fn", "fpn")
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--data", default=str(REPO.parent / "shared" / "data"), help="the shared data directory")
-    ap.add_argument("--no-mix", action="store_true", help="skip the mix-mode run")
-    args = ap.parse_args(argv)
-    data = Path(args.data)
-    gold_path = data / "derived" / "jfleg-test-errant" / "jfleg.test.ref.errant.ixml"
-    hyp_path = data / "jfleg" / "test" / "test.spellchecked.src"
-    if not gold_path.exists() or not hyp_path.exists():
-        print(f"data not found under {data}", file=sys.stderr)
-        return 2
+def head(gold: Path, hyp: Path, n: int, into: Path) -> tuple[Path, Path]:
+    tree = ET.parse(gold)
+    root = tree.getroot()
+    for parent in root.iter():
+        for child in [c for c in parent if c.tag == "sentence"][n:]:
+            parent.remove(child)
+    tree.write(into / "gold.xml", encoding="utf-8", xml_declaration=True)
+    (into / "hyp.txt").write_text("\n".join(hyp.read_text(encoding="utf-8").splitlines()[:n]) + "\n")
+    return into / "gold.xml", into / "hyp.txt"
 
-    cpu0, wall0 = time.process_time(), time.perf_counter()
-    gold = read_ixml(gold_path)
-    hyps = read_lines(hyp_path)
-    res = imeasure(hyps, gold, mix=False)
-    cpu, wall = time.process_time() - cpu0, time.perf_counter() - wall0
-    c = res.correction
-    counts = (c.tp, c.tn, c.fp, c.fn, c.fpn)
-    print(f"JFLEG test spellchecked, -nomix: TP {c.tp} TN {c.tn} FP {c.fp} FN {c.fn} FPN {c.fpn}")
-    print(
-        f"  correction P {100 * c.p:.2f} R {100 * c.r:.2f} WAcc {100 * c.wacc:.2f} "
-        f"baseline {100 * c.baseline_wacc:.2f} I {100 * c.i:.2f}; detection I {100 * res.detection.i:.2f}"
+
+def compare(name: str, gold: Path, hyp: Path, runs: int) -> bool:
+    args = [f"-ref:{gold}", f"-hyp:{hyp}", "-nomix"]
+    ref_in, ref = Timing(), None
+    for _ in range(runs):
+        ref = py2_driver("ieval_driver.py", str(IEVAL), *args, cwd=IEVAL)
+        ref_in.samples.append(max(ref["cpu"] - ref["parse_cpu"], 0.0))
+    golds, hyps = read_ixml(gold), read_lines(hyp)
+    ours_in, res = repeat(runs, lambda: cpu_call(lambda: imeasure(hyps, golds, mix=False)))
+    ref_whole, _ = repeat(runs, lambda: whole_process([*python2(), "ieval.py", *args], cwd=IEVAL, py2=True))
+    cmd = ours_command("score", "imeasure", "--refs", str(gold), "--hyp", str(hyp), "--nomix", "--json")
+    ours_whole, out = repeat(runs, lambda: whole_process(cmd))
+    print_ratio_table(
+        f"{name}, -nomix: CPU seconds over {runs} run(s)",
+        [("in-process", ref_in, ours_in), ("whole process", ref_whole, ours_whole)],
     )
-    print(f"  counts {'match' if counts == EXPECTED_NOMIX else 'DIFFER FROM'} the reference tool's")
-    print(
-        f"  ours {cpu:.2f} CPU-s ({wall:.2f} s wall) vs reference {REFERENCE_NOMIX_CPU:.0f} CPU-s: "
-        f"{REFERENCE_NOMIX_CPU / cpu:.1f}x faster (goal <= 15 s)"
-    )
+    ok = True
+    for aspect, ours in (("c", res.correction), ("d", res.detection)):
+        theirs = tuple(int(ref["counts"][aspect].get(k, 0)) for k in KEYS)
+        mine = tuple(getattr(ours, k) for k in KEYS)
+        cli = json.loads(out)[0]["correction" if aspect == "c" else "detection"]
+        same = theirs == mine == tuple(cli[k] for k in KEYS)
+        ok = ok and same
+        label = "correction" if aspect == "c" else "detection"
+        print(f"  {label} TP TN FP FN FPN: reference {theirs} ours {mine}: {'same' if same else 'DIFFER'}")
+    return ok
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data", type=Path, default=REPO.parent / "shared" / "data")
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--no-mix", action="store_true", help="skip our mix-mode run")
+    parser.add_argument("--smoke", action="store_true")
+    args = parser.parse_args()
+    gold = args.data / "derived" / "jfleg-test-errant" / "jfleg.test.ref.errant.ixml"
+    hyp = args.data / "jfleg" / "test" / "test.spellchecked.src"
+    need(gold, hyp)
+    python2()
+    print(machine_load())
+    if args.smoke:
+        with tempfile.TemporaryDirectory() as tmp:
+            return 0 if compare("JFLEG test, first 25 sentences", *head(gold, hyp, 25, Path(tmp)), 1) else 1
+    ok = compare("JFLEG test spellchecked", gold, hyp, args.repeat)
     if not args.no_mix:
-        cpu0, wall0 = time.process_time(), time.perf_counter()
-        res = imeasure(hyps, gold, mix=True)
-        cpu, wall = time.process_time() - cpu0, time.perf_counter() - wall0
-        c = res.correction
+        golds, hyps = read_ixml(gold), read_lines(hyp)
+        cpu, res = cpu_call(lambda: imeasure(hyps, golds))
         print(
-            f"JFLEG test spellchecked, mix (max {DEFAULT_MAX_REFERENCES} combinations a sentence, "
-            f"{len(res.capped)} sentences above it searched by coordinate ascent):"
+            f"ours, mix mode (max {DEFAULT_MAX_REFERENCES} combinations a sentence): {cpu:.2f} CPU-s, "
+            f"I {100 * res.correction.i:.2f} (the reference's mix mode is not run: > 10 min)"
         )
-        print(
-            f"  TP {c.tp} TN {c.tn} FP {c.fp} FN {c.fn} FPN {c.fpn}; P {100 * c.p:.2f} R {100 * c.r:.2f} "
-            f"WAcc {100 * c.wacc:.2f} baseline {100 * c.baseline_wacc:.2f} I {100 * c.i:.2f}"
-        )
-        print(f"  ours {cpu:.2f} CPU-s ({wall:.2f} s wall); reference: did not finish in 10 minutes")
-    return 0 if counts == EXPECTED_NOMIX else 1
+    return 0 if ok else 1
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    raise SystemExit(run_main(main))

@@ -1,7 +1,8 @@
-"""TrueSkill ranking of the 28,146 gec-ranking judgments: 1000 runs + clustering, against the package.
+"""TrueSkill ranking of the 28,146 gec-ranking judgments: 1000 runs + clustering, against
+keisks/wmt-trueskill and the trueskill package, all run here in one run.
 
     .venv/bin/python bench/bench_trueskill.py [--data ../shared/data] [--runs 1000] [--workers 2]
-                                              [--package-runs 1]
+                                              [--package-runs 1] [--ref-runs 3] [--smoke]
 
 Ours: ``geceval.ranking.rank`` (all runs in numpy lockstep, closed-form
 two-player updates), once in one process and once split over ``--workers``
@@ -9,11 +10,18 @@ processes, each followed by rank ranges and clusters. Goal: <= 5 s wall.
 
 Reference: the same procedure game by game through the ``trueskill`` package
 (0.4.5, default backend), which builds a factor graph per game as
-keisks/wmt-trueskill does: ``--package-runs`` runs of 28,147 games (about 16 s
-per run for the reference in Python 2, REFERENCE_FIGURES). Its final mus are
+keisks/wmt-trueskill does: ``--package-runs`` runs of 28,147 games. Its final mus are
 checked against ours for the same random stream (run 0), so both sides do the
 same work. Printed: CPU and wall seconds, the per-run ratio and 1000 package
 runs against our 1000.
+
+The reference tool itself (``../shared/reference-tools/wmt-trueskill``, ``infer_TS.py -n 2 -d 0
+-s 2`` under Python 2.7) runs ``--ref-runs`` times: its estimation alone in-process
+(bench/py2/wmt_trueskill_driver.py) and as a whole process; the per-run ratios divide its CPU by
+ours per run. Its runs draw from Python 2's ``random``, so no single run can equal ours to the
+digit; the check is that its system order agrees with ours (Spearman rho >= 0.9 with our mean
+mus; exact game-by-game parity is the package comparison above and tests/core).
+``--smoke``: 20 runs and one reference run (CI: orders checked, no timing goal).
 """
 
 from __future__ import annotations
@@ -28,13 +36,17 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "bench"))
+
+import tempfile
 
 import trueskill
+from reference import TOOLS, Skip, Timing, ours_command, py2_driver, python2, repeat, whole_process
 
 from geceval.judgments import PairwiseJudgment, read_pairwise
 from geceval.ranking import RankingResult, prepare, rank, run_rng, trueskill_runs
 
-REFERENCE_RUN_CPU = 16.0  # REFERENCE_FIGURES: one run, Python 2 + trueskill
+# The clusters of Grundkiewicz et al. 2015's Table (TrueSkill, 1000 runs) on these judgments.
 REFERENCE_CLUSTERS = [
     ["refmix1"],
     ["CAMB"],
@@ -106,7 +118,11 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=1000)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--package-runs", type=int, default=1)
+    parser.add_argument("--ref-runs", type=int, default=3)
+    parser.add_argument("--smoke", action="store_true")
     args = parser.parse_args()
+    if args.smoke:
+        args.runs, args.ref_runs, args.package_runs, args.workers = 20, 1, 1, 1
 
     print(
         "load average before: {:.2f} {:.2f} {:.2f} (2 cores; wall times stretch with it)".format(
@@ -147,7 +163,6 @@ def main() -> int:
     print(
         f"trueskill package, {args.package_runs} run(s) of {len(judgments) + 1} games: "
         f"CPU {per_package:.2f} s per run, wall {package_wall / args.package_runs:.2f} s "
-        f"(reference tool, Python 2: {REFERENCE_RUN_CPU:.0f} s per run)"
     )
     single = timings[1]
     print(
@@ -160,8 +175,49 @@ def main() -> int:
         f"{args.runs * per_package / best.wall:.0f}x wall, {args.runs * per_package / single.cpu:.0f}x CPU"
     )
     print(f"goal <= 5 s wall: {'met' if best.wall <= 5.0 else 'NOT met'} ({best.wall:.2f} s)")
+    ok = reference_tool(args, result, single.cpu / args.runs)
     print("load average after: {:.2f} {:.2f} {:.2f}".format(*os.getloadavg()))
-    return 0
+    return 0 if ok else 1
+
+
+def reference_tool(args, result: RankingResult, ours_per_run: float) -> bool:
+    """keisks/wmt-trueskill run here: per-run CPU in-process and as a whole process, and its order."""
+    from scipy.stats import spearmanr
+
+    csv = args.data / "gec-ranking" / "data" / "all_judgments.csv"
+    src = TOOLS / "wmt-trueskill" / "src"
+    try:
+        python2()
+    except Skip as exc:
+        print(f"reference tool SKIPPED: {exc}")
+        return True
+    opts = ["-n", "2", "-d", "0", "-s", "2"]
+    with tempfile.TemporaryDirectory() as tmp:
+        prefix = str(Path(tmp) / "out")
+        inproc, run = Timing(), None
+        for _ in range(args.ref_runs):
+            run = py2_driver("wmt_trueskill_driver.py", str(src), prefix, *opts, stdin=csv)
+            inproc.samples.append(run["cpu"])
+        whole, _ = repeat(
+            args.ref_runs,
+            lambda: whole_process([*python2(), "infer_TS.py", prefix, *opts], cwd=src, py2=True, stdin=csv),
+        )
+    ours_cmd = ours_command("rank", str(csv), "--format", "wmt-csv", "--runs", str(args.runs), "--seed", "0")
+    ours_whole, _ = repeat(1, lambda: whole_process(ours_cmd))
+    print(f"wmt-trueskill (Python 2.7), {args.ref_runs} run(s) of one TrueSkill estimation each:")
+    print(f"  in-process  CPU-s per run min / median {inproc}; ours {ours_per_run:.4f} per run "
+          f"-> {inproc.min / ours_per_run:.0f}x")  # fmt: skip
+    per_run_whole = ours_whole.min / args.runs
+    print(f"  whole process CPU-s per run min / median {whole}; ours {ours_whole.min:.2f} for {args.runs} runs "
+          f"(start-up included) -> {whole.min / per_run_whole:.0f}x")  # fmt: skip
+    theirs = {name: mu for name, (mu, _sigma) in run["mu_sigma"].items() if name != "data_points"}
+    mine = {s.name: s.mu for s in result.systems}
+    names = sorted(mine)
+    rho = spearmanr([theirs[n] for n in names], [mine[n] for n in names]).statistic
+    print(
+        f"  system order: Spearman rho of its last run's mus with our mean mus = {rho:.3f} (>= 0.9 expected)"
+    )
+    return bool(rho >= 0.9)
 
 
 if __name__ == "__main__":

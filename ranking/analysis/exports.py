@@ -36,8 +36,8 @@ from django.conf import settings
 from annotate.http import csv_cell
 from annotate.models import Sentence
 from ranking.analysis.inputs import iter_screen_rankings
-from ranking.models import Campaign, Protocol, Rating
-from ranking.services.results import VALID
+from ranking.models import Campaign, Protocol
+from ranking.selectors import valid_ratings
 
 JUDGMENT_FORMATS = ("wmt-csv", "appraise-xml", "prws-csv", "gmeg-segment-csv")
 
@@ -72,7 +72,7 @@ def _max_entries(campaign: Campaign) -> int:
     from django.db.models import Count
 
     row = (
-        Rating.objects.filter(VALID, judgment__screen__campaign=campaign)
+        valid_ratings(campaign)
         .values("judgment_id")
         .annotate(n=Count("candidate__outputs"))
         .order_by("-n")

@@ -1,7 +1,6 @@
 """What analyses read from a campaign, as plain data (geceval types), in a stable order.
 
-Only valid judgments count: the judgment's assignment is submitted (not
-expired, returned or excluded for failing traps), as in ranking.services.results.
+Only valid judgments count (``ranking.selectors.valid_judgment``, the rule live results use too).
 
 A PRWS screen also reads as a ranking: candidates ordered by score, equal
 scores tied (rank = 1 + the number of candidates scored strictly higher), so
@@ -22,11 +21,9 @@ from ranking.models import (
     AssignmentStatus,
     Campaign,
     Protocol,
-    Rating,
-    ScreenJudgment,
     WorkerRecord,
 )
-from ranking.services.results import VALID
+from ranking.selectors import valid_judgments, valid_ratings
 
 
 @dataclass
@@ -47,7 +44,7 @@ def iter_screen_rankings(campaign: Campaign, *, chunk_size: int = 2000) -> Itera
     """Valid judgments one by one, ordered by judgment id (streams: O(1) judgments in memory)."""
     names = dict(campaign.systems.values_list("pk", "name"))
     rows = (
-        Rating.objects.filter(VALID, judgment__screen__campaign=campaign)
+        valid_ratings(campaign)
         .values_list(
             "judgment_id",
             "judgment__screen_id",
@@ -110,10 +107,7 @@ def campaign_prws_ratings(campaign: Campaign) -> list[PrwsRating]:
 
 
 def valid_judgment_count(campaign: Campaign) -> int:
-
-    return ScreenJudgment.objects.filter(
-        screen__campaign=campaign, assignment__status=AssignmentStatus.SUBMITTED
-    ).count()
+    return valid_judgments(campaign).count()
 
 
 def excluded_worker_count(campaign: Campaign) -> int:

@@ -1,8 +1,5 @@
-"""Campaign results, recomputed from the valid judgments: re-runs are harmless.
-
-Valid = the judgment's assignment is submitted (finished, not expired,
-returned or excluded for failing traps) and not part of a qualification test.
-"""
+"""Campaign results, recomputed from the valid judgments (``ranking.selectors.valid_judgment``):
+re-runs are harmless."""
 
 from __future__ import annotations
 
@@ -14,12 +11,11 @@ from django.db.models import Avg, Count, Q
 
 from geceval.judgments import RankingJudgment, expand_pairwise
 from geceval.ranking import rank
-from ranking.models import AssignmentStatus, Campaign, Protocol, Rating, SystemScore
+from ranking.models import Campaign, Protocol, SystemScore
+from ranking.selectors import valid_ratings
 
 # The task that runs campaign_scores_recompute, by name (services never import tasks.py: annotate.tasking).
 TASK_CAMPAIGN_SCORES = "ranking.tasks.task_campaign_scores"
-
-VALID = Q(judgment__assignment__status=AssignmentStatus.SUBMITTED, judgment__screen__hit__qualification=False)
 
 
 @transaction.atomic
@@ -43,7 +39,8 @@ def _prws_scores(campaign: Campaign, wanted: dict) -> dict[int, dict]:
     A rating of a collapsed candidate counts for every system that produced its text.
     """
     rows = (
-        Rating.objects.filter(VALID, judgment__screen__campaign=campaign, score__isnull=False)
+        valid_ratings(campaign)
+        .filter(score__isnull=False)
         .values("candidate__outputs__system_id", "candidate__screen__sentence_id")
         .annotate(mean=Avg("score"), n=Count("id"), changed=Count("id", filter=Q(meaning_changed=True)))
     )
@@ -71,7 +68,8 @@ def campaign_rankings(campaign: Campaign) -> list[RankingJudgment]:
     meta: dict[int, tuple[str, str]] = {}
     names = {s.pk: s.name for s in campaign.systems.all()}
     rows = (
-        Rating.objects.filter(VALID, judgment__screen__campaign=campaign, rank__isnull=False)
+        valid_ratings(campaign)
+        .filter(rank__isnull=False)
         .values_list(
             "judgment_id",
             "judgment__screen_id",

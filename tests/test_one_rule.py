@@ -82,3 +82,40 @@ def record_gold_answers(campaign, expert, answer):
         answers = {c.pk: answer(screen, c) for c in screen.candidates.all()}
         screen_submit(assignment=assignment, screen=screen, worker=expert, answers=answers)
     return assignment
+
+
+def test_the_live_page_and_an_analysis_run_rank_the_same_judgments_with_the_same_seed_alike(settings, client):
+    from ranking import rankings
+    from ranking.analysis import services as runs
+    from ranking.analysis.models import SystemRankResult
+    from ranking.models import SystemScore
+    from ranking.selectors import campaign_results
+    from ranking.services import results
+
+    settings.RANKING_LIVE_RUNS = 30
+    # two draws per sentence: a system shown twice for one sentence is one item, not two
+    _researcher, workers, campaign = _world("ranking", screens_per_sentence=2, screens_per_hit=12)
+    for worker in workers:
+        assert do_hit(campaign, worker, expert_like).status == "submitted"
+    results.campaign_scores_recompute(campaign_id=campaign.pk)  # what the task sent on commit runs
+    assert SystemScore.objects.filter(campaign=campaign).count() == 5
+    live = [
+        (s.system.name, s.mean_score, s.rank_lo, s.rank_hi, s.cluster) for s in campaign_results(campaign)
+    ]
+    run = _run(campaign, "trueskill", runs=30, chunks=3)
+    done = [
+        (r.name, r.mu, r.rank_lo, r.rank_hi, r.cluster)
+        for r in SystemRankResult.objects.filter(run=run).order_by("position")
+    ]
+    assert [row[0] for row in live] == [row[0] for row in done]
+    assert live == [(n, pytest.approx(mu), lo, hi, c) for n, mu, lo, hi, c in done]
+    # one builder: the live scores, active selection and analysis runs read the same rankings
+    assert results.campaign_rankings is runs.campaign_rankings is rankings.campaign_rankings
+    # the live page's counts are those of the run: pairs per system, sentences per system
+    pairs = {r.name: r.pairs for r in SystemRankResult.objects.filter(run=run)}
+    assert {s.system.name: s.ratings for s in campaign_results(campaign)} == pairs
+    sentences = {
+        name: len({r.item for r in rankings.campaign_rankings(campaign) for n, _ in r.entries if n == name})
+        for name in pairs
+    }
+    assert {s.system.name: s.items for s in campaign_results(campaign)} == sentences

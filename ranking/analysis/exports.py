@@ -35,8 +35,8 @@ from django.conf import settings
 
 from annotate.http import csv_cell
 from annotate.models import Sentence
-from ranking.analysis.inputs import iter_screen_rankings
 from ranking.models import Campaign, Protocol
+from ranking.rankings import iter_screen_rankings
 from ranking.selectors import valid_ratings
 
 JUDGMENT_FORMATS = ("wmt-csv", "appraise-xml", "prws-csv", "gmeg-segment-csv")

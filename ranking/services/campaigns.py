@@ -16,8 +16,8 @@ from geceval.errors import GecInputError
 from geceval.judgments import expand_pairwise
 from ranking.analysis.active import next_systems
 from ranking.models import Campaign, CampaignStatus, Candidate, Hit, Protocol, Screen
+from ranking.rankings import campaign_rankings
 from ranking.services.judging import normalise
-from ranking.services.results import campaign_rankings
 
 CAMPAIGN_OPTIONS = (
     "protocol",

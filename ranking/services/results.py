@@ -9,9 +9,10 @@ from django.conf import settings
 from django.db import transaction
 from django.db.models import Avg, Count, Q
 
-from geceval.judgments import RankingJudgment, expand_pairwise
+from geceval.judgments import expand_pairwise
 from geceval.ranking import rank
 from ranking.models import Campaign, Protocol, SystemScore
+from ranking.rankings import campaign_rankings
 from ranking.selectors import valid_ratings
 
 # The task that runs campaign_scores_recompute, by name (services never import tasks.py: annotate.tasking).
@@ -60,31 +61,6 @@ def _prws_scores(campaign: Campaign, wanted: dict) -> dict[int, dict]:
         }
         for system_id, segs in per_system.items()
     }
-
-
-def campaign_rankings(campaign: Campaign) -> list[RankingJudgment]:
-    """Valid ranking judgments as k-way rankings; a collapsed text is one entry per system, same rank."""
-    entries: dict[int, list[tuple[str, int]]] = defaultdict(list)
-    meta: dict[int, tuple[str, str]] = {}
-    names = {s.pk: s.name for s in campaign.systems.all()}
-    rows = (
-        valid_ratings(campaign)
-        .filter(rank__isnull=False)
-        .values_list(
-            "judgment_id",
-            "judgment__screen_id",
-            "judgment__judge_id",
-            "candidate__position",
-            "candidate__outputs__system_id",
-            "rank",
-        )
-        .order_by("judgment_id", "candidate__position", "candidate__outputs__system__name")
-    )
-    for judgment_id, screen_id, judge_id, _pos, system_id, r in rows:
-        meta[judgment_id] = (str(screen_id), str(judge_id))
-        if system_id in names:
-            entries[judgment_id].append((names[system_id], r))
-    return [RankingJudgment(meta[j][0], meta[j][1], tuple(e)) for j, e in entries.items()]
 
 
 def _ranking_scores(campaign: Campaign, wanted: dict) -> dict[int, dict]:

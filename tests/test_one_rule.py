@@ -119,3 +119,15 @@ def test_the_live_page_and_an_analysis_run_rank_the_same_judgments_with_the_same
         for name in pairs
     }
     assert {s.system.name: s.items for s in campaign_results(campaign)} == sentences
+
+
+def test_the_big_write_paths_read_in_steps_of_at_most_80_lines():
+    import inspect
+
+    from ranking.services import assignments, campaigns
+
+    lengths = {
+        f.__name__: len(inspect.getsourcelines(f)[0])
+        for f in (assignments.screen_submit, campaigns.campaign_create)
+    }
+    assert lengths == {name: n for name, n in lengths.items() if n <= 80}

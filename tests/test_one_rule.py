@@ -89,6 +89,7 @@ def test_the_live_page_and_an_analysis_run_rank_the_same_judgments_with_the_same
     from ranking.analysis import services as runs
     from ranking.analysis.models import SystemRankResult
     from ranking.models import SystemScore
+    from ranking.protocols import relative
     from ranking.selectors import campaign_results
     from ranking.services import results
 
@@ -110,7 +111,7 @@ def test_the_live_page_and_an_analysis_run_rank_the_same_judgments_with_the_same
     assert [row[0] for row in live] == [row[0] for row in done]
     assert live == [(n, pytest.approx(mu), lo, hi, c) for n, mu, lo, hi, c in done]
     # one builder: the live scores, active selection and analysis runs read the same rankings
-    assert results.campaign_rankings is runs.campaign_rankings is rankings.campaign_rankings
+    assert relative.campaign_rankings is runs.campaign_rankings is rankings.campaign_rankings
     # the live page's counts are those of the run: pairs per system, sentences per system
     pairs = {r.name: r.pairs for r in SystemRankResult.objects.filter(run=run)}
     assert {s.system.name: s.ratings for s in campaign_results(campaign)} == pairs

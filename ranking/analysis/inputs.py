@@ -15,16 +15,16 @@ from ranking.models import (
     Assignment,
     AssignmentStatus,
     Campaign,
-    Protocol,
     WorkerRecord,
 )
+from ranking.protocols import protocol_get
 from ranking.rankings import iter_screen_rankings
 from ranking.selectors import valid_judgments
 
 
 def campaign_prws_ratings(campaign: Campaign) -> list[PrwsRating]:
     """Valid PRWS ratings, one per system a candidate stands for (item = sentence id)."""
-    if campaign.protocol != Protocol.PRWS:
+    if not protocol_get(campaign.protocol).prws_ratings:
         return []
     return [
         PrwsRating(str(sr.sentence_id), str(sr.judge_id), system, float(score), bool(mc))

@@ -13,7 +13,8 @@ from annotate.models import System, SystemKind
 from geceval.ensemble import DEFAULT_COMPONENTS
 from ranking.analysis.metrics import METRICS
 from ranking.analysis.models import AnalysisKind, AnalysisRun, RunStatus
-from ranking.models import Campaign, Protocol
+from ranking.models import Campaign
+from ranking.protocols import protocol_get
 
 RANKING_KINDS = (AnalysisKind.TRUESKILL, AnalysisKind.EXPECTED_WINS)
 SUPPORTED_KINDS = (
@@ -88,7 +89,7 @@ def _clean(kind: str, parameters: dict, campaign: Campaign) -> dict:
             raise AnalysisError(f"chunks must be between 1 and the number of runs (at most {MAX_CHUNKS})")
         p.update(runs=runs, chunks=chunks, estimate_needed=bool(p.get("estimate_needed", False)))
     elif kind == AnalysisKind.PRWS_SUMMARY:
-        if campaign.protocol != Protocol.PRWS:
+        if not protocol_get(campaign.protocol).prws_ratings:
             raise AnalysisError("a PRWS summary needs a PRWS campaign")
         p["samples"] = int(p.get("samples", 100))
         if not 1 <= p["samples"] <= MAX_SAMPLES:

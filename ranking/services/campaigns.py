@@ -15,7 +15,8 @@ from annotate.models import Corpus, Output, Project, Qualification, Sentence, Sy
 from geceval.errors import GecInputError
 from geceval.judgments import expand_pairwise
 from ranking.analysis.active import next_systems
-from ranking.models import Campaign, CampaignStatus, Candidate, Hit, Protocol, Screen
+from ranking.models import Campaign, CampaignStatus, Candidate, Hit, Screen
+from ranking.protocols import DEFAULT_PROTOCOL, Protocol, protocol_get
 from ranking.rankings import campaign_rankings
 from ranking.services.judging import normalise
 
@@ -64,7 +65,7 @@ def campaign_create(
     name: str,
     systems: Iterable[System],
     created_by: AbstractBaseUser,
-    protocol: str = Protocol.PRWS,
+    protocol: str = DEFAULT_PROTOCOL,
     judgments_per_item: int = 8,
     max_candidates: int = 5,
     screens_per_sentence: int = 1,
@@ -97,13 +98,11 @@ def campaign_create(
     systems = list(systems)
     name = name.strip()
     _check_scope(project, corpus, name, systems, protocol)
-    _check_sizes(
-        max_candidates, judgments_per_item, screens_per_hit, screens_per_sentence, assignment_minutes
-    )
+    sizes = (max_candidates, judgments_per_item, screens_per_hit, screens_per_sentence, assignment_minutes)
+    _check_sizes(protocol_get(protocol), *sizes)
     _check_traps(corpus, trap_system, trap_rate, trap_threshold)
     _check_related(project, reference, qualification, protocol, active_selection, corpus=corpus, name=name)
     sentences = _campaign_sentences(corpus, domain)
-
     campaign = Campaign.objects.create(
         project=project,
         corpus=corpus,
@@ -138,8 +137,7 @@ def campaign_create(
 def _check_scope(project: Project, corpus: Corpus, name: str, systems: list[System], protocol: str) -> None:
     if not name:
         raise GecInputError("the campaign needs a name")
-    if protocol not in Protocol.values:
-        raise GecInputError(f"unknown protocol {protocol!r}")
+    chosen = protocol_get(protocol)  # GecInputError for an unknown protocol
     if corpus.project_id != project.pk:
         raise GecInputError("the corpus belongs to another project")
     if not systems:
@@ -148,19 +146,22 @@ def _check_scope(project: Project, corpus: Corpus, name: str, systems: list[Syst
         raise GecInputError("every system must belong to the campaign's corpus")
     if any(s.kind == SystemKind.SOURCE_ERROR for s in systems):
         raise GecInputError("a Source+error system is a trap: choose it as the trap system, not as a system")
-    if protocol == Protocol.RANKING and len(systems) < 2:
-        raise GecInputError("ranking needs at least two systems")
+    if len(systems) < chosen.min_systems:
+        count = {2: "two", 3: "three"}.get(chosen.min_systems, str(chosen.min_systems))
+        raise GecInputError(f"{chosen.name} needs at least {count} systems")
 
 
 def _check_sizes(
+    protocol: Protocol,
     max_candidates: int,
     judgments_per_item: int,
     screens_per_hit: int,
     screens_per_sentence: int,
     assignment_minutes: int,
 ) -> None:
-    if not 2 <= max_candidates <= 5:
-        raise GecInputError("a screen shows 2 to 5 outputs")
+    low, high = protocol.screen_size
+    if not low <= max_candidates <= high:
+        raise GecInputError(f"a screen shows {low} to {high} outputs")
     if judgments_per_item < 1 or screens_per_hit < 1 or screens_per_sentence < 1 or assignment_minutes < 1:
         raise GecInputError("judgments per item, screens per HIT and assignment minutes must be positive")
 
@@ -190,7 +191,7 @@ def _check_related(
         raise GecInputError("the reference to show must be a reference of this corpus")
     if qualification is not None and qualification.project_id != project.pk:
         raise GecInputError("the qualification belongs to another project")
-    if active_selection and protocol != Protocol.RANKING:
+    if active_selection and not protocol_get(protocol).draws_systems:
         raise GecInputError("active selection chooses systems for ranking screens; PRWS shows them all")
     if Campaign.objects.filter(project=project, name=name).exists():
         raise GecInputError(f"a campaign named {name!r} already exists in project {project.name!r}")
@@ -293,7 +294,7 @@ def _screens_for_sentence(
     rng: random.Random,
 ) -> list[list[_Group]]:
     size = campaign.max_candidates
-    if campaign.protocol == Protocol.PRWS:
+    if not protocol_get(campaign.protocol).draws_systems:
         groups = _groups(outputs)
         trap_group = _trap_group(campaign, sentence, trap, groups, rng)
         rest = list(groups.values())

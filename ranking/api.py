@@ -14,7 +14,8 @@ from annotate.models import System
 from annotate.roles import is_annotator
 from annotate.selectors import corpus_list_for, sentence_context
 from geceval.errors import GecInputError
-from ranking.models import Assignment, Campaign, Protocol, Screen, SystemScore
+from ranking.models import Assignment, Campaign, Screen, SystemScore
+from ranking.protocols import DEFAULT_PROTOCOL, WorkAnswerSerializer, protocol_choices, protocol_get
 from ranking.selectors import (
     assignment_for_worker,
     campaign_list_for,
@@ -24,7 +25,7 @@ from ranking.selectors import (
     screen_candidates,
     screen_candidates_for_submit,
 )
-from ranking.services import CandidateScore, NoWork, assignment_request, campaign_create, screen_submit
+from ranking.services import NoWork, assignment_request, campaign_create, screen_submit
 from ranking.services.assignments import assignment_screen_and_progress
 from ranking.services.campaigns import campaign_options
 
@@ -72,7 +73,7 @@ class CampaignCreateSerializer(serializers.Serializer):
     name = serializers.CharField(max_length=200)
     corpus = serializers.IntegerField()
     systems = serializers.ListField(child=serializers.IntegerField(), min_length=1)
-    protocol = serializers.ChoiceField(choices=Protocol.choices, default=Protocol.PRWS)
+    protocol = serializers.ChoiceField(choices=[], default=DEFAULT_PROTOCOL)
     judgments_per_item = serializers.IntegerField(min_value=1, max_value=50, default=8)
     max_candidates = serializers.IntegerField(min_value=2, max_value=5, default=5)
     screens_per_sentence = serializers.IntegerField(min_value=1, max_value=20, default=1)
@@ -86,6 +87,10 @@ class CampaignCreateSerializer(serializers.Serializer):
     trap_threshold = serializers.FloatField(min_value=0, max_value=1, default=0.7)
     trap_min_seen = serializers.IntegerField(min_value=1, max_value=100, default=5)
     instructions = serializers.CharField(required=False, allow_blank=True, default="")
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["protocol"].choices = protocol_choices()  # the registry as it is now
 
 
 class SystemScoreSerializer(serializers.ModelSerializer):
@@ -203,20 +208,18 @@ class WorkAssignmentSerializer(serializers.Serializer):
     screen = WorkScreenSerializer(allow_null=True)
 
 
-class WorkAnswerSerializer(serializers.Serializer):
-    position = serializers.IntegerField(min_value=0, max_value=4)
-    score = serializers.IntegerField(
-        min_value=0, max_value=100, required=False, allow_null=True, default=None
-    )
-    rank = serializers.IntegerField(min_value=1, max_value=5, required=False, allow_null=True, default=None)
-    meaning_changed = serializers.BooleanField(default=False)
-
-
 class WorkSubmitSerializer(serializers.Serializer):
+    """``answers`` in the shape of the campaign's protocol (``api_answer_serializer``)."""
+
     answers = WorkAnswerSerializer(many=True, min_length=1, max_length=5)
     seconds = serializers.FloatField(
         min_value=0, max_value=86400, required=False, allow_null=True, default=None
     )
+
+    def __init__(self, *args, protocol=None, **kwargs):
+        super().__init__(*args, **kwargs)
+        if protocol is not None:
+            self.fields["answers"] = protocol.api_answer_serializer(many=True, min_length=1, max_length=5)
 
 
 def _assignment_body(assignment: Assignment) -> dict:
@@ -307,7 +310,8 @@ class WorkViewSet(viewsets.ViewSet):
         if screen is None:
             raise NotFound("this screen is not part of your HIT")
         screen.campaign = found.hit.campaign
-        payload = WorkSubmitSerializer(data=request.data)
+        protocol = protocol_get(screen.campaign.protocol)
+        payload = WorkSubmitSerializer(data=request.data, protocol=protocol)
         payload.is_valid(raise_exception=True)
         candidates = screen_candidates_for_submit(screen, screen.campaign)
         by_position = {c.position: c.pk for c in candidates}
@@ -315,9 +319,7 @@ class WorkViewSet(viewsets.ViewSet):
         for a in payload.validated_data["answers"]:
             if a["position"] not in by_position or by_position[a["position"]] in answers:
                 raise ValidationError({"answers": "one answer per position shown on the screen"})
-            answers[by_position[a["position"]]] = CandidateScore(
-                score=a["score"], rank=a["rank"], meaning_changed=a["meaning_changed"]
-            )
+            answers[by_position[a["position"]]] = protocol.answer_from_api(a)
         try:
             _, created = screen_submit(
                 assignment=found,

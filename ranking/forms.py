@@ -3,23 +3,13 @@ from __future__ import annotations
 from django import forms
 
 from annotate.models import Corpus, Qualification, System, SystemKind
-from ranking.models import Protocol
-
-PRWS_INSTRUCTIONS = (
-    "Rate how grammatical and fluent each correction is, from completely ungrammatical or garbled (0) "
-    "to perfect (100). Judge each sentence on its own; identical corrections are shown once. Tick "
-    "'meaning changed' if a correction no longer means what the original sentence meant."
-)
-RANKING_INSTRUCTIONS = (
-    "Rank the corrections of the original sentence from best (1) to worst. Judge grammaticality and "
-    "fluency, and whether the meaning of the original is kept. Give two corrections the same rank when "
-    "they are equally good."
-)
+from geceval.errors import GecInputError
+from ranking.protocols import DEFAULT_PROTOCOL, protocol_choices, protocol_get
 
 
 class CampaignForm(forms.Form):
     name = forms.CharField(max_length=200)
-    protocol = forms.ChoiceField(choices=Protocol.choices, initial=Protocol.PRWS)
+    protocol = forms.ChoiceField(choices=protocol_choices, initial=DEFAULT_PROTOCOL)
     corpus = forms.ModelChoiceField(queryset=Corpus.objects.none())
     domain = forms.CharField(
         max_length=100, required=False, help_text="Only sentences of this domain (optional)."
@@ -116,7 +106,9 @@ class CampaignForm(forms.Form):
                 if any(s.corpus_id != corpus.pk for s in chosen):
                     self.add_error(name, "Choose systems of the selected corpus only.")
         if not data.get("instructions"):
-            data["instructions"] = (
-                RANKING_INSTRUCTIONS if data.get("protocol") == Protocol.RANKING else PRWS_INSTRUCTIONS
-            )
+            try:
+                protocol = protocol_get(data.get("protocol"))
+            except GecInputError:  # the field has its error already
+                protocol = protocol_get(DEFAULT_PROTOCOL)
+            data["instructions"] = protocol.instructions
         return data

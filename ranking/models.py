@@ -7,11 +7,7 @@ from django.db import models
 from django.db.models import Q
 
 from annotate.models import Corpus, Output, Project, Sentence, System
-
-
-class Protocol(models.TextChoices):
-    PRWS = "prws", "PRWS sliders (GMEG)"
-    RANKING = "ranking", "Relative ranking"
+from geceval.errors import GecInputError
 
 
 class CampaignStatus(models.TextChoices):
@@ -36,7 +32,9 @@ class Campaign(models.Model):
     project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="campaigns")
     corpus = models.ForeignKey(Corpus, on_delete=models.PROTECT, related_name="campaigns")
     name = models.CharField(max_length=200)
-    protocol = models.CharField(max_length=16, choices=Protocol.choices, default=Protocol.PRWS)
+    protocol = models.CharField(
+        max_length=16, default="prws", help_text="a registered protocol's name (ranking.protocols)"
+    )
     systems = models.ManyToManyField(System, related_name="campaigns")
     domain = models.CharField(max_length=100, blank=True, help_text="only sentences of this domain")
     reference = models.ForeignKey(
@@ -112,9 +110,10 @@ class Campaign(models.Model):
             models.CheckConstraint(
                 condition=Q(judgments_per_item__gte=1), name="campaign_judgments_positive"
             ),
+            # the protocol narrows it (PRWS and ranking: 2 to 5; a one-output protocol: 1)
             models.CheckConstraint(
-                condition=Q(max_candidates__gte=2) & Q(max_candidates__lte=5),
-                name="campaign_candidates_2_to_5",
+                condition=Q(max_candidates__gte=1) & Q(max_candidates__lte=5),
+                name="campaign_candidates_1_to_5",
             ),
             models.CheckConstraint(
                 condition=Q(screens_per_hit__gte=1), name="campaign_screens_per_hit_positive"
@@ -133,6 +132,16 @@ class Campaign(models.Model):
 
     def __str__(self) -> str:
         return self.name
+
+    def get_protocol_display(self) -> str:
+        """The protocol's label, as Django's ``choices`` would give it (templates call this)."""
+        # Lazy: the registry's modules import these models.
+        from ranking.protocols import protocol_get
+
+        try:
+            return protocol_get(self.protocol).label
+        except GecInputError:
+            return self.protocol
 
 
 class Hit(models.Model):

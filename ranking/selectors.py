@@ -21,11 +21,39 @@ from ranking.models import (
     CampaignStatus,
     Candidate,
     Hit,
+    Rating,
     Screen,
     ScreenJudgment,
     SystemScore,
     WorkerRecord,
 )
+
+
+def valid_judgment(prefix: str = "") -> Q:
+    """The one rule of a valid judgment, as a filter on ``ScreenJudgment`` reached through ``prefix``
+    (``"judgment__"`` from a ``Rating``, ``"screens__judgments__"`` from a ``Campaign``).
+
+    Valid: its assignment is submitted, i.e. finished, neither expired nor returned, and not excluded
+    (an excluded worker's assignments leave ``submitted``; a researcher's "include" override puts them
+    back), and it is not on a qualification HIT (neither the expert's gold answers nor a worker's test).
+    A trap candidate stands for the trap system, never one of the campaign's systems, so every reader
+    drops its ratings where it maps candidates to the campaign's systems."""
+    return Q(
+        **{
+            f"{prefix}assignment__status": AssignmentStatus.SUBMITTED,
+            f"{prefix}screen__hit__qualification": False,
+        }
+    )
+
+
+def valid_judgments(campaign: Campaign) -> QuerySet[ScreenJudgment]:
+    """The campaign's valid judgments (``valid_judgment``): what results, analyses and exports count."""
+    return ScreenJudgment.objects.filter(valid_judgment(), screen__campaign=campaign)
+
+
+def valid_ratings(campaign: Campaign) -> QuerySet[Rating]:
+    """The ratings of the campaign's valid judgments."""
+    return Rating.objects.filter(valid_judgment("judgment__"), judgment__screen__campaign=campaign)
 
 
 def campaign_list_for(user: AbstractBaseUser) -> QuerySet[Campaign]:
@@ -37,7 +65,7 @@ def campaign_list_for(user: AbstractBaseUser) -> QuerySet[Campaign]:
             screen_count=Count("screens", distinct=True),
             judgment_count=Count(
                 "screens__judgments",
-                filter=Q(screens__judgments__assignment__status=AssignmentStatus.SUBMITTED),
+                filter=valid_judgment("screens__judgments__"),
                 distinct=True,
             ),
         )

@@ -22,7 +22,8 @@ from annotate.roles import is_researcher
 from annotate.selectors import corpus_list_for, project_list_for, sentence_context, system_list_for
 from geceval.errors import GecInputError
 from ranking.forms import CampaignForm
-from ranking.models import Assignment, AssignmentStatus, Campaign, Protocol, Screen
+from ranking.models import Assignment, AssignmentStatus, Campaign, Screen
+from ranking.protocols import protocol_get
 from ranking.selectors import (
     assignment_for_worker,
     campaign_list_for,
@@ -106,7 +107,7 @@ def campaign_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "progress": campaign_progress(campaign),
         "results": campaign_results(campaign),
         "workers": campaign_workers(campaign),
-        "is_ranking": campaign.protocol == Protocol.RANKING,
+        "is_ranking": protocol_get(campaign.protocol).shows_ranking,
         "gold_test": qualification_hit(campaign),
         "gold_recorded": gold_assignment(campaign) is not None,
     }
@@ -269,7 +270,7 @@ def screen_context(campaign: Campaign, screen: Screen) -> dict:
 
 
 def work_template(campaign: Campaign) -> str:
-    return "ranking/work_rank.html" if campaign.protocol == Protocol.RANKING else "ranking/work.html"
+    return protocol_get(campaign.protocol).template
 
 
 @annotator_required

@@ -17,7 +17,11 @@ from geceval.formats.inputs import Input, Source, read_input
 from geceval.formats.mturk import Entry, ParsedJudgment, parse_mturk_csv
 from geceval.judgments import SKIPPED, RankingJudgment, read_appraise_xml, read_wmt_csv
 from geceval.prws import read_prws_csv
-from ranking.models import Protocol
+from ranking.protocols import protocol_get
+
+# The protocols the file formats imply, by name (the registry owns what they mean).
+RANKING = protocol_get("ranking").name
+PRWS = protocol_get("prws").name
 
 FORMATS = ("mturk-csv", "appraise-xml", "wmt-csv", "prws-csv")
 
@@ -89,7 +93,7 @@ def _from_rankings(rankings: list[RankingJudgment], groups: list[list[int]] | No
 
 def _parse_mturk(data: bytes, name: str, mapping: Mapping | None, include_rejected: bool) -> Parsed:
     batch = parse_mturk_csv(data, name=name, mapping=mapping, include_rejected=include_rejected)
-    protocol = Protocol.RANKING if batch.answer_kind == "rank" else Protocol.PRWS
+    protocol = RANKING if batch.answer_kind == "rank" else PRWS
     return Parsed(protocol, batch.judgments, batch.skipped, batch.mapping, batch.columns)
 
 
@@ -145,10 +149,10 @@ def _judgments_parse(
         groups = _appraise_groups(opened.data, exclude)
         if len(groups) != len(rankings) or any(sum(g) != len(r.entries) for g, r in zip(groups, rankings)):
             groups = None  # cannot align: one candidate per system
-        return _clean_ranks(Parsed(Protocol.RANKING, _from_rankings(rankings, groups), Counter()))
+        return _clean_ranks(Parsed(RANKING, _from_rankings(rankings, groups), Counter()))
     if fmt == "wmt-csv":
         rankings = read_wmt_csv(opened, exclude_judges=sorted(exclude))
-        return _clean_ranks(Parsed(Protocol.RANKING, _from_rankings(rankings, None), Counter()))
+        return _clean_ranks(Parsed(RANKING, _from_rankings(rankings, None), Counter()))
     ratings = read_prws_csv(opened)
     skipped: Counter = Counter()
     grouped: dict[tuple[str, str], list[Entry]] = defaultdict(list)
@@ -165,7 +169,7 @@ def _judgments_parse(
     judgments = [
         ParsedJudgment(item, worker, f"item {item}", entries) for (item, worker), entries in grouped.items()
     ]
-    return Parsed(Protocol.PRWS, judgments, skipped)
+    return Parsed(PRWS, judgments, skipped)
 
 
 def _clean_ranks(parsed: Parsed) -> Parsed:

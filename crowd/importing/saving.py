@@ -25,11 +25,11 @@ from ranking.models import (
     CampaignStatus,
     Candidate,
     Hit,
-    Protocol,
     Rating,
     Screen,
     ScreenJudgment,
 )
+from ranking.protocols import protocol_get
 
 
 @dataclass
@@ -303,7 +303,7 @@ def judgments_import(
                     meaning_changed=e.meaning_changed,
                 )
             )
-        if parsed.protocol == Protocol.RANKING:
+        if protocol_get(parsed.protocol).shows_ranking:
             pairwise += _pairs([(e.systems, e.rank) for e in j.entries])
     Rating.objects.bulk_create(ratings, batch_size=5000)
     return ImportReport(

@@ -35,9 +35,10 @@ from django.conf import settings
 
 from annotate.http import csv_cell
 from annotate.models import Sentence
-from ranking.analysis.inputs import iter_screen_rankings
-from ranking.models import Campaign, Protocol, Rating
-from ranking.services.results import VALID
+from ranking.models import Campaign
+from ranking.protocols import protocol_get
+from ranking.rankings import iter_screen_rankings
+from ranking.selectors import valid_ratings
 
 JUDGMENT_FORMATS = ("wmt-csv", "appraise-xml", "prws-csv", "gmeg-segment-csv")
 
@@ -72,7 +73,7 @@ def _max_entries(campaign: Campaign) -> int:
     from django.db.models import Count
 
     row = (
-        Rating.objects.filter(VALID, judgment__screen__campaign=campaign)
+        valid_ratings(campaign)
         .values("judgment_id")
         .annotate(n=Count("candidate__outputs"))
         .order_by("-n")
@@ -126,7 +127,7 @@ def iter_gmeg_segment_csv(campaign: Campaign) -> Iterator[str]:
 
     systems = sorted(campaign.systems.values_list("name", flat=True))
     sums: dict[tuple[int, str], list[float]] = defaultdict(lambda: [0.0, 0])
-    if campaign.protocol == Protocol.PRWS:
+    if protocol_get(campaign.protocol).prws_ratings:
         for sr in iter_screen_rankings(campaign):
             for system, _rank, score, _mc in sr.entries:
                 if score is not None:

@@ -1,105 +1,30 @@
 """What analyses read from a campaign, as plain data (geceval types), in a stable order.
 
-Only valid judgments count: the judgment's assignment is submitted (not
-expired, returned or excluded for failing traps), as in ranking.services.results.
+Only valid judgments count (``ranking.selectors.valid_judgment``, the rule live results use too).
 
-A PRWS screen also reads as a ranking: candidates ordered by score, equal
-scores tied (rank = 1 + the number of candidates scored strictly higher), so
-ranking analyses and the ranking export formats work on PRWS campaigns too.
-A candidate that stands for several systems' identical outputs gives one entry
-per system with the same rank (Appraise's collapsed ``system="A,B"``).
+Rankings come from the one builder the live page uses too (``ranking.rankings``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from annotate.models import Output, Sentence, SystemKind
-from geceval.judgments import PrwsRating, RankingJudgment
+from geceval.judgments import PrwsRating
 from ranking.models import (
     Assignment,
     AssignmentStatus,
     Campaign,
-    Protocol,
-    Rating,
-    ScreenJudgment,
     WorkerRecord,
 )
-from ranking.services.results import VALID
-
-
-@dataclass
-class ScreenRanking:
-    """One valid judgment of one screen, as a ranking (entries in display order)."""
-
-    judgment_id: int
-    screen_id: int
-    sentence_id: int
-    position: int
-    """The sentence's 0-based line in the corpus."""
-    judge_id: int
-    entries: list[tuple[str, int, int | None, bool]] = field(default_factory=list)
-    """(system, rank, score or None, meaning_changed) per system shown."""
-
-
-def iter_screen_rankings(campaign: Campaign, *, chunk_size: int = 2000) -> Iterator[ScreenRanking]:
-    """Valid judgments one by one, ordered by judgment id (streams: O(1) judgments in memory)."""
-    names = dict(campaign.systems.values_list("pk", "name"))
-    rows = (
-        Rating.objects.filter(VALID, judgment__screen__campaign=campaign)
-        .values_list(
-            "judgment_id",
-            "judgment__screen_id",
-            "judgment__screen__sentence_id",
-            "judgment__screen__sentence__position",
-            "judgment__judge_id",
-            "candidate_id",
-            "candidate__outputs__system_id",
-            "score",
-            "rank",
-            "meaning_changed",
-        )
-        .order_by("judgment_id", "candidate__position", "candidate__outputs__system__name")
-    )
-    current: ScreenRanking | None = None
-    cells: list[tuple[int, int | None, int | None, int | None, bool]] = []
-    for jid, screen_id, sentence_id, pos, judge_id, cand, system_id, score, rank, mc in rows.iterator(
-        chunk_size=chunk_size
-    ):
-        if current is None or current.judgment_id != jid:
-            if current is not None:
-                yield _finish(current, cells, names)
-            current = ScreenRanking(jid, screen_id, sentence_id, pos, judge_id)
-            cells = []
-        cells.append((cand, system_id, score, rank, mc))
-    if current is not None:
-        yield _finish(current, cells, names)
-
-
-def _finish(sr: ScreenRanking, cells: list, names: dict[int, str]) -> ScreenRanking:
-    scores = {cand: score for cand, _sys, score, _rank, _mc in cells if score is not None}
-    for _cand, system_id, score, rank, mc in cells:
-        if system_id not in names:
-            continue
-        if rank is None:
-            rank = 1 + sum(1 for other in scores.values() if other > score)
-        sr.entries.append((names[system_id], rank, score, mc))
-    return sr
-
-
-def campaign_rankings(campaign: Campaign) -> list[RankingJudgment]:
-    """Every valid judgment as a k-way ranking (item = sentence id, annotator = judge id), in judgment order."""
-    return [
-        RankingJudgment(str(sr.sentence_id), str(sr.judge_id), tuple((s, r) for s, r, _sc, _mc in sr.entries))
-        for sr in iter_screen_rankings(campaign)
-        if len(sr.entries) >= 2
-    ]
+from ranking.protocols import protocol_get
+from ranking.rankings import iter_screen_rankings
+from ranking.selectors import valid_judgments
 
 
 def campaign_prws_ratings(campaign: Campaign) -> list[PrwsRating]:
     """Valid PRWS ratings, one per system a candidate stands for (item = sentence id)."""
-    if campaign.protocol != Protocol.PRWS:
+    if not protocol_get(campaign.protocol).prws_ratings:
         return []
     return [
         PrwsRating(str(sr.sentence_id), str(sr.judge_id), system, float(score), bool(mc))
@@ -110,10 +35,7 @@ def campaign_prws_ratings(campaign: Campaign) -> list[PrwsRating]:
 
 
 def valid_judgment_count(campaign: Campaign) -> int:
-
-    return ScreenJudgment.objects.filter(
-        screen__campaign=campaign, assignment__status=AssignmentStatus.SUBMITTED
-    ).count()
+    return valid_judgments(campaign).count()
 
 
 def excluded_worker_count(campaign: Campaign) -> int:

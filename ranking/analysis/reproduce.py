@@ -53,7 +53,8 @@ from geceval.prws import read_gmeg_segment_csv, system_means
 from ranking.analysis import services
 from ranking.analysis.models import RunInput, RunStatus
 from ranking.judgment_import import judgments_importer
-from ranking.models import Campaign, CampaignOrigin, CampaignStatus, Protocol
+from ranking.models import Campaign, CampaignOrigin, CampaignStatus
+from ranking.protocols.relative import RELATIVE_RANKING
 
 STUDIES = ("gec-ranking", "jfleg", "gmeg-dev", "conll14-metrics")
 UNSTABLE_BOUNDARIES = {"gec-ranking": {("IPN", "NTHU")}}
@@ -263,7 +264,7 @@ def study_conll14_metrics(data: Path, **_kw) -> list[Row]:
             outputs_import_lines(corpus=corpus, system_name=name, kind=kind, lines=lines, filename=name)
         )
     campaign = Campaign.objects.create(
-        project=project, corpus=corpus, name="CoNLL-14 metrics", protocol=Protocol.RANKING,
+        project=project, corpus=corpus, name="CoNLL-14 metrics", protocol=RELATIVE_RANKING.name,
         status=CampaignStatus.CLOSED, origin=CampaignOrigin.IMPORTED, created_by=user,
     )  # fmt: skip
     campaign.systems.set(systems)

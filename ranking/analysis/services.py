@@ -54,6 +54,7 @@ from ranking.analysis.parameters import (  # noqa: F401  (re-exported)
     code_versions,
 )
 from ranking.models import Campaign
+from ranking.rankings import campaign_rankings
 
 logger = logging.getLogger(__name__)
 
@@ -117,7 +118,7 @@ def _freeze_input(run: AnalysisRun) -> dict:
     campaign = run.campaign
     data: dict = {}
     if run.kind in RANKING_KINDS:
-        rankings = inputs.campaign_rankings(campaign)
+        rankings = campaign_rankings(campaign)
         data["rankings"] = compute.rankings_to_json(rankings)
         pairs = compute.pairs_from_json(data["rankings"])
         run.judgments_used = len(rankings)

@@ -16,6 +16,7 @@ from ranking.analysis import exports, plots, services
 from ranking.analysis.forms import RunForm
 from ranking.analysis.models import AnalysisKind, RunStatus
 from ranking.analysis.selectors import run_list_for, run_progress, run_results
+from ranking.protocols import protocol_get
 from ranking.selectors import campaign_list_for
 
 
@@ -43,7 +44,12 @@ def campaign_analysis(request: HttpRequest, pk: int) -> HttpResponse:
     return render(
         request,
         "ranking/analysis/campaign.html",
-        {"campaign": campaign, "form": form, "runs": runs},
+        {
+            "campaign": campaign,
+            "form": form,
+            "runs": runs,
+            "prws_ratings": protocol_get(campaign.protocol).prws_ratings,
+        },
         status=status,
     )
 

@@ -220,14 +220,8 @@ def screen_submit(
         raise GecInputError("this screen is not part of your HIT")
     campaign = screen.campaign
     expired = assignment.status == AssignmentStatus.ACTIVE and assignment.expires < now
-    refusal = None
-    if expired:
-        refusal = GecInputError("your time for this HIT ran out; it went back to the pool")
-    elif assignment.status != AssignmentStatus.ACTIVE:
-        refusal = GecInputError("this HIT is no longer open for you")
-    elif campaign.status == CampaignStatus.CLOSED:
-        refusal = GecInputError("this campaign is closed")
-    else:
+    refusal = _refusal(assignment, campaign, expired)
+    if refusal is None:
         if candidates is None:
             candidates = screen_candidates_for_submit(screen, campaign)
         try:
@@ -235,19 +229,50 @@ def screen_submit(
         except GecInputError as exc:
             refusal = exc
     if refusal is not None:
-        # A screen judged already stays judged: resubmitting it is a no-op whatever came since.
-        existing = ScreenJudgment.objects.filter(screen=screen, judge=worker).first()
-        if existing is not None:
-            return existing, False
-        if expired:
-            Assignment.objects.filter(pk=assignment.pk, status=AssignmentStatus.ACTIVE).update(
-                status=AssignmentStatus.EXPIRED
-            )
-        raise refusal
+        return _refused(assignment, screen, worker, refusal, expired)
     if seconds is not None and not 0 <= seconds < 86400:
         seconds = None
     trap_ids = {c.pk for c in candidates if c.is_trap}
     passed = trap_outcome(campaign.protocol, screen.sentence.text, candidates, trap_ids, answers)
+    return _judgment_save(assignment, screen, worker, answers, seconds=seconds, passed=passed, now=now)
+
+
+def _refusal(assignment: Assignment, campaign: Campaign, expired: bool) -> GecInputError | None:
+    """Why the assignment takes no submission now (None: it does)."""
+    if expired:
+        return GecInputError("your time for this HIT ran out; it went back to the pool")
+    if assignment.status != AssignmentStatus.ACTIVE:
+        return GecInputError("this HIT is no longer open for you")
+    if campaign.status == CampaignStatus.CLOSED:
+        return GecInputError("this campaign is closed")
+    return None
+
+
+def _refused(
+    assignment: Assignment, screen: Screen, worker: AbstractBaseUser, refusal: GecInputError, expired: bool
+) -> tuple[ScreenJudgment, bool]:
+    # A screen judged already stays judged: resubmitting it is a no-op whatever came since.
+    existing = ScreenJudgment.objects.filter(screen=screen, judge=worker).first()
+    if existing is not None:
+        return existing, False
+    if expired:
+        Assignment.objects.filter(pk=assignment.pk, status=AssignmentStatus.ACTIVE).update(
+            status=AssignmentStatus.EXPIRED
+        )
+    raise refusal
+
+
+def _judgment_save(
+    assignment: Assignment,
+    screen: Screen,
+    worker: AbstractBaseUser,
+    answers: Mapping[int, CandidateScore],
+    *,
+    seconds: float | None,
+    passed: bool | None,
+    now: datetime,
+) -> tuple[ScreenJudgment, bool]:
+    """Insert the judgment and its ratings under the assignment's row lock, then what follows from it."""
     locked = None
     inserted = False
     try:
@@ -275,20 +300,7 @@ def screen_submit(
                     for cid, a in answers.items()
                 ]
             )
-            remaining = Screen.objects.filter(hit_id=locked.hit_id).exclude(judgments__judge=worker).exists()
-            if not remaining:
-                locked.status = AssignmentStatus.SUBMITTED
-                locked.submitted = now
-                locked.save(update_fields=["status", "submitted"])
-            if passed is not None:
-                record = worker_record_refresh(campaign=campaign, worker=worker)
-                if record.excluded:  # this submission may have excluded the worker: their HITs left
-                    locked.status = Assignment.objects.values_list("status", flat=True).get(pk=locked.pk)
-            if not remaining and assignment.hit.qualification and not locked.gold:
-                qualification_grade(campaign=campaign, assignment=locked)
-            if not remaining:
-                # with the broker down the judgment is still saved; the periodic recompute repairs results.
-                task_send_on_commit(TASK_CAMPAIGN_SCORES, campaign_id=campaign.pk)
+            _after_judgment(assignment, locked, screen.campaign, worker, passed=passed, now=now)
     except _NotOpen:
         _sync(assignment, locked)
         existing = ScreenJudgment.objects.filter(screen=screen, judge=worker).first()
@@ -304,6 +316,33 @@ def screen_submit(
         return ScreenJudgment.objects.get(screen=screen, judge=worker), False
     _sync(assignment, locked)
     return judgment, True
+
+
+def _after_judgment(
+    assignment: Assignment,
+    locked: Assignment,
+    campaign: Campaign,
+    worker: AbstractBaseUser,
+    *,
+    passed: bool | None,
+    now: datetime,
+) -> None:
+    """Inside the submit's transaction: close the HIT after its last screen, refresh the trap record
+    (which may exclude the worker), grade a finished qualification test, recompute the results."""
+    remaining = Screen.objects.filter(hit_id=locked.hit_id).exclude(judgments__judge=worker).exists()
+    if not remaining:
+        locked.status = AssignmentStatus.SUBMITTED
+        locked.submitted = now
+        locked.save(update_fields=["status", "submitted"])
+    if passed is not None:
+        record = worker_record_refresh(campaign=campaign, worker=worker)
+        if record.excluded:  # this submission may have excluded the worker: their HITs left
+            locked.status = Assignment.objects.values_list("status", flat=True).get(pk=locked.pk)
+    if not remaining and assignment.hit.qualification and not locked.gold:
+        qualification_grade(campaign=campaign, assignment=locked)
+    if not remaining:
+        # with the broker down the judgment is still saved; the periodic recompute repairs results.
+        task_send_on_commit(TASK_CAMPAIGN_SCORES, campaign_id=campaign.pk)
 
 
 def _sync(assignment: Assignment, locked: Assignment) -> None:

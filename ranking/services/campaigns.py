@@ -15,9 +15,10 @@ from annotate.models import Corpus, Output, Project, Qualification, Sentence, Sy
 from geceval.errors import GecInputError
 from geceval.judgments import expand_pairwise
 from ranking.analysis.active import next_systems
-from ranking.models import Campaign, CampaignStatus, Candidate, Hit, Protocol, Screen
+from ranking.models import Campaign, CampaignStatus, Candidate, Hit, Screen
+from ranking.protocols import DEFAULT_PROTOCOL, Protocol, protocol_get
+from ranking.rankings import campaign_rankings
 from ranking.services.judging import normalise
-from ranking.services.results import campaign_rankings
 
 CAMPAIGN_OPTIONS = (
     "protocol",
@@ -64,7 +65,7 @@ def campaign_create(
     name: str,
     systems: Iterable[System],
     created_by: AbstractBaseUser,
-    protocol: str = Protocol.PRWS,
+    protocol: str = DEFAULT_PROTOCOL,
     judgments_per_item: int = 8,
     max_candidates: int = 5,
     screens_per_sentence: int = 1,
@@ -96,44 +97,12 @@ def campaign_create(
     """
     systems = list(systems)
     name = name.strip()
-    if not name:
-        raise GecInputError("the campaign needs a name")
-    if protocol not in Protocol.values:
-        raise GecInputError(f"unknown protocol {protocol!r}")
-    if corpus.project_id != project.pk:
-        raise GecInputError("the corpus belongs to another project")
-    if not systems:
-        raise GecInputError("choose at least one system to judge")
-    if any(s.corpus_id != corpus.pk for s in systems):
-        raise GecInputError("every system must belong to the campaign's corpus")
-    if any(s.kind == SystemKind.SOURCE_ERROR for s in systems):
-        raise GecInputError("a Source+error system is a trap: choose it as the trap system, not as a system")
-    if protocol == Protocol.RANKING and len(systems) < 2:
-        raise GecInputError("ranking needs at least two systems")
-    if not 2 <= max_candidates <= 5:
-        raise GecInputError("a screen shows 2 to 5 outputs")
-    if judgments_per_item < 1 or screens_per_hit < 1 or screens_per_sentence < 1 or assignment_minutes < 1:
-        raise GecInputError("judgments per item, screens per HIT and assignment minutes must be positive")
-    if not 0 <= trap_rate <= 1 or not 0 <= trap_threshold <= 1:
-        raise GecInputError("trap rate and threshold are between 0 and 1")
-    if trap_rate > 0 and trap_system is None:
-        raise GecInputError("a trap rate needs a Source+error trap system")
-    if trap_system is not None and (
-        trap_system.corpus_id != corpus.pk or trap_system.kind != SystemKind.SOURCE_ERROR
-    ):
-        raise GecInputError("the trap system must be a Source+error system of this corpus")
-    if reference is not None and (reference.corpus_id != corpus.pk or reference.kind != SystemKind.REFERENCE):
-        raise GecInputError("the reference to show must be a reference of this corpus")
-    if qualification is not None and qualification.project_id != project.pk:
-        raise GecInputError("the qualification belongs to another project")
-    if active_selection and protocol != Protocol.RANKING:
-        raise GecInputError("active selection chooses systems for ranking screens; PRWS shows them all")
-    if Campaign.objects.filter(project=project, name=name).exists():
-        raise GecInputError(f"a campaign named {name!r} already exists in project {project.name!r}")
-    sentences = list(corpus.sentences.filter(domain=domain) if domain else corpus.sentences.all())
-    if not sentences:
-        raise GecInputError(f"the corpus has no sentences in domain {domain!r}")
-
+    _check_scope(project, corpus, name, systems, protocol)
+    sizes = (max_candidates, judgments_per_item, screens_per_hit, screens_per_sentence, assignment_minutes)
+    _check_sizes(protocol_get(protocol), *sizes)
+    _check_traps(corpus, trap_system, trap_rate, trap_threshold)
+    _check_related(project, reference, qualification, protocol, active_selection, corpus=corpus, name=name)
+    sentences = _campaign_sentences(corpus, domain)
     campaign = Campaign.objects.create(
         project=project,
         corpus=corpus,
@@ -163,6 +132,76 @@ def campaign_create(
     campaign.systems.set(systems)
     _build(campaign, systems, sentences)
     return campaign
+
+
+def _check_scope(project: Project, corpus: Corpus, name: str, systems: list[System], protocol: str) -> None:
+    if not name:
+        raise GecInputError("the campaign needs a name")
+    chosen = protocol_get(protocol)  # GecInputError for an unknown protocol
+    if corpus.project_id != project.pk:
+        raise GecInputError("the corpus belongs to another project")
+    if not systems:
+        raise GecInputError("choose at least one system to judge")
+    if any(s.corpus_id != corpus.pk for s in systems):
+        raise GecInputError("every system must belong to the campaign's corpus")
+    if any(s.kind == SystemKind.SOURCE_ERROR for s in systems):
+        raise GecInputError("a Source+error system is a trap: choose it as the trap system, not as a system")
+    if len(systems) < chosen.min_systems:
+        count = {2: "two", 3: "three"}.get(chosen.min_systems, str(chosen.min_systems))
+        raise GecInputError(f"{chosen.name} needs at least {count} systems")
+
+
+def _check_sizes(
+    protocol: Protocol,
+    max_candidates: int,
+    judgments_per_item: int,
+    screens_per_hit: int,
+    screens_per_sentence: int,
+    assignment_minutes: int,
+) -> None:
+    low, high = protocol.screen_size
+    if not low <= max_candidates <= high:
+        raise GecInputError(f"a screen shows {low} to {high} outputs")
+    if judgments_per_item < 1 or screens_per_hit < 1 or screens_per_sentence < 1 or assignment_minutes < 1:
+        raise GecInputError("judgments per item, screens per HIT and assignment minutes must be positive")
+
+
+def _check_traps(corpus: Corpus, trap_system: System | None, trap_rate: float, trap_threshold: float) -> None:
+    if not 0 <= trap_rate <= 1 or not 0 <= trap_threshold <= 1:
+        raise GecInputError("trap rate and threshold are between 0 and 1")
+    if trap_rate > 0 and trap_system is None:
+        raise GecInputError("a trap rate needs a Source+error trap system")
+    if trap_system is not None and (
+        trap_system.corpus_id != corpus.pk or trap_system.kind != SystemKind.SOURCE_ERROR
+    ):
+        raise GecInputError("the trap system must be a Source+error system of this corpus")
+
+
+def _check_related(
+    project: Project,
+    reference: System | None,
+    qualification: Qualification | None,
+    protocol: str,
+    active_selection: bool,
+    *,
+    corpus: Corpus,
+    name: str,
+) -> None:
+    if reference is not None and (reference.corpus_id != corpus.pk or reference.kind != SystemKind.REFERENCE):
+        raise GecInputError("the reference to show must be a reference of this corpus")
+    if qualification is not None and qualification.project_id != project.pk:
+        raise GecInputError("the qualification belongs to another project")
+    if active_selection and not protocol_get(protocol).draws_systems:
+        raise GecInputError("active selection chooses systems for ranking screens; PRWS shows them all")
+    if Campaign.objects.filter(project=project, name=name).exists():
+        raise GecInputError(f"a campaign named {name!r} already exists in project {project.name!r}")
+
+
+def _campaign_sentences(corpus: Corpus, domain: str) -> list[Sentence]:
+    sentences = list(corpus.sentences.filter(domain=domain) if domain else corpus.sentences.all())
+    if not sentences:
+        raise GecInputError(f"the corpus has no sentences in domain {domain!r}")
+    return sentences
 
 
 def _groups(
@@ -255,7 +294,7 @@ def _screens_for_sentence(
     rng: random.Random,
 ) -> list[list[_Group]]:
     size = campaign.max_candidates
-    if campaign.protocol == Protocol.PRWS:
+    if not protocol_get(campaign.protocol).draws_systems:
         groups = _groups(outputs)
         trap_group = _trap_group(campaign, sentence, trap, groups, rng)
         rest = list(groups.values())

@@ -3,7 +3,7 @@
 A worker passes when the share of candidate pairs they order as the expert did
 (better, equal, worse) reaches ``campaign.gold_threshold``. For PRWS scores,
 two candidates count as equal when their scores differ by less than
-``PRWS_TIE_MARGIN`` points, since two judges rarely give the same number.
+``PRWS_TIE_MARGIN`` points (``ranking.protocols.prws``), since two judges rarely give the same number.
 """
 
 from __future__ import annotations
@@ -22,14 +22,12 @@ from ranking.models import (
     Campaign,
     Candidate,
     Hit,
-    Protocol,
     Rating,
     Screen,
     WorkerRecord,
 )
+from ranking.protocols import protocol_get
 from ranking.services.campaigns import screen_draw_active
-
-PRWS_TIE_MARGIN = 10
 
 
 @transaction.atomic
@@ -88,19 +86,13 @@ def gold_assignment_start(*, campaign: Campaign, expert: AbstractBaseUser) -> As
 
 def _relations(protocol: str, values: dict[int, int]) -> dict[tuple[int, int], int]:
     """Per pair of candidate positions: -1 first better, 0 equal, 1 second better."""
-    out = {}
-    for a, b in combinations(sorted(values), 2):
-        diff = values[a] - values[b]
-        if protocol == Protocol.PRWS:
-            out[(a, b)] = 0 if abs(diff) < PRWS_TIE_MARGIN else (-1 if diff > 0 else 1)
-        else:
-            out[(a, b)] = (diff > 0) - (diff < 0)
-    return out
+    relation = protocol_get(protocol).gold_relation
+    return {(a, b): relation(values[a], values[b]) for a, b in combinations(sorted(values), 2)}
 
 
 def _answers(assignment: Assignment, protocol: str) -> dict[int, dict[int, int]]:
     """sentence id -> {candidate position: score or rank} of one assignment."""
-    field = "score" if protocol == Protocol.PRWS else "rank"
+    field = protocol_get(protocol).answer_field
     out: dict[int, dict[int, int]] = {}
     for sentence_id, position, value in Rating.objects.filter(judgment__assignment=assignment).values_list(
         "judgment__screen__sentence_id", "candidate__position", field

@@ -32,7 +32,6 @@ from ranking.models import (
     CampaignStatus,
     Candidate,
     Hit,
-    Protocol,
     Rating,
     Screen,
     ScreenJudgment,
@@ -79,13 +78,13 @@ def judgment_set_create(
                 (r.system, None, round(r.score), r.meaning_changed)
             )
         judgments = [(item, ann, entries) for (item, ann), entries in grouped.items()]
-        protocol = Protocol.PRWS
+        protocol = "prws"
     else:
         judgments = [
             (r.item, r.annotator, [(s, k, None, False) for s, k in r.entries if k >= 1]) for r in rankings
         ]
         judgments = [j for j in judgments if len(j[2]) >= 2]
-        protocol = Protocol.RANKING
+        protocol = "ranking"
     items = list(dict.fromkeys(item for item, _a, _e in judgments))
     system_names = sorted({s for _i, _a, e in judgments for s, *_ in e})
     if corpus is None:

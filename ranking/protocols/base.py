@@ -1,0 +1,111 @@
+"""What every judgment protocol provides; PRWS and relative ranking are two modules beside this one."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from rest_framework import serializers
+
+from geceval.errors import GecInputError
+from ranking.models import Campaign, Candidate
+
+
+@dataclass(frozen=True)
+class CandidateScore:
+    """A PRWS score (0-100) or a rank (1 = best; equal ranks are ties) for one candidate."""
+
+    score: int | None = None
+    meaning_changed: bool = False
+    rank: int | None = None
+
+
+class WorkAnswerSerializer(serializers.Serializer):
+    """One answer in the workers' API: a score or a rank for the candidate at ``position``."""
+
+    position = serializers.IntegerField(min_value=0, max_value=4)
+    score = serializers.IntegerField(
+        min_value=0, max_value=100, required=False, allow_null=True, default=None
+    )
+    rank = serializers.IntegerField(min_value=1, max_value=5, required=False, allow_null=True, default=None)
+    meaning_changed = serializers.BooleanField(default=False)
+
+
+def whole(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+class Protocol:
+    """A way of judging a screen. Subclass, set the attributes, and ``register`` an instance."""
+
+    name: str = ""
+    """Stored in ``Campaign.protocol`` (at most 16 characters)."""
+    label: str = ""
+    template: str = "ranking/work.html"
+    """The worker's page for one screen."""
+    instructions: str = ""
+    """What workers read when the researcher writes none."""
+    answer_field: str = "score"
+    """The ``Rating`` column an answer fills: ``score`` or ``rank``."""
+    missing_answer: str = "answer every output before submitting"
+    screen_size: tuple[int, int] = (2, 5)
+    """Outputs per screen a campaign may ask for (``max_candidates``)."""
+    min_systems: int = 1
+    draws_systems: bool = False
+    """True: each screen shows a random draw of ``max_candidates`` systems (``screens_per_sentence``
+    draws per sentence, or active selection); False: every distinct output, a screen at a time."""
+    shows_ranking: bool = False
+    """Live results are TrueSkill ranks (rank ranges, clusters, pairwise counts)."""
+    prws_ratings: bool = False
+    """Answers are PRWS ratings (0-100): the PRWS summary and the per-segment PRWS exports read them."""
+    api_answer_serializer: type[serializers.Serializer] = WorkAnswerSerializer
+
+    def answer_from_api(self, answer: Mapping) -> CandidateScore:
+        """One validated ``api_answer_serializer`` item as an answer."""
+        return CandidateScore(
+            score=answer["score"], rank=answer["rank"], meaning_changed=answer["meaning_changed"]
+        )
+
+    def answers_from_form(
+        self, candidates: Sequence[Candidate], data: Mapping[str, str]
+    ) -> dict[int, CandidateScore]:
+        """Read a screen's form: fields are named by display position only (``score-0``, ``rank-2``,
+        ``changed-1``), so nothing in a page identifies a candidate or tells a trap apart."""
+        key = self.answer_field
+        answers: dict[int, CandidateScore] = {}
+        for candidate in candidates:
+            raw = str(data.get(f"{key}-{candidate.position}", "")).strip()
+            if raw == "":
+                raise GecInputError(self.missing_answer)
+            try:
+                value = int(raw)
+            except ValueError:
+                raise GecInputError("answers are whole numbers") from None
+            changed = data.get(f"changed-{candidate.position}") == "on"
+            answers[candidate.pk] = CandidateScore(meaning_changed=changed, **{key: value})
+        self.validate_answers(candidates, answers)
+        return answers
+
+    def validate_answers(
+        self, candidates: Sequence[Candidate], answers: Mapping[int, CandidateScore]
+    ) -> None:
+        """Every candidate of the screen answered, nothing else, values in range; else GecInputError."""
+        if set(answers) != {c.pk for c in candidates}:
+            raise GecInputError("every output on the screen needs an answer, and only those")
+        for answer in answers.values():
+            self.validate_answer(answer, len(candidates))
+
+    def validate_answer(self, answer: CandidateScore, shown: int) -> None:
+        raise NotImplementedError
+
+    def trap_passed(self, trap: CandidateScore, source: CandidateScore) -> bool | None:
+        """Whether the trap was judged strictly worse than the source (a tie fails); None: no verdict."""
+        return None
+
+    def gold_relation(self, first: int, second: int) -> int:
+        """Two answers (``answer_field`` values) of one screen: -1 first better, 0 equal, 1 second better."""
+        return (first < second) - (first > second)
+
+    def live_scores(self, campaign: Campaign, wanted: dict) -> dict[int, dict]:
+        """system id -> ``SystemScore`` fields, from the campaign's valid judgments."""
+        raise NotImplementedError

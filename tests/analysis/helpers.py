@@ -6,7 +6,6 @@ import random
 
 from geceval.judgments import PrwsRating, RankingJudgment
 from tests import factories
-from tests.analysis.judgment_sets import judgment_set_create
 
 STRENGTH = {"best": 3.0, "good": 2.0, "mid": 1.0, "src": 0.0}
 
@@ -45,22 +44,20 @@ def researcher_and_project(username: str = "res"):
 def ranking_campaign(n: int = 300, seed: int = 1, name: str = "synthetic"):
     user, project = researcher_and_project()
     rankings = synthetic_rankings(n, seed)
-    campaign = judgment_set_create(project=project, name=name, created_by=user, rankings=rankings)
+    campaign = factories.imported_campaign(project, name, rankings=rankings)
     return user, campaign, rankings
 
 
 def prws_campaign(name: str = "prws"):
     user, project = researcher_and_project()
     ratings = synthetic_ratings()
-    campaign = judgment_set_create(project=project, name=name, created_by=user, ratings=ratings)
+    campaign = factories.imported_campaign(project, name, ratings=ratings)
     return user, campaign, ratings
 
 
 def prws_corpus_campaign():
     """A PRWS judgment set over a real 10-sentence corpus with one reference and 4 systems whose
     human scores follow how many sentences they corrected."""
-    from tests import factories
-
     user, project = researcher_and_project()
     sources = [f"He go to school {i} ." for i in range(10)]
     good = [f"He goes to school {i} ." for i in range(10)]
@@ -80,5 +77,5 @@ def prws_corpus_campaign():
         for name, lines in systems.items()
         if name != "ref"
     ]
-    campaign = judgment_set_create(project=project, name="p", created_by=user, ratings=ratings, corpus=corpus)
+    campaign = factories.imported_campaign(project, "p", ratings=ratings, corpus=corpus)
     return user, campaign

@@ -94,73 +94,83 @@ def _clean(kind: str, parameters: dict, campaign: Campaign) -> dict:
         if not 1 <= p["samples"] <= MAX_SAMPLES:
             raise AnalysisError(f"samples must be 1..{MAX_SAMPLES}")
     elif kind == AnalysisKind.METRIC_SCORES:
-        metrics = list(p.get("metrics") or ["gleu", "bleu", "chrf"])
-        unknown = [m for m in metrics if m not in METRICS]
-        if unknown:
-            raise AnalysisError(f"unknown metric(s) {', '.join(unknown)}; known: {', '.join(METRICS)}")
-        refs = set(
-            System.objects.filter(corpus=campaign.corpus, kind=SystemKind.REFERENCE).values_list(
-                "name", flat=True
-            )
-        )
-        sets = p.get("reference_sets") or ({"all": sorted(refs)} if refs else {})
-        if not sets:
-            raise AnalysisError("the corpus has no reference systems to score against")
-        for name, members in sets.items():
-            missing = [m for m in members if m not in refs]
-            if not members or missing:
-                raise AnalysisError(
-                    f"reference set {name!r}: not references of the corpus: {missing or 'empty'}"
-                )
-        p.update(metrics=metrics, reference_sets={str(k): list(v) for k, v in sets.items()})
+        _clean_metric_scores(p, campaign)
     elif kind == AnalysisKind.META_EVAL:
-        for key in ("human_run", "metric_run"):
-            run = AnalysisRun.objects.filter(pk=p.get(key), status=RunStatus.DONE).first()
-            if run is None:
-                raise AnalysisError(f"{key} must be a finished run")
-            p[key] = run.pk
-        human = AnalysisRun.objects.get(pk=p["human_run"])
-        if human.kind not in (*RANKING_KINDS, AnalysisKind.PRWS_SUMMARY):
-            raise AnalysisError("human_run must be a ranking or PRWS summary run")
-        if AnalysisRun.objects.get(pk=p["metric_run"]).kind != AnalysisKind.METRIC_SCORES:
-            raise AnalysisError("metric_run must be a metric scores run")
-        p["exclude"] = [str(x) for x in p.get("exclude", [])]
-        synthetic = p.get("synthetic") or None
-        if synthetic:
-            if human.kind != AnalysisKind.PRWS_SUMMARY:
-                raise AnalysisError("synthetic systems need a PRWS summary as the human run (segment scores)")
-            synthetic = synthetic if isinstance(synthetic, dict) else {}
-            samples = int(synthetic.get("samples", 1))
-            if not 1 <= samples <= 10:
-                raise AnalysisError("synthetic samples must be 1..10")
-            synthetic = {"samples": samples}
-        p["synthetic"] = synthetic
+        _clean_meta_eval(p)
     elif kind == AnalysisKind.GLEU_VS_REFS:
         pass
     elif kind == AnalysisKind.ENSEMBLE:
-        human = AnalysisRun.objects.filter(
-            pk=p.get("human_run"), status=RunStatus.DONE, kind=AnalysisKind.PRWS_SUMMARY
-        ).first()
-        if human is None or human.campaign.corpus_id != campaign.corpus_id:
-            raise AnalysisError("human_run must be a finished PRWS summary of a campaign on the same corpus")
-        components = list(p.get("components") or DEFAULT_COMPONENTS)
-        unknown = [c for c in components if c not in DEFAULT_COMPONENTS]
-        if unknown:
-            raise AnalysisError(
-                f"unknown component(s) {', '.join(unknown)}; known: {', '.join(DEFAULT_COMPONENTS)}"
-            )
-        if not System.objects.filter(corpus=campaign.corpus, kind=SystemKind.REFERENCE).exists():
-            raise AnalysisError("the corpus has no reference systems")
-        p.update(
-            human_run=human.pk,
-            components=components,
-            synthetic=bool(p.get("synthetic", True)),
-            samples=int(p.get("samples", 1)),
-            folds=int(p.get("folds", 10)),
-            alpha=float(p.get("alpha", 0.001)),
-        )
-        if not 1 <= p["samples"] <= 10 or not 2 <= p["folds"] <= 50 or p["alpha"] <= 0:
-            raise AnalysisError("samples 1..10, folds 2..50, alpha > 0")
+        _clean_ensemble(p, campaign)
     else:
         raise AnalysisError(f"analysis kind {kind!r} is not available")
     return p
+
+
+def _clean_metric_scores(p: dict, campaign: Campaign) -> None:
+    metrics = list(p.get("metrics") or ["gleu", "bleu", "chrf"])
+    unknown = [m for m in metrics if m not in METRICS]
+    if unknown:
+        raise AnalysisError(f"unknown metric(s) {', '.join(unknown)}; known: {', '.join(METRICS)}")
+    refs = set(
+        System.objects.filter(corpus=campaign.corpus, kind=SystemKind.REFERENCE).values_list(
+            "name", flat=True
+        )
+    )
+    sets = p.get("reference_sets") or ({"all": sorted(refs)} if refs else {})
+    if not sets:
+        raise AnalysisError("the corpus has no reference systems to score against")
+    for name, members in sets.items():
+        missing = [m for m in members if m not in refs]
+        if not members or missing:
+            raise AnalysisError(f"reference set {name!r}: not references of the corpus: {missing or 'empty'}")
+    p.update(metrics=metrics, reference_sets={str(k): list(v) for k, v in sets.items()})
+
+
+def _clean_meta_eval(p: dict) -> None:
+    for key in ("human_run", "metric_run"):
+        run = AnalysisRun.objects.filter(pk=p.get(key), status=RunStatus.DONE).first()
+        if run is None:
+            raise AnalysisError(f"{key} must be a finished run")
+        p[key] = run.pk
+    human = AnalysisRun.objects.get(pk=p["human_run"])
+    if human.kind not in (*RANKING_KINDS, AnalysisKind.PRWS_SUMMARY):
+        raise AnalysisError("human_run must be a ranking or PRWS summary run")
+    if AnalysisRun.objects.get(pk=p["metric_run"]).kind != AnalysisKind.METRIC_SCORES:
+        raise AnalysisError("metric_run must be a metric scores run")
+    p["exclude"] = [str(x) for x in p.get("exclude", [])]
+    synthetic = p.get("synthetic") or None
+    if synthetic:
+        if human.kind != AnalysisKind.PRWS_SUMMARY:
+            raise AnalysisError("synthetic systems need a PRWS summary as the human run (segment scores)")
+        synthetic = synthetic if isinstance(synthetic, dict) else {}
+        samples = int(synthetic.get("samples", 1))
+        if not 1 <= samples <= 10:
+            raise AnalysisError("synthetic samples must be 1..10")
+        synthetic = {"samples": samples}
+    p["synthetic"] = synthetic
+
+
+def _clean_ensemble(p: dict, campaign: Campaign) -> None:
+    human = AnalysisRun.objects.filter(
+        pk=p.get("human_run"), status=RunStatus.DONE, kind=AnalysisKind.PRWS_SUMMARY
+    ).first()
+    if human is None or human.campaign.corpus_id != campaign.corpus_id:
+        raise AnalysisError("human_run must be a finished PRWS summary of a campaign on the same corpus")
+    components = list(p.get("components") or DEFAULT_COMPONENTS)
+    unknown = [c for c in components if c not in DEFAULT_COMPONENTS]
+    if unknown:
+        raise AnalysisError(
+            f"unknown component(s) {', '.join(unknown)}; known: {', '.join(DEFAULT_COMPONENTS)}"
+        )
+    if not System.objects.filter(corpus=campaign.corpus, kind=SystemKind.REFERENCE).exists():
+        raise AnalysisError("the corpus has no reference systems")
+    p.update(
+        human_run=human.pk,
+        components=components,
+        synthetic=bool(p.get("synthetic", True)),
+        samples=int(p.get("samples", 1)),
+        folds=int(p.get("folds", 10)),
+        alpha=float(p.get("alpha", 0.001)),
+    )
+    if not 1 <= p["samples"] <= 10 or not 2 <= p["folds"] <= 50 or p["alpha"] <= 0:
+        raise AnalysisError("samples 1..10, folds 2..50, alpha > 0")

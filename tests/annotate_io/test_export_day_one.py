@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 
 import pytest
-from annotate.demo import DEMO_PROJECT, demo_load
 from django.urls import reverse
 
 from annotate.formats.data import CorpusData, SystemData
@@ -13,6 +12,7 @@ from annotate.formats.services import campaign_export, corpus_export
 from annotate.formats.writers import write_gmeg
 from annotate.models import Corpus
 from annotate.services import SentenceRecord
+from ranking.demo import DEMO_PROJECT, demo_load
 from tests.annotate_io.rewriting import rewrite_submit
 from tests.annotate_io.test_campaign_export import jfleg_campaign  # noqa: F401  (fixture)
 

@@ -50,32 +50,20 @@ def demo_load() -> DemoInfo:
 
     corpus, systems = _demo_corpus(project)
     traps = trap_system_generate(corpus=corpus, seed=0)
-    campaign_create(
-        project=project,
-        corpus=corpus,
-        name=DEMO_CAMPAIGN,
-        systems=systems,
-        created_by=users["researcher"],
-        judgments_per_item=3,
-        screens_per_hit=10,
-        trap_system=traps,
-        trap_rate=0.3,
-        trap_min_seen=3,
-    )
-    campaign_create(
-        project=project,
-        corpus=corpus,
-        name=DEMO_RANKING_CAMPAIGN,
-        systems=systems,
-        created_by=users["researcher"],
-        protocol="ranking",
-        max_candidates=5,
-        judgments_per_item=3,
-        screens_per_hit=10,
-        trap_system=traps,
-        trap_rate=0.3,
-        trap_min_seen=3,
-    )
+    # the same sentences, systems and traps judged both ways
+    shared = {
+        "project": project,
+        "corpus": corpus,
+        "systems": systems,
+        "created_by": users["researcher"],
+        "judgments_per_item": 3,
+        "screens_per_hit": 10,
+        "trap_system": traps,
+        "trap_rate": 0.3,
+        "trap_min_seen": 3,
+    }
+    campaign_create(name=DEMO_CAMPAIGN, **shared)
+    campaign_create(name=DEMO_RANKING_CAMPAIGN, protocol="ranking", max_candidates=5, **shared)
     _demo_rewrites(project, users)
     return DemoInfo(created=True, accounts=[(u, p, r.value) for u, p, r in DEMO_ACCOUNTS])
 

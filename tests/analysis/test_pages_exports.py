@@ -15,7 +15,7 @@ from geceval.prws import read_gmeg_segment_csv, read_prws_csv
 from geceval.ranking import rank
 from ranking.analysis import exports, services
 from ranking.analysis.models import AnalysisRun, PrwsResult, RunStatus
-from tests.analysis.helpers import prws_campaign, ranking_campaign
+from tests.factories import prws_campaign, ranking_campaign
 
 pytestmark = pytest.mark.django_db
 REPO = Path(__file__).resolve().parents[2]
@@ -283,7 +283,7 @@ def test_gleu_vs_number_of_references_run_and_curve(client):
 
 
 def test_meta_evaluation_with_synthetic_systems_adds_hybrid_points():
-    from tests.analysis.helpers import prws_corpus_campaign
+    from tests.factories import prws_corpus_campaign
 
     _user, campaign = prws_corpus_campaign()
     human = _done_run(campaign, kind="prws_summary", samples=5)
@@ -353,7 +353,7 @@ def test_our_export_imported_by_the_crowd_importer_gives_the_same_run_result(tmp
 
 def test_ensemble_run_trains_on_real_and_synthetic_systems_and_offers_the_model(client):
     from geceval.ensemble import EnsembleModel, ScorerFeatures
-    from tests.analysis.helpers import prws_corpus_campaign
+    from tests.factories import prws_corpus_campaign
 
     user, campaign = prws_corpus_campaign()
     human = _done_run(campaign, kind="prws_summary", samples=5)

@@ -190,13 +190,18 @@ def trap_world(n_workers: int):
     researcher = _new_user("res", "researcher")
     workers = [_new_user(f"w{i}", "annotator") for i in range(n_workers)]
     project = _new_project(researcher, members=workers)
-    corpus, systems = corpus_with_systems(
+    corpus, systems = judging_corpus(project)
+    return researcher, workers, project, corpus, {s.name: s for s in systems}
+
+
+def judging_corpus(project, sources: list[str] | None = None, systems: dict[str, list[str]] | None = None):
+    """The corpus above (or ``sources``/``systems``) with ``src`` the source and ``trap`` of kind source+error."""
+    return corpus_with_systems(
         project,
-        sources=SOURCES,
-        systems=SYSTEMS | {"trap": TRAPS},
+        sources=sources or SOURCES,
+        systems=systems or (SYSTEMS | {"trap": TRAPS}),
         kinds={"src": "source", "trap": "source+error"},
     )
-    return researcher, workers, project, corpus, {s.name: s for s in systems}
 
 
 # --------------------------------------------------------------------------- the hardening world
@@ -235,11 +240,7 @@ def build_world(
     expert = _new_user("expert-q7", "expert")
     admin = get_user_model().objects.create_superuser("admin", "admin@example.org", "pw-for-tests-1")
     project = _new_project(researcher, members=[*workers, expert])
-    sources = sources or SOURCES
-    systems = systems or (SYSTEMS | {"trap": TRAPS})
-    corpus, made = corpus_with_systems(
-        project, sources=sources, systems=systems, kinds={"src": "source", "trap": "source+error"}
-    )
+    corpus, made = judging_corpus(project, sources, systems)
     by_name = {s.name: s for s in made}
     chosen = [by_name[n] for n in ("src", "a", "b") if n in by_name] or list(by_name.values())
     campaign = campaign_create(

@@ -113,6 +113,40 @@ def campaign_costs(campaign: Campaign) -> CampaignCosts:
     bonus_by_user: dict[int, Decimal] = defaultdict(Decimal)
     for user_id, amount in Bonus.objects.filter(campaign=campaign).values_list("worker__user_id", "amount"):
         bonus_by_user[user_id] += amount
+    workers = _workers_pay(rows, rejected_ids, seconds, bonus_by_user, reward)
+    paid = len(rows) - len(rejected_ids & {pk for pk, _ in rows})
+    bonuses = sum(bonus_by_user.values(), Decimal(0))
+    rewards = paid * reward
+    total = campaign.hits.count() * campaign.judgments_per_item
+    median = statistics.median(seconds.values()) if seconds else None
+    hourly = _money(reward * 3600 / Decimal(str(median))) if median else None
+    return CampaignCosts(
+        reward_per_hit=_money(reward),
+        fee_percent=Decimal(crowd.fee_percent or 0),
+        hits_submitted=len(rows),
+        hits_rejected=len(rows) - paid,
+        hits_total=total,
+        rewards=_money(rewards),
+        bonuses=_money(bonuses),
+        fees=_money((rewards + bonuses) * fee),
+        spent=_money((rewards + bonuses) * (1 + fee)),
+        projected=_money((total * reward + bonuses) * (1 + fee)),
+        budget=campaign.budget,
+        median_seconds=median,
+        hourly=hourly,
+        min_wage=min_hourly_wage(campaign),
+        workers=workers,
+    )
+
+
+def _workers_pay(
+    rows: list[tuple[int, int]],
+    rejected_ids: set[int],
+    seconds: dict[int, float],
+    bonus_by_user: dict[int, Decimal],
+    reward: Decimal,
+) -> list[WorkerPay]:
+    """Per worker (with submitted assignments or bonuses): paid and rejected HITs, time, earnings."""
     identities: dict[int, CrowdWorker] = {}
     user_ids = {w for _, w in rows} | set(bonus_by_user)
     for cw in CrowdWorker.objects.filter(user_id__in=user_ids).select_related("user").order_by("-created"):
@@ -147,29 +181,7 @@ def campaign_costs(campaign: Campaign) -> CampaignCosts:
             )
         )
     workers.sort(key=lambda w: (w.platform, w.identity))
-    paid = len(rows) - len(rejected_ids & {pk for pk, _ in rows})
-    bonuses = sum(bonus_by_user.values(), Decimal(0))
-    rewards = paid * reward
-    total = campaign.hits.count() * campaign.judgments_per_item
-    median = statistics.median(seconds.values()) if seconds else None
-    hourly = _money(reward * 3600 / Decimal(str(median))) if median else None
-    return CampaignCosts(
-        reward_per_hit=_money(reward),
-        fee_percent=Decimal(crowd.fee_percent or 0),
-        hits_submitted=len(rows),
-        hits_rejected=len(rows) - paid,
-        hits_total=total,
-        rewards=_money(rewards),
-        bonuses=_money(bonuses),
-        fees=_money((rewards + bonuses) * fee),
-        spent=_money((rewards + bonuses) * (1 + fee)),
-        projected=_money((total * reward + bonuses) * (1 + fee)),
-        budget=campaign.budget,
-        median_seconds=median,
-        hourly=hourly,
-        min_wage=min_hourly_wage(campaign),
-        workers=workers,
-    )
+    return workers
 
 
 def invite_links(campaign: Campaign) -> QuerySet[InviteLink]:

@@ -17,6 +17,7 @@ references tied at the best WAcc (JFLEG ``-nomix``: about 3 CPU-s, the tool
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -81,52 +82,9 @@ def _align_region(
     n = len(src)
     m = max(len(h) for h, _ in pairs)
     k = max(len(r) for _, r in pairs)
-    enc = _ids([src] + [h for h, _ in pairs] + [r for _, r in pairs])
-    h_mat = np.full((b, m), -1, dtype=np.int64)
-    r_mat = np.full((b, k), -2, dtype=np.int64)
-    for x in range(b):
-        h_mat[x, : len(pairs[x][0])] = enc[1 + x]
-        r_mat[x, : len(pairs[x][1])] = enc[1 + b + x]
-    # token at position-1 along each axis (index 0 = before the start: never used unmasked)
-    s_prev = np.concatenate(([-3], enc[0]))  # (n+1)
-    h_prev = np.concatenate((np.full((b, 1), -4), h_mat), axis=1)  # (b, m+1)
-    r_prev = np.concatenate((np.full((b, 1), -5), r_mat), axis=1)  # (b, k+1)
-
-    shape = (n + 1, m + 1, k + 1)
-    ii = np.arange(n + 1, dtype=np.int32)[:, None, None]
-    jj = np.arange(m + 1, dtype=np.int32)[None, :, None]
-    ll = np.arange(k + 1, dtype=np.int32)[None, None, :]
-    from_start = _length_bound(ii, jj, ll)
-    keep = np.zeros(shape, dtype=bool)
-    for (h, r), limit in zip(pairs, limits):
-        keep |= from_start + _length_bound(n - ii, len(h) - jj, len(r) - ll) <= limit
-    cells = np.flatnonzero(keep)
-    ci, cj, cl = np.unravel_index(cells, shape)
-    wave = ci + cj + cl
-    order = np.argsort(wave, kind="stable")
-    cells, ci, cj, cl = cells[order], ci[order], cj[order], cl[order]
-    starts = np.searchsorted(wave[order], np.arange(n + m + k + 2))
-
-    ne_sh = (s_prev[ci][None, :] != h_prev[:, cj]).astype(np.int32)  # (b, R)
-    ne_sr = (s_prev[ci][None, :] != r_prev[:, cl]).astype(np.int32)
-    ne_hr = (h_prev[:, cj] != r_prev[:, cl]).astype(np.int32)
-    cost = np.empty((b, len(_ORDER), len(cells)), dtype=np.int32)
-    for x, mv in enumerate(_ORDER):
-        if mv == 7:
-            cost[:, x] = _SUB * (ne_sh + ne_sr + _HR * ne_hr)
-        elif mv == 3:
-            cost[:, x] = _SUB * ne_sh + _GAP + _HR * _GAP
-        elif mv == 5:
-            cost[:, x] = _SUB * ne_sr + _GAP + _HR * _GAP
-        elif mv == 6:
-            cost[:, x] = 2 * _GAP + _HR * _SUB * ne_hr
-        else:
-            cost[:, x] = _SINGLE_COST[mv]
-        invalid = np.zeros(len(cells), dtype=bool)
-        for bit, pos in ((1, ci), (2, cj), (4, cl)):
-            if mv & bit:
-                invalid |= pos == 0
-        cost[:, x, invalid] = _INF
+    s_prev, h_prev, r_prev = _previous_tokens(src, pairs, m, k)
+    cells, ci, cj, cl, starts = _region_cells(n, m, k, pairs, limits)
+    cost = _move_costs(s_prev[ci], h_prev[:, cj], r_prev[:, cl], (ci, cj, cl), b)
     st_i, st_j = (m + 1) * (k + 1), k + 1
     offsets = np.array([(mv & 1) * st_i + (mv >> 1 & 1) * st_j + (mv >> 2 & 1) for mv in _ORDER])
     preds = cells[None, :] - offsets[:, None]
@@ -145,6 +103,86 @@ def _align_region(
         best = cand.argmin(axis=1)
         dist[:, here] = np.take_along_axis(cand, best[:, None, :], axis=1)[:, 0, :]
         ptr[:, here] = moves[best]
+    return _traceback(pairs, n, dist, ptr, (st_i, st_j))
+
+
+def _previous_tokens(
+    src: Sequence[str], pairs: Sequence[tuple[Sequence[str], Sequence[str]]], m: int, k: int
+) -> tuple[Any, Any, Any]:
+    """Token ids at position-1 along each axis (index 0 = before the start: never used unmasked)."""
+    b = len(pairs)
+    enc = _ids([src] + [h for h, _ in pairs] + [r for _, r in pairs])
+    h_mat = np.full((b, m), -1, dtype=np.int64)
+    r_mat = np.full((b, k), -2, dtype=np.int64)
+    for x in range(b):
+        h_mat[x, : len(pairs[x][0])] = enc[1 + x]
+        r_mat[x, : len(pairs[x][1])] = enc[1 + b + x]
+    s_prev = np.concatenate(([-3], enc[0]))  # (n+1)
+    h_prev = np.concatenate((np.full((b, 1), -4), h_mat), axis=1)  # (b, m+1)
+    r_prev = np.concatenate((np.full((b, 1), -5), r_mat), axis=1)  # (b, k+1)
+    return s_prev, h_prev, r_prev
+
+
+def _region_cells(
+    n: int,
+    m: int,
+    k: int,
+    pairs: Sequence[tuple[Sequence[str], Sequence[str]]],
+    limits: Sequence[int],
+) -> tuple[Any, Any, Any, Any, Any]:
+    """The flat ids and coordinates of the cells within some pair's limit, by wave (i + j + l); wave starts."""
+    shape = (n + 1, m + 1, k + 1)
+    ii = np.arange(n + 1, dtype=np.int32)[:, None, None]
+    jj = np.arange(m + 1, dtype=np.int32)[None, :, None]
+    ll = np.arange(k + 1, dtype=np.int32)[None, None, :]
+    from_start = _length_bound(ii, jj, ll)
+    keep = np.zeros(shape, dtype=bool)
+    for (h, r), limit in zip(pairs, limits):
+        keep |= from_start + _length_bound(n - ii, len(h) - jj, len(r) - ll) <= limit
+    cells = np.flatnonzero(keep)
+    ci, cj, cl = np.unravel_index(cells, shape)
+    wave = ci + cj + cl
+    order = np.argsort(wave, kind="stable")
+    cells, ci, cj, cl = cells[order], ci[order], cj[order], cl[order]
+    starts = np.searchsorted(wave[order], np.arange(n + m + k + 2))
+    return cells, ci, cj, cl, starts
+
+
+def _move_costs(s_tok: Any, h_tok: Any, r_tok: Any, coords: tuple[Any, Any, Any], b: int) -> Any:
+    """Per pair, move (in ``_ORDER``) and region cell, the cost of arriving there by that move."""
+    ci, cj, cl = coords
+    ne_sh = (s_tok[None, :] != h_tok).astype(np.int32)  # (b, R)
+    ne_sr = (s_tok[None, :] != r_tok).astype(np.int32)
+    ne_hr = (h_tok != r_tok).astype(np.int32)
+    cost = np.empty((b, len(_ORDER), len(ci)), dtype=np.int32)
+    for x, mv in enumerate(_ORDER):
+        if mv == 7:
+            cost[:, x] = _SUB * (ne_sh + ne_sr + _HR * ne_hr)
+        elif mv == 3:
+            cost[:, x] = _SUB * ne_sh + _GAP + _HR * _GAP
+        elif mv == 5:
+            cost[:, x] = _SUB * ne_sr + _GAP + _HR * _GAP
+        elif mv == 6:
+            cost[:, x] = 2 * _GAP + _HR * _SUB * ne_hr
+        else:
+            cost[:, x] = _SINGLE_COST[mv]
+        invalid = np.zeros(len(ci), dtype=bool)
+        for bit, pos in ((1, ci), (2, cj), (4, cl)):
+            if mv & bit:
+                invalid |= pos == 0
+        cost[:, x, invalid] = _INF
+    return cost
+
+
+def _traceback(
+    pairs: Sequence[tuple[Sequence[str], Sequence[str]]],
+    n: int,
+    dist: Any,
+    ptr: Any,
+    strides: tuple[int, int],
+) -> list[tuple[list[int], int]]:
+    """Per pair, the moves from the start to its end cell along the pointers, and the end cell's cost."""
+    st_i, st_j = strides
     out = []
     for x, (h, r) in enumerate(pairs):
         i, j, l_ = n, len(h), len(r)

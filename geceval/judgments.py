@@ -22,7 +22,8 @@ Readers (all return ``list[RankingJudgment]``; ``read_pairwise`` expands):
 
 - Appraise XML (``read_appraise_xml``): ``<ranking-item id=.. user=..>`` with
   ``<translation system=".." rank=".."/>`` children; collapsed systems joined by
-  commas or spaces; ``user`` is the annotator; items marked ``skipped="true"``
+  commas or spaces (one entry each; ``RankingJudgment.shown`` keeps the
+  groups, ``groups()`` gives them back); ``user`` is the annotator; items marked ``skipped="true"``
   or without translations give no judgment.
 - WMT CSV (``read_wmt_csv``): one row per k-way (k = 2..5) ranking with columns
   ``system<i>Id`` and ``system<i>rank``, ``judgeId`` and ``segmentId`` (found by
@@ -41,7 +42,7 @@ import json
 import re
 import xml.parsers.expat
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import combinations
 from pathlib import Path
 
@@ -57,11 +58,29 @@ FORMATS = ("wmt-csv", "appraise-xml", "jsonl")
 
 @dataclass(frozen=True)
 class RankingJudgment:
-    """One annotator's ranking of k outputs of one item; ``entries`` = ((system, rank), ...) as shown."""
+    """One annotator's ranking of k outputs of one item; ``entries`` = ((system, rank), ...) as shown.
+
+    ``shown`` keeps how the entries were shown when identical outputs were
+    collapsed into one (Appraise ``system="A,B"``): the size of each shown
+    group, in entry order (``(2, 1)`` for ``A,B`` then ``C``); ``None`` when
+    each entry was shown on its own. It is not part of equality: the
+    judgment (who ranked what how) is the same either way.
+    """
 
     item: str
     annotator: str
     entries: tuple[tuple[str, int], ...]
+    shown: tuple[int, ...] | None = field(default=None, compare=False)
+
+    def groups(self) -> list[tuple[tuple[str, ...], int]]:
+        """The entries as shown: ((systems collapsed into one, rank), ...); one system each without ``shown``."""
+        sizes = self.shown if self.shown is not None else (1,) * len(self.entries)
+        out, at = [], 0
+        for size in sizes:
+            chunk = self.entries[at : at + size]
+            at += size
+            out.append((tuple(system for system, _ in chunk), chunk[0][1]))
+        return out
 
     def pairs(self) -> list[PairwiseJudgment]:
         """All C(k, 2) pairs in document order, without skipped entries or a system paired with itself."""
@@ -146,6 +165,7 @@ def read_appraise_xml(
                 "annotator": attrs.get("user", ""),
                 "skipped": attrs.get("skipped", "").lower() == "true",
                 "entries": [],
+                "shown": [],
             }
         elif tag == "translation" and current is not None:
             systems = [s for s in _SYSTEM_SPLIT.split(attrs.get("system", "")) if s]
@@ -155,13 +175,19 @@ def read_appraise_xml(
                 raise GecInputError("<translation> without a rank attribute", path=name, line=line)
             rank = _parse_rank(attrs["rank"], name, line, "<translation>")
             current["entries"].extend((system, rank) for system in systems)
+            current["shown"].append(len(systems))
 
     def end(tag: str) -> None:
         nonlocal current
         if tag == "ranking-item" and current is not None:
             if current["entries"] and not current["skipped"] and current["annotator"] not in excluded:
                 judgments.append(
-                    RankingJudgment(current["item"], current["annotator"], tuple(current["entries"]))
+                    RankingJudgment(
+                        current["item"],
+                        current["annotator"],
+                        tuple(current["entries"]),
+                        shown=tuple(current["shown"]),
+                    )
                 )
             current = None
 

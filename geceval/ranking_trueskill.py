@@ -309,36 +309,8 @@ def trueskill_runs(
     if size > 127:
         raise ValueError("at most 127 systems")  # int8 system indices below
     iterations = data.judgments + 1
-    beta = reference_beta(data.judgments)
-    margin = draw_margin(DRAW_PROBABILITY, beta)
-    two_beta2 = 2 * beta * beta
-    offsets, counts, outcomes = data.offsets, data.counts.astype(np.float64), data.outcomes
-    has_pair = data.counts.reshape(size, size) > 0
-    complete = bool(np.all(has_pair | np.eye(size, dtype=bool)))
-    allowed = has_pair.astype(np.float64)  # row a: the systems a has judgments with
-
-    # State laid out (systems, runs): reductions over systems are then row-wise vector operations.
-    # exp(mu) is kept so the opponent weights need no exp over the whole matrix:
-    # exp(-|mu_a - mu_j|) = min(r, 1/r) with r = exp(mu_j) / exp(mu_a).
-    mu = np.full((size, n_runs), MU)
-    var = np.full((size, n_runs), SIGMA * SIGMA)
-    emu = np.exp(mu)
-    mu_flat, var_flat, emu_flat = (m.reshape(-1) for m in (mu, var, emu))
-    cols = np.arange(n_runs)
-    index8 = np.arange(size, dtype=np.int8)[:, None]  # max of is_max * index = the largest tied index
-    runs64, size64 = np.int64(n_runs), np.int64(size)
+    state = _Runs(data, n_runs)
     generators = [run_rng(seed, r) for r in run_ids]
-    weights = np.empty((size, n_runs))
-    weights_flat = weights.reshape(-1)
-    other = np.empty((size, n_runs))
-    cum = np.empty((size, n_runs))
-    is_max = np.empty((size, n_runs), dtype=bool)
-    is_max8 = is_max.view(np.int8)
-    ranked8 = np.empty((size, n_runs), dtype=np.int8)
-    below = np.empty((size, n_runs), dtype=bool)
-    below8 = below.view(np.int8)
-    fab = np.empty((2, n_runs), dtype=np.int64)
-    buffers = tuple(np.empty((2, n_runs)) for _ in range(3))
     uniforms = np.empty((n_runs, BLOCK, 2))
     progress(0, iterations)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
@@ -347,40 +319,84 @@ def trueskill_runs(
             for k, gen in enumerate(generators):
                 gen.random(out=uniforms[k, :steps])
             for step in range(steps):
-                # the system with the largest variance; ties go to the larger index (= larger name)
-                np.equal(var, var.max(axis=0), out=is_max)
-                np.multiply(is_max8, index8, out=ranked8)
-                a = ranked8.max(axis=0)
-                fa = np.multiply(a, runs64, out=fab[0])
-                fa += cols
-                # an opponent with probability proportional to exp(-|mu_a - mu_b|): the first b whose
-                # cumulative weight reaches target in (0, total], so a (weight 0) is never chosen
-                np.divide(emu, emu_flat[fa], out=weights)
-                np.divide(1.0, weights, out=other)
-                np.minimum(weights, other, out=weights)
-                weights_flat[fa] = 0.0
-                if not complete:
-                    weights *= allowed[a].T
-                np.copyto(cum[0], weights[0])
-                for i in range(1, size):
-                    np.add(cum[i - 1], weights[i], out=cum[i])
-                u = uniforms[:, step].copy()  # one strided gather, then two cheap columns
-                target = 1.0 - u[:, 0]
-                target *= cum[-1]
-                np.less(cum, target, out=below)
-                b = below8.sum(axis=0, dtype=np.int8)
-                fb = np.multiply(b, runs64, out=fab[1])
-                fb += cols
-                # one recorded judgment of (a, b), seen from a: +1 a won, -1 a lost, 0 tie
-                a = np.multiply(a, size64)
-                a += b
-                pick = u[:, 1] * counts[a]
-                outcome = outcomes[offsets[a] + pick.astype(np.int64)]
-                mab = mu_flat[fab]
-                vab = var_flat[fab]
-                step_mu, shrink = _rate_pairs(mab, vab, outcome, two_beta2, margin, buffers)
-                mu_flat[fab] = step_mu
-                var_flat[fab] = shrink
-                emu_flat[fab] = np.exp(step_mu)
+                state.step(uniforms[:, step].copy())  # one strided gather, then two cheap columns
             progress(start + steps, iterations)
-    return mu.T.copy(), np.sqrt(var.T)
+    return state.mu.T.copy(), np.sqrt(state.var.T)
+
+
+class _Runs:
+    """The state of ``n_runs`` runs advanced together, with the buffers each step writes into.
+
+    Laid out (systems, runs): reductions over systems are then row-wise vector operations.
+    exp(mu) is kept so the opponent weights need no exp over the whole matrix:
+    exp(-|mu_a - mu_j|) = min(r, 1/r) with r = exp(mu_j) / exp(mu_a).
+    """
+
+    def __init__(self, data: PairData, n_runs: int) -> None:
+        size = data.size
+        beta = reference_beta(data.judgments)
+        self.margin = draw_margin(DRAW_PROBABILITY, beta)
+        self.two_beta2 = 2 * beta * beta
+        self.offsets, self.counts, self.outcomes = data.offsets, data.counts.astype(np.float64), data.outcomes
+        has_pair = data.counts.reshape(size, size) > 0
+        self.complete = bool(np.all(has_pair | np.eye(size, dtype=bool)))
+        self.allowed = has_pair.astype(np.float64)  # row a: the systems a has judgments with
+        self.size = size
+        self.mu = np.full((size, n_runs), MU)
+        self.var = np.full((size, n_runs), SIGMA * SIGMA)
+        self.emu = np.exp(self.mu)
+        self.mu_flat, self.var_flat, self.emu_flat = (m.reshape(-1) for m in (self.mu, self.var, self.emu))
+        self.cols = np.arange(n_runs)
+        self.index8 = np.arange(size, dtype=np.int8)[
+            :, None
+        ]  # max of is_max * index = the largest tied index
+        self.runs64, self.size64 = np.int64(n_runs), np.int64(size)
+        self.weights = np.empty((size, n_runs))
+        self.weights_flat = self.weights.reshape(-1)
+        self.other = np.empty((size, n_runs))
+        self.cum = np.empty((size, n_runs))
+        self.is_max = np.empty((size, n_runs), dtype=bool)
+        self.is_max8 = self.is_max.view(np.int8)
+        self.ranked8 = np.empty((size, n_runs), dtype=np.int8)
+        self.below = np.empty((size, n_runs), dtype=bool)
+        self.below8 = self.below.view(np.int8)
+        self.fab = np.empty((2, n_runs), dtype=np.int64)
+        self.buffers = tuple(np.empty((2, n_runs)) for _ in range(3))
+
+    def step(self, u: np.ndarray) -> None:
+        """One TrueSkill update in every run, drawn with the uniforms ``u`` (runs, 2)."""
+        var, weights, cum, fab = self.var, self.weights, self.cum, self.fab
+        # the system with the largest variance; ties go to the larger index (= larger name)
+        np.equal(var, var.max(axis=0), out=self.is_max)
+        np.multiply(self.is_max8, self.index8, out=self.ranked8)
+        a = self.ranked8.max(axis=0)
+        fa = np.multiply(a, self.runs64, out=fab[0])
+        fa += self.cols
+        # an opponent with probability proportional to exp(-|mu_a - mu_b|): the first b whose
+        # cumulative weight reaches target in (0, total], so a (weight 0) is never chosen
+        np.divide(self.emu, self.emu_flat[fa], out=weights)
+        np.divide(1.0, weights, out=self.other)
+        np.minimum(weights, self.other, out=weights)
+        self.weights_flat[fa] = 0.0
+        if not self.complete:
+            weights *= self.allowed[a].T
+        np.copyto(cum[0], weights[0])
+        for i in range(1, self.size):
+            np.add(cum[i - 1], weights[i], out=cum[i])
+        target = 1.0 - u[:, 0]
+        target *= cum[-1]
+        np.less(cum, target, out=self.below)
+        b = self.below8.sum(axis=0, dtype=np.int8)
+        fb = np.multiply(b, self.runs64, out=fab[1])
+        fb += self.cols
+        # one recorded judgment of (a, b), seen from a: +1 a won, -1 a lost, 0 tie
+        a = np.multiply(a, self.size64)
+        a += b
+        pick = u[:, 1] * self.counts[a]
+        outcome = self.outcomes[self.offsets[a] + pick.astype(np.int64)]
+        mab = self.mu_flat[fab]
+        vab = self.var_flat[fab]
+        step_mu, shrink = _rate_pairs(mab, vab, outcome, self.two_beta2, self.margin, self.buffers)
+        self.mu_flat[fab] = step_mu
+        self.var_flat[fab] = shrink
+        self.emu_flat[fab] = np.exp(step_mu)

@@ -10,7 +10,7 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
 from django.db import transaction
 
-from annotate.models import Corpus, Project, RewriteCampaign, Role, SystemKind
+from annotate.models import Corpus, Project, RewriteCampaign, Role, System, SystemKind
 from annotate.rewrites.services import rewrite_campaign_create
 from annotate.services import SentenceRecord, corpus_create, outputs_import_lines, trap_system_generate
 from ranking.services import campaign_create
@@ -41,6 +41,35 @@ class DemoInfo:
 @transaction.atomic
 def demo_load() -> DemoInfo:
     """Create the demo accounts, project, corpus, systems and one PRWS campaign; idempotent."""
+    users = _demo_users()
+    project, _ = Project.objects.get_or_create(name=DEMO_PROJECT, defaults={"owner": users["researcher"]})
+    project.members.add(*users.values())
+    if Corpus.objects.filter(project=project).exists():
+        _demo_rewrites(project, users)
+        return DemoInfo(created=False, accounts=[(u, p, r.value) for u, p, r in DEMO_ACCOUNTS])
+
+    corpus, systems = _demo_corpus(project)
+    traps = trap_system_generate(corpus=corpus, seed=0)
+    # the same sentences, systems and traps judged both ways
+    shared = {
+        "project": project,
+        "corpus": corpus,
+        "systems": systems,
+        "created_by": users["researcher"],
+        "judgments_per_item": 3,
+        "screens_per_hit": 10,
+        "trap_system": traps,
+        "trap_rate": 0.3,
+        "trap_min_seen": 3,
+    }
+    campaign_create(name=DEMO_CAMPAIGN, **shared)
+    campaign_create(name=DEMO_RANKING_CAMPAIGN, protocol="ranking", max_candidates=5, **shared)
+    _demo_rewrites(project, users)
+    return DemoInfo(created=True, accounts=[(u, p, r.value) for u, p, r in DEMO_ACCOUNTS])
+
+
+def _demo_users() -> dict:
+    """The demo accounts by username, each in its role's group (passwords set when first made)."""
     User = get_user_model()
     users = {}
     for username, password, role in DEMO_ACCOUNTS:
@@ -51,12 +80,11 @@ def demo_load() -> DemoInfo:
             user.save()
         user.groups.add(Group.objects.get_or_create(name=role)[0])
         users[username] = user
-    project, _ = Project.objects.get_or_create(name=DEMO_PROJECT, defaults={"owner": users["researcher"]})
-    project.members.add(*users.values())
-    if Corpus.objects.filter(project=project).exists():
-        _demo_rewrites(project, users)
-        return DemoInfo(created=False, accounts=[(u, p, r.value) for u, p, r in DEMO_ACCOUNTS])
+    return users
 
+
+def _demo_corpus(project: Project) -> tuple[Corpus, list[System]]:
+    """The demo corpus with its references, and the systems campaigns compare (the source first)."""
     data = json.loads(DEMO_FILE.read_text(encoding="utf-8"))
     meta = data["corpus"]
     rows = data["sentences"]
@@ -103,35 +131,7 @@ def demo_load() -> DemoInfo:
                 filename="demo",
             )
         )
-    traps = trap_system_generate(corpus=corpus, seed=0)
-    campaign_create(
-        project=project,
-        corpus=corpus,
-        name=DEMO_CAMPAIGN,
-        systems=systems,
-        created_by=users["researcher"],
-        judgments_per_item=3,
-        screens_per_hit=10,
-        trap_system=traps,
-        trap_rate=0.3,
-        trap_min_seen=3,
-    )
-    campaign_create(
-        project=project,
-        corpus=corpus,
-        name=DEMO_RANKING_CAMPAIGN,
-        systems=systems,
-        created_by=users["researcher"],
-        protocol="ranking",
-        max_candidates=5,
-        judgments_per_item=3,
-        screens_per_hit=10,
-        trap_system=traps,
-        trap_rate=0.3,
-        trap_min_seen=3,
-    )
-    _demo_rewrites(project, users)
-    return DemoInfo(created=True, accounts=[(u, p, r.value) for u, p, r in DEMO_ACCOUNTS])
+    return corpus, systems
 
 
 def _demo_rewrites(project: Project, users: dict) -> None:

@@ -9,8 +9,8 @@ from ranking.models import Screen, SystemScore, WorkerRecord
 from ranking.services import CandidateScore, NoWork, assignment_request, campaign_create
 from ranking.services.gold import gold_assignment_start, qualification_hit_create
 from tests import factories
+from tests.factories import SOURCES, SYSTEMS
 from tests.judging import do_hit
-from tests.test_judgment_campaigns import SOURCES, SYSTEMS
 
 pytestmark = pytest.mark.django_db
 

@@ -35,94 +35,10 @@ from ranking.services import (
     worker_override_set,
 )
 from ranking.services.assignments import assignment_next_screen
-from tests import factories
+from tests.factories import trap_world
 from tests.judging import careless_prws, do_hit, honest_prws, is_source, is_trap
 
-SOURCES = [
-    "He go to school every days .",
-    "She have two cat .",
-    "I am agree with you .",
-    "They was happy yesterday .",
-    "We discuss about the problem .",
-    "The informations is useful .",
-]
-SYSTEMS = {
-    "src": SOURCES,
-    "a": [
-        "He goes to school every day .",
-        "She has two cats .",
-        "I agree with you .",
-        "They were happy yesterday .",
-        "We discussed the problem .",
-        "The information is useful .",
-    ],
-    "b": [
-        "He go to school every day .",
-        "She has two cat .",
-        "I am agree with you .",
-        "They were happy yesterday .",
-        "We discuss the problem .",
-        "The informations are useful .",
-    ],
-    "c": [
-        "He goes to the school every day .",
-        "She have two cats .",
-        "I agree with you .",
-        "They are happy yesterday .",
-        "We discussed about the problem .",
-        "The information is useful .",
-    ],
-    "d": [
-        "He went to school every day .",
-        "She had two cats .",
-        "I agree to you .",
-        "They was happy .",
-        "We talk about the problem .",
-        "Informations are useful .",
-    ],
-    "e": [
-        "Every day he goes to school .",
-        "She owns two cats .",
-        "I totally agree with you .",
-        "Yesterday they were happy .",
-        "We talked about the problem .",
-        "This information is helpful .",
-    ],
-    "f": [
-        "He is going to school daily .",
-        "She has got two cats .",
-        "I am in agreement with you .",
-        "They felt happy yesterday .",
-        "We are discussing the problem .",
-        "The info is useful .",
-    ],
-}
-TRAPS = [
-    "He go to school every days the .",
-    "She have two cat cat .",
-    "I am agree wit you .",
-    "They was happy yesteday .",
-    "We discuss about the problem .",  # equal to the source: never used as a trap
-    "The informations is usefull .",
-]
-
 pytestmark = pytest.mark.django_db
-
-
-def trap_world(n_workers: int):
-    """A researcher, ``n_workers`` annotators in one project, and the corpus above with its systems
-    (``src`` the source, ``trap`` of kind source+error): (researcher, workers, project, corpus,
-    systems by name)."""
-    researcher = factories.user("res", "researcher")
-    workers = [factories.user(f"w{i}", "annotator") for i in range(n_workers)]
-    project = factories.project(researcher, members=workers)
-    corpus, systems = factories.corpus_with_systems(
-        project,
-        sources=SOURCES,
-        systems=SYSTEMS | {"trap": TRAPS},
-        kinds={"src": "source", "trap": "source+error"},
-    )
-    return researcher, workers, project, corpus, {s.name: s for s in systems}
 
 
 @pytest.fixture

@@ -10,9 +10,9 @@ from ranking.models import ScreenJudgment
 from ranking.services import CandidateScore, campaign_create
 from ranking.services.gold import qualification_hit_create
 from tests import factories
+from tests.factories import SOURCES, SYSTEMS
 from tests.judging import do_hit
 from tests.test_gold_qualification import expert_like, record_gold
-from tests.test_judgment_campaigns import SOURCES, SYSTEMS
 
 pytestmark = pytest.mark.django_db
 

@@ -16,7 +16,7 @@ from ranking.protocols import CandidateScore, Protocol, protocol_choices, protoc
 from ranking.selectors import valid_ratings
 from ranking.services import campaign_create
 from tests import factories
-from tests.test_judgment_campaigns import SOURCES, SYSTEMS
+from tests.factories import SOURCES, SYSTEMS
 
 ROOT = Path(__file__).resolve().parent.parent
 PRODUCT = ("annotate", "config", "crowd", "geceval", "ranking")

@@ -8,7 +8,7 @@ from rest_framework.test import APIClient
 from ranking.models import ScreenJudgment
 from ranking.services import campaign_create
 from tests import factories
-from tests.test_judgment_campaigns import trap_world
+from tests.factories import trap_world
 
 pytestmark = pytest.mark.django_db
 

@@ -17,8 +17,8 @@ from rest_framework.test import APIClient
 
 from ranking.models import Assignment, Candidate, ScreenJudgment, WorkerRecord
 from ranking.services import assignment_return, campaign_create
+from tests.factories import TRAPS, trap_world
 from tests.judging import do_hit, honest_prws
-from tests.test_judgment_campaigns import TRAPS, trap_world
 
 pytestmark = pytest.mark.django_db
 

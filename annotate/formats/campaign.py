@@ -127,15 +127,7 @@ def build_campaign_corpus(
         return counted[:n]
 
     systems = base.systems if include_corpus_systems else []
-    names = {s.name for s in systems}
-    start = 0
-    for s in systems:
-        if s.kind == REFERENCE and s.name.startswith(prefix) and s.name[len(prefix) :].isdigit():
-            start = max(start, int(s.name[len(prefix) :]) + 1)
-    new_names = [f"{prefix}{start + k}" for k in range(n)]
-    clash = names & set(new_names)
-    if clash:
-        raise GecInputError(f"the corpus already has systems named {sorted(clash)}; choose another prefix")
+    new_names = _new_reference_names(systems, prefix, n)
 
     sentences: list[SentenceRecord] = []
     lines: dict[str, list[str]] = {s.name: [] for s in systems} | {name: [] for name in new_names}
@@ -145,18 +137,7 @@ def build_campaign_corpus(
         complete = all(p is not None for p in picks)
         if not complete and not every_sentence:
             continue
-        src = [base.sentences[p] for p in group]
-        if len(group) == 1:
-            record = src[0]
-        else:
-            record = SentenceRecord(
-                text=_join([s.text for s in src]),
-                domain=src[0].domain,
-                document_id=src[0].document_id,
-                paragraph_position=src[0].paragraph_position,
-                metadata={"merged_positions": group},
-            )
-        sentences.append(record)
+        sentences.append(_group_sentence(base, group))
         for s in systems:
             lines[s.name].append(s.lines[group[0]] if len(group) == 1 else _join([s.lines[p] for p in group]))
         for k, name in enumerate(new_names):
@@ -173,6 +154,34 @@ def build_campaign_corpus(
     out = [SystemData(s.name, s.kind, lines[s.name]) for s in systems]
     out += [SystemData(name, REFERENCE, lines[name]) for name in new_names]
     return CorpusData(sentences, out, base.tokenized), extra
+
+
+def _new_reference_names(systems: list[SystemData], prefix: str, n: int) -> list[str]:
+    """``<prefix><k>`` numbered after the corpus's own ``<prefix><j>`` references; a clash is refused."""
+    names = {s.name for s in systems}
+    start = 0
+    for s in systems:
+        if s.kind == REFERENCE and s.name.startswith(prefix) and s.name[len(prefix) :].isdigit():
+            start = max(start, int(s.name[len(prefix) :]) + 1)
+    new_names = [f"{prefix}{start + k}" for k in range(n)]
+    clash = names & set(new_names)
+    if clash:
+        raise GecInputError(f"the corpus already has systems named {sorted(clash)}; choose another prefix")
+    return new_names
+
+
+def _group_sentence(base: CorpusData, group: list[int]) -> SentenceRecord:
+    """The sentence of one exported line: the corpus's own, or sentences merged by the annotators."""
+    src = [base.sentences[p] for p in group]
+    if len(group) == 1:
+        return src[0]
+    return SentenceRecord(
+        text=_join([s.text for s in src]),
+        domain=src[0].domain,
+        document_id=src[0].document_id,
+        paragraph_position=src[0].paragraph_position,
+        metadata={"merged_positions": group},
+    )
 
 
 def _rewrite_json(r: RewriteRecord) -> dict[str, Any]:

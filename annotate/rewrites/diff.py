@@ -1,4 +1,4 @@
-"""Word-level diff of a rewrite against its source, for the review pages (the JS does the same live)."""
+"""Word-level diff of a rewrite against its source, for the review pages (static/js/word_diff.js runs the same algorithm live)."""
 
 from __future__ import annotations
 

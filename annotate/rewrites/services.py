@@ -92,16 +92,7 @@ def rewrite_campaign_create(
         raise RewriteError(f"Unknown preset {preset!r}.")
     if RewriteCampaign.objects.filter(project=project, name=name).exists():
         raise RewriteError(f"A rewrite campaign named {name!r} already exists in this project.")
-    group_counts = dict(groups) if isinstance(groups, Mapping) else dict.fromkeys(groups)
-    counted = [n for n in group_counts.values() if n is not None]
-    if counted and len(counted) != len(group_counts):
-        raise RewriteError("Give every group a count of rewrites, or none of them.")
-    if any(not 1 <= n <= 50 for n in counted):
-        raise RewriteError("A group's count of rewrites per sentence is between 1 and 50.")
-    if counted:
-        rewrites_per_sentence = sum(counted)
-    if not 1 <= int(rewrites_per_sentence) <= 50:
-        raise RewriteError("Rewrites per sentence is between 1 and 50.")
+    group_counts, rewrites_per_sentence = _group_counts(groups, rewrites_per_sentence)
     pay = Decimal(str(pay_per_sentence))
     if pay < 0:
         raise RewriteError("Pay per sentence cannot be negative.")
@@ -134,23 +125,41 @@ def rewrite_campaign_create(
             for g, n in group_counts.items()
         ]
     )
+    _slots_create(campaign, group_counts)
+    return campaign
+
+
+def _group_counts(
+    groups: Mapping[Group, int | None] | Iterable[Group], rewrites_per_sentence: int
+) -> tuple[dict[Group, int | None], int]:
+    """Each allowed group's count (None: they share N) and N, the sum of the counts when groups have them."""
+    group_counts = dict(groups) if isinstance(groups, Mapping) else dict.fromkeys(groups)
+    counted = [n for n in group_counts.values() if n is not None]
+    if counted and len(counted) != len(group_counts):
+        raise RewriteError("Give every group a count of rewrites, or none of them.")
+    if any(not 1 <= n <= 50 for n in counted):
+        raise RewriteError("A group's count of rewrites per sentence is between 1 and 50.")
+    if counted:
+        rewrites_per_sentence = sum(counted)
+    if not 1 <= int(rewrites_per_sentence) <= 50:
+        raise RewriteError("Rewrites per sentence is between 1 and 50.")
+    return group_counts, rewrites_per_sentence
+
+
+def _slots_create(campaign: RewriteCampaign, group_counts: dict[Group, int | None]) -> None:
+    """N slots per sentence of the campaign, split by group (in group-name order) when groups have counts."""
     sentence_ids = list(rewrite_campaign_sentences(campaign).values_list("id", flat=True))
     if not sentence_ids:
         raise RewriteError("No sentence of the corpus matches the domain and line range.")
-    plan: list[Group | None]
-    if counted:
-        plan = [g for g, n in sorted(group_counts.items(), key=lambda kv: kv[0].name) for _ in range(n)]
-    else:
-        plan = [None] * int(rewrites_per_sentence)
-    RewriteSlot.objects.bulk_create(
-        [
-            RewriteSlot(campaign=campaign, sentence_id=sid, index=i, group=g)
-            for sid in sentence_ids
-            for i, g in enumerate(plan)
-        ],
-        batch_size=2000,
-    )
-    return campaign
+    by_name = sorted(group_counts.items(), key=lambda kv: kv[0].name)
+    plan: list[Group | None] = [g for g, n in by_name for _ in range(n or 0)]
+    plan = plan or [None] * int(campaign.rewrites_per_sentence)  # no counts: the groups share N slots
+    slots = [
+        RewriteSlot(campaign=campaign, sentence_id=s, index=i, group=g)
+        for s in sentence_ids
+        for i, g in enumerate(plan)
+    ]
+    RewriteSlot.objects.bulk_create(slots, batch_size=2000)
 
 
 def rewrite_campaign_set_status(*, campaign: RewriteCampaign, status: str) -> RewriteCampaign:

@@ -5,7 +5,6 @@ See the package docstring (crowd.importing) for the mapping schema and what is s
 
 from __future__ import annotations
 
-import re
 from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -43,52 +42,17 @@ def _open(path_or_bytes: Source) -> Input:
     return read_input(path_or_bytes, limit=settings.UPLOAD_MAX_BYTES)
 
 
-_SPLIT = re.compile(r"[,\s]+")
-
-
-def _appraise_groups(data: bytes, exclude: set[str]) -> list[list[int]]:
-    """Per kept ranking item (as the core reader keeps them), the sizes of its collapsed groups."""
-    import xml.parsers.expat
-
-    out: list[list[int]] = []
-    current: dict | None = None
-    parser = xml.parsers.expat.ParserCreate()
-
-    def start(tag, attrs):
-        nonlocal current
-        if tag == "ranking-item":
-            current = {
-                "user": attrs.get("user", ""),
-                "skip": attrs.get("skipped", "").lower() == "true",
-                "g": [],
-            }
-        elif tag == "translation" and current is not None:
-            current["g"].append(len([s for s in _SPLIT.split(attrs.get("system", "")) if s]))
-
-    def end(tag):
-        nonlocal current
-        if tag == "ranking-item" and current is not None:
-            if current["g"] and not current["skip"] and current["user"] not in exclude:
-                out.append(current["g"])
-            current = None
-
-    parser.StartElementHandler = start
-    parser.EndElementHandler = end
-    parser.Parse(data, True)
-    return out
-
-
-def _from_rankings(rankings: list[RankingJudgment], groups: list[list[int]] | None) -> list[ParsedJudgment]:
-    out = []
-    for index, r in enumerate(rankings):
-        sizes = groups[index] if groups is not None else [1] * len(r.entries)
-        entries, at = [], 0
-        for size in sizes:
-            chunk = r.entries[at : at + size]
-            at += size
-            entries.append(Entry(systems=tuple(s for s, _ in chunk), rank=chunk[0][1]))
-        out.append(ParsedJudgment(item=r.item, worker=r.annotator, hit=f"item {r.item}", entries=entries))
-    return out
+def _from_rankings(rankings: list[RankingJudgment]) -> list[ParsedJudgment]:
+    """One candidate per group shown (Appraise's collapsed ``system="A,B"`` stays one candidate)."""
+    return [
+        ParsedJudgment(
+            item=r.item,
+            worker=r.annotator,
+            hit=f"item {r.item}",
+            entries=[Entry(systems=systems, rank=rank) for systems, rank in r.groups()],
+        )
+        for r in rankings
+    ]
 
 
 def _parse_mturk(data: bytes, name: str, mapping: Mapping | None, include_rejected: bool) -> Parsed:
@@ -146,13 +110,10 @@ def _judgments_parse(
         return parsed
     if fmt == "appraise-xml":
         rankings = read_appraise_xml(opened, exclude_judges=sorted(exclude))
-        groups = _appraise_groups(opened.data, exclude)
-        if len(groups) != len(rankings) or any(sum(g) != len(r.entries) for g, r in zip(groups, rankings)):
-            groups = None  # cannot align: one candidate per system
-        return _clean_ranks(Parsed(RANKING, _from_rankings(rankings, groups), Counter()))
+        return _clean_ranks(Parsed(RANKING, _from_rankings(rankings), Counter()))
     if fmt == "wmt-csv":
         rankings = read_wmt_csv(opened, exclude_judges=sorted(exclude))
-        return _clean_ranks(Parsed(RANKING, _from_rankings(rankings, None), Counter()))
+        return _clean_ranks(Parsed(RANKING, _from_rankings(rankings), Counter()))
     ratings = read_prws_csv(opened)
     skipped: Counter = Counter()
     grouped: dict[tuple[str, str], list[Entry]] = defaultdict(list)

@@ -11,7 +11,7 @@ from django.utils import timezone
 
 from annotate.models import Corpus, Output, Project, Sentence, System, SystemKind
 from annotate.services import SentenceRecord, corpus_create
-from crowd.importing.readers import Entry, judgments_parse
+from crowd.importing.readers import Entry, Parsed, ParsedJudgment, judgments_parse
 from crowd.models import Platform
 from crowd.services.workers import crowd_workers_bulk
 from geceval.errors import GecInputError
@@ -88,6 +88,30 @@ def _pairs(entries: list[tuple[tuple[str, ...], int]]) -> int:
     return len(ranking_of("", "", entries).pairs())
 
 
+@dataclass
+class _Resolved:
+    """The judgments that found a sentence, with the corpus, systems and outputs they name."""
+
+    corpus: Corpus
+    judgments: list[ParsedJudgment]
+    sentence_of: dict[str, int]
+    systems: dict[str, System]
+    outputs: dict[tuple[int, int], int]
+    texts: dict[int, str]
+
+
+@dataclass
+class _Screens:
+    """The saved campaign's HITs, screens and candidates; ``judgment_screen[k]`` indexes judgment k's screen."""
+
+    campaign: Campaign
+    hit_of: dict[str, Hit]
+    screens: list[Screen]
+    candidates: list[Candidate]
+    first_candidate: list[int]
+    judgment_screen: list[int]
+
+
 @transaction.atomic
 def judgments_import(
     *,
@@ -119,36 +143,55 @@ def judgments_import(
         include_rejected=include_rejected,
         exclude_judges=exclude_judges,
     )
-    skipped = parsed.skipped
+    resolved = _resolve(project=project, name=name, corpus=corpus, parsed=parsed)
+    built = _screens_build(project=project, name=name, fmt=fmt, protocol=parsed.protocol, resolved=resolved)
+    return _judgments_save(fmt=fmt, parsed=parsed, resolved=resolved, built=built)
+
+
+def _resolve(*, project: Project, name: str, corpus: Corpus | None, parsed: Parsed) -> _Resolved:
+    """Find (or make) the corpus, keep the judgments whose item is in it, then find or make systems and outputs."""
     judgments = parsed.judgments
     items = _item_order(list(dict.fromkeys(j.item for j in judgments)))
-
-    # Sentences.
     if corpus is None:
-        sources: dict[str, str] = {}
-        for j in judgments:
-            if j.source and j.item not in sources:
-                sources[j.item] = j.source
         if not items:
             raise GecInputError("the file has no judgments to import")
-        corpus = corpus_create(
-            project=project,
-            name=name,
-            sentences=[SentenceRecord(text=sources.get(i, i), metadata={"id": i}) for i in items],
-            description=f"items of the imported judgments {name!r}",
-        )
+        corpus = _corpus_of_items(project=project, name=name, judgments=judgments, items=items)
     sentence_of = _sentences_for(corpus, items)
     kept = []
     for j in judgments:
         if j.item in sentence_of:
             kept.append(j)
         else:
-            skipped["item not in corpus"] += 1
-    judgments = kept
-    if not judgments:
-        raise GecInputError("nothing to import: every judgment was skipped (" + ", ".join(skipped) + ")")
+            parsed.skipped["item not in corpus"] += 1
+    if not kept:
+        raise GecInputError(
+            "nothing to import: every judgment was skipped (" + ", ".join(parsed.skipped) + ")"
+        )
+    systems, outputs = _systems_and_outputs(corpus=corpus, judgments=kept, sentence_of=sentence_of)
+    texts = dict(Output.objects.filter(pk__in=outputs.values()).values_list("pk", "text"))
+    return _Resolved(corpus, kept, sentence_of, systems, outputs, texts)
 
-    # Systems and outputs.
+
+def _corpus_of_items(
+    *, project: Project, name: str, judgments: list[ParsedJudgment], items: list[str]
+) -> Corpus:
+    """A new corpus named like the campaign: one sentence per item, the file's source text or the item id."""
+    sources: dict[str, str] = {}
+    for j in judgments:
+        if j.source and j.item not in sources:
+            sources[j.item] = j.source
+    return corpus_create(
+        project=project,
+        name=name,
+        sentences=[SentenceRecord(text=sources.get(i, i), metadata={"id": i}) for i in items],
+        description=f"items of the imported judgments {name!r}",
+    )
+
+
+def _systems_and_outputs(
+    *, corpus: Corpus, judgments: list[ParsedJudgment], sentence_of: dict[str, int]
+) -> tuple[dict[str, System], dict[tuple[int, int], int]]:
+    """Systems by name (found or created) and output ids by (system id, sentence id), missing ones created."""
     names = sorted({s for j in judgments for e in j.entries for s in e.systems})
     systems = {s.name: s for s in System.objects.filter(corpus=corpus, name__in=names)}
     new = System.objects.bulk_create(
@@ -173,27 +216,42 @@ def judgments_import(
         [Output(system_id=k[0], sentence_id=k[1], text=t) for k, t in missing.items()], batch_size=2000
     )
     outputs.update({(o.system_id, o.sentence_id): o.pk for o in made})
-    texts = dict(Output.objects.filter(pk__in=outputs.values()).values_list("pk", "text"))
+    return systems, outputs
 
-    # Campaign, HITs, screens, candidates.
-    owner = project.owner
+
+def _screens_build(*, project: Project, name: str, fmt: str, protocol: str, resolved: _Resolved) -> _Screens:
+    """The closed campaign, one HIT per HIT key, one screen per distinct shown judgment, its candidates."""
+    judgments = resolved.judgments
     campaign = Campaign.objects.create(
         project=project,
-        corpus=corpus,
+        corpus=resolved.corpus,
         name=name,
-        protocol=parsed.protocol,
+        protocol=protocol,
         status=CampaignStatus.CLOSED,
         origin=CampaignOrigin.IMPORTED,
         max_candidates=min(5, max(2, max(len(j.entries) for j in judgments))),
         judgments_per_item=1,
-        created_by=owner,
+        created_by=project.owner,
         instructions=f"Imported from {fmt}.",
     )
-    campaign.systems.set(systems.values())
+    campaign.systems.set(resolved.systems.values())
     hit_keys = list(dict.fromkeys(j.hit for j in judgments))
     hits = Hit.objects.bulk_create([Hit(campaign=campaign, index=i) for i, _ in enumerate(hit_keys)])
     hit_of = dict(zip(hit_keys, hits))
+    screen_rows, screen_entries, judgment_screen = _screen_rows(campaign, hit_of, resolved)
+    screens = Screen.objects.bulk_create(screen_rows, batch_size=2000)
+    candidates, first_candidate = _candidates_save(screens, screen_entries, resolved)
+    per_hit = Counter(screen.hit_id for screen in screens)
+    campaign.judgments_per_item = max(1, max(Counter(judgment_screen).values()))
+    campaign.screens_per_hit = max(1, max(per_hit.values()))
+    campaign.save(update_fields=["judgments_per_item", "screens_per_hit"])
+    return _Screens(campaign, hit_of, screens, candidates, first_candidate, judgment_screen)
 
+
+def _screen_rows(
+    campaign: Campaign, hit_of: dict[str, Hit], resolved: _Resolved
+) -> tuple[list[Screen], list[list[Entry]], list[int]]:
+    """One screen per (HIT, item, candidates shown), again for a judge who saw it twice; each judgment's screen."""
     screen_keys: dict[tuple, int] = {}
     seen: Counter = Counter()
     screen_rows: list[Screen] = []
@@ -201,13 +259,13 @@ def judgments_import(
     per_sentence: Counter = Counter()
     per_hit: Counter = Counter()
     judgment_screen: list[int] = []
-    for j in judgments:
+    for j in resolved.judgments:
         shape = tuple(e.systems for e in j.entries)
         base = (j.hit, j.item, shape)
         seen[(base, j.worker)] += 1
         key = (base, seen[(base, j.worker)])
         if key not in screen_keys:
-            sentence_id = sentence_of[j.item]
+            sentence_id = resolved.sentence_of[j.item]
             screen_keys[key] = len(screen_rows)
             screen_rows.append(
                 Screen(
@@ -222,19 +280,23 @@ def judgments_import(
             per_sentence[sentence_id] += 1
             per_hit[j.hit] += 1
         judgment_screen.append(screen_keys[key])
-    screens = Screen.objects.bulk_create(screen_rows, batch_size=2000)
+    return screen_rows, screen_entries, judgment_screen
+
+
+def _candidates_save(
+    screens: list[Screen], screen_entries: list[list[Entry]], resolved: _Resolved
+) -> tuple[list[Candidate], list[int]]:
+    """Each screen's candidates with the outputs they stand for; the index of each screen's first candidate."""
+    system_ids = {n: s.pk for n, s in resolved.systems.items()}
     candidate_rows: list[Candidate] = []
     candidate_outputs: list[list[int]] = []
     first_candidate: list[int] = []
     for screen, entries in zip(screens, screen_entries):
         first_candidate.append(len(candidate_rows))
         for position, e in enumerate(entries):
-            out_ids = [outputs[(system_ids[s], screen.sentence_id)] for s in e.systems]
-            candidate_rows.append(
-                Candidate(
-                    screen=screen, position=position, text=e.text if e.text is not None else texts[out_ids[0]]
-                )
-            )
+            out_ids = [resolved.outputs[(system_ids[s], screen.sentence_id)] for s in e.systems]
+            text = e.text if e.text is not None else resolved.texts[out_ids[0]]
+            candidate_rows.append(Candidate(screen=screen, position=position, text=text))
             candidate_outputs.append(out_ids)
     candidates = Candidate.objects.bulk_create(candidate_rows, batch_size=2000)
     Through = Candidate.outputs.through
@@ -246,58 +308,33 @@ def judgments_import(
         ],
         batch_size=5000,
     )
-    campaign.judgments_per_item = max(1, max(Counter(judgment_screen).values()))
-    campaign.screens_per_hit = max(1, max(per_hit.values()))
-    campaign.save(update_fields=["judgments_per_item", "screens_per_hit"])
+    return candidates, first_candidate
 
-    # Workers and assignments.
-    if fmt == "mturk-csv":
-        workers = crowd_workers_bulk(platform=Platform.MTURK, external_ids=[j.worker for j in judgments])
-        user_of = {k: w.user_id for k, w in workers.items()}
-    else:
-        workers = crowd_workers_bulk(
-            platform=Platform.IMPORTED, external_ids=[f"{campaign.pk}:{j.worker}" for j in judgments]
-        )
-        user_of = {k.split(":", 1)[1]: w.user_id for k, w in workers.items()}
-    now = timezone.now()
-    slots: Counter = Counter()
-    assignment_keys: dict[tuple[str, str], int] = {}
-    assignment_rows: list[Assignment] = []
-    for j in judgments:
-        key = (j.hit, j.worker)
-        if key not in assignment_keys:
-            assignment_keys[key] = len(assignment_rows)
-            assignment_rows.append(
-                Assignment(
-                    hit=hit_of[j.hit],
-                    worker_id=user_of[j.worker],
-                    slot=slots[j.hit],
-                    status=AssignmentStatus.SUBMITTED,
-                    expires=now,
-                    submitted=now,
-                )
-            )
-            slots[j.hit] += 1
-    assignments = Assignment.objects.bulk_create(assignment_rows, batch_size=2000)
+
+def _judgments_save(*, fmt: str, parsed: Parsed, resolved: _Resolved, built: _Screens) -> ImportReport:
+    """Workers, one submitted assignment per (worker, HIT), the judgments and their ratings."""
+    judgments = resolved.judgments
+    user_of = _workers(fmt, built.campaign, judgments)
+    assignments = _assignments_save(judgments, built.hit_of, user_of)
     judgment_rows = [
         ScreenJudgment(
-            screen=screens[s],
-            assignment=assignments[assignment_keys[(j.hit, j.worker)]],
+            screen=built.screens[s],
+            assignment=assignments[(j.hit, j.worker)],
             judge_id=user_of[j.worker],
             seconds=j.seconds if j.seconds is None or j.seconds >= 0 else None,
         )
-        for j, s in zip(judgments, judgment_screen)
+        for j, s in zip(judgments, built.judgment_screen)
     ]
     saved = ScreenJudgment.objects.bulk_create(judgment_rows, batch_size=2000)
     ratings = []
     pairwise = 0
-    for j, s, sj in zip(judgments, judgment_screen, saved):
-        base = first_candidate[s]
+    for j, s, sj in zip(judgments, built.judgment_screen, saved):
+        base = built.first_candidate[s]
         for position, e in enumerate(j.entries):
             ratings.append(
                 Rating(
                     judgment=sj,
-                    candidate=candidates[base + position],
+                    candidate=built.candidates[base + position],
                     rank=e.rank,
                     score=e.score,
                     meaning_changed=e.meaning_changed,
@@ -307,10 +344,44 @@ def judgments_import(
             pairwise += _pairs([(e.systems, e.rank) for e in j.entries])
     Rating.objects.bulk_create(ratings, batch_size=5000)
     return ImportReport(
-        campaign=campaign,
+        campaign=built.campaign,
         items=len({j.item for j in judgments}),
         workers=len({j.worker for j in judgments}),
         judgments=len(saved),
         pairwise=pairwise,
-        skipped=skipped,
+        skipped=parsed.skipped,
     )
+
+
+def _workers(fmt: str, campaign: Campaign, judgments: list[ParsedJudgment]) -> dict[str, int]:
+    """User id per worker name: MTurk workers are live MTurk identities, other judges imported ones."""
+    if fmt == "mturk-csv":
+        workers = crowd_workers_bulk(platform=Platform.MTURK, external_ids=[j.worker for j in judgments])
+        return {k: w.user_id for k, w in workers.items()}
+    workers = crowd_workers_bulk(
+        platform=Platform.IMPORTED, external_ids=[f"{campaign.pk}:{j.worker}" for j in judgments]
+    )
+    return {k.split(":", 1)[1]: w.user_id for k, w in workers.items()}
+
+
+def _assignments_save(
+    judgments: list[ParsedJudgment], hit_of: dict[str, Hit], user_of: dict[str, int]
+) -> dict[tuple[str, str], Assignment]:
+    """One submitted assignment per (HIT, worker), slots numbered per HIT in order of appearance."""
+    now = timezone.now()
+    slots: Counter = Counter()
+    rows: dict[tuple[str, str], Assignment] = {}
+    for j in judgments:
+        key = (j.hit, j.worker)
+        if key not in rows:
+            rows[key] = Assignment(
+                hit=hit_of[j.hit],
+                worker_id=user_of[j.worker],
+                slot=slots[j.hit],
+                status=AssignmentStatus.SUBMITTED,
+                expires=now,
+                submitted=now,
+            )
+            slots[j.hit] += 1
+    saved = Assignment.objects.bulk_create(list(rows.values()), batch_size=2000)
+    return dict(zip(rows.keys(), saved))

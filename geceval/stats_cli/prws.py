@@ -98,6 +98,17 @@ def run(args: argparse.Namespace) -> int:
             }
         )
         return 0
+    _print_text(args, basis, systems, reliability, traps)
+    return 0
+
+
+def _print_text(
+    args: argparse.Namespace,
+    basis: str,
+    systems: list[dict],
+    reliability: prws.Reliability | None,
+    traps: list[prws.WorkerTraps],
+) -> None:
     print(f"clusters over {basis} segment scores (one-sided Mann-Whitney, p < {args.alpha})")
     print(f"{'#':>3} {'system':<20} {'mean':>9} {'z':>8} {'items':>6}")
     previous = None
@@ -121,4 +132,3 @@ def run(args: argparse.Namespace) -> int:
         for t in traps:
             verdict = {True: "pass", False: "FAIL", None: "too few"}[t.passed]
             print(f"  {t.worker:<20} {t.passed_traps}/{t.seen} {t.pass_rate:.2f} {verdict}")
-    return 0

@@ -95,25 +95,7 @@ def _clean(kind: str, parameters: dict, campaign: Campaign) -> dict:
         if not 1 <= p["samples"] <= MAX_SAMPLES:
             raise AnalysisError(f"samples must be 1..{MAX_SAMPLES}")
     elif kind == AnalysisKind.METRIC_SCORES:
-        metrics = list(p.get("metrics") or ["gleu", "bleu", "chrf"])
-        unknown = [m for m in metrics if m not in METRICS]
-        if unknown:
-            raise AnalysisError(f"unknown metric(s) {', '.join(unknown)}; known: {', '.join(METRICS)}")
-        refs = set(
-            System.objects.filter(corpus=campaign.corpus, kind=SystemKind.REFERENCE).values_list(
-                "name", flat=True
-            )
-        )
-        sets = p.get("reference_sets") or ({"all": sorted(refs)} if refs else {})
-        if not sets:
-            raise AnalysisError("the corpus has no reference systems to score against")
-        for name, members in sets.items():
-            missing = [m for m in members if m not in refs]
-            if not members or missing:
-                raise AnalysisError(
-                    f"reference set {name!r}: not references of the corpus: {missing or 'empty'}"
-                )
-        p.update(metrics=metrics, reference_sets={str(k): list(v) for k, v in sets.items()})
+        _clean_metric_scores(p, campaign)
     elif kind == AnalysisKind.META_EVAL:
         _clean_meta_eval(p)
     elif kind == AnalysisKind.GLEU_VS_REFS:
@@ -123,6 +105,26 @@ def _clean(kind: str, parameters: dict, campaign: Campaign) -> dict:
     else:
         raise AnalysisError(f"analysis kind {kind!r} is not available")
     return p
+
+
+def _clean_metric_scores(p: dict, campaign: Campaign) -> None:
+    metrics = list(p.get("metrics") or ["gleu", "bleu", "chrf"])
+    unknown = [m for m in metrics if m not in METRICS]
+    if unknown:
+        raise AnalysisError(f"unknown metric(s) {', '.join(unknown)}; known: {', '.join(METRICS)}")
+    refs = set(
+        System.objects.filter(corpus=campaign.corpus, kind=SystemKind.REFERENCE).values_list(
+            "name", flat=True
+        )
+    )
+    sets = p.get("reference_sets") or ({"all": sorted(refs)} if refs else {})
+    if not sets:
+        raise AnalysisError("the corpus has no reference systems to score against")
+    for name, members in sets.items():
+        missing = [m for m in members if m not in refs]
+        if not members or missing:
+            raise AnalysisError(f"reference set {name!r}: not references of the corpus: {missing or 'empty'}")
+    p.update(metrics=metrics, reference_sets={str(k): list(v) for k, v in sets.items()})
 
 
 def _clean_meta_eval(p: dict) -> None:

@@ -26,38 +26,7 @@
     if (document.hidden) { activeMs += Date.now() - shownAt; } else { shownAt = Date.now(); }
   });
 
-  // Word-level LCS diff; deletions are shown before insertions, as the papers' tables do.
-  function diff(a, b) {
-    var n = a.length, m = b.length, i, j;
-    var dp = [];
-    for (i = 0; i <= n; i++) { dp.push(new Array(m + 1).fill(0)); }
-    for (i = n - 1; i >= 0; i--) {
-      for (j = m - 1; j >= 0; j--) {
-        dp[i][j] = a[i] === b[j] ? dp[i + 1][j + 1] + 1 : Math.max(dp[i + 1][j], dp[i][j + 1]);
-      }
-    }
-    var ops = [];
-    i = 0; j = 0;
-    while (i < n || j < m) {
-      if (i < n && j < m && a[i] === b[j]) { ops.push(["same", a[i]]); i++; j++; }
-      else if (i < n && (j >= m || dp[i + 1][j] >= dp[i][j + 1])) { ops.push(["del", a[i]]); i++; }
-      else { ops.push(["ins", b[j]]); j++; }
-    }
-    var merged = [];
-    ops.forEach(function (op) {
-      var last = merged[merged.length - 1];
-      if (last && last[0] === op[0]) { last[1].push(op[1]); } else { merged.push([op[0], [op[1]]]); }
-    });
-    // Put a deletion before an adjacent insertion.
-    for (var k = 0; k + 1 < merged.length; k++) {
-      if (merged[k][0] === "ins" && merged[k + 1][0] === "del") {
-        var t = merged[k]; merged[k] = merged[k + 1]; merged[k + 1] = t;
-      }
-    }
-    return merged;
-  }
-
-  function words(s) { return s.split(/\s+/).filter(Boolean); }
+  var wordDiff = window.gecWordDiff.wordDiff;  // static/js/word_diff.js: difflib's diff, as the server's
 
   function flag() {
     var checked = form.querySelector("input[name=flag]:checked");
@@ -74,15 +43,15 @@
       diffOut.textContent = "Flagged: the sentence will be submitted without a rewrite.";
       return;
     }
-    var ops = diff(words(source), words(box.value));
+    var ops = wordDiff(source, box.value);
     var changed = false;
     ops.forEach(function (op) {
       var el;
-      if (op[0] === "same") { el = document.createTextNode(op[1].join(" ")); }
+      if (op[0] === "same") { el = document.createTextNode(op[1]); }
       else {
         changed = true;
         el = document.createElement(op[0]);
-        el.textContent = op[1].join(" ");
+        el.textContent = op[1];
       }
       diffOut.appendChild(el);
       diffOut.appendChild(document.createTextNode(" "));

@@ -9,7 +9,7 @@ from rest_framework.test import APIClient
 
 from ranking.analysis import services
 from tests import factories
-from tests.analysis.helpers import ranking_campaign
+from tests.factories import ranking_campaign
 
 pytestmark = pytest.mark.django_db
 BASE = "/api/analysis-runs/"

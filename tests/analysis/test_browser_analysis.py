@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from ranking.analysis.models import AnalysisRun, SystemRankResult
-from tests.analysis.helpers import ranking_campaign
+from tests.factories import ranking_campaign
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 SHOTS = Path("/tmp")

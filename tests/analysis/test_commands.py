@@ -8,7 +8,7 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from geceval.judgments import expand_pairwise, read_wmt_csv
-from tests.analysis.helpers import prws_campaign, ranking_campaign
+from tests.factories import prws_campaign, ranking_campaign
 from tests.shared_data import shared_path
 
 pytestmark = pytest.mark.django_db

@@ -15,7 +15,7 @@ from geceval.prws import read_gmeg_segment_csv, read_prws_csv
 from geceval.ranking import rank
 from ranking.analysis import exports, services
 from ranking.analysis.models import AnalysisRun, PrwsResult, RunStatus
-from tests.analysis.helpers import prws_campaign, ranking_campaign
+from tests.factories import prws_campaign, ranking_campaign
 
 pytestmark = pytest.mark.django_db
 REPO = Path(__file__).resolve().parents[2]
@@ -250,23 +250,6 @@ def test_a_duplicate_chunk_or_merge_delivery_changes_nothing():
     assert before == [(s.name, s.mu) for s in expected.systems]
 
 
-@pytest.mark.parametrize("fmt", ["wmt-csv", "appraise-xml"])
-def test_an_exported_judgment_file_imported_again_gives_the_same_run_result(tmp_path, fmt):
-    from tests.analysis.judgment_sets import judgment_set_create
-
-    user, campaign, _r = ranking_campaign()
-    first = _done_run(campaign, runs=30, chunks=2, seed=4)
-    path = tmp_path / "export"
-    path.write_text("".join(exports.iter_judgments(campaign, fmt)))
-    reader = read_wmt_csv if fmt == "wmt-csv" else read_appraise_xml
-    again = judgment_set_create(
-        project=campaign.project, name="again", created_by=user, rankings=reader(path)
-    )
-    second = _done_run(again, runs=30, chunks=5, seed=4)
-    table = lambda run: list(run.rank_results.values_list("name", "mu", "rank_lo", "rank_hi", "cluster"))  # noqa: E731
-    assert table(second) == table(first) and second.pairs_used == first.pairs_used == 900
-
-
 def test_gleu_vs_number_of_references_run_and_curve(client):
     from ranking.models import Campaign
     from tests import factories
@@ -300,7 +283,7 @@ def test_gleu_vs_number_of_references_run_and_curve(client):
 
 
 def test_meta_evaluation_with_synthetic_systems_adds_hybrid_points():
-    from tests.analysis.helpers import prws_corpus_campaign
+    from tests.factories import prws_corpus_campaign
 
     _user, campaign = prws_corpus_campaign()
     human = _done_run(campaign, kind="prws_summary", samples=5)
@@ -370,7 +353,7 @@ def test_our_export_imported_by_the_crowd_importer_gives_the_same_run_result(tmp
 
 def test_ensemble_run_trains_on_real_and_synthetic_systems_and_offers_the_model(client):
     from geceval.ensemble import EnsembleModel, ScorerFeatures
-    from tests.analysis.helpers import prws_corpus_campaign
+    from tests.factories import prws_corpus_campaign
 
     user, campaign = prws_corpus_campaign()
     human = _done_run(campaign, kind="prws_summary", samples=5)

@@ -16,8 +16,8 @@ from geceval.judgments import expand_pairwise
 from geceval.ranking import rank
 from ranking.analysis import services
 from ranking.analysis.models import AnalysisRun, ChunkStatus, RunStatus, SystemRankResult
-from tests.analysis.helpers import ranking_campaign
 from tests.celery_workers import celery_workers
+from tests.factories import ranking_campaign
 
 
 @pytest.fixture

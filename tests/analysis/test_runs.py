@@ -8,7 +8,7 @@ from geceval.judgments import expand_pairwise
 from geceval.ranking import rank
 from ranking.analysis import services
 from ranking.analysis.models import AnalysisRun, RunChunk, RunStatus, SystemRankResult
-from tests.analysis.helpers import ranking_campaign
+from tests.factories import ranking_campaign
 
 pytestmark = pytest.mark.django_db
 
@@ -53,7 +53,7 @@ def test_expected_wins_run_equals_the_cores_bootstrap_and_stores_expected_wins()
 def test_a_run_without_judgments_fails_with_a_reason_and_writes_nothing():
     from ranking.models import Campaign
     from tests import factories
-    from tests.analysis.helpers import researcher_and_project
+    from tests.factories import researcher_and_project
 
     user, project = researcher_and_project()
     corpus, made = factories.corpus_with_systems(

@@ -12,7 +12,7 @@ from annotate.rewrites import selectors as sel
 from annotate.rewrites import services as svc
 from annotate.rewrites.validation import far_from_sentence
 from geceval.errors import GecInputError
-from tests.annotate.rewrite_fixtures import team, tokenized_corpus
+from tests.factories import team, tokenized_corpus
 
 pytestmark = pytest.mark.django_db
 

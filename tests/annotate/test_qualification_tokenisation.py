@@ -7,7 +7,7 @@ import pytest
 from annotate.rewrites import services as svc
 from annotate.rewrites.tokens import tokenise_like
 from annotate.services import SentenceRecord, corpus_create, outputs_import_lines
-from tests.annotate.rewrite_fixtures import team
+from tests.factories import team
 
 pytestmark = pytest.mark.django_db
 

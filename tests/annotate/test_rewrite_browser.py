@@ -7,7 +7,7 @@ from playwright.sync_api import expect
 
 from annotate.models import Rewrite, RewriteDraft
 from annotate.rewrites.services import rewrite_campaign_create
-from tests.annotate.rewrite_fixtures import team, tokenized_corpus
+from tests.factories import team, tokenized_corpus
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 PASSWORD = "pw-for-tests-1"

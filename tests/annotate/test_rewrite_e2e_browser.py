@@ -9,8 +9,8 @@ from playwright.sync_api import expect
 
 from annotate.models import QualificationStatus, Rewrite, RewriteStatus
 from annotate.services import outputs_import_lines
-from tests.annotate.rewrite_fixtures import team, tokenized_corpus
 from tests.annotate.test_rewrite_browser import login
+from tests.factories import team, tokenized_corpus
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

@@ -11,7 +11,7 @@ from django.urls import reverse
 from annotate.rewrites import selectors as sel
 from annotate.rewrites import services as svc
 from annotate.roles import user_roles
-from tests.annotate.rewrite_fixtures import team, tokenized_corpus
+from tests.factories import team, tokenized_corpus
 
 pytestmark = pytest.mark.django_db
 

@@ -23,7 +23,8 @@ from annotate.rewrites import services as svc
 from annotate.rewrites.services import RewriteError
 from annotate.rewrites.validation import max_rewrite_chars
 from annotate.services import outputs_import_lines
-from tests.annotate.rewrite_fixtures import SOURCES, team, tokenized_corpus
+from tests.factories import REWRITE_SOURCES as SOURCES
+from tests.factories import team, tokenized_corpus
 
 pytestmark = pytest.mark.django_db
 

@@ -4,7 +4,7 @@ import pytest
 from django.urls import reverse
 
 from annotate.rewrites.services import rewrite_campaign_create
-from tests.annotate.rewrite_fixtures import team, tokenized_corpus
+from tests.factories import team, tokenized_corpus
 
 pytestmark = pytest.mark.django_db
 

@@ -12,7 +12,7 @@ from annotate.rewrites import selectors as rewrite_selectors
 from annotate.rewrites import services as svc
 from annotate.rewrites.selectors import Refusal, RefusalCode, rewrite_campaign_refusal
 from tests import factories
-from tests.annotate.rewrite_fixtures import team, tokenized_corpus
+from tests.factories import team, tokenized_corpus
 
 pytestmark = pytest.mark.django_db
 

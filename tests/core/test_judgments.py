@@ -90,6 +90,15 @@ def test_appraise_xml_splits_collapsed_systems_by_comma_and_space_and_drops_empt
     ]
 
 
+def test_appraise_xml_keeps_the_collapsed_system_groups_as_shown():
+    rankings = read_appraise_xml(FIXTURES / "small.xml")
+    assert [r.shown for r in rankings] == [(1, 2, 1), (1, 1), (2, 1)]
+    assert rankings[0].groups() == [(("SysB",), 2), (("SysA", "SysC"), 1), (("SysD",), 3)]
+    assert rankings[2].groups() == [(("SysD", "SysB"), 2), (("SysC",), 1)]
+    # Other readers show each entry on its own.
+    assert RankingJudgment("1", "a", (("A", 1), ("B", 2))).groups() == [(("A",), 1), (("B",), 2)]
+
+
 def test_appraise_xml_excludes_judges():
     rankings = read_appraise_xml(FIXTURES / "small.xml", exclude_judges=["learner", "ann2"])
     assert [r.item for r in rankings] == ["7"]
@@ -213,6 +222,17 @@ def test_gec_ranking_xml_has_1534_items_of_which_78_empty():
     path = shared_path("gec-ranking", "data", "all_judgments.xml")
     assert len(read_appraise_xml(path)) == 1534 - 78
     assert Counter(r.annotator for r in read_appraise_xml(path))["non-native"] > 0
+
+
+@requires_shared
+def test_gec_ranking_xml_without_non_native_shows_7443_entries_in_4544_groups():
+    rankings = read_appraise_xml(
+        shared_path("gec-ranking", "data", "all_judgments.xml"), exclude_judges=["non-native"]
+    )
+    assert sum(len(r.entries) for r in rankings) == 7443
+    assert sum(len(r.groups()) for r in rankings) == 4544
+    assert Counter(size for r in rankings for size in r.shown)[2] == 190
+    assert all(sum(r.shown) == len(r.entries) for r in rankings)
 
 
 @requires_shared

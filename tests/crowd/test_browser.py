@@ -12,7 +12,7 @@ from django.urls import reverse
 from crowd.models import CrowdSession
 from crowd.services.sessions import campaign_key
 from ranking.models import Assignment, ScreenJudgment
-from tests.crowd.helpers import crowd_campaign
+from tests.factories import crowd_campaign
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

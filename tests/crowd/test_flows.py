@@ -10,7 +10,7 @@ from django.urls import reverse
 from crowd.models import CrowdSession, CrowdWorker, InviteLink
 from crowd.services.sessions import campaign_key, invite_links_create, session_from_token
 from ranking.models import Assignment, ScreenJudgment
-from tests.crowd.helpers import crowd_campaign, rank_form
+from tests.factories import crowd_campaign, rank_form
 
 pytestmark = pytest.mark.django_db
 
@@ -193,7 +193,7 @@ def test_a_paused_campaign_leaves_the_prolific_visit_open_until_work_returns(cli
 
 
 def test_finish_now_after_a_hit_shows_the_code(client):
-    from tests.crowd.helpers import crowd_campaign as make
+    from tests.factories import crowd_campaign as make
 
     campaign = make(hits_per_visit=0)[2]
     (invite,) = invite_links_create(campaign=campaign, count=1)

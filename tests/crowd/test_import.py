@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import xml.parsers.expat
 from io import StringIO
 
 import pytest
@@ -265,6 +266,35 @@ def test_appraise_xml_collapsed_systems_become_one_candidate_and_excluded_judges
         ["C"],
     ]
     assert list(report.campaign.corpus.sentences.values_list("text", "metadata")) == [("3", {"id": "3"})]
+
+
+def test_appraise_xml_is_parsed_once_by_the_core_reader(monkeypatch):
+    made = []
+    create = xml.parsers.expat.ParserCreate
+
+    def counting(*args, **kwargs):
+        made.append(1)
+        return create(*args, **kwargs)
+
+    monkeypatch.setattr(xml.parsers.expat, "ParserCreate", counting)
+    parsed = judgments_parse(fmt="appraise-xml", path_or_bytes=APPRAISE, exclude_judges=["non-native"])
+    assert len(made) == 1
+    assert [[e.systems for e in j.entries] for j in parsed.judgments] == [
+        [("A", "B"), ("C",)],
+        [("A", "B"), ("C",)],
+    ]
+
+
+@pytest.mark.shared
+def test_gec_ranking_appraise_xml_parses_to_the_4544_groups_shown():
+    parsed = judgments_parse(
+        fmt="appraise-xml",
+        path_or_bytes=shared_path("gec-ranking", "data", "all_judgments.xml"),
+        exclude_judges=["non-native"],
+    )
+    assert len(parsed.judgments) == 1136
+    assert sum(len(j.entries) for j in parsed.judgments) == 4544
+    assert sum(len(e.systems) for j in parsed.judgments for e in j.entries) == 7443
 
 
 def test_wmt_csv_unranked_entries_are_skipped_with_a_reason(project):

@@ -14,8 +14,8 @@ from crowd.selectors import campaign_costs
 from crowd.services.workers import crowd_worker_get_or_create
 from ranking.models import Campaign, ScreenJudgment
 from ranking.services.judging import CandidateScore
-from tests.crowd.helpers import crowd_campaign
 from tests.crowd.test_import import mturk_csv
+from tests.factories import crowd_campaign
 from tests.judging import do_hit
 
 pytestmark = pytest.mark.django_db

@@ -13,7 +13,7 @@ from crowd.services import prolific
 from crowd.services.workers import crowd_worker_get_or_create
 from geceval.errors import GecInputError
 from ranking.services.judging import CandidateScore
-from tests.crowd.helpers import crowd_campaign
+from tests.factories import crowd_campaign
 from tests.judging import do_hit
 
 pytestmark = pytest.mark.django_db

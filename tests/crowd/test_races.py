@@ -10,7 +10,7 @@ from django.db import connection
 from crowd.models import CrowdSession, CrowdWorker
 from crowd.services.sessions import mturk_open
 from crowd.services.workers import crowd_worker_get_or_create
-from tests.crowd.helpers import crowd_campaign
+from tests.factories import crowd_campaign
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

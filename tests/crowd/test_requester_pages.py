@@ -11,7 +11,7 @@ from django.urls import reverse
 from crowd.models import MturkHit, PlatformCall
 from crowd.services import mturk, prolific
 from crowd.services.sessions import campaign_key
-from tests.crowd.helpers import crowd_campaign
+from tests.factories import crowd_campaign
 
 pytestmark = pytest.mark.django_db
 

@@ -19,9 +19,8 @@ from ranking.analysis.models import RunStatus
 from ranking.models import Screen
 from ranking.services import assignment_request, campaign_create, screen_submit
 from ranking.services.assignments import assignment_next_screen
-from tests.hardening.worlds import World, build_world
+from tests.factories import SYSTEMS, World, build_world
 from tests.judging import do_hit, honest_prws
-from tests.test_judgment_campaigns import SYSTEMS
 
 ROLES = ("anonymous", "worker", "researcher", "other_researcher")
 

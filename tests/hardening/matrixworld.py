@@ -6,7 +6,7 @@ from annotate.rewrites import qualifications as quals
 from ranking.analysis.models import AnalysisRun
 from ranking.models import Screen
 from ranking.services import assignment_request
-from tests.hardening.worlds import World, build_world
+from tests.factories import World, build_world
 
 ROLES = ("anonymous", "worker", "expert", "other_researcher", "researcher", "admin")
 

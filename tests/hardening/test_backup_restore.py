@@ -18,7 +18,7 @@ from django.db import connection
 
 from ranking.models import Rating, ScreenJudgment
 from ranking.services import campaign_scores_recompute
-from tests.hardening.worlds import build_world
+from tests.factories import build_world
 from tests.judging import do_hit, honest_prws
 
 REPO = Path(__file__).resolve().parents[2]

@@ -17,8 +17,7 @@ from config.security import ContentSecurityPolicyMiddleware
 from crowd.services.sessions import campaign_key
 from ranking.analysis import services
 from ranking.analysis.models import RunStatus
-from tests.analysis.helpers import ranking_campaign
-from tests.crowd.helpers import crowd_campaign
+from tests.factories import crowd_campaign, ranking_campaign
 
 pytestmark = pytest.mark.django_db
 REPO = Path(__file__).resolve().parents[2]

@@ -32,8 +32,8 @@ from ranking.models import Assignment, ScreenJudgment, SystemScore
 from ranking.services import assignment_request
 from tests.celery_workers import broker_at, celery_workers
 from tests.conftest import REAL_PARTS, skip_or_fail
+from tests.factories import build_world
 from tests.hardening.proxy import Proxy
-from tests.hardening.worlds import build_world
 from tests.processes import stop
 
 REPO = Path(__file__).resolve().parents[2]

@@ -17,7 +17,7 @@ from geceval.errors import GecInputError
 from ranking.models import Assignment, Rating, Screen, ScreenJudgment
 from ranking.services import CandidateScore, assignment_request, screen_submit
 from ranking.services.assignments import assignment_next_screen
-from tests.hardening.worlds import build_world
+from tests.factories import build_world
 
 pytestmark = pytest.mark.django_db
 

@@ -136,6 +136,8 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
 LOGIN_URL = "login"
+# Every password check is counted by the login limiter (config/security.py).
+AUTHENTICATION_BACKENDS = ["config.security.RateLimitedModelBackend"]
 LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "login"
 

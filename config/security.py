@@ -45,6 +45,8 @@ from django.db import InterfaceError, OperationalError
 from django.http import HttpRequest, HttpResponse, HttpResponseBase
 from django.template import engines
 
+from annotate.http import client_address
+
 log = logging.getLogger(__name__)
 
 
@@ -102,11 +104,7 @@ _LOCKED_PAGE = engines["django"].from_string(
 
 
 def client_ip(request: HttpRequest) -> str:
-    """REMOTE_ADDR, or the header the TLS proxy sets (LOGIN_CLIENT_IP_HEADER, e.g. HTTP_X_REAL_IP)."""
-    header = settings.LOGIN_CLIENT_IP_HEADER
-    if header and request.META.get(header):
-        return request.META[header].split(",")[0].strip()
-    return request.META.get("REMOTE_ADDR", "")
+    return client_address(request)
 
 
 def _key(*parts: str) -> str:

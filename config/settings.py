@@ -282,6 +282,14 @@ LOGGING = {
 
 # Work assignment (judgment campaigns).
 ASSIGNMENT_TIMEOUT_MINUTES = env_int("ASSIGNMENT_TIMEOUT_MINUTES", 60)
+# Fair leases (ranking/services/leases.py): a claim holds its HIT this long, renewed by each submit
+# and by the open page's heartbeat up to the campaign's assignment minutes (0: the whole of them).
+ASSIGNMENT_LEASE_MINUTES = env_int("ASSIGNMENT_LEASE_MINUTES", 15)
+# Live (active, not overdue) assignments of one campaign held at once from one client address
+# through the crowd pages (invite links, Prolific, MTurk); 0 disables the limit.
+LIVE_ASSIGNMENTS_PER_ADDRESS = env_int("LIVE_ASSIGNMENTS_PER_ADDRESS", 2)
+# Seconds between two heartbeats of an open work page.
+ASSIGNMENT_HEARTBEAT_SECONDS = env_int("ASSIGNMENT_HEARTBEAT_SECONDS", 60)
 # Crowd platforms. Credentials (PROLIFIC_API_TOKEN, AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY) are read
 # from the environment only when a requester operation runs, never stored in settings.
 CROWD_MTURK_SANDBOX = env_bool("MTURK_SANDBOX", True)

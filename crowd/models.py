@@ -122,10 +122,14 @@ class CrowdSession(models.Model):
     consented = models.DateTimeField(null=True, blank=True)
     finished = models.DateTimeField(null=True, blank=True)
     outcome = models.CharField(max_length=16, blank=True, help_text="completed | screened-out | no-work")
+    client_address = models.CharField(
+        max_length=64, blank=True, help_text="the address of the request that last claimed a HIT"
+    )
     created = models.DateTimeField(auto_now_add=True)
 
     class Meta:
         ordering = ["-created"]
+        indexes = [models.Index(fields=["campaign", "client_address"], name="crowd_session_address")]
         constraints = [
             models.UniqueConstraint(
                 fields=["campaign", "platform", "external_session"],

@@ -18,7 +18,9 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.cache import never_cache
 from django.views.decorators.csrf import csrf_exempt
+from django.views.decorators.http import require_POST
 
+from annotate.http import client_address
 from crowd.models import CrowdSession, InviteLink, Platform
 from crowd.services.sessions import (
     MTURK_PREVIEW,
@@ -40,7 +42,13 @@ from geceval.errors import GecInputError
 from ranking.models import AssignmentStatus, CampaignStatus, Screen
 from ranking.selectors import screen_candidates
 from ranking.services.assignments import assignment_screen_and_progress
-from ranking.views import screen_context, screen_form_submit, work_template
+from ranking.views import (
+    heartbeat_context,
+    heartbeat_response,
+    screen_context,
+    screen_form_submit,
+    work_template,
+)
 
 INVITE_COOKIE = "crowd_invite_{campaign}"
 
@@ -200,7 +208,7 @@ def session_view(request: HttpRequest, token: str) -> HttpResponse:
             context = {"campaign": campaign, "hits_done": done, "limit": limit}
             return _frame_headers(render(request, "crowd/hit_done.html", context), mturk)
 
-    assignment = session_assignment(session=session)
+    assignment = session_assignment(session=session, address=client_address(request))
     if assignment is None:
         return _end(request, session)
 
@@ -224,6 +232,21 @@ def session_view(request: HttpRequest, token: str) -> HttpResponse:
         "error": error,
         "crowd_page": True,
     }
+    context |= heartbeat_context(reverse("crowd-heartbeat", args=[token]))
     return _frame_headers(
         render(request, work_template(campaign), context, status=400 if error else 200), mturk
     )
+
+
+@csrf_exempt
+@never_cache
+@require_POST
+def session_heartbeat(request: HttpRequest, token: str) -> HttpResponse:
+    """The task page is still open: renew the lease of the session's open HIT (409 if none)."""
+    session = session_from_token(token)
+    if session is None:
+        raise Http404("this link is not valid (or has expired)")
+    current = (
+        session.assignments.filter(status=AssignmentStatus.ACTIVE).select_related("hit__campaign").first()
+    )
+    return _frame_headers(heartbeat_response(current), session.platform == Platform.MTURK)

@@ -288,6 +288,8 @@ ASSIGNMENT_LEASE_MINUTES = env_int("ASSIGNMENT_LEASE_MINUTES", 15)
 # Live (active, not overdue) assignments of one campaign held at once from one client address
 # through the crowd pages (invite links, Prolific, MTurk); 0 disables the limit.
 LIVE_ASSIGNMENTS_PER_ADDRESS = env_int("LIVE_ASSIGNMENTS_PER_ADDRESS", 2)
+# New identities a reusable invite link admits per client address per day (crowd/services/entry.py).
+INVITE_IDENTITIES_PER_ADDRESS_PER_DAY = env_int("INVITE_IDENTITIES_PER_ADDRESS_PER_DAY", 3)
 # Seconds between two heartbeats of an open work page.
 ASSIGNMENT_HEARTBEAT_SECONDS = env_int("ASSIGNMENT_HEARTBEAT_SECONDS", 60)
 # Crowd platforms. Credentials (PROLIFIC_API_TOKEN, AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY) are read

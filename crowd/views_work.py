@@ -22,15 +22,14 @@ from django.views.decorators.http import require_POST
 
 from annotate.http import client_address
 from crowd.models import CrowdSession, InviteLink, Platform
+from crowd.services.entry import EntryRefused, browser_id_new, invite_enter, prolific_enter
 from crowd.services.sessions import (
     MTURK_PREVIEW,
     Outcome,
     campaign_from_key,
     crowd_settings_for,
-    invite_open,
     mturk_open,
     mturk_submit_url,
-    prolific_open,
     session_assignment,
     session_consent,
     session_finish,
@@ -72,13 +71,45 @@ def _session_url(session: CrowdSession) -> str:
 # --------------------------------------------------------------------------- arrivals
 
 
+BROWSER_COOKIE = "crowd_browser"
+
+
+def _browser(request: HttpRequest) -> str:
+    """This browser's random id (signed first-party cookie), or a new one."""
+    found = request.get_signed_cookie(BROWSER_COOKIE, default="", salt=BROWSER_COOKIE)
+    return found if len(found) == 32 else browser_id_new()
+
+
+def _remember_browser(request: HttpRequest, response: HttpResponse, browser: str) -> HttpResponse:
+    response.set_signed_cookie(
+        BROWSER_COOKIE,
+        browser,
+        salt=BROWSER_COOKIE,
+        max_age=365 * 86400,
+        httponly=True,
+        samesite="Lax",
+        secure=request.is_secure(),
+    )
+    return response
+
+
+def _refused(request: HttpRequest, campaign, exc: GecInputError) -> HttpResponse:
+    status = getattr(exc, "status", 400)
+    page = render(request, "crowd/problem.html", {"campaign": campaign, "problem": str(exc)}, status=status)
+    return _frame_headers(page, False)
+
+
 @never_cache
 def invite_entry(request: HttpRequest, code: str) -> HttpResponse:
     invite = get_object_or_404(InviteLink.objects.select_related("campaign", "worker"), code=code)
     cookie = INVITE_COOKIE.format(campaign=invite.campaign_id)
     remembered = request.get_signed_cookie(cookie, default=None, salt=cookie)
     resume = session_from_token(remembered) if remembered else None
-    session = invite_open(invite=invite, resume=resume)
+    browser = _browser(request)
+    try:
+        session = invite_enter(invite=invite, resume=resume, browser=browser, address=client_address(request))
+    except EntryRefused as exc:
+        return _remember_browser(request, _refused(request, invite.campaign, exc), browser)
     response = redirect(_session_url(session))
     # First-party cookie (not framed): a reusable link resumes the visitor's identity.
     response.set_signed_cookie(
@@ -90,7 +121,7 @@ def invite_entry(request: HttpRequest, code: str) -> HttpResponse:
         samesite="Lax",
         secure=request.is_secure(),
     )
-    return _frame_headers(response, mturk=False)
+    return _remember_browser(request, _frame_headers(response, mturk=False), browser)
 
 
 @never_cache
@@ -98,19 +129,18 @@ def prolific_entry(request: HttpRequest, key: str) -> HttpResponse:
     campaign = campaign_from_key(key)
     if campaign is None:
         raise Http404("no such study")
+    browser = _browser(request)
     try:
-        session = prolific_open(
+        session = prolific_enter(
             campaign=campaign,
             pid=request.GET.get("PROLIFIC_PID", ""),
             study_id=request.GET.get("STUDY_ID", ""),
             session_id=request.GET.get("SESSION_ID", ""),
+            browser=browser,
         )
     except GecInputError as exc:
-        return _frame_headers(
-            render(request, "crowd/problem.html", {"campaign": campaign, "problem": str(exc)}, status=400),
-            False,
-        )
-    return _frame_headers(redirect(_session_url(session)), mturk=False)
+        return _remember_browser(request, _refused(request, campaign, exc), browser)
+    return _remember_browser(request, _frame_headers(redirect(_session_url(session)), mturk=False), browser)
 
 
 @csrf_exempt

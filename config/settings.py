@@ -182,6 +182,9 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": env_int("CELERY_VISIBIL
 # redoes from the database what a message lost while the broker was down would have done, so
 # queued work resumes by itself once Redis is back. Overdue HITs return to the pool every minute.
 CELERY_REPAIR_SECONDS = env_int("CELERY_REPAIR_SECONDS", 300)
+# A running analysis chunk holds a lease its progress renews (about twice a second); past this
+# many seconds without a sign of life its worker is presumed dead and beat sends the chunk again.
+ANALYSIS_CHUNK_LEASE_SECONDS = env_int("ANALYSIS_CHUNK_LEASE_SECONDS", 120)
 if CELERY_REPAIR_SECONDS < 1:
     raise ImproperlyConfigured("CELERY_REPAIR_SECONDS must be at least 1")
 CELERY_BEAT_SCHEDULE = {
@@ -196,6 +199,11 @@ CELERY_BEAT_SCHEDULE = {
     "grade-pending-qualifications": {
         "task": "annotate.rewrites.tasks.task_grade_pending_qualifications",
         "schedule": float(CELERY_REPAIR_SECONDS),
+    },
+    # a chunk whose worker gave no sign of life for ANALYSIS_CHUNK_LEASE_SECONDS is sent again
+    "reclaim-analysis-chunks": {
+        "task": "ranking.analysis.tasks.task_reclaim_chunks",
+        "schedule": float(min(60, CELERY_REPAIR_SECONDS)),
     },
     "resume-stalled-analysis-runs": {
         "task": "ranking.analysis.tasks.task_resume_stale_runs",

@@ -165,6 +165,13 @@ STORAGES = {
 UPLOAD_MAX_BYTES = env_int("UPLOAD_MAX_BYTES", 50 * 1024 * 1024)
 DATA_UPLOAD_MAX_MEMORY_SIZE = UPLOAD_MAX_BYTES
 FILE_UPLOAD_MAX_MEMORY_SIZE = DATA_UPLOAD_MAX_MEMORY_SIZE
+# Every file part is counted while it streams; past UPLOAD_MAX_BYTES the request answers 413
+# (config/uploads.py: those thresholds alone do not bound file parts).
+FILE_UPLOAD_HANDLERS = [
+    "config.uploads.BoundedUploadHandler",
+    "django.core.files.uploadhandler.MemoryFileUploadHandler",
+    "django.core.files.uploadhandler.TemporaryFileUploadHandler",
+]
 
 # Celery: eager (in-process, synchronous) when no broker is configured.
 CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL", "").strip()

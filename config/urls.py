@@ -23,3 +23,6 @@ urlpatterns = [
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs/", SpectacularSwaggerSplitView.as_view(url_name="schema"), name="api-docs"),
 ]
+
+# An upload past UPLOAD_MAX_BYTES is a 413 with the limit (config/uploads.py); other 400s are Django's.
+handler400 = "config.uploads.bad_request"

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from django.http import Http404
+from django.conf import settings
+from django.http import Http404, HttpRequest
 
 
 def parse_id(raw: object) -> int | None:
@@ -39,3 +40,14 @@ def csv_cell(value: object) -> object:
         except ValueError:
             return "'" + value
     return value
+
+
+def client_address(request: HttpRequest) -> str:
+    """REMOTE_ADDR, or the header the TLS proxy sets (LOGIN_CLIENT_IP_HEADER, e.g. HTTP_X_REAL_IP).
+
+    Used by the login limiter and the crowd pages' per-address limits; never a header clients can forge.
+    """
+    header = settings.LOGIN_CLIENT_IP_HEADER
+    if header and request.META.get(header):
+        return request.META[header].split(",")[0].strip()[:64]
+    return request.META.get("REMOTE_ADDR", "")[:64]

@@ -14,9 +14,12 @@ leaves a response alone.
 Login rate limit: failed logins are counted in the cache per client IP and
 username (``LOGIN_FAILURES_MAX`` in ``LOGIN_FAILURES_WINDOW_SECONDS``) and per
 client IP over all usernames (``LOGIN_FAILURES_MAX_PER_IP``, against password
-spraying). Past a limit, POSTs to the login page answer 429 without checking
-the password until the window ends; a successful login clears its
-IP+username count. The counts live in the default cache: set ``CACHE_URL`` to
+spraying). Past a limit, POSTs to the login pages (the site's and the admin's)
+answer 429 without checking the password until the window ends; a successful
+login clears its IP+username count. Counting happens in the authentication
+backend (RateLimitedModelBackend), so every endpoint that checks a password
+(an API token endpoint too) shares the counts; refused attempts count for the
+address. The counts live in the default cache: set ``CACHE_URL`` to
 Redis when several web processes serve the site, or each process counts alone.
 A cache that cannot be reached does not lock anybody out (the login proceeds
 and a warning is logged).
@@ -32,11 +35,17 @@ from csp.constants import HEADER, HEADER_REPORT_ONLY
 from csp.middleware import CSPMiddleware
 from csp.utils import build_policy
 from django.conf import settings
+from django.contrib import admin
+from django.contrib.auth import get_user_model
 from django.contrib.auth import views as auth_views
+from django.contrib.auth.backends import ModelBackend
 from django.core.cache import cache
+from django.core.exceptions import PermissionDenied
 from django.db import InterfaceError, OperationalError
 from django.http import HttpRequest, HttpResponse, HttpResponseBase
 from django.template import engines
+
+from annotate.http import client_address
 
 log = logging.getLogger(__name__)
 
@@ -95,11 +104,7 @@ _LOCKED_PAGE = engines["django"].from_string(
 
 
 def client_ip(request: HttpRequest) -> str:
-    """REMOTE_ADDR, or the header the TLS proxy sets (LOGIN_CLIENT_IP_HEADER, e.g. HTTP_X_REAL_IP)."""
-    header = settings.LOGIN_CLIENT_IP_HEADER
-    if header and request.META.get(header):
-        return request.META[header].split(",")[0].strip()
-    return request.META.get("REMOTE_ADDR", "")
+    return client_address(request)
 
 
 def _key(*parts: str) -> str:
@@ -107,10 +112,10 @@ def _key(*parts: str) -> str:
     return f"login-failures:{digest}"
 
 
-def _keys(request: HttpRequest) -> tuple[str, str]:
+def _keys(request: HttpRequest, username: object) -> tuple[str, str]:
     ip = client_ip(request)
-    username = str(request.POST.get("username", "")).strip().lower()[:300]
-    return _key("user", ip, username), _key("ip", ip)
+    name = str(username if username is not None else "").strip().lower()[:300]
+    return _key("user", ip, name), _key("ip", ip)
 
 
 def _count(key: str) -> int:
@@ -131,38 +136,87 @@ def _bump(key: str, window: int) -> None:
         log.warning("login rate limit: cache unavailable, not counting", exc_info=True)
 
 
-def login_limited(request: HttpRequest) -> bool:
-    user_key, ip_key = _keys(request)
-    return (
+def login_limited(request: HttpRequest, username: object) -> bool:
+    """True when this address is past a limit, for this username or over all usernames.
+
+    A refused attempt counts for the address: an attacker who keeps trying locked usernames was
+    otherwise never counted past 5 per username, so 66 attempts over six usernames left the address
+    at 30 of its 50 and a seventh username could still be tried (issue 18).
+    """
+    if settings.LOGIN_FAILURES_MAX <= 0:
+        return False
+    user_key, ip_key = _keys(request, username)
+    limited = (
         _count(user_key) >= settings.LOGIN_FAILURES_MAX
         or _count(ip_key) >= settings.LOGIN_FAILURES_MAX_PER_IP
     )
+    if limited:
+        _bump(ip_key, settings.LOGIN_FAILURES_WINDOW_SECONDS)
+    return limited
+
+
+def login_failed(request: HttpRequest, username: object) -> None:
+    if settings.LOGIN_FAILURES_MAX <= 0:
+        return
+    window = settings.LOGIN_FAILURES_WINDOW_SECONDS
+    for key in _keys(request, username):
+        _bump(key, window)
+
+
+def login_succeeded(request: HttpRequest, username: object) -> None:
+    try:
+        cache.delete(_keys(request, username)[0])
+    except Exception:
+        log.warning("login rate limit: cache unavailable", exc_info=True)
+
+
+class RateLimitedModelBackend(ModelBackend):
+    """ModelBackend behind the login limiter: every password check of the site goes through here.
+
+    The site's login, the admin's login, DRF's ``obtain_auth_token`` and anything else that calls
+    ``authenticate(request, username=..., password=...)`` is counted and refused by the same rule,
+    so a new endpoint that takes a password cannot bypass the limit. Past a limit the password is
+    not checked (PermissionDenied makes ``authenticate`` return None at once); the HTML login views
+    are also wrapped in ``rate_limited_login`` so that they answer 429 with a page.
+    """
+
+    def authenticate(self, request, username=None, password=None, **kwargs):
+        if username is None:
+            username = kwargs.get(get_user_model().USERNAME_FIELD)
+        if request is None:  # a shell or a command: nothing to count against
+            return super().authenticate(request, username=username, password=password, **kwargs)
+        if login_limited(request, username):
+            log.warning("login rate limit reached for %s", client_ip(request))
+            raise PermissionDenied("too many failed logins")
+        user = super().authenticate(request, username=username, password=password, **kwargs)
+        if user is None:
+            login_failed(request, username)
+        else:
+            login_succeeded(request, username)
+        return user
+
+
+def locked_response(request: HttpRequest) -> HttpResponse:
+    window = settings.LOGIN_FAILURES_WINDOW_SECONDS
+    html = _LOCKED_PAGE.render({"minutes": max(1, round(window / 60))}, request)
+    response = HttpResponse(html, status=429)
+    response["Retry-After"] = str(window)
+    return response
 
 
 def rate_limited_login(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
-    """Wrap a login view: refuse POSTs past the limits with 429, count failures, clear on success."""
+    """Wrap an HTML login view: POSTs past the limits answer 429 with a page and Retry-After.
+
+    Counting is the authentication backend's (RateLimitedModelBackend), shared by every endpoint.
+    """
 
     def wrapped(request: HttpRequest, *args, **kwargs) -> HttpResponse:
         if request.method != "POST" or settings.LOGIN_FAILURES_MAX <= 0:
             return view(request, *args, **kwargs)
-        window = settings.LOGIN_FAILURES_WINDOW_SECONDS
-        if login_limited(request):
+        if login_limited(request, request.POST.get("username", "")):
             log.warning("login rate limit reached for %s", client_ip(request))
-            html = _LOCKED_PAGE.render({"minutes": max(1, round(window / 60))}, request)
-            response = HttpResponse(html, status=429)
-            response["Retry-After"] = str(window)
-            return response
-        response = view(request, *args, **kwargs)
-        user_key, ip_key = _keys(request)
-        if response.status_code == 302 and request.user.is_authenticated:
-            try:
-                cache.delete(user_key)
-            except Exception:
-                log.warning("login rate limit: cache unavailable", exc_info=True)
-        else:
-            _bump(user_key, window)
-            _bump(ip_key, window)
-        return response
+            return locked_response(request)
+        return view(request, *args, **kwargs)
 
     wrapped.__name__ = getattr(view, "__name__", "login")
     wrapped.__doc__ = view.__doc__
@@ -170,6 +224,7 @@ def rate_limited_login(view: Callable[..., HttpResponse]) -> Callable[..., HttpR
 
 
 login_view = rate_limited_login(auth_views.LoginView.as_view())
+admin_login_view = rate_limited_login(admin.site.login)
 
 
 # ----------------------------------------------------------------------------- database outage

@@ -136,6 +136,8 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
 LOGIN_URL = "login"
+# Every password check is counted by the login limiter (config/security.py).
+AUTHENTICATION_BACKENDS = ["config.security.RateLimitedModelBackend"]
 LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "login"
 
@@ -144,6 +146,9 @@ TIME_ZONE = os.environ.get("TIME_ZONE", "UTC")
 USE_I18N = True
 USE_TZ = True
 
+# Uploads kept between two requests (the judgment import's preview): file storage, never the session.
+# Not served: nothing under it is public. docker-compose.yml mounts a volume here.
+MEDIA_ROOT = Path(os.environ.get("MEDIA_ROOT", "").strip() or BASE_DIR / "media")
 STATIC_URL = "static/"
 STATIC_ROOT = BASE_DIR / "staticfiles"
 STATICFILES_DIRS = [BASE_DIR / "static"]
@@ -163,6 +168,13 @@ STORAGES = {
 UPLOAD_MAX_BYTES = env_int("UPLOAD_MAX_BYTES", 50 * 1024 * 1024)
 DATA_UPLOAD_MAX_MEMORY_SIZE = UPLOAD_MAX_BYTES
 FILE_UPLOAD_MAX_MEMORY_SIZE = DATA_UPLOAD_MAX_MEMORY_SIZE
+# Every file part is counted while it streams; past UPLOAD_MAX_BYTES the request answers 413
+# (config/uploads.py: those thresholds alone do not bound file parts).
+FILE_UPLOAD_HANDLERS = [
+    "config.uploads.BoundedUploadHandler",
+    "django.core.files.uploadhandler.MemoryFileUploadHandler",
+    "django.core.files.uploadhandler.TemporaryFileUploadHandler",
+]
 
 # Celery: eager (in-process, synchronous) when no broker is configured.
 CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL", "").strip()
@@ -180,6 +192,9 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": env_int("CELERY_VISIBIL
 # redoes from the database what a message lost while the broker was down would have done, so
 # queued work resumes by itself once Redis is back. Overdue HITs return to the pool every minute.
 CELERY_REPAIR_SECONDS = env_int("CELERY_REPAIR_SECONDS", 300)
+# A running analysis chunk holds a lease its progress renews (about twice a second); past this
+# many seconds without a sign of life its worker is presumed dead and beat sends the chunk again.
+ANALYSIS_CHUNK_LEASE_SECONDS = env_int("ANALYSIS_CHUNK_LEASE_SECONDS", 120)
 if CELERY_REPAIR_SECONDS < 1:
     raise ImproperlyConfigured("CELERY_REPAIR_SECONDS must be at least 1")
 CELERY_BEAT_SCHEDULE = {
@@ -194,6 +209,11 @@ CELERY_BEAT_SCHEDULE = {
     "grade-pending-qualifications": {
         "task": "annotate.rewrites.tasks.task_grade_pending_qualifications",
         "schedule": float(CELERY_REPAIR_SECONDS),
+    },
+    # a chunk whose worker gave no sign of life for ANALYSIS_CHUNK_LEASE_SECONDS is sent again
+    "reclaim-analysis-chunks": {
+        "task": "ranking.analysis.tasks.task_reclaim_chunks",
+        "schedule": float(min(60, CELERY_REPAIR_SECONDS)),
     },
     "resume-stalled-analysis-runs": {
         "task": "ranking.analysis.tasks.task_resume_stale_runs",
@@ -280,6 +300,16 @@ LOGGING = {
 
 # Work assignment (judgment campaigns).
 ASSIGNMENT_TIMEOUT_MINUTES = env_int("ASSIGNMENT_TIMEOUT_MINUTES", 60)
+# Fair leases (ranking/services/leases.py): a claim holds its HIT this long, renewed by each submit
+# and by the open page's heartbeat up to the campaign's assignment minutes (0: the whole of them).
+ASSIGNMENT_LEASE_MINUTES = env_int("ASSIGNMENT_LEASE_MINUTES", 15)
+# Live (active, not overdue) assignments of one campaign held at once from one client address
+# through the crowd pages (invite links, Prolific, MTurk); 0 disables the limit.
+LIVE_ASSIGNMENTS_PER_ADDRESS = env_int("LIVE_ASSIGNMENTS_PER_ADDRESS", 2)
+# New identities a reusable invite link admits per client address per day (crowd/services/entry.py).
+INVITE_IDENTITIES_PER_ADDRESS_PER_DAY = env_int("INVITE_IDENTITIES_PER_ADDRESS_PER_DAY", 3)
+# Seconds between two heartbeats of an open work page.
+ASSIGNMENT_HEARTBEAT_SECONDS = env_int("ASSIGNMENT_HEARTBEAT_SECONDS", 60)
 # Crowd platforms. Credentials (PROLIFIC_API_TOKEN, AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY) are read
 # from the environment only when a requester operation runs, never stored in settings.
 CROWD_MTURK_SANDBOX = env_bool("MTURK_SANDBOX", True)

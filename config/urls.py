@@ -4,7 +4,7 @@ from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
 from config.health import healthz
-from config.security import login_view
+from config.security import admin_login_view, login_view
 from ranking import views as ranking_views
 
 urlpatterns = [
@@ -12,6 +12,8 @@ urlpatterns = [
     path("healthz", healthz, name="healthz"),
     path("accounts/login/", login_view, name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
+    # before admin.site.urls: the admin's login goes through the same limiter as the site's
+    path("admin/login/", admin_login_view),
     path("admin/", admin.site.urls),
     path("", include("annotate.urls")),
     path("", include("ranking.urls")),
@@ -21,3 +23,6 @@ urlpatterns = [
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs/", SpectacularSwaggerSplitView.as_view(url_name="schema"), name="api-docs"),
 ]
+
+# An upload past UPLOAD_MAX_BYTES is a 413 with the limit (config/uploads.py); other 400s are Django's.
+handler400 = "config.uploads.bad_request"

@@ -122,10 +122,20 @@ class CrowdSession(models.Model):
     consented = models.DateTimeField(null=True, blank=True)
     finished = models.DateTimeField(null=True, blank=True)
     outcome = models.CharField(max_length=16, blank=True, help_text="completed | screened-out | no-work")
+    client_address = models.CharField(
+        max_length=64, blank=True, help_text="the address of the request that last claimed a HIT"
+    )
+    browser = models.CharField(
+        max_length=32, blank=True, help_text="the random id of the browser that opened it (a signed cookie)"
+    )
     created = models.DateTimeField(auto_now_add=True)
 
     class Meta:
         ordering = ["-created"]
+        indexes = [
+            models.Index(fields=["campaign", "client_address"], name="crowd_session_address"),
+            models.Index(fields=["campaign", "browser"], name="crowd_session_browser"),
+        ]
         constraints = [
             models.UniqueConstraint(
                 fields=["campaign", "platform", "external_session"],

@@ -8,6 +8,7 @@ urlpatterns = [
     path("prolific/<str:key>/", views_work.prolific_entry, name="crowd-prolific"),
     path("mturk/<str:key>/", views_work.mturk_entry, name="crowd-mturk"),
     path("s/<str:token>/", views_work.session_view, name="crowd-session"),
+    path("s/<str:token>/heartbeat/", views_work.session_heartbeat, name="crowd-heartbeat"),
     # Researchers.
     path("campaigns/<int:pk>/", views.campaign_crowd, name="crowd-campaign"),
     path("campaigns/<int:pk>/settings/", views.campaign_crowd_settings, name="crowd-settings"),

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-import base64
 import csv
 import json
+import uuid
 
 from django.contrib import messages
+from django.core.files.base import ContentFile
+from django.core.files.storage import default_storage
 from django.db import transaction
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
@@ -155,12 +157,30 @@ def payments_csv(request: HttpRequest, pk: int) -> HttpResponse:
     return response
 
 
+def _keep_upload(data: bytes, previous: dict | None) -> str:
+    """The previewed file goes to file storage (MEDIA_ROOT/imports/), never the session: a session
+    holding the file base64-encoded slowed every page of its researcher until the import."""
+    if previous and previous.get("file"):
+        default_storage.delete(previous["file"])  # one preview at a time per researcher
+    return default_storage.save(f"imports/{uuid.uuid4().hex}.bin", ContentFile(data))
+
+
+def _kept_upload(name: str) -> bytes:
+    try:
+        with default_storage.open(name, "rb") as kept:
+            return kept.read()
+    except OSError:
+        raise GecInputError("the previewed file is gone; upload it again") from None
+
+
 @researcher_required
 def import_judgments_view(request: HttpRequest) -> HttpResponse:
     """Upload -> preview with the detected column mapping -> confirm (same service as the command)."""
     corpora = corpus_list_for(request.user)
     projects = project_list_for(request.user)
     stored = request.session.get(IMPORT_SESSION_KEY)
+    if stored and not stored.get("file"):  # a preview of before issue 18 (the file in the session)
+        stored = None
     if request.method == "POST" and request.POST.get("action") == "import" and stored:
         confirm = ConfirmImportForm(request.POST)
         corpus = corpora.filter(pk=stored.get("corpus")).first() if stored.get("corpus") else None
@@ -171,7 +191,7 @@ def import_judgments_view(request: HttpRequest) -> HttpResponse:
                     project=project,
                     name=stored["name"],
                     fmt=stored["format"],
-                    path_or_bytes=base64.b64decode(stored["data"]),
+                    path_or_bytes=_kept_upload(stored["file"]),
                     corpus=corpus,
                     mapping=confirm.cleaned_data["mapping"],
                     include_rejected=stored["include_rejected"],
@@ -180,6 +200,7 @@ def import_judgments_view(request: HttpRequest) -> HttpResponse:
                 messages.error(request, str(exc))
             else:
                 del request.session[IMPORT_SESSION_KEY]
+                default_storage.delete(stored["file"])
                 messages.success(request, "Imported: " + "; ".join(report.lines()))
                 return redirect("campaign-detail", pk=report.campaign.pk)
         return render(
@@ -218,7 +239,7 @@ def import_judgments_view(request: HttpRequest) -> HttpResponse:
                     "corpus": corpus.pk if corpus else None,
                     "project": form.cleaned_data["project"].pk,
                     "include_rejected": form.cleaned_data["include_rejected"],
-                    "data": base64.b64encode(data).decode(),
+                    "file": _keep_upload(data, request.session.get(IMPORT_SESSION_KEY)),
                     "filename": upload.name,
                 }
                 request.session[IMPORT_SESSION_KEY] = stored

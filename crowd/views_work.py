@@ -18,17 +18,18 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.cache import never_cache
 from django.views.decorators.csrf import csrf_exempt
+from django.views.decorators.http import require_POST
 
+from annotate.http import client_address
 from crowd.models import CrowdSession, InviteLink, Platform
+from crowd.services.entry import EntryRefused, browser_id_new, invite_enter, prolific_enter
 from crowd.services.sessions import (
     MTURK_PREVIEW,
     Outcome,
     campaign_from_key,
     crowd_settings_for,
-    invite_open,
     mturk_open,
     mturk_submit_url,
-    prolific_open,
     session_assignment,
     session_consent,
     session_finish,
@@ -40,7 +41,13 @@ from geceval.errors import GecInputError
 from ranking.models import AssignmentStatus, CampaignStatus, Screen
 from ranking.selectors import screen_candidates
 from ranking.services.assignments import assignment_screen_and_progress
-from ranking.views import screen_context, screen_form_submit, work_template
+from ranking.views import (
+    heartbeat_context,
+    heartbeat_response,
+    screen_context,
+    screen_form_submit,
+    work_template,
+)
 
 INVITE_COOKIE = "crowd_invite_{campaign}"
 
@@ -64,13 +71,45 @@ def _session_url(session: CrowdSession) -> str:
 # --------------------------------------------------------------------------- arrivals
 
 
+BROWSER_COOKIE = "crowd_browser"
+
+
+def _browser(request: HttpRequest) -> str:
+    """This browser's random id (signed first-party cookie), or a new one."""
+    found = request.get_signed_cookie(BROWSER_COOKIE, default="", salt=BROWSER_COOKIE)
+    return found if len(found) == 32 else browser_id_new()
+
+
+def _remember_browser(request: HttpRequest, response: HttpResponse, browser: str) -> HttpResponse:
+    response.set_signed_cookie(
+        BROWSER_COOKIE,
+        browser,
+        salt=BROWSER_COOKIE,
+        max_age=365 * 86400,
+        httponly=True,
+        samesite="Lax",
+        secure=request.is_secure(),
+    )
+    return response
+
+
+def _refused(request: HttpRequest, campaign, exc: GecInputError) -> HttpResponse:
+    status = getattr(exc, "status", 400)
+    page = render(request, "crowd/problem.html", {"campaign": campaign, "problem": str(exc)}, status=status)
+    return _frame_headers(page, False)
+
+
 @never_cache
 def invite_entry(request: HttpRequest, code: str) -> HttpResponse:
     invite = get_object_or_404(InviteLink.objects.select_related("campaign", "worker"), code=code)
     cookie = INVITE_COOKIE.format(campaign=invite.campaign_id)
     remembered = request.get_signed_cookie(cookie, default=None, salt=cookie)
     resume = session_from_token(remembered) if remembered else None
-    session = invite_open(invite=invite, resume=resume)
+    browser = _browser(request)
+    try:
+        session = invite_enter(invite=invite, resume=resume, browser=browser, address=client_address(request))
+    except EntryRefused as exc:
+        return _remember_browser(request, _refused(request, invite.campaign, exc), browser)
     response = redirect(_session_url(session))
     # First-party cookie (not framed): a reusable link resumes the visitor's identity.
     response.set_signed_cookie(
@@ -82,7 +121,7 @@ def invite_entry(request: HttpRequest, code: str) -> HttpResponse:
         samesite="Lax",
         secure=request.is_secure(),
     )
-    return _frame_headers(response, mturk=False)
+    return _remember_browser(request, _frame_headers(response, mturk=False), browser)
 
 
 @never_cache
@@ -90,19 +129,18 @@ def prolific_entry(request: HttpRequest, key: str) -> HttpResponse:
     campaign = campaign_from_key(key)
     if campaign is None:
         raise Http404("no such study")
+    browser = _browser(request)
     try:
-        session = prolific_open(
+        session = prolific_enter(
             campaign=campaign,
             pid=request.GET.get("PROLIFIC_PID", ""),
             study_id=request.GET.get("STUDY_ID", ""),
             session_id=request.GET.get("SESSION_ID", ""),
+            browser=browser,
         )
     except GecInputError as exc:
-        return _frame_headers(
-            render(request, "crowd/problem.html", {"campaign": campaign, "problem": str(exc)}, status=400),
-            False,
-        )
-    return _frame_headers(redirect(_session_url(session)), mturk=False)
+        return _remember_browser(request, _refused(request, campaign, exc), browser)
+    return _remember_browser(request, _frame_headers(redirect(_session_url(session)), mturk=False), browser)
 
 
 @csrf_exempt
@@ -200,7 +238,7 @@ def session_view(request: HttpRequest, token: str) -> HttpResponse:
             context = {"campaign": campaign, "hits_done": done, "limit": limit}
             return _frame_headers(render(request, "crowd/hit_done.html", context), mturk)
 
-    assignment = session_assignment(session=session)
+    assignment = session_assignment(session=session, address=client_address(request))
     if assignment is None:
         return _end(request, session)
 
@@ -224,6 +262,21 @@ def session_view(request: HttpRequest, token: str) -> HttpResponse:
         "error": error,
         "crowd_page": True,
     }
+    context |= heartbeat_context(reverse("crowd-heartbeat", args=[token]))
     return _frame_headers(
         render(request, work_template(campaign), context, status=400 if error else 200), mturk
     )
+
+
+@csrf_exempt
+@never_cache
+@require_POST
+def session_heartbeat(request: HttpRequest, token: str) -> HttpResponse:
+    """The task page is still open: renew the lease of the session's open HIT (409 if none)."""
+    session = session_from_token(token)
+    if session is None:
+        raise Http404("this link is not valid (or has expired)")
+    current = (
+        session.assignments.filter(status=AssignmentStatus.ACTIVE).select_related("hit__campaign").first()
+    )
+    return _frame_headers(heartbeat_response(current), session.platform == Platform.MTURK)

@@ -28,6 +28,7 @@ from ranking.selectors import (
 from ranking.services import NoWork, assignment_request, campaign_create, screen_submit
 from ranking.services.assignments import assignment_screen_and_progress
 from ranking.services.campaigns import campaign_options
+from ranking.services.leases import assignment_heartbeat
 
 
 class CampaignSerializer(serializers.ModelSerializer):
@@ -208,6 +209,11 @@ class WorkAssignmentSerializer(serializers.Serializer):
     screen = WorkScreenSerializer(allow_null=True)
 
 
+class WorkHeartbeatSerializer(serializers.Serializer):
+    open = serializers.BooleanField()
+    expires = serializers.DateTimeField(required=False)
+
+
 class WorkSubmitSerializer(serializers.Serializer):
     """``answers`` in the shape of the campaign's protocol (``api_answer_serializer``)."""
 
@@ -287,6 +293,19 @@ class WorkViewSet(viewsets.ViewSet):
         if found is None:
             raise NotFound("no such assignment of yours")
         return Response(_assignment_body(found))
+
+    @extend_schema(request=None, responses={200: WorkHeartbeatSerializer, 409: WorkHeartbeatSerializer})
+    @action(detail=False, methods=["post"], url_path=r"assignments/(?P<assignment_id>\d+)/heartbeat")
+    def heartbeat(self, request, assignment_id=None):
+        """The worker is still at it: renew the HIT's lease (up to the campaign's assignment minutes)."""
+        pk = parse_id(assignment_id)
+        found = None if pk is None else assignment_for_worker(request.user, pk)
+        if found is None:
+            raise NotFound("no such assignment of yours")
+        expires = assignment_heartbeat(assignment=found)
+        if expires is None:
+            return Response({"open": False}, status=status.HTTP_409_CONFLICT)
+        return Response(WorkHeartbeatSerializer({"open": True, "expires": expires}).data)
 
     @extend_schema(
         request=WorkSubmitSerializer, responses={201: WorkAssignmentSerializer, 200: WorkAssignmentSerializer}

@@ -23,4 +23,5 @@ urlpatterns = [
     path("campaigns/<int:pk>/work/", views.work, name="campaign-work"),
     path("assignments/<int:pk>/", views.assignment_view, name="assignment"),
     path("assignments/<int:pk>/return/", views.assignment_give_back, name="assignment-return"),
+    path("assignments/<int:pk>/heartbeat/", views.assignment_heartbeat_view, name="assignment-heartbeat"),
 ]

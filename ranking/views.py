@@ -5,13 +5,15 @@ from __future__ import annotations
 import csv
 import time
 
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import get_user_model
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.signing import BadSignature, Signer
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from annotate.decorators import annotator_required, researcher_required
@@ -53,6 +55,7 @@ from ranking.services.gold import (
     qualification_hit,
     qualification_hit_create,
 )
+from ranking.services.leases import assignment_heartbeat
 
 
 @login_required
@@ -308,7 +311,30 @@ def assignment_view(request: HttpRequest, pk: int) -> HttpResponse:
         "total": total,
         "error": error,
     }
+    context |= heartbeat_context(reverse("assignment-heartbeat", args=[assignment.pk]))
     return render(request, work_template(campaign), context, status=400 if error else 200)
+
+
+def heartbeat_context(url: str) -> dict:
+    """What a work page needs to renew its HIT's lease while it is open (static/js/heartbeat.js)."""
+    return {"heartbeat_url": url, "heartbeat_seconds": settings.ASSIGNMENT_HEARTBEAT_SECONDS}
+
+
+def heartbeat_response(assignment: Assignment | None) -> JsonResponse:
+    """200 with the new deadline, or 409 when the HIT is no longer open (submitted, expired, returned)."""
+    expires = None if assignment is None else assignment_heartbeat(assignment=assignment)
+    if expires is None:
+        return JsonResponse({"open": False}, status=409)
+    return JsonResponse({"open": True, "expires": expires.isoformat()})
+
+
+@annotator_required
+@require_POST
+def assignment_heartbeat_view(request: HttpRequest, pk: int) -> HttpResponse:
+    assignment = assignment_for_worker(request.user, pk)
+    if assignment is None:
+        raise Http404("no such assignment of yours")
+    return heartbeat_response(assignment)
 
 
 @annotator_required

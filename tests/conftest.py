@@ -105,6 +105,12 @@ def _role_groups(request):
 
 
 @pytest.fixture(autouse=True)
+def _media_root(settings, tmp_path_factory):
+    """Uploads kept between requests (MEDIA_ROOT) go to a temporary directory, not the repository."""
+    settings.MEDIA_ROOT = tmp_path_factory.mktemp("media")
+
+
+@pytest.fixture(autouse=True)
 def _eager_celery(settings):
     """Tasks run in-process unless a test asks for the real worker (``celery_worker``)."""
     from config.celery import app

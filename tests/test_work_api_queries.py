@@ -25,10 +25,9 @@ pytestmark = pytest.mark.django_db
 CLAIM = 14  # + campaign, active HIT, expiry, worker record, gold test, HIT ranking, insert, next screen, candidates
 ACTIVE = 7  # + campaign, active HIT, next screen with progress, candidates
 READ = 6  # + assignment, next screen with progress, candidates
-SUBMIT = (
-    14  # + assignment, screen, candidates, lock, judgment, ratings, screens left, next screen, candidates
-)
-SUBMIT_LAST = 14  # as SUBMIT, + status update, - candidates of a next screen (progress instead of the screen)
+SUBMIT = 15  # + assignment, screen, candidates, lock, judgment, ratings, screens left, lease renewal
+# (issue 18's fair leases: one conditional UPDATE), next screen, candidates
+SUBMIT_LAST = 14  # as SUBMIT, + status update, - lease renewal, - candidates of a next screen
 TRAP_FIRST = 8  # the worker's trap record: look for it, create it (two savepoints), recount, save
 TRAP_LATER = 5  # the record exists: lock it, recount, save (one savepoint)
 RESUBMIT = 8  # + assignment, screen, candidates, judgment found, next screen, candidates
@@ -166,8 +165,9 @@ def test_a_slot_given_back_in_the_middle_is_filled_by_the_next_request(world):
 
 PAGE_CLAIM = 12  # the API's claim without its answer's next screen and progress (the page redirects)
 PAGE_SCREEN = 6  # session, user, roles, assignment, next screen with progress, candidates (was 7)
-PAGE_SUBMIT = 12  # the API's submit less the next screen and its candidates (was 13: candidates twice)
-PAGE_SUBMIT_LAST = 13  # as PAGE_SUBMIT, + the assignment's status update (was 14)
+PAGE_SUBMIT = 13  # the API's submit less the next screen and its candidates (was 13: candidates twice,
+# then 12, then 13 with the lease renewal of issue 18)
+PAGE_SUBMIT_LAST = 13  # as PAGE_SUBMIT, + the assignment's status update, - the lease renewal
 
 
 def test_a_worker_doing_a_hit_through_the_pages_takes_the_pinned_queries_per_request(world):

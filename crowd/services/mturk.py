@@ -27,9 +27,7 @@ from decimal import Decimal
 from typing import Any
 from xml.sax.saxutils import escape
 
-from botocore import xform_name
 from django.conf import settings
-from django.core.serializers.json import DjangoJSONEncoder
 from django.db import transaction
 
 from annotate.models import QualificationAttempt, QualificationStatus
@@ -41,9 +39,9 @@ from crowd.models import (
     MturkAssignment,
     MturkHit,
     Platform,
-    PlatformCall,
     Review,
 )
+from crowd.services.mturk_calls import _call, _done, _is_sandbox, _money, _token, mturk_assignment_check
 from crowd.services.workers import crowd_worker_get_or_create
 from geceval.errors import GecInputError
 from ranking.models import Campaign, WorkerRecord
@@ -82,55 +80,6 @@ def mturk_client(*, sandbox: bool | None = None):
         aws_access_key_id=key,
         aws_secret_access_key=secret,
     )
-
-
-def _is_sandbox(client) -> bool:
-    return "sandbox" in str(getattr(client.meta, "endpoint_url", ""))
-
-
-def _jsonable(value: Any) -> Any:
-    return json.loads(json.dumps(value, cls=DjangoJSONEncoder, default=str))
-
-
-def _call(client, operation: str, params: dict, *, token: str, campaign: Campaign | None) -> dict:
-    """Call ``operation`` (MTurk API name) once per token; record parameters and response."""
-    done = PlatformCall.objects.filter(platform=Platform.MTURK, request_token=token, ok=True).first()
-    if done is not None:
-        return done.response
-    method = getattr(client, xform_name(operation))
-    record = PlatformCall(
-        platform=Platform.MTURK,
-        operation=operation,
-        request_token=token,
-        campaign=campaign,
-        params=_jsonable(params),
-        sandbox=_is_sandbox(client),
-    )
-    try:
-        response = method(**params)
-    except Exception as exc:  # botocore ClientError / ParamValidationError / connection errors
-        record.error = f"{type(exc).__name__}: {exc}"[:2000]
-        record.save()
-        raise GecInputError(f"MTurk {operation} failed: {exc}") from None
-    response = {k: v for k, v in response.items() if k != "ResponseMetadata"}
-    record.response = _jsonable(response)
-    record.ok = True
-    record.save()
-    return record.response
-
-
-def _money(amount: Decimal | float | str) -> str:
-    value = Decimal(str(amount)).quantize(Decimal("0.01"))
-    if value <= 0:
-        raise GecInputError("amounts must be positive")
-    return str(value)
-
-
-def _token(*parts: object) -> str:
-    raw = "-".join(str(p) for p in parts)
-    if len(raw) <= 64:
-        return raw
-    return raw[:40] + "-" + hashlib.sha1(raw.encode()).hexdigest()[:23]
 
 
 @dataclass(frozen=True)
@@ -401,6 +350,10 @@ def _review(campaign, assignment_id: str, approved: bool, feedback: str) -> None
 
 
 def mturk_approve(*, client, campaign: Campaign, assignment_id: str, feedback: str = "") -> None:
+    if not _done(_token("approve", assignment_id)):
+        mturk_assignment_check(
+            client=client, campaign=campaign, assignment_id=assignment_id, statuses=("Submitted",)
+        )
     params: dict[str, Any] = {"AssignmentId": assignment_id}
     if feedback:
         params["RequesterFeedback"] = feedback[:1024]
@@ -434,6 +387,14 @@ def mturk_bonus(
     existing = Bonus.objects.filter(request_token=token).first()
     if existing is not None:
         return existing
+    if not _done(token):
+        mturk_assignment_check(
+            client=client,
+            campaign=campaign,
+            assignment_id=assignment_id,
+            statuses=("Submitted", "Approved"),
+            worker_id=worker_id,
+        )
     params = {
         "WorkerId": worker_id,
         "BonusAmount": _money(amount),

@@ -16,10 +16,10 @@ from typing import Any
 
 import httpx
 
-from crowd.models import Bonus, CrowdSession, Platform, PlatformCall, Review
+from crowd.models import Bonus, CrowdSession, CrowdSettings, Platform, PlatformCall, Review
 from crowd.services.workers import crowd_worker_get_or_create
 from geceval.errors import GecInputError
-from ranking.models import Campaign
+from ranking.models import AssignmentStatus, Campaign
 
 API = "https://api.prolific.com/api/v1/"
 REJECTION_CATEGORIES = (
@@ -125,7 +125,72 @@ def _review(campaign: Campaign, submission_id: str, approved: bool, feedback: st
         )
 
 
+def _done(token: str) -> bool:
+    return PlatformCall.objects.filter(platform=Platform.PROLIFIC, request_token=token, ok=True).exists()
+
+
+def prolific_submission_check(
+    *, client: httpx.Client, campaign: Campaign, submission_id: str, statuses: tuple[str, ...]
+) -> dict:
+    """Before approving or paying: Prolific's record of the submission agrees with ours.
+
+    The submission came through this campaign (our session, by SESSION_ID) and finished at least one
+    HIT here; Prolific names the same participant and study, a status in ``statuses`` and, when the
+    campaign has a completion code, that code. GecInputError says which check failed.
+    """
+    session = (
+        CrowdSession.objects.filter(
+            campaign=campaign, platform=Platform.PROLIFIC, external_session=submission_id
+        )
+        .select_related("worker")
+        .first()
+    )
+    if session is None:
+        raise GecInputError(f"submission {submission_id} did not come through this campaign")
+    if not session.assignments.filter(status=AssignmentStatus.SUBMITTED).exists():
+        raise GecInputError(f"submission {submission_id} finished no HIT in this campaign")
+    body = _request(
+        client,
+        "GET",
+        f"submissions/{submission_id}/",
+        operation="GetSubmission",
+        token=f"get-{submission_id}",
+        campaign=campaign,
+        once=False,
+    )
+    if not isinstance(body, dict):
+        raise GecInputError(f"Prolific answered no submission {submission_id}")
+    participant = body.get("participant") or body.get("participant_id")
+    if participant != session.worker.external_id:
+        raise GecInputError(
+            f"Prolific says submission {submission_id} is participant {participant!r}, "
+            f"not {session.worker.external_id!r} who did the work"
+        )
+    if session.study and body.get("study_id") != session.study:
+        raise GecInputError(
+            f"Prolific says submission {submission_id} belongs to study {body.get('study_id')!r}"
+        )
+    if body.get("status") not in statuses:
+        raise GecInputError(
+            f"Prolific says submission {submission_id} is {body.get('status')!r}, not {' or '.join(statuses)}"
+        )
+    code = (
+        CrowdSettings.objects.filter(campaign=campaign)
+        .values_list("prolific_completed_code", flat=True)
+        .first()
+    )
+    if code and body.get("entered_code") not in (None, code):
+        raise GecInputError(
+            f"submission {submission_id} entered the code {body.get('entered_code')!r}, not ours"
+        )
+    return body
+
+
 def prolific_approve(*, client: httpx.Client, campaign: Campaign, submission_id: str) -> dict:
+    if not _done(f"approve-{submission_id}"):
+        prolific_submission_check(
+            client=client, campaign=campaign, submission_id=submission_id, statuses=("AWAITING REVIEW",)
+        )
     body = _request(
         client,
         "POST",
@@ -178,6 +243,8 @@ def prolific_bonus(
     existing = Bonus.objects.filter(request_token=token).first()
     if existing is not None:
         return existing
+    if not _done(f"{token}-setup"[:64]):
+        _bonus_check(client, campaign, study_id, participant_id)
     setup = _request(
         client,
         "POST",
@@ -198,4 +265,23 @@ def prolific_bonus(
     worker = crowd_worker_get_or_create(platform=Platform.PROLIFIC, external_id=participant_id)
     return Bonus.objects.create(
         campaign=campaign, worker=worker, amount=value, reason=reason, request_token=token
+    )
+
+
+def _bonus_check(client: httpx.Client, campaign: Campaign, study_id: str, participant_id: str) -> None:
+    """A bonus goes to a participant who finished work here in that study, as Prolific confirms."""
+    sessions = CrowdSession.objects.filter(
+        campaign=campaign,
+        platform=Platform.PROLIFIC,
+        worker__external_id=participant_id,
+        study=study_id,
+        assignments__status=AssignmentStatus.SUBMITTED,
+    ).exclude(external_session="")
+    session_id = sessions.values_list("external_session", flat=True).first()
+    if session_id is None:
+        raise GecInputError(
+            f"participant {participant_id} finished no HIT of this campaign in study {study_id}"
+        )
+    prolific_submission_check(
+        client=client, campaign=campaign, submission_id=session_id, statuses=("AWAITING REVIEW", "APPROVED")
     )

@@ -11,12 +11,13 @@ know, and the token is exactly what a CSRF cookie would have protected.
 
 from __future__ import annotations
 
+import hashlib
 import secrets
 from urllib.parse import urlsplit
 
 from django.conf import settings
 from django.core import signing
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 
 from annotate.rewrites.selectors import qualification_granted
@@ -213,11 +214,54 @@ def session_hits_done(session: CrowdSession) -> int:
     return session.assignments.filter(status=AssignmentStatus.SUBMITTED).count()
 
 
-def session_assignment(*, session: CrowdSession) -> Assignment | None:
+def _address_lock(session: CrowdSession) -> None:
+    """Serialise claims from one address in one campaign (PostgreSQL; SQLite serialises writes)."""
+    if connection.vendor != "postgresql":
+        return
+    digest = hashlib.sha256(f"{session.campaign_id}\x1f{session.client_address}".encode()).digest()
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_advisory_xact_lock(%s)", [int.from_bytes(digest[:8], "big", signed=True)])
+
+
+def _address_full(session: CrowdSession) -> bool:
+    """This address holds LIVE_ASSIGNMENTS_PER_ADDRESS live HITs of the campaign already.
+
+    Live: active and not overdue. Twelve cookie-less visits to one reusable link held all nine
+    slots of a campaign before this (issue 18); now the third visit waits for one of the first two.
+    """
+    limit = settings.LIVE_ASSIGNMENTS_PER_ADDRESS
+    if limit <= 0 or not session.client_address:
+        return False
+    live = (
+        Assignment.objects.filter(
+            hit__campaign_id=session.campaign_id,
+            status=AssignmentStatus.ACTIVE,
+            expires__gte=timezone.now(),
+            crowd_sessions__campaign_id=session.campaign_id,
+            crowd_sessions__client_address=session.client_address,
+        )
+        .distinct()
+        .count()
+    )
+    return live >= limit
+
+
+class AddressFull(NoWork):
+    """Too many live HITs from this address: the visit stays open and may try again later."""
+
+
+ADDRESS_FULL = (
+    "Other HITs of this study are open from your network already. Finish or give back one of them, "
+    "then reload this page."
+)
+
+
+def session_assignment(*, session: CrowdSession, address: str = "") -> Assignment | None:
     """The assignment to work on now, or None after finishing the session (outcome set).
 
     MTurk sessions end after one HIT (one MTurk assignment = one of ours);
-    others after ``hits_per_visit`` HITs (0 = until no work is left).
+    others after ``hits_per_visit`` HITs (0 = until no work is left). ``address``: the client's,
+    for the limit of live HITs per address (``LIVE_ASSIGNMENTS_PER_ADDRESS``).
     """
     if session.finished:
         return None
@@ -228,15 +272,22 @@ def session_assignment(*, session: CrowdSession) -> Assignment | None:
     if limit and session_hits_done(session) >= limit:
         session_finish(session=session, outcome=Outcome.COMPLETED)
         return None
+    if address and session.client_address != address:
+        session.client_address = address[:64]
+        session.save(update_fields=["client_address"])
     try:
-        assignment = assignment_request(campaign=session.campaign, worker=session.worker.user)
+        with transaction.atomic():
+            _address_lock(session)
+            if _address_full(session):
+                raise AddressFull(ADDRESS_FULL)
+            assignment = assignment_request(campaign=session.campaign, worker=session.worker.user)
+            session.assignments.add(assignment)
     except NoWork as reason:
-        outcome = _no_work_outcome(session)
+        outcome = Outcome.NO_WORK if isinstance(reason, AddressFull) else _no_work_outcome(session)
         if outcome == Outcome.NO_WORK:  # maybe later (paused, all slots taken): the visit stays open
             session.outcome = outcome
         else:
             session_finish(session=session, outcome=outcome)
         session.no_work_reason = str(reason)
         return None
-    session.assignments.add(assignment)
     return assignment

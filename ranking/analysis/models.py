@@ -97,6 +97,9 @@ class RunChunk(models.Model):
     steps_total = models.PositiveBigIntegerField(default=0)
     attempts = models.PositiveIntegerField(default=0)
     claimed = models.DateTimeField(null=True, blank=True)
+    alive = models.DateTimeField(
+        null=True, blank=True, help_text="the computing worker's last sign of life: its lease on the chunk"
+    )
     finished = models.DateTimeField(null=True, blank=True)
     result = models.JSONField(null=True, blank=True, help_text="geceval.ranking.ChunkResult.to_dict()")
 

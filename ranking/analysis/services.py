@@ -27,6 +27,7 @@ import functools
 import logging
 import time
 
+from django.conf import settings
 from django.db import transaction
 from django.db.models import F, Q, Sum
 from django.utils import timezone
@@ -69,9 +70,13 @@ QUEUE_DOWN = (
 )
 
 PROGRESS_EVERY = 0.5  # seconds between progress writes
-CHUNK_STALE_SECONDS = 1800
-"""A chunk claimed longer ago than this may be claimed again (its worker is presumed dead): the
-broker's redelivery of an unacknowledged task (acks_late) then finishes it without a resume."""
+
+
+def chunk_lease_seconds() -> int:
+    """A running chunk whose worker gave no sign of life for this long may be claimed again (its
+    worker is presumed dead, e.g. killed): beat's ``chunks_reclaim`` sends it again, and the broker's
+    late redelivery of the dead worker's message (Redis' visibility timeout) finds it done."""
+    return max(1, settings.ANALYSIS_CHUNK_LEASE_SECONDS)
 
 
 @transaction.atomic
@@ -203,13 +208,13 @@ def _pair_data(run_id: int, started: str):
 
 def run_chunk_execute(*, chunk_id: int) -> bool:
     """Claim and compute one chunk; merges when it is the last. False when another worker has it
-    (claimed less than ``CHUNK_STALE_SECONDS`` ago) or it is done."""
+    (its lease, ``alive``, less than ``chunk_lease_seconds()`` old) or it is done."""
     now = timezone.now()
-    claimable = Q(status=ChunkStatus.PENDING) | Q(
-        status=ChunkStatus.RUNNING, claimed__lt=now - datetime.timedelta(seconds=CHUNK_STALE_SECONDS)
-    )
+    # Delivered twice: a chunk whose lease is alive is left to its worker (False); one whose worker
+    # died is computed again, with the same numbers (seeded by run index), and stored once.
+    claimable = Q(status=ChunkStatus.PENDING) | Q(status=ChunkStatus.RUNNING, alive__lt=_lease_cutoff(now))
     claimed = RunChunk.objects.filter(claimable, pk=chunk_id).update(
-        status=ChunkStatus.RUNNING, claimed=now, attempts=F("attempts") + 1, steps_done=0
+        status=ChunkStatus.RUNNING, claimed=now, alive=now, attempts=F("attempts") + 1, steps_done=0
     )
     if not claimed:
         return False
@@ -228,7 +233,7 @@ def run_chunk_execute(*, chunk_id: int) -> bool:
             return
         last[0] = now
         RunChunk.objects.filter(pk=chunk_id, status=ChunkStatus.RUNNING).update(
-            steps_done=min(n_runs, n_runs * done // max(total, 1))
+            steps_done=min(n_runs, n_runs * done // max(total, 1)), alive=timezone.now()
         )
         _run_progress(run.pk)
 
@@ -361,3 +366,43 @@ def stale_runs_resume(*, older_than_seconds: int = 3600, pending_after_seconds: 
             analysis_run_resume(run=run)
             count += 1
     return count
+
+
+def _lease_cutoff(now: datetime.datetime) -> datetime.datetime:
+    return now - datetime.timedelta(seconds=chunk_lease_seconds())
+
+
+def chunks_reclaim() -> int:
+    """Beat's repair of runs whose worker died (e.g. ``kill -9``); returns the chunks sent again.
+
+    A running chunk whose lease ran out goes back to pending and is sent again. When nothing of a
+    run moved within a lease (no live lease, no chunk finished), its pending chunks are sent again
+    too: their messages may sit unacknowledged with the dead worker (prefetched) until Redis'
+    visibility timeout. A duplicate message is harmless: the claim is conditional. A run whose
+    chunks are all done but which was not merged is merged.
+    """
+    now = timezone.now()
+    cutoff = _lease_cutoff(now)
+    sent = 0
+    for run in AnalysisRun.objects.filter(
+        status=RunStatus.RUNNING, kind__in=RANKING_KINDS, started__lt=cutoff
+    ):
+        chunks = RunChunk.objects.filter(run=run)
+        moving = chunks.filter(
+            Q(status=ChunkStatus.RUNNING, alive__gte=cutoff)
+            | Q(status=ChunkStatus.DONE, finished__gte=cutoff)
+        ).exists()
+        dead = chunks.filter(status=ChunkStatus.RUNNING, alive__lt=cutoff)
+        ids = list((dead if moving else chunks.exclude(status=ChunkStatus.DONE)).values_list("pk", flat=True))
+        if not ids and not moving and chunks.exists():
+            task_send(TASK_RUN_MERGE, run_id=run.pk)
+            continue
+        RunChunk.objects.filter(pk__in=ids, status=ChunkStatus.RUNNING, alive__lt=cutoff).update(
+            status=ChunkStatus.PENDING
+        )
+        for chunk_id in ids:
+            task_send(TASK_RUN_CHUNK, chunk_id=chunk_id)
+        if ids:
+            logger.warning("analysis run %s: %d chunk(s) sent again (worker presumed dead)", run.pk, len(ids))
+        sent += len(ids)
+    return sent

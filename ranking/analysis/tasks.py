@@ -38,3 +38,9 @@ def task_resume_stale_runs(
     return services.stale_runs_resume(
         older_than_seconds=older_than_seconds, pending_after_seconds=pending_after_seconds
     )
+
+
+@shared_task(name="ranking.analysis.tasks.task_reclaim_chunks")
+def task_reclaim_chunks() -> int:
+    """Beat: chunks whose worker died (lease ran out) are sent again (services.chunks_reclaim)."""
+    return services.chunks_reclaim()

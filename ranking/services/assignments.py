@@ -8,7 +8,7 @@ two workers asking at once can never hold the same slot, without locks.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from datetime import datetime, timedelta
+from datetime import datetime
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import IntegrityError, transaction
@@ -36,6 +36,7 @@ from ranking.selectors import screen_candidates_for_submit
 from ranking.services.campaigns import screen_draw_active
 from ranking.services.gold import gold_assignment, qualification_grade, qualification_hit
 from ranking.services.judging import CandidateScore, trap_outcome, validate_answers
+from ranking.services.leases import assignment_lease_extend, lease_first_expiry
 from ranking.services.results import TASK_CAMPAIGN_SCORES
 from ranking.services.traps import worker_record_refresh
 
@@ -110,7 +111,7 @@ def assignment_request(
         )
         if domains:
             hits = hits.filter(domain__in=domains)
-    expires = now + timedelta(minutes=campaign.assignment_minutes)
+    expires = lease_first_expiry(campaign, now)
     # Fill the HITs closest to complete first, so items reach their judgments sooner.
     for hit in hits.order_by("-live", "index")[:50]:
         hit.campaign = campaign
@@ -157,7 +158,7 @@ def _qualification_test(
         if record.qualified:
             return None
         raise NoWork("You did not pass this campaign's qualification test. Thank you for your time.")
-    expires = now + timedelta(minutes=campaign.assignment_minutes)
+    expires = lease_first_expiry(campaign, now)
     mine = Assignment.objects.filter(hit=hit, worker=worker).first()
     if mine is not None:
         mine.hit = hit
@@ -314,6 +315,7 @@ def _judgment_save(
         if locked is not None:
             _sync(assignment, locked)
         return ScreenJudgment.objects.get(screen=screen, judge=worker), False
+    assignment_lease_extend(assignment=locked, campaign=screen.campaign, now=now)
     _sync(assignment, locked)
     return judgment, True
 

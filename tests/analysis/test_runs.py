@@ -107,10 +107,11 @@ def test_a_chunk_claimed_by_a_dead_worker_long_ago_is_claimed_again_by_a_redeliv
     )
     services.analysis_run_enqueue(run)  # start only: chunk tasks are "lost"
     first, second = RunChunk.objects.filter(run=run).order_by("index")
-    RunChunk.objects.filter(pk=first.pk).update(status=ChunkStatus.RUNNING, claimed=timezone.now())
-    assert services.run_chunk_execute(chunk_id=first.pk) is False  # a live claim is respected
-    long_ago = timezone.now() - datetime.timedelta(seconds=services.CHUNK_STALE_SECONDS + 1)
-    RunChunk.objects.filter(pk=first.pk).update(claimed=long_ago)
+    now = timezone.now()
+    RunChunk.objects.filter(pk=first.pk).update(status=ChunkStatus.RUNNING, claimed=now, alive=now)
+    assert services.run_chunk_execute(chunk_id=first.pk) is False  # a live lease is respected
+    long_ago = timezone.now() - datetime.timedelta(seconds=services.chunk_lease_seconds() + 1)
+    RunChunk.objects.filter(pk=first.pk).update(claimed=long_ago, alive=long_ago)
     assert services.run_chunk_execute(chunk_id=first.pk) is True
     assert services.run_chunk_execute(chunk_id=second.pk) is True
     run.refresh_from_db()

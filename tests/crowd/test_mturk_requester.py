@@ -198,9 +198,34 @@ def test_list_assignments_pages_through_and_stores_their_state(client, campaign)
     assert PlatformCall.objects.filter(operation="ListAssignmentsForHIT").count() == 2
 
 
+def get_assignment(assignment_id="ASG1", worker_id="AW1", hit_id="HIT0", status="Submitted"):
+    """GetAssignment's answer, in the shape of MTurk's API reference (botocore checks it)."""
+    when = datetime(2026, 11, 1, 12, 0, tzinfo=UTC)
+    return {
+        "Assignment": {
+            "AssignmentId": assignment_id,
+            "WorkerId": worker_id,
+            "HITId": hit_id,
+            "AssignmentStatus": status,
+            "AutoApprovalTime": datetime(2026, 11, 4, 12, 0, tzinfo=UTC),
+            "AcceptTime": when,
+            "SubmitTime": when,
+            "Answer": "<QuestionFormAnswers/>",
+        },
+        "HIT": {"HITId": hit_id, "HITTypeId": "3HITTYPE", "MaxAssignments": 2},
+    }
+
+
+def expect_get(client, assignment_id="ASG1", **answer):
+    client.stub.add_response(
+        "get_assignment", get_assignment(assignment_id, **answer), {"AssignmentId": assignment_id}
+    )
+
+
 def test_approve_and_reject_with_feedback_record_our_review_once(client, campaign):
     _, ours = _mturk_session(campaign, "AW1", "ASG1")
     _, theirs = _mturk_session(campaign, "AW2", "ASG2")
+    expect_get(client)
     client.stub.add_response(
         "approve_assignment", {}, {"AssignmentId": "ASG1", "RequesterFeedback": "Thanks!"}
     )
@@ -223,6 +248,8 @@ def test_approve_and_reject_with_feedback_record_our_review_once(client, campaig
 
 
 def test_bonus_is_paid_once_per_token(client, campaign):
+    _mturk_session(campaign, "AW1", "ASG1")
+    expect_get(client, status="Approved")
     client.stub.add_response(
         "send_bonus",
         {},
@@ -254,16 +281,60 @@ def test_bonus_is_paid_once_per_token(client, campaign):
 
 
 def test_a_failed_call_is_logged_and_can_be_retried(client, campaign):
+    _mturk_session(campaign, "AW1", "ASG9")
+    expect_get(client, "ASG9")
     client.stub.add_client_error(
         "approve_assignment", "RequestError", "This operation can be called with a status of: Submitted"
     )
     with pytest.raises(GecInputError, match="ApproveAssignment failed"):
         mturk.mturk_approve(client=client, campaign=campaign, assignment_id="ASG9")
-    failed = PlatformCall.objects.get()
+    failed = PlatformCall.objects.get(operation="ApproveAssignment")
     assert not failed.ok and "RequestError" in failed.error
+    expect_get(client, "ASG9")
     client.stub.add_response("approve_assignment", {}, {"AssignmentId": "ASG9"})
     mturk.mturk_approve(client=client, campaign=campaign, assignment_id="ASG9")
-    assert PlatformCall.objects.filter(ok=True).count() == 1
+    assert PlatformCall.objects.filter(ok=True, operation="ApproveAssignment").count() == 1
+
+
+# ------------------------------------------------------- assignments verified before paying (issue 18)
+
+
+@pytest.mark.parametrize(
+    ("answer", "message"),
+    [
+        ({"worker_id": "AVICTIM"}, "MTurk says assignment ASG1 is worker 'AVICTIM', not 'AW1'"),
+        ({"hit_id": "HITX"}, "MTurk says assignment ASG1 is of HIT 'HITX', not 'HIT0'"),
+        ({"status": "Rejected"}, "MTurk says assignment ASG1 is 'Rejected', not Submitted"),
+    ],
+)
+def test_approval_is_refused_when_get_assignment_disagrees(client, campaign, answer, message):
+    _, ours = _mturk_session(campaign, "AW1", "ASG1")
+    expect_get(client, **answer)
+    with pytest.raises(GecInputError, match=message):
+        mturk.mturk_approve(client=client, campaign=campaign, assignment_id="ASG1")
+    assert not Review.objects.filter(assignment=ours).exists()
+    assert not PlatformCall.objects.filter(operation="ApproveAssignment").exists()
+
+
+def test_a_forged_assignment_id_is_neither_approved_nor_paid(client, campaign):
+    with pytest.raises(GecInputError, match="assignment ASGX did not come through this campaign"):
+        mturk.mturk_approve(client=client, campaign=campaign, assignment_id="ASGX")
+    worker = crowd_worker_get_or_create(platform="mturk", external_id="AW1")
+    CrowdSession.objects.create(campaign=campaign, worker=worker, platform="mturk", external_session="ASGX")
+    with pytest.raises(GecInputError, match="assignment ASGX finished no HIT in this campaign"):
+        mturk.mturk_approve(client=client, campaign=campaign, assignment_id="ASGX")
+    _mturk_session(campaign, "AW2", "ASG2")
+    with pytest.raises(GecInputError, match="assignment ASG2 was worked by 'AW2', not 'AW1'"):
+        mturk.mturk_bonus(
+            client=client, campaign=campaign, worker_id="AW1", assignment_id="ASG2", amount="1", reason="x"
+        )
+    expect_get(client, "ASG2", worker_id="AW2", status="Rejected")
+    with pytest.raises(GecInputError, match="is 'Rejected', not Submitted or Approved"):
+        mturk.mturk_bonus(
+            client=client, campaign=campaign, worker_id="AW2", assignment_id="ASG2", amount="1", reason="x"
+        )
+    assert not Bonus.objects.exists()
+    assert not PlatformCall.objects.filter(operation__in=["ApproveAssignment", "SendBonus"]).exists()
 
 
 def test_block_excluded_workers_and_expire_hits(client, campaign):

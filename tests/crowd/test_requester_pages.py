@@ -11,6 +11,7 @@ from django.urls import reverse
 from crowd.models import MturkHit, PlatformCall
 from crowd.services import mturk, prolific
 from crowd.services.sessions import campaign_key
+from tests.crowd.test_prolific_requester import submission, worked
 from tests.factories import crowd_campaign
 
 pytestmark = pytest.mark.django_db
@@ -121,7 +122,11 @@ def test_prolific_approve_from_the_page(monkeypatch, logged_in):
 
     def answer(request):
         seen.append((request.method, request.url.path))
+        if request.method == "GET":  # the check before approving (issue 18)
+            return httpx.Response(200, json=submission())
         return httpx.Response(200, json={"id": "sub1", "status": "APPROVED"})
+
+    worked(campaign)
 
     monkeypatch.setenv("PROLIFIC_API_TOKEN", "t")
     real = prolific.prolific_client
@@ -132,7 +137,7 @@ def test_prolific_approve_from_the_page(monkeypatch, logged_in):
         follow=True,
     )
     assert b"Submission sub1 approved." in response.content
-    assert seen == [("POST", "/api/v1/submissions/sub1/transition/")]
+    assert seen == [("GET", "/api/v1/submissions/sub1/"), ("POST", "/api/v1/submissions/sub1/transition/")]
 
 
 def test_an_unknown_operation_is_not_found(logged_in):

@@ -18,7 +18,7 @@ from tests.hardening.urlmap import url_for, walk_routes
 pytestmark = pytest.mark.django_db
 
 # Views that take no session: the signed token in their URL is the credential (crowd/views_work.py).
-TOKEN_VIEWS = {"crowd-invite", "crowd-prolific", "crowd-mturk", "crowd-session"}
+TOKEN_VIEWS = {"crowd-invite", "crowd-prolific", "crowd-mturk", "crowd-session", "crowd-heartbeat"}
 
 
 # ----------------------------------------------------------------------------------------- CSRF

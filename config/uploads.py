@@ -1,0 +1,67 @@
+"""Uploads bounded while they stream (issue 18).
+
+Django's DATA_UPLOAD_MAX_MEMORY_SIZE does not count file parts, and FILE_UPLOAD_MAX_MEMORY_SIZE only
+decides memory or disk: neither stops a 120 MB corpus. ``BoundedUploadHandler`` runs first among
+the upload handlers and counts every byte of every file part as it arrives; past
+``UPLOAD_MAX_BYTES`` it raises ``UploadTooLarge``, and ``bad_request`` (the site's handler400)
+answers 413 with a page that says the limit, wherever the body was first read. With DEBUG on,
+Django shows its technical page (status 400) instead. A request whose Content-Length is over the limit (plus room for the form's
+other fields) is refused before its body is read.
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.core.exceptions import RequestDataTooBig
+from django.core.files.uploadhandler import FileUploadHandler
+from django.http import HttpRequest, HttpResponse
+from django.template import engines
+from django.template.defaultfilters import filesizeformat
+from django.views import defaults
+
+FORM_ROOM = 64 * 1024  # the multipart boundaries and the form's other fields
+
+
+class UploadTooLarge(RequestDataTooBig):
+    """The upload passed UPLOAD_MAX_BYTES (Django answers a RequestDataTooBig with handler400)."""
+
+
+class BoundedUploadHandler(FileUploadHandler):
+    def handle_raw_input(self, input_data, META, content_length, boundary, encoding=None):
+        self.total = 0
+        if content_length and content_length > settings.UPLOAD_MAX_BYTES + FORM_ROOM:
+            raise UploadTooLarge
+        return None
+
+    def receive_data_chunk(self, raw_data: bytes, start: int) -> bytes:
+        self.total = getattr(self, "total", 0) + len(raw_data)
+        if self.total > settings.UPLOAD_MAX_BYTES:
+            raise UploadTooLarge
+        return raw_data  # the next handler (memory or temporary file) keeps it
+
+    def file_complete(self, file_size: int) -> None:
+        return None
+
+
+_TOO_LARGE_PAGE = engines["django"].from_string(
+    '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Upload too large · GEC Arena</title>'
+    '<meta name="viewport" content="width=device-width, initial-scale=1"></head><body><main>'
+    '<h1>Upload too large</h1><p role="alert">The upload is larger than the limit of {{ limit }} '
+    "(UPLOAD_MAX_BYTES). Nothing was saved. Compress the file with gzip, split it, or ask the "
+    "administrator to raise the limit.</p></main></body></html>"
+)
+
+
+def too_large_response() -> HttpResponse:
+    html = _TOO_LARGE_PAGE.render({"limit": filesizeformat(settings.UPLOAD_MAX_BYTES).replace("\xa0", " ")})
+    response = HttpResponse(html, status=413)
+    response["Connection"] = "close"  # the rest of the body is not read
+    return response
+
+
+def bad_request(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
+    """handler400: UploadTooLarge (a RequestDataTooBig, wherever the body was read: the CSRF check, a
+    form) is a 413 with the limit; every other bad request is Django's 400."""
+    if isinstance(exception, UploadTooLarge):
+        return too_large_response()
+    return defaults.bad_request(request, exception)

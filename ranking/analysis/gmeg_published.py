@@ -73,6 +73,7 @@ TABLE8: dict[str, dict[str, tuple[float, float]]] = {
 
 # Table 9: GMEG-Metric Pearson r, 50-fold cross-validation (75/25) on the development split.
 TABLE9_SPLITS = ("dev",)
+TABLE9_FOLDS = 50
 TABLE9: dict[str, dict[str, float]] = {
     "fce": {"All": 0.962, "Ablation": 0.915},
     "wiki": {"All": 0.973, "Ablation": 0.507},

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
+from geceval.ensemble_features import DEFAULT_COMPONENTS
 from geceval.errors import GecInputError
 from geceval.hybrid_metaeval import GMEG_HYBRIDS, TABLE8_METRICS
 from ranking.analysis.reproduce import STUDIES, ReproduceError, celery_mode, format_rows, reproduce
@@ -39,7 +40,18 @@ class Command(BaseCommand):
             help="Table 8 metrics",
         )
         parser.add_argument(
-            "--hybrids", type=int, default=GMEG_HYBRIDS, help="Table 8 hybrid systems (GMEG: 674)"
+            "--hybrids",
+            type=int,
+            default=GMEG_HYBRIDS,
+            help="hybrid systems per domain, Tables 8, 9 (GMEG: 674)",
+        )
+        parser.add_argument("--folds", type=int, default=50, help="Table 9 cross-validation folds (GMEG: 50)")
+        parser.add_argument(
+            "--features",
+            nargs="+",
+            default=list(DEFAULT_COMPONENTS),
+            choices=list(DEFAULT_COMPONENTS),
+            help="Table 9 ensemble feature components (default all)",
         )
         parser.add_argument("--runs", type=int, default=1000, help="TrueSkill runs (the papers: 1000)")
         parser.add_argument("--seed", type=int, default=0)
@@ -85,6 +97,8 @@ class Command(BaseCommand):
                 metrics=tuple(options["metrics"]),
                 seed=options["seed"],
                 hybrids=options["hybrids"],
+                folds=options["folds"],
+                components=tuple(options["features"]),
             )
         except (FileNotFoundError, GecInputError, ValueError) as exc:
             raise CommandError(str(exc)) from None

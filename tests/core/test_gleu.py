@@ -375,7 +375,18 @@ def test_score_gleu_command_prints_json():
     cmd += ["--refs", str(FIX / "ref0.txt"), str(FIX / "ref1.txt"), "--hyp", str(FIX / "hyp.txt"), "--json"]
     proc = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, check=True)
     [row] = json.loads(proc.stdout)
-    assert set(row) == {"hyp", "metric", "score", "std", "ci"}
+    # issue 21: every metric's JSON names the variant, parameters and versions that produced it
+    assert set(row) == {
+        "hyp",
+        "metric",
+        "score",
+        "std",
+        "ci",
+        "variant",
+        "parameters",
+        "implementation",
+        "versions",
+    }
     assert row["metric"] == "gleu"
     assert round(row["score"], 6) == 0.391600
 

@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import json
 import time
 from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
+from geceval.ensemble_features import DEFAULT_COMPONENTS
+from geceval.errors import GecInputError
+from geceval.hybrid_metaeval import GMEG_HYBRIDS, TABLE8_METRICS
 from ranking.analysis.reproduce import STUDIES, ReproduceError, celery_mode, format_rows, reproduce
+from ranking.analysis.reproduce_gmeg import format_table_rows, gmeg_tables
 
 
 class Command(BaseCommand):
@@ -17,7 +22,37 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser) -> None:
         parser.add_argument("study", choices=STUDIES)
-        parser.add_argument("--data", required=True, help="a folder laid out like ../shared/data")
+        parser.add_argument(
+            "--data", required=True, help="a folder laid out like ../shared/data (gmeg: like GMEG's data/)"
+        )
+        parser.add_argument("--split", choices=("dev", "test", "all"), default="all", help="gmeg only")
+        parser.add_argument(
+            "--json", action="store_true", help="gmeg: one JSON list, a row per published cell"
+        )
+        parser.add_argument(
+            "--tables", nargs="+", default=["3", "6", "7", "8", "9"], choices=["3", "6", "7", "8", "9"]
+        )
+        parser.add_argument(
+            "--metrics",
+            nargs="+",
+            default=list(TABLE8_METRICS),
+            choices=list(TABLE8_METRICS),
+            help="Table 8 metrics",
+        )
+        parser.add_argument(
+            "--hybrids",
+            type=int,
+            default=GMEG_HYBRIDS,
+            help="hybrid systems per domain, Tables 8, 9 (GMEG: 674)",
+        )
+        parser.add_argument("--folds", type=int, default=50, help="Table 9 cross-validation folds (GMEG: 50)")
+        parser.add_argument(
+            "--features",
+            nargs="+",
+            default=list(DEFAULT_COMPONENTS),
+            choices=list(DEFAULT_COMPONENTS),
+            help="Table 9 ensemble feature components (default all)",
+        )
         parser.add_argument("--runs", type=int, default=1000, help="TrueSkill runs (the papers: 1000)")
         parser.add_argument("--seed", type=int, default=0)
 
@@ -25,6 +60,8 @@ class Command(BaseCommand):
         data = Path(options["data"])
         if not data.is_dir():
             raise CommandError(f"--data {data} is not a folder")
+        if options["study"] in ("gmeg", "gmeg-dev"):
+            return self._gmeg(data, options)
         started = time.monotonic()
         self.stdout.write(f"{options['study']}: data {data}, celery {celery_mode()}, runs {options['runs']}")
         try:
@@ -44,4 +81,41 @@ class Command(BaseCommand):
         if failed:
             raise CommandError(
                 f"{len(failed)} figure(s) outside tolerance: {', '.join(r.what for r in failed)}"
+            )
+
+    def _gmeg(self, data: Path, options: dict) -> None:
+        split = options["split"]
+        if options["study"] == "gmeg-dev":
+            # the former gmeg-dev study: --data is the ../shared/data root, the dev split only
+            data, split = data / "GMEG" / "data", "dev"
+        started = time.monotonic()
+        try:
+            rows = gmeg_tables(
+                data,
+                split=split,
+                tables=tuple(options["tables"]),
+                metrics=tuple(options["metrics"]),
+                seed=options["seed"],
+                hybrids=options["hybrids"],
+                folds=options["folds"],
+                components=tuple(options["features"]),
+            )
+        except (FileNotFoundError, GecInputError, ValueError) as exc:
+            raise CommandError(str(exc)) from None
+        failed = [r for r in rows if r.failed]
+        if options["json"]:
+            self.stdout.write(json.dumps([r.as_json() for r in rows], indent=1))
+        else:
+            self.stdout.write(f"gmeg: data {data}, split {split}")
+            self.stdout.write(format_table_rows(rows))
+            compared = [r for r in rows if r.ok is not None]
+            self.stdout.write(
+                f"{sum(1 for r in compared if r.ok)} of {len(compared)} compared cells within tolerance, "
+                f"{sum(1 for r in compared if not r.ok and r.known)} outside and known, "
+                f"{len(failed)} outside and unexplained ({time.monotonic() - started:.1f} s)"
+            )
+        if failed:
+            raise CommandError(
+                f"{len(failed)} cell(s) outside tolerance: "
+                + ", ".join(f"table {r.table} {r.domain} {r.row} {r.column}" for r in failed)
             )

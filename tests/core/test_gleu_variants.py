@@ -1,0 +1,91 @@
+"""score gleu --variant: each public GLEU implementation's numbers, and every metric's provenance."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from geceval import cli
+from geceval.formats.text import read_lines
+from geceval.gleu2015 import gleu2015
+from geceval.gleu_variants import NAPOLES2015_TABLE2
+from tests.shared_data import shared_path
+
+
+def _jfleg_args() -> list[str]:
+    test = shared_path("jfleg", "test")
+    refs = [str(test / f"test.ref{i}") for i in range(4)]
+    return ["--source", str(test / "test.src"), "--refs", *refs, "--hyp", str(test / "test.src"), "--json"]
+
+
+@pytest.mark.parametrize(
+    ("variant", "extra", "expected"),
+    [
+        ("jfleg", [], 0.405430),  # REFERENCE_FIGURES: jfleg eval/gleu.py under Python 2.7
+        ("jfleg-py3", [], 0.404740),  # the same script under Python 3's randint
+        ("2015", [], 0.806831),  # REFERENCE_FIGURES: GLEU 2015, lambda 0
+        ("2015", ["--lambda", "0.1"], 0.787763),  # REFERENCE_FIGURES: lambda 0.1
+        ("2015-acl", [], 0.449314),  # before the 10 March 2016 denominator fix
+    ],
+)
+def test_score_gleu_variant_gives_that_implementations_number_on_jfleg_test(
+    variant: str, extra: list[str], expected: float, capsys: pytest.CaptureFixture
+) -> None:
+    assert cli.main(["score", "gleu", "--variant", variant, *extra, *_jfleg_args()]) == 0
+    (row,) = json.loads(capsys.readouterr().out)
+    assert row["variant"] == variant
+    assert round(row["score"], 6) == expected
+    assert row["versions"]["geceval"] and row["versions"]["python"]
+    assert "implementation" in row
+
+
+def test_score_gleu_without_variant_is_jfleg(capsys: pytest.CaptureFixture) -> None:
+    assert cli.main(["score", "gleu", *_jfleg_args()]) == 0
+    (row,) = json.loads(capsys.readouterr().out)
+    assert row["variant"] == "jfleg" and round(row["score"], 6) == 0.405430
+    assert row["parameters"] == {"order": 4, "iterations": 500, "seeds": "j*101"}
+
+
+def test_every_metric_json_names_its_parameters_and_library_versions(capsys: pytest.CaptureFixture) -> None:
+    assert cli.main(["score", "chrf", *_jfleg_args()]) == 0
+    (row,) = json.loads(capsys.readouterr().out)
+    assert row["variant"] == "chrf" and row["parameters"] == {"beta": 2.0}
+    assert row["versions"]["sacrebleu"] == "2.6.0"
+    assert cli.main(["score", "gleu2015", "--lambda", "0.1", *_jfleg_args()]) == 0
+    (row,) = json.loads(capsys.readouterr().out)
+    assert row["parameters"] == {"lambda": 0.1} and round(row["score"], 6) == 0.787763
+
+
+def test_variant_applies_to_gleu_only(capsys: pytest.CaptureFixture) -> None:
+    assert cli.main(["score", "chrf", "--variant", "jfleg", *_jfleg_args()]) == 2
+    assert "--variant applies to gleu only" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_napoles_2015_table2_gleu0_order_comes_back_with_the_acl2015_denominator() -> None:
+    gold = shared_path("gecmetrics", "data", "conll14st-test")
+    subs = shared_path("grammatical-evaluation", "data", "original", "official_submissions")
+    source = read_lines(gold / "conll14st-test.tok.src")
+    refs = [read_lines(gold / "refs" / f"conll14st-test.tok.trg{i}") for i in (0, 1)]
+    names = [n for n in NAPOLES2015_TABLE2["GLEU0"] if n != "source"] + ["INPUT"]
+    scores = {}
+    for den in ("fixed", "acl2015"):
+        for name in names:
+            lines = (subs / name).read_text(encoding="utf-8").split("\n")
+            lines = lines[:-1] if lines[-1] == "" else lines
+            scores[(den, "source" if name == "INPUT" else name)] = gleu2015(
+                source, refs, lines, denominator=den
+            )
+    order = {
+        den: sorted(NAPOLES2015_TABLE2["GLEU0"], key=lambda n: -scores[(den, n)])
+        for den in ("fixed", "acl2015")
+    }
+    # the fixed code (ours before this variant) puts UFC and the source first
+    assert order["fixed"][:2] == ["UFC", "source"]
+    # the code the paper ran: CUUI first and the same last four as the paper
+    assert order["acl2015"] == [
+        "CUUI", "UFC", "CAMB", "source", "AMU", "IITB", "SJTU", "UMC", "PKU", "NTHU", "POST", "RAC", "IPN",
+    ]  # fmt: skip
+    assert order["acl2015"][0] == NAPOLES2015_TABLE2["GLEU0"][0]
+    assert order["acl2015"][-4:] == list(NAPOLES2015_TABLE2["GLEU0"][-4:])

@@ -182,33 +182,7 @@ def import_judgments_view(request: HttpRequest) -> HttpResponse:
     if stored and not stored.get("file"):  # a preview of before issue 18 (the file in the session)
         stored = None
     if request.method == "POST" and request.POST.get("action") == "import" and stored:
-        confirm = ConfirmImportForm(request.POST)
-        corpus = corpora.filter(pk=stored.get("corpus")).first() if stored.get("corpus") else None
-        if confirm.is_valid():
-            project = get_object_or_404(projects, pk=stored["project"])
-            try:
-                report = judgments_import(
-                    project=project,
-                    name=stored["name"],
-                    fmt=stored["format"],
-                    path_or_bytes=_kept_upload(stored["file"]),
-                    corpus=corpus,
-                    mapping=confirm.cleaned_data["mapping"],
-                    include_rejected=stored["include_rejected"],
-                )
-            except GecInputError as exc:
-                messages.error(request, str(exc))
-            else:
-                del request.session[IMPORT_SESSION_KEY]
-                default_storage.delete(stored["file"])
-                messages.success(request, "Imported: " + "; ".join(report.lines()))
-                return redirect("campaign-detail", pk=report.campaign.pk)
-        return render(
-            request,
-            "crowd/import.html",
-            {"form": ImportForm(corpora=corpora, projects=projects), "confirm": confirm, "stored": stored},
-            status=400,
-        )
+        return _import_confirm(request, stored, corpora, projects)
 
     form = ImportForm(request.POST or None, request.FILES or None, corpora=corpora, projects=projects)
     context: dict = {"form": form}
@@ -255,3 +229,34 @@ def import_judgments_view(request: HttpRequest) -> HttpResponse:
                     ),
                 }
     return render(request, "crowd/import.html", context, status=400 if form.errors else 200)
+
+
+def _import_confirm(request: HttpRequest, stored: dict, corpora, projects) -> HttpResponse:
+    """The preview's confirm button: import the kept upload with the (possibly edited) mapping."""
+    confirm = ConfirmImportForm(request.POST)
+    corpus = corpora.filter(pk=stored.get("corpus")).first() if stored.get("corpus") else None
+    if confirm.is_valid():
+        project = get_object_or_404(projects, pk=stored["project"])
+        try:
+            report = judgments_import(
+                project=project,
+                name=stored["name"],
+                fmt=stored["format"],
+                path_or_bytes=_kept_upload(stored["file"]),
+                corpus=corpus,
+                mapping=confirm.cleaned_data["mapping"],
+                include_rejected=stored["include_rejected"],
+            )
+        except GecInputError as exc:
+            messages.error(request, str(exc))
+        else:
+            del request.session[IMPORT_SESSION_KEY]
+            default_storage.delete(stored["file"])
+            messages.success(request, "Imported: " + "; ".join(report.lines()))
+            return redirect("campaign-detail", pk=report.campaign.pk)
+    return render(
+        request,
+        "crowd/import.html",
+        {"form": ImportForm(corpora=corpora, projects=projects), "confirm": confirm, "stored": stored},
+        status=400,
+    )

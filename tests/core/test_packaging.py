@@ -169,7 +169,8 @@ def test_wheel_installs_into_a_fresh_venv_and_the_geceval_command_matches_the_re
     assert usage.returncode == 2
     assert usage.stderr.startswith("usage: geceval rank ")
     [gleu] = outputs["score"]
-    assert gleu.splitlines()[1].split()[1:] == ["0.391600", "0.113056", "[0.170015,", "0.613186]"]
+    # hyp, variant, score, std, ci (then the parameters and implementation of the variant)
+    assert gleu.splitlines()[1].split()[1:6] == ["jfleg", "0.391600", "0.113056", "[0.170015,", "0.613186]"]
     ew, trueskill = outputs["rank"]
     assert ew.splitlines() == [
         "ew: 10 pairwise judgments, 20 runs, seed 0",

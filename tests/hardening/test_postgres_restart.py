@@ -89,13 +89,14 @@ def _manage(env: dict, *args: str) -> str:
 
 
 MAKE_SESSION = """
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.sessions.backends.db import SessionStore
 from ranking.models import Campaign
 user = get_user_model().objects.get(username="researcher")
 store = SessionStore()
 store["_auth_user_id"] = str(user.pk)
-store["_auth_user_backend"] = "django.contrib.auth.backends.ModelBackend"
+store["_auth_user_backend"] = settings.AUTHENTICATION_BACKENDS[0]
 store["_auth_user_hash"] = user.get_session_auth_hash()
 store.create()
 print(store.session_key, Campaign.objects.order_by("pk").first().pk)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -35,8 +36,9 @@ def whole(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-class Protocol:
-    """A way of judging a screen. Subclass, set the attributes, and ``register`` an instance."""
+class Protocol(ABC):
+    """A way of judging a screen. Subclass, set the attributes, implement the two abstract methods,
+    and ``register`` an instance."""
 
     name: str = ""
     """Stored in ``Campaign.protocol`` (at most 16 characters)."""
@@ -95,8 +97,9 @@ class Protocol:
         for answer in answers.values():
             self.validate_answer(answer, len(candidates))
 
+    @abstractmethod
     def validate_answer(self, answer: CandidateScore, shown: int) -> None:
-        raise NotImplementedError
+        """One answer's value in range for a screen of ``shown`` outputs; else GecInputError."""
 
     def trap_passed(self, trap: CandidateScore, source: CandidateScore) -> bool | None:
         """Whether the trap was judged strictly worse than the source (a tie fails); None: no verdict."""
@@ -106,6 +109,6 @@ class Protocol:
         """Two answers (``answer_field`` values) of one screen: -1 first better, 0 equal, 1 second better."""
         return (first < second) - (first > second)
 
+    @abstractmethod
     def live_scores(self, campaign: Campaign, wanted: dict) -> dict[int, dict]:
         """system id -> ``SystemScore`` fields, from the campaign's valid judgments."""
-        raise NotImplementedError

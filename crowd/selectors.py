@@ -10,7 +10,7 @@ from decimal import ROUND_HALF_UP, Decimal
 from django.conf import settings
 from django.db.models import QuerySet
 
-from crowd.models import Bonus, CrowdWorker, InviteLink, MturkHit, PlatformCall, Review
+from crowd.models import Bonus, CrowdSession, CrowdWorker, InviteLink, MturkHit, PlatformCall, Review
 from crowd.services.sessions import crowd_settings_for
 from ranking.models import Assignment, AssignmentStatus, Campaign, ScreenJudgment
 
@@ -194,3 +194,12 @@ def mturk_hits(campaign: Campaign) -> QuerySet[MturkHit]:
 
 def platform_calls(campaign: Campaign, limit: int = 50) -> QuerySet[PlatformCall]:
     return PlatformCall.objects.filter(campaign=campaign).order_by("-created")[:limit]
+
+
+def platform_session(campaign: Campaign, platform: str, external_session: str) -> CrowdSession | None:
+    """The crowd session a platform id (MTurk assignmentId, Prolific submission id) came through."""
+    return (
+        CrowdSession.objects.filter(campaign=campaign, platform=platform, external_session=external_session)
+        .select_related("worker")
+        .first()
+    )

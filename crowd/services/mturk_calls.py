@@ -14,7 +14,8 @@ from typing import Any
 from botocore import xform_name
 from django.core.serializers.json import DjangoJSONEncoder
 
-from crowd.models import CrowdSession, Platform, PlatformCall
+from crowd.models import Platform, PlatformCall
+from crowd.selectors import platform_session
 from geceval.errors import GecInputError
 from ranking.models import AssignmentStatus, Campaign
 
@@ -80,13 +81,7 @@ def mturk_assignment_check(
     The assignmentId came through this campaign (our session) and finished its HIT here; MTurk
     names the same worker (and ``worker_id`` when given), our HIT and a status in ``statuses``.
     """
-    session = (
-        CrowdSession.objects.filter(
-            campaign=campaign, platform=Platform.MTURK, external_session=assignment_id
-        )
-        .select_related("worker")
-        .first()
-    )
+    session = platform_session(campaign, Platform.MTURK, assignment_id)
     if session is None:
         raise GecInputError(f"assignment {assignment_id} did not come through this campaign")
     ours = session.worker.external_id

@@ -17,6 +17,7 @@ from typing import Any
 import httpx
 
 from crowd.models import Bonus, CrowdSession, CrowdSettings, Platform, PlatformCall, Review
+from crowd.selectors import platform_session
 from crowd.services.workers import crowd_worker_get_or_create
 from geceval.errors import GecInputError
 from ranking.models import AssignmentStatus, Campaign
@@ -138,13 +139,7 @@ def prolific_submission_check(
     HIT here; Prolific names the same participant and study, a status in ``statuses`` and, when the
     campaign has a completion code, that code. GecInputError says which check failed.
     """
-    session = (
-        CrowdSession.objects.filter(
-            campaign=campaign, platform=Platform.PROLIFIC, external_session=submission_id
-        )
-        .select_related("worker")
-        .first()
-    )
+    session = platform_session(campaign, Platform.PROLIFIC, submission_id)
     if session is None:
         raise GecInputError(f"submission {submission_id} did not come through this campaign")
     if not session.assignments.filter(status=AssignmentStatus.SUBMITTED).exists():

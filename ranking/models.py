@@ -21,6 +21,11 @@ class CampaignOrigin(models.TextChoices):
     IMPORTED = "imported", "imported from past crowd results"
 
 
+class TrapDesign(models.TextChoices):
+    HIDDEN = "hidden", "hidden traps (erroneous copies of judged outputs)"
+    PAPER = "paper", "the GMEG paper's design (Source+error beside the source)"
+
+
 class Campaign(models.Model):
     """A judgment campaign over one corpus (or one domain of it) and some of its systems.
 
@@ -70,7 +75,26 @@ class Campaign(models.Model):
         related_name="+",
         limit_choices_to={"kind": "source+error"},
     )
-    trap_rate = models.FloatField(default=0.0, help_text="share of screens carrying a Source+error trap")
+    trap_design = models.CharField(max_length=8, choices=TrapDesign.choices, default=TrapDesign.HIDDEN)
+    trap_rate = models.FloatField(
+        default=0.0,
+        help_text="hidden: trap screens per judged screen of a HIT; paper: share of screens with Source+error",
+    )
+    trap_margin = models.PositiveSmallIntegerField(
+        default=1, help_text="PRWS points a trap must be rated below its base to pass"
+    )
+    trap_min_drop = models.FloatField(
+        default=0.10, help_text="sentence GLEU+ a generated trap must lose against its base (with references)"
+    )
+    repeat_rate = models.FloatField(
+        default=0.0, help_text="exact repeats of a judged screen per judged screen of a HIT (consistency)"
+    )
+    trap_secret = models.CharField(
+        max_length=64,
+        blank=True,
+        editable=False,
+        help_text="seeds trap generation and placement; server-side only, never shown or exported",
+    )
     trap_threshold = models.FloatField(
         default=0.7, help_text="a worker must fail no more traps than this allows"
     )
@@ -120,6 +144,12 @@ class Campaign(models.Model):
             ),
             models.CheckConstraint(
                 condition=Q(trap_rate__gte=0) & Q(trap_rate__lte=1), name="campaign_trap_rate_0_1"
+            ),
+            models.CheckConstraint(
+                condition=Q(repeat_rate__gte=0) & Q(repeat_rate__lte=1), name="campaign_repeat_rate_0_1"
+            ),
+            models.CheckConstraint(
+                condition=Q(trap_design__in=[d.value for d in TrapDesign]), name="campaign_trap_design_valid"
             ),
             models.CheckConstraint(
                 condition=Q(trap_threshold__gte=0) & Q(trap_threshold__lte=1),
@@ -207,6 +237,47 @@ class Candidate(models.Model):
 
     def __str__(self) -> str:
         return f"candidate {self.pk}"
+
+
+class ControlKind(models.TextChoices):
+    ADDED_ERROR = "added_error", "trap: 1-2 errors added to the base"
+    UNDONE_CORRECTION = "undone_correction", "trap: one of the base's corrections undone"
+    REPEAT = "repeat", "repeat: the same screen again"
+
+
+class Control(models.Model):
+    """A quality-control screen of a hidden-trap campaign: a copy, in the same HIT, of a judged screen
+    (``original``), either exact (a repeat, for the consistency check) or with a trap: an erroneous
+    version (``trap``, a candidate of this screen) of a candidate the worker also judges (``base``).
+
+    The base is on ``original`` (PRWS: the trap took its place on the copy) or on this screen (ranking:
+    the trap took another candidate's place, so base and trap are ranked side by side). Kept in a table
+    of its own that no worker's page or API reads; control screens never count in results
+    (``ranking.selectors.valid_judgment``).
+    """
+
+    screen = models.OneToOneField(Screen, on_delete=models.CASCADE, related_name="control")
+    original = models.ForeignKey(Screen, on_delete=models.CASCADE, related_name="copies")
+    kind = models.CharField(max_length=20, choices=ControlKind.choices)
+    base = models.ForeignKey(Candidate, on_delete=models.CASCADE, null=True, blank=True, related_name="+")
+    trap = models.OneToOneField(
+        Candidate, on_delete=models.CASCADE, null=True, blank=True, related_name="trap_control"
+    )
+    base_quality = models.FloatField(null=True, blank=True, help_text="sentence GLEU+ of the base")
+    trap_quality = models.FloatField(null=True, blank=True, help_text="sentence GLEU+ of the trap")
+
+    class Meta:
+        constraints = [
+            models.CheckConstraint(condition=~Q(screen=models.F("original")), name="control_not_itself"),
+            models.CheckConstraint(
+                condition=(Q(kind="repeat", base__isnull=True, trap__isnull=True))
+                | (~Q(kind="repeat") & Q(base__isnull=False, trap__isnull=False)),
+                name="control_trap_has_base",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.kind} control of screen {self.original_id}"
 
 
 class AssignmentStatus(models.TextChoices):

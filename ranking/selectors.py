@@ -35,13 +35,15 @@ def valid_judgment(prefix: str = "") -> Q:
 
     Valid: its assignment is submitted, i.e. finished, neither expired nor returned, and not excluded
     (an excluded worker's assignments leave ``submitted``; a researcher's "include" override puts them
-    back), and it is not on a qualification HIT (neither the expert's gold answers nor a worker's test).
-    A trap candidate stands for the trap system, never one of the campaign's systems, so every reader
+    back), it is not on a qualification HIT (neither the expert's gold answers nor a worker's test), and
+    it is not on a control screen (a hidden trap's or a repeat's copy: it tests the worker; its
+    original screen carries the judgment). A paper-design trap candidate stands for the trap system, never one of the campaign's systems, so every reader
     drops its ratings where it maps candidates to the campaign's systems."""
     return Q(
         **{
             f"{prefix}assignment__status": AssignmentStatus.SUBMITTED,
             f"{prefix}screen__hit__qualification": False,
+            f"{prefix}screen__control__isnull": True,
         }
     )
 

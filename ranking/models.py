@@ -339,7 +339,13 @@ class ScreenJudgment(models.Model):
     )
     created = models.DateTimeField(auto_now_add=True)
     seconds = models.FloatField(null=True, blank=True, help_text="time on the screen")
-    trap_passed = models.BooleanField(null=True, help_text="null: no trap on the screen")
+    trap_passed = models.BooleanField(null=True, help_text="null: no trap on the screen (or no verdict yet)")
+    trap_base_answer = models.SmallIntegerField(
+        null=True, blank=True, help_text="the worker's score or rank of the trap's base"
+    )
+    trap_answer = models.SmallIntegerField(
+        null=True, blank=True, help_text="the worker's score or rank of the trap"
+    )
 
     class Meta:
         constraints = [

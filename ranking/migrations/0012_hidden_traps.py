@@ -12,166 +12,103 @@ def paper_design_for_existing_traps(apps, schema_editor):
 
 
 class Migration(migrations.Migration):
+
     dependencies = [
-        ("annotate", "0006_rewrite_far_from_sentence"),
-        ("ranking", "0011_chunk_lease"),
+        ('annotate', '0006_rewrite_far_from_sentence'),
+        ('ranking', '0011_chunk_lease'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.CreateModel(
-            name="Control",
+            name='Control',
             fields=[
-                (
-                    "id",
-                    models.BigAutoField(
-                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
-                    ),
-                ),
-                (
-                    "kind",
-                    models.CharField(
-                        choices=[
-                            ("added_error", "trap: 1-2 errors added to the base"),
-                            ("undone_correction", "trap: one of the base's corrections undone"),
-                            ("repeat", "repeat: the same screen again"),
-                        ],
-                        max_length=20,
-                    ),
-                ),
-                (
-                    "base_quality",
-                    models.FloatField(blank=True, help_text="sentence GLEU+ of the base", null=True),
-                ),
-                (
-                    "trap_quality",
-                    models.FloatField(blank=True, help_text="sentence GLEU+ of the trap", null=True),
-                ),
+                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
+                ('kind', models.CharField(choices=[('added_error', 'trap: 1-2 errors added to the base'), ('undone_correction', "trap: one of the base's corrections undone"), ('repeat', 'repeat: the same screen again')], max_length=20)),
+                ('base_quality', models.FloatField(blank=True, help_text='sentence GLEU+ of the base', null=True)),
+                ('trap_quality', models.FloatField(blank=True, help_text='sentence GLEU+ of the trap', null=True)),
             ],
         ),
         migrations.AddField(
-            model_name="campaign",
-            name="repeat_rate",
-            field=models.FloatField(
-                default=0.0,
-                help_text="exact repeats of a judged screen per judged screen of a HIT (consistency)",
-            ),
+            model_name='campaign',
+            name='repeat_rate',
+            field=models.FloatField(default=0.0, help_text='exact repeats of a judged screen per judged screen of a HIT (consistency)'),
         ),
         migrations.AddField(
-            model_name="campaign",
-            name="trap_design",
-            field=models.CharField(
-                choices=[
-                    ("hidden", "hidden traps (erroneous copies of judged outputs)"),
-                    ("paper", "the GMEG paper's design (Source+error beside the source)"),
-                ],
-                default="hidden",
-                max_length=8,
-            ),
+            model_name='campaign',
+            name='trap_design',
+            field=models.CharField(choices=[('hidden', 'hidden traps (erroneous copies of judged outputs)'), ('paper', "the GMEG paper's design (Source+error beside the source)")], default='hidden', max_length=8),
         ),
         migrations.AddField(
-            model_name="campaign",
-            name="trap_margin",
-            field=models.PositiveSmallIntegerField(
-                default=1, help_text="PRWS points a trap must be rated below its base to pass"
-            ),
+            model_name='campaign',
+            name='trap_margin',
+            field=models.PositiveSmallIntegerField(default=1, help_text='PRWS points a trap must be rated below its base to pass'),
         ),
         migrations.AddField(
-            model_name="campaign",
-            name="trap_min_drop",
-            field=models.FloatField(
-                default=0.1,
-                help_text="sentence GLEU+ a generated trap must lose against its base (with references)",
-            ),
+            model_name='campaign',
+            name='trap_min_drop',
+            field=models.FloatField(default=0.1, help_text='sentence GLEU+ a generated trap must lose against its base (with references)'),
         ),
         migrations.AddField(
-            model_name="campaign",
-            name="trap_secret",
-            field=models.CharField(
-                blank=True,
-                editable=False,
-                help_text="seeds trap generation and placement; server-side only, never shown or exported",
-                max_length=64,
-            ),
+            model_name='campaign',
+            name='trap_secret',
+            field=models.CharField(blank=True, editable=False, help_text='seeds trap generation and placement; server-side only, never shown or exported', max_length=64),
+        ),
+        migrations.AddField(
+            model_name='screenjudgment',
+            name='trap_answer',
+            field=models.SmallIntegerField(blank=True, help_text="the worker's score or rank of the trap", null=True),
+        ),
+        migrations.AddField(
+            model_name='screenjudgment',
+            name='trap_base_answer',
+            field=models.SmallIntegerField(blank=True, help_text="the worker's score or rank of the trap's base", null=True),
         ),
         migrations.AlterField(
-            model_name="campaign",
-            name="trap_rate",
-            field=models.FloatField(
-                default=0.0,
-                help_text="hidden: trap screens per judged screen of a HIT; paper: share of screens with Source+error",
-            ),
+            model_name='campaign',
+            name='trap_rate',
+            field=models.FloatField(default=0.0, help_text='hidden: trap screens per judged screen of a HIT; paper: share of screens with Source+error'),
+        ),
+        migrations.AlterField(
+            model_name='screenjudgment',
+            name='trap_passed',
+            field=models.BooleanField(help_text='null: no trap on the screen (or no verdict yet)', null=True),
         ),
         migrations.AddConstraint(
-            model_name="campaign",
-            constraint=models.CheckConstraint(
-                condition=models.Q(("repeat_rate__gte", 0), ("repeat_rate__lte", 1)),
-                name="campaign_repeat_rate_0_1",
-            ),
+            model_name='campaign',
+            constraint=models.CheckConstraint(condition=models.Q(('repeat_rate__gte', 0), ('repeat_rate__lte', 1)), name='campaign_repeat_rate_0_1'),
         ),
         migrations.AddConstraint(
-            model_name="campaign",
-            constraint=models.CheckConstraint(
-                condition=models.Q(("trap_design__in", ["hidden", "paper"])),
-                name="campaign_trap_design_valid",
-            ),
+            model_name='campaign',
+            constraint=models.CheckConstraint(condition=models.Q(('trap_design__in', ['hidden', 'paper'])), name='campaign_trap_design_valid'),
         ),
         migrations.AddField(
-            model_name="control",
-            name="base",
-            field=models.ForeignKey(
-                blank=True,
-                null=True,
-                on_delete=django.db.models.deletion.CASCADE,
-                related_name="+",
-                to="ranking.candidate",
-            ),
+            model_name='control',
+            name='base',
+            field=models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.CASCADE, related_name='+', to='ranking.candidate'),
         ),
         migrations.AddField(
-            model_name="control",
-            name="original",
-            field=models.ForeignKey(
-                on_delete=django.db.models.deletion.CASCADE, related_name="copies", to="ranking.screen"
-            ),
+            model_name='control',
+            name='original',
+            field=models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='copies', to='ranking.screen'),
         ),
         migrations.AddField(
-            model_name="control",
-            name="screen",
-            field=models.OneToOneField(
-                on_delete=django.db.models.deletion.CASCADE, related_name="control", to="ranking.screen"
-            ),
+            model_name='control',
+            name='screen',
+            field=models.OneToOneField(on_delete=django.db.models.deletion.CASCADE, related_name='control', to='ranking.screen'),
         ),
         migrations.AddField(
-            model_name="control",
-            name="trap",
-            field=models.OneToOneField(
-                blank=True,
-                null=True,
-                on_delete=django.db.models.deletion.CASCADE,
-                related_name="trap_control",
-                to="ranking.candidate",
-            ),
+            model_name='control',
+            name='trap',
+            field=models.OneToOneField(blank=True, null=True, on_delete=django.db.models.deletion.CASCADE, related_name='trap_control', to='ranking.candidate'),
         ),
         migrations.AddConstraint(
-            model_name="control",
-            constraint=models.CheckConstraint(
-                condition=models.Q(("screen", models.F("original")), _negated=True), name="control_not_itself"
-            ),
+            model_name='control',
+            constraint=models.CheckConstraint(condition=models.Q(('screen', models.F('original')), _negated=True), name='control_not_itself'),
         ),
         migrations.AddConstraint(
-            model_name="control",
-            constraint=models.CheckConstraint(
-                condition=models.Q(
-                    models.Q(("base__isnull", True), ("kind", "repeat"), ("trap__isnull", True)),
-                    models.Q(
-                        models.Q(("kind", "repeat"), _negated=True),
-                        ("base__isnull", False),
-                        ("trap__isnull", False),
-                    ),
-                    _connector="OR",
-                ),
-                name="control_trap_has_base",
-            ),
+            model_name='control',
+            constraint=models.CheckConstraint(condition=models.Q(models.Q(('base__isnull', True), ('kind', 'repeat'), ('trap__isnull', True)), models.Q(models.Q(('kind', 'repeat'), _negated=True), ('base__isnull', False), ('trap__isnull', False)), _connector='OR'), name='control_trap_has_base'),
         ),
         migrations.RunPython(paper_design_for_existing_traps, migrations.RunPython.noop),
     ]

@@ -7,6 +7,7 @@ GecInputError, whose message names the file, line and problem.
 
 from __future__ import annotations
 
+import secrets
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -20,7 +21,8 @@ from annotate.models import Corpus, Output, Project, Role, Sentence, System, Sys
 from geceval.errors import GecInputError
 from geceval.formats.inputs import Input, Source, read_input
 from geceval.formats.text import decode_lines
-from geceval.insert_errors import insert_errors_lines
+from geceval.insert_errors import insert_errors, line_seed
+from geceval.traps import ADDED_ERROR, DEFAULT_MIN_DROP, make_trap
 
 MAX_LINE_CHARS = 10_000
 MAX_SENTENCES = 1_000_000
@@ -293,14 +295,42 @@ def outputs_import(*, corpus: Corpus, system_name: str, kind: str, file: InputFi
     )
 
 
-def trap_system_generate(*, corpus: Corpus, seed: int = 0, name: str = "source+error") -> System:
-    """GMEG's trap: every source sentence with 1-2 rule-inserted errors (never equal to the source)."""
-    sources = list(corpus.sentences.order_by("position").values_list("text", flat=True))
-    traps = insert_errors_lines(sources, seed=seed)
+def trap_system_generate(
+    *,
+    corpus: Corpus,
+    seed: int | str | None = None,
+    name: str = "source+error",
+    min_drop: float = DEFAULT_MIN_DROP,
+) -> System:
+    """GMEG's trap: every source sentence with 1-2 rule-inserted errors.
+
+    ``seed`` None (the default) draws a secret one that is kept nowhere: with the code and the public
+    data nobody can regenerate the traps. Where the corpus has references a trap must score at least
+    ``min_drop`` lower than the source on sentence GLEU+ (``geceval.traps.make_trap``); a sentence
+    with no such trap gets its source, which a campaign never shows as a trap.
+    """
+    seed = secrets.token_hex(16) if seed is None else seed
+    sentences = list(corpus.sentences.order_by("position").values_list("pk", "text"))
+    refs: dict[int, list[str]] = {}
+    for sentence_id, text in (
+        Output.objects.filter(system__corpus=corpus, system__kind=SystemKind.REFERENCE)
+        .order_by("system__name")
+        .values_list("sentence_id", "text")
+    ):
+        refs.setdefault(sentence_id, []).append(text)
+    lines = []
+    for i, (pk, text) in enumerate(sentences):
+        if refs.get(pk):
+            trap = make_trap(
+                text, text, refs[pk], seed=line_seed(seed, i), kinds=(ADDED_ERROR,), min_drop=min_drop
+            )
+            lines.append(text if trap is None else trap.text)
+        else:
+            lines.append(insert_errors(text, seed=line_seed(seed, i)).text)
     return outputs_import_lines(
         corpus=corpus,
         system_name=name,
         kind=SystemKind.SOURCE_ERROR,
-        lines=[t.text for t in traps],
-        filename=f"generated traps (seed {seed})",
+        lines=lines,
+        filename="generated traps",
     )

@@ -14,7 +14,7 @@ from annotate.models import System
 from annotate.roles import is_annotator
 from annotate.selectors import corpus_list_for, sentence_context
 from geceval.errors import GecInputError
-from ranking.models import Assignment, Campaign, Screen, SystemScore
+from ranking.models import Assignment, Campaign, Screen, SystemScore, TrapDesign
 from ranking.protocols import DEFAULT_PROTOCOL, WorkAnswerSerializer, protocol_choices, protocol_get
 from ranking.selectors import (
     assignment_for_worker,
@@ -56,8 +56,12 @@ class CampaignSerializer(serializers.ModelSerializer):
             "screens_per_hit",
             "assignment_minutes",
             "separate_domains",
+            "trap_design",
             "trap_system",
             "trap_rate",
+            "trap_margin",
+            "trap_min_drop",
+            "repeat_rate",
             "trap_threshold",
             "trap_min_seen",
             "reward_per_hit",
@@ -83,8 +87,32 @@ class CampaignCreateSerializer(serializers.Serializer):
     assignment_minutes = serializers.IntegerField(min_value=1, max_value=1440, default=60)
     separate_domains = serializers.BooleanField(default=False)
     domain = serializers.CharField(max_length=100, required=False, allow_blank=True, default="")
+    trap_design = serializers.ChoiceField(
+        choices=TrapDesign.choices,
+        required=False,
+        allow_null=True,
+        default=None,
+        help_text="hidden (default) or paper (chosen too by giving a Source+error trap_system)",
+    )
     trap_system = serializers.IntegerField(required=False, allow_null=True, default=None)
-    trap_rate = serializers.FloatField(min_value=0, max_value=1, default=0.0)
+    trap_rate = serializers.FloatField(
+        min_value=0,
+        max_value=1,
+        required=False,
+        allow_null=True,
+        default=None,
+        help_text="null: 0.2 trap screens per judged screen (hidden), 0 (paper)",
+    )
+    trap_margin = serializers.IntegerField(min_value=1, max_value=50, default=1)
+    trap_min_drop = serializers.FloatField(min_value=0, max_value=1, default=0.10)
+    repeat_rate = serializers.FloatField(
+        min_value=0,
+        max_value=1,
+        required=False,
+        allow_null=True,
+        default=None,
+        help_text="null: 0.05 repeats per judged screen (hidden), 0 (paper)",
+    )
     trap_threshold = serializers.FloatField(min_value=0, max_value=1, default=0.7)
     trap_min_seen = serializers.IntegerField(min_value=1, max_value=100, default=5)
     instructions = serializers.CharField(required=False, allow_blank=True, default="")

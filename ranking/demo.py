@@ -49,7 +49,7 @@ def demo_load() -> DemoInfo:
         return DemoInfo(created=False, accounts=[(u, p, r.value) for u, p, r in DEMO_ACCOUNTS])
 
     corpus, systems = _demo_corpus(project)
-    traps = trap_system_generate(corpus=corpus, seed=0)
+    traps = trap_system_generate(corpus=corpus)
     # the same sentences, systems and traps judged both ways
     shared = {
         "project": project,

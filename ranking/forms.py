@@ -4,6 +4,7 @@ from django import forms
 
 from annotate.models import Corpus, Qualification, System, SystemKind
 from geceval.errors import GecInputError
+from ranking.models import TrapDesign
 from ranking.protocols import DEFAULT_PROTOCOL, protocol_choices, protocol_get
 
 
@@ -48,17 +49,45 @@ class CampaignForm(forms.Form):
     separate_domains = forms.BooleanField(
         required=False, help_text="No worker gets two domains on the same day."
     )
+    trap_design = forms.ChoiceField(
+        choices=TrapDesign.choices,
+        initial=TrapDesign.HIDDEN,
+        help_text="Hidden: traps are erroneous copies of outputs the worker also judges, on screens "
+        "that look like the others. The paper's design needs a Source+error system.",
+    )
     trap_system = forms.ModelChoiceField(
-        queryset=System.objects.none(), required=False, help_text="A Source+error system of the corpus."
+        queryset=System.objects.none(),
+        required=False,
+        help_text="The paper's design only: a Source+error system of the corpus.",
     )
     trap_rate = forms.FloatField(
-        min_value=0, max_value=1, initial=0.0, help_text="Share of screens with a trap."
+        min_value=0,
+        max_value=1,
+        required=False,
+        help_text="Hidden: trap screens per judged screen (blank: 0.2). Paper: share of screens with "
+        "Source+error (blank: none).",
+    )
+    trap_margin = forms.IntegerField(
+        min_value=1, max_value=50, initial=1, help_text="PRWS points a trap must be rated below its base."
+    )
+    trap_min_drop = forms.FloatField(
+        min_value=0,
+        max_value=1,
+        initial=0.10,
+        label="Trap GLEU+ drop",
+        help_text="With references, a generated trap scores at least this much lower than its base.",
+    )
+    repeat_rate = forms.FloatField(
+        min_value=0,
+        max_value=1,
+        required=False,
+        help_text="Hidden design: exact repeats per judged screen, for the consistency check (blank: 0.05).",
     )
     trap_threshold = forms.FloatField(
         min_value=0,
         max_value=1,
         initial=0.7,
-        help_text="Workers who rate traps below the source less often are excluded.",
+        help_text="Workers who pass fewer traps than this share are excluded.",
     )
     trap_min_seen = forms.IntegerField(
         min_value=1, max_value=100, initial=5, help_text="Traps seen before exclusion."

@@ -101,8 +101,9 @@ class Protocol(ABC):
     def validate_answer(self, answer: CandidateScore, shown: int) -> None:
         """One answer's value in range for a screen of ``shown`` outputs; else GecInputError."""
 
-    def trap_passed(self, trap: CandidateScore, source: CandidateScore) -> bool | None:
-        """Whether the trap was judged strictly worse than the source (a tie fails); None: no verdict."""
+    def trap_passed(self, trap: CandidateScore, base: CandidateScore, margin: int = 1) -> bool | None:
+        """Whether the trap was judged worse than its base (by at least ``margin`` points where answers
+        are points; a tie fails); None: no verdict."""
         return None
 
     def gold_relation(self, first: int, second: int) -> int:

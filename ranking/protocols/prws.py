@@ -36,8 +36,8 @@ class Prws(Protocol):
         if not whole(answer.score) or not 0 <= answer.score <= 100 or answer.rank is not None:
             raise GecInputError("scores are whole numbers from 0 to 100")
 
-    def trap_passed(self, trap: CandidateScore, source: CandidateScore) -> bool:
-        return trap.score < source.score
+    def trap_passed(self, trap: CandidateScore, base: CandidateScore, margin: int = 1) -> bool:
+        return base.score - trap.score >= max(1, margin)
 
     def gold_relation(self, first: int, second: int) -> int:
         diff = first - second

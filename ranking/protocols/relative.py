@@ -36,8 +36,9 @@ class RelativeRanking(Protocol):
         if not whole(answer.rank) or not 1 <= answer.rank <= shown or answer.score is not None:
             raise GecInputError(f"ranks are whole numbers from 1 (best) to {shown}; ties are allowed")
 
-    def trap_passed(self, trap: CandidateScore, source: CandidateScore) -> bool:
-        return trap.rank > source.rank
+    def trap_passed(self, trap: CandidateScore, base: CandidateScore, margin: int = 1) -> bool:
+        """Ranked worse than the base (ranks have no points: ``margin`` does not apply)."""
+        return trap.rank > base.rank
 
     def gold_relation(self, first: int, second: int) -> int:
         return (first > second) - (first < second)

@@ -34,8 +34,9 @@ from ranking.models import (
 )
 from ranking.selectors import screen_candidates_for_submit
 from ranking.services.campaigns import screen_draw_active
+from ranking.services.controls import controls_judged, has_controls
 from ranking.services.gold import gold_assignment, qualification_grade, qualification_hit
-from ranking.services.judging import CandidateScore, trap_outcome, validate_answers
+from ranking.services.judging import CandidateScore, TrapVerdict, trap_outcome, validate_answers
 from ranking.services.leases import assignment_lease_extend, lease_first_expiry
 from ranking.services.results import TASK_CAMPAIGN_SCORES
 from ranking.services.traps import worker_record_refresh
@@ -234,8 +235,10 @@ def screen_submit(
     if seconds is not None and not 0 <= seconds < 86400:
         seconds = None
     trap_ids = {c.pk for c in candidates if c.is_trap}
-    passed = trap_outcome(campaign.protocol, screen.sentence.text, candidates, trap_ids, answers)
-    return _judgment_save(assignment, screen, worker, answers, seconds=seconds, passed=passed, now=now)
+    verdict = trap_outcome(
+        campaign.protocol, screen.sentence.text, candidates, trap_ids, answers, campaign.trap_margin
+    )
+    return _judgment_save(assignment, screen, worker, answers, seconds=seconds, verdict=verdict, now=now)
 
 
 def _refusal(assignment: Assignment, campaign: Campaign, expired: bool) -> GecInputError | None:
@@ -270,7 +273,7 @@ def _judgment_save(
     answers: Mapping[int, CandidateScore],
     *,
     seconds: float | None,
-    passed: bool | None,
+    verdict: TrapVerdict,
     now: datetime,
 ) -> tuple[ScreenJudgment, bool]:
     """Insert the judgment and its ratings under the assignment's row lock, then what follows from it."""
@@ -286,7 +289,13 @@ def _judgment_save(
             # The unique (screen, judge) index decides a duplicate: its IntegrityError rolls the
             # whole block back (nothing was written before it) and is answered below.
             judgment = ScreenJudgment.objects.create(
-                screen=screen, assignment=locked, judge=worker, seconds=seconds, trap_passed=passed
+                screen=screen,
+                assignment=locked,
+                judge=worker,
+                seconds=seconds,
+                trap_passed=verdict.passed,
+                trap_base_answer=verdict.base_answer,
+                trap_answer=verdict.trap_answer,
             )
             inserted = True
             Rating.objects.bulk_create(
@@ -301,7 +310,10 @@ def _judgment_save(
                     for cid, a in answers.items()
                 ]
             )
-            _after_judgment(assignment, locked, screen.campaign, worker, passed=passed, now=now)
+            checked = verdict.passed is not None
+            if has_controls(screen.campaign):
+                checked = controls_judged(campaign=screen.campaign, screen_id=screen.pk, worker_id=worker.pk)
+            _after_judgment(assignment, locked, screen.campaign, worker, checked=checked, now=now)
     except _NotOpen:
         _sync(assignment, locked)
         existing = ScreenJudgment.objects.filter(screen=screen, judge=worker).first()
@@ -326,7 +338,7 @@ def _after_judgment(
     campaign: Campaign,
     worker: AbstractBaseUser,
     *,
-    passed: bool | None,
+    checked: bool,
     now: datetime,
 ) -> None:
     """Inside the submit's transaction: close the HIT after its last screen, refresh the trap record
@@ -336,7 +348,7 @@ def _after_judgment(
         locked.status = AssignmentStatus.SUBMITTED
         locked.submitted = now
         locked.save(update_fields=["status", "submitted"])
-    if passed is not None:
+    if checked:  # a trap's verdict or a completed repeat: the worker's evidence changed
         record = worker_record_refresh(campaign=campaign, worker=worker)
         if record.excluded:  # this submission may have excluded the worker: their HITs left
             locked.status = Assignment.objects.values_list("status", flat=True).get(pk=locked.pk)

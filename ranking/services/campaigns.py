@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import random
+import secrets
 from collections import defaultdict
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 from decimal import Decimal
 
 from django.contrib.auth.models import AbstractBaseUser
@@ -15,9 +15,10 @@ from annotate.models import Corpus, Output, Project, Qualification, Sentence, Sy
 from geceval.errors import GecInputError
 from geceval.judgments import expand_pairwise
 from ranking.analysis.active import next_systems
-from ranking.models import Campaign, CampaignStatus, Candidate, Hit, Screen
+from ranking.models import Campaign, CampaignStatus, Candidate, Hit, Screen, TrapDesign
 from ranking.protocols import DEFAULT_PROTOCOL, Protocol, protocol_get
 from ranking.rankings import campaign_rankings
+from ranking.services.controls import ControlPlanner, Group, controls_save, references_by_sentence
 from ranking.services.judging import normalise
 
 CAMPAIGN_OPTIONS = (
@@ -30,8 +31,12 @@ CAMPAIGN_OPTIONS = (
     "separate_domains",
     "domain",
     "reference",
+    "trap_design",
     "trap_system",
     "trap_rate",
+    "trap_margin",
+    "trap_min_drop",
+    "repeat_rate",
     "trap_threshold",
     "trap_min_seen",
     "reward_per_hit",
@@ -43,18 +48,24 @@ CAMPAIGN_OPTIONS = (
 """The optional keyword arguments of ``campaign_create``, as forms and the API name them."""
 
 
+RECOMMENDED_TRAPS = {"trap_rate": 0.2, "repeat_rate": 0.05}
+"""What a campaign made in the browser or through the API gets when the researcher leaves the trap
+and repeat rates blank (hidden design): one trap screen per five judged screens, one repeat per
+twenty. The paper's design gets neither unless asked (its Source+error rate is the researcher's)."""
+
+
 def campaign_options(data: dict) -> dict:
-    """The campaign options present in validated form or API data."""
-    return {key: data[key] for key in CAMPAIGN_OPTIONS if key in data}
-
-
-@dataclass
-class _Group:
-    """Outputs sharing one text: shown once, the judgment counts for each."""
-
-    text: str
-    output_ids: list[int] = field(default_factory=list)
-    systems: list[int] = field(default_factory=list)
+    """The campaign options present in validated form or API data; a blank (None) trap design,
+    trap rate or repeat rate becomes the recommended one (``RECOMMENDED_TRAPS``)."""
+    options = {key: data[key] for key in CAMPAIGN_OPTIONS if key in data}
+    design = options.get("trap_design") or (
+        TrapDesign.PAPER if options.get("trap_system") is not None else TrapDesign.HIDDEN
+    )
+    options["trap_design"] = design
+    for key, recommended in RECOMMENDED_TRAPS.items():
+        if options.get(key) is None:
+            options[key] = recommended if design == TrapDesign.HIDDEN else 0.0
+    return options
 
 
 @transaction.atomic
@@ -74,8 +85,12 @@ def campaign_create(
     separate_domains: bool = False,
     domain: str = "",
     reference: System | None = None,
+    trap_design: str | None = None,
     trap_system: System | None = None,
     trap_rate: float = 0.0,
+    trap_margin: int = 1,
+    trap_min_drop: float = 0.10,
+    repeat_rate: float = 0.0,
     trap_threshold: float = 0.7,
     trap_min_seen: int = 5,
     min_seconds: float = 5.0,
@@ -85,22 +100,35 @@ def campaign_create(
     seed: int = 0,
     qualification: Qualification | None = None,
     active_selection: bool = False,
+    trap_secret: str | None = None,
 ) -> Campaign:
     """Validate, save the campaign, build its screens and HITs, all or nothing.
 
     PRWS (GMEG): per sentence the distinct texts of the chosen systems, up to
     ``max_candidates`` per screen. Ranking (Napoles et al. 2015): per sentence
     ``screens_per_sentence`` random draws of ``max_candidates`` systems, their
-    identical outputs collapsed. With a trap system, a share ``trap_rate`` of
-    sentences get the Source+error text on the same screen as the source text;
-    a trap equal to the source (or to another output) is not used.
+    identical outputs collapsed.
+
+    Traps: by default hidden (``ranking.services.controls``): each HIT gets
+    ``trap_rate`` trap copies and ``repeat_rate`` exact repeats per judged
+    screen. With a Source+error ``trap_system`` the design is the GMEG paper's
+    (``trap_design="paper"``, chosen by giving the system): a share
+    ``trap_rate`` of sentences get the Source+error text on the same screen as
+    the source text; a trap equal to the source (or to another output) is not used.
+    ``trap_secret`` (tests only; no form or API sets it): the secret behind the traps, else drawn.
     """
     systems = list(systems)
     name = name.strip()
     _check_scope(project, corpus, name, systems, protocol)
     sizes = (max_candidates, judgments_per_item, screens_per_hit, screens_per_sentence, assignment_minutes)
     _check_sizes(protocol_get(protocol), *sizes)
-    _check_traps(corpus, trap_system, trap_rate, trap_threshold)
+    trap_design = trap_design or (TrapDesign.PAPER if trap_system is not None else TrapDesign.HIDDEN)
+    _check_traps(corpus, trap_design, trap_system, (trap_rate, trap_threshold, repeat_rate, trap_min_drop))
+    if trap_design == TrapDesign.HIDDEN and (trap_rate or repeat_rate) and active_selection:
+        raise GecInputError(
+            "hidden traps copy screens drawn when the campaign is made; active selection draws them "
+            "later: choose the paper's design or no traps"
+        )
     _check_related(project, reference, qualification, protocol, active_selection, corpus=corpus, name=name)
     sentences = _campaign_sentences(corpus, domain)
     campaign = Campaign.objects.create(
@@ -116,8 +144,13 @@ def campaign_create(
         screens_per_hit=screens_per_hit,
         assignment_minutes=assignment_minutes,
         separate_domains=separate_domains,
+        trap_design=trap_design,
         trap_system=trap_system,
         trap_rate=trap_rate,
+        trap_margin=trap_margin,
+        trap_min_drop=trap_min_drop,
+        repeat_rate=repeat_rate,
+        trap_secret=trap_secret or secrets.token_hex(16),
         trap_threshold=trap_threshold,
         trap_min_seen=trap_min_seen,
         min_seconds=min_seconds,
@@ -166,9 +199,20 @@ def _check_sizes(
         raise GecInputError("judgments per item, screens per HIT and assignment minutes must be positive")
 
 
-def _check_traps(corpus: Corpus, trap_system: System | None, trap_rate: float, trap_threshold: float) -> None:
-    if not 0 <= trap_rate <= 1 or not 0 <= trap_threshold <= 1:
-        raise GecInputError("trap rate and threshold are between 0 and 1")
+def _check_traps(
+    corpus: Corpus, design: str, trap_system: System | None, rates: tuple[float, float, float, float]
+) -> None:
+    trap_rate, _threshold, repeat_rate, _drop = rates
+    if design not in TrapDesign.values:
+        raise GecInputError(f"unknown trap design {design!r}; choose from {', '.join(TrapDesign.values)}")
+    if not all(0 <= x <= 1 for x in rates):
+        raise GecInputError("trap rate, threshold, repeat rate and GLEU+ drop are between 0 and 1")
+    if design == TrapDesign.HIDDEN:
+        if trap_system is not None:
+            raise GecInputError("hidden traps are generated: a Source+error system is the paper's design")
+        return
+    if repeat_rate:
+        raise GecInputError("repeats are part of the hidden design, not the paper's")
     if trap_rate > 0 and trap_system is None:
         raise GecInputError("a trap rate needs a Source+error trap system")
     if trap_system is not None and (
@@ -206,10 +250,10 @@ def _campaign_sentences(corpus: Corpus, domain: str) -> list[Sentence]:
 
 def _groups(
     outputs: list[tuple[int, int, str]],
-) -> dict[str, _Group]:
-    groups: dict[str, _Group] = {}
+) -> dict[str, Group]:
+    groups: dict[str, Group] = {}
     for output_id, system_id, text in outputs:
-        g = groups.setdefault(normalise(text), _Group(text))
+        g = groups.setdefault(normalise(text), Group(text))
         g.output_ids.append(output_id)
         g.systems.append(system_id)
     return groups
@@ -234,7 +278,7 @@ def _build(campaign: Campaign, systems: list[System], sentences: list[Sentence])
         }
 
     screens: list[Screen] = []
-    screen_groups: list[list[_Group]] = []
+    screen_groups: list[list[Group]] = []
     for sentence in sorted(sentences, key=lambda s: s.position):
         rng = random.Random(f"{campaign.seed}:{campaign.pk}:{sentence.pk}")
         outputs = per_sentence.get(sentence.pk, [])
@@ -247,14 +291,18 @@ def _build(campaign: Campaign, systems: list[System], sentences: list[Sentence])
             screen_groups.append(groups)
     if not screens:
         raise GecInputError("no screens: the chosen systems have no outputs to judge")
-    _bundle_into_hits(campaign, screens)
+    plans = _add_controls(campaign, screens, screen_groups, _bundle_into_hits(campaign, screens))
     Screen.objects.bulk_create(screens, batch_size=2000)
 
     candidates: list[Candidate] = []
     members: list[list[int]] = []
+    per_screen: list[list[Candidate]] = []
     for screen, groups in zip(screens, screen_groups):
+        per_screen.append([])
         for position, group in enumerate(groups):
-            candidates.append(Candidate(screen=screen, position=position, text=group.text))
+            candidate = Candidate(screen=screen, position=position, text=group.text)
+            candidates.append(candidate)
+            per_screen[-1].append(candidate)
             members.append(group.output_ids)
     Candidate.objects.bulk_create(candidates, batch_size=2000)
     through = Candidate.outputs.through
@@ -262,6 +310,42 @@ def _build(campaign: Campaign, systems: list[System], sentences: list[Sentence])
         [through(candidate_id=c.pk, output_id=o) for c, outs in zip(candidates, members) for o in outs],
         batch_size=5000,
     )
+    controls_save(plans, screens, per_screen)
+
+
+def _add_controls(
+    campaign: Campaign, screens: list[Screen], groups: list[list[Group]], hits: list[list[int]]
+) -> list:
+    """Hidden traps and repeats (``ranking.services.controls``): control screens appended to
+    ``screens`` and ``groups``, each HIT's screens then placed in a secret random order."""
+    if campaign.trap_design != TrapDesign.HIDDEN or not (campaign.trap_rate or campaign.repeat_rate):
+        return []
+    sentence_ids = sorted({s.sentence_id for s in screens})
+    planner = ControlPlanner(
+        campaign,
+        {s.sentence_id: s.sentence for s in screens},
+        references_by_sentence(campaign, sentence_ids),
+        screens,
+        groups,
+    )
+    next_index: dict[int, int] = defaultdict(int)
+    for s in screens:
+        next_index[s.sentence_id] = max(next_index[s.sentence_id], s.index + 1)
+    plans = []
+    for number, members in enumerate(hits):
+        new, planned = planner.plan_hit(str(number), members)
+        for screen, copy in new:
+            screen.index = next_index[screen.sentence_id]
+            next_index[screen.sentence_id] += 1
+            members.append(len(screens))
+            screens.append(screen)
+            groups.append(copy)
+        plans += planned
+        order = list(members)
+        random.Random(f"{campaign.trap_secret}:order:{number}").shuffle(order)
+        for position, i in enumerate(order):
+            screens[i].hit_position = position
+    return plans
 
 
 def _trap_group(
@@ -270,7 +354,7 @@ def _trap_group(
     trap: tuple[int, str] | None,
     taken: Iterable[str],
     rng: random.Random,
-) -> _Group | None:
+) -> Group | None:
     """The trap for this sentence, when drawn and usable (differs from the source and every output)."""
     if trap is None or rng.random() >= campaign.trap_rate:
         return None
@@ -278,12 +362,12 @@ def _trap_group(
     key = normalise(text)
     if key == normalise(sentence.text) or key in taken:
         return None
-    return _Group(text, [output_id], [campaign.trap_system_id])
+    return Group(text, [output_id], [campaign.trap_system_id])
 
 
-def _source_group(sentence: Sentence, groups: dict[str, _Group]) -> _Group:
+def _source_group(sentence: Sentence, groups: dict[str, Group]) -> Group:
     """The candidate showing the source text: a system's output when one equals it, else the sentence."""
-    return groups.get(normalise(sentence.text)) or _Group(sentence.text)
+    return groups.get(normalise(sentence.text)) or Group(sentence.text)
 
 
 def _screens_for_sentence(
@@ -292,14 +376,14 @@ def _screens_for_sentence(
     outputs: list[tuple[int, int, str]],
     trap: tuple[int, str] | None,
     rng: random.Random,
-) -> list[list[_Group]]:
+) -> list[list[Group]]:
     size = campaign.max_candidates
     if not protocol_get(campaign.protocol).draws_systems:
         groups = _groups(outputs)
         trap_group = _trap_group(campaign, sentence, trap, groups, rng)
         rest = list(groups.values())
         rng.shuffle(rest)
-        chunks: list[list[_Group]] = []
+        chunks: list[list[Group]] = []
         if trap_group is not None:
             source = _source_group(sentence, groups)
             rest = [g for g in rest if g is not source]
@@ -332,7 +416,7 @@ def _ranking_groups(
     drawn: list[int],
     trap: tuple[int, str] | None,
     rng: random.Random,
-) -> list[_Group]:
+) -> list[Group]:
     """The drawn systems' outputs, collapsed, with the trap beside the source when drawn; shuffled."""
     by_system = {o[1]: o for o in outputs}
     groups = _groups([by_system[s] for s in drawn])
@@ -385,8 +469,9 @@ def screen_draw_active(*, screen: Screen) -> Screen:
     return screen
 
 
-def _bundle_into_hits(campaign: Campaign, screens: list[Screen]) -> None:
-    """Shuffle screens into HITs of ``screens_per_hit`` (one domain per HIT when domains are kept apart)."""
+def _bundle_into_hits(campaign: Campaign, screens: list[Screen]) -> list[list[int]]:
+    """Shuffle screens into HITs of ``screens_per_hit`` (one domain per HIT when domains are kept
+    apart); returns each HIT's screen indices."""
     rng = random.Random(f"{campaign.seed}:{campaign.pk}:hits")
     order = list(range(len(screens)))
     rng.shuffle(order)
@@ -406,6 +491,7 @@ def _bundle_into_hits(campaign: Campaign, screens: list[Screen]) -> None:
         for position, i in enumerate(indices):
             screens[i].hit = hit
             screens[i].hit_position = position
+    return members
 
 
 def campaign_set_status(*, campaign: Campaign, status: str) -> Campaign:

@@ -35,7 +35,12 @@ def qualification_hit_create(*, campaign: Campaign, screens: int = 5, seed: int 
     """Copy ``screens`` randomly chosen screens into the campaign's qualification HIT."""
     if Hit.objects.filter(campaign=campaign, qualification=True).exists():
         raise GecInputError("this campaign already has a qualification test")
-    pool = list(Screen.objects.filter(campaign=campaign, hit__qualification=False).order_by("pk"))
+    # control screens (hidden traps, repeats) are never gold: a test copies judged screens only
+    pool = list(
+        Screen.objects.filter(campaign=campaign, hit__qualification=False, control__isnull=True).order_by(
+            "pk"
+        )
+    )
     if not 1 <= screens <= len(pool):
         raise GecInputError(f"choose 1 to {len(pool)} screens for the test")
     chosen = random.Random(f"{campaign.seed if seed is None else seed}:gold").sample(pool, screens)

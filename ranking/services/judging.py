@@ -4,11 +4,21 @@ module, ``ranking.protocols``, decides both)."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
 from ranking.models import Candidate
 from ranking.protocols import CandidateScore, protocol_get
 
-__all__ = ["CandidateScore", "answers_from_form", "normalise", "trap_outcome", "validate_answers"]
+__all__ = [
+    "NO_TRAP",
+    "CandidateScore",
+    "TrapVerdict",
+    "answers_from_form",
+    "normalise",
+    "trap_outcome",
+    "trap_verdict",
+    "validate_answers",
+]
 
 
 def validate_answers(
@@ -31,16 +41,36 @@ def normalise(text: str) -> str:
     return " ".join(text.split())
 
 
+@dataclass(frozen=True)
+class TrapVerdict:
+    """Whether a trap passed, and the worker's two answers it compared (score or rank)."""
+
+    passed: bool | None
+    base_answer: int | None = None
+    trap_answer: int | None = None
+
+
+NO_TRAP = TrapVerdict(None)
+
+
+def trap_verdict(protocol: str, trap: CandidateScore, base: CandidateScore, margin: int) -> TrapVerdict:
+    chosen = protocol_get(protocol)
+    field = chosen.answer_field
+    return TrapVerdict(chosen.trap_passed(trap, base, margin), getattr(base, field), getattr(trap, field))
+
+
 def trap_outcome(
     protocol: str,
     source_text: str,
     candidates: Sequence[Candidate],
     trap_candidate_ids: set[int],
     answers: Mapping[int, CandidateScore],
-) -> bool | None:
-    """None without a trap; else whether the trap was judged strictly worse than the source (a tie fails)."""
+    margin: int = 1,
+) -> TrapVerdict:
+    """The paper's design (GMEG): a Source+error trap on the same screen as the source's copy, judged
+    worse than it. No verdict without both on the screen."""
     trap = [c.pk for c in candidates if c.pk in trap_candidate_ids]
     source = [c.pk for c in candidates if normalise(c.text) == normalise(source_text)]
     if not trap or not source:
-        return None
-    return protocol_get(protocol).trap_passed(answers[trap[0]], answers[source[0]])
+        return NO_TRAP
+    return trap_verdict(protocol, answers[trap[0]], answers[source[0]], margin)

@@ -1,0 +1,130 @@
+"""Hidden traps: an erroneous version of a text a worker also judges (Appraise's "bad reference").
+
+Two kinds, mixed so that neither "more edits is worse" nor "fewer edits is worse" tells a trap:
+
+``added_error``        the base with 1-2 rule-inserted errors (:mod:`geceval.insert_errors`);
+``undone_correction``  the base with one of its own edits against the source reverted, so the trap
+                       is closer to the source than its base (a correction taken back).
+
+A trap is checked before use: it differs from its base, from the source and from every text in
+``avoid`` (the other candidates of its screen: two identical candidates never share a screen), and
+with references it must score at least ``min_drop`` lower than its base on sentence GLEU+ (the
+per-sentence score of :func:`geceval.gleu.gleu_plus`). Without references nothing can say that the
+trap is worse (an inserted error can repair a learner's error), so ``quality`` stays None.
+
+The randomness comes from ``seed``, which callers derive from a secret kept on the server: with the
+code and the public data alone nobody can regenerate a campaign's traps.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from difflib import SequenceMatcher
+
+from geceval.gleu import gleu_plus
+from geceval.insert_errors import insert_errors
+
+ADDED_ERROR = "added_error"
+UNDONE_CORRECTION = "undone_correction"
+TRAP_KINDS = (ADDED_ERROR, UNDONE_CORRECTION)
+DEFAULT_MIN_DROP = 0.10
+"""Sentence GLEU+ a trap must lose against its base (issue 17: at least 0.10)."""
+DEFAULT_ATTEMPTS = 12
+"""Draws before giving up on a base: that base then gets no trap."""
+
+
+@dataclass(frozen=True)
+class Trap:
+    text: str
+    kind: str
+    base_quality: float | None
+    quality: float | None
+    """Sentence GLEU+ of the base and of the trap against the references (None without references)."""
+
+
+def normalise(text: str) -> str:
+    return " ".join(text.split())
+
+
+def word_edits(source: str, text: str) -> list[tuple[int, int, int, int]]:
+    """The word-level edits turning ``source`` into ``text``: (source start, end, text start, end)."""
+    matcher = SequenceMatcher(None, source.split(), text.split(), autojunk=False)
+    return [(i1, i2, j1, j2) for tag, i1, i2, j1, j2 in matcher.get_opcodes() if tag != "equal"]
+
+
+def undone_corrections(base: str, source: str, rng: random.Random) -> list[str]:
+    """``base`` with one of its word-level edits against ``source`` reverted, one text per edit, in
+    random order (empty: the base has no edit)."""
+    edits = word_edits(source, base)
+    rng.shuffle(edits)
+    s, b = source.split(), base.split()
+    return [" ".join([*b[:j1], *s[i1:i2], *b[j2:]]) for i1, i2, j1, j2 in edits]
+
+
+def sentence_gleu(source: str, references: Sequence[str], text: str) -> float:
+    """Sentence-level GLEU+ of one text (every zero n-gram count replaced by 1, averaged over
+    references), as the product grades a rewrite."""
+    result = gleu_plus([source], [[r] for r in references], [text], sentence=True, iterations=1)
+    return float(result.sentence_scores[0])
+
+
+def make_trap(
+    base: str,
+    source: str,
+    references: Sequence[str] = (),
+    *,
+    seed: str,
+    avoid: Iterable[str] = (),
+    kinds: Sequence[str] = TRAP_KINDS,
+    min_drop: float = DEFAULT_MIN_DROP,
+    attempts: int = DEFAULT_ATTEMPTS,
+) -> Trap | None:
+    """A trap for ``base`` (a text shown to the worker) of sentence ``source``, or None when no draw
+    within ``attempts`` passes the checks in the module docstring.
+
+    ``kinds``: the kinds allowed, tried in a random order; a caller that needs the two kinds in
+    equal numbers asks for one at a time (an undone correction fails the GLEU+ check more often)."""
+    unknown = set(kinds) - set(TRAP_KINDS)
+    if unknown or not kinds:
+        raise ValueError(f"unknown trap kinds {sorted(unknown)}; choose from {', '.join(TRAP_KINDS)}")
+    rng = random.Random(seed)
+    taken = {normalise(t) for t in avoid} | {normalise(base), normalise(source)}
+    refs = [r for r in references if r.strip()]
+    base_quality = sentence_gleu(source, refs, base) if refs else None
+    undone = undone_corrections(base, source, rng)
+    drafts = {
+        ADDED_ERROR: (insert_errors(base, seed=f"{seed}/{a}").text for a in range(attempts)),
+        UNDONE_CORRECTION: iter(undone[:attempts]),
+    }
+    order = list(kinds)
+    rng.shuffle(order)
+    for kind in order:
+        for text in drafts[kind]:
+            if normalise(text) in taken:
+                continue
+            quality = None
+            if base_quality is not None:
+                quality = sentence_gleu(source, refs, text)
+                if base_quality - quality < min_drop:
+                    continue
+            return Trap(text, kind, base_quality, quality)
+    return None
+
+
+def source_trap(
+    base: str, source: str, references: Sequence[str] = (), *, min_drop: float = DEFAULT_MIN_DROP
+) -> Trap | None:
+    """The source itself as the trap of a base with exactly one edit (its only correction undone),
+    when the references say the source is at least ``min_drop`` worse. A trap that reads as a copy of
+    the source keeps "shows a source copy" from telling trap screens apart."""
+    if len(word_edits(source, base)) != 1:
+        return None
+    refs = [r for r in references if r.strip()]
+    if not refs:
+        return Trap(source, UNDONE_CORRECTION, None, None)
+    base_quality, quality = sentence_gleu(source, refs, base), sentence_gleu(source, refs, source)
+    if base_quality - quality < min_drop:
+        return None
+    return Trap(source, UNDONE_CORRECTION, base_quality, quality)

@@ -1,0 +1,321 @@
+"""Hidden traps and repeats: control screens planned into each HIT when a campaign is built.
+
+A control screen is a copy of one of the HIT's judged screens (its ``original``), shuffled anew and
+placed anywhere in the HIT, so a worker cannot tell a control by where it comes or by what it shows:
+
+- a **trap** copy shows, in place of one candidate, an erroneous version of a candidate the worker
+  also judges (``geceval.traps``: an added error or an undone correction, drawn in equal numbers).
+  PRWS: the trap replaces its base, which the worker scores on the original. Ranking: the trap
+  replaces another candidate, so base and trap are ranked side by side (ranks on two screens are
+  not comparable). The copy keeps the original's number of candidates and its source copy: the
+  base and the candidate it displaces are never the candidate equal to the source.
+- a **repeat** is an exact copy, for the consistency check.
+
+Which screens, which bases and the traps' errors are drawn from ``Campaign.trap_secret``, a
+per-campaign secret that never leaves the server.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter, defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from django.db.models import Q
+
+from annotate.models import Output, Sentence, SystemKind
+from geceval.traps import TRAP_KINDS, UNDONE_CORRECTION, make_trap, source_trap
+from ranking.models import (
+    Campaign,
+    Candidate,
+    Control,
+    ControlKind,
+    Rating,
+    Screen,
+    ScreenJudgment,
+    TrapDesign,
+)
+from ranking.protocols import CandidateScore, protocol_get
+from ranking.services.judging import normalise, trap_verdict
+
+
+@dataclass
+class Group:
+    """Outputs sharing one text: shown once, the judgment counts for each."""
+
+    text: str
+    output_ids: list[int] = field(default_factory=list)
+    systems: list[int] = field(default_factory=list)
+
+
+@dataclass
+class PlannedControl:
+    """A control screen before it is saved: indices into the build's screen list and group lists."""
+
+    screen: int
+    original: int
+    kind: str
+    base: tuple[int, int] | None = None
+    """(screen index, group index) of the base."""
+    trap: int | None = None
+    """Group index of the trap on the control screen."""
+    base_quality: float | None = None
+    trap_quality: float | None = None
+
+
+def _rounded(x: float, rng: random.Random) -> int:
+    """``x`` rounded up with probability its fraction: the expected count is exactly ``x``."""
+    whole = int(x)
+    return whole + (rng.random() < x - whole)
+
+
+Cell = tuple[int, bool]
+"""What a screen looks like from outside: (candidates shown, one of them reads as the source)."""
+
+
+class ControlPlanner:
+    """Plans the control screens of one campaign over the build's in-memory screens.
+
+    Each trap first draws the look its screen must have, a ``Cell`` drawn from the campaign's judged
+    screens, then finds a screen of the HIT, a base and a trap that give exactly that look: so trap
+    screens and the others show as many candidates, and a source copy as often (issue 17's
+    chi-square). A copy keeps its original's number of candidates; whether it shows a source copy
+    changes only when the trap replaces the source copy (an added error on the source, GMEG's trap)
+    or is the source (a one-edit base's correction undone). The two trap kinds are kept in balance.
+    """
+
+    def __init__(
+        self,
+        campaign: Campaign,
+        sentences: dict[int, Sentence],
+        references: dict[int, list[str]],
+        screens: list[Screen],
+        groups: list[list[Group]],
+    ):
+        self.campaign = campaign
+        self.sentences = sentences
+        self.references = references
+        self.screens = screens
+        self.groups = groups
+        self.beside = protocol_get(campaign.protocol).draws_systems
+        """Ranking: base and trap on one screen."""
+        self.cells = [self._cell(i, [g.text for g in groups[i]]) for i in range(len(screens))]
+        self.made: Counter[str] = Counter()
+        self.owed: Counter[Cell] = Counter()
+        """Looks drawn for earlier traps that their HIT could not give."""
+
+    def _cell(self, index: int, texts: list[str]) -> Cell:
+        source = normalise(self.sentences[self.screens[index].sentence_id].text)
+        return len(texts), any(normalise(t) == source for t in texts)
+
+    def plan_hit(
+        self, hit_key: str, members: list[int]
+    ) -> tuple[list[tuple[Screen, list[Group]]], list[PlannedControl]]:
+        """New (screen, groups) pairs for the HIT's controls and their plan; indices in the plan count
+        from ``len(self.screens)`` for the new screens, in the order returned."""
+        campaign = self.campaign
+        rng = random.Random(f"{campaign.trap_secret}:hit:{hit_key}")
+        n_traps = _rounded(campaign.trap_rate * len(members), rng)
+        n_repeats = _rounded(campaign.repeat_rate * len(members), rng)
+        order = list(members)
+        rng.shuffle(order)
+        new: list[tuple[Screen, list[Group]]] = []
+        plans: list[PlannedControl] = []
+        used: set[int] = set()
+        for _ in range(n_traps):
+            found = self._owed_trap(order, used, rng)
+            for _draw in range(_CELL_DRAWS if found is None else 0):
+                target = self.cells[rng.randrange(len(self.cells))]
+                found = self._trap(target, order, used, rng)
+                if found:
+                    break
+                if not _draw:  # the trap's own draw: a later HIT may have the screen it needs
+                    self.owed[target] += 1
+            if not found:
+                break  # nothing in this HIT takes a trap of a look the campaign has
+            original, copy, plan = found
+            used.add(original)
+            self.made[plan.kind] += 1
+            plan.screen = len(self.screens) + len(new)
+            new.append((self._copy_screen(original), copy))
+            plans.append(plan)
+        for original in [i for i in order if i not in used][:n_repeats]:
+            copy = list(self.groups[original])
+            rng.shuffle(copy)
+            plans.append(PlannedControl(len(self.screens) + len(new), original, ControlKind.REPEAT))
+            new.append((self._copy_screen(original), copy))
+        return new, plans
+
+    def _copy_screen(self, original: int) -> Screen:
+        screen = self.screens[original]
+        return Screen(campaign=self.campaign, sentence=screen.sentence, index=0, hit=screen.hit)
+
+    def _owed_trap(
+        self, order: list[int], used: set[int], rng: random.Random
+    ) -> tuple[int, list[Group], PlannedControl] | None:
+        """A trap of a look owed by an earlier HIT, when this one can give it."""
+        for target, _n in self.owed.most_common():
+            found = self._trap(target, order, used, rng)
+            if found:
+                self.owed[target] -= 1
+                if not self.owed[target]:
+                    del self.owed[target]
+                return found
+        return None
+
+    def _trap(
+        self, target: Cell, order: list[int], used: set[int], rng: random.Random
+    ) -> tuple[int, list[Group], PlannedControl] | None:
+        """A screen of ``order`` (not used yet), a base and a trap whose copy looks like ``target``:
+        first of the kind made less often so far, then of either kind."""
+        fewer = min(TRAP_KINDS, key=lambda k: (self.made[k], rng.random()))
+        for kinds in ((fewer,), TRAP_KINDS):
+            for index in order:
+                if index in used or self.cells[index][0] != target[0]:
+                    continue
+                for base, displaced in self._choices(index, target[1], rng):
+                    found = self._draft(index, base, displaced, target, kinds, rng)
+                    if found is not None:
+                        return index, *found
+        return None
+
+    def _choices(self, index: int, copy_wanted: bool, rng: random.Random) -> list[tuple[int, int]]:
+        """(base, displaced candidate) pairs worth trying on screen ``index``, shuffled."""
+        shown = self.groups[index]
+        source = normalise(self.sentences[self.screens[index].sentence_id].text)
+        copies = [g for g, group in enumerate(shown) if normalise(group.text) == source]
+        pairs = []
+        for b in range(len(shown)):
+            for d in range(len(shown)) if self.beside else (b,):
+                if self.beside and d == b:
+                    continue
+                # Displacing the source copy loses it; a trap may still be the source (see _draft).
+                if copies and copy_wanted == (d in copies):
+                    continue
+                pairs.append((b, d))
+        rng.shuffle(pairs)
+        return pairs[:_CHOICES]
+
+    def _draft(
+        self, index: int, b: int, d: int, target: Cell, kinds: tuple[str, ...], rng: random.Random
+    ) -> tuple[list[Group], PlannedControl] | None:
+        sentence = self.sentences[self.screens[index].sentence_id]
+        shown = self.groups[index]
+        refs = self.references.get(sentence.pk, [])
+        drop = self.campaign.trap_min_drop
+        kept = [g.text for i, g in enumerate(shown) if i != d]
+        if target[1] and not any(normalise(t) == normalise(sentence.text) for t in kept):
+            trap = None
+            if UNDONE_CORRECTION in kinds:
+                trap = source_trap(shown[b].text, sentence.text, refs, min_drop=drop)
+        else:
+            seed = f"{self.campaign.trap_secret}:{sentence.pk}:{index}:{b}"
+            trap = make_trap(
+                shown[b].text, sentence.text, refs, seed=seed, avoid=kept, kinds=kinds, min_drop=drop
+            )
+        if trap is None:
+            return None
+        trap_group = Group(trap.text)
+        copy = list(shown)
+        copy[d] = trap_group
+        if self._cell(index, [g.text for g in copy]) != target:
+            return None
+        rng.shuffle(copy)
+        at = {id(g): i for i, g in enumerate(copy)}
+        base = (-1, at[id(shown[b])]) if self.beside else (index, b)
+        plan = PlannedControl(-1, index, trap.kind, base, at[id(trap_group)], trap.base_quality, trap.quality)
+        return copy, plan
+
+
+_CELL_DRAWS = 8
+"""Looks drawn for one trap before the HIT is left with fewer traps."""
+_CHOICES = 6
+"""(base, displaced) pairs tried per screen: each costs up to a dozen GLEU+ checks."""
+
+
+def references_by_sentence(campaign: Campaign, sentence_ids: Sequence[int]) -> dict[int, list[str]]:
+    """The corpus's reference texts per sentence: what a trap's GLEU+ check reads."""
+    refs: dict[int, list[str]] = defaultdict(list)
+    for sentence_id, text in (
+        Output.objects.filter(
+            sentence_id__in=sentence_ids,
+            system__corpus_id=campaign.corpus_id,
+            system__kind=SystemKind.REFERENCE,
+        )
+        .order_by("system__name")
+        .values_list("sentence_id", "text")
+    ):
+        refs[sentence_id].append(text)
+    return refs
+
+
+def controls_save(
+    plans: list[PlannedControl], screens: list[Screen], candidates: list[list[Candidate]]
+) -> None:
+    """The planned controls, once their screens and candidates are saved (``candidates[i]``: screen
+    ``i``'s candidates in group order)."""
+    rows = []
+    for plan in plans:
+        base = trap = None
+        if plan.base is not None:
+            at, g = plan.base
+            base = candidates[plan.screen if at == -1 else at][g]
+            trap = candidates[plan.screen][plan.trap]
+        rows.append(
+            Control(
+                screen=screens[plan.screen],
+                original=screens[plan.original],
+                kind=plan.kind,
+                base=base,
+                trap=trap,
+                base_quality=plan.base_quality,
+                trap_quality=plan.trap_quality,
+            )
+        )
+    Control.objects.bulk_create(rows, batch_size=2000)
+
+
+def has_controls(campaign: Campaign) -> bool:
+    return campaign.trap_design == TrapDesign.HIDDEN and bool(campaign.trap_rate or campaign.repeat_rate)
+
+
+def controls_judged(*, campaign: Campaign, screen_id: int, worker_id: int) -> bool:
+    """In the transaction that saved the worker's judgment of a screen: the verdict of each hidden
+    trap of which the worker has now judged both the base and the trap, stored on the control
+    screen's judgment with the two answers compared. True when this judgment completed a trap or a
+    repeat (the worker's record needs a refresh)."""
+    controls = list(
+        Control.objects.filter(Q(screen_id=screen_id) | Q(original_id=screen_id)).values_list(
+            "screen_id", "original_id", "kind", "base_id", "trap_id", "base__screen_id"
+        )
+    )
+    if not controls:
+        return False
+    needs = {
+        (copy, original if kind == ControlKind.REPEAT else base_screen): (copy, kind, base, trap)
+        for copy, original, kind, base, trap, base_screen in controls
+    }
+    screens = {s for pair in needs for s in pair} - {screen_id}
+    judged = {screen_id} | set(
+        ScreenJudgment.objects.filter(judge_id=worker_id, screen_id__in=screens).values_list(
+            "screen_id", flat=True
+        )
+    )
+    complete = [c for pair, c in needs.items() if set(pair) <= judged]
+    traps = [c for c in complete if c[1] != ControlKind.REPEAT]
+    if traps:
+        answers = {
+            candidate: CandidateScore(score=score, rank=rank)
+            for candidate, score, rank in Rating.objects.filter(
+                judgment__judge_id=worker_id, candidate_id__in=[x for c in traps for x in c[2:]]
+            ).values_list("candidate_id", "score", "rank")
+        }
+        for copy, _kind, base, trap in traps:
+            verdict = trap_verdict(campaign.protocol, answers[trap], answers[base], campaign.trap_margin)
+            ScreenJudgment.objects.filter(screen_id=copy, judge_id=worker_id).update(
+                trap_passed=verdict.passed,
+                trap_base_answer=verdict.base_answer,
+                trap_answer=verdict.trap_answer,
+            )
+    return bool(complete)

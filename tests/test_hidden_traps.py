@@ -1,0 +1,282 @@
+"""Hidden traps (issue 17): traps without a tell, secret seeds, traps that are worse than their base.
+
+Built on GMEG dev FCE as the issue asks (its source, 4 references and 6 systems), with the default
+hidden-trap settings a researcher gets from the campaign form.
+"""
+
+from __future__ import annotations
+
+import io
+import random
+from collections import Counter
+
+import pytest
+from django.core.management import call_command
+from scipy.stats import chi2_contingency
+
+from annotate.models import Corpus, Output, Sentence, SystemKind
+from annotate.services import trap_system_generate
+from geceval.insert_errors import insert_errors, line_seed
+from geceval.traps import DEFAULT_MIN_DROP, make_trap, sentence_gleu
+from ranking.models import Control, ControlKind, Screen, ScreenJudgment, WorkerRecord
+from ranking.protocols import protocol_get
+from ranking.rankings import iter_screen_rankings
+from ranking.selectors import screen_candidates, valid_judgments
+from ranking.services import CandidateScore, NoWork, assignment_request, campaign_create, screen_submit
+from ranking.services.assignments import assignment_next_screen
+from ranking.services.judging import normalise
+from tests import factories as f
+from tests.shared_data import shared_path
+
+pytestmark = pytest.mark.django_db
+
+SYSTEMS = ("amu", "lstm", "lstm-r", "marian", "nus", "transformer")
+
+
+@pytest.fixture
+def fce(tmp_path) -> Corpus:
+    """GMEG dev FCE: source, ref0-3 and the six systems (not the corpus's own source+error)."""
+    data = shared_path("GMEG", "data", "dev", "fce")
+    folder = tmp_path / "fce"
+    folder.mkdir()
+    for name in ("source", "ref0", "ref1", "ref2", "ref3", *SYSTEMS):
+        (folder / name).write_bytes((data / name).read_bytes())
+    f.ensure_role_groups()
+    owner = f.user("res", "researcher")
+    project = f.project(owner, "gmeg")
+    call_command(
+        "import_corpus",
+        str(folder),
+        "--format",
+        "gmeg",
+        "--name",
+        "fce",
+        "--project",
+        project.name,
+        stdout=io.StringIO(),
+    )
+    return Corpus.objects.get(name="fce")
+
+
+def _campaign(corpus: Corpus, protocol: str, **options):
+    systems = list(corpus.systems.filter(name__in=SYSTEMS))
+    return campaign_create(
+        project=corpus.project,
+        corpus=corpus,
+        name=f"{protocol} {sorted(options.items())}",
+        systems=systems,
+        created_by=corpus.project.owner,
+        protocol=protocol,
+        trap_rate=options.pop("trap_rate", 0.2),
+        trap_secret=options.pop("trap_secret", "fixed secret for the tests"),
+        repeat_rate=options.pop("repeat_rate", 0.05),
+        **options,
+    )
+
+
+def _cells(campaign) -> tuple[Counter, Counter]:
+    """(candidate count, shows a copy of the source) of trap screens and of the other screens."""
+    traps = set(
+        Control.objects.filter(screen__campaign=campaign)
+        .exclude(kind=ControlKind.REPEAT)
+        .values_list("screen_id", flat=True)
+    )
+    with_trap, without = Counter(), Counter()
+    for screen in (
+        Screen.objects.filter(campaign=campaign).select_related("sentence").prefetch_related("candidates")
+    ):
+        texts = [normalise(c.text) for c in screen.candidates.all()]
+        cell = (len(texts), normalise(screen.sentence.text) in texts)
+        (with_trap if screen.pk in traps else without)[cell] += 1
+    return with_trap, without
+
+
+@pytest.mark.parametrize("protocol,options", [("prws", {}), ("ranking", {"screens_per_sentence": 2})])
+def test_trap_screens_look_like_the_others(fce, protocol, options):
+    campaign = _campaign(fce, protocol, **options)
+    with_trap, without = _cells(campaign)
+    assert sum(with_trap.values()) + sum(without.values()) >= 1000
+    assert sum(with_trap.values()) >= 100
+    cells = sorted(set(with_trap) | set(without))
+    table = [[with_trap[c] for c in cells], [without[c] for c in cells]]
+    _chi2, p, _dof, _expected = chi2_contingency(table)
+    assert p > 0.01, (p, cells, table)
+
+
+def test_every_trap_is_worse_than_its_base_by_the_campaign_drop(fce):
+    campaign = _campaign(fce, "prws")
+    controls = Control.objects.filter(screen__campaign=campaign).exclude(kind=ControlKind.REPEAT)
+    assert controls.count() >= 100
+    refs = _references(fce)
+    for control in controls.select_related("base__screen__sentence", "trap"):
+        sentence = control.base.screen.sentence
+        base = sentence_gleu(sentence.text, refs[sentence.pk], control.base.text)
+        trap = sentence_gleu(sentence.text, refs[sentence.pk], control.trap.text)
+        assert base - trap >= campaign.trap_min_drop - 1e-9
+        assert (base, trap) == pytest.approx((control.base_quality, control.trap_quality))
+
+
+def _references(corpus: Corpus) -> dict[int, list[str]]:
+    refs: dict[int, list[str]] = {}
+    for sentence_id, text in Output.objects.filter(
+        system__corpus=corpus, system__kind=SystemKind.REFERENCE
+    ).values_list("sentence_id", "text"):
+        refs.setdefault(sentence_id, []).append(text)
+    return refs
+
+
+def _lines(path) -> list[str]:
+    return path.read_text(encoding="utf-8").splitlines()
+
+
+def test_generated_traps_never_outscore_their_base_on_jfleg_and_gmeg_dev():
+    """The finding: the public inserter, as the paper design seeded it ("N/i"), can repair a learner's
+    error while adding another, so the trap is better than the source it should be worse than. On
+    JFLEG dev and GMEG dev (FCE, Wikipedia) sentence GLEU+ says so for many lines; a generated trap
+    (``make_trap``, base = the source) never scores above its base minus the drop."""
+    jfleg = shared_path("jfleg", "dev")
+    gmeg = shared_path("GMEG", "data", "dev")
+    sets = {
+        "jfleg": (_lines(jfleg / "dev.src"), [_lines(jfleg / f"dev.ref{i}") for i in range(4)]),
+        **{
+            d: (_lines(gmeg / d / "source"), [_lines(gmeg / d / f"ref{i}") for i in range(4)])
+            for d in ("fce", "wiki")
+        },
+    }
+    for name, (sources, references) in sets.items():
+        old_better = made = 0
+        for i, source in enumerate(sources):
+            refs = [r[i] for r in references]
+            old = insert_errors(source, seed=line_seed(0, i)).text
+            old_better += sentence_gleu(source, refs, old) > sentence_gleu(source, refs, source)
+            trap = make_trap(source, source, refs, seed=f"test:{name}:{i}")
+            if trap is not None:
+                made += 1
+                assert trap.quality <= trap.base_quality - DEFAULT_MIN_DROP, (name, i, trap)
+                assert sentence_gleu(source, refs, trap.text) == pytest.approx(trap.quality)
+        assert old_better > 50, (name, old_better)  # the finding, reproduced
+        assert made > len(sources) // 3, (name, made)
+
+
+def _work(campaign, worker, answer, *, max_screens: int = 400) -> None:
+    """``worker`` does HITs of ``campaign`` through the services, ``answer(screen, candidates)`` giving
+    one value (score or rank) per candidate, until no work is left, they are excluded or
+    ``max_screens`` are done."""
+    field = protocol_get(campaign.protocol).answer_field
+    done = 0
+    while done < max_screens:
+        try:
+            assignment = assignment_request(campaign=campaign, worker=worker)
+        except NoWork:
+            return
+        while (screen := assignment_next_screen(assignment)) is not None and done < max_screens:
+            candidates = screen_candidates(screen)
+            values = answer(screen, candidates)
+            answers = {c.pk: CandidateScore(**{field: v}) for c, v in zip(candidates, values, strict=True)}
+            screen_submit(assignment=assignment, screen=screen, worker=worker, answers=answers)
+            done += 1
+            if assignment.status != "active":
+                break
+        if WorkerRecord.objects.filter(campaign=campaign, worker=worker, excluded=True).exists():
+            return
+
+
+def _oracle(refs: dict[int, list[str]]):
+    """Scores every candidate by its sentence GLEU+ against the references (a careful reader)."""
+
+    def answer(screen, candidates):
+        source = screen.sentence.text
+        return [round(100 * sentence_gleu(source, refs[screen.sentence_id], c.text)) for c in candidates]
+
+    return answer
+
+
+def _source_first(seed: int):
+    """The finding's bot: 100 to the candidate equal to the displayed original, 0-99 to the others."""
+    rng = random.Random(seed)
+
+    def answer(screen, candidates):
+        source = normalise(screen.sentence.text)
+        return [100 if normalise(c.text) == source else rng.randrange(100) for c in candidates]
+
+    return answer
+
+
+def test_a_careful_reader_passes_and_the_source_first_bot_is_excluded(fce):
+    campaign = _campaign(fce, "prws", judgments_per_item=3, screens_per_hit=20)
+    reader, bot = (f.user(name, "annotator") for name in ("reader", "bot"))
+    campaign.project.members.add(reader, bot)
+    _work(campaign, reader, _oracle(_references(fce)), max_screens=150)
+    record = WorkerRecord.objects.get(campaign=campaign, worker=reader)
+    assert record.traps_seen >= 15 and record.traps_passed == record.traps_seen
+    assert not record.excluded
+    verdicts = ScreenJudgment.objects.filter(judge=reader, trap_passed__isnull=False)
+    assert verdicts.count() == record.traps_seen
+    for judgment in verdicts:  # each verdict on the control screen, with the two answers compared
+        assert judgment.screen.control.kind != ControlKind.REPEAT
+        assert judgment.trap_base_answer - judgment.trap_answer >= campaign.trap_margin
+
+    # Before: 65 of 65 traps passed, never excluded. Now about half fail and the bot is excluded.
+    _work(campaign, bot, _source_first(7), max_screens=150)
+    record = WorkerRecord.objects.get(campaign=campaign, worker=bot)
+    assert record.excluded
+    assert record.traps_passed < 0.7 * record.traps_seen
+
+
+def test_controls_never_count_in_results(fce):
+    campaign = _campaign(fce, "prws", judgments_per_item=1, screens_per_hit=20)
+    reader = f.user("reader", "annotator")
+    campaign.project.members.add(reader)
+    _work(campaign, reader, _oracle(_references(fce)), max_screens=60)
+    judged = ScreenJudgment.objects.filter(judge=reader, assignment__status="submitted")
+    controls = judged.filter(screen__control__isnull=False)
+    assert controls.exists()
+    assert set(valid_judgments(campaign)) == set(judged.filter(screen__control__isnull=True))
+    assert not any(sr.screen_id in {j.screen_id for j in controls} for sr in iter_screen_rankings(campaign))
+
+
+def test_traps_cannot_be_regenerated_from_public_seeds(fce):
+    """The finding: seeded with "N/i" and public code, seeds 0-4 over 200 lines found every trap.
+    Hidden traps come from the campaign's secret: public seeds 0-9 find none."""
+    campaign = _campaign(fce, "prws", trap_secret=None)  # the product's own secret
+    assert len(campaign.trap_secret) >= 32
+    positions = dict(Sentence.objects.filter(corpus=fce).values_list("pk", "position"))
+    controls = list(
+        Control.objects.filter(screen__campaign=campaign, kind=ControlKind.ADDED_ERROR).select_related(
+            "base", "trap", "screen"
+        )
+    )
+
+    def found(seeds) -> int:
+        """Traps equal to the inserter's draw on their base (or source) for one of ``seeds``."""
+        return sum(
+            any(
+                insert_errors(text, seed=line_seed(s, positions[c.screen.sentence_id])).text
+                == normalise(c.trap.text)
+                for s in seeds
+                for text in (c.base.text, c.screen.sentence.text)
+            )
+            for c in controls
+        )
+
+    # A short sentence leaves the rules few choices, so any seed hits some traps by chance: the public
+    # seeds may do no better than seeds nobody used (and far from the finding's 27 of 27).
+    public, unused = found(range(10)), found([f"unused-{k}" for k in range(10)])
+    assert len(controls) >= 50
+    assert public < 0.25 * len(controls)
+    assert public <= 2 * unused + 5, (public, unused)
+    # The paper's design: its Source+error system now has a secret seed too.
+    refs = _references(fce)
+    generated = trap_system_generate(corpus=fce)
+    rows = (
+        Output.objects.filter(system=generated)
+        .order_by("sentence__position")
+        .values_list("sentence_id", "sentence__position", "sentence__text", "text")[:200]
+    )
+    for sentence_id, i, source, text in rows:
+        for s in range(10):
+            assert insert_errors(source, seed=line_seed(s, i)).text != text
+            public = make_trap(
+                source, source, refs[sentence_id], seed=line_seed(s, i), kinds=("added_error",)
+            )
+            assert public is None or public.text != text

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from django.db.models import Q
 
 from annotate.models import Output, Sentence, SystemKind
-from geceval.traps import TRAP_KINDS, UNDONE_CORRECTION, make_trap, source_trap
+from geceval.traps import TRAP_KINDS, UNDONE_CORRECTION, Trap, make_trap, source_trap
 from ranking.models import (
     Campaign,
     Candidate,
@@ -103,6 +103,8 @@ class ControlPlanner:
         self.cells = [self._cell(i, [g.text for g in groups[i]]) for i in range(len(screens))]
         self.made: Counter[str] = Counter()
         self.owed: Counter[Cell] = Counter()
+        self.tried: dict[tuple, Trap | None] = {}
+        """Drafts by (screen, base, kind, the trap must be the source)."""
         """Looks drawn for earlier traps that their HIT could not give."""
 
     def _cell(self, index: int, texts: list[str]) -> Cell:
@@ -124,14 +126,7 @@ class ControlPlanner:
         plans: list[PlannedControl] = []
         used: set[int] = set()
         for _ in range(n_traps):
-            found = self._owed_trap(order, used, rng)
-            for _draw in range(_CELL_DRAWS if found is None else 0):
-                target = self.cells[rng.randrange(len(self.cells))]
-                found = self._trap(target, order, used, rng)
-                if found:
-                    break
-                if not _draw:  # the trap's own draw: a later HIT may have the screen it needs
-                    self.owed[target] += 1
+            found = self._search(order, used, rng)
             if not found:
                 break  # nothing in this HIT takes a trap of a look the campaign has
             original, copy, plan = found
@@ -151,33 +146,43 @@ class ControlPlanner:
         screen = self.screens[original]
         return Screen(campaign=self.campaign, sentence=screen.sentence, index=0, hit=screen.hit)
 
-    def _owed_trap(
+    def _search(
         self, order: list[int], used: set[int], rng: random.Random
     ) -> tuple[int, list[Group], PlannedControl] | None:
-        """A trap of a look owed by an earlier HIT, when this one can give it."""
-        for target, _n in self.owed.most_common():
-            found = self._trap(target, order, used, rng)
-            if found:
-                self.owed[target] -= 1
-                if not self.owed[target]:
-                    del self.owed[target]
-                return found
+        """The HIT's next trap: of the kind made less often so far, for a look owed by an earlier HIT
+        or newly drawn; only when no look gives that kind, of either kind."""
+        fewer = min(TRAP_KINDS, key=lambda k: (self.made[k], rng.random()))
+        owed_now = None
+        for kinds in ((fewer,), TRAP_KINDS):
+            for target, _n in self.owed.most_common():
+                found = self._trap(target, order, used, kinds, rng)
+                if found:
+                    self.owed[target] -= 1
+                    if not self.owed[target]:
+                        del self.owed[target]
+                    return found
+            for _draw in range(_CELL_DRAWS):
+                target = self.cells[rng.randrange(len(self.cells))]
+                found = self._trap(target, order, used, kinds, rng)
+                if found:
+                    if owed_now is not None:  # this trap's first look: a later HIT may give it
+                        self.owed[owed_now] += 1
+                    return found
+                owed_now = owed_now or target
         return None
 
     def _trap(
-        self, target: Cell, order: list[int], used: set[int], rng: random.Random
+        self, target: Cell, order: list[int], used: set[int], kinds: tuple[str, ...], rng: random.Random
     ) -> tuple[int, list[Group], PlannedControl] | None:
-        """A screen of ``order`` (not used yet), a base and a trap whose copy looks like ``target``:
-        first of the kind made less often so far, then of either kind."""
-        fewer = min(TRAP_KINDS, key=lambda k: (self.made[k], rng.random()))
-        for kinds in ((fewer,), TRAP_KINDS):
-            for index in order:
-                if index in used or self.cells[index][0] != target[0]:
-                    continue
-                for base, displaced in self._choices(index, target[1], rng):
-                    found = self._draft(index, base, displaced, target, kinds, rng)
-                    if found is not None:
-                        return index, *found
+        """A screen of ``order`` (not used yet), a base and a trap of ``kinds`` whose copy looks like
+        ``target``."""
+        for index in order:
+            if index in used or self.cells[index][0] != target[0]:
+                continue
+            for base, displaced in self._choices(index, target[1], rng):
+                found = self._draft(index, base, displaced, target, kinds, rng)
+                if found is not None:
+                    return index, *found
         return None
 
     def _choices(self, index: int, copy_wanted: bool, rng: random.Random) -> list[tuple[int, int]]:
@@ -205,15 +210,33 @@ class ControlPlanner:
         refs = self.references.get(sentence.pk, [])
         drop = self.campaign.trap_min_drop
         kept = [g.text for i, g in enumerate(shown) if i != d]
-        if target[1] and not any(normalise(t) == normalise(sentence.text) for t in kept):
-            trap = None
-            if UNDONE_CORRECTION in kinds:
-                trap = source_trap(shown[b].text, sentence.text, refs, min_drop=drop)
-        else:
-            seed = f"{self.campaign.trap_secret}:{sentence.pk}:{index}:{b}"
-            trap = make_trap(
-                shown[b].text, sentence.text, refs, seed=seed, avoid=kept, kinds=kinds, min_drop=drop
-            )
+        to_source = target[1] and not any(normalise(t) == normalise(sentence.text) for t in kept)
+        every = [g.text for g in shown]  # a draft avoids every text of the screen: one per base, any d
+        order = list(kinds)
+        rng.shuffle(order)
+        trap = None
+        for kind in order:
+            key = (index, b, kind, to_source)
+            if key not in self.tried:  # a screen is tried again for other looks and kinds: draft once
+                if to_source:
+                    found = None
+                    if kind == UNDONE_CORRECTION:
+                        found = source_trap(shown[b].text, sentence.text, refs, min_drop=drop)
+                else:
+                    seed = f"{self.campaign.trap_secret}:{sentence.pk}:{index}:{b}"
+                    found = make_trap(
+                        shown[b].text,
+                        sentence.text,
+                        refs,
+                        seed=seed,
+                        avoid=every,
+                        kinds=(kind,),
+                        min_drop=drop,
+                    )
+                self.tried[key] = found
+            trap = self.tried[key]
+            if trap is not None:
+                break
         if trap is None:
             return None
         trap_group = Group(trap.text)

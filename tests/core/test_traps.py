@@ -1,0 +1,83 @@
+"""geceval.traps: the trap kinds, the checks a trap passes, and the sentence scorer's parity."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from geceval.gleu import gleu_plus
+from geceval.traps import (
+    ADDED_ERROR,
+    UNDONE_CORRECTION,
+    SentenceScorer,
+    make_trap,
+    source_trap,
+    undone_corrections,
+    word_edits,
+)
+from tests.shared_data import shared_path
+
+
+def _lines(path) -> list[str]:
+    return path.read_text(encoding="utf-8").splitlines()
+
+
+def test_sentence_scorer_equals_the_corpus_scorer_per_sentence():
+    """The plain-Python scorer against gleu_plus(sentence=True) on JFLEG dev: the sources, their
+    4 references, and each reference scored as a hypothesis against the others."""
+    jfleg = shared_path("jfleg", "dev")
+    sources = _lines(jfleg / "dev.src")[:300]
+    refs = [_lines(jfleg / f"dev.ref{i}")[:300] for i in range(4)]
+    for hyp in (sources, refs[0], [s.replace(" ", "  ") + " é" for s in sources]):
+        expected = gleu_plus(sources, refs, hyp, sentence=True, iterations=1).sentence_scores
+        got = [SentenceScorer(s, [r[i] for r in refs])(h) for i, (s, h) in enumerate(zip(sources, hyp))]
+        assert got == pytest.approx(expected, abs=1e-12)
+
+
+def test_an_undone_correction_reverts_one_edit():
+    source = "He go to school yesterday and he like it ."
+    base = "He went to school yesterday and he liked it ."
+    assert len(word_edits(source, base)) == 2
+    undone = undone_corrections(base, source, random.Random(1))
+    assert sorted(undone) == sorted(
+        ["He go to school yesterday and he liked it .", "He went to school yesterday and he like it ."]
+    )
+    assert undone_corrections(source, source, random.Random(1)) == []
+
+
+def test_a_trap_differs_from_its_base_the_source_and_the_avoided_texts():
+    source = "He go to school yesterday and he like it ."
+    base = "He went to school yesterday and he liked it ."
+    other = "He go to school yesterday and he liked it ."
+    for k in range(40):
+        trap = make_trap(base, source, seed=f"s{k}", avoid=[other])
+        assert trap is not None and trap.quality is None
+        assert trap.text not in {base, source, other}
+        assert trap.kind in (ADDED_ERROR, UNDONE_CORRECTION)
+    kinds = {make_trap(base, source, seed=f"s{k}").kind for k in range(40)}
+    assert kinds == {ADDED_ERROR, UNDONE_CORRECTION}
+    with pytest.raises(ValueError):
+        make_trap(base, source, seed="x", kinds=("typo",))
+
+
+def test_with_references_a_trap_loses_at_least_the_drop_or_is_not_made():
+    source = "He go to school yesterday ."
+    refs = ["He went to school yesterday .", "He went to the school yesterday ."]
+    score = SentenceScorer(source, refs)
+    base = refs[0]
+    for k in range(30):
+        trap = make_trap(base, source, refs, seed=f"r{k}", min_drop=0.25)
+        if trap is not None:
+            assert score(trap.text) <= score(base) - 0.25
+            assert trap.quality == pytest.approx(score(trap.text))
+    assert make_trap(base, source, refs, seed="r", min_drop=1.0) is None
+
+
+def test_the_source_is_the_trap_of_a_one_edit_base_only_when_worse():
+    source = "He go to school yesterday ."
+    refs = ["He went to school yesterday ."]
+    trap = source_trap(refs[0], source, refs, min_drop=0.1)
+    assert trap is not None and trap.text == source and trap.kind == UNDONE_CORRECTION
+    assert source_trap("He went to the school today .", source, refs) is None  # more than one edit
+    assert source_trap(refs[0], source, refs, min_drop=0.99) is None

@@ -29,6 +29,12 @@ from ranking.services import NoWork, assignment_request, campaign_create, screen
 from ranking.services.assignments import assignment_screen_and_progress
 from ranking.services.campaigns import campaign_options
 from ranking.services.leases import assignment_heartbeat
+from ranking.services.screen_time import (
+    MAX_STAMP_LENGTH,
+    judgment_client_seconds_keep,
+    screen_seconds,
+    screen_stamp,
+)
 
 
 class CampaignSerializer(serializers.ModelSerializer):
@@ -196,6 +202,10 @@ class WorkScreenSerializer(serializers.Serializer):
     context_after = serializers.ListField(child=serializers.CharField())
     reference = serializers.CharField(allow_null=True)
     candidates = WorkCandidateSerializer(many=True)
+    ticket = serializers.CharField(
+        help_text="The screen's signed issue time: send it back with the submit; the server measures "
+        "the time on the screen from it."
+    )
 
 
 class WorkAssignmentSerializer(serializers.Serializer):
@@ -218,8 +228,20 @@ class WorkSubmitSerializer(serializers.Serializer):
     """``answers`` in the shape of the campaign's protocol (``api_answer_serializer``)."""
 
     answers = WorkAnswerSerializer(many=True, min_length=1, max_length=5)
+    ticket = serializers.CharField(
+        required=False,
+        allow_blank=True,
+        max_length=MAX_STAMP_LENGTH,
+        default="",
+        help_text="The screen's ticket as served: without a valid one the screen has no time.",
+    )
     seconds = serializers.FloatField(
-        min_value=0, max_value=86400, required=False, allow_null=True, default=None
+        min_value=0,
+        max_value=86400,
+        required=False,
+        allow_null=True,
+        default=None,
+        help_text="Time the client measured: kept apart (client_seconds), never used for checks.",
     )
 
     def __init__(self, *args, protocol=None, **kwargs):
@@ -258,6 +280,7 @@ def _assignment_body(assignment: Assignment) -> dict:
             "context_after": [s.text for s in after],
             "reference": reference,
             "candidates": [{"position": c.position, "text": c.text} for c in screen_candidates(screen)],
+            "ticket": screen_stamp(screen_id=screen.pk, assignment_id=assignment.pk),
         }
     return WorkAssignmentSerializer(body).data
 
@@ -339,17 +362,20 @@ class WorkViewSet(viewsets.ViewSet):
             if a["position"] not in by_position or by_position[a["position"]] in answers:
                 raise ValidationError({"answers": "one answer per position shown on the screen"})
             answers[by_position[a["position"]]] = protocol.answer_from_api(a)
+        data = payload.validated_data
         try:
-            _, created = screen_submit(
+            judgment, created = screen_submit(
                 assignment=found,
                 screen=screen,
                 worker=request.user,
                 answers=answers,
-                seconds=payload.validated_data["seconds"],
+                seconds=screen_seconds(data["ticket"], screen_id=screen.pk, assignment_id=found.pk),
                 candidates=candidates,
             )
         except GecInputError as exc:
             raise ValidationError({"detail": str(exc)}) from None
+        if created:
+            judgment_client_seconds_keep(judgment=judgment, seconds=data["seconds"])
         # screen_submit left ``found`` with the status the submission gave it: no reload.
         return Response(
             _assignment_body(found), status=status.HTTP_201_CREATED if created else status.HTTP_200_OK

@@ -14,6 +14,7 @@ from annotate.models import System
 from annotate.roles import is_annotator
 from annotate.selectors import corpus_list_for, sentence_context
 from geceval.errors import GecInputError
+from ranking.evidence import exclusion_rules
 from ranking.models import Assignment, Campaign, Screen, SystemScore
 from ranking.protocols import DEFAULT_PROTOCOL, WorkAnswerSerializer, protocol_choices, protocol_get
 from ranking.selectors import (
@@ -25,7 +26,13 @@ from ranking.selectors import (
     screen_candidates,
     screen_candidates_for_submit,
 )
-from ranking.services import NoWork, assignment_request, campaign_create, screen_submit
+from ranking.services import (
+    NoWork,
+    assignment_request,
+    campaign_create,
+    campaign_exclusion_rules_set,
+    screen_submit,
+)
 from ranking.services.assignments import assignment_screen_and_progress
 from ranking.services.campaigns import campaign_options
 from ranking.services.leases import assignment_heartbeat
@@ -66,6 +73,10 @@ class CampaignSerializer(serializers.ModelSerializer):
             "trap_rate",
             "trap_threshold",
             "trap_min_seen",
+            "exclude_by_pass_rate",
+            "exclude_by_mann_whitney",
+            "exclude_by_consistency",
+            "exclude_by_flat",
             "reward_per_hit",
             "budget",
             "qualification",
@@ -93,6 +104,18 @@ class CampaignCreateSerializer(serializers.Serializer):
     trap_rate = serializers.FloatField(min_value=0, max_value=1, default=0.0)
     trap_threshold = serializers.FloatField(min_value=0, max_value=1, default=0.7)
     trap_min_seen = serializers.IntegerField(min_value=1, max_value=100, default=5)
+    exclude_by_pass_rate = serializers.BooleanField(
+        default=True, help_text="trap pass rate below the threshold"
+    )
+    exclude_by_mann_whitney = serializers.BooleanField(
+        default=True, help_text="traps not rated worse than their bases (Appraise's test, from 10 traps)"
+    )
+    exclude_by_consistency = serializers.BooleanField(
+        default=False, help_text="repeated screens answered far apart"
+    )
+    exclude_by_flat = serializers.BooleanField(
+        default=False, help_text="near-constant answers, or answers that follow display position"
+    )
     instructions = serializers.CharField(required=False, allow_blank=True, default="")
 
     def __init__(self, *args, **kwargs):
@@ -164,6 +187,7 @@ class CampaignViewSet(viewsets.mixins.CreateModelMixin, viewsets.ReadOnlyModelVi
             )
         except GecInputError as exc:
             raise ValidationError({"detail": str(exc)}) from None
+        campaign_exclusion_rules_set(campaign=campaign, **exclusion_rules(data))
         out = CampaignSerializer(self.get_queryset().get(pk=campaign.pk))
         return Response(out.data, status=status.HTTP_201_CREATED)
 

@@ -15,6 +15,13 @@ RULE_FIELDS = {
 """Rule name (``geceval.worker_checks.Rules``) -> the campaign field that switches it on."""
 
 
+def exclusion_rules(data: dict) -> dict[str, bool]:
+    """``campaign_exclusion_rules_set``'s keyword arguments from cleaned form or API data (the campaign
+    field names); a field missing from ``data`` keeps the model's default."""
+    defaults = {f.name: f.default for f in Campaign._meta.get_fields() if f.name in RULE_FIELDS.values()}
+    return {rule: bool(data.get(name, defaults[name])) for rule, name in RULE_FIELDS.items()}
+
+
 def campaign_rules(campaign: Campaign) -> Rules:
     """The campaign's choice of exclusion rules, with the pass-rate rule's own settings."""
     return Rules(

@@ -21,7 +21,8 @@ from annotate.privacy import worker_forget
 from annotate.roles import is_researcher
 from annotate.selectors import corpus_list_for, project_list_for, sentence_context, system_list_for
 from geceval.errors import GecInputError
-from ranking.forms import CampaignForm
+from ranking.evidence import RULE_FIELDS, exclusion_rules
+from ranking.forms import CampaignForm, ExclusionRulesForm
 from ranking.models import Assignment, AssignmentStatus, Campaign, Screen
 from ranking.protocols import protocol_get
 from ranking.selectors import (
@@ -41,6 +42,7 @@ from ranking.services import (
     assignment_request,
     assignment_return,
     campaign_create,
+    campaign_exclusion_rules_set,
     campaign_set_status,
     screen_submit,
     worker_override_set,
@@ -92,6 +94,7 @@ def campaign_new(request: HttpRequest) -> HttpResponse:
         except GecInputError as exc:
             form.add_error(None, str(exc))
         else:
+            campaign_exclusion_rules_set(campaign=campaign, **exclusion_rules(data))
             messages.success(
                 request,
                 f"Campaign {campaign.name} created with {campaign.screens.count()} screens "
@@ -112,8 +115,25 @@ def campaign_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "is_ranking": protocol_get(campaign.protocol).shows_ranking,
         "gold_test": qualification_hit(campaign),
         "gold_recorded": gold_assignment(campaign) is not None,
+        "rules_form": ExclusionRulesForm(
+            initial={name: getattr(campaign, name) for name in RULE_FIELDS.values()} | {"rules": "chosen"}
+        ),
     }
     return render(request, "ranking/campaign_detail.html", context)
+
+
+@researcher_required
+@require_POST
+def campaign_exclusion_rules(request: HttpRequest, pk: int) -> HttpResponse:
+    """The researcher chooses which evidence excludes workers; every worker's record follows at once."""
+    campaign = get_object_or_404(campaign_list_for(request.user), pk=pk)
+    form = ExclusionRulesForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, "Choose the rules with the form on this page.")
+    else:
+        excluded = campaign_exclusion_rules_set(campaign=campaign, **exclusion_rules(form.cleaned_data))
+        messages.success(request, f"Exclusion rules saved; {excluded} workers are now excluded.")
+    return redirect("campaign-detail", pk=campaign.pk)
 
 
 @researcher_required

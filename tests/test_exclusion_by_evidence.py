@@ -62,7 +62,8 @@ def world():
             judgments_per_item=2,
             **options,
         )
-        campaign.repeat_rate = repeat_rate  # the lead's campaign_create takes it; set here, repeats made below
+        # the lead's campaign_create takes it; set here, the repeats are made by each test
+        campaign.repeat_rate = repeat_rate
         campaign.save(update_fields=["repeat_rate"])
         return campaign
 

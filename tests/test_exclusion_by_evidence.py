@@ -206,6 +206,13 @@ def test_a_submit_without_a_verdict_or_repeat_refreshes_nothing(world, django_as
     assert worker_record_refresh_after_submit(
         campaign=campaign, worker=workers[0], screen=screen, passed=True
     )
+    assert worker_record_refresh_after_submit(  # the HIT's last screen: flat scoring is judged
+        campaign=campaign, worker=workers[0], screen=screen, passed=None, hit_finished=True
+    )
+    with django_assert_num_queries(0):
+        assert not worker_record_refresh_after_submit(
+            campaign=campaign, worker=workers[0], screen=screen, passed=None, is_repeat=False
+        )
     with_repeats = make(repeat_rate=0.1)
     plain = screens_of(with_repeats)[0]
     assert (

@@ -87,14 +87,23 @@ def worker_override_set(*, campaign: Campaign, worker: AbstractBaseUser, overrid
 
 
 def worker_record_refresh_after_submit(
-    *, campaign: Campaign, worker: AbstractBaseUser, screen: Screen, passed: bool | None
+    *,
+    campaign: Campaign,
+    worker: AbstractBaseUser,
+    screen: Screen,
+    passed: bool | None,
+    hit_finished: bool = False,
+    is_repeat: bool | None = None,
 ) -> WorkerRecord | None:
     """Inside the submit's transaction: refresh the worker's record when the judgment brought evidence
-    (a trap verdict, or a repeat or its original judged). None when there was nothing to refresh.
+    (a trap verdict, a repeat or its original judged, or the HIT's last screen, so flat scoring is
+    judged in campaigns without traps too). None when there was nothing to refresh.
 
-    Flat scoring is recounted at the same moments: at a campaign's trap and repeat rates that is
-    every few screens, without a recount on every submit."""
-    if passed is None and not touches_repeat(campaign, screen):
+    ``is_repeat``: whether ``screen`` is a repeat or the original of one, when the caller knows (else
+    one query, and none in a campaign without repeats)."""
+    if is_repeat is None:
+        is_repeat = passed is None and not hit_finished and touches_repeat(campaign, screen)
+    if passed is None and not hit_finished and not is_repeat:
         return None
     return worker_record_refresh(campaign=campaign, worker=worker)
 

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import json
 import random
 
 import pytest
 from scipy.stats import mannwhitneyu
 
+from geceval.cli import main
 from geceval.errors import GecInputError
 from geceval.worker_checks import (
     Evidence,
@@ -137,3 +139,33 @@ def test_exclusion_follows_the_chosen_rules():
     early = Evidence(traps_seen=4, traps_passed=0)  # under trap_min_seen, no Mann-Whitney yet
     assert exclusion_reasons(early, Rules()) == []
     assert exclusion_reasons(Evidence(), Rules(trap_min_seen=0)) == []
+
+
+# ----------------------------------------------------------------- the command line
+
+
+def test_the_command_line_reads_a_file_of_answers(tmp_path, capsys):
+    data = {
+        "answer": "score",
+        "workers": [
+            {"worker": "careful", "traps": [[70 + i, 20 + i] for i in range(10)], "repeats": [[[70, 65]]]},
+            {"worker": "flat", "screens": [[[p, 50] for p in range(5)] for _ in range(4)]},
+        ],
+    }
+    path = tmp_path / "answers.json"
+    path.write_text(json.dumps(data))
+    assert main(["worker-checks", str(path), "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    careful, flat = out["workers"]
+    assert careful["kept"] is True and careful["mann_whitney_p"] < 0.001
+    assert (careful["repeats"], careful["repeat_distance"], careful["inconsistent"]) == (1, 5.0, False)
+    assert (flat["mann_whitney_p"], flat["kept"], flat["flat_reason"], flat["ratings"]) == (
+        None,
+        None,
+        "constant",
+        20,
+    )
+    assert main(["worker-checks", str(path)]) == 0
+    assert "careful" in capsys.readouterr().out
+    path.write_text("[1, 2]")
+    assert main(["worker-checks", str(path)]) == 2

@@ -256,7 +256,7 @@ def session_view(request: HttpRequest, token: str) -> HttpResponse:
     if screen is None:  # every screen judged: the assignment is submitted
         return _frame_headers(redirect(request.path), mturk)
     # No "assignment" in the context: the give-back form of ranking's page needs a login.
-    context = screen_context(campaign, screen) | {
+    context = screen_context(campaign, screen, assignment) | {
         "done": done,
         "total": total,
         "error": error,

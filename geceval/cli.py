@@ -25,6 +25,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "geceval.edit_stats_cli",
         "edit statistics of corrections (GMEG Table 3, Sakaguchi Table 4)",
     ),
+    "worker-checks": (
+        "geceval.stats_cli.worker_checks",
+        "evidence against crowd workers: Appraise's trap test, consistency, flat scoring",
+    ),
     "insert-errors": ("geceval.insert_errors_cli", "insert typed errors into sentences (traps)"),
 }
 

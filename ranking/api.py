@@ -14,6 +14,7 @@ from annotate.models import System
 from annotate.roles import is_annotator
 from annotate.selectors import corpus_list_for, sentence_context
 from geceval.errors import GecInputError
+from ranking.evidence import exclusion_rules
 from ranking.models import Assignment, Campaign, Screen, SystemScore, TrapDesign
 from ranking.protocols import DEFAULT_PROTOCOL, WorkAnswerSerializer, protocol_choices, protocol_get
 from ranking.selectors import (
@@ -25,10 +26,22 @@ from ranking.selectors import (
     screen_candidates,
     screen_candidates_for_submit,
 )
-from ranking.services import NoWork, assignment_request, campaign_create, screen_submit
+from ranking.services import (
+    NoWork,
+    assignment_request,
+    campaign_create,
+    campaign_exclusion_rules_set,
+    screen_submit,
+)
 from ranking.services.assignments import assignment_screen_and_progress
 from ranking.services.campaigns import campaign_options
 from ranking.services.leases import assignment_heartbeat
+from ranking.services.screen_time import (
+    MAX_STAMP_LENGTH,
+    judgment_client_seconds_keep,
+    screen_seconds,
+    screen_stamp,
+)
 
 
 class CampaignSerializer(serializers.ModelSerializer):
@@ -64,6 +77,10 @@ class CampaignSerializer(serializers.ModelSerializer):
             "repeat_rate",
             "trap_threshold",
             "trap_min_seen",
+            "exclude_by_pass_rate",
+            "exclude_by_mann_whitney",
+            "exclude_by_consistency",
+            "exclude_by_flat",
             "reward_per_hit",
             "budget",
             "qualification",
@@ -115,6 +132,18 @@ class CampaignCreateSerializer(serializers.Serializer):
     )
     trap_threshold = serializers.FloatField(min_value=0, max_value=1, default=0.7)
     trap_min_seen = serializers.IntegerField(min_value=1, max_value=100, default=5)
+    exclude_by_pass_rate = serializers.BooleanField(
+        default=True, help_text="trap pass rate below the threshold"
+    )
+    exclude_by_mann_whitney = serializers.BooleanField(
+        default=True, help_text="traps not rated worse than their bases (Appraise's test, from 10 traps)"
+    )
+    exclude_by_consistency = serializers.BooleanField(
+        default=False, help_text="repeated screens answered far apart"
+    )
+    exclude_by_flat = serializers.BooleanField(
+        default=False, help_text="near-constant answers, or answers that follow display position"
+    )
     instructions = serializers.CharField(required=False, allow_blank=True, default="")
 
     def __init__(self, *args, **kwargs):
@@ -186,6 +215,7 @@ class CampaignViewSet(viewsets.mixins.CreateModelMixin, viewsets.ReadOnlyModelVi
             )
         except GecInputError as exc:
             raise ValidationError({"detail": str(exc)}) from None
+        campaign_exclusion_rules_set(campaign=campaign, **exclusion_rules(data))
         out = CampaignSerializer(self.get_queryset().get(pk=campaign.pk))
         return Response(out.data, status=status.HTTP_201_CREATED)
 
@@ -224,6 +254,10 @@ class WorkScreenSerializer(serializers.Serializer):
     context_after = serializers.ListField(child=serializers.CharField())
     reference = serializers.CharField(allow_null=True)
     candidates = WorkCandidateSerializer(many=True)
+    ticket = serializers.CharField(
+        help_text="The screen's signed issue time: send it back with the submit; the server measures "
+        "the time on the screen from it."
+    )
 
 
 class WorkAssignmentSerializer(serializers.Serializer):
@@ -246,8 +280,20 @@ class WorkSubmitSerializer(serializers.Serializer):
     """``answers`` in the shape of the campaign's protocol (``api_answer_serializer``)."""
 
     answers = WorkAnswerSerializer(many=True, min_length=1, max_length=5)
+    ticket = serializers.CharField(
+        required=False,
+        allow_blank=True,
+        max_length=MAX_STAMP_LENGTH,
+        default="",
+        help_text="The screen's ticket as served: without a valid one the screen has no time.",
+    )
     seconds = serializers.FloatField(
-        min_value=0, max_value=86400, required=False, allow_null=True, default=None
+        min_value=0,
+        max_value=86400,
+        required=False,
+        allow_null=True,
+        default=None,
+        help_text="Time the client measured: kept apart (client_seconds), never used for checks.",
     )
 
     def __init__(self, *args, protocol=None, **kwargs):
@@ -286,6 +332,7 @@ def _assignment_body(assignment: Assignment) -> dict:
             "context_after": [s.text for s in after],
             "reference": reference,
             "candidates": [{"position": c.position, "text": c.text} for c in screen_candidates(screen)],
+            "ticket": screen_stamp(screen_id=screen.pk, assignment_id=assignment.pk),
         }
     return WorkAssignmentSerializer(body).data
 
@@ -367,17 +414,20 @@ class WorkViewSet(viewsets.ViewSet):
             if a["position"] not in by_position or by_position[a["position"]] in answers:
                 raise ValidationError({"answers": "one answer per position shown on the screen"})
             answers[by_position[a["position"]]] = protocol.answer_from_api(a)
+        data = payload.validated_data
         try:
-            _, created = screen_submit(
+            judgment, created = screen_submit(
                 assignment=found,
                 screen=screen,
                 worker=request.user,
                 answers=answers,
-                seconds=payload.validated_data["seconds"],
+                seconds=screen_seconds(data["ticket"], screen_id=screen.pk, assignment_id=found.pk),
                 candidates=candidates,
             )
         except GecInputError as exc:
             raise ValidationError({"detail": str(exc)}) from None
+        if created:
+            judgment_client_seconds_keep(judgment=judgment, seconds=data["seconds"])
         # screen_submit left ``found`` with the status the submission gave it: no reload.
         return Response(
             _assignment_body(found), status=status.HTTP_201_CREATED if created else status.HTTP_200_OK

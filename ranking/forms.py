@@ -92,6 +92,24 @@ class CampaignForm(forms.Form):
     trap_min_seen = forms.IntegerField(
         min_value=1, max_value=100, initial=5, help_text="Traps seen before exclusion."
     )
+    exclude_by_pass_rate = forms.BooleanField(
+        required=False, initial=True, help_text="Exclude workers whose trap pass rate is below the threshold."
+    )
+    exclude_by_mann_whitney = forms.BooleanField(
+        required=False,
+        initial=True,
+        help_text="Exclude workers who, after 10 traps, do not rate traps clearly worse than their bases "
+        "(Appraise's test: one-sided Mann-Whitney U, p < 0.05 keeps them).",
+    )
+    exclude_by_consistency = forms.BooleanField(
+        required=False,
+        help_text="Exclude workers who answer repeated screens far apart (needs repeats; shown either way).",
+    )
+    exclude_by_flat = forms.BooleanField(
+        required=False,
+        help_text="Exclude workers whose answers are near-constant or follow the display position "
+        "(shown either way).",
+    )
     reward_per_hit = forms.DecimalField(min_value=0, max_digits=8, decimal_places=2, initial=0)
     budget = forms.DecimalField(
         min_value=0,
@@ -141,3 +159,20 @@ class CampaignForm(forms.Form):
                 protocol = protocol_get(DEFAULT_PROTOCOL)
             data["instructions"] = protocol.instructions
         return data
+
+
+class ExclusionRulesForm(forms.Form):
+    """The researcher's choice of which evidence excludes, on a running campaign's page. ``rules`` is a
+    hidden marker: a POST without it (not from this form) changes nothing, where unticked boxes alone
+    would switch every rule off."""
+
+    rules = forms.CharField(widget=forms.HiddenInput, initial="chosen")
+    exclude_by_pass_rate = forms.BooleanField(required=False, label="trap pass rate")
+    exclude_by_mann_whitney = forms.BooleanField(required=False, label="Appraise's test (Mann-Whitney)")
+    exclude_by_consistency = forms.BooleanField(required=False, label="consistency on repeats")
+    exclude_by_flat = forms.BooleanField(required=False, label="flat scoring")
+
+    def clean_rules(self) -> str:
+        if self.cleaned_data["rules"] != "chosen":
+            raise forms.ValidationError("not this form's submission")
+        return "chosen"

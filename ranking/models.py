@@ -102,6 +102,17 @@ class Campaign(models.Model):
         default=5, help_text="traps seen before exclusion applies"
     )
     min_seconds = models.FloatField(default=5.0, help_text="screens faster than this are flagged too fast")
+    # Which evidence excludes a worker (issue 17; geceval.worker_checks); every signal is shown either way.
+    exclude_by_pass_rate = models.BooleanField(default=True, help_text="trap pass rate below the threshold")
+    exclude_by_mann_whitney = models.BooleanField(
+        default=True, help_text="traps not rated worse than their bases (Appraise's test, from 10 traps)"
+    )
+    exclude_by_consistency = models.BooleanField(
+        default=False, help_text="repeated screens answered far apart"
+    )
+    exclude_by_flat = models.BooleanField(
+        default=False, help_text="near-constant answers, or answers that follow display position"
+    )
     gold_threshold = models.FloatField(
         default=0.7, help_text="share of pairwise preferences a worker must share with the gold answers"
     )
@@ -338,7 +349,12 @@ class ScreenJudgment(models.Model):
         settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="screen_judgments"
     )
     created = models.DateTimeField(auto_now_add=True)
-    seconds = models.FloatField(null=True, blank=True, help_text="time on the screen")
+    seconds = models.FloatField(
+        null=True, blank=True, help_text="server time on the screen (null: no valid stamp)"
+    )
+    client_seconds = models.FloatField(
+        null=True, blank=True, help_text="time the worker's client reported: kept, never used for checks"
+    )
     trap_passed = models.BooleanField(null=True, help_text="null: no trap on the screen (or no verdict yet)")
     trap_base_answer = models.SmallIntegerField(
         null=True, blank=True, help_text="the worker's score or rank of the trap's base"
@@ -389,7 +405,8 @@ class WorkerOverride(models.TextChoices):
 
 
 class WorkerRecord(models.Model):
-    """A worker's trap record in a campaign, recomputed from their judgments after each submit."""
+    """A worker's trap record and evidence in a campaign, recomputed from their judgments after each
+    submit with a trap verdict or on a repeat (``ranking.services.traps.worker_record_refresh``)."""
 
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="worker_records")
     worker = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
@@ -399,6 +416,21 @@ class WorkerRecord(models.Model):
     override = models.CharField(max_length=8, choices=WorkerOverride.choices, blank=True, default="")
     qualified = models.BooleanField(null=True, help_text="passed the campaign's gold test (null: not taken)")
     gold_agreement = models.FloatField(null=True, blank=True)
+    mann_whitney_p = models.FloatField(
+        null=True, blank=True, help_text="bases rated better than traps (null: <10)"
+    )
+    repeats_seen = models.PositiveIntegerField(default=0)
+    repeat_distance = models.FloatField(
+        null=True, blank=True, help_text="repeats: PRWS mean points apart; ranking: share of pairs flipped"
+    )
+    inconsistent = models.BooleanField(default=False)
+    flat_reason = models.CharField(
+        max_length=8, blank=True, default="", help_text="constant, position or empty"
+    )
+    score_spread = models.FloatField(
+        null=True, blank=True, help_text="PRWS: standard deviation of the scores"
+    )
+    position_rho = models.FloatField(null=True, blank=True, help_text="Spearman rho of answer and position")
     updated = models.DateTimeField(auto_now=True)
 
     class Meta:

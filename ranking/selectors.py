@@ -14,6 +14,7 @@ from django.utils import timezone
 from annotate.models import System
 from annotate.roles import is_annotator
 from annotate.selectors import project_list_for
+from ranking.evidence import record_exclusion_reasons
 from ranking.models import (
     Assignment,
     AssignmentStatus,
@@ -142,17 +143,36 @@ class WorkerRow:
     override: str
     qualified: bool | None
     gold_agreement: float | None
+    no_server_time: int = 0
+    mann_whitney_p: float | None = None
+    repeats_seen: int = 0
+    repeat_distance: float | None = None
+    inconsistent: bool = False
+    flat_reason: str = ""
+    score_spread: float | None = None
+    position_rho: float | None = None
+    reasons: tuple[str, ...] = ()
+    """The campaign's chosen rules the worker breaks (why they are excluded, the override aside)."""
+
+    @property
+    def suspicious_time(self) -> int:
+        """Screens too fast or without a server time (a missing or forged stamp)."""
+        return self.too_fast + self.no_server_time
 
 
 def campaign_workers(campaign: Campaign) -> list[WorkerRow]:
-    """Per worker: screens judged, median time, too-fast screens, trap record, exclusion."""
+    """Per worker: screens judged, median server time, too-fast screens and screens without a server
+    time, trap record, evidence (Appraise's test, consistency, flat scoring), exclusion."""
     times: dict[int, list[float]] = {}
+    untimed: dict[int, int] = {}
     for judge_id, seconds in ScreenJudgment.objects.filter(screen__campaign=campaign).values_list(
         "judge_id", "seconds"
     ):
         times.setdefault(judge_id, [])
         if seconds is not None:
             times[judge_id].append(seconds)
+        else:
+            untimed[judge_id] = untimed.get(judge_id, 0) + 1
     counts = dict(
         ScreenJudgment.objects.filter(screen__campaign=campaign)
         .values_list("judge_id")
@@ -181,9 +201,29 @@ def campaign_workers(campaign: Campaign) -> list[WorkerRow]:
                 override=record.override if record else "",
                 qualified=record.qualified if record else None,
                 gold_agreement=record.gold_agreement if record else None,
+                no_server_time=untimed.get(worker_id, 0),
+                **_evidence(campaign, record),
             )
         )
     return rows
+
+
+_EVIDENCE_FIELDS = (
+    "mann_whitney_p",
+    "repeats_seen",
+    "repeat_distance",
+    "inconsistent",
+    "flat_reason",
+    "score_spread",
+    "position_rho",
+)
+
+
+def _evidence(campaign: Campaign, record: WorkerRecord | None) -> dict:
+    if record is None:
+        return {}
+    fields = {name: getattr(record, name) for name in _EVIDENCE_FIELDS}
+    return fields | {"reasons": tuple(record_exclusion_reasons(campaign, record))}
 
 
 def screen_candidates(screen: Screen) -> list[Candidate]:

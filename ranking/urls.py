@@ -10,6 +10,9 @@ urlpatterns = [
     path("campaigns/<int:pk>/gold/", views.campaign_gold_test, name="campaign-gold-test"),
     path("campaigns/<int:pk>/gold/record/", views.campaign_gold_record, name="campaign-gold-record"),
     path(
+        "campaigns/<int:pk>/exclusion-rules/", views.campaign_exclusion_rules, name="campaign-exclusion-rules"
+    ),
+    path(
         "campaigns/<int:pk>/workers/<int:worker_id>/override/",
         views.campaign_worker_override,
         name="campaign-worker-override",

@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 import csv
-import time
 
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import get_user_model
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.models import AbstractBaseUser
-from django.core.signing import BadSignature, Signer
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
@@ -23,7 +21,8 @@ from annotate.privacy import worker_forget
 from annotate.roles import is_researcher
 from annotate.selectors import corpus_list_for, project_list_for, sentence_context, system_list_for
 from geceval.errors import GecInputError
-from ranking.forms import CampaignForm
+from ranking.evidence import RULE_FIELDS, exclusion_rules
+from ranking.forms import CampaignForm, ExclusionRulesForm
 from ranking.models import Assignment, AssignmentStatus, Campaign, Screen
 from ranking.protocols import protocol_get
 from ranking.selectors import (
@@ -43,6 +42,7 @@ from ranking.services import (
     assignment_request,
     assignment_return,
     campaign_create,
+    campaign_exclusion_rules_set,
     campaign_set_status,
     screen_submit,
     worker_override_set,
@@ -56,6 +56,7 @@ from ranking.services.gold import (
     qualification_hit_create,
 )
 from ranking.services.leases import assignment_heartbeat
+from ranking.services.screen_time import screen_seconds, screen_stamp
 
 
 @login_required
@@ -93,6 +94,7 @@ def campaign_new(request: HttpRequest) -> HttpResponse:
         except GecInputError as exc:
             form.add_error(None, str(exc))
         else:
+            campaign_exclusion_rules_set(campaign=campaign, **exclusion_rules(data))
             messages.success(
                 request,
                 f"Campaign {campaign.name} created with {campaign.screens.count()} screens "
@@ -113,8 +115,25 @@ def campaign_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "is_ranking": protocol_get(campaign.protocol).shows_ranking,
         "gold_test": qualification_hit(campaign),
         "gold_recorded": gold_assignment(campaign) is not None,
+        "rules_form": ExclusionRulesForm(
+            initial={name: getattr(campaign, name) for name in RULE_FIELDS.values()} | {"rules": "chosen"}
+        ),
     }
     return render(request, "ranking/campaign_detail.html", context)
+
+
+@researcher_required
+@require_POST
+def campaign_exclusion_rules(request: HttpRequest, pk: int) -> HttpResponse:
+    """The researcher chooses which evidence excludes workers; every worker's record follows at once."""
+    campaign = get_object_or_404(campaign_list_for(request.user), pk=pk)
+    form = ExclusionRulesForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, "Choose the rules with the form on this page.")
+    else:
+        excluded = campaign_exclusion_rules_set(campaign=campaign, **exclusion_rules(form.cleaned_data))
+        messages.success(request, f"Exclusion rules saved; {excluded} workers are now excluded.")
+    return redirect("campaign-detail", pk=campaign.pk)
 
 
 @researcher_required
@@ -201,9 +220,6 @@ def campaign_results_csv(request: HttpRequest, pk: int) -> HttpResponse:
     return response
 
 
-_signer = Signer(salt="ranking.work.started")
-
-
 def _read_answers(request: HttpRequest, campaign: Campaign, screen: Screen) -> dict[int, CandidateScore]:
     return answers_from_form(campaign.protocol, screen_candidates(screen), request.POST)
 
@@ -230,7 +246,7 @@ def screen_form_submit(
             screen=screen,
             worker=worker,
             answers=answers_from_form(screen.campaign.protocol, candidates, request.POST),
-            seconds=elapsed_seconds(request, screen),
+            seconds=elapsed_seconds(request, screen, assignment),
             candidates=candidates,
         )
     except GecInputError as exc:
@@ -238,19 +254,16 @@ def screen_form_submit(
     return None, True
 
 
-def elapsed_seconds(request: HttpRequest, screen: Screen) -> float | None:
-    """Seconds since the screen was rendered, from its signed start stamp (None when forged)."""
-    try:
-        screen_id, started = _signer.unsign(request.POST.get("started", "")).split(":")
-    except (BadSignature, ValueError):
-        return None
-    if screen_id != str(screen.pk):
-        return None
-    return max(0.0, time.time() - float(started))
+def elapsed_seconds(request: HttpRequest, screen: Screen, assignment: Assignment) -> float | None:
+    """Server seconds since the screen was rendered for this assignment, from the page's signed stamp
+    (None when missing, forged or another screen's or assignment's): ``ranking.services.screen_time``, as the
+    workers' API."""
+    return screen_seconds(request.POST.get("started"), screen_id=screen.pk, assignment_id=assignment.pk)
 
 
-def screen_context(campaign: Campaign, screen: Screen) -> dict:
-    """What a worker page shows of a screen (shared with the crowd platforms' task pages)."""
+def screen_context(campaign: Campaign, screen: Screen, assignment: Assignment | None = None) -> dict:
+    """What a worker page shows of a screen (shared with the crowd platforms' task pages); the time
+    stamp counts only when the page is served within ``assignment``."""
     before, after = sentence_context(screen.sentence)
     reference = None
     if campaign.reference_id:
@@ -268,7 +281,7 @@ def screen_context(campaign: Campaign, screen: Screen) -> dict:
         "before": before,
         "after": after,
         "reference": reference,
-        "started": _signer.sign(f"{screen.pk}:{time.time():.3f}"),
+        "started": screen_stamp(screen_id=screen.pk, assignment_id=assignment.pk if assignment else None),
     }
 
 
@@ -305,7 +318,7 @@ def assignment_view(request: HttpRequest, pk: int) -> HttpResponse:
     screen, done, total = assignment_screen_and_progress(assignment)
     if screen is None:
         return redirect("campaign-work", pk=campaign.pk)
-    context = screen_context(campaign, screen) | {
+    context = screen_context(campaign, screen, assignment) | {
         "assignment": assignment,
         "done": done,
         "total": total,

@@ -28,8 +28,9 @@ READ = 6  # + assignment, next screen with progress, candidates
 SUBMIT = 15  # + assignment, screen, candidates, lock, judgment, ratings, screens left, lease renewal
 # (issue 18's fair leases: one conditional UPDATE), next screen, candidates
 SUBMIT_LAST = 14  # as SUBMIT, + status update, - lease renewal, - candidates of a next screen
-TRAP_FIRST = 8  # the worker's trap record: look for it, create it (two savepoints), recount, save
-TRAP_LATER = 5  # the record exists: lock it, recount, save (one savepoint)
+TRAP_FIRST = 9  # the worker's trap record: look for it, create it (two savepoints), recount, save,
+# + the worker's ratings in the campaign (issue 17: consistency on repeats and flat scoring read them)
+TRAP_LATER = 6  # the record exists: lock it, recount, ratings, save (one savepoint)
 RESUBMIT = 8  # + assignment, screen, candidates, judgment found, next screen, candidates
 
 
@@ -101,7 +102,10 @@ def test_a_worker_doing_a_hit_through_the_api_takes_the_pinned_queries_per_reque
     assert (response.status_code, queries, response.json()["id"]) == (201, ACTIVE, body["id"])
 
     response, queries = counted(api.get, f"/api/work/assignments/{body['id']}/")
-    assert (response.status_code, queries, response.json()) == (200, READ, body)
+    assert (response.status_code, queries) == (200, READ)
+    again = response.json()
+    assert again["screen"].pop("ticket") != "" and body["screen"]["ticket"] != ""  # issued anew each read
+    assert again == body | {"screen": {k: v for k, v in body["screen"].items() if k != "ticket"}}
 
     seen = []
     while body["screen"] is not None:

@@ -13,7 +13,12 @@ from ranking.services.assignments import (
 from ranking.services.campaigns import campaign_create, campaign_set_status
 from ranking.services.judging import CandidateScore, answers_from_form, validate_answers
 from ranking.services.results import campaign_scores_recompute
-from ranking.services.traps import worker_override_set, worker_record_refresh
+from ranking.services.traps import (
+    campaign_exclusion_rules_set,
+    worker_override_set,
+    worker_record_refresh,
+    worker_record_refresh_after_submit,
+)
 
 __all__ = [
     "CandidateScore",
@@ -23,10 +28,12 @@ __all__ = [
     "assignment_return",
     "assignments_expire",
     "campaign_create",
+    "campaign_exclusion_rules_set",
     "campaign_scores_recompute",
     "campaign_set_status",
     "screen_submit",
     "validate_answers",
     "worker_override_set",
     "worker_record_refresh",
+    "worker_record_refresh_after_submit",
 ]

@@ -1,23 +1,26 @@
-"""Trap records per worker, and automatic exclusion (GMEG: Source+error rated below Source)."""
+"""Trap records and evidence per worker, and automatic exclusion by the rules the researcher chose
+(issue 17: trap pass rate, Appraise's Mann-Whitney test, consistency on repeats, flat scoring)."""
 
 from __future__ import annotations
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
-from django.db.models import Count, Max, Q
+from django.db.models import Max
 from django.utils import timezone
 
 from annotate.tasking import task_send_on_commit
 from geceval.errors import GecInputError
+from ranking.evidence import RULE_FIELDS, record_exclusion_reasons
 from ranking.models import (
     LIVE_ASSIGNMENT,
     Assignment,
     AssignmentStatus,
     Campaign,
-    ScreenJudgment,
+    Screen,
     WorkerOverride,
     WorkerRecord,
 )
+from ranking.services.evidence import campaign_workers_with_judgments, evidence_recount, touches_repeat
 from ranking.services.results import TASK_CAMPAIGN_SCORES
 
 
@@ -26,24 +29,20 @@ def _should_exclude(campaign: Campaign, record: WorkerRecord) -> bool:
         return True
     if record.override == WorkerOverride.INCLUDE:
         return False
-    if record.traps_seen < campaign.trap_min_seen:
-        return False
-    return record.traps_passed / record.traps_seen < campaign.trap_threshold
+    return bool(record_exclusion_reasons(campaign, record))
 
 
 @transaction.atomic
 def worker_record_refresh(*, campaign: Campaign, worker: AbstractBaseUser) -> WorkerRecord:
-    """Recount the worker's traps from their judgments and apply exclusion when it changes.
+    """Recount the worker's traps and evidence from their judgments and apply exclusion when it changes.
 
     An excluded worker's judgments are kept, but their assignments leave the
     live set, so results ignore them and their HITs return to the pool until
     each item again has its valid judgments.
     """
     record, _ = WorkerRecord.objects.select_for_update().get_or_create(campaign=campaign, worker=worker)
-    counts = ScreenJudgment.objects.filter(
-        screen__campaign=campaign, judge=worker, trap_passed__isnull=False
-    ).aggregate(seen=Count("id"), passed=Count("id", filter=Q(trap_passed=True)))
-    record.traps_seen, record.traps_passed = counts["seen"], counts["passed"]
+    record.campaign = campaign
+    evidence_recount(record)
     excluded = _should_exclude(campaign, record)
     changed = excluded != record.excluded
     record.excluded = excluded
@@ -85,3 +84,42 @@ def worker_override_set(*, campaign: Campaign, worker: AbstractBaseUser, overrid
         record.override = override
         record.save(update_fields=["override"])
         return worker_record_refresh(campaign=campaign, worker=worker)
+
+
+def worker_record_refresh_after_submit(
+    *,
+    campaign: Campaign,
+    worker: AbstractBaseUser,
+    screen: Screen,
+    passed: bool | None,
+    hit_finished: bool = False,
+    is_repeat: bool | None = None,
+) -> WorkerRecord | None:
+    """Inside the submit's transaction: refresh the worker's record when the judgment brought evidence
+    (a trap verdict, a repeat or its original judged, or the HIT's last screen, so flat scoring is
+    judged in campaigns without traps too). None when there was nothing to refresh.
+
+    ``is_repeat``: whether ``screen`` is a repeat or the original of one, when the caller knows (else
+    one query, and none in a campaign without repeats)."""
+    if is_repeat is None:
+        is_repeat = passed is None and not hit_finished and touches_repeat(campaign, screen)
+    if passed is None and not hit_finished and not is_repeat:
+        return None
+    return worker_record_refresh(campaign=campaign, worker=worker)
+
+
+def campaign_exclusion_rules_set(
+    *, campaign: Campaign, pass_rate: bool, mann_whitney: bool, consistency: bool, flat: bool
+) -> int:
+    """The researcher's choice of which evidence excludes; every worker's record is refreshed under the
+    new rules (some are excluded, some come back). Returns the number of workers now excluded."""
+    chosen = {"pass_rate": pass_rate, "mann_whitney": mann_whitney, "consistency": consistency, "flat": flat}
+    with transaction.atomic():
+        for rule, value in chosen.items():
+            setattr(campaign, RULE_FIELDS[rule], bool(value))
+        campaign.save(update_fields=list(RULE_FIELDS.values()))
+        records = [
+            worker_record_refresh(campaign=campaign, worker=w)
+            for w in campaign_workers_with_judgments(campaign)
+        ]
+    return sum(r.excluded for r in records)

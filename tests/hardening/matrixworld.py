@@ -90,6 +90,7 @@ def params_for(world: World) -> dict[str, dict[str, object]]:
     for name in (
         "campaign-detail",
         "campaign-status",
+        "campaign-exclusion-rules",
         "campaign-pilot",
         "campaign-scores-csv",
         "campaign-work",

@@ -1,0 +1,199 @@
+"""Evidence against a crowd worker, beyond the trap pass rate (issue 17): plain data in, plain data out.
+
+Three signals, each computed from one worker's own answers in one campaign:
+
+- Appraise's test: a one-sided Mann-Whitney U of the worker's answers to the bases of traps against
+  their answers to the traps. A worker who reads rates bases better; the worker is kept when p < 0.05.
+  It says nothing before ``MANN_WHITNEY_MIN_TRAPS`` traps (too few answers for the test to mean much).
+- Consistency: the same screen shown twice (a repeat) should get the same answers. PRWS: the mean
+  absolute difference, in points, between the two scores of each candidate; ranking: the share of
+  candidate pairs ordered one way on the first showing and the other way on the second.
+- Flat scoring: near-constant answers (PRWS: scores with a standard deviation under 5 points; ranking:
+  every screen all tied), or answers that follow the display position (|Spearman rho| >= 0.8).
+
+``answer`` names what the numbers are, as the protocols' ``answer_field`` does: ``"score"`` (higher is
+better) or ``"rank"`` (lower is better).
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+import warnings
+from collections.abc import Sequence
+from dataclasses import dataclass
+from itertools import combinations
+
+from scipy.stats import mannwhitneyu, spearmanr
+
+from geceval.errors import GecInputError
+
+MANN_WHITNEY_MIN_TRAPS = 10
+"""Traps a worker must have answered before Appraise's test is computed (Appraise waits for 10)."""
+MANN_WHITNEY_ALPHA = 0.05
+"""A worker is kept when their bases are rated better than their traps at this level."""
+
+MIN_REPEATS = 2
+"""Repeats a worker must have answered before the consistency flag can be raised."""
+MAX_REPEAT_POINTS = 30.0
+"""PRWS: mean |difference| above which repeats are far apart. A careful worker with 15 points of noise
+per rating differs by about 17 on average; a random one (uniform 0-100) by about 33."""
+MAX_REPEAT_FLIPS = 0.5
+"""Ranking: share of candidate pairs ordered the other way on the repeat above which the worker is
+inconsistent. A random ranker flips about half of the pairs it orders; a careful one fewer."""
+
+MIN_FLAT_RATINGS = 20
+"""Ratings needed before flat scoring is judged."""
+FLAT_SCORE_SD = 5.0
+"""PRWS: scores whose standard deviation is below this many points are near-constant."""
+POSITION_RHO = 0.8
+"""|Spearman rho| between answer and display position at or above which answers follow the position."""
+
+ANSWERS = ("score", "rank")
+
+
+def _check_answer(answer: str) -> None:
+    if answer not in ANSWERS:
+        raise GecInputError(f"unknown answer kind {answer!r} (expected one of {', '.join(ANSWERS)})")
+
+
+def trap_test(base_answers: Sequence[float], trap_answers: Sequence[float], *, answer: str) -> float | None:
+    """Appraise's p-value that the worker rates bases better than their traps (one-sided Mann-Whitney U).
+
+    None until ``MANN_WHITNEY_MIN_TRAPS`` traps were answered. Answers that are all equal give p = 1:
+    no evidence that the worker tells a base from its trap.
+    """
+    _check_answer(answer)
+    if len(base_answers) != len(trap_answers):
+        raise GecInputError("each trap needs the answer to its base")
+    if len(trap_answers) < MANN_WHITNEY_MIN_TRAPS:
+        return None
+    # Scores: bases higher is better; ranks: bases lower is better.
+    alternative = "greater" if answer == "score" else "less"
+    p = float(mannwhitneyu(base_answers, trap_answers, alternative=alternative).pvalue)
+    return 1.0 if math.isnan(p) else p
+
+
+def trap_test_passed(p: float | None) -> bool | None:
+    """Kept (True), failed (False), or not judged yet (None)."""
+    return None if p is None else p < MANN_WHITNEY_ALPHA
+
+
+@dataclass(frozen=True)
+class Consistency:
+    """How far apart a worker's answers to the same screens were: ``distance`` is in PRWS points or a
+    share of flipped pairs (None without a repeat); ``inconsistent`` needs ``MIN_REPEATS``."""
+
+    repeats: int
+    distance: float | None
+    inconsistent: bool
+
+
+def consistency(repeats: Sequence[Sequence[tuple[float, float]]], *, answer: str) -> Consistency:
+    """``repeats``: per repeated screen, (first answer, second answer) for each candidate text shown on
+    both. A repeat with no candidate in common is ignored."""
+    _check_answer(answer)
+    repeats = [r for r in repeats if r]
+    if not repeats:
+        return Consistency(repeats=0, distance=None, inconsistent=False)
+    if answer == "score":
+        differences = [abs(a - b) for r in repeats for a, b in r]
+        distance = sum(differences) / len(differences)
+        limit = MAX_REPEAT_POINTS
+    else:
+        pairs = flips = 0
+        for r in repeats:
+            for (a1, a2), (b1, b2) in combinations(r, 2):
+                pairs += 1
+                # flipped: strictly one way the first time, strictly the other way the second
+                flips += (a1 - b1) * (a2 - b2) < 0
+        distance = flips / pairs if pairs else 0.0
+        limit = MAX_REPEAT_FLIPS
+    return Consistency(
+        repeats=len(repeats), distance=distance, inconsistent=len(repeats) >= MIN_REPEATS and distance > limit
+    )
+
+
+@dataclass(frozen=True)
+class Flatness:
+    """Flat scoring: ``reason`` is ``"constant"``, ``"position"`` or ``""`` (not flat, or too few
+    ratings to say). ``spread`` is the scores' standard deviation (PRWS; None for ranking),
+    ``position_rho`` Spearman's rho of answer against display position (None when undefined)."""
+
+    ratings: int
+    spread: float | None
+    position_rho: float | None
+    reason: str
+
+
+def flatness(screens: Sequence[Sequence[tuple[int, float]]], *, answer: str) -> Flatness:
+    """``screens``: per judged screen, (display position, answer) for each candidate."""
+    _check_answer(answer)
+    flat = [(p, a) for s in screens for p, a in s]
+    n = len(flat)
+    spread = statistics.pstdev([a for _, a in flat]) if answer == "score" and n >= 2 else None
+    rho = _position_rho(flat)
+    reason = ""
+    if n >= MIN_FLAT_RATINGS:
+        if answer == "score":
+            constant = spread is not None and spread < FLAT_SCORE_SD
+        else:
+            constant = all(len({a for _, a in s}) == 1 for s in screens if s)
+        if constant:
+            reason = "constant"
+        elif rho is not None and abs(rho) >= POSITION_RHO:
+            reason = "position"
+    return Flatness(ratings=n, spread=spread, position_rho=rho, reason=reason)
+
+
+def _position_rho(flat: list[tuple[int, float]]) -> float | None:
+    if len(flat) < 3 or len({p for p, _ in flat}) < 2 or len({a for _, a in flat}) < 2:
+        return None  # undefined: one of the two is constant
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        rho = float(spearmanr([p for p, _ in flat], [a for _, a in flat]).statistic)
+    return None if math.isnan(rho) else rho
+
+
+@dataclass(frozen=True)
+class Rules:
+    """Which signals exclude a worker (the researcher's choice per campaign) and the pass-rate rule's
+    own settings."""
+
+    pass_rate: bool = True
+    mann_whitney: bool = True
+    consistency: bool = False
+    flat: bool = False
+    trap_threshold: float = 0.7
+    trap_min_seen: int = 5
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """One worker's signals, as stored in their record."""
+
+    traps_seen: int = 0
+    traps_passed: int = 0
+    mann_whitney_p: float | None = None
+    inconsistent: bool = False
+    flat_reason: str = ""
+
+
+def exclusion_reasons(evidence: Evidence, rules: Rules) -> list[str]:
+    """The chosen rules the evidence breaks, in plain words (empty: the worker is kept)."""
+    reasons = []
+    seen = evidence.traps_seen
+    if (
+        rules.pass_rate
+        and seen
+        and seen >= rules.trap_min_seen
+        and evidence.traps_passed / seen < rules.trap_threshold
+    ):
+        reasons.append("trap pass rate")
+    if rules.mann_whitney and trap_test_passed(evidence.mann_whitney_p) is False:
+        reasons.append("traps not rated worse than their bases")
+    if rules.consistency and evidence.inconsistent:
+        reasons.append("repeats answered far apart")
+    if rules.flat and evidence.flat_reason:
+        reasons.append("flat scoring" if evidence.flat_reason == "constant" else "answers follow position")
+    return reasons

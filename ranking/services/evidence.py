@@ -1,0 +1,92 @@
+"""A worker's evidence in a campaign (issue 17): their answers read from the database, the statistics
+of ``geceval.worker_checks`` computed on them, and the researcher's choice of which evidence excludes."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import AbstractBaseUser
+from django.db.models import Q
+
+from geceval.worker_checks import ANSWERS, consistency, flatness, trap_test
+from ranking.models import Campaign, Control, ControlKind, Rating, Screen, ScreenJudgment, WorkerRecord
+from ranking.protocols import protocol_get
+
+
+def evidence_recount(record: WorkerRecord) -> None:
+    """Recount ``record`` (its campaign and worker loaded) from the worker's judgments; not saved.
+
+    Two queries: the trap verdicts with the answers they compared, and every rating of the worker in
+    the campaign with whether its screen is a repeat (for consistency and flat scoring)."""
+    campaign = record.campaign
+    traps = list(
+        ScreenJudgment.objects.filter(
+            screen__campaign=campaign, judge_id=record.worker_id, trap_passed__isnull=False
+        ).values_list("trap_passed", "trap_base_answer", "trap_answer")
+    )
+    record.traps_seen, record.traps_passed = len(traps), sum(passed for passed, _, _ in traps)
+    answer = protocol_get(campaign.protocol).answer_field
+    if answer not in ANSWERS:  # a protocol without comparable answers: the pass rate is all there is
+        return
+    paired = [(base, trap) for _, base, trap in traps if base is not None and trap is not None]
+    record.mann_whitney_p = trap_test([b for b, _ in paired], [t for _, t in paired], answer=answer)
+    screens, repeats = _worker_answers(campaign, record.worker_id, answer)
+    same = consistency(
+        [_matched(screens[copy], screens[original]) for copy, original in repeats if original in screens],
+        answer=answer,
+    )
+    record.repeats_seen, record.repeat_distance, record.inconsistent = (
+        same.repeats,
+        same.distance,
+        same.inconsistent,
+    )
+    flat = flatness([[(pos, value) for pos, _, value in s] for s in screens.values()], answer=answer)
+    record.flat_reason, record.score_spread, record.position_rho = flat.reason, flat.spread, flat.position_rho
+
+
+def _worker_answers(
+    campaign: Campaign, worker_id: int, answer: str
+) -> tuple[dict[int, list[tuple[int, str, float]]], list[tuple[int, int]]]:
+    """Per judged screen (qualification tests aside): (position, text, answer) of each candidate; and
+    the (repeat screen, its original) pairs the worker judged."""
+    rows = (
+        Rating.objects.filter(judgment__judge_id=worker_id, judgment__screen__campaign=campaign)
+        .exclude(judgment__screen__hit__qualification=True)
+        .values_list(
+            "judgment__screen_id",
+            "judgment__screen__control__kind",
+            "judgment__screen__control__original_id",
+            "candidate__position",
+            "candidate__text",
+            answer,
+        )
+    )
+    screens: dict[int, list[tuple[int, str, float]]] = defaultdict(list)
+    repeats: set[tuple[int, int]] = set()
+    for screen_id, kind, original_id, position, text, value in rows:
+        screens[screen_id].append((position, text, value))
+        if kind == ControlKind.REPEAT:
+            repeats.add((screen_id, original_id))
+    return screens, sorted(repeats)
+
+
+def _matched(copy: list[tuple[int, str, float]], original: list[tuple[int, str, float]]) -> list:
+    """(answer on the original, answer on the copy) for each candidate text shown on both."""
+    first = {" ".join(text.split()): value for _, text, value in original}
+    return [(first[key], value) for _, text, value in copy if (key := " ".join(text.split())) in first]
+
+
+def touches_repeat(campaign: Campaign, screen: Screen) -> bool:
+    """Whether ``screen`` is a repeat or the original of one (no query when the campaign has none)."""
+    if not campaign.repeat_rate:
+        return False
+    return Control.objects.filter(Q(screen=screen) | Q(original=screen), kind=ControlKind.REPEAT).exists()
+
+
+def campaign_workers_with_judgments(campaign: Campaign) -> list[AbstractBaseUser]:
+    """Workers who judged in the campaign or have a record in it."""
+    users = get_user_model().objects.filter(
+        Q(screen_judgments__screen__campaign=campaign) | Q(pk__in=campaign.worker_records.values("worker_id"))
+    )
+    return list(users.distinct().order_by("pk"))

@@ -1,0 +1,53 @@
+"""Time on a screen, measured by the server on every path (the pages and the workers' API; issue 17).
+
+When a screen is served the worker gets a signed stamp of (screen, assignment, server time); the submit
+hands it back and the time on the screen is the server's now minus the stamped time. A stamp that is
+missing, forged, or for another screen or assignment gives no time (None), which the worker table
+counts as suspicious. A time the client reports is kept apart and never used for checks.
+"""
+
+from __future__ import annotations
+
+import time
+
+from django.core.signing import BadSignature, Signer
+
+from ranking.models import ScreenJudgment
+
+_signer = Signer(salt="ranking.work.started")
+MAX_STAMP_LENGTH = 200
+"""Longer than any stamp this module signs: a longer one is refused before its signature is checked."""
+
+
+def screen_stamp(*, screen_id: int, assignment_id: int | None, now: float | None = None) -> str:
+    """The signed issue time of a screen served within an assignment (None: a page outside any
+    assignment, e.g. a pilot or a preview, whose stamp never gives a time)."""
+    issued = time.time() if now is None else now
+    within = "-" if assignment_id is None else assignment_id  # "-" matches no assignment
+    return _signer.sign(f"{screen_id}:{within}:{issued:.3f}")
+
+
+def screen_seconds(
+    stamp: str | None, *, screen_id: int, assignment_id: int, now: float | None = None
+) -> float | None:
+    """Seconds from the stamp's issue to now, or None when the stamp is missing, forged, or was issued
+    for another screen or assignment."""
+    if not stamp or len(stamp) > MAX_STAMP_LENGTH:
+        return None
+    try:
+        stamped_screen, stamped_assignment, issued = _signer.unsign(stamp).split(":")
+        issued_at = float(issued)
+    except (BadSignature, ValueError):
+        return None
+    if stamped_screen != str(screen_id) or stamped_assignment != str(assignment_id):
+        return None
+    return max(0.0, (time.time() if now is None else now) - issued_at)
+
+
+def judgment_client_seconds_keep(*, judgment: ScreenJudgment, seconds: float | None) -> None:
+    """Keep the time a client reported beside the judgment (a workers' API field older clients send);
+    it is never read by a check. Out-of-range values are dropped, as the server's own are."""
+    if seconds is None or not 0 <= seconds < 86400:
+        return
+    ScreenJudgment.objects.filter(pk=judgment.pk).update(client_seconds=seconds)
+    judgment.client_seconds = seconds

@@ -14,6 +14,7 @@ from annotate.models import System
 from annotate.roles import is_annotator
 from annotate.selectors import corpus_list_for, sentence_context
 from geceval.errors import GecInputError
+from geceval.traps import DEFAULT_MIN_DROP, MIN_DROP_FLOOR
 from ranking.evidence import exclusion_rules
 from ranking.models import Assignment, Campaign, Screen, SystemScore, TrapDesign
 from ranking.protocols import DEFAULT_PROTOCOL, WorkAnswerSerializer, protocol_choices, protocol_get
@@ -121,7 +122,7 @@ class CampaignCreateSerializer(serializers.Serializer):
         help_text="null: 0.2 trap screens per judged screen (hidden), 0 (paper)",
     )
     trap_margin = serializers.IntegerField(min_value=1, max_value=50, default=1)
-    trap_min_drop = serializers.FloatField(min_value=0, max_value=1, default=0.10)
+    trap_min_drop = serializers.FloatField(min_value=MIN_DROP_FLOOR, max_value=1, default=DEFAULT_MIN_DROP)
     repeat_rate = serializers.FloatField(
         min_value=0,
         max_value=1,
@@ -130,8 +131,8 @@ class CampaignCreateSerializer(serializers.Serializer):
         default=None,
         help_text="null: 0.05 repeats per judged screen (hidden), 0 (paper)",
     )
-    trap_threshold = serializers.FloatField(min_value=0, max_value=1, default=0.7)
-    trap_min_seen = serializers.IntegerField(min_value=1, max_value=100, default=5)
+    trap_threshold = serializers.FloatField(min_value=0, max_value=1, default=0.6)
+    trap_min_seen = serializers.IntegerField(min_value=1, max_value=100, default=10)
     exclude_by_pass_rate = serializers.BooleanField(
         default=True, help_text="trap pass rate below the threshold"
     )

@@ -4,6 +4,7 @@ from django import forms
 
 from annotate.models import Corpus, Qualification, System, SystemKind
 from geceval.errors import GecInputError
+from geceval.traps import DEFAULT_MIN_DROP, MIN_DROP_FLOOR
 from ranking.models import TrapDesign
 from ranking.protocols import DEFAULT_PROTOCOL, protocol_choices, protocol_get
 
@@ -71,9 +72,9 @@ class CampaignForm(forms.Form):
         min_value=1, max_value=50, initial=1, help_text="PRWS points a trap must be rated below its base."
     )
     trap_min_drop = forms.FloatField(
-        min_value=0,
+        min_value=MIN_DROP_FLOOR,
         max_value=1,
-        initial=0.10,
+        initial=DEFAULT_MIN_DROP,
         label="Trap GLEU+ drop",
         help_text="With references, a generated trap scores at least this much lower than its base.",
     )
@@ -86,11 +87,11 @@ class CampaignForm(forms.Form):
     trap_threshold = forms.FloatField(
         min_value=0,
         max_value=1,
-        initial=0.7,
+        initial=0.6,
         help_text="Workers who pass fewer traps than this share are excluded.",
     )
     trap_min_seen = forms.IntegerField(
-        min_value=1, max_value=100, initial=5, help_text="Traps seen before exclusion."
+        min_value=1, max_value=100, initial=10, help_text="Traps seen before exclusion."
     )
     exclude_by_pass_rate = forms.BooleanField(
         required=False, initial=True, help_text="Exclude workers whose trap pass rate is below the threshold."

@@ -84,7 +84,7 @@ class Campaign(models.Model):
         default=1, help_text="PRWS points a trap must be rated below its base to pass"
     )
     trap_min_drop = models.FloatField(
-        default=0.10, help_text="sentence GLEU+ a generated trap must lose against its base (with references)"
+        default=0.25, help_text="sentence GLEU+ a generated trap must lose against its base (with references)"
     )
     repeat_rate = models.FloatField(
         default=0.0, help_text="exact repeats of a judged screen per judged screen of a HIT (consistency)"
@@ -96,10 +96,10 @@ class Campaign(models.Model):
         help_text="seeds trap generation and placement; server-side only, never shown or exported",
     )
     trap_threshold = models.FloatField(
-        default=0.7, help_text="a worker must fail no more traps than this allows"
+        default=0.6, help_text="a worker must pass at least this share of traps"
     )
     trap_min_seen = models.PositiveSmallIntegerField(
-        default=5, help_text="traps seen before exclusion applies"
+        default=10, help_text="traps seen before exclusion applies"
     )
     min_seconds = models.FloatField(default=5.0, help_text="screens faster than this are flagged too fast")
     # Which evidence excludes a worker (issue 17; geceval.worker_checks); every signal is shown either way.

@@ -39,7 +39,7 @@ from ranking.services.gold import gold_assignment, qualification_grade, qualific
 from ranking.services.judging import CandidateScore, TrapVerdict, trap_outcome, validate_answers
 from ranking.services.leases import assignment_lease_extend, lease_first_expiry
 from ranking.services.results import TASK_CAMPAIGN_SCORES
-from ranking.services.traps import worker_record_refresh
+from ranking.services.traps import worker_record_refresh_after_submit
 
 
 class NoWork(Exception):
@@ -313,7 +313,7 @@ def _judgment_save(
             checked = verdict.passed is not None
             if has_controls(screen.campaign):
                 checked = controls_judged(campaign=screen.campaign, screen_id=screen.pk, worker_id=worker.pk)
-            _after_judgment(assignment, locked, screen.campaign, worker, checked=checked, now=now)
+            _after_judgment(assignment, locked, screen, worker, checked=checked, now=now)
     except _NotOpen:
         _sync(assignment, locked)
         existing = ScreenJudgment.objects.filter(screen=screen, judge=worker).first()
@@ -335,7 +335,7 @@ def _judgment_save(
 def _after_judgment(
     assignment: Assignment,
     locked: Assignment,
-    campaign: Campaign,
+    screen: Screen,
     worker: AbstractBaseUser,
     *,
     checked: bool,
@@ -343,15 +343,24 @@ def _after_judgment(
 ) -> None:
     """Inside the submit's transaction: close the HIT after its last screen, refresh the trap record
     (which may exclude the worker), grade a finished qualification test, recompute the results."""
+    campaign = screen.campaign
     remaining = Screen.objects.filter(hit_id=locked.hit_id).exclude(judgments__judge=worker).exists()
     if not remaining:
         locked.status = AssignmentStatus.SUBMITTED
         locked.submitted = now
         locked.save(update_fields=["status", "submitted"])
-    if checked:  # a trap's verdict or a completed repeat: the worker's evidence changed
-        record = worker_record_refresh(campaign=campaign, worker=worker)
-        if record.excluded:  # this submission may have excluded the worker: their HITs left
-            locked.status = Assignment.objects.values_list("status", flat=True).get(pk=locked.pk)
+    # ``checked``: a trap's verdict or a completed repeat (so no repeat lookup is needed); a HIT's last
+    # screen refreshes too, so flat scoring is judged in campaigns without traps.
+    record = worker_record_refresh_after_submit(
+        campaign=campaign,
+        worker=worker,
+        screen=screen,
+        passed=None,
+        hit_finished=not remaining,
+        is_repeat=checked,
+    )
+    if record is not None and record.excluded:  # this submission may have excluded the worker
+        locked.status = Assignment.objects.values_list("status", flat=True).get(pk=locked.pk)
     if not remaining and assignment.hit.qualification and not locked.gold:
         qualification_grade(campaign=campaign, assignment=locked)
     if not remaining:

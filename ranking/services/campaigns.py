@@ -14,11 +14,12 @@ from django.db import transaction
 from annotate.models import Corpus, Output, Project, Qualification, Sentence, System, SystemKind
 from geceval.errors import GecInputError
 from geceval.judgments import expand_pairwise
+from geceval.traps import DEFAULT_MIN_DROP, MIN_DROP_FLOOR
 from ranking.analysis.active import next_systems
 from ranking.models import Campaign, CampaignStatus, Candidate, Hit, Screen, TrapDesign
 from ranking.protocols import DEFAULT_PROTOCOL, Protocol, protocol_get
 from ranking.rankings import campaign_rankings
-from ranking.services.controls import ControlPlanner, Group, controls_save, references_by_sentence
+from ranking.services.controls import Group, controls_add, controls_save
 from ranking.services.judging import normalise
 
 CAMPAIGN_OPTIONS = (
@@ -89,10 +90,10 @@ def campaign_create(
     trap_system: System | None = None,
     trap_rate: float = 0.0,
     trap_margin: int = 1,
-    trap_min_drop: float = 0.10,
+    trap_min_drop: float = DEFAULT_MIN_DROP,
     repeat_rate: float = 0.0,
-    trap_threshold: float = 0.7,
-    trap_min_seen: int = 5,
+    trap_threshold: float = 0.6,
+    trap_min_seen: int = 10,
     min_seconds: float = 5.0,
     reward_per_hit: Decimal | float = 0,
     budget: Decimal | float | None = None,
@@ -202,11 +203,13 @@ def _check_sizes(
 def _check_traps(
     corpus: Corpus, design: str, trap_system: System | None, rates: tuple[float, float, float, float]
 ) -> None:
-    trap_rate, _threshold, repeat_rate, _drop = rates
+    trap_rate, _threshold, repeat_rate, min_drop = rates
     if design not in TrapDesign.values:
         raise GecInputError(f"unknown trap design {design!r}; choose from {', '.join(TrapDesign.values)}")
     if not all(0 <= x <= 1 for x in rates):
         raise GecInputError("trap rate, threshold, repeat rate and GLEU+ drop are between 0 and 1")
+    if min_drop < MIN_DROP_FLOOR:
+        raise GecInputError(f"a trap must lose at least {MIN_DROP_FLOOR} GLEU+ against its base")
     if design == TrapDesign.HIDDEN:
         if trap_system is not None:
             raise GecInputError("hidden traps are generated: a Source+error system is the paper's design")
@@ -291,7 +294,7 @@ def _build(campaign: Campaign, systems: list[System], sentences: list[Sentence])
             screen_groups.append(groups)
     if not screens:
         raise GecInputError("no screens: the chosen systems have no outputs to judge")
-    plans = _add_controls(campaign, screens, screen_groups, _bundle_into_hits(campaign, screens))
+    plans = controls_add(campaign, screens, screen_groups, _bundle_into_hits(campaign, screens))
     Screen.objects.bulk_create(screens, batch_size=2000)
 
     candidates: list[Candidate] = []
@@ -311,41 +314,6 @@ def _build(campaign: Campaign, systems: list[System], sentences: list[Sentence])
         batch_size=5000,
     )
     controls_save(plans, screens, per_screen)
-
-
-def _add_controls(
-    campaign: Campaign, screens: list[Screen], groups: list[list[Group]], hits: list[list[int]]
-) -> list:
-    """Hidden traps and repeats (``ranking.services.controls``): control screens appended to
-    ``screens`` and ``groups``, each HIT's screens then placed in a secret random order."""
-    if campaign.trap_design != TrapDesign.HIDDEN or not (campaign.trap_rate or campaign.repeat_rate):
-        return []
-    sentence_ids = sorted({s.sentence_id for s in screens})
-    planner = ControlPlanner(
-        campaign,
-        {s.sentence_id: s.sentence for s in screens},
-        references_by_sentence(campaign, sentence_ids),
-        screens,
-        groups,
-    )
-    next_index: dict[int, int] = defaultdict(int)
-    for s in screens:
-        next_index[s.sentence_id] = max(next_index[s.sentence_id], s.index + 1)
-    plans = []
-    for number, members in enumerate(hits):
-        new, planned = planner.plan_hit(str(number), members)
-        for screen, copy in new:
-            screen.index = next_index[screen.sentence_id]
-            next_index[screen.sentence_id] += 1
-            members.append(len(screens))
-            screens.append(screen)
-            groups.append(copy)
-        plans += planned
-        order = list(members)
-        random.Random(f"{campaign.trap_secret}:order:{number}").shuffle(order)
-        for position, i in enumerate(order):
-            screens[i].hit_position = position
-    return plans
 
 
 def _trap_group(

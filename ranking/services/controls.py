@@ -273,6 +273,41 @@ def references_by_sentence(campaign: Campaign, sentence_ids: Sequence[int]) -> d
     return refs
 
 
+def controls_add(
+    campaign: Campaign, screens: list[Screen], groups: list[list[Group]], hits: list[list[int]]
+) -> list:
+    """Hidden traps and repeats (``ranking.services.controls``): control screens appended to
+    ``screens`` and ``groups``, each HIT's screens then placed in a secret random order."""
+    if campaign.trap_design != TrapDesign.HIDDEN or not (campaign.trap_rate or campaign.repeat_rate):
+        return []
+    sentence_ids = sorted({s.sentence_id for s in screens})
+    planner = ControlPlanner(
+        campaign,
+        {s.sentence_id: s.sentence for s in screens},
+        references_by_sentence(campaign, sentence_ids),
+        screens,
+        groups,
+    )
+    next_index: dict[int, int] = defaultdict(int)
+    for s in screens:
+        next_index[s.sentence_id] = max(next_index[s.sentence_id], s.index + 1)
+    plans = []
+    for number, members in enumerate(hits):
+        new, planned = planner.plan_hit(str(number), members)
+        for screen, copy in new:
+            screen.index = next_index[screen.sentence_id]
+            next_index[screen.sentence_id] += 1
+            members.append(len(screens))
+            screens.append(screen)
+            groups.append(copy)
+        plans += planned
+        order = list(members)
+        random.Random(f"{campaign.trap_secret}:order:{number}").shuffle(order)
+        for position, i in enumerate(order):
+            screens[i].hit_position = position
+    return plans
+
+
 def controls_save(
     plans: list[PlannedControl], screens: list[Screen], candidates: list[list[Candidate]]
 ) -> None:

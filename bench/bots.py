@@ -308,8 +308,26 @@ async def run_crowd(world: World, args, base: str, gmeg: Gmeg, reader: RecordRea
         async with gate:
             await run_worker(worker, args, base, gmeg, reader, log, random.Random(seed))
 
-    await asyncio.gather(*(one(w, rng.random()) for w in order))
+    progress = asyncio.create_task(_progress(log, len(order)))
+    try:
+        await asyncio.gather(*(one(w, rng.random()) for w in order))
+    finally:
+        progress.cancel()
     return log
+
+
+async def _progress(log: Log, total: int, every: float = 30.0) -> None:
+    """A line on stderr every ``every`` seconds: a long run says how far it is."""
+    started = time.monotonic()
+    while True:
+        await asyncio.sleep(every)
+        done = sum(1 for o in log.outcomes if o.stopped)
+        screens = sum(o.screens for o in log.outcomes)
+        elapsed = time.monotonic() - started
+        print(
+            f"{elapsed:.0f}s: {done}/{total} workers done, {screens} screens ({screens / elapsed:.1f}/s)",
+            file=sys.stderr,
+        )
 
 
 # ------------------------------------------------------------------------------------------ checks

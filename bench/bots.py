@@ -448,9 +448,9 @@ def main(argv: list[str] | None = None) -> int:
     base = f"http://127.0.0.1:{args.port}"
     reader = RecordReader(db_url(args.pg_url, args.database))
     with gunicorn(env, args.port, args.gunicorn_workers, args.threads):
-        crowd_started = time.monotonic()
+        crowd_started, cpu_started = time.monotonic(), time.process_time()
         log = asyncio.run(run_crowd(world, args, base, gmeg, reader))
-        crowd = time.monotonic() - crowd_started
+        crowd, generator_cpu = time.monotonic() - crowd_started, time.process_time() - cpu_started
     problems = check_database(world, log)
     result = figures(log, world, args)
     delete_queue(args.broker_url, queue)
@@ -459,7 +459,8 @@ def main(argv: list[str] | None = None) -> int:
     print(table(result, world, args))
     print(
         f"\ntime: setup {setup:.0f}s, crowd {crowd:.0f}s ({screens} screens submitted, "
-        f"{screens / crowd:.1f}/s at concurrency {args.concurrency}), total {time.monotonic() - started:.0f}s"
+        f"{screens / crowd:.1f}/s at concurrency {args.concurrency}; this process used {generator_cpu:.0f}s "
+        f"of CPU), total {time.monotonic() - started:.0f}s"
     )
     print(f"statuses: {dict(sorted(log.statuses.items()))}")
     for line in log.errors[:10] + problems:
@@ -469,7 +470,7 @@ def main(argv: list[str] | None = None) -> int:
             json.dumps(
                 {
                     "figures": result,
-                    "seconds": {"setup": setup, "crowd": crowd},
+                    "seconds": {"setup": setup, "crowd": crowd, "generator_cpu": generator_cpu},
                     "screens_submitted": screens,
                     "statuses": log.statuses,
                     "errors": log.errors,

@@ -6,7 +6,7 @@ HOST ?= 127.0.0.1
 PORT ?= 8000
 export DEBUG ?= true
 
-.PHONY: run test venv lint fmt bench clean chromium worker fuzz backup restore load
+.PHONY: run test venv lint fmt bench clean chromium worker fuzz backup restore load bots
 
 $(VENV)/.installed: requirements.txt requirements-dev.txt
 	$(PYTHON) -m venv $(VENV)
@@ -88,3 +88,8 @@ restore:
 LOAD_ARGS ?= --workers 50 --duration 60
 load: venv
 	$(PY) bench/load_workers.py $(LOAD_ARGS)
+
+# Bots against the traps: simulated workers on GMEG dev FCE campaigns (bench/bots.py --help).
+BOTS_ARGS ?= --per-strategy 20 --sentences 300
+bots: venv
+	$(PY) bench/bots.py $(BOTS_ARGS)

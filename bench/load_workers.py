@@ -38,19 +38,30 @@ import json
 import math
 import os
 import random
-import secrets
-import signal
 import statistics
-import subprocess
 import sys
 import time
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
-from urllib.parse import urlparse, urlunparse
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
+
+from bench.serving import (
+    api_client,
+    check_assignments,
+    check_trap_records,
+    db_url,
+    delete_queue,
+    finish_database,
+    fresh_database,
+    gunicorn,
+    percentile,
+    researcher_and_roles,
+    server_env,
+    workers_with_sessions,
+)
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -85,32 +96,6 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     return args
 
 
-def db_url(base: str, name: str) -> str:
-    parts = urlparse(base)
-    return urlunparse(parts._replace(path=f"/{name}"))
-
-
-def recreate_database(pg_url: str, name: str) -> None:
-    import psycopg2
-
-    conn = psycopg2.connect(db_url(pg_url, "postgres"))
-    conn.autocommit = True
-    with conn.cursor() as cur:
-        cur.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        cur.execute(f'CREATE DATABASE "{name}"')
-    conn.close()
-
-
-def drop_database(pg_url: str, name: str) -> None:
-    import psycopg2
-
-    conn = psycopg2.connect(db_url(pg_url, "postgres"))
-    conn.autocommit = True
-    with conn.cursor() as cur:
-        cur.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-    conn.close()
-
-
 # ------------------------------------------------------------------------------------------ setup
 
 
@@ -127,29 +112,14 @@ def build_world(args: argparse.Namespace) -> World:
     import django
 
     django.setup()
-    from django.contrib.auth import get_user_model
-    from django.contrib.auth.models import Group
-    from django.contrib.sessions.backends.db import SessionStore
-
-    from annotate.models import Role
     from annotate.services import SentenceRecord, corpus_create, outputs_import_lines, project_create
     from ranking.services import campaign_create
 
     rng = random.Random(args.seed)
-    User = get_user_model()
-    for role in Role.values:
-        Group.objects.get_or_create(name=role)
-    researcher = User.objects.create(username="load-researcher", password="!")
-    researcher.groups.add(Group.objects.get(name=Role.RESEARCHER))
+    researcher = researcher_and_roles("load-researcher")
     project = project_create(name="load", owner=researcher)
     names = [f"load-w{i:05d}" for i in range(args.workers)]
-    User.objects.bulk_create([User(username=n, password="!") for n in names], batch_size=1000)
-    workers = list(User.objects.filter(username__in=names).order_by("username"))
-    annotator = Group.objects.get(name=Role.ANNOTATOR)
-    User.groups.through.objects.bulk_create(
-        [User.groups.through(user_id=w.pk, group_id=annotator.pk) for w in workers], batch_size=1000
-    )
-    project.members.add(*workers)
+    _, sessions = workers_with_sessions(names, project)
 
     # Enough HITs for everyone: workers x hits assignments, judgments_per_item per HIT.
     hits = -(-args.workers * args.hits // args.judgments_per_item) + 2
@@ -200,14 +170,6 @@ def build_world(args: argparse.Namespace) -> World:
         assignment_minutes=60,
         seed=args.seed,
     )
-    sessions = []
-    for w in workers:
-        store = SessionStore()
-        store["_auth_user_id"] = str(w.pk)
-        store["_auth_user_backend"] = "django.contrib.auth.backends.ModelBackend"
-        store["_auth_user_hash"] = w.get_session_auth_hash()
-        store.create()
-        sessions.append(store.session_key)
     return World(campaign.pk, sessions, names, set(traps), args.judgments_per_item)
 
 
@@ -249,15 +211,7 @@ def think_time(args, rng: random.Random) -> float:
 async def _work(index: int, world: World, args, base: str, log: Log, deadline: float, rng: random.Random):
     import httpx
 
-    token = secrets.token_hex(16)  # a 32-character CSRF secret: cookie and header agree
-    cookies = {"sessionid": world.sessions[index], "csrftoken": token}
-    headers = {"X-CSRFToken": token, "Referer": base + "/"}
-    limits = httpx.Limits(max_connections=1)
-    # verify=False: plain HTTP on loopback, and loading the CA bundle costs ~70 ms of CPU per client,
-    # which 500 arriving workers would take from the server they measure.
-    async with httpx.AsyncClient(
-        base_url=base, cookies=cookies, headers=headers, timeout=60, limits=limits, verify=False
-    ) as http:
+    async with api_client(base, world.sessions[index]) as http:
 
         async def call(kind: str, method: str, url: str, **kw):
             started = time.perf_counter()
@@ -338,9 +292,7 @@ async def run_crowd(world: World, args, base: str) -> tuple[Log, float]:
 
 
 def check_database(world: World, log: Log) -> dict[str, object]:
-    from django.db.models import Count, Q
-
-    from ranking.models import LIVE_STATUSES, Assignment, Hit, Rating, ScreenJudgment, WorkerRecord
+    from ranking.models import Rating, ScreenJudgment, WorkerRecord
 
     problems: list[str] = []
     judgments = ScreenJudgment.objects.filter(screen__campaign_id=world.campaign_id)
@@ -359,36 +311,9 @@ def check_database(world: World, log: Log) -> dict[str, object]:
             )
             if len(problems) > 20:
                 break
-    over = (
-        Hit.objects.filter(campaign_id=world.campaign_id)
-        .annotate(live=Count("assignments", filter=Q(assignments__status__in=LIVE_STATUSES)))
-        .filter(live__gt=world.judgments_per_item)
-        .count()
-    )
-    if over:
-        problems.append(f"{over} HITs have more live assignments than judgments_per_item")
-    twice = (
-        Assignment.objects.filter(hit__campaign_id=world.campaign_id)
-        .values("hit_id", "worker_id")
-        .annotate(n=Count("id"))
-        .filter(n__gt=1)
-        .count()
-    )
-    if twice:
-        problems.append(f"{twice} (HIT, worker) pairs assigned twice")
-    recount = {
-        row["judge_id"]: (row["seen"], row["passed"])
-        for row in judgments.filter(trap_passed__isnull=False)
-        .values("judge_id")
-        .annotate(seen=Count("id"), passed=Count("id", filter=Q(trap_passed=True)))
-    }
-    records = {
-        r.worker_id: (r.traps_seen, r.traps_passed)
-        for r in WorkerRecord.objects.filter(campaign_id=world.campaign_id)
-    }
-    mismatched = [w for w, counts in recount.items() if records.get(w) != counts]
-    if mismatched:
-        problems.append(f"{len(mismatched)} workers' trap records differ from a recount")
+    problems += check_assignments(world.campaign_id, world.judgments_per_item)
+    recount, trap_problems = check_trap_records(world.campaign_id)
+    problems += trap_problems
     excluded = WorkerRecord.objects.filter(campaign_id=world.campaign_id, excluded=True).count()
     return {
         "judgments": judgments.count(),
@@ -397,15 +322,6 @@ def check_database(world: World, log: Log) -> dict[str, object]:
         "workers_excluded": excluded,
         "problems": problems,
     }
-
-
-def percentile(values: list[float], q: float) -> float:
-    if not values:
-        return float("nan")
-    ordered = sorted(values)
-    k = (len(ordered) - 1) * q
-    lo, hi = int(k), min(int(k) + 1, len(ordered) - 1)
-    return ordered[lo] + (ordered[hi] - ordered[lo]) * (k - lo)
 
 
 def summarise(log: Log, elapsed: float) -> dict[str, object]:
@@ -591,99 +507,22 @@ def main(argv: list[str] | None = None) -> int:
     import logging
 
     logging.getLogger("httpx").setLevel(logging.WARNING)
-    url = db_url(args.pg_url, args.database)
     queue = f"gec-load-{os.getpid()}"
-    env = dict(
-        os.environ,
-        DATABASE_URL=url,
-        CELERY_BROKER_URL=args.broker_url,
-        CELERY_QUEUE=queue,
-        DJANGO_SETTINGS_MODULE="config.settings",
-        DEBUG="false",
-        SECRET_KEY=os.environ.get("SECRET_KEY") or "load-test-" + secrets.token_urlsafe(40),
-        ALLOWED_HOSTS="127.0.0.1",
-        SESSION_COOKIE_SECURE="false",
-        CSRF_COOKIE_SECURE="false",
-        LOG_LEVEL="WARNING",
-        LOGIN_FAILURES_MAX="0",
-    )
-    os.environ.update(
-        {
-            k: env[k]
-            for k in (
-                "DATABASE_URL",
-                "CELERY_BROKER_URL",
-                "CELERY_QUEUE",
-                "DEBUG",
-                "SECRET_KEY",
-                "ALLOWED_HOSTS",
-                "DJANGO_SETTINGS_MODULE",
-            )
-        }
-    )
+    env = server_env(args.pg_url, args.database, args.broker_url, queue, prefix="load-test")
     print(f"database {args.database} (fresh), broker queue {queue}", file=sys.stderr)
-    recreate_database(args.pg_url, args.database)
-    subprocess.run(
-        [sys.executable, "manage.py", "migrate", "--noinput", "-v", "0"], cwd=REPO, env=env, check=True
-    )
+    fresh_database(args.pg_url, args.database, env)
     t0 = time.monotonic()
     world = build_world(args)
     print(
         f"setup: {args.workers} workers, campaign {world.campaign_id} in {time.monotonic() - t0:.1f}s",
         file=sys.stderr,
     )
-
-    fault_settings = (
-        "tests.hardening.fault_settings"  # production settings, static files without collectstatic
-    )
-    server = subprocess.Popen(
-        [
-            str(Path(sys.executable).with_name("gunicorn")),
-            "config.wsgi",
-            "-b",
-            f"127.0.0.1:{args.port}",
-            "-w",
-            str(args.gunicorn_workers),
-            "--threads",
-            str(args.threads),
-            "--timeout",
-            "60",
-            "--backlog",
-            "4096",
-            "--access-logfile",
-            "-" if os.environ.get("LOAD_ACCESS_LOG") else "/dev/null",
-        ],
-        cwd=REPO,
-        env=dict(env, DJANGO_SETTINGS_MODULE=fault_settings),
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        start_new_session=True,
-    )
     base = f"http://127.0.0.1:{args.port}"
-    try:
-        import httpx
-
-        for _ in range(100):
-            try:
-                if httpx.get(f"{base}/healthz", timeout=2).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                pass
-            time.sleep(0.2)
-        else:
-            raise SystemExit(
-                "gunicorn did not start: " + server.stderr.read(2000).decode() if server.stderr else ""
-            )
+    with gunicorn(env, args.port, args.gunicorn_workers, args.threads) as server:
         warm_up(server.pid, base, world.sessions[0])
         cpu_before = cpu_snapshot(server.pid, args.pg_url, args.database)
         log, elapsed = asyncio.run(run_crowd(world, args, base))
         cpu_after = cpu_snapshot(server.pid, args.pg_url, args.database)
-    finally:
-        os.killpg(server.pid, signal.SIGTERM)
-        try:
-            server.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            os.killpg(server.pid, signal.SIGKILL)
 
     figures = summarise(log, elapsed)
     figures["cpu"] = cpu_account(cpu_before, cpu_after, figures["requests"])
@@ -703,17 +542,8 @@ def main(argv: list[str] | None = None) -> int:
         )
     }
     figures["database_check"] = check_database(world, log)
-    try:
-        import redis
-
-        redis.Redis.from_url(args.broker_url).delete(queue)
-    except Exception as exc:  # the figures matter more than the cleanup
-        print(f"could not delete queue {queue}: {exc}", file=sys.stderr)
-    if not args.keep_database:
-        from django.db import connections
-
-        connections.close_all()
-        drop_database(args.pg_url, args.database)
+    delete_queue(args.broker_url, queue)
+    finish_database(args.pg_url, args.database, args.keep_database)
     print(json.dumps(figures, indent=2))
     if args.out:
         Path(args.out).write_text(json.dumps(figures, indent=2) + "\n")

@@ -1,0 +1,184 @@
+"""The simulated workers of bench/bots.py: a careful worker and the bots, each a function of the
+screen the workers' API returns (source, candidates with position and text) and of public data only.
+
+A strategy gives every candidate a value on a 0-100 scale, higher is better; ``answers`` turns the
+values into the protocol's answer: PRWS scores are the values rounded and clipped, ranking ranks are
+dense ranks of the values (1 = best), values within the strategy's tie tolerance sharing a rank.
+"""
+
+from __future__ import annotations
+
+import difflib
+import random
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from geceval.gleu import gleu_plus
+from geceval.insert_errors import insert_errors, line_seed
+
+SYSTEMS = ("amu", "lstm", "lstm-r", "marian", "nus", "transformer")
+REFERENCES = ("ref0", "ref1", "ref2", "ref3")
+CAREFUL_SIGMA = 15.0
+CAREFUL_TIE = 5.0
+PUBLIC_SEEDS = range(10)
+
+
+def same(a: str, b: str) -> bool:
+    return " ".join(a.split()) == " ".join(b.split())
+
+
+@dataclass
+class Gmeg:
+    """GMEG dev FCE (or its first ``n`` lines): sources, the six systems, the four references."""
+
+    sources: list[str]
+    systems: dict[str, list[str]]
+    references: dict[str, list[str]]
+    lines_of: dict[str, list[int]] = field(default_factory=dict)  # source text -> its 0-based lines
+    _quality: dict[tuple[int, str], float] = field(default_factory=dict)
+    _regenerated: dict[tuple[int, str], set[str]] = field(default_factory=dict)
+
+    @classmethod
+    def load(cls, directory: Path, n: int | None = None) -> Gmeg:
+        def read(name: str) -> list[str]:
+            return (directory / name).read_text(encoding="utf-8").splitlines()[:n]
+
+        gmeg = cls(read("source"), {s: read(s) for s in SYSTEMS}, {r: read(r) for r in REFERENCES})
+        for i, text in enumerate(gmeg.sources):
+            gmeg.lines_of.setdefault(" ".join(text.split()), []).append(i)
+        return gmeg
+
+    def lines(self, source: str) -> list[int]:
+        """The lines of the public file whose source is ``source`` (a handful of sources repeat)."""
+        found = self.lines_of.get(" ".join(source.split()))
+        if not found:
+            raise LookupError(f"the screen's source is not a GMEG dev FCE line: {source[:80]!r}")
+        return found
+
+    def quality(self, source: str, text: str) -> float:
+        """Sentence-level GLEU+ of ``text`` against the line's four references (as
+        annotate/rewrites/qualifications.py scores one sentence), cached per (line, text)."""
+        i = self.lines(source)[0]
+        key = (i, text)
+        if key not in self._quality:
+            refs = [self.references[r][i] for r in REFERENCES]
+            result = gleu_plus([self.sources[i]], [[r] for r in refs], [text], sentence=True, iterations=1)
+            self._quality[key] = float(result.sentence_scores[0])
+        return self._quality[key]
+
+    def regenerated(self, source: str, texts: list[str]) -> set[str]:
+        """What the public inserter makes of ``texts`` with the public seeds 0-9 at this source's
+        line(s): GMEG's ``source+error`` file and today's generated trap system are among them."""
+        out: set[str] = set()
+        for i in self.lines(source):
+            for text in texts:
+                key = (i, text)
+                if key not in self._regenerated:
+                    self._regenerated[key] = {
+                        " ".join(insert_errors(text, seed=line_seed(s, i)).text.split()) for s in PUBLIC_SEEDS
+                    }
+                out |= self._regenerated[key]
+        return out
+
+
+Screen = dict  # the API's screen: {"source": str, "candidates": [{"position": int, "text": str}, ...]}
+Strategy = Callable[[Screen, Gmeg, random.Random], dict[int, float]]
+
+
+def careful(screen: Screen, gmeg: Gmeg, rng: random.Random) -> dict[int, float]:
+    """Reads every candidate: its true quality (GLEU+ against the references) plus Gaussian noise."""
+    return {
+        c["position"]: 100 * gmeg.quality(screen["source"], c["text"]) + rng.gauss(0, CAREFUL_SIGMA)
+        for c in screen["candidates"]
+    }
+
+
+def random_bot(screen: Screen, gmeg: Gmeg, rng: random.Random) -> dict[int, float]:
+    return {c["position"]: rng.uniform(0, 100) for c in screen["candidates"]}
+
+
+def constant(screen: Screen, gmeg: Gmeg, rng: random.Random) -> dict[int, float]:
+    return {c["position"]: 50.0 for c in screen["candidates"]}
+
+
+def source_first(screen: Screen, gmeg: Gmeg, rng: random.Random) -> dict[int, float]:
+    """The candidate equal to the displayed original gets 100, the others a random 0-99."""
+    return {
+        c["position"]: 100.0 if same(c["text"], screen["source"]) else float(rng.randint(0, 99))
+        for c in screen["candidates"]
+    }
+
+
+def word_edits(source: str, text: str) -> int:
+    """Word-level edits (difflib opcodes other than equal) from ``source`` to ``text``."""
+    ops = difflib.SequenceMatcher(None, source.split(), text.split(), autojunk=False).get_opcodes()
+    return sum(1 for op in ops if op[0] != "equal")
+
+
+def fewest_edits(screen: Screen, gmeg: Gmeg, rng: random.Random) -> dict[int, float]:
+    """Fewer edits against the source is better: 100 for none, 10 points off per edit."""
+    return {
+        c["position"]: max(0.0, 100.0 - 10 * word_edits(screen["source"], c["text"]))
+        for c in screen["candidates"]
+    }
+
+
+def longest(screen: Screen, gmeg: Gmeg, rng: random.Random) -> dict[int, float]:
+    """Longer is better: 100 for the longest text (in characters), the others in proportion."""
+    top = max(len(c["text"]) for c in screen["candidates"]) or 1
+    return {c["position"]: round(100 * len(c["text"]) / top) for c in screen["candidates"]}
+
+
+def position(screen: Screen, gmeg: Gmeg, rng: random.Random) -> dict[int, float]:
+    """Scores follow the display position: 100, 80, 60, ... (ranks 1, 2, 3, ...)."""
+    return {c["position"]: 100.0 - 20 * c["position"] for c in screen["candidates"]}
+
+
+def regenerate(screen: Screen, gmeg: Gmeg, rng: random.Random) -> dict[int, float]:
+    """Runs the public inserter with seeds 0-9 on the source and on every candidate; a candidate it
+    reproduces is taken for a trap (0, worst rank), the rest get 100 (rank 1). The copy of the source
+    is never taken for a trap: inserting errors into a trap sometimes gives the source back."""
+    texts = [screen["source"], *(c["text"] for c in screen["candidates"])]
+    made = gmeg.regenerated(screen["source"], texts)
+    return {
+        c["position"]: 0.0
+        if " ".join(c["text"].split()) in made and not same(c["text"], screen["source"])
+        else 100.0
+        for c in screen["candidates"]
+    }
+
+
+STRATEGIES: dict[str, Strategy] = {
+    "careful": careful,
+    "random": random_bot,
+    "constant": constant,
+    "source-first": source_first,
+    "fewest-edits": fewest_edits,
+    "longest": longest,
+    "position": position,
+    "regenerate": regenerate,
+}
+TIE_TOLERANCE = {"careful": CAREFUL_TIE}
+"""Points within which two values share a rank (0 elsewhere: only equal values tie)."""
+
+
+def dense_ranks(values: dict[int, float], tolerance: float = 0.0) -> dict[int, int]:
+    """Dense ranks 1..k, 1 for the highest value; walking down from the best, a value within
+    ``tolerance`` of the one before it shares that one's rank."""
+    order = sorted(values, key=lambda p: -values[p])
+    ranks, rank, previous = {}, 0, None
+    for p in order:
+        if previous is None or previous - values[p] > tolerance:
+            rank += 1
+        ranks[p] = rank
+        previous = values[p]
+    return ranks
+
+
+def answers(protocol: str, values: dict[int, float], tolerance: float = 0.0) -> list[dict]:
+    """The API's ``answers`` for the values: PRWS scores, or ranking ranks."""
+    if protocol == "ranking":
+        ranks = dense_ranks(values, tolerance)  # ties allowed, all tied included
+        return [{"position": p, "rank": r} for p, r in sorted(ranks.items())]
+    return [{"position": p, "score": int(min(100, max(0, round(v))))} for p, v in sorted(values.items())]

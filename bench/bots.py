@@ -1,0 +1,489 @@
+"""Bots against the traps (issue 17): simulated workers through the workers' API of a real server
+(gunicorn, PostgreSQL, Redis on loopback) on a PRWS and a ranking campaign built from GMEG dev FCE,
+its six systems and four references, with the default trap settings.
+
+    .venv/bin/python bench/bots.py --per-strategy 20 --sentences 300
+    .venv/bin/python bench/bots.py --strategies careful,source-first --protocols prws
+
+A careful worker rates each candidate by its sentence-level GLEU+ against the four references plus
+Gaussian noise (sigma 15 points); the bots (bench/bot_strategies.py) see only what the API shows and
+the public data. Each simulated worker asks for HITs and submits screens until it is excluded, has
+seen ``--max-traps`` traps (20), or gets no more work. The harness, not the bots, reads the worker's
+trap record (ranking_workerrecord: traps_seen, traps_passed, excluded) after every submit.
+
+Prints, per protocol, each strategy's share of workers excluded within their first 20 traps, the
+median traps seen when excluded and the mean pass rate, then the goal: every bot strategy >= 95%
+excluded, careful <= 2%. Exit status 0 whether or not the goal is met (a measurement); 1 on a harness
+error (a non-2xx answer other than the expected 409 "no more work", or a failed database check).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import random
+import statistics
+import sys
+import threading
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from bench.bot_strategies import REFERENCES, STRATEGIES, SYSTEMS, TIE_TOLERANCE, Gmeg, answers
+from bench.serving import (
+    api_client,
+    check_assignments,
+    check_trap_records,
+    db_url,
+    delete_queue,
+    finish_database,
+    fresh_database,
+    gunicorn,
+    researcher_and_roles,
+    server_env,
+    workers_with_sessions,
+)
+
+PROTOCOLS = ("prws", "ranking")
+GMEG_FCE = Path(os.environ.get("GEC_SHARED_DIR", REPO.parent / "shared")) / "data/GMEG/data/dev/fce"
+BOT_GOAL, CAREFUL_GOAL = 0.95, 0.02
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument(
+        "--per-strategy", type=int, default=200, help="simulated workers per strategy and protocol"
+    )
+    p.add_argument("--strategies", default=",".join(STRATEGIES), help="comma-separated subset")
+    p.add_argument("--protocols", default=",".join(PROTOCOLS))
+    p.add_argument("--sentences", type=int, default=None, help="first N lines of GMEG dev FCE (all 968)")
+    p.add_argument("--max-traps", type=int, default=20, help="a worker stops after this many traps")
+    p.add_argument("--concurrency", type=int, default=24, help="workers working at once")
+    p.add_argument("--gunicorn-workers", type=int, default=(os.cpu_count() or 2) * 2 + 1)
+    p.add_argument("--threads", type=int, default=4)
+    p.add_argument("--port", type=int, default=8766)
+    p.add_argument(
+        "--pg-url", default=os.environ.get("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/postgres")
+    )
+    p.add_argument(
+        "--database", default="gec_bots_bench", help="database created (dropped first) for the run"
+    )
+    p.add_argument("--broker-url", default=os.environ.get("CELERY_BROKER_URL", "redis://127.0.0.1:6379/0"))
+    p.add_argument("--data", type=Path, default=GMEG_FCE, help="GMEG dev FCE directory")
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--out", help="write the figures as JSON here")
+    p.add_argument("--keep-database", action="store_true")
+    args = p.parse_args(argv)
+    args.strategies = [s for s in args.strategies.split(",") if s]
+    args.protocols = [s for s in args.protocols.split(",") if s]
+    unknown = set(args.strategies) - set(STRATEGIES) | set(args.protocols) - set(PROTOCOLS)
+    if unknown:
+        p.error(f"unknown strategies or protocols: {sorted(unknown)}")
+    workers = args.per_strategy * len(args.strategies)
+    if not 1 <= workers <= 32767 or args.concurrency < 1:
+        p.error("per-strategy x strategies must be 1..32767 (judgments_per_item), concurrency >= 1")
+    if not (args.data / "source").is_file():
+        p.error(f"GMEG dev FCE not found at {args.data} (set --data or GEC_SHARED_DIR)")
+    return args
+
+
+# ------------------------------------------------------------------------------------------ setup
+
+
+def make_campaign(
+    protocol: str, corpus, systems: list, refs: list, user, *, judgments_per_item: int, seed: int
+):
+    """The campaign under test, with the DEFAULT trap settings: the one place to change when the trap
+    design changes. Today's design needs a Source+error trap system and a trap rate (0.25 here);
+    trap_threshold (0.7) and trap_min_seen (5) are campaign_create's defaults."""
+    from annotate.services import trap_system_generate
+    from ranking.services import campaign_create
+
+    trap_system = corpus.systems.filter(kind="source+error").first() or trap_system_generate(corpus=corpus)
+    return campaign_create(
+        project=corpus.project,
+        corpus=corpus,
+        name=f"bots {protocol}",
+        systems=[*systems, *refs],
+        created_by=user,
+        protocol=protocol,
+        judgments_per_item=judgments_per_item,
+        trap_system=trap_system,
+        trap_rate=0.25,
+        seed=seed,
+    )
+
+
+@dataclass
+class Worker:
+    protocol: str
+    strategy: str
+    username: str
+    user_id: int
+    session: str
+    campaign_id: int
+
+
+@dataclass
+class World:
+    campaigns: dict[str, int]  # protocol -> campaign id
+    workers: list[Worker]
+    judgments_per_item: int
+    screens: dict[str, int]
+    sentences: int
+
+
+def build_world(args: argparse.Namespace, gmeg: Gmeg) -> World:
+    import django
+
+    django.setup()
+    from annotate.services import SentenceRecord, corpus_create, outputs_import_lines, project_create
+    from ranking.models import Screen
+
+    researcher = researcher_and_roles("bots-researcher")
+    project = project_create(name="bots", owner=researcher)
+    corpus = corpus_create(
+        project=project, name="GMEG dev FCE", sentences=[SentenceRecord(text=s) for s in gmeg.sources]
+    )
+
+    def system(name: str, kind: str, lines: list[str]):
+        return outputs_import_lines(corpus=corpus, system_name=name, kind=kind, lines=lines, filename=name)
+
+    systems = [system(s, "model", gmeg.systems[s]) for s in SYSTEMS]
+    refs = [system(r, "reference", gmeg.references[r]) for r in REFERENCES]
+    # Every worker of a protocol may judge every item.
+    jpi = args.per_strategy * len(args.strategies)
+    campaigns, screens, workers = {}, {}, []
+    for protocol in args.protocols:
+        campaign = make_campaign(
+            protocol, corpus, systems, refs, researcher, judgments_per_item=jpi, seed=args.seed
+        )
+        campaigns[protocol] = campaign.pk
+        screens[protocol] = Screen.objects.filter(campaign=campaign).count()
+        names = [
+            f"bot-{protocol}-{strategy}-{k:05d}"
+            for strategy in args.strategies
+            for k in range(args.per_strategy)
+        ]
+        users, sessions = workers_with_sessions(names, project)
+        for user, session in zip(users, sessions):
+            strategy = user.username.split("-", 2)[2].rsplit("-", 1)[0]
+            workers.append(Worker(protocol, strategy, user.username, user.pk, session, campaign.pk))
+    return World(campaigns, workers, jpi, screens, len(gmeg.sources))
+
+
+# ------------------------------------------------------------------------------------- simulation
+
+
+class RecordReader:
+    """The harness's view of a worker's trap record, one PostgreSQL connection per thread."""
+
+    def __init__(self, url: str):
+        self.url = url
+        self.local = threading.local()
+
+    def read(self, campaign_id: int, worker_id: int) -> tuple[int, int, bool]:
+        import psycopg2
+
+        conn = getattr(self.local, "conn", None)
+        if conn is None:
+            conn = self.local.conn = psycopg2.connect(self.url)
+            conn.autocommit = True
+        with conn.cursor() as cur:
+            cur.execute(
+                "SELECT traps_seen, traps_passed, excluded FROM ranking_workerrecord"
+                " WHERE campaign_id = %s AND worker_id = %s",
+                [campaign_id, worker_id],
+            )
+            row = cur.fetchone()
+        return (row[0], row[1], row[2]) if row else (0, 0, False)
+
+
+@dataclass
+class Outcome:
+    protocol: str
+    strategy: str
+    username: str
+    screens: int = 0
+    hits: int = 0
+    traps_seen: int = 0
+    traps_passed: int = 0
+    excluded: bool = False
+    traps_at_exclusion: int | None = None
+    stopped: str = ""  # excluded / max traps / no work / error
+
+
+@dataclass
+class Log:
+    outcomes: list[Outcome] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    statuses: dict[str, int] = field(default_factory=dict)
+
+    def status(self, kind: str, code: int) -> None:
+        key = f"{kind} {code}"
+        self.statuses[key] = self.statuses.get(key, 0) + 1
+
+
+async def run_worker(worker: Worker, args, base: str, gmeg: Gmeg, reader: RecordReader, log: Log, rng):
+    import httpx
+
+    out = Outcome(worker.protocol, worker.strategy, worker.username)
+    log.outcomes.append(out)
+    strategy, tolerance = STRATEGIES[worker.strategy], TIE_TOLERANCE.get(worker.strategy, 0.0)
+    async with api_client(base, worker.session) as http:
+
+        async def call(kind: str, url: str, **kw):
+            try:
+                try:
+                    response = await http.post(url, **kw)
+                except (httpx.ReadError, httpx.RemoteProtocolError):
+                    response = await http.post(url, **kw)  # a kept-alive connection just closed
+            except httpx.HTTPError as exc:
+                log.errors.append(f"{worker.username} {kind}: {exc!r}")
+                return None
+            log.status(kind, response.status_code)
+            return response
+
+        while not out.stopped:
+            response = await call("request", f"/api/work/campaigns/{worker.campaign_id}/request/")
+            if response is None or response.status_code not in (201, 409):
+                log.errors.append(f"{worker.username} request: {_said(response)}")
+                out.stopped = "error"
+                break
+            if response.status_code == 409:
+                out.stopped = "excluded" if out.excluded else "no work"
+                break
+            body = response.json()
+            if not body.get("screen"):
+                log.errors.append(f"{worker.username} request: a HIT with no screen to judge: {body}")
+                out.stopped = "error"
+                break
+            while body.get("screen") and not out.stopped:
+                screen = body["screen"]
+                values = strategy(screen, gmeg, rng)
+                url = f"/api/work/assignments/{body['id']}/screens/{screen['id']}/"
+                # No "seconds": the time on a screen is the server's to measure.
+                response = await call(
+                    "submit", url, json={"answers": answers(worker.protocol, values, tolerance)}
+                )
+                if response is None or response.status_code != 201:
+                    log.errors.append(f"{worker.username} submit: {_said(response)}")
+                    out.stopped = "error"
+                    break
+                out.screens += 1
+                body = response.json()
+                await _after_submit(out, worker, args, reader)
+            if body.get("status") == "submitted":
+                out.hits += 1
+
+
+async def _after_submit(out: Outcome, worker: Worker, args, reader: RecordReader) -> None:
+    seen, passed, excluded = await asyncio.to_thread(reader.read, worker.campaign_id, worker.user_id)
+    out.traps_seen, out.traps_passed = seen, passed
+    if excluded and not out.excluded:
+        out.excluded, out.traps_at_exclusion = True, seen
+    if out.excluded:
+        out.stopped = "excluded"
+    elif seen >= args.max_traps:
+        out.stopped = "max traps"
+
+
+def _said(response) -> str:
+    return "no answer" if response is None else f"{response.status_code} {response.text[:200]}"
+
+
+async def run_crowd(world: World, args, base: str, gmeg: Gmeg, reader: RecordReader) -> Log:
+    log = Log()
+    rng = random.Random(args.seed)
+    order = list(world.workers)
+    rng.shuffle(order)  # strategies interleaved: none gets the fresh HITs first
+    gate = asyncio.Semaphore(args.concurrency)
+
+    async def one(worker: Worker, seed: float) -> None:
+        async with gate:
+            await run_worker(worker, args, base, gmeg, reader, log, random.Random(seed))
+
+    progress = asyncio.create_task(_progress(log, len(order)))
+    try:
+        await asyncio.gather(*(one(w, rng.random()) for w in order))
+    finally:
+        progress.cancel()
+    return log
+
+
+async def _progress(log: Log, total: int, every: float = 30.0) -> None:
+    """A line on stderr every ``every`` seconds: a long run says how far it is."""
+    started = time.monotonic()
+    while True:
+        await asyncio.sleep(every)
+        done = sum(1 for o in log.outcomes if o.stopped)
+        screens = sum(o.screens for o in log.outcomes)
+        elapsed = time.monotonic() - started
+        print(
+            f"{elapsed:.0f}s: {done}/{total} workers done, {screens} screens ({screens / elapsed:.1f}/s)",
+            file=sys.stderr,
+        )
+
+
+# ------------------------------------------------------------------------------------------ checks
+
+
+def check_database(world: World, log: Log) -> list[str]:
+    """The server's books against the harness's: judgments, leases, trap records."""
+    from ranking.models import ScreenJudgment, WorkerRecord
+
+    problems: list[str] = []
+    for protocol, campaign_id in world.campaigns.items():
+        mine = [o for o in log.outcomes if o.protocol == protocol]
+        judged = ScreenJudgment.objects.filter(screen__campaign_id=campaign_id).count()
+        if judged != sum(o.screens for o in mine):
+            problems.append(
+                f"{protocol}: {judged} judgments stored, {sum(o.screens for o in mine)} submitted"
+            )
+        problems += [f"{protocol}: {p}" for p in check_assignments(campaign_id, world.judgments_per_item)]
+        problems += [f"{protocol}: {p}" for p in check_trap_records(campaign_id)[1]]
+        records = {
+            username: (seen, passed, excluded)
+            for username, seen, passed, excluded in WorkerRecord.objects.filter(
+                campaign_id=campaign_id
+            ).values_list("worker__username", "traps_seen", "traps_passed", "excluded")
+        }
+        differ = [
+            o.username
+            for o in mine
+            if records.get(o.username, (0, 0, False)) != (o.traps_seen, o.traps_passed, o.excluded)
+        ]
+        if differ:
+            problems.append(
+                f"{protocol}: {len(differ)} workers' records changed after they stopped: {differ[:3]}"
+            )
+    return problems
+
+
+# ----------------------------------------------------------------------------------------- report
+
+
+def figures(log: Log, world: World, args) -> dict[str, dict[str, dict]]:
+    """protocol -> strategy -> its row of the table."""
+    out: dict[str, dict[str, dict]] = {}
+    for protocol in args.protocols:
+        out[protocol] = {}
+        for strategy in args.strategies:
+            rows = [o for o in log.outcomes if o.protocol == protocol and o.strategy == strategy]
+            caught = [o for o in rows if o.excluded and o.traps_at_exclusion <= args.max_traps]
+            rates = [o.traps_passed / o.traps_seen for o in rows if o.traps_seen]
+            out[protocol][strategy] = {
+                "workers": len(rows),
+                "excluded": len(caught),
+                "excluded_share": len(caught) / len(rows) if rows else 0.0,
+                "median_traps_at_exclusion": statistics.median(o.traps_at_exclusion for o in caught)
+                if caught
+                else None,
+                "pass_rate_mean": statistics.fmean(rates) if rates else None,
+                "traps_seen_mean": statistics.fmean(o.traps_seen for o in rows) if rows else 0.0,
+                "screens_mean": statistics.fmean(o.screens for o in rows) if rows else 0.0,
+                "out_of_work": sum(1 for o in rows if o.stopped == "no work"),
+            }
+    return out
+
+
+def goal_met(strategy: str, row: dict) -> bool:
+    if strategy == "careful":
+        return row["excluded_share"] <= CAREFUL_GOAL
+    return row["excluded_share"] >= BOT_GOAL
+
+
+def table(table_figures: dict[str, dict[str, dict]], world: World, args) -> str:
+    lines = []
+    for protocol, rows in table_figures.items():
+        lines.append(
+            f"\n{protocol}: {world.sentences} sentences, {world.screens[protocol]} screens, "
+            f"judgments_per_item {world.judgments_per_item}, stop at {args.max_traps} traps"
+        )
+        lines.append(
+            f"{'strategy':<14} {'workers':>7} {'excluded <=' + str(args.max_traps) + ' traps':>20} "
+            f"{'median traps':>13} {'pass rate':>10} {'traps seen':>11} {'screens':>8} {'no work':>8}  goal"
+        )
+        for strategy, r in rows.items():
+            median = "-" if r["median_traps_at_exclusion"] is None else f"{r['median_traps_at_exclusion']:g}"
+            rate = "-" if r["pass_rate_mean"] is None else f"{r['pass_rate_mean']:.2f}"
+            want = "<=2%" if strategy == "careful" else ">=95%"
+            lines.append(
+                f"{strategy:<14} {r['workers']:>7} {r['excluded']:>9} ({100 * r['excluded_share']:5.1f}%) "
+                f"{median:>13} {rate:>10} {r['traps_seen_mean']:>11.1f} {r['screens_mean']:>8.1f} "
+                f"{r['out_of_work']:>8}  {want} {'met' if goal_met(strategy, r) else 'NOT met'}"
+            )
+    failing = [f"{p}/{s}" for p, rows in table_figures.items() for s, r in rows.items() if not goal_met(s, r)]
+    lines.append(
+        f"\ngoal (every bot strategy >=95% excluded within its first {args.max_traps} traps, careful <=2%): "
+        + ("met" if not failing else "NOT met: " + ", ".join(failing))
+    )
+    return "\n".join(lines)
+
+
+# -------------------------------------------------------------------------------------------- main
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    import logging
+
+    logging.getLogger("httpx").setLevel(logging.WARNING)
+    started = time.monotonic()
+    gmeg = Gmeg.load(args.data, args.sentences)
+    queue = f"gec-bots-{os.getpid()}"
+    env = server_env(args.pg_url, args.database, args.broker_url, queue, prefix="bots")
+    print(f"database {args.database} (fresh), broker queue {queue}", file=sys.stderr)
+    fresh_database(args.pg_url, args.database, env)
+    world = build_world(args, gmeg)
+    setup = time.monotonic() - started
+    print(
+        f"setup: {len(world.workers)} workers, campaigns {world.campaigns} in {setup:.1f}s", file=sys.stderr
+    )
+    base = f"http://127.0.0.1:{args.port}"
+    reader = RecordReader(db_url(args.pg_url, args.database))
+    with gunicorn(env, args.port, args.gunicorn_workers, args.threads):
+        crowd_started, cpu_started = time.monotonic(), time.process_time()
+        log = asyncio.run(run_crowd(world, args, base, gmeg, reader))
+        crowd, generator_cpu = time.monotonic() - crowd_started, time.process_time() - cpu_started
+    problems = check_database(world, log)
+    result = figures(log, world, args)
+    delete_queue(args.broker_url, queue)
+    finish_database(args.pg_url, args.database, args.keep_database)
+    screens = sum(o.screens for o in log.outcomes)
+    print(table(result, world, args))
+    print(
+        f"\ntime: setup {setup:.0f}s, crowd {crowd:.0f}s ({screens} screens submitted, "
+        f"{screens / crowd:.1f}/s at concurrency {args.concurrency}; this process used {generator_cpu:.0f}s "
+        f"of CPU), total {time.monotonic() - started:.0f}s"
+    )
+    print(f"statuses: {dict(sorted(log.statuses.items()))}")
+    for line in log.errors[:10] + problems:
+        print(f"HARNESS ERROR: {line}")
+    if args.out:
+        Path(args.out).write_text(
+            json.dumps(
+                {
+                    "figures": result,
+                    "seconds": {"setup": setup, "crowd": crowd, "generator_cpu": generator_cpu},
+                    "screens_submitted": screens,
+                    "statuses": log.statuses,
+                    "errors": log.errors,
+                    "problems": problems,
+                    "config": {k: v for k, v in vars(args).items() if k not in ("pg_url", "data")},
+                    "workers": [asdict(o) for o in log.outcomes],
+                },
+                indent=2,
+            )
+            + "\n"
+        )
+    return 1 if log.errors or problems else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -98,13 +98,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 def make_campaign(
     protocol: str, corpus, systems: list, refs: list, user, *, judgments_per_item: int, seed: int
 ):
-    """The campaign under test, with the DEFAULT trap settings: the one place to change when the trap
-    design changes. Today's design needs a Source+error trap system and a trap rate (0.25 here);
-    trap_threshold (0.7) and trap_min_seen (5) are campaign_create's defaults."""
-    from annotate.services import trap_system_generate
+    """The campaign under test, with the DEFAULT trap settings a researcher gets from the campaign
+    form or the API: hidden traps and repeats at the recommended rates (``campaign_options`` of no
+    options), and the model's defaults for the margin, the GLEU+ drop and the exclusion rules."""
     from ranking.services import campaign_create
+    from ranking.services.campaigns import campaign_options
 
-    trap_system = corpus.systems.filter(kind="source+error").first() or trap_system_generate(corpus=corpus)
     return campaign_create(
         project=corpus.project,
         corpus=corpus,
@@ -113,9 +112,8 @@ def make_campaign(
         created_by=user,
         protocol=protocol,
         judgments_per_item=judgments_per_item,
-        trap_system=trap_system,
-        trap_rate=0.25,
         seed=seed,
+        **campaign_options({}),
     )
 
 
@@ -267,10 +265,9 @@ async def run_worker(worker: Worker, args, base: str, gmeg: Gmeg, reader: Record
                 screen = body["screen"]
                 values = strategy(screen, gmeg, rng)
                 url = f"/api/work/assignments/{body['id']}/screens/{screen['id']}/"
-                # No "seconds": the time on a screen is the server's to measure.
-                response = await call(
-                    "submit", url, json={"answers": answers(worker.protocol, values, tolerance)}
-                )
+                # No "seconds": the server measures the time from the ticket it served with the screen.
+                payload = {"answers": answers(worker.protocol, values, tolerance), "ticket": screen["ticket"]}
+                response = await call("submit", url, json=payload)
                 if response is None or response.status_code != 201:
                     log.errors.append(f"{worker.username} submit: {_said(response)}")
                     out.stopped = "error"

@@ -137,7 +137,8 @@ class CampaignCreateSerializer(serializers.Serializer):
         default=True, help_text="trap pass rate below the threshold"
     )
     exclude_by_mann_whitney = serializers.BooleanField(
-        default=True, help_text="traps not rated worse than their bases (Appraise's test, from 10 traps)"
+        default=True,
+        help_text="traps not rated worse than their bases (Appraise's test, from 10 traps; 20 ranked)",
     )
     exclude_by_consistency = serializers.BooleanField(
         default=False, help_text="repeated screens answered far apart"

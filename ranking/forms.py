@@ -53,6 +53,7 @@ class CampaignForm(forms.Form):
     trap_design = forms.ChoiceField(
         choices=TrapDesign.choices,
         initial=TrapDesign.HIDDEN,
+        required=False,
         help_text="Hidden: traps are erroneous copies of outputs the worker also judges, on screens "
         "that look like the others. The paper's design needs a Source+error system.",
     )
@@ -69,12 +70,17 @@ class CampaignForm(forms.Form):
         "Source+error (blank: none).",
     )
     trap_margin = forms.IntegerField(
-        min_value=1, max_value=50, initial=1, help_text="PRWS points a trap must be rated below its base."
+        min_value=1,
+        max_value=50,
+        initial=1,
+        required=False,
+        help_text="PRWS points a trap must be rated below its base.",
     )
     trap_min_drop = forms.FloatField(
         min_value=MIN_DROP_FLOOR,
         max_value=1,
         initial=DEFAULT_MIN_DROP,
+        required=False,
         label="Trap GLEU+ drop",
         help_text="With references, a generated trap scores at least this much lower than its base.",
     )
@@ -99,7 +105,7 @@ class CampaignForm(forms.Form):
     exclude_by_mann_whitney = forms.BooleanField(
         required=False,
         initial=True,
-        help_text="Exclude workers who, after 10 traps, do not rate traps clearly worse than their bases "
+        help_text="Exclude workers who, after 10 traps (20 when they rank), do not rate traps clearly worse than their bases "
         "(Appraise's test: one-sided Mann-Whitney U, p < 0.05 keeps them).",
     )
     exclude_by_consistency = forms.BooleanField(

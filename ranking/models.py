@@ -105,7 +105,8 @@ class Campaign(models.Model):
     # Which evidence excludes a worker (issue 17; geceval.worker_checks); every signal is shown either way.
     exclude_by_pass_rate = models.BooleanField(default=True, help_text="trap pass rate below the threshold")
     exclude_by_mann_whitney = models.BooleanField(
-        default=True, help_text="traps not rated worse than their bases (Appraise's test, from 10 traps)"
+        default=True,
+        help_text="traps not rated worse than their bases (Appraise's test, from 10 traps; 20 ranked)",
     )
     exclude_by_consistency = models.BooleanField(
         default=False, help_text="repeated screens answered far apart"

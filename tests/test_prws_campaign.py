@@ -217,6 +217,21 @@ def test_api_creates_a_campaign_and_reports_results(setup, django_capture_on_com
         format="json",
     )
     assert created.status_code == 201, created.content
+    body = created.json()  # left blank, the trap settings are the recommended hidden ones
+    assert (body["trap_design"], body["trap_rate"], body["repeat_rate"]) == ("hidden", 0.2, 0.05)
+    assert (body["trap_min_drop"], body["trap_threshold"], body["trap_min_seen"]) == (0.25, 0.6, 10)
+    created = api.post(
+        "/api/campaigns/",
+        {
+            "name": "no traps",
+            "corpus": corpus.pk,
+            "systems": [systems[0].pk],
+            "trap_rate": 0,
+            "repeat_rate": 0,
+        },
+        format="json",
+    )
+    assert created.status_code == 201, created.content
     assert created.json()["screen_count"] == 2
     with django_capture_on_commit_callbacks(execute=True):
         do_hit(campaign, annotators[0], rate(70))

@@ -27,9 +27,11 @@ ACTIVE = 7  # + campaign, active HIT, next screen with progress, candidates
 READ = 6  # + assignment, next screen with progress, candidates
 SUBMIT = 15  # + assignment, screen, candidates, lock, judgment, ratings, screens left, lease renewal
 # (issue 18's fair leases: one conditional UPDATE), next screen, candidates
-SUBMIT_LAST = 14  # as SUBMIT, + status update, - lease renewal, - candidates of a next screen
 TRAP_FIRST = 9  # the worker's trap record: look for it, create it (two savepoints), recount, save,
 # + the worker's ratings in the campaign (issue 17: consistency on repeats and flat scoring read them)
+SUBMIT_LAST = 14 + TRAP_FIRST  # as SUBMIT, + status update, - lease renewal, - candidates of a next
+# screen, + the worker's record (issue 17: a HIT's last screen refreshes it, so flat scoring is judged
+# in campaigns without traps; once per HIT)
 TRAP_LATER = 6  # the record exists: lock it, recount, ratings, save (one savepoint)
 RESUBMIT = 8  # + assignment, screen, candidates, judgment found, next screen, candidates
 
@@ -131,10 +133,12 @@ def test_a_trap_screen_adds_the_trap_record_queries_and_nothing_else(world):
     expected, seen, traps = [], [], 0
     while body["screen"] is not None:
         screen = body["screen"]
-        base = SUBMIT if body["done"] < body["total"] - 1 else SUBMIT_LAST
-        if has_trap(screen["id"]):
+        last = body["done"] == body["total"] - 1
+        base = SUBMIT_LAST - TRAP_FIRST if last else SUBMIT  # the record's refresh is added below
+        trap = has_trap(screen["id"])
+        if trap or last:  # a trap's verdict or the HIT's last screen refreshes the record, once
             base += TRAP_FIRST if traps == 0 else TRAP_LATER
-            traps += 1
+        traps += trap
         expected.append(base)
         url = f"/api/work/assignments/{body['id']}/screens/{screen['id']}/"
         response, queries = counted(api.post, url, {"answers": answers_for(screen)}, format="json")
@@ -171,7 +175,8 @@ PAGE_CLAIM = 12  # the API's claim without its answer's next screen and progress
 PAGE_SCREEN = 6  # session, user, roles, assignment, next screen with progress, candidates (was 7)
 PAGE_SUBMIT = 13  # the API's submit less the next screen and its candidates (was 13: candidates twice,
 # then 12, then 13 with the lease renewal of issue 18)
-PAGE_SUBMIT_LAST = 13  # as PAGE_SUBMIT, + the assignment's status update, - the lease renewal
+PAGE_SUBMIT_LAST = 13 + TRAP_FIRST  # as PAGE_SUBMIT, + the assignment's status update, - the lease
+# renewal, + the worker's record (as SUBMIT_LAST)
 
 
 def test_a_worker_doing_a_hit_through_the_pages_takes_the_pinned_queries_per_request(world):

@@ -23,7 +23,7 @@ class Migration(migrations.Migration):
         migrations.AddField(
             model_name='campaign',
             name='exclude_by_mann_whitney',
-            field=models.BooleanField(default=True, help_text="traps not rated worse than their bases (Appraise's test, from 10 traps)"),
+            field=models.BooleanField(default=True, help_text="traps not rated worse than their bases (Appraise's test, from 10 traps; 20 ranked)"),
         ),
         migrations.AddField(
             model_name='campaign',

@@ -59,6 +59,9 @@ def campaign_options(data: dict) -> dict:
     """The campaign options present in validated form or API data; a blank (None) trap design,
     trap rate or repeat rate becomes the recommended one (``RECOMMENDED_TRAPS``)."""
     options = {key: data[key] for key in CAMPAIGN_OPTIONS if key in data}
+    for key in ("trap_design", "trap_margin", "trap_min_drop"):  # blank: campaign_create's default
+        if options.get(key) in (None, ""):
+            options.pop(key, None)
     design = options.get("trap_design") or (
         TrapDesign.PAPER if options.get("trap_system") is not None else TrapDesign.HIDDEN
     )
@@ -118,54 +121,38 @@ def campaign_create(
     the source text; a trap equal to the source (or to another output) is not used.
     ``trap_secret`` (tests only; no form or API sets it): the secret behind the traps, else drawn.
     """
+    given = dict(locals())  # the arguments as given, for the row below (before any local is bound)
     systems = list(systems)
     name = name.strip()
     _check_scope(project, corpus, name, systems, protocol)
     sizes = (max_candidates, judgments_per_item, screens_per_hit, screens_per_sentence, assignment_minutes)
     _check_sizes(protocol_get(protocol), *sizes)
     trap_design = trap_design or (TrapDesign.PAPER if trap_system is not None else TrapDesign.HIDDEN)
-    _check_traps(corpus, trap_design, trap_system, (trap_rate, trap_threshold, repeat_rate, trap_min_drop))
-    if trap_design == TrapDesign.HIDDEN and (trap_rate or repeat_rate) and active_selection:
-        raise GecInputError(
-            "hidden traps copy screens drawn when the campaign is made; active selection draws them "
-            "later: choose the paper's design or no traps"
-        )
+    rates = (trap_rate, trap_threshold, repeat_rate, trap_min_drop)
+    _check_traps(corpus, trap_design, trap_system, rates, active_selection)
     _check_related(project, reference, qualification, protocol, active_selection, corpus=corpus, name=name)
     sentences = _campaign_sentences(corpus, domain)
     campaign = Campaign.objects.create(
-        project=project,
-        corpus=corpus,
+        **{field: given[field] for field in _ROW_FIELDS},
         name=name,
-        protocol=protocol,
-        domain=domain,
-        reference=reference,
-        judgments_per_item=judgments_per_item,
-        max_candidates=max_candidates,
-        screens_per_sentence=screens_per_sentence,
-        screens_per_hit=screens_per_hit,
-        assignment_minutes=assignment_minutes,
-        separate_domains=separate_domains,
         trap_design=trap_design,
-        trap_system=trap_system,
-        trap_rate=trap_rate,
-        trap_margin=trap_margin,
-        trap_min_drop=trap_min_drop,
-        repeat_rate=repeat_rate,
         trap_secret=trap_secret or secrets.token_hex(16),
-        trap_threshold=trap_threshold,
-        trap_min_seen=trap_min_seen,
-        min_seconds=min_seconds,
         reward_per_hit=Decimal(str(reward_per_hit)),
         budget=None if budget is None else Decimal(str(budget)),
-        instructions=instructions,
-        seed=seed,
-        qualification=qualification,
-        active_selection=active_selection,
-        created_by=created_by,
     )
     campaign.systems.set(systems)
     _build(campaign, systems, sentences)
     return campaign
+
+
+_ROW_FIELDS = (
+    *("project", "corpus", "protocol", "domain", "reference", "judgments_per_item", "max_candidates"),
+    *("screens_per_sentence", "screens_per_hit", "assignment_minutes", "separate_domains"),
+    *("trap_system", "trap_rate", "trap_margin", "trap_min_drop", "repeat_rate", "trap_threshold"),
+    *("trap_min_seen", "min_seconds", "instructions", "seed", "qualification", "active_selection"),
+    "created_by",
+)
+"""``campaign_create``'s arguments stored as given."""
 
 
 def _check_scope(project: Project, corpus: Corpus, name: str, systems: list[System], protocol: str) -> None:
@@ -201,7 +188,11 @@ def _check_sizes(
 
 
 def _check_traps(
-    corpus: Corpus, design: str, trap_system: System | None, rates: tuple[float, float, float, float]
+    corpus: Corpus,
+    design: str,
+    trap_system: System | None,
+    rates: tuple[float, float, float, float],
+    active_selection: bool,
 ) -> None:
     trap_rate, _threshold, repeat_rate, min_drop = rates
     if design not in TrapDesign.values:
@@ -211,6 +202,11 @@ def _check_traps(
     if min_drop < MIN_DROP_FLOOR:
         raise GecInputError(f"a trap must lose at least {MIN_DROP_FLOOR} GLEU+ against its base")
     if design == TrapDesign.HIDDEN:
+        if (trap_rate or repeat_rate) and active_selection:
+            raise GecInputError(
+                "hidden traps copy screens drawn when the campaign is made; active selection draws "
+                "them later: choose the paper's design or no traps"
+            )
         if trap_system is not None:
             raise GecInputError("hidden traps are generated: a Source+error system is the paper's design")
         return

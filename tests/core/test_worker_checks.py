@@ -23,18 +23,20 @@ from geceval.worker_checks import (
 # ----------------------------------------------------------------- Appraise's test
 
 
-def test_trap_test_waits_for_ten_traps():
+def test_trap_test_waits_for_ten_scored_traps_and_twenty_ranked():
     assert trap_test([70] * 9, [10] * 9, answer="score") is None
     assert trap_test([70] * 10, [10] * 10, answer="score") == pytest.approx(7.968955844033122e-06)
+    assert trap_test([1] * 19, [3] * 19, answer="rank") is None
+    assert trap_test([1] * 20, [3] * 20, answer="rank") < 0.05
 
 
 def test_trap_test_is_one_sided_by_protocol_scores_higher_ranks_lower():
-    bases, traps = [80, 75, 90, 60, 85, 70, 95, 65, 88, 72], [20, 30, 10, 40, 25, 35, 15, 45, 5, 50]
+    bases, traps = [80, 75, 90, 60, 85, 70, 95, 65, 88, 72] * 2, [20, 30, 10, 40, 25, 35, 15, 45, 5, 50] * 2
     assert trap_test(bases, traps, answer="score") == mannwhitneyu(bases, traps, alternative="greater").pvalue
     assert trap_test_passed(trap_test(bases, traps, answer="score")) is True
     # the same numbers read as ranks say the bases were ranked worse: no evidence of reading
     assert trap_test(bases, traps, answer="rank") > 0.99
-    ranks_base, ranks_trap = [1, 1, 2, 1, 1, 2, 1, 1, 1, 2], [3, 4, 4, 5, 3, 4, 5, 3, 4, 5]
+    ranks_base, ranks_trap = [1, 1, 2, 1, 1, 2, 1, 1, 1, 2] * 2, [3, 4, 4, 5, 3, 4, 5, 3, 4, 5] * 2
     assert trap_test_passed(trap_test(ranks_base, ranks_trap, answer="rank")) is True
 
 

@@ -103,9 +103,9 @@ class ControlPlanner:
         self.cells = [self._cell(i, [g.text for g in groups[i]]) for i in range(len(screens))]
         self.made: Counter[str] = Counter()
         self.owed: Counter[Cell] = Counter()
+        """Looks drawn for earlier traps that their HIT could not give."""
         self.tried: dict[tuple, Trap | None] = {}
         """Drafts by (screen, base, kind, the trap must be the source)."""
-        """Looks drawn for earlier traps that their HIT could not give."""
 
     def _cell(self, index: int, texts: list[str]) -> Cell:
         source = normalise(self.sentences[self.screens[index].sentence_id].text)

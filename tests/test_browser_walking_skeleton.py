@@ -35,6 +35,8 @@ def test_researcher_creates_prws_campaign_annotator_judges_researcher_downloads_
         researcher.get_by_label(f"demo-learner-english / {name} (", exact=False).check()
     researcher.get_by_label("Judgments per item").fill("1")
     researcher.get_by_label("Screens per HIT").fill("2")
+    researcher.get_by_label("Trap rate").fill("0")  # hidden traps by default; this walk counts screens
+    researcher.get_by_label("Repeat rate").fill("0")
     researcher.get_by_role("button", name="Create campaign").click()
     researcher.get_by_text("Campaign Browser PRWS created with 30 screens in 15 HITs").wait_for()
     campaign_url = researcher.url

@@ -18,6 +18,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import Q
 
 from annotate.models import Corpus, Output, Project, Role, Sentence, System, SystemKind
+from annotate.selectors import corpus_references
 from geceval.errors import GecInputError
 from geceval.formats.inputs import Input, Source, read_input
 from geceval.formats.text import decode_lines
@@ -311,13 +312,7 @@ def trap_system_generate(
     """
     seed = secrets.token_hex(16) if seed is None else seed
     sentences = list(corpus.sentences.order_by("position").values_list("pk", "text"))
-    refs: dict[int, list[str]] = {}
-    for sentence_id, text in (
-        Output.objects.filter(system__corpus=corpus, system__kind=SystemKind.REFERENCE)
-        .order_by("system__name")
-        .values_list("sentence_id", "text")
-    ):
-        refs.setdefault(sentence_id, []).append(text)
+    refs = corpus_references(corpus.pk)
     lines = []
     for i, (pk, text) in enumerate(sentences):
         if refs.get(pk):

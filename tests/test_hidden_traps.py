@@ -14,7 +14,8 @@ import pytest
 from django.core.management import call_command
 from scipy.stats import chi2_contingency
 
-from annotate.models import Corpus, Output, Sentence, SystemKind
+from annotate.models import Corpus, Output, Sentence
+from annotate.selectors import corpus_references
 from annotate.services import trap_system_generate
 from geceval.insert_errors import insert_errors, line_seed
 from geceval.traps import DEFAULT_MIN_DROP, make_trap, sentence_gleu
@@ -117,12 +118,7 @@ def test_every_trap_is_worse_than_its_base_by_the_campaign_drop(fce):
 
 
 def _references(corpus: Corpus) -> dict[int, list[str]]:
-    refs: dict[int, list[str]] = {}
-    for sentence_id, text in Output.objects.filter(
-        system__corpus=corpus, system__kind=SystemKind.REFERENCE
-    ).values_list("sentence_id", "text"):
-        refs.setdefault(sentence_id, []).append(text)
-    return refs
+    return corpus_references(corpus.pk)
 
 
 def _lines(path) -> list[str]:

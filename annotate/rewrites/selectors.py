@@ -15,7 +15,6 @@ from django.db.models import Q, QuerySet
 from django.utils import timezone
 
 from annotate.models import (
-    Output,
     Qualification,
     QualificationAttempt,
     QualificationStatus,
@@ -27,10 +26,9 @@ from annotate.models import (
     RewriteStatus,
     Role,
     Sentence,
-    SystemKind,
 )
 from annotate.roles import is_researcher, user_roles
-from annotate.selectors import project_list_for
+from annotate.selectors import corpus_references, project_list_for
 
 
 def claim_cutoff(now=None):
@@ -281,9 +279,4 @@ def rewrite_campaign_sentences(campaign: RewriteCampaign) -> QuerySet[Sentence]:
 
 def sentence_references(sentence: Sentence) -> list[str]:
     """The texts of the corpus's reference systems for this sentence (qualification grading)."""
-
-    return list(
-        Output.objects.filter(sentence=sentence, system__kind=SystemKind.REFERENCE)
-        .order_by("system__name")
-        .values_list("text", flat=True)
-    )
+    return corpus_references(sentence.corpus_id, [sentence.pk]).get(sentence.pk, [])

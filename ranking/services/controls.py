@@ -19,12 +19,12 @@ from __future__ import annotations
 
 import random
 from collections import Counter, defaultdict
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from django.db.models import Q
 
-from annotate.models import Output, Sentence, SystemKind
+from annotate.models import Sentence
+from annotate.selectors import corpus_references
 from geceval.traps import TRAP_KINDS, UNDONE_CORRECTION, Trap, make_trap, source_trap
 from ranking.models import (
     Campaign,
@@ -257,22 +257,6 @@ _CHOICES = 6
 """(base, displaced) pairs tried per screen: each costs up to a dozen GLEU+ checks."""
 
 
-def references_by_sentence(campaign: Campaign, sentence_ids: Sequence[int]) -> dict[int, list[str]]:
-    """The corpus's reference texts per sentence: what a trap's GLEU+ check reads."""
-    refs: dict[int, list[str]] = defaultdict(list)
-    for sentence_id, text in (
-        Output.objects.filter(
-            sentence_id__in=sentence_ids,
-            system__corpus_id=campaign.corpus_id,
-            system__kind=SystemKind.REFERENCE,
-        )
-        .order_by("system__name")
-        .values_list("sentence_id", "text")
-    ):
-        refs[sentence_id].append(text)
-    return refs
-
-
 def controls_add(
     campaign: Campaign, screens: list[Screen], groups: list[list[Group]], hits: list[list[int]]
 ) -> list:
@@ -284,7 +268,7 @@ def controls_add(
     planner = ControlPlanner(
         campaign,
         {s.sentence_id: s.sentence for s in screens},
-        references_by_sentence(campaign, sentence_ids),
+        corpus_references(campaign.corpus_id, sentence_ids),
         screens,
         groups,
     )

@@ -12,6 +12,7 @@ from django.db.models import Q
 from geceval.worker_checks import ANSWERS, consistency, flatness, trap_test
 from ranking.models import Campaign, Control, ControlKind, Rating, Screen, ScreenJudgment, WorkerRecord
 from ranking.protocols import protocol_get
+from ranking.services.judging import normalise
 
 
 def evidence_recount(record: WorkerRecord) -> None:
@@ -73,8 +74,8 @@ def _worker_answers(
 
 def _matched(copy: list[tuple[int, str, float]], original: list[tuple[int, str, float]]) -> list:
     """(answer on the original, answer on the copy) for each candidate text shown on both."""
-    first = {" ".join(text.split()): value for _, text, value in original}
-    return [(first[key], value) for _, text, value in copy if (key := " ".join(text.split())) in first]
+    first = {normalise(text): value for _, text, value in original}
+    return [(first[key], value) for _, text, value in copy if (key := normalise(text)) in first]
 
 
 def touches_repeat(campaign: Campaign, screen: Screen) -> bool:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from geceval.traps import normalise  # outputs that differ only in white space are one item
 from ranking.models import Candidate
 from ranking.protocols import CandidateScore, protocol_get
 
@@ -34,11 +35,6 @@ def answers_from_form(
     """Read a screen's form: fields are named by display position only (``score-0``, ``rank-2``,
     ``changed-1``), so nothing in a page identifies a candidate or tells a trap apart."""
     return protocol_get(protocol).answers_from_form(candidates, data)
-
-
-def normalise(text: str) -> str:
-    """Outputs that differ only in white space are one item to a judge."""
-    return " ".join(text.split())
 
 
 @dataclass(frozen=True)

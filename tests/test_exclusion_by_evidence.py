@@ -10,6 +10,7 @@ from django.urls import reverse
 from django.utils import timezone
 from rest_framework.test import APIClient
 
+from geceval.worker_checks import MANN_WHITNEY_MIN_TRAPS
 from ranking.models import (
     Assignment,
     Campaign,
@@ -128,19 +129,20 @@ def record(campaign, worker) -> WorkerRecord:
 # ----------------------------------------------------------------- Appraise's test
 
 
-def test_mann_whitney_waits_for_ten_traps_then_excludes_a_worker_who_does_not_tell_traps_apart(world):
+def test_mann_whitney_waits_for_fifteen_traps_then_excludes_a_worker_who_does_not_tell_traps_apart(world):
     _, workers, make = world
     campaign = make()
     campaign_exclusion_rules_set(campaign=campaign, **RULES_OFF | {"mann_whitney": True})
     careful, blind = workers[0], workers[1]
-    values = [5, 95, 15, 85, 25, 75, 35, 65, 45, 55, 50, 60]  # the blind worker's bases and traps alike
-    for i, screen in enumerate(screens_of(campaign)[:12]):
+    values = [5, 95, 15, 85, 25, 75, 35, 65, 45, 55, 50, 60, 40, 70, 30]  # bases and traps alike
+    assert len(values) == MANN_WHITNEY_MIN_TRAPS
+    for i, screen in enumerate(screens_of(campaign)[:MANN_WHITNEY_MIN_TRAPS]):
         judge(careful, screen, [70, 60, 50, 40], trap=(True, 60 + i, 20 + i))
         base, trapped = values[i], values[-1 - i]
         judge(blind, screen, [50, 50, 50, 50], trap=(trapped < base, base, trapped))
         for w in (careful, blind):
             worker_record_refresh(campaign=campaign, worker=w)
-        if i < 9:  # under ten traps: no verdict, whatever the answers
+        if i < MANN_WHITNEY_MIN_TRAPS - 1:  # too few traps: no verdict, whatever the answers
             assert record(campaign, blind).mann_whitney_p is None
             assert not record(campaign, blind).excluded
     kept, out = record(campaign, careful), record(campaign, blind)
@@ -155,12 +157,12 @@ def test_mann_whitney_reads_ranks_as_lower_is_better(world):
     _, workers, make = world
     campaign = make("ranking")
     screens = screens_of(campaign)
-    assert len(screens) >= 20
-    for screen in screens[:19]:
+    n = MANN_WHITNEY_MIN_TRAPS
+    assert len(screens) >= n
+    for screen in screens[: n - 1]:
         judge(workers[0], screen, [1, 2, 3, 4], field="rank", trap=(True, 1, 3))
-    # a rank says less than a score: Appraise's test waits for 20 ranked traps
     assert worker_record_refresh(campaign=campaign, worker=workers[0]).mann_whitney_p is None
-    judge(workers[0], screens[19], [1, 2, 3, 4], field="rank", trap=(True, 1, 3))
+    judge(workers[0], screens[n - 1], [1, 2, 3, 4], field="rank", trap=(True, 1, 3))
     kept = worker_record_refresh(campaign=campaign, worker=workers[0])
     assert kept.mann_whitney_p < 0.001 and not kept.excluded
 

@@ -104,6 +104,23 @@ def test_trap_screens_look_like_the_others(fce, protocol, options):
     assert p > 0.01, (p, cells, table)
 
 
+@pytest.mark.parametrize("protocol,options", [("prws", {}), ("ranking", {"screens_per_sentence": 2})])
+def test_the_source_copy_is_a_base_no_more_often_than_a_trap_is_the_source(fce, protocol, options):
+    """The source-first bot (the candidate equal to the original best, the rest at random) passed 55%
+    of PRWS traps: the source copy was the base of a trap (an added error on it) more often than a
+    trap was the source (a one-edit base's correction undone). Now trusting the source copy wins as
+    many traps as it loses, and the bot is as blind as a random one."""
+    campaign = _campaign(fce, protocol, **options)
+    controls = Control.objects.filter(screen__campaign=campaign).exclude(kind=ControlKind.REPEAT)
+    roles = Counter()
+    for control in controls.select_related("base", "trap", "screen__sentence"):
+        source = normalise(control.screen.sentence.text)
+        roles["base"] += normalise(control.base.text) == source
+        roles["trap"] += normalise(control.trap.text) == source
+    assert controls.count() >= 150
+    assert roles["trap"] > 0 and roles["base"] <= roles["trap"], roles
+
+
 def test_every_trap_is_worse_than_its_base_by_the_campaign_drop(fce):
     campaign = _campaign(fce, "prws")
     controls = Control.objects.filter(screen__campaign=campaign).exclude(kind=ControlKind.REPEAT)

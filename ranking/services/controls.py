@@ -8,7 +8,11 @@ placed anywhere in the HIT, so a worker cannot tell a control by where it comes 
   PRWS: the trap replaces its base, which the worker scores on the original. Ranking: the trap
   replaces another candidate, so base and trap are ranked side by side (ranks on two screens are
   not comparable). The copy keeps the original's number of candidates and its source copy: the
-  base and the candidate it displaces are never the candidate equal to the source.
+  candidate it displaces is never the candidate equal to the source, unless the look drawn for
+  the trap has none.
+- the candidate equal to the source is the **base** of a trap no more often than the trap **is** the
+  source (a one-edit base's correction undone): a bot that rates the source copy best passes as
+  many traps that way as it fails, so trusting the source says nothing about a screen.
 - a **repeat** is an exact copy, for the consistency check.
 
 Which screens, which bases and the traps' errors are drawn from ``Campaign.trap_secret``, a
@@ -106,6 +110,8 @@ class ControlPlanner:
         """Looks drawn for earlier traps that their HIT could not give."""
         self.tried: dict[tuple, Trap | None] = {}
         """Drafts by (screen, base, kind, the trap must be the source)."""
+        self.source_roles: Counter[str] = Counter()
+        """Traps made whose "base" or whose "trap" reads as the source."""
 
     def _cell(self, index: int, texts: list[str]) -> Cell:
         source = normalise(self.sentences[self.screens[index].sentence_id].text)
@@ -190,8 +196,12 @@ class ControlPlanner:
         shown = self.groups[index]
         source = normalise(self.sentences[self.screens[index].sentence_id].text)
         copies = [g for g, group in enumerate(shown) if normalise(group.text) == source]
+        # The source copy as a base only while it has been the trap as often (module docstring).
+        copy_base = self.source_roles["base"] < self.source_roles["trap"]
         pairs = []
         for b in range(len(shown)):
+            if b in copies and not copy_base:
+                continue
             for d in range(len(shown)) if self.beside else (b,):
                 if self.beside and d == b:
                     continue
@@ -244,6 +254,9 @@ class ControlPlanner:
         copy[d] = trap_group
         if self._cell(index, [g.text for g in copy]) != target:
             return None
+        source = normalise(sentence.text)
+        self.source_roles["base"] += normalise(shown[b].text) == source
+        self.source_roles["trap"] += normalise(trap.text) == source
         rng.shuffle(copy)
         at = {id(g): i for i, g in enumerate(copy)}
         base = (-1, at[id(shown[b])]) if self.beside else (index, b)

@@ -23,11 +23,13 @@ from geceval.worker_checks import (
 # ----------------------------------------------------------------- Appraise's test
 
 
-def test_trap_test_waits_for_ten_scored_traps_and_twenty_ranked():
-    assert trap_test([70] * 9, [10] * 9, answer="score") is None
-    assert trap_test([70] * 10, [10] * 10, answer="score") == pytest.approx(7.968955844033122e-06)
-    assert trap_test([1] * 19, [3] * 19, answer="rank") is None
-    assert trap_test([1] * 20, [3] * 20, answer="rank") < 0.05
+def test_trap_test_waits_for_fifteen_traps_scored_or_ranked():
+    assert trap_test([70] * 14, [10] * 14, answer="score") is None
+    assert trap_test([70] * 15, [10] * 15, answer="score") == pytest.approx(
+        mannwhitneyu([70] * 15, [10] * 15, alternative="greater").pvalue
+    )
+    assert trap_test([1] * 14, [3] * 14, answer="rank") is None
+    assert trap_test([1] * 15, [3] * 15, answer="rank") < 0.05
 
 
 def test_trap_test_is_one_sided_by_protocol_scores_higher_ranks_lower():
@@ -41,7 +43,7 @@ def test_trap_test_is_one_sided_by_protocol_scores_higher_ranks_lower():
 
 
 def test_trap_test_gives_no_evidence_for_a_constant_worker_or_a_random_one():
-    assert trap_test([50] * 12, [50] * 12, answer="score") == 1.0
+    assert trap_test([50] * 15, [50] * 15, answer="score") == 1.0
     assert trap_test_passed(1.0) is False
     rng = random.Random(3)
     random_bases = [rng.randint(0, 100) for _ in range(15)]
@@ -150,7 +152,7 @@ def test_the_command_line_reads_a_file_of_answers(tmp_path, capsys):
     data = {
         "answer": "score",
         "workers": [
-            {"worker": "careful", "traps": [[70 + i, 20 + i] for i in range(10)], "repeats": [[[70, 65]]]},
+            {"worker": "careful", "traps": [[70 + i, 20 + i] for i in range(15)], "repeats": [[[70, 65]]]},
             {"worker": "flat", "screens": [[[p, 50] for p in range(5)] for _ in range(4)]},
         ],
     }

@@ -29,6 +29,7 @@ from ranking.services import (
     worker_record_refresh,
     worker_record_refresh_after_submit,
 )
+from ranking.services.controls import controls_judged
 from tests import factories
 
 pytestmark = pytest.mark.django_db
@@ -122,6 +123,14 @@ def repeat_of(screen: Screen) -> Screen:
     return copy
 
 
+def refreshed_after(campaign, worker, screen) -> WorkerRecord | None:
+    """What a submit of ``screen`` does to the worker's record, as ``screen_submit`` decides it."""
+    evidence = controls_judged(campaign=campaign, screen_id=screen.pk, worker_id=worker.pk)
+    return worker_record_refresh_after_submit(
+        campaign=campaign, worker=worker, evidence=evidence, hit_finished=False
+    )
+
+
 def record(campaign, worker) -> WorkerRecord:
     return WorkerRecord.objects.get(campaign=campaign, worker=worker)
 
@@ -178,17 +187,12 @@ def test_repeats_far_apart_are_flagged_and_exclude_only_when_the_researcher_choo
     copies = [repeat_of(first), repeat_of(second)]
     judge(workers[0], first, [90, 80, 10, 20])
     judge(workers[0], copies[0], [10, 20, 90, 80])  # 60 to 80 points away
-    assert (
-        worker_record_refresh_after_submit(
-            campaign=campaign, worker=workers[0], screen=copies[0], passed=None
-        )
-        is not None
-    )
+    assert refreshed_after(campaign, workers[0], copies[0]) is not None
     one = record(campaign, workers[0])
     assert (one.repeats_seen, one.repeat_distance, one.inconsistent) == (1, 70.0, False)  # one is not enough
     judge(workers[0], copies[1], [0, 100, 0, 100])  # the repeat before its original: no pair yet
     judge(workers[0], second, [100, 0, 100, 0])
-    worker_record_refresh_after_submit(campaign=campaign, worker=workers[0], screen=second, passed=None)
+    assert refreshed_after(campaign, workers[0], second) is not None
     two = record(campaign, workers[0])
     assert (two.repeats_seen, two.repeat_distance, two.inconsistent, two.excluded) == (2, 85.0, True, False)
     assert campaign_exclusion_rules_set(campaign=campaign, **RULES_OFF | {"consistency": True}) == 1
@@ -200,34 +204,32 @@ def test_repeats_far_apart_are_flagged_and_exclude_only_when_the_researcher_choo
 
 def test_a_submit_without_a_verdict_or_repeat_refreshes_nothing(world, django_assert_num_queries):
     _, workers, make = world
-    campaign = make()  # no repeats: not even a query to find out
+    campaign = make()  # no controls: the judgment brings no evidence
     screen = screens_of(campaign)[0]
     judge(workers[0], screen, [50, 60, 70, 80])
+    assert not controls_judged(campaign=campaign, screen_id=screen.pk, worker_id=workers[0].pk)
     with django_assert_num_queries(0):
         assert (
             worker_record_refresh_after_submit(
-                campaign=campaign, worker=workers[0], screen=screen, passed=None
+                campaign=campaign, worker=workers[0], evidence=False, hit_finished=False
             )
             is None
         )
     assert worker_record_refresh_after_submit(
-        campaign=campaign, worker=workers[0], screen=screen, passed=True
+        campaign=campaign, worker=workers[0], evidence=True, hit_finished=False
     )
     assert worker_record_refresh_after_submit(  # the HIT's last screen: flat scoring is judged
-        campaign=campaign, worker=workers[0], screen=screen, passed=None, hit_finished=True
+        campaign=campaign, worker=workers[0], evidence=False, hit_finished=True
     )
-    with django_assert_num_queries(0):
-        assert not worker_record_refresh_after_submit(
-            campaign=campaign, worker=workers[0], screen=screen, passed=None, is_repeat=False
-        )
     with_repeats = make(repeat_rate=0.1)
-    plain = screens_of(with_repeats)[0]
-    assert (
-        worker_record_refresh_after_submit(
-            campaign=with_repeats, worker=workers[0], screen=plain, passed=None
-        )
-        is None
-    )
+    plain, other = screens_of(with_repeats)[:2]
+    copy = repeat_of(other)
+    judge(workers[0], plain, [50, 60, 70, 80])
+    judge(workers[0], copy, [50, 60, 70, 80])  # a repeat whose original is not judged yet
+    assert refreshed_after(with_repeats, workers[0], plain) is None
+    assert refreshed_after(with_repeats, workers[0], copy) is None
+    judge(workers[0], other, [50, 60, 70, 80])
+    assert refreshed_after(with_repeats, workers[0], other) is not None
 
 
 # ----------------------------------------------------------------- flat scoring

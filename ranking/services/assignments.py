@@ -349,15 +349,8 @@ def _after_judgment(
         locked.status = AssignmentStatus.SUBMITTED
         locked.submitted = now
         locked.save(update_fields=["status", "submitted"])
-    # ``checked``: a trap's verdict or a completed repeat (so no repeat lookup is needed); a HIT's last
-    # screen refreshes too, so flat scoring is judged in campaigns without traps.
     record = worker_record_refresh_after_submit(
-        campaign=campaign,
-        worker=worker,
-        screen=screen,
-        passed=None,
-        hit_finished=not remaining,
-        is_repeat=checked,
+        campaign=campaign, worker=worker, evidence=checked, hit_finished=not remaining
     )
     if record is not None and record.excluded:  # this submission may have excluded the worker
         locked.status = Assignment.objects.values_list("status", flat=True).get(pk=locked.pk)

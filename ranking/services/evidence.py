@@ -10,7 +10,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db.models import Q
 
 from geceval.worker_checks import ANSWERS, consistency, flatness, trap_test
-from ranking.models import Campaign, Control, ControlKind, Rating, Screen, ScreenJudgment, WorkerRecord
+from ranking.models import Campaign, ControlKind, Rating, ScreenJudgment, WorkerRecord
 from ranking.protocols import protocol_get
 from ranking.services.judging import normalise
 
@@ -76,13 +76,6 @@ def _matched(copy: list[tuple[int, str, float]], original: list[tuple[int, str, 
     """(answer on the original, answer on the copy) for each candidate text shown on both."""
     first = {normalise(text): value for _, text, value in original}
     return [(first[key], value) for _, text, value in copy if (key := normalise(text)) in first]
-
-
-def touches_repeat(campaign: Campaign, screen: Screen) -> bool:
-    """Whether ``screen`` is a repeat or the original of one (no query when the campaign has none)."""
-    if not campaign.repeat_rate:
-        return False
-    return Control.objects.filter(Q(screen=screen) | Q(original=screen), kind=ControlKind.REPEAT).exists()
 
 
 def campaign_workers_with_judgments(campaign: Campaign) -> list[AbstractBaseUser]:

@@ -16,11 +16,10 @@ from ranking.models import (
     Assignment,
     AssignmentStatus,
     Campaign,
-    Screen,
     WorkerOverride,
     WorkerRecord,
 )
-from ranking.services.evidence import campaign_workers_with_judgments, evidence_recount, touches_repeat
+from ranking.services.evidence import campaign_workers_with_judgments, evidence_recount
 from ranking.services.results import TASK_CAMPAIGN_SCORES
 
 
@@ -87,23 +86,12 @@ def worker_override_set(*, campaign: Campaign, worker: AbstractBaseUser, overrid
 
 
 def worker_record_refresh_after_submit(
-    *,
-    campaign: Campaign,
-    worker: AbstractBaseUser,
-    screen: Screen,
-    passed: bool | None,
-    hit_finished: bool = False,
-    is_repeat: bool | None = None,
+    *, campaign: Campaign, worker: AbstractBaseUser, evidence: bool, hit_finished: bool
 ) -> WorkerRecord | None:
-    """Inside the submit's transaction: refresh the worker's record when the judgment brought evidence
-    (a trap verdict, a repeat or its original judged, or the HIT's last screen, so flat scoring is
-    judged in campaigns without traps too). None when there was nothing to refresh.
-
-    ``is_repeat``: whether ``screen`` is a repeat or the original of one, when the caller knows (else
-    one query, and none in a campaign without repeats)."""
-    if is_repeat is None:
-        is_repeat = passed is None and not hit_finished and touches_repeat(campaign, screen)
-    if passed is None and not hit_finished and not is_repeat:
+    """Inside the submit's transaction: refresh the worker's record when the judgment brought
+    ``evidence`` (it completed a trap or a repeat: ``controls_judged``) or finished the HIT (so flat
+    scoring is judged in campaigns without traps too). None, and no query, otherwise."""
+    if not (evidence or hit_finished):
         return None
     return worker_record_refresh(campaign=campaign, worker=worker)
 

@@ -45,6 +45,29 @@ class InviteForm(forms.Form):
     label = forms.CharField(label="Label", max_length=200, required=False)
 
 
+def _json_mapping(raw: str) -> dict | None:
+    """A column mapping typed in a form: a JSON object, or None when left blank."""
+    raw = raw.strip()
+    if not raw:
+        return None
+    try:
+        value = json.loads(raw)
+    except ValueError as exc:
+        raise forms.ValidationError(f"not JSON: {exc}") from None
+    if not isinstance(value, dict):
+        raise forms.ValidationError("the mapping is a JSON object")
+    return value
+
+
+def _mapping_field(help_text: str = "") -> forms.CharField:
+    return forms.CharField(
+        label="Column mapping (JSON)",
+        widget=forms.Textarea(attrs={"rows": 12}),
+        required=False,
+        help_text=help_text,
+    )
+
+
 class ImportForm(forms.Form):
     file = forms.FileField(label="Results file")
     format = forms.ChoiceField(label="Format", choices=[(f, f) for f in FORMATS])
@@ -52,6 +75,12 @@ class ImportForm(forms.Form):
     project = forms.ModelChoiceField(label="Project", queryset=None)
     corpus = forms.ModelChoiceField(label="Corpus (optional)", queryset=None, required=False)
     include_rejected = forms.BooleanField(label="Include rejected assignments", required=False)
+    mapping = _mapping_field(
+        "MTurk files only, and only when the preview says the columns cannot be told apart: the "
+        "message lists the columns found and the ones needed. Example: "
+        '{"item": "Input.seg", "systems": ["Input.s1", "Input.s2"], "answers": ["Answer.r1", '
+        '"Answer.r2"], "answer_kind": "rank"}.'
+    )
 
     def __init__(self, *args, corpora=None, projects=None, **kwargs):
         super().__init__(*args, **kwargs)
@@ -63,22 +92,16 @@ class ImportForm(forms.Form):
         corpus, project = data.get("corpus"), data.get("project")
         if corpus is not None and project is not None and corpus.project_id != project.pk:
             self.add_error("corpus", "this corpus belongs to another project")
+        if data.get("mapping") is not None and data.get("format") != "mturk-csv":
+            self.add_error("mapping", "a column mapping is read only for MTurk batch files")
         return data
+
+    def clean_mapping(self):
+        return _json_mapping(self.cleaned_data["mapping"])
 
 
 class ConfirmImportForm(forms.Form):
-    mapping = forms.CharField(
-        label="Column mapping (JSON)", widget=forms.Textarea(attrs={"rows": 12}), required=False
-    )
+    mapping = _mapping_field()
 
     def clean_mapping(self):
-        raw = self.cleaned_data["mapping"].strip()
-        if not raw:
-            return None
-        try:
-            value = json.loads(raw)
-        except ValueError as exc:
-            raise forms.ValidationError(f"not JSON: {exc}") from None
-        if not isinstance(value, dict):
-            raise forms.ValidationError("the mapping is a JSON object")
-        return value
+        return _json_mapping(self.cleaned_data["mapping"])

@@ -201,6 +201,7 @@ def import_judgments_view(request: HttpRequest) -> HttpResponse:
                 parsed = judgments_parse(
                     fmt=form.cleaned_data["format"],
                     path_or_bytes=opened,
+                    mapping=form.cleaned_data["mapping"],
                     include_rejected=form.cleaned_data["include_rejected"],
                 )
             except GecInputError as exc:

@@ -472,3 +472,6 @@ class RewriteSkip(models.Model):
 
     def __str__(self) -> str:
         return f"skip {self.pk}"
+
+
+from annotate.jobs.models import ImportJob, ImportJobStatus  # noqa: E402, F401

@@ -2,11 +2,15 @@ from django.urls import path
 
 from annotate import views
 from annotate.formats import views as io_views
+from annotate.jobs import views as job_views
 from annotate.rewrites import views as rw
 
 urlpatterns = [
     path("corpora/upload/", views.corpus_upload, name="corpus-upload"),
     path("corpora/<int:pk>/", views.corpus_detail, name="corpus-detail"),
+    path("imports/", job_views.import_jobs, name="import-jobs"),
+    path("imports/<int:pk>/", job_views.import_job, name="import-job"),
+    path("imports/<int:pk>/progress/", job_views.import_job_progress, name="import-job-progress"),
     path("corpora/<int:pk>/export/", io_views.corpus_export, name="corpus-export"),
     path("corpora/<int:pk>/stats/", io_views.corpus_stats, name="corpus-stats"),
     path("rewrites/<int:pk>/export/", io_views.campaign_export, name="rewrite-campaign-export"),

@@ -6,6 +6,9 @@ from django.shortcuts import get_object_or_404, redirect, render
 
 from annotate.decorators import researcher_required
 from annotate.forms import CorpusUploadForm, OutputsUploadForm
+from annotate.jobs.runners import CORPUS, OUTPUTS
+from annotate.jobs.services import import_job_create, runs_in_background
+from annotate.jobs.views import job_redirect
 from annotate.selectors import corpus_list_for, project_list_for
 from annotate.services import InputFile, corpus_import_text, open_upload, outputs_import
 from geceval.errors import GecInputError
@@ -21,6 +24,24 @@ def corpus_upload(request: HttpRequest) -> HttpResponse:
     form = CorpusUploadForm(request.POST or None, request.FILES or None, projects=projects)
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
+        uploads = [data["source"], *data["references"]]
+        if runs_in_background(*(u.size for u in uploads)):
+            job = import_job_create(
+                kind=CORPUS,
+                project=data["project"],
+                user=request.user,
+                label=f"corpus {data['name']}",
+                uploads=uploads,
+                params={
+                    "name": data["name"],
+                    "filenames": [u.name for u in uploads],
+                    "domain": data["domain"],
+                    "tokenized": data["tokenized"],
+                    "language": data["language"],
+                    "description": data["description"],
+                },
+            )
+            return job_redirect(request, job)
         try:
             corpus = corpus_import_text(
                 project=data["project"],
@@ -45,6 +66,22 @@ def corpus_detail(request: HttpRequest, pk: int) -> HttpResponse:
     corpus = get_object_or_404(corpus_list_for(request.user), pk=pk)
     form = OutputsUploadForm(request.POST or None, request.FILES or None)
     if request.method == "POST" and form.is_valid():
+        upload = form.cleaned_data["file"]
+        if runs_in_background(upload.size):
+            job = import_job_create(
+                kind=OUTPUTS,
+                project=corpus.project,
+                user=request.user,
+                label=f"outputs of {form.cleaned_data['system']} for {corpus.name}",
+                uploads=[upload],
+                params={
+                    "corpus": corpus.pk,
+                    "system": form.cleaned_data["system"],
+                    "kind": form.cleaned_data["kind"],
+                    "filename": upload.name,
+                },
+            )
+            return job_redirect(request, job)
         try:
             system = outputs_import(
                 corpus=corpus,

@@ -16,7 +16,8 @@ answers ``--max-traps`` traps (a trap and its base drawn at random from those):
 
 After each trap the product's own rules decide (``geceval.worker_checks.exclusion_reasons`` with the
 default ``Rules``: pass rate below the campaign default after its minimum, Appraise's test), with
-``MANN_WHITNEY_MIN_TRAPS`` set to each ``--min-traps`` in turn. Prints the share excluded within
+``MANN_WHITNEY_MIN_TRAPS`` (PRWS) or ``MANN_WHITNEY_MIN_RANKED_TRAPS`` (ranking) set to each
+``--min-traps`` in turn. Prints the share excluded within
 ``--max-traps`` traps per protocol, worker and setting.
 """
 
@@ -119,11 +120,13 @@ def main(argv: list[str] | None = None) -> int:
         f"median {drops[len(drops) // 2]:.2f}; {args.workers} workers per row, {args.max_traps} traps each"
     )
     print(f"{'protocol':<9} {'test from':>9} {'careful excluded':>17} {'random excluded':>16}")
-    default = worker_checks.MANN_WHITNEY_MIN_TRAPS
+    defaults = {"prws": "MANN_WHITNEY_MIN_TRAPS", "ranking": "MANN_WHITNEY_MIN_RANKED_TRAPS"}
+    kept = {name: getattr(worker_checks, name) for name in defaults.values()}
     try:
-        for protocol in ("prws", "ranking"):
+        for protocol, name in defaults.items():
+            default = kept[name]
             for n in (int(x) for x in args.min_traps.split(",")):
-                worker_checks.MANN_WHITNEY_MIN_TRAPS = n
+                setattr(worker_checks, name, n)
                 careful, bot = (
                     excluded_share(protocol, who, pairs, args.workers, args.max_traps, args.seed)
                     for who in (True, False)
@@ -131,7 +134,8 @@ def main(argv: list[str] | None = None) -> int:
                 mark = " (default)" if n == default else ""
                 print(f"{protocol:<9} {n:>9} {100 * careful:>16.2f}% {100 * bot:>15.2f}%{mark}")
     finally:
-        worker_checks.MANN_WHITNEY_MIN_TRAPS = default
+        for name, value in kept.items():
+            setattr(worker_checks, name, value)
     return 0
 
 

@@ -10,4 +10,4 @@ app = Celery("gec_arena")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
 # Task modules in sub-packages (analysis runs, qualification grading).
-app.autodiscover_tasks(["ranking.analysis", "annotate.rewrites"])
+app.autodiscover_tasks(["ranking.analysis", "annotate.rewrites", "annotate.jobs"])

@@ -166,6 +166,11 @@ STORAGES = {
 # Uploads: corpora and system outputs are read in memory and validated whole. UPLOAD_MAX_BYTES also
 # bounds a gzip-compressed input after decompression (geceval.formats.inputs), uploaded or read by a command.
 UPLOAD_MAX_BYTES = env_int("UPLOAD_MAX_BYTES", 50 * 1024 * 1024)
+# Web uploads larger than this (all files of one upload together) are imported by a Celery task with
+# a progress page (annotate.jobs); smaller ones inline, as the request waits. A running import silent
+# for IMPORT_JOB_STALLED_SECONDS lost its worker and is failed by beat (nothing of it was saved).
+IMPORT_INLINE_MAX_BYTES = env_int("IMPORT_INLINE_MAX_BYTES", 2 * 1024 * 1024)
+IMPORT_JOB_STALLED_SECONDS = env_int("IMPORT_JOB_STALLED_SECONDS", 3600)
 DATA_UPLOAD_MAX_MEMORY_SIZE = UPLOAD_MAX_BYTES
 FILE_UPLOAD_MAX_MEMORY_SIZE = DATA_UPLOAD_MAX_MEMORY_SIZE
 # Every file part is counted while it streams; past UPLOAD_MAX_BYTES the request answers 413
@@ -214,6 +219,10 @@ CELERY_BEAT_SCHEDULE = {
     "reclaim-analysis-chunks": {
         "task": "ranking.analysis.tasks.task_reclaim_chunks",
         "schedule": float(min(60, CELERY_REPAIR_SECONDS)),
+    },
+    "repair-import-jobs": {
+        "task": "annotate.jobs.tasks.task_import_repair",
+        "schedule": float(CELERY_REPAIR_SECONDS),
     },
     "resume-stalled-analysis-runs": {
         "task": "ranking.analysis.tasks.task_resume_stale_runs",

@@ -17,10 +17,12 @@ from django.views.decorators.http import require_GET, require_POST
 
 from annotate.decorators import researcher_required
 from annotate.http import csv_cell
+from annotate.jobs.services import import_job_create, runs_in_background
 from annotate.selectors import corpus_list_for, project_list_for
 from annotate.services import open_upload
 from crowd.forms import ConfirmImportForm, CrowdSettingsForm, ImportForm, InviteForm
 from crowd.importing import judgments_import, judgments_parse
+from crowd.importing.background import JUDGMENTS
 from crowd.selectors import campaign_costs, invite_links, mturk_hits, platform_calls
 from crowd.services.mturk import sandbox_default
 from crowd.services.sessions import campaign_key, crowd_settings_for, invite_links_create
@@ -238,6 +240,28 @@ def _import_confirm(request: HttpRequest, stored: dict, corpora, projects) -> Ht
     corpus = corpora.filter(pk=stored.get("corpus")).first() if stored.get("corpus") else None
     if confirm.is_valid():
         project = get_object_or_404(projects, pk=stored["project"])
+        if runs_in_background(default_storage.size(stored["file"])):
+            job = import_job_create(
+                kind=JUDGMENTS,
+                project=project,
+                user=request.user,
+                label=f"judgments {stored['name']} ({stored['filename']})",
+                uploads=[],
+                kept=[stored["file"]],
+                params={
+                    "name": stored["name"],
+                    "format": stored["format"],
+                    "filename": stored["filename"],
+                    "corpus": corpus.pk if corpus else None,
+                    "mapping": confirm.cleaned_data["mapping"],
+                    "include_rejected": stored["include_rejected"],
+                },
+            )
+            del request.session[IMPORT_SESSION_KEY]
+            messages.info(
+                request, "The file is large: it is imported in the background. This page shows how far it is."
+            )
+            return redirect("import-job", pk=job.pk)
         try:
             report = judgments_import(
                 project=project,

@@ -4,7 +4,8 @@ Three signals, each computed from one worker's own answers in one campaign:
 
 - Appraise's test: a one-sided Mann-Whitney U of the worker's answers to the bases of traps against
   their answers to the traps. A worker who reads rates bases better; the worker is kept when p < 0.05.
-  It says nothing before ``MANN_WHITNEY_MIN_TRAPS`` traps (too few answers for the test to mean much).
+  It says nothing before ``MANN_WHITNEY_MIN_TRAPS`` scored or ``MANN_WHITNEY_MIN_RANKED_TRAPS`` ranked
+  traps (too few answers for the test to mean much).
 - Consistency: the same screen shown twice (a repeat) should get the same answers. PRWS: the mean
   absolute difference, in points, between the two scores of each candidate; ranking: the share of
   candidate pairs ordered one way on the first showing and the other way on the second.
@@ -29,11 +30,15 @@ from scipy.stats import mannwhitneyu, spearmanr
 from geceval.errors import GecInputError
 
 MANN_WHITNEY_MIN_TRAPS = 15
-"""Traps a worker must have answered before Appraise's test is computed (Appraise waits for 10). At 10
-the test excluded 1 careful worker in 25 to 50 on scores and on ranks (bench/bots.py): with bases of
-every quality and 15 points of noise, 10 unpaired answers leave a careful worker's p above 0.05 about
-1.7% of the time when traps are 0.25 to 0.6 GLEU+ worse; at 15 about 0.1-0.4%, while a random worker
-is still caught within 20 traps 97-98% of the time (simulated; docs/hardening.md)."""
+"""Scored traps a worker must have answered before Appraise's test is computed (Appraise waits for 10).
+Simulated on the real GMEG FCE traps with the default rules (bench/trap_rules.py, 2,000 workers a
+row), a careful worker who rates with 15 points of noise is excluded within 20 traps 1.1% of the time
+when the test starts at 10, 0.35% at 12 and 0.10% at 15, a random one 99.0%, 98.9% and 98.1%: unpaired
+scores of bases of every quality make the test noisy for a reader at 10."""
+MANN_WHITNEY_MIN_RANKED_TRAPS = 12
+"""The same for ranks. A careful ranker is excluded mostly by the pass rate (a trap tied with its
+base fails), so waiting longer costs more than it saves: careful 1.15%, 0.75%, 0.20% at 10, 12, 15,
+random 98.1%, 97.85%, 96.45% (at 20, 94.6%: the goal is 95%)."""
 MANN_WHITNEY_ALPHA = 0.05
 """A worker is kept when their bases are rated better than their traps at this level."""
 
@@ -61,16 +66,22 @@ def _check_answer(answer: str) -> None:
         raise GecInputError(f"unknown answer kind {answer!r} (expected one of {', '.join(ANSWERS)})")
 
 
+def mann_whitney_min_traps(answer: str) -> int:
+    """Traps needed before Appraise's test says anything, for ``answer`` "score" or "rank"."""
+    _check_answer(answer)
+    return MANN_WHITNEY_MIN_TRAPS if answer == "score" else MANN_WHITNEY_MIN_RANKED_TRAPS
+
+
 def trap_test(base_answers: Sequence[float], trap_answers: Sequence[float], *, answer: str) -> float | None:
     """Appraise's p-value that the worker rates bases better than their traps (one-sided Mann-Whitney U).
 
-    None until ``MANN_WHITNEY_MIN_TRAPS`` traps were answered. Answers that are all equal give p = 1:
+    None until ``mann_whitney_min_traps(answer)`` traps were answered. Answers that are all equal give p = 1:
     no evidence that the worker tells a base from its trap.
     """
     _check_answer(answer)
     if len(base_answers) != len(trap_answers):
         raise GecInputError("each trap needs the answer to its base")
-    if len(trap_answers) < MANN_WHITNEY_MIN_TRAPS:
+    if len(trap_answers) < mann_whitney_min_traps(answer):
         return None
     # Scores: bases higher is better; ranks: bases lower is better.
     alternative = "greater" if answer == "score" else "less"

@@ -15,7 +15,7 @@ from annotate.roles import is_annotator
 from annotate.selectors import corpus_list_for, sentence_context
 from geceval.errors import GecInputError
 from geceval.traps import DEFAULT_MIN_DROP, MIN_DROP_FLOOR
-from geceval.worker_checks import MANN_WHITNEY_MIN_TRAPS
+from geceval.worker_checks import MANN_WHITNEY_MIN_RANKED_TRAPS, MANN_WHITNEY_MIN_TRAPS
 from ranking.evidence import exclusion_rules
 from ranking.models import Assignment, Campaign, Screen, SystemScore, TrapDesign
 from ranking.protocols import DEFAULT_PROTOCOL, WorkAnswerSerializer, protocol_choices, protocol_get
@@ -139,7 +139,7 @@ class CampaignCreateSerializer(serializers.Serializer):
     )
     exclude_by_mann_whitney = serializers.BooleanField(
         default=True,
-        help_text=f"traps not rated worse than their bases (Appraise's test, from {MANN_WHITNEY_MIN_TRAPS} traps)",
+        help_text=f"traps not rated worse than their bases (Appraise's test, from {MANN_WHITNEY_MIN_TRAPS} scored traps, {MANN_WHITNEY_MIN_RANKED_TRAPS} ranked)",
     )
     exclude_by_consistency = serializers.BooleanField(
         default=False, help_text="repeated screens answered far apart"

@@ -5,7 +5,7 @@ from django import forms
 from annotate.models import Corpus, Qualification, System, SystemKind
 from geceval.errors import GecInputError
 from geceval.traps import DEFAULT_MIN_DROP, MIN_DROP_FLOOR
-from geceval.worker_checks import MANN_WHITNEY_MIN_TRAPS
+from geceval.worker_checks import MANN_WHITNEY_MIN_RANKED_TRAPS, MANN_WHITNEY_MIN_TRAPS
 from ranking.models import TrapDesign
 from ranking.protocols import DEFAULT_PROTOCOL, protocol_choices, protocol_get
 
@@ -106,7 +106,7 @@ class CampaignForm(forms.Form):
     exclude_by_mann_whitney = forms.BooleanField(
         required=False,
         initial=True,
-        help_text=f"Exclude workers who, after {MANN_WHITNEY_MIN_TRAPS} traps, do not rate traps clearly worse than their bases "
+        help_text=f"Exclude workers who, after {MANN_WHITNEY_MIN_TRAPS} traps ({MANN_WHITNEY_MIN_RANKED_TRAPS} when they rank), do not rate traps clearly worse than their bases "
         "(Appraise's test: one-sided Mann-Whitney U, p < 0.05 keeps them).",
     )
     exclude_by_consistency = forms.BooleanField(

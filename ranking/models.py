@@ -8,7 +8,7 @@ from django.db.models import Q
 
 from annotate.models import Corpus, Output, Project, Sentence, System
 from geceval.errors import GecInputError
-from geceval.worker_checks import MANN_WHITNEY_MIN_TRAPS
+from geceval.worker_checks import MANN_WHITNEY_MIN_RANKED_TRAPS, MANN_WHITNEY_MIN_TRAPS
 
 
 class CampaignStatus(models.TextChoices):
@@ -107,7 +107,7 @@ class Campaign(models.Model):
     exclude_by_pass_rate = models.BooleanField(default=True, help_text="trap pass rate below the threshold")
     exclude_by_mann_whitney = models.BooleanField(
         default=True,
-        help_text=f"traps not rated worse than their bases (Appraise's test, from {MANN_WHITNEY_MIN_TRAPS} traps)",
+        help_text=f"traps not rated worse than their bases (Appraise's test, from {MANN_WHITNEY_MIN_TRAPS} scored traps, {MANN_WHITNEY_MIN_RANKED_TRAPS} ranked)",
     )
     exclude_by_consistency = models.BooleanField(
         default=False, help_text="repeated screens answered far apart"

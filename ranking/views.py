@@ -21,7 +21,7 @@ from annotate.privacy import worker_forget
 from annotate.roles import is_researcher
 from annotate.selectors import corpus_list_for, project_list_for, sentence_context, system_list_for
 from geceval.errors import GecInputError
-from geceval.worker_checks import MANN_WHITNEY_MIN_TRAPS
+from geceval.worker_checks import MANN_WHITNEY_MIN_RANKED_TRAPS, MANN_WHITNEY_MIN_TRAPS
 from ranking.evidence import RULE_FIELDS, exclusion_rules
 from ranking.forms import CampaignForm, ExclusionRulesForm
 from ranking.models import Assignment, AssignmentStatus, Campaign, Screen
@@ -120,6 +120,7 @@ def campaign_detail(request: HttpRequest, pk: int) -> HttpResponse:
             initial={name: getattr(campaign, name) for name in RULE_FIELDS.values()} | {"rules": "chosen"}
         ),
         "mann_whitney_min_traps": MANN_WHITNEY_MIN_TRAPS,
+        "mann_whitney_min_ranked_traps": MANN_WHITNEY_MIN_RANKED_TRAPS,
     }
     return render(request, "ranking/campaign_detail.html", context)
 

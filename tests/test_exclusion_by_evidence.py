@@ -10,7 +10,7 @@ from django.urls import reverse
 from django.utils import timezone
 from rest_framework.test import APIClient
 
-from geceval.worker_checks import MANN_WHITNEY_MIN_TRAPS
+from geceval.worker_checks import MANN_WHITNEY_MIN_RANKED_TRAPS, MANN_WHITNEY_MIN_TRAPS
 from ranking.models import (
     Assignment,
     Campaign,
@@ -166,7 +166,7 @@ def test_mann_whitney_reads_ranks_as_lower_is_better(world):
     _, workers, make = world
     campaign = make("ranking")
     screens = screens_of(campaign)
-    n = MANN_WHITNEY_MIN_TRAPS
+    n = MANN_WHITNEY_MIN_RANKED_TRAPS
     assert len(screens) >= n
     for screen in screens[: n - 1]:
         judge(workers[0], screen, [1, 2, 3, 4], field="rank", trap=(True, 1, 3))

@@ -23,13 +23,13 @@ from geceval.worker_checks import (
 # ----------------------------------------------------------------- Appraise's test
 
 
-def test_trap_test_waits_for_fifteen_traps_scored_or_ranked():
+def test_trap_test_waits_for_fifteen_scored_traps_and_twelve_ranked():
     assert trap_test([70] * 14, [10] * 14, answer="score") is None
     assert trap_test([70] * 15, [10] * 15, answer="score") == pytest.approx(
         mannwhitneyu([70] * 15, [10] * 15, alternative="greater").pvalue
     )
-    assert trap_test([1] * 14, [3] * 14, answer="rank") is None
-    assert trap_test([1] * 15, [3] * 15, answer="rank") < 0.05
+    assert trap_test([1] * 11, [3] * 11, answer="rank") is None
+    assert trap_test([1] * 12, [3] * 12, answer="rank") < 0.05
 
 
 def test_trap_test_is_one_sided_by_protocol_scores_higher_ranks_lower():

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from annotate.jobs.models import ImportJob
 from annotate.rewrites import qualifications as quals
 from ranking.analysis.models import AnalysisRun
 from ranking.models import Screen
@@ -25,7 +26,12 @@ def matrix_world() -> World:
     run = AnalysisRun.objects.create(
         campaign=world.campaign, kind="prws_summary", created_by=world.researcher
     )
-    world.extra.update(qualification=q, attempt=attempt, assignment=assignment, screen=screen, run=run)
+    job = ImportJob.objects.create(
+        kind="corpus", project=world.project, created_by=world.researcher, label="c"
+    )
+    world.extra.update(
+        qualification=q, attempt=attempt, assignment=assignment, screen=screen, run=run, import_job=job
+    )
     return world
 
 
@@ -111,4 +117,6 @@ def params_for(world: World) -> dict[str, dict[str, object]]:
         values[f"api:analysis-run-{name}"] = run
     for name in ("analysis-run", "analysis-run-progress", "analysis-run-resume"):
         values[name] = run
+    for name in ("import-job", "import-job-progress"):
+        values[name] = {"pk": e["import_job"].pk}
     return values

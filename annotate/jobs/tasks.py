@@ -1,0 +1,23 @@
+"""Celery wrappers of background imports: ids in, the service does the work; re-running is harmless."""
+
+from __future__ import annotations
+
+from celery import shared_task
+from django.conf import settings
+
+from annotate.jobs.services import import_job_run, import_jobs_repair
+
+
+@shared_task(name="annotate.jobs.tasks.task_import_run")
+def task_import_run(*, job_id: int) -> str:
+    job = import_job_run(job_id=job_id)
+    return job.status if job is not None else "not queued"
+
+
+@shared_task(name="annotate.jobs.tasks.task_import_repair")
+def task_import_repair() -> int:
+    """Periodic (beat): jobs whose message was lost run; jobs whose worker died fail."""
+    return import_jobs_repair(
+        queued_after_seconds=settings.CELERY_REPAIR_SECONDS,
+        stalled_after_seconds=settings.IMPORT_JOB_STALLED_SECONDS,
+    )

@@ -1,0 +1,42 @@
+"""Past judgments imported in the background (``annotate.jobs``): the preview kept the file; the job
+reads it and calls ``judgments_import`` as the inline confirm does (all or nothing)."""
+
+from __future__ import annotations
+
+from django.urls import reverse
+
+from annotate.jobs.models import ImportJob
+from annotate.jobs.services import JobResult, Progress, import_runner_register, job_file
+from annotate.models import Corpus
+from crowd.importing.saving import judgments_import
+from geceval.errors import GecInputError
+
+JUDGMENTS = "judgments"
+
+
+def judgments_run(job: ImportJob, progress: Progress) -> JobResult:
+    p = job.params
+    corpus = None
+    if p.get("corpus"):
+        corpus = Corpus.objects.filter(pk=p["corpus"], project=job.project).first()
+        if corpus is None:
+            raise GecInputError("the corpus was deleted before the judgments could be imported")
+    progress(f"reading {p['filename']}", 0, 2)
+    file = job_file(job, 0, p["filename"])
+    progress("checking and saving the judgments", 1, 2)
+    report = judgments_import(
+        project=job.project,
+        name=p["name"],
+        fmt=p["format"],
+        path_or_bytes=file,
+        corpus=corpus,
+        mapping=p.get("mapping"),
+        include_rejected=p.get("include_rejected", False),
+    )
+    return JobResult(
+        "Imported: " + "; ".join(report.lines()), reverse("campaign-detail", args=[report.campaign.pk])
+    )
+
+
+def register_runner() -> None:
+    import_runner_register(JUDGMENTS, judgments_run)

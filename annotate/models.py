@@ -472,3 +472,7 @@ class RewriteSkip(models.Model):
 
     def __str__(self) -> str:
         return f"skip {self.pk}"
+
+
+# Defined in its own module to keep this one short; imported here so Django registers it.
+from annotate.projects.models import ProjectInvitation  # noqa: E402, F401

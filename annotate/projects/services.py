@@ -30,7 +30,7 @@ ROLE_NAMES = {r.value for r in INVITABLE_ROLES}
 ALREADY_USED = "This invitation was already used. Ask the researcher who invited you for a new one."
 
 
-class ProjectError(GecInputError):
+class ProjectError(ValueError):
     """A refusal to show the person as it is (plain words)."""
 
 
@@ -51,8 +51,7 @@ def project_new(*, actor: AbstractBaseUser, name: str, description: str = "") ->
     try:
         return project_create(name=name, owner=actor, description=description.replace("\r\n", "\n"))
     except GecInputError as exc:
-        message = str(exc)
-        raise ProjectError(message[:1].upper() + message[1:] + ".") from None
+        raise ProjectError(exc.problem[:1].upper() + exc.problem[1:] + ".") from None
 
 
 @transaction.atomic

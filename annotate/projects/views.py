@@ -28,7 +28,7 @@ def project_list(request: HttpRequest) -> HttpResponse:
 
 @researcher_required
 def project_new(request: HttpRequest) -> HttpResponse:
-    form = ProjectForm(request.POST or None)
+    form = ProjectForm(request.POST if request.method == "POST" else None)
     if request.method == "POST" and form.is_valid():
         try:
             project = services.project_new(
@@ -69,7 +69,8 @@ def project_detail(request: HttpRequest, pk: int) -> HttpResponse:
         status = 400
     context = {
         "project": project,
-        "members": sel.project_members(project),
+        # workers never see each other (tests/hardening): the member list is for its managers
+        "members": sel.project_members(project) if manage else [],
         "manage": manage,
         "invitations": sel.invitation_pending_list(project) if manage else [],
         "add_form": add_form,

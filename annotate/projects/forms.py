@@ -33,6 +33,9 @@ class InviteForm(forms.Form):
 
 
 class SignupForm(forms.Form):
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, label_suffix="", **kwargs)
+
     username = forms.CharField(max_length=150, label="Choose a username")
     password = forms.CharField(
         widget=forms.PasswordInput(attrs={"autocomplete": "new-password"}), label="Password"

@@ -191,7 +191,7 @@ def invitation(request: HttpRequest, token: str) -> HttpResponse:
                 user = request.user
             elif form.is_valid():
                 user = services.invitation_signup(token=token, **form.cleaned_data)
-                login(request, user, backend="django.contrib.auth.backends.ModelBackend")
+                login(request, user)
             else:
                 user = None
         except services.ProjectError as exc:

@@ -243,6 +243,7 @@ def test_a_new_person_signs_up_from_the_link_and_joins_with_the_role(client):
     assert eve.email == "new@example.org" and eve.check_password("a-long-passphrase-9")
     assert project.members.filter(pk=eve.pk).exists() and roles_of(eve) == {"expert"}
     assert client.session["_auth_user_id"] == str(eve.pk)
+    assert client.get(response["Location"]).status_code == 200  # signed in for the next request
     invitation = ProjectInvitation.objects.get()
     assert invitation.used is not None and invitation.used_by == eve
 

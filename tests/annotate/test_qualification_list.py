@@ -65,7 +65,7 @@ def test_an_expert_never_sees_their_own_attempt_as_waiting():
 
 
 def test_annotator_sees_open_qualifications_with_a_link_and_their_status(client):
-    _, annotators, expert, _, q = world()
+    _, annotators, _expert, _, q = world()
     client.force_login(annotators[0])
     html = client.get(reverse("home")).content.decode()
     assert '<a href="/qualifications/">Qualifications</a>' in html  # no count for annotators
@@ -79,7 +79,7 @@ def test_annotator_sees_open_qualifications_with_a_link_and_their_status(client)
 
 
 def test_annotator_outside_the_project_sees_no_qualification(client):
-    _, _, _, _, q = world()
+    _, _, _, _, _q = world()
     stranger = factories.user("stranger", "annotator")
     client.force_login(stranger)
     html = client.get(reverse("qualification-list")).content.decode()

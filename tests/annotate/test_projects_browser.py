@@ -29,7 +29,7 @@ def test_researcher_builds_a_team_and_the_invited_expert_joins_from_the_mail(liv
     page.get_by_label("Password").fill("res-pass-long-1")
     page.keyboard.press("Enter")
     page.wait_for_url(f"{base}/")
-    expect(page.get_by_label("Project", exact=True)).to_have_count(0)  # no project yet: no switcher
+    expect(page.get_by_label("Working in")).to_have_count(0)  # no project yet: no switcher
 
     page.get_by_role("link", name="Projects", exact=True).click()
     page.get_by_text("You are not a member of any project yet.").wait_for()
@@ -72,7 +72,7 @@ def test_researcher_builds_a_team_and_the_invited_expert_joins_from_the_mail(liv
     expert.get_by_text("Welcome to Learner <English>: you joined as expert.").wait_for()
 
     project = Project.objects.get(name="Learner <English>")
-    switcher = expert.get_by_label("Project", exact=True)
+    switcher = expert.get_by_label("Working in")
     expect(switcher).to_have_value(str(project.pk))
     expect(switcher.get_by_role("option", name="Learner <English>")).to_have_count(1)
     expect(expert.get_by_role("link", name="Qualifications (0 waiting)")).to_be_visible()

@@ -475,3 +475,5 @@ class RewriteSkip(models.Model):
 
 
 from annotate.jobs.models import ImportJob, ImportJobStatus  # noqa: E402, F401
+# Defined in its own module to keep this one short; imported here so Django registers it.
+from annotate.projects.models import ProjectInvitation  # noqa: E402, F401

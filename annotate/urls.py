@@ -3,9 +3,23 @@ from django.urls import path
 from annotate import views
 from annotate.formats import views as io_views
 from annotate.jobs import views as job_views
+from annotate.projects import views as projects
 from annotate.rewrites import views as rw
+from annotate.rewrites import views_lists as rw_lists
 
 urlpatterns = [
+    path("projects/", projects.project_list, name="project-list"),
+    path("projects/new/", projects.project_new, name="project-new"),
+    path("projects/switch/", projects.project_switch, name="project-switch"),
+    path("projects/<int:pk>/", projects.project_detail, name="project"),
+    path("projects/<int:pk>/members/<int:user_id>/role/", projects.member_role, name="project-member-role"),
+    path(
+        "projects/<int:pk>/members/<int:user_id>/remove/",
+        projects.member_remove,
+        name="project-member-remove",
+    ),
+    path("invitations/<str:token>/", projects.invitation, name="invitation"),
+    path("qualifications/", rw_lists.qualification_list, name="qualification-list"),
     path("corpora/upload/", views.corpus_upload, name="corpus-upload"),
     path("corpora/<int:pk>/", views.corpus_detail, name="corpus-detail"),
     path("imports/", job_views.import_jobs, name="import-jobs"),

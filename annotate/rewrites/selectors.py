@@ -11,10 +11,11 @@ from typing import NamedTuple
 
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
-from django.db.models import Q, QuerySet
+from django.db.models import OuterRef, Q, QuerySet, Subquery
 from django.utils import timezone
 
 from annotate.models import (
+    Project,
     Qualification,
     QualificationAttempt,
     QualificationStatus,
@@ -55,6 +56,36 @@ def qualification_attempt_for(
 
 def qualification_list_for(user: AbstractBaseUser) -> QuerySet[Qualification]:
     return Qualification.objects.filter(project__in=project_list_for(user)).select_related("project")
+
+
+def _member_projects(user: AbstractBaseUser) -> QuerySet[Project]:
+    return Project.objects.filter(Q(members=user) | Q(owner=user))
+
+
+def qualification_attempts_awaiting(user: AbstractBaseUser) -> QuerySet[QualificationAttempt]:
+    """Submitted attempts this expert may decide: in their projects (admins: all), never their own."""
+    if not may_review(user):
+        return QualificationAttempt.objects.none()
+    attempts = QualificationAttempt.objects.filter(status=QualificationStatus.SUBMITTED).exclude(worker=user)
+    if Role.ADMIN not in user_roles(user):
+        attempts = attempts.filter(qualification__project__in=_member_projects(user))
+    return attempts.select_related("qualification__project", "worker").order_by("submitted", "pk")
+
+
+def qualifications_open_to(user: AbstractBaseUser) -> QuerySet[Qualification]:
+    """Qualifications of the projects a worker belongs to, each with ``my_status`` (None: not taken)
+    and ``my_retry`` from the worker's attempt; one query."""
+    if not user.is_authenticated or not user_roles(user) & {Role.ANNOTATOR, Role.EXPERT}:
+        return Qualification.objects.none()
+    mine = QualificationAttempt.objects.filter(qualification=OuterRef("pk"), worker=user)
+    return (
+        Qualification.objects.filter(project__in=_member_projects(user))
+        .annotate(
+            my_status=Subquery(mine.values("status")[:1]), my_retry=Subquery(mine.values("retry_allowed")[:1])
+        )
+        .select_related("project")
+        .order_by("project__name", "name")
+    )
 
 
 def qualification_review_queue(qualification: Qualification) -> QuerySet[QualificationAttempt]:

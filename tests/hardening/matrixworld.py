@@ -70,6 +70,11 @@ def params_for(world: World) -> dict[str, dict[str, object]]:
         "analysis-run-plot": run | {"name": "ranks"},
         "crowd-platform-action": campaign | {"platform": "mturk", "action": "sync"},
         "crowd-invite": {"code": "no-such-code"},
+        "invitation": {"token": "no-such-token"},
+        "project": {"pk": world.project.pk},
+        # two different members: the researcher's empty POST to "remove" does remove its member
+        "project-member-remove": {"pk": world.project.pk, "user_id": world.workers[2].pk},
+        "project-member-role": {"pk": world.project.pk, "user_id": world.workers[1].pk},
         "crowd-prolific": {"key": "no-such-key"},
         "crowd-mturk": {"key": "no-such-key"},
         "crowd-session": {"token": "no-such-token"},

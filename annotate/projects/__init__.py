@@ -1,0 +1,1 @@
+"""Projects in the browser: members and their roles, e-mail invitations, the current project."""

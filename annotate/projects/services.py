@@ -1,0 +1,234 @@
+"""Writes for projects in the browser: create, members and roles, e-mail invitations.
+
+Roles are the global Django groups (annotate.roles); a project's members are ``Project.members``.
+Every function checks that ``actor`` may do it, so a view cannot forget to.
+"""
+
+from __future__ import annotations
+
+import secrets
+from dataclasses import dataclass
+from datetime import timedelta
+
+from django.conf import settings
+from django.contrib.auth import get_user_model, password_validation
+from django.contrib.auth.models import AbstractBaseUser, Group
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.core.mail import send_mail
+from django.core.validators import validate_email
+from django.db import transaction
+from django.utils import timezone
+
+from annotate.models import Project
+from annotate.projects.models import INVITABLE_ROLES, ProjectInvitation
+from annotate.projects.selectors import invitation_for_token, may_manage_project, token_digest
+from annotate.roles import is_researcher
+from annotate.services import project_create
+from geceval.errors import GecInputError
+
+ROLE_NAMES = {r.value for r in INVITABLE_ROLES}
+ALREADY_USED = "This invitation was already used. Ask the researcher who invited you for a new one."
+
+
+class ProjectError(ValueError):
+    """A refusal to show the person as it is (plain words)."""
+
+
+def _check_manager(actor: AbstractBaseUser, project: Project) -> None:
+    if not may_manage_project(actor, project):
+        raise PermissionDenied("only the project's researchers manage its members")
+
+
+def _check_role(role: str) -> None:
+    if role not in ROLE_NAMES:
+        raise ProjectError("Choose a role: researcher, expert or annotator.")
+
+
+def project_new(*, actor: AbstractBaseUser, name: str, description: str = "") -> Project:
+    """A project made in the browser: its creator owns it and is its first member."""
+    if not is_researcher(actor):
+        raise PermissionDenied("only researchers and admins create projects")
+    try:
+        return project_create(name=name, owner=actor, description=description.replace("\r\n", "\n"))
+    except GecInputError as exc:
+        raise ProjectError(exc.problem[:1].upper() + exc.problem[1:] + ".") from None
+
+
+@transaction.atomic
+def member_add(*, actor: AbstractBaseUser, project: Project, username: str, role: str) -> AbstractBaseUser:
+    """Add an existing account to the project and give it the role's group."""
+    _check_manager(actor, project)
+    _check_role(role)
+    user = get_user_model().objects.filter(username=username.strip()).first()
+    if user is None:
+        raise ProjectError(f"No account is called “{username.strip()}”. Invite them by e-mail instead.")
+    if project.members.filter(pk=user.pk).exists():
+        raise ProjectError(f"{user.get_username()} is already a member; change their role in the list.")
+    project.members.add(user)
+    user.groups.add(Group.objects.get(name=role))
+    return user
+
+
+def _shares_other_projects(actor: AbstractBaseUser, project: Project, user: AbstractBaseUser) -> bool:
+    """True when ``user`` also works in a project ``actor`` does not manage (a role is global)."""
+    theirs = Project.objects.filter(members=user).exclude(pk=project.pk)
+    return any(not may_manage_project(actor, p) for p in theirs)
+
+
+@transaction.atomic
+def member_set_role(*, actor: AbstractBaseUser, project: Project, user: AbstractBaseUser, role: str) -> None:
+    """Give a member exactly one of researcher/expert/annotator (roles are site-wide groups)."""
+    _check_manager(actor, project)
+    _check_role(role)
+    if not project.members.filter(pk=user.pk).exists():
+        raise ProjectError("This person is not a member of the project.")
+    if user.pk == actor.pk:
+        raise ProjectError("You cannot change your own role.")
+    if user.pk == project.owner_id:
+        raise ProjectError("The project's owner stays a researcher.")
+    if user.is_superuser or user.groups.filter(name="admin").exists():
+        raise ProjectError("An admin's roles are changed by an admin.")
+    if _shares_other_projects(actor, project, user):
+        raise ProjectError(
+            f"{user.get_username()} also works in projects you do not manage, and a role counts in "
+            "every project: ask an admin to change it."
+        )
+    others = Group.objects.filter(name__in=ROLE_NAMES - {role})
+    user.groups.remove(*others)
+    user.groups.add(Group.objects.get(name=role))
+
+
+@transaction.atomic
+def member_remove(*, actor: AbstractBaseUser, project: Project, user: AbstractBaseUser) -> None:
+    """Take a member out of the project; their account, role and past work stay."""
+    _check_manager(actor, project)
+    if user.pk == project.owner_id:
+        raise ProjectError("The project's owner cannot be removed.")
+    if not project.members.filter(pk=user.pk).exists():
+        raise ProjectError("This person is not a member of the project.")
+    project.members.remove(user)
+
+
+# --------------------------------------------------------------------------- invitations
+
+
+@dataclass(frozen=True)
+class SentInvitation:
+    invitation: ProjectInvitation
+    token: str
+    mailed: bool
+
+
+def invitation_create(
+    *, actor: AbstractBaseUser, project: Project, email: str, role: str, link_for
+) -> SentInvitation:
+    """Make a single-use invitation and e-mail its link (``link_for(token)`` builds the URL).
+
+    The invitation is saved before the e-mail goes out: when the mail server fails,
+    ``mailed`` is False and the inviter can pass the link on themselves.
+    """
+    _check_manager(actor, project)
+    _check_role(role)
+    email = email.strip()
+    try:
+        validate_email(email)
+    except ValidationError:
+        raise ProjectError("Enter a valid e-mail address.") from None
+    token = secrets.token_urlsafe(32)
+    invitation = ProjectInvitation.objects.create(
+        project=project,
+        email=email,
+        role=role,
+        token_hash=token_digest(token),
+        invited_by=actor,
+        expires=timezone.now() + timedelta(days=settings.INVITATION_DAYS),
+    )
+    link = link_for(token)
+    subject = f"Invitation to the GEC Arena project {project.name}"
+    body = (
+        f"{actor.get_username()} invites you to join the project “{project.name}” on GEC Arena as "
+        f"{role}.\n\nOpen this link to create your account or sign in:\n{link}\n\n"
+        f"The link works once and expires on {invitation.expires:%Y-%m-%d %H:%M} UTC."
+    )
+    try:
+        send_mail(subject, body, None, [email])
+    except OSError:
+        return SentInvitation(invitation, token, mailed=False)
+    return SentInvitation(invitation, token, mailed=True)
+
+
+def invitation_problem(invitation: ProjectInvitation | None, *, now=None) -> str:
+    """Why this invitation cannot be used, in plain words, or "" when it can."""
+    if invitation is None:
+        return "This invitation link is not valid. Check that you copied all of it."
+    if invitation.used is not None:
+        return ALREADY_USED
+    if invitation.expires <= (now or timezone.now()):
+        return (
+            f"This invitation expired on {invitation.expires:%Y-%m-%d}. "
+            "Ask the researcher who invited you for a new one."
+        )
+    return ""
+
+
+def _use(token: str, user: AbstractBaseUser) -> ProjectInvitation:
+    """Mark the invitation used by ``user`` and add them; inside the caller's transaction."""
+    invitation = invitation_for_token(token)
+    if invitation is not None:
+        invitation = ProjectInvitation.objects.select_for_update().get(pk=invitation.pk)
+    problem = invitation_problem(invitation)
+    if problem:
+        raise ProjectError(problem)
+    # the conditional UPDATE is the single-use guarantee, even where select_for_update is a no-op
+    claimed = ProjectInvitation.objects.filter(pk=invitation.pk, used__isnull=True).update(
+        used=timezone.now(), used_by=user
+    )
+    if claimed != 1:
+        raise ProjectError(ALREADY_USED)
+    invitation.project.members.add(user)
+    user.groups.add(Group.objects.get(name=invitation.role))
+    return invitation
+
+
+@transaction.atomic
+def invitation_accept(*, token: str, user: AbstractBaseUser) -> ProjectInvitation:
+    """A signed-in person accepts: they join the project with the invitation's role."""
+    return _use(token, user)
+
+
+def _valid_username(username: str) -> bool:
+    try:
+        get_user_model().username_validator(username)
+    except ValidationError:
+        return False
+    return True
+
+
+@transaction.atomic
+def invitation_signup(*, token: str, username: str, password: str, password2: str) -> AbstractBaseUser:
+    """A new person creates their account from the invitation and joins; nothing is saved on error."""
+    invitation = invitation_for_token(token)
+    problem = invitation_problem(invitation)
+    if problem:
+        raise ProjectError(problem)
+    User = get_user_model()
+    username = username.strip()
+    errors = []
+    if not username or len(username) > 150:
+        errors.append("Choose a username of 1 to 150 characters.")
+    elif not _valid_username(username):
+        errors.append("A username may contain letters, digits and @ . + - _ only.")
+    elif User.objects.filter(username__iexact=username).exists():
+        errors.append(f"The username “{username}” is taken; choose another.")
+    if password != password2:
+        errors.append("The two passwords differ.")
+    candidate = User(username=username, email=invitation.email)
+    try:
+        password_validation.validate_password(password, user=candidate)
+    except ValidationError as exc:
+        errors.extend(exc.messages)
+    if errors:
+        raise ProjectError(" ".join(dict.fromkeys(errors)))
+    user = User.objects.create_user(username=username, email=invitation.email, password=password)
+    _use(token, user)
+    return user

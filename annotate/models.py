@@ -474,6 +474,6 @@ class RewriteSkip(models.Model):
         return f"skip {self.pk}"
 
 
+# Defined in their own modules to keep this one short; imported here so Django registers them.
 from annotate.jobs.models import ImportJob, ImportJobStatus  # noqa: E402, F401
-# Defined in its own module to keep this one short; imported here so Django registers it.
 from annotate.projects.models import ProjectInvitation  # noqa: E402, F401

@@ -18,6 +18,7 @@ from django.views.decorators.http import require_GET, require_POST
 from annotate.decorators import researcher_required
 from annotate.http import csv_cell
 from annotate.jobs.services import import_job_create, runs_in_background
+from annotate.jobs.views import job_redirect
 from annotate.selectors import corpus_list_for, project_list_for
 from annotate.services import open_upload
 from crowd.forms import ConfirmImportForm, CrowdSettingsForm, ImportForm, InviteForm
@@ -32,7 +33,6 @@ from ranking.selectors import campaign_list_for
 
 PROLIFIC_PARAMS = "PROLIFIC_PID={{%PROLIFIC_PID%}}&STUDY_ID={{%STUDY_ID%}}&SESSION_ID={{%SESSION_ID%}}"
 IMPORT_SESSION_KEY = "crowd_import"
-MAX_PREVIEW_BYTES = 20 * 1024 * 1024
 
 
 @researcher_required
@@ -190,48 +190,69 @@ def import_judgments_view(request: HttpRequest) -> HttpResponse:
     context: dict = {"form": form}
     if request.method == "POST" and form.is_valid():
         upload = form.cleaned_data["file"]
-        if upload.size > MAX_PREVIEW_BYTES:
-            form.add_error("file", "the file is larger than 20 MB; use the import_judgments command")
-        else:
-            try:
-                opened = open_upload(upload, name=upload.name)
-                if len(opened.data) > MAX_PREVIEW_BYTES:
-                    raise GecInputError(
-                        "decompresses to more than 20 MB; use the import_judgments command", path=upload.name
-                    )
-                data = opened.data
-                parsed = judgments_parse(
-                    fmt=form.cleaned_data["format"],
-                    path_or_bytes=opened,
-                    mapping=form.cleaned_data["mapping"],
-                    include_rejected=form.cleaned_data["include_rejected"],
-                )
-            except GecInputError as exc:
-                form.add_error(None, str(exc))
-            else:
-                corpus = form.cleaned_data["corpus"]
-                stored = {
-                    "name": form.cleaned_data["name"],
-                    "format": form.cleaned_data["format"],
-                    "corpus": corpus.pk if corpus else None,
-                    "project": form.cleaned_data["project"].pk,
-                    "include_rejected": form.cleaned_data["include_rejected"],
-                    "file": _keep_upload(data, request.session.get(IMPORT_SESSION_KEY)),
-                    "filename": upload.name,
-                }
-                request.session[IMPORT_SESSION_KEY] = stored
-                context |= {
-                    "parsed": parsed,
-                    "sample": parsed.judgments[:10],
-                    "skipped": sorted(parsed.skipped.items()),
-                    "workers": len({j.worker for j in parsed.judgments}),
-                    "items": len({j.item for j in parsed.judgments}),
-                    "stored": stored,
-                    "confirm": ConfirmImportForm(
-                        initial={"mapping": json.dumps(parsed.mapping, indent=2) if parsed.mapping else ""}
-                    ),
-                }
+        try:
+            opened = None if runs_in_background(upload.size) else open_upload(upload, name=upload.name)
+            # a large file, or a small gzip file of a large one, skips the preview
+            if opened is None or runs_in_background(len(opened.data)):
+                return job_redirect(request, _judgments_job(request, form.cleaned_data))
+            context |= _preview(request, form.cleaned_data, opened)
+        except GecInputError as exc:
+            form.add_error(None, str(exc))
     return render(request, "crowd/import.html", context, status=400 if form.errors else 200)
+
+
+def _preview(request: HttpRequest, data: dict, opened) -> dict:
+    """Parse the upload, keep it in file storage for the confirm step, and say what it holds."""
+    parsed = judgments_parse(
+        fmt=data["format"],
+        path_or_bytes=opened,
+        mapping=data["mapping"],
+        include_rejected=data["include_rejected"],
+    )
+    corpus = data["corpus"]
+    stored = {
+        "name": data["name"],
+        "format": data["format"],
+        "corpus": corpus.pk if corpus else None,
+        "project": data["project"].pk,
+        "include_rejected": data["include_rejected"],
+        "file": _keep_upload(opened.data, request.session.get(IMPORT_SESSION_KEY)),
+        "filename": data["file"].name,
+    }
+    request.session[IMPORT_SESSION_KEY] = stored
+    return {
+        "parsed": parsed,
+        "sample": parsed.judgments[:10],
+        "skipped": sorted(parsed.skipped.items()),
+        "workers": len({j.worker for j in parsed.judgments}),
+        "items": len({j.item for j in parsed.judgments}),
+        "stored": stored,
+        "confirm": ConfirmImportForm(
+            initial={"mapping": json.dumps(parsed.mapping, indent=2) if parsed.mapping else ""}
+        ),
+    }
+
+
+def _judgments_job(request: HttpRequest, data: dict):
+    """A large results file skips the preview: it is imported in the background with the upload
+    form's choices (and mapping, for an MTurk layout the detector cannot read); the job's page shows
+    the import's report, or why nothing was imported."""
+    upload, corpus = data["file"], data["corpus"]
+    return import_job_create(
+        kind=JUDGMENTS,
+        project=data["project"],
+        user=request.user,
+        label=f"judgments {data['name']} ({upload.name})",
+        uploads=[upload],
+        params={
+            "name": data["name"],
+            "format": data["format"],
+            "filename": upload.name,
+            "corpus": corpus.pk if corpus else None,
+            "mapping": data["mapping"],
+            "include_rejected": data["include_rejected"],
+        },
+    )
 
 
 def _import_confirm(request: HttpRequest, stored: dict, corpora, projects) -> HttpResponse:
@@ -240,28 +261,6 @@ def _import_confirm(request: HttpRequest, stored: dict, corpora, projects) -> Ht
     corpus = corpora.filter(pk=stored.get("corpus")).first() if stored.get("corpus") else None
     if confirm.is_valid():
         project = get_object_or_404(projects, pk=stored["project"])
-        if runs_in_background(default_storage.size(stored["file"])):
-            job = import_job_create(
-                kind=JUDGMENTS,
-                project=project,
-                user=request.user,
-                label=f"judgments {stored['name']} ({stored['filename']})",
-                uploads=[],
-                kept=[stored["file"]],
-                params={
-                    "name": stored["name"],
-                    "format": stored["format"],
-                    "filename": stored["filename"],
-                    "corpus": corpus.pk if corpus else None,
-                    "mapping": confirm.cleaned_data["mapping"],
-                    "include_rejected": stored["include_rejected"],
-                },
-            )
-            del request.session[IMPORT_SESSION_KEY]
-            messages.info(
-                request, "The file is large: it is imported in the background. This page shows how far it is."
-            )
-            return redirect("import-job", pk=job.pk)
         try:
             report = judgments_import(
                 project=project,

@@ -129,26 +129,54 @@ def test_large_outputs_and_judgments_run_in_the_background_too(
     job = ImportJob.objects.get(kind="outputs")
     assert answer.url == reverse("import-job", args=[job.pk]) and job.status == "done", job.message
     assert corpus.systems.get(name="amu").outputs.count() == 2
-    preview = client.post(
-        reverse("crowd-import"),
-        {
-            "file": upload("batch.csv", mturk_csv()),
-            "format": "mturk-csv",
-            "name": "old",
-            "project": project.pk,
-        },
-    )
-    assert preview.status_code == 200
+    # a large results file skips the preview (parsing it would hold the request); the job's page
+    # gives the import's report
     with django_capture_on_commit_callbacks(execute=True):
-        confirmed = client.post(
+        answer = client.post(
             reverse("crowd-import"),
-            {"action": "import", "mapping": preview.context["confirm"].initial["mapping"]},
+            {
+                "file": upload("batch.csv", mturk_csv()),
+                "format": "mturk-csv",
+                "name": "old",
+                "project": project.pk,
+            },
         )
     job = ImportJob.objects.get(kind="judgments")
-    assert confirmed.url == reverse("import-job", args=[job.pk]) and job.status == "done", job.message
+    assert answer.url == reverse("import-job", args=[job.pk]) and job.status == "done", job.message
     assert Campaign.objects.get(name="old").origin == "imported"
-    assert "crowd_import" not in client.session and kept_files(tmp_path) == []
-    assert not list((tmp_path / "imports").glob("*.bin"))  # the preview's copy went with the job
+    assert job.message.startswith("Imported: items: 2") and kept_files(tmp_path) == []
+    assert "crowd_import" not in client.session  # no preview was kept
+
+
+def test_a_large_results_file_with_an_unreadable_layout_fails_its_job_naming_the_columns(
+    client, researcher, django_capture_on_commit_callbacks
+):
+    _, project = researcher
+    data = b"HITId,AssignmentId,WorkerId,AssignmentStatus,Input.seg,Input.s,Answer.slider\nX,A1,W1,Approved,7,a,60\n"
+    with django_capture_on_commit_callbacks(execute=True):
+        client.post(
+            reverse("crowd-import"),
+            {"file": upload("s.csv", data), "format": "mturk-csv", "name": "s", "project": project.pk},
+        )
+    job = ImportJob.objects.get()
+    assert job.status == "failed" and "Input.seg" in job.message and "Needed:" in job.message
+    assert not Campaign.objects.exists()
+    mapping = (
+        '{"item": "Input.seg", "systems": ["Input.s"], "answers": ["Answer.slider"], "answer_kind": "score"}'
+    )
+    with django_capture_on_commit_callbacks(execute=True):
+        client.post(
+            reverse("crowd-import"),
+            {
+                "file": upload("s.csv", data),
+                "format": "mturk-csv",
+                "name": "s",
+                "project": project.pk,
+                "mapping": mapping,
+            },
+        )
+    assert ImportJob.objects.order_by("pk").last().status == "done"
+    assert Campaign.objects.get(name="s").protocol == "prws"
 
 
 def test_only_the_projects_researchers_see_a_job(client, researcher, django_capture_on_commit_callbacks):

@@ -200,3 +200,23 @@ def test_readme_command_line_section_runs_verbatim_on_a_fresh_database(tmp_path)
         "jfleg-test.ref3",
         "jfleg-test.src",
     ]
+
+
+@pytest.mark.django_db
+def test_the_export_commands_look_up_their_project_as_every_command_does(tmp_path):
+    """Issue 19: every command that takes --project creates a missing one and, with no project at
+    all, makes ``default``; before, the exports only narrowed their search by the name."""
+    with pytest.raises(CommandError, match="no corpus named 'jf' in project 'fresh'"):
+        run("export_corpus", "jf", "--format", "jfleg", "--out", str(tmp_path / "o"), "--project", "fresh")
+    assert list(Project.objects.values_list("name", flat=True)) == ["fresh"]
+    with pytest.raises(CommandError, match="no campaign 'pilot'"):
+        run("export_judgments", "pilot", "--format", "wmt-csv", "--out", "-", "--project", "other")
+    assert sorted(Project.objects.values_list("name", flat=True)) == ["fresh", "other"]
+    Project.objects.all().delete()
+    with pytest.raises(CommandError, match="no corpus named 'jf' in project 'default'"):
+        run("export_corpus", "jf", "--format", "jfleg", "--out", str(tmp_path / "o"))
+    assert list(Project.objects.values_list("name", flat=True)) == ["default"]
+    # a name found in any project still needs no --project
+    run("import_corpus", str(jfleg_dir(tmp_path)), "--format", "jfleg", "--name", "jf", "--project", "team")
+    out = run("export_corpus", "jf", "--format", "jfleg", "--out", str(tmp_path / "o"))
+    assert out.strip().endswith("jf.ref0") and Project.objects.count() == 2

@@ -32,6 +32,15 @@ def find_project(name: str | None, stdout=None) -> Project:
     return found.project
 
 
+def export_project(name: str | None, stdout=None) -> str | None:
+    """The ``--project`` of a command that reads (an export), looked up as every command does: named
+    and missing, it is created (and says so); with no project at all, ``default`` is. Returns the name
+    to narrow the search by, or None to search every project (a unique NAME needs no --project)."""
+    if name or not Project.objects.exists():
+        return find_project(name, stdout).name
+    return None
+
+
 def find_corpus(name: str, project: str | None) -> Corpus:
     corpora = Corpus.objects.filter(name=name).select_related("project")
     if project:

@@ -4,7 +4,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from annotate.formats.services import campaign_export, corpus_export
 from annotate.formats.writers import EXPORT_FORMATS, save_files
-from annotate.management.commands._common import find_corpus, find_rewrite_campaign
+from annotate.management.commands._common import export_project, find_corpus, find_rewrite_campaign
 from geceval.errors import GecInputError
 
 
@@ -34,17 +34,18 @@ class Command(BaseCommand):
     def handle(self, *args, **opts):
         if opts["untyped"] and opts["format"] != "m2":
             raise CommandError("--untyped applies to --format m2 only")
+        project = export_project(opts["project"], self.stdout)
         try:
             if opts["campaign"]:
                 files = campaign_export(
-                    find_rewrite_campaign(opts["name"], opts["project"]),
+                    find_rewrite_campaign(opts["name"], project),
                     fmt=opts["format"],
                     untyped=opts["untyped"],
                     n=opts["rewrites"],
                     include_corpus_systems=not opts["no_corpus_systems"],
                 )
             else:
-                corpus = find_corpus(opts["name"], opts["project"])
+                corpus = find_corpus(opts["name"], project)
                 files = corpus_export(corpus, fmt=opts["format"], untyped=opts["untyped"])
         except GecInputError as exc:
             raise CommandError(str(exc)) from None

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django.core.management.base import BaseCommand, CommandError
 
+from annotate.management.commands._common import export_project
 from ranking.analysis.exports import JUDGMENT_FORMATS, iter_judgments
 from ranking.models import Campaign
 
@@ -31,8 +32,9 @@ class Command(BaseCommand):
             qs = qs.filter(pk=int(options["name"]))
         else:
             qs = qs.filter(name=options["name"])
-        if options["project"]:
-            qs = qs.filter(project__name=options["project"])
+        project = export_project(options["project"], self.stdout)
+        if project:
+            qs = qs.filter(project__name=project)
         found = list(qs.select_related("project")[:2])
         if not found:
             raise CommandError(f"no campaign {options['name']!r}")

@@ -23,6 +23,7 @@ from annotate.models import (
     RewriteFlag,
     Sentence,
 )
+from annotate.paging import paginate
 from annotate.rewrites import selectors as sel
 from annotate.rewrites import services
 from annotate.rewrites.diff import word_diff
@@ -162,9 +163,10 @@ def work(request: HttpRequest, pk: int) -> HttpResponse:
                 )
             return redirect("rewrite-work", pk=campaign.pk)
     slot = services.slot_claim(campaign=campaign, user=request.user)
-    done = sel.my_rewrites(campaign, request.user).count()
+    done, total = sel.rewrite_progress(campaign, request.user)
     if slot is None:
-        return render(request, "annotate/rewrite_done.html", {"campaign": campaign, "done": done})
+        context = {"campaign": campaign, "done": done, "total": total}
+        return render(request, "annotate/rewrite_done.html", context)
     sentence = slot.sentence
     tokenized = campaign.corpus.tokenized
     before, after = sentence_context(sentence, window=2)
@@ -192,6 +194,7 @@ def work(request: HttpRequest, pk: int) -> HttpResponse:
         "flags": [c for c in RewriteFlag.choices if c[0]],
         "levels": [1, 2, 3, 4, 5],
         "done": done,
+        "total": total,
         "error": error,
         "max_chars": max_rewrite_chars(source_shown),
         "group": slot.group.name if slot.group else "",
@@ -245,11 +248,20 @@ def mine(request: HttpRequest, pk: int) -> HttpResponse:
         | Q(rewrites__annotator=request.user)
     ).distinct()
     campaign = get_object_or_404(visible.select_related("corpus"), pk=pk)
+    listing = paginate(
+        request,
+        sel.my_rewrites(campaign, request.user).order_by("-created"),
+        search=("text", "sentence__text"),
+        label="Search your rewrites",
+    )
+    tokenized = campaign.corpus.tokenized
     rows = [
-        {"rewrite": r, "diff": word_diff(r.sentence.text, r.text) if r.text else []}
-        for r in sel.my_rewrites(campaign, request.user).order_by("-created")[:200]
+        {"rewrite": r, "diff": word_diff(_shown(r.sentence.text, tokenized), _shown(r.text, tokenized))}
+        for r in listing.items
     ]
-    return render(request, "annotate/rewrite_mine.html", {"campaign": campaign, "rows": rows})
+    done, total = sel.rewrite_progress(campaign, request.user)
+    context = {"campaign": campaign, "rows": rows, "listing": listing, "done": done, "total": total}
+    return render(request, "annotate/rewrite_mine.html", context)
 
 
 # --------------------------------------------------------------------------- expert review

@@ -12,6 +12,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
 from annotate.decorators import researcher_required
+from annotate.paging import paginate
 from ranking.analysis import exports, plots, services
 from ranking.analysis.forms import RunForm
 from ranking.analysis.models import AnalysisKind, RunStatus
@@ -39,7 +40,12 @@ def campaign_analysis(request: HttpRequest, pk: int) -> HttpResponse:
             if not services.analysis_run_enqueue(run):
                 messages.warning(request, services.QUEUE_DOWN)
             return redirect("analysis-run", pk=run.pk)
-    runs = run_list_for(request.user).filter(campaign=campaign)
+    runs = paginate(
+        request,
+        run_list_for(request.user).filter(campaign=campaign),
+        search=("kind", "status"),
+        label="Search the runs (kind or status)",
+    )
     status = 400 if form.errors else 200
     return render(
         request,

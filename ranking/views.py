@@ -302,6 +302,8 @@ def screen_context(campaign: Campaign, screen: Screen, assignment: Assignment | 
         "before": before,
         "after": after,
         "reference": reference,
+        "tokenized": campaign.corpus.tokenized,
+        "show_changes": campaign.show_changes,
         "started": screen_stamp(screen_id=screen.pk, assignment_id=assignment.pk if assignment else None),
     }
 

@@ -29,13 +29,9 @@ from annotate.rewrites import services
 from annotate.rewrites.diff import word_diff
 from annotate.rewrites.forms import QualificationForm, RewriteCampaignForm
 from annotate.rewrites.presets import PRESET_INSTRUCTIONS
-from annotate.rewrites.tokens import detokenise
+from annotate.rewrites.tokens import shown as _shown
 from annotate.rewrites.validation import max_rewrite_chars
 from annotate.selectors import project_list_for, sentence_context
-
-
-def _shown(text: str, tokenized: bool) -> str:
-    return detokenise(text) if tokenized else text
 
 
 def _managed_campaign(request: HttpRequest, pk: int) -> RewriteCampaign:

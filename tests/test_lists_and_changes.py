@@ -172,3 +172,52 @@ def test_workers_see_n_of_m_on_their_work_lists_and_the_rewrite_page(client):
     assert "1 of 2 sentences done" in index
     mine = _text(client.get(reverse("rewrite-mine", args=[rewrite_campaign.pk])))
     assert "1 of 2 sentences done" in mine and "Showing 1–1 of 1" in mine
+
+
+# --------------------------------------------------------------------------- messages
+
+
+@pytest.mark.parametrize("debug", [True, False])
+def test_a_worker_meets_a_plain_404_even_in_debug_mode(client, settings, debug):
+    settings.DEBUG = debug
+    _, annotators, _, _ = team(n_annotators=1, n_experts=0)
+    client.force_login(annotators[0])
+    for url in ["/assignments/999999/", "/no/such/page/", "/rewrites/999999/mine/"]:
+        response = client.get(url)
+        assert response.status_code == 404, url
+        page = _text(response)
+        assert "Page not found" in page and 'id="not-found"' in page, url
+        assert "no such assignment" not in page and "urlpatterns" not in page.lower(), url
+        assert "DEBUG" not in page, url
+
+
+def test_every_page_links_the_favicon(client):
+    response = client.get(reverse("login"))
+    assert 'rel="icon" href="/static/favicon.svg"' in _text(response)
+    from django.contrib.staticfiles import finders
+
+    assert finders.find("favicon.svg")
+
+
+def test_input_errors_never_show_the_unnamed_input_label():
+    from geceval.errors import GecInputError
+    from geceval.formats.text import decode_lines
+
+    assert str(GecInputError("the campaign needs a name")) == "the campaign needs a name"
+    with pytest.raises(GecInputError) as raised:
+        decode_lines(b"")
+    assert "<input>" not in str(raised.value) and str(raised.value) == "file is empty"
+    assert str(GecInputError("bad", path="src.txt", line=3)) == "src.txt:3: bad"
+
+
+def test_analysis_run_parameters_and_errors_are_in_words():
+    from ranking.analysis.parameters import parameters_in_words
+
+    words = parameters_in_words({"runs": 100, "chunks": 8, "estimate_needed": True, "human_run": 3})
+    assert words == [
+        "100 runs",
+        "in 8 chunks",
+        "estimates the judgments still needed",
+        "human judgments from run #3",
+    ]
+    assert parameters_in_words({"estimate_needed": False}) == []

@@ -16,6 +16,7 @@ from annotate.paging import paginate
 from ranking.analysis import exports, plots, services
 from ranking.analysis.forms import RunForm
 from ranking.analysis.models import AnalysisKind, RunStatus
+from ranking.analysis.parameters import parameters_in_words
 from ranking.analysis.selectors import run_list_for, run_progress, run_results
 from ranking.protocols import protocol_get
 from ranking.selectors import campaign_list_for
@@ -76,6 +77,7 @@ def run_detail(request: HttpRequest, pk: int) -> HttpResponse:
     results = run_results(run)
     context = {
         "run": run,
+        "parameters": parameters_in_words(run.parameters),
         "progress": run_progress(run),
         "finished": run.status == RunStatus.DONE,
         "is_ranking": run.kind in services.RANKING_KINDS,

@@ -221,3 +221,61 @@ def test_analysis_run_parameters_and_errors_are_in_words():
         "human judgments from run #3",
     ]
     assert parameters_in_words({"estimate_needed": False}) == []
+
+
+# --------------------------------------------------------------------------- expert review
+
+
+def _review_world():
+    researcher, annotators, experts, project = team(n_annotators=1, n_experts=1)
+    corpus = tokenized_corpus(project, sources=["He do n't like the bus ."], name="rv")
+    campaign = rewrite_services.rewrite_campaign_create(
+        project=project,
+        corpus=corpus,
+        name="rv",
+        created_by=researcher,
+        rewrites_per_sentence=1,
+        require_review=True,
+        ask_difficulty=True,
+    )
+    sentence = rewrite_services.slot_claim(campaign=campaign, user=annotators[0]).sentence
+    rewrite_services.rewrite_submit(
+        campaign=campaign,
+        user=annotators[0],
+        sentence=sentence,
+        text="He doesn't like the bus.",
+        difficulty=4,
+    )
+    return campaign, annotators[0], experts[0]
+
+
+def test_review_page_shows_the_authors_pseudonym_difficulty_progress_and_keys(client, settings):
+    from annotate.formats.campaign import pseudonym
+
+    campaign, author, expert = _review_world()
+    client.force_login(expert)
+    page = _text(client.get(reverse("rewrite-review", args=[campaign.pk])))
+    assert f"Written by <strong>{pseudonym(author.pk, settings.SECRET_KEY)}</strong>" in page
+    assert author.username not in page
+    assert "difficulty rated by the author: <strong>4</strong> of 5" in page
+    assert "Rewrite 1 of 1 to review" in page
+    assert '<label for="review-reason">' in page and "js/rewrite_review.js" in page
+    assert "<kbd>Alt</kbd>+<kbd>R</kbd> reject" in page
+
+
+def test_a_rejection_needs_a_reason_and_nothing_is_saved_without_one(client):
+    campaign, _, expert = _review_world()
+    client.force_login(expert)
+    url = reverse("rewrite-review", args=[campaign.pk])
+    rewrite = campaign.rewrites.get()
+    response = client.post(url, {"rewrite": rewrite.pk, "decision": "reject", "reason": "  "})
+    assert response.status_code == 400
+    assert "Give a reason for rejecting this rewrite." in _text(response)
+    rewrite.refresh_from_db()
+    assert rewrite.status == "submitted"
+    response = client.post(
+        url, {"rewrite": rewrite.pk, "decision": "reject", "reason": "changes the meaning"}
+    )
+    assert response.status_code == 302
+    rewrite.refresh_from_db()
+    assert rewrite.status == "rejected"

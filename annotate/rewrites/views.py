@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
@@ -13,6 +14,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
 from annotate.decorators import researcher_required
+from annotate.formats.campaign import pseudonym
 from annotate.http import id_field_or_404
 from annotate.models import (
     Qualification,
@@ -29,6 +31,7 @@ from annotate.rewrites import services
 from annotate.rewrites.diff import word_diff
 from annotate.rewrites.forms import QualificationForm, RewriteCampaignForm
 from annotate.rewrites.presets import PRESET_INSTRUCTIONS
+from annotate.rewrites.review import rewrite_review_decide
 from annotate.rewrites.tokens import shown as _shown
 from annotate.rewrites.validation import max_rewrite_chars
 from annotate.selectors import project_list_for, sentence_context
@@ -275,18 +278,24 @@ def review(request: HttpRequest, pk: int) -> HttpResponse:
             pk=id_field_or_404(request.POST, "rewrite"),
         )
         try:
-            services.rewrite_review(
+            rewrite_review_decide(
                 rewrite=rewrite,
                 reviewer=request.user,
                 decision=request.POST.get("decision", ""),
                 text=request.POST.get("text", ""),
+                reason=request.POST.get("reason", ""),
             )
         except services.RewriteError as exc:
             error = str(exc)
         else:
             return redirect("rewrite-review", pk=campaign.pk)
     rewrite = services.review_claim(campaign=campaign, expert=request.user)
-    context = {"campaign": campaign, "rewrite": rewrite, "error": error}
+    context = {
+        "campaign": campaign,
+        "rewrite": rewrite,
+        "error": error,
+        "reason": request.POST.get("reason", ""),
+    }
     if rewrite is not None:
         tokenized = campaign.corpus.tokenized
         context["source"] = _shown(rewrite.sentence.text, tokenized)
@@ -304,6 +313,8 @@ def review(request: HttpRequest, pk: int) -> HttpResponse:
         context["remaining"] = (
             campaign.rewrites.filter(status="submitted").exclude(annotator=request.user).count()
         )
+        context["reviewed"] = campaign.rewrites.filter(reviewer__isnull=False).count()
+        context["author"] = pseudonym(rewrite.annotator_id, settings.SECRET_KEY)
     return render(request, "annotate/rewrite_review.html", context, status=400 if error else 200)
 
 

@@ -279,3 +279,45 @@ def test_a_rejection_needs_a_reason_and_nothing_is_saved_without_one(client):
     assert response.status_code == 302
     rewrite.refresh_from_db()
     assert rewrite.status == "rejected"
+
+
+def test_the_qualification_test_numbers_its_sentences_n_of_m(client):
+    researcher, annotators, _, project = team(n_annotators=1, n_experts=0)
+    corpus = tokenized_corpus(project, name="q")
+    qualification = rewrite_services.qualification_create(
+        project=project,
+        name="screening",
+        sentences=list(corpus.sentences.order_by("position")[:3]),
+        created_by=researcher,
+    )
+    client.force_login(annotators[0])
+    page = _text(client.get(reverse("qualification-take", args=[qualification.pk])))
+    assert "Sentence 1 of 3" in page and "Sentence 3 of 3" in page
+
+
+def test_a_built_list_is_searched_and_paged_and_each_list_keeps_the_others_query():
+    from django.test import RequestFactory
+
+    from annotate.paging import paginate
+
+    names = [f"worker{i:03d}" for i in range(120)]
+    request = RequestFactory().get("/", {"workers-q": "worker1", "workers-page": "2", "corpora-q": "x"})
+    listing = paginate(
+        request, names, search=lambda n, q: q in n, prefix="workers-", label="Search the workers"
+    )
+    assert listing.total == 20 and listing.summary == "Showing 1–20 of 20"  # page 2 of one page: the last
+    assert list(listing.items) == names[100:120]
+    request = RequestFactory().get("/", {"workers-page": "2", "corpora-q": "x"})
+    listing = paginate(request, names, search=lambda n, q: q in n, prefix="workers-")
+    assert listing.summary == "Showing 51–100 of 120"
+    assert listing.next_link == "?workers-page=3&corpora-q=x"
+
+
+def test_the_home_page_searches_the_researchers_campaigns(client):
+    researcher, _, _, _, campaign = _judging_world()
+    client.force_login(researcher)
+    page = _text(client.get(reverse("home"), {"campaigns-q": "judg"}))
+    assert "Showing 1–1 of 1 matching “judg”" in page and f'href="/campaigns/{campaign.pk}/"' in page
+    page = _text(client.get(reverse("home"), {"campaigns-q": "nothing like it"}))
+    assert "Nothing found matching “nothing like it”" in page
+    assert f'href="/campaigns/{campaign.pk}/"' not in page

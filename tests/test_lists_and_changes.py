@@ -321,3 +321,11 @@ def test_the_home_page_searches_the_researchers_campaigns(client):
     page = _text(client.get(reverse("home"), {"campaigns-q": "nothing like it"}))
     assert "Nothing found matching “nothing like it”" in page
     assert f'href="/campaigns/{campaign.pk}/"' not in page
+
+
+def test_the_corpus_page_shows_a_tokenised_corpus_detokenised_too(client):
+    researcher, _, _, project = team(n_annotators=0, n_experts=0)
+    corpus = tokenized_corpus(project, sources=["He do n't like the bus ."], name="tok")
+    client.force_login(researcher)
+    page = _text(client.get(reverse("corpus-detail", args=[corpus.pk])))
+    assert "He don&#x27;t like the bus.</li>" in page and "bus .</li>" not in page

@@ -329,3 +329,17 @@ def test_the_corpus_page_shows_a_tokenised_corpus_detokenised_too(client):
     client.force_login(researcher)
     page = _text(client.get(reverse("corpus-detail", args=[corpus.pk])))
     assert "He don&#x27;t like the bus.</li>" in page and "bus .</li>" not in page
+
+
+def test_the_rewrite_index_searches_the_researchers_rewrite_campaigns(client):
+    researcher, _, _, project = team(n_annotators=0, n_experts=0)
+    corpus = tokenized_corpus(project, name="rw-corpus")
+    for name in ("fluency pilot", "minimal main"):
+        rewrite_services.rewrite_campaign_create(
+            project=project, corpus=corpus, name=name, created_by=researcher
+        )
+    client.force_login(researcher)
+    page = _text(client.get(reverse("rewrite-index"), {"campaigns-q": "pilot"}))
+    assert (
+        "Showing 1–1 of 1 matching “pilot”" in page and "fluency pilot" in page and "minimal main" not in page
+    )

@@ -446,7 +446,13 @@ def index(request: HttpRequest) -> HttpResponse:
     context = {
         "work": sel.rewrite_work_list_for(request.user),
         "reviews": sel.review_campaign_list_for(request.user),
-        "campaigns": sel.rewrite_campaign_list_for(request.user),
+        "campaigns": paginate(
+            request,
+            sel.rewrite_campaign_list_for(request.user),
+            search=("name", "corpus__name"),
+            label="Search the rewrite campaigns",
+            prefix="campaigns-",
+        ),
         "qualifications": sel.qualification_list_for(request.user)
         if sel.may_review(request.user) or sel.rewrite_campaign_list_for(request.user).exists()
         else [],

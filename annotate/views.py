@@ -9,6 +9,7 @@ from annotate.forms import CorpusUploadForm, OutputsUploadForm
 from annotate.jobs.runners import CORPUS, OUTPUTS
 from annotate.jobs.services import import_job_create, runs_in_background
 from annotate.jobs.views import job_redirect
+from annotate.paging import paginate
 from annotate.selectors import corpus_list_for, project_list_for
 from annotate.services import InputFile, corpus_import_text, open_upload, outputs_import
 from geceval.errors import GecInputError
@@ -96,7 +97,9 @@ def corpus_detail(request: HttpRequest, pk: int) -> HttpResponse:
             return redirect("corpus-detail", pk=corpus.pk)
     context = {
         "corpus": corpus,
-        "sentences": corpus.sentences.order_by("position")[:50],
+        "sentences": paginate(
+            request, corpus.sentences.order_by("position"), search=("text",), label="Search the sentences"
+        ),
         "systems": corpus.systems.order_by("kind", "name"),
         "form": form,
     }

@@ -88,6 +88,7 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "config.not_found.PlainNotFoundMiddleware",  # a worker's 404 is a plain page, DEBUG or not
 ]
 
 ROOT_URLCONF = "config.urls"

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+UNNAMED = "<input>"
+"""The name the readers give an input without one (geceval.formats); never shown in a message."""
+
 
 class GecInputError(ValueError):
     """Malformed input. ``str()`` reads ``path:line: problem`` (line omitted when unknown)."""
@@ -10,7 +13,14 @@ class GecInputError(ValueError):
         self.problem = problem
         self.path = path
         self.line = line
-        where = path or "<input>"
-        if line is not None:
-            where = f"{where}:{line}"
-        super().__init__(f"{where}: {problem}")
+        # Shown to people as it is: no placeholder such as "<input>" when no file is named.
+        path = None if path == UNNAMED else path
+        if path and line is not None:
+            message = f"{path}:{line}: {problem}"
+        elif path:
+            message = f"{path}: {problem}"
+        elif line is not None:
+            message = f"line {line}: {problem}"
+        else:
+            message = problem
+        super().__init__(message)

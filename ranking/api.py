@@ -68,6 +68,7 @@ class CampaignSerializer(serializers.ModelSerializer):
             "max_candidates",
             "screens_per_sentence",
             "active_selection",
+            "show_changes",
             "screens_per_hit",
             "assignment_minutes",
             "separate_domains",
@@ -102,6 +103,10 @@ class CampaignCreateSerializer(serializers.Serializer):
     max_candidates = serializers.IntegerField(min_value=2, max_value=5, default=5)
     screens_per_sentence = serializers.IntegerField(min_value=1, max_value=20, default=1)
     active_selection = serializers.BooleanField(default=False)
+    show_changes = serializers.BooleanField(
+        default=False,
+        help_text="Judgment screens offer each correction's changes against the original as a word diff; the worker turns it on and off with the d key (off by default, as in the papers' screens).",
+    )
     screens_per_hit = serializers.IntegerField(min_value=1, max_value=200, default=20)
     assignment_minutes = serializers.IntegerField(min_value=1, max_value=1440, default=60)
     separate_domains = serializers.BooleanField(default=False)

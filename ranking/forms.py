@@ -36,6 +36,11 @@ class CampaignForm(forms.Form):
     screens_per_sentence = forms.IntegerField(
         min_value=1, max_value=20, initial=1, help_text="Ranking: random draws of outputs per sentence."
     )
+    show_changes = forms.BooleanField(
+        required=False,
+        label="Show changes",
+        help_text="Judgment screens offer each correction's changes against the original as a word diff; the worker turns it on and off with the d key (off by default, as in the papers' screens).",
+    )
     active_selection = forms.BooleanField(
         required=False,
         help_text="Ranking: TrueSkill picks each screen's systems from the judgments so far "

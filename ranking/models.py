@@ -60,6 +60,10 @@ class Campaign(models.Model):
     screens_per_sentence = models.PositiveSmallIntegerField(
         default=1, help_text="ranking: random draws per sentence"
     )
+    show_changes = models.BooleanField(
+        default=False,
+        help_text="judgment screens offer each correction's word diff against the original (the d key)",
+    )
     active_selection = models.BooleanField(
         default=False, help_text="ranking: TrueSkill picks each screen's systems from the judgments so far"
     )

@@ -8,7 +8,8 @@ from datetime import timedelta
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
-from django.db.models import Count, Exists, OuterRef, Prefetch, Q, QuerySet, Value
+from django.db.models import Count, Exists, IntegerField, OuterRef, Prefetch, Q, QuerySet, Subquery, Value
+from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from annotate.models import System
@@ -86,6 +87,23 @@ def campaign_work_list_for(user: AbstractBaseUser) -> QuerySet[Campaign]:
         .distinct()
         .select_related("corpus")
         .order_by("-created")
+    )
+
+
+def campaign_work_progress_for(user: AbstractBaseUser) -> QuerySet[Campaign]:
+    """``campaign_work_list_for`` with the worker's "N of M": ``my_screens`` judged of ``screen_total``
+    (the campaign's screens outside its qualification test), one query for the whole list."""
+
+    def count_of(qs: QuerySet) -> Subquery:
+        return Subquery(qs.order_by().values("n")[:1], output_field=IntegerField())
+
+    screens = Screen.objects.filter(campaign=OuterRef("pk"), hit__qualification=False)
+    mine = ScreenJudgment.objects.filter(
+        screen__campaign=OuterRef("pk"), screen__hit__qualification=False, judge=user
+    )
+    return campaign_work_list_for(user).annotate(
+        screen_total=Coalesce(count_of(screens.values("campaign").annotate(n=Count("pk"))), 0),
+        my_screens=Coalesce(count_of(mine.values("screen__campaign").annotate(n=Count("pk"))), 0),
     )
 
 

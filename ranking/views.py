@@ -17,6 +17,7 @@ from django.views.decorators.http import require_GET, require_POST
 from annotate.decorators import annotator_required, researcher_required
 from annotate.http import csv_cell, id_field
 from annotate.models import Qualification
+from annotate.paging import paginate
 from annotate.privacy import worker_forget
 from annotate.roles import is_researcher
 from annotate.selectors import corpus_list_for, project_list_for, sentence_context, system_list_for
@@ -32,6 +33,7 @@ from ranking.selectors import (
     campaign_progress,
     campaign_results,
     campaign_work_list_for,
+    campaign_work_progress_for,
     campaign_workers,
     screen_candidates,
     screen_candidates_for_submit,
@@ -63,10 +65,22 @@ from ranking.services.screen_time import screen_seconds, screen_stamp
 @login_required
 def home(request: HttpRequest) -> HttpResponse:
     """Everyone's start page: open work; for researchers also their corpora and campaigns."""
-    context = {"work": campaign_work_list_for(request.user)}
+    context = {"work": campaign_work_progress_for(request.user)}
     if is_researcher(request.user):
-        context["corpora"] = corpus_list_for(request.user)
-        context["campaigns"] = campaign_list_for(request.user)
+        context["corpora"] = paginate(
+            request,
+            corpus_list_for(request.user),
+            search=("name",),
+            label="Search the corpora",
+            prefix="corpora-",
+        )
+        context["campaigns"] = paginate(
+            request,
+            campaign_list_for(request.user),
+            search=("name",),
+            label="Search the campaigns",
+            prefix="campaigns-",
+        )
         context["ownerless"] = list(project_list_for(request.user).filter(owner__isnull=True))
     return render(request, "home.html", context)
 
@@ -112,7 +126,12 @@ def campaign_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "campaign": campaign,
         "progress": campaign_progress(campaign),
         "results": campaign_results(campaign),
-        "workers": campaign_workers(campaign),
+        "workers": paginate(
+            request,
+            campaign_workers(campaign),
+            search=lambda row, text: text.casefold() in row.username.casefold(),
+            label="Search the workers by name",
+        ),
         "is_ranking": protocol_get(campaign.protocol).shows_ranking,
         "gold_test": qualification_hit(campaign),
         "gold_recorded": gold_assignment(campaign) is not None,
@@ -284,6 +303,8 @@ def screen_context(campaign: Campaign, screen: Screen, assignment: Assignment | 
         "before": before,
         "after": after,
         "reference": reference,
+        "tokenized": campaign.corpus.tokenized,
+        "show_changes": campaign.show_changes,
         "started": screen_stamp(screen_id=screen.pk, assignment_id=assignment.pk if assignment else None),
     }
 

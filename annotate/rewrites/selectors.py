@@ -11,7 +11,9 @@ from typing import NamedTuple
 
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
-from django.db.models import OuterRef, Q, QuerySet, Subquery
+from django.db.models import Count, IntegerField, OuterRef, Q, QuerySet, Subquery, Value
+from django.db.models.functions import Coalesce
+from django.db.models.lookups import Exact
 from django.utils import timezone
 
 from annotate.models import (
@@ -165,6 +167,7 @@ def rewrite_work_list_for(user: AbstractBaseUser) -> list[RewriteCampaign]:
         .filter(status=RewriteCampaignStatus.ACTIVE)
         .select_related("corpus", "qualification")
         .prefetch_related("group_links")
+        .annotate(**rewrite_progress_annotations(user))
         .order_by("-created")
     )
     user_group_ids = set(user.groups.values_list("id", flat=True))
@@ -206,6 +209,34 @@ def may_manage(user: AbstractBaseUser, campaign: RewriteCampaign | Qualification
 
 def draft_for(campaign: RewriteCampaign, sentence: Sentence, user: AbstractBaseUser) -> RewriteDraft | None:
     return RewriteDraft.objects.filter(campaign=campaign, sentence=sentence, annotator=user).first()
+
+
+def _count(qs: QuerySet, key: str) -> Coalesce:
+    return Coalesce(
+        Subquery(
+            qs.order_by().values(key).annotate(n=Count("pk")).values("n")[:1], output_field=IntegerField()
+        ),
+        0,
+    )
+
+
+def rewrite_progress_annotations(user: AbstractBaseUser) -> dict:
+    """A worker's "N of M" on a campaign queryset: ``my_done`` rewrites and flags of ``sentence_total``
+    (the sentences of ``rewrite_campaign_sentences``, counted in the same query)."""
+    in_campaign = Sentence.objects.filter(
+        Q(domain=OuterRef("domain")) | Q(Exact(OuterRef("domain"), Value(""))),
+        corpus=OuterRef("corpus"),
+        position__gte=Coalesce(OuterRef("first_position"), Value(-1)),
+        position__lte=Coalesce(OuterRef("last_position"), Value(2**31 - 1)),
+    )
+    mine = Rewrite.objects.filter(campaign=OuterRef("pk"), annotator=user)
+    return {"sentence_total": _count(in_campaign, "corpus"), "my_done": _count(mine, "campaign")}
+
+
+def rewrite_progress(campaign: RewriteCampaign, user: AbstractBaseUser) -> tuple[int, int]:
+    """(done, total) for one campaign, as ``rewrite_progress_annotations`` counts it."""
+    row = RewriteCampaign.objects.filter(pk=campaign.pk).annotate(**rewrite_progress_annotations(user))
+    return tuple(row.values_list("my_done", "sentence_total").get())
 
 
 def my_rewrites(campaign: RewriteCampaign, user: AbstractBaseUser) -> QuerySet[Rewrite]:

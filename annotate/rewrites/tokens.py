@@ -46,6 +46,12 @@ def detokenise(text: str) -> str:
     return " ".join("".join(c) for c in _chunks(text.split()))
 
 
+def shown(text: str, tokenized: bool) -> str:
+    """What every page shows of a sentence, source or correction: detokenised when its corpus is
+    whitespace-tokenised (``"bus ."`` -> ``"bus."``), else as stored. The one rule for display."""
+    return detokenise(text) if tokenized else text
+
+
 _OPENERS = '([{$#"`'
 _CLOSERS = ",.!?;:%)]}\"'"
 _CONTRACTION = re.compile(r"^(.+?)(n't|N'T|'s|'S|'re|'RE|'ve|'VE|'ll|'LL|'d|'D|'m|'M)$")

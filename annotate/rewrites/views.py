@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
@@ -13,6 +14,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
 from annotate.decorators import researcher_required
+from annotate.formats.campaign import pseudonym
 from annotate.http import id_field_or_404
 from annotate.models import (
     Qualification,
@@ -23,18 +25,16 @@ from annotate.models import (
     RewriteFlag,
     Sentence,
 )
+from annotate.paging import paginate
 from annotate.rewrites import selectors as sel
 from annotate.rewrites import services
 from annotate.rewrites.diff import word_diff
 from annotate.rewrites.forms import QualificationForm, RewriteCampaignForm
 from annotate.rewrites.presets import PRESET_INSTRUCTIONS
-from annotate.rewrites.tokens import detokenise
+from annotate.rewrites.review import rewrite_review_decide
+from annotate.rewrites.tokens import shown as _shown
 from annotate.rewrites.validation import max_rewrite_chars
 from annotate.selectors import project_list_for, sentence_context
-
-
-def _shown(text: str, tokenized: bool) -> str:
-    return detokenise(text) if tokenized else text
 
 
 def _managed_campaign(request: HttpRequest, pk: int) -> RewriteCampaign:
@@ -162,9 +162,10 @@ def work(request: HttpRequest, pk: int) -> HttpResponse:
                 )
             return redirect("rewrite-work", pk=campaign.pk)
     slot = services.slot_claim(campaign=campaign, user=request.user)
-    done = sel.my_rewrites(campaign, request.user).count()
+    done, total = sel.rewrite_progress(campaign, request.user)
     if slot is None:
-        return render(request, "annotate/rewrite_done.html", {"campaign": campaign, "done": done})
+        context = {"campaign": campaign, "done": done, "total": total}
+        return render(request, "annotate/rewrite_done.html", context)
     sentence = slot.sentence
     tokenized = campaign.corpus.tokenized
     before, after = sentence_context(sentence, window=2)
@@ -192,6 +193,7 @@ def work(request: HttpRequest, pk: int) -> HttpResponse:
         "flags": [c for c in RewriteFlag.choices if c[0]],
         "levels": [1, 2, 3, 4, 5],
         "done": done,
+        "total": total,
         "error": error,
         "max_chars": max_rewrite_chars(source_shown),
         "group": slot.group.name if slot.group else "",
@@ -245,11 +247,20 @@ def mine(request: HttpRequest, pk: int) -> HttpResponse:
         | Q(rewrites__annotator=request.user)
     ).distinct()
     campaign = get_object_or_404(visible.select_related("corpus"), pk=pk)
+    listing = paginate(
+        request,
+        sel.my_rewrites(campaign, request.user).order_by("-created"),
+        search=("text", "sentence__text"),
+        label="Search your rewrites",
+    )
+    tokenized = campaign.corpus.tokenized
     rows = [
-        {"rewrite": r, "diff": word_diff(r.sentence.text, r.text) if r.text else []}
-        for r in sel.my_rewrites(campaign, request.user).order_by("-created")[:200]
+        {"rewrite": r, "diff": word_diff(_shown(r.sentence.text, tokenized), _shown(r.text, tokenized))}
+        for r in listing.items
     ]
-    return render(request, "annotate/rewrite_mine.html", {"campaign": campaign, "rows": rows})
+    done, total = sel.rewrite_progress(campaign, request.user)
+    context = {"campaign": campaign, "rows": rows, "listing": listing, "done": done, "total": total}
+    return render(request, "annotate/rewrite_mine.html", context)
 
 
 # --------------------------------------------------------------------------- expert review
@@ -267,18 +278,24 @@ def review(request: HttpRequest, pk: int) -> HttpResponse:
             pk=id_field_or_404(request.POST, "rewrite"),
         )
         try:
-            services.rewrite_review(
+            rewrite_review_decide(
                 rewrite=rewrite,
                 reviewer=request.user,
                 decision=request.POST.get("decision", ""),
                 text=request.POST.get("text", ""),
+                reason=request.POST.get("reason", ""),
             )
         except services.RewriteError as exc:
             error = str(exc)
         else:
             return redirect("rewrite-review", pk=campaign.pk)
     rewrite = services.review_claim(campaign=campaign, expert=request.user)
-    context = {"campaign": campaign, "rewrite": rewrite, "error": error}
+    context = {
+        "campaign": campaign,
+        "rewrite": rewrite,
+        "error": error,
+        "reason": request.POST.get("reason", ""),
+    }
     if rewrite is not None:
         tokenized = campaign.corpus.tokenized
         context["source"] = _shown(rewrite.sentence.text, tokenized)
@@ -296,6 +313,8 @@ def review(request: HttpRequest, pk: int) -> HttpResponse:
         context["remaining"] = (
             campaign.rewrites.filter(status="submitted").exclude(annotator=request.user).count()
         )
+        context["reviewed"] = campaign.rewrites.filter(reviewer__isnull=False).count()
+        context["author"] = pseudonym(rewrite.annotator_id, settings.SECRET_KEY)
     return render(request, "annotate/rewrite_review.html", context, status=400 if error else 200)
 
 
@@ -427,7 +446,13 @@ def index(request: HttpRequest) -> HttpResponse:
     context = {
         "work": sel.rewrite_work_list_for(request.user),
         "reviews": sel.review_campaign_list_for(request.user),
-        "campaigns": sel.rewrite_campaign_list_for(request.user),
+        "campaigns": paginate(
+            request,
+            sel.rewrite_campaign_list_for(request.user),
+            search=("name", "corpus__name"),
+            label="Search the rewrite campaigns",
+            prefix="campaigns-",
+        ),
         "qualifications": sel.qualification_list_for(request.user)
         if sel.may_review(request.user) or sel.rewrite_campaign_list_for(request.user).exists()
         else [],

@@ -193,7 +193,7 @@ class AnalysisRunViewSet(viewsets.mixins.CreateModelMixin, viewsets.ReadOnlyMode
         for key in ("human_run", "metric_run"):
             ref = data["parameters"].get(key)
             if ref is not None and not run_list_for(request.user).filter(pk=ref).exists():
-                raise ValidationError({"parameters": f"{key}: no such run in your projects"})
+                raise ValidationError({"parameters": f"run #{ref} is not a run of your projects"})
         try:
             run = services.analysis_run_create(
                 campaign=campaign,

@@ -84,16 +84,18 @@ def _clean(kind: str, parameters: dict, campaign: Campaign) -> dict:
         runs = int(p.get("runs", DEFAULT_RUNS))
         chunks = int(p.get("chunks", DEFAULT_CHUNKS))
         if not 1 <= runs <= MAX_RUNS:
-            raise AnalysisError(f"runs must be 1..{MAX_RUNS}")
+            raise AnalysisError(f"Give a number of runs from 1 to {MAX_RUNS}.")
         if not 1 <= chunks <= min(runs, MAX_CHUNKS):
-            raise AnalysisError(f"chunks must be between 1 and the number of runs (at most {MAX_CHUNKS})")
+            raise AnalysisError(
+                f"Give a number of chunks from 1 to the number of runs (at most {MAX_CHUNKS})."
+            )
         p.update(runs=runs, chunks=chunks, estimate_needed=bool(p.get("estimate_needed", False)))
     elif kind == AnalysisKind.PRWS_SUMMARY:
         if not protocol_get(campaign.protocol).prws_ratings:
             raise AnalysisError("a PRWS summary needs a PRWS campaign")
         p["samples"] = int(p.get("samples", 100))
         if not 1 <= p["samples"] <= MAX_SAMPLES:
-            raise AnalysisError(f"samples must be 1..{MAX_SAMPLES}")
+            raise AnalysisError(f"Give a number of samples from 1 to {MAX_SAMPLES}.")
     elif kind == AnalysisKind.METRIC_SCORES:
         _clean_metric_scores(p, campaign)
     elif kind == AnalysisKind.META_EVAL:
@@ -128,16 +130,16 @@ def _clean_metric_scores(p: dict, campaign: Campaign) -> None:
 
 
 def _clean_meta_eval(p: dict) -> None:
-    for key in ("human_run", "metric_run"):
+    for key, what in (("human_run", "human judgments"), ("metric_run", "metric scores")):
         run = AnalysisRun.objects.filter(pk=p.get(key), status=RunStatus.DONE).first()
         if run is None:
-            raise AnalysisError(f"{key} must be a finished run")
+            raise AnalysisError(f"Choose a finished run for the {what}.")
         p[key] = run.pk
     human = AnalysisRun.objects.get(pk=p["human_run"])
     if human.kind not in (*RANKING_KINDS, AnalysisKind.PRWS_SUMMARY):
-        raise AnalysisError("human_run must be a ranking or PRWS summary run")
+        raise AnalysisError("The human judgments must come from a ranking or a PRWS summary run.")
     if AnalysisRun.objects.get(pk=p["metric_run"]).kind != AnalysisKind.METRIC_SCORES:
-        raise AnalysisError("metric_run must be a metric scores run")
+        raise AnalysisError("The metric scores must come from a metric scores run.")
     p["exclude"] = [str(x) for x in p.get("exclude", [])]
     synthetic = p.get("synthetic") or None
     if synthetic:
@@ -146,7 +148,7 @@ def _clean_meta_eval(p: dict) -> None:
         synthetic = synthetic if isinstance(synthetic, dict) else {}
         samples = int(synthetic.get("samples", 1))
         if not 1 <= samples <= 10:
-            raise AnalysisError("synthetic samples must be 1..10")
+            raise AnalysisError("Give a number of synthetic samples from 1 to 10.")
         synthetic = {"samples": samples}
     p["synthetic"] = synthetic
 
@@ -156,7 +158,9 @@ def _clean_ensemble(p: dict, campaign: Campaign) -> None:
         pk=p.get("human_run"), status=RunStatus.DONE, kind=AnalysisKind.PRWS_SUMMARY
     ).first()
     if human is None or human.campaign.corpus_id != campaign.corpus_id:
-        raise AnalysisError("human_run must be a finished PRWS summary of a campaign on the same corpus")
+        raise AnalysisError(
+            "The human judgments must come from a finished PRWS summary of a campaign on the same corpus."
+        )
     components = list(p.get("components") or DEFAULT_COMPONENTS)
     unknown = [c for c in components if c not in DEFAULT_COMPONENTS]
     if unknown:
@@ -175,3 +179,32 @@ def _clean_ensemble(p: dict, campaign: Campaign) -> None:
     )
     if not 1 <= p["samples"] <= 10 or not 2 <= p["folds"] <= 50 or p["alpha"] <= 0:
         raise AnalysisError("samples 1..10, folds 2..50, alpha > 0")
+
+
+_PLAIN = {
+    "runs": lambda v: f"{v} runs",
+    "chunks": lambda v: f"in {v} chunks",
+    "estimate_needed": lambda v: "estimates the judgments still needed" if v else "",
+    "samples": lambda v: f"{v} bootstrap samples",
+    "metrics": lambda v: "metrics " + ", ".join(v),
+    "reference_sets": lambda v: "references " + "; ".join(f"{k}: {', '.join(m)}" for k, m in v.items()),
+    "human_run": lambda v: f"human judgments from run #{v}",
+    "metric_run": lambda v: f"metric scores from run #{v}",
+    "exclude": lambda v: ("leaving out " + ", ".join(v)) if v else "",
+    "synthetic": lambda v: f"{v.get('samples', 1)} synthetic systems per system" if v else "",
+    "components": lambda v: "combining " + ", ".join(v),
+}
+
+
+def parameters_in_words(parameters: dict) -> list[str]:
+    """A run's parameters as the run page says them ("100 runs"), never as stored keys
+    (``estimate_needed True``); an unknown key is shown with spaces for its underscores."""
+    words = []
+    for key, value in parameters.items():
+        try:
+            text = _PLAIN[key](value) if key in _PLAIN else f"{key.replace('_', ' ')} {value}"
+        except (AttributeError, TypeError):
+            text = f"{key.replace('_', ' ')} {value}"
+        if text:
+            words.append(text)
+    return words

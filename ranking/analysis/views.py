@@ -12,9 +12,11 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
 from annotate.decorators import researcher_required
+from annotate.paging import paginate
 from ranking.analysis import exports, plots, services
 from ranking.analysis.forms import RunForm
 from ranking.analysis.models import AnalysisKind, RunStatus
+from ranking.analysis.parameters import parameters_in_words
 from ranking.analysis.selectors import run_list_for, run_progress, run_results
 from ranking.protocols import protocol_get
 from ranking.selectors import campaign_list_for
@@ -39,7 +41,12 @@ def campaign_analysis(request: HttpRequest, pk: int) -> HttpResponse:
             if not services.analysis_run_enqueue(run):
                 messages.warning(request, services.QUEUE_DOWN)
             return redirect("analysis-run", pk=run.pk)
-    runs = run_list_for(request.user).filter(campaign=campaign)
+    runs = paginate(
+        request,
+        run_list_for(request.user).filter(campaign=campaign),
+        search=("kind", "status"),
+        label="Search the runs (kind or status)",
+    )
     status = 400 if form.errors else 200
     return render(
         request,
@@ -70,6 +77,7 @@ def run_detail(request: HttpRequest, pk: int) -> HttpResponse:
     results = run_results(run)
     context = {
         "run": run,
+        "parameters": parameters_in_words(run.parameters),
         "progress": run_progress(run),
         "finished": run.status == RunStatus.DONE,
         "is_ranking": run.kind in services.RANKING_KINDS,

@@ -45,6 +45,7 @@ CAMPAIGN_OPTIONS = (
     "instructions",
     "qualification",
     "active_selection",
+    "show_changes",
 )
 """The optional keyword arguments of ``campaign_create``, as forms and the API name them."""
 
@@ -104,6 +105,7 @@ def campaign_create(
     seed: int = 0,
     qualification: Qualification | None = None,
     active_selection: bool = False,
+    show_changes: bool = False,
     trap_secret: str | None = None,
 ) -> Campaign:
     """Validate, save the campaign, build its screens and HITs, all or nothing.
@@ -150,7 +152,7 @@ _ROW_FIELDS = (
     *("screens_per_sentence", "screens_per_hit", "assignment_minutes", "separate_domains"),
     *("trap_system", "trap_rate", "trap_margin", "trap_min_drop", "repeat_rate", "trap_threshold"),
     *("trap_min_seen", "min_seconds", "instructions", "seed", "qualification", "active_selection"),
-    "created_by",
+    *("show_changes", "created_by"),
 )
 """``campaign_create``'s arguments stored as given."""
 

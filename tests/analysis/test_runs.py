@@ -75,10 +75,10 @@ def test_a_run_without_judgments_fails_with_a_reason_and_writes_nothing():
 @pytest.mark.parametrize(
     ("kind", "params", "message"),
     [
-        ("trueskill", {"runs": 10, "chunks": 11}, "chunks must be between"),
+        ("trueskill", {"runs": 10, "chunks": 11}, "number of chunks from 1 to the number of runs"),
         ("metric_scores", {"metrics": ["nope"]}, "unknown metric"),
-        ("meta_eval", {"human_run": 999, "metric_run": 998}, "human_run must be a finished run"),
-        ("ensemble", {}, "human_run must be a finished PRWS summary"),
+        ("meta_eval", {"human_run": 999, "metric_run": 998}, "Choose a finished run for the human judgments"),
+        ("ensemble", {}, "The human judgments must come from a finished PRWS summary"),
         ("nope", {}, "not available"),
         ("trueskill", {"runs": "many"}, "malformed parameters"),
         ("trueskill", {"runs": 5000, "chunks": 5000}, "at most 1000"),

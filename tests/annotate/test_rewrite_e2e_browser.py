@@ -107,6 +107,9 @@ def test_jfleg_style_collection_from_qualification_to_expert_review(live_server,
     exp.wait_for_load_state()
     exp.get_by_role("button", name="Accept").click()
     exp.wait_for_load_state()
+    exp.keyboard.press("Alt+r")  # a rejection needs a reason: the key moves to the box first
+    expect(exp.get_by_label("Reason for a rejection")).to_be_focused()
+    exp.keyboard.type("does not correct the sentence")
     exp.get_by_role("button", name="Reject").click()
     exp.locator("#review-empty").wait_for()
     statuses = sorted(Rewrite.objects.values_list("status", flat=True))

@@ -16,6 +16,7 @@ from annotate.roles import is_annotator
 from annotate.selectors import project_list_for
 from ranking.evidence import record_exclusion_reasons
 from ranking.models import (
+    LIVE_CAMPAIGN_STATUSES,
     Assignment,
     AssignmentStatus,
     Campaign,
@@ -81,7 +82,7 @@ def campaign_work_list_for(user: AbstractBaseUser) -> QuerySet[Campaign]:
     if not is_annotator(user):  # annotator or expert; the roles are read once per request and cached
         return Campaign.objects.none()
     return (
-        Campaign.objects.filter(status__in=[CampaignStatus.ACTIVE, CampaignStatus.PAUSED])
+        Campaign.objects.filter(status__in=[*LIVE_CAMPAIGN_STATUSES, CampaignStatus.PAUSED])
         .filter(Q(project__members=user) | Q(project__owner=user))
         .distinct()
         .select_related("corpus")

@@ -24,7 +24,7 @@ from geceval.errors import GecInputError
 from geceval.worker_checks import MANN_WHITNEY_MIN_TRAPS
 from ranking.evidence import RULE_FIELDS, exclusion_rules
 from ranking.forms import CampaignForm, ExclusionRulesForm
-from ranking.models import Assignment, AssignmentStatus, Campaign, Screen
+from ranking.models import Assignment, AssignmentStatus, Campaign, CampaignStatus, Screen
 from ranking.protocols import protocol_get
 from ranking.selectors import (
     assignment_for_worker,
@@ -44,7 +44,6 @@ from ranking.services import (
     assignment_return,
     campaign_create,
     campaign_exclusion_rules_set,
-    campaign_set_status,
     screen_submit,
     worker_override_set,
 )
@@ -57,6 +56,7 @@ from ranking.services.gold import (
     qualification_hit_create,
 )
 from ranking.services.leases import assignment_heartbeat
+from ranking.services.life_cycle import STATUS_EXPLAINED, transitions_for
 from ranking.services.screen_time import screen_seconds, screen_stamp
 
 
@@ -90,6 +90,7 @@ def campaign_new(request: HttpRequest) -> HttpResponse:
                 name=data["name"],
                 systems=data["systems"],
                 created_by=request.user,
+                status=CampaignStatus.DRAFT,
                 **campaign_options(data),
             )
         except GecInputError as exc:
@@ -99,7 +100,7 @@ def campaign_new(request: HttpRequest) -> HttpResponse:
             messages.success(
                 request,
                 f"Campaign {campaign.name} created with {campaign.screens.count()} screens "
-                f"in {campaign.hits.count()} HITs.",
+                f"in {campaign.hits.count()} HITs. It is a draft: launch or pilot it when you are ready.",
             )
             return redirect("campaign-detail", pk=campaign.pk)
     return render(request, "ranking/campaign_new.html", {"form": form}, status=400 if form.errors else 200)
@@ -110,6 +111,8 @@ def campaign_detail(request: HttpRequest, pk: int) -> HttpResponse:
     campaign = get_object_or_404(campaign_list_for(request.user), pk=pk)
     context = {
         "campaign": campaign,
+        "transitions": transitions_for(campaign),
+        "status_explained": STATUS_EXPLAINED[campaign.status],
         "progress": campaign_progress(campaign),
         "results": campaign_results(campaign),
         "workers": campaign_workers(campaign),
@@ -135,19 +138,6 @@ def campaign_exclusion_rules(request: HttpRequest, pk: int) -> HttpResponse:
     else:
         excluded = campaign_exclusion_rules_set(campaign=campaign, **exclusion_rules(form.cleaned_data))
         messages.success(request, f"Exclusion rules saved; {excluded} workers are now excluded.")
-    return redirect("campaign-detail", pk=campaign.pk)
-
-
-@researcher_required
-@require_POST
-def campaign_status(request: HttpRequest, pk: int) -> HttpResponse:
-    campaign = get_object_or_404(campaign_list_for(request.user), pk=pk)
-    try:
-        campaign_set_status(campaign=campaign, status=request.POST.get("status", ""))
-    except GecInputError as exc:
-        messages.error(request, str(exc))
-    else:
-        messages.success(request, f"Campaign is now {campaign.status}.")
     return redirect("campaign-detail", pk=campaign.pk)
 
 

@@ -22,9 +22,9 @@ from ranking.protocols import DEFAULT_PROTOCOL, WorkAnswerSerializer, protocol_c
 from ranking.selectors import (
     assignment_for_worker,
     campaign_list_for,
+    campaign_member_list_for,
     campaign_progress,
     campaign_results,
-    campaign_work_list_for,
     screen_candidates,
     screen_candidates_for_submit,
 )
@@ -375,11 +375,7 @@ class WorkViewSet(viewsets.ViewSet):
     def request_hit(self, request, campaign_id=None):
         # No corpus: the home page lists it, handing out a HIT does not.
         pk = parse_id(campaign_id)  # the route admits any digits; int() refuses 5000 of them
-        campaign = (
-            None
-            if pk is None
-            else campaign_work_list_for(request.user).select_related(None).filter(pk=pk).first()
-        )
+        campaign = None if pk is None else campaign_member_list_for(request.user).filter(pk=pk).first()
         if campaign is None:
             raise NotFound("no such campaign open to you")
         try:

@@ -77,6 +77,14 @@ def campaign_list_for(user: AbstractBaseUser) -> QuerySet[Campaign]:
     )
 
 
+def campaign_member_list_for(user: AbstractBaseUser) -> QuerySet[Campaign]:
+    """Campaigns of the annotator's projects whatever their status: asking one for work says why
+    there is none (a draft, paused or closed campaign) instead of a bare 404."""
+    if not is_annotator(user):
+        return Campaign.objects.none()
+    return Campaign.objects.filter(Q(project__members=user) | Q(project__owner=user)).distinct()
+
+
 def campaign_work_list_for(user: AbstractBaseUser) -> QuerySet[Campaign]:
     """Active campaigns an annotator may work on: those of projects they belong to."""
     if not is_annotator(user):  # annotator or expert; the roles are read once per request and cached

@@ -29,6 +29,7 @@ from ranking.protocols import protocol_get
 from ranking.selectors import (
     assignment_for_worker,
     campaign_list_for,
+    campaign_member_list_for,
     campaign_progress,
     campaign_results,
     campaign_work_list_for,
@@ -57,6 +58,7 @@ from ranking.services.gold import (
 )
 from ranking.services.leases import assignment_heartbeat
 from ranking.services.life_cycle import STATUS_EXPLAINED, transitions_for
+from ranking.services.screen_forecast import MIN_DISTINCT, Forecast, ranking_forecast
 from ranking.services.screen_time import screen_seconds, screen_stamp
 
 
@@ -83,6 +85,10 @@ def campaign_new(request: HttpRequest) -> HttpResponse:
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
         corpus = data["corpus"]
+        forecast = _forecast(data)
+        if forecast is not None and forecast.warn and not data.get("confirm_few_outputs"):
+            context = {"form": form, "forecast": forecast, "min_distinct": MIN_DISTINCT}
+            return render(request, "ranking/campaign_new.html", context)
         try:
             campaign = campaign_create(
                 project=get_object_or_404(project_list_for(request.user), pk=corpus.project_id),
@@ -103,7 +109,20 @@ def campaign_new(request: HttpRequest) -> HttpResponse:
                 f"in {campaign.hits.count()} HITs. It is a draft: launch or pilot it when you are ready.",
             )
             return redirect("campaign-detail", pk=campaign.pk)
-    return render(request, "ranking/campaign_new.html", {"form": form}, status=400 if form.errors else 200)
+    context = {"form": form, "forecast": None}
+    return render(request, "ranking/campaign_new.html", context, status=400 if form.errors else 200)
+
+
+def _forecast(data: dict) -> Forecast | None:
+    """A ranking campaign's expected distinct outputs per screen (None for other protocols)."""
+    if not protocol_get(data["protocol"]).draws_systems or data.get("active_selection"):
+        return None
+    return ranking_forecast(
+        corpus=data["corpus"],
+        systems=data["systems"],
+        max_candidates=data["max_candidates"],
+        domain=data.get("domain") or "",
+    )
 
 
 @researcher_required
@@ -284,7 +303,7 @@ def work_template(campaign: Campaign) -> str:
 @annotator_required
 def work(request: HttpRequest, pk: int) -> HttpResponse:
     """The worker asks for work; the server picks the HIT."""
-    campaign = get_object_or_404(campaign_work_list_for(request.user), pk=pk)
+    campaign = get_object_or_404(campaign_member_list_for(request.user), pk=pk)
     try:
         assignment = assignment_request(campaign=campaign, worker=request.user)
     except NoWork as reason:

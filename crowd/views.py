@@ -43,7 +43,10 @@ def campaign_crowd(request: HttpRequest, pk: int) -> HttpResponse:
         "campaign": campaign,
         "settings_form": CrowdSettingsForm(instance=crowd_settings_for(campaign)),
         "invite_form": InviteForm(),
-        "invites": invite_links(campaign)[:200],
+        "invites": [
+            (link, request.build_absolute_uri(reverse("crowd-invite", args=[link.code])))
+            for link in invite_links(campaign)[:200]
+        ],
         "prolific_url": request.build_absolute_uri(reverse("crowd-prolific", args=[key]))
         + "?"
         + PROLIFIC_PARAMS,

@@ -38,7 +38,7 @@ from crowd.services.sessions import (
     session_token,
 )
 from geceval.errors import GecInputError
-from ranking.models import AssignmentStatus, CampaignStatus, Screen
+from ranking.models import LIVE_CAMPAIGN_STATUSES, AssignmentStatus, Screen
 from ranking.selectors import screen_candidates
 from ranking.services.assignments import assignment_screen_and_progress
 from ranking.views import (
@@ -234,7 +234,7 @@ def session_view(request: HttpRequest, token: str) -> HttpResponse:
     if session.finished is None and request.GET.get("done") and not mturk:
         limit = crowd.hits_per_visit
         done = session_hits_done(session)
-        if campaign.status == CampaignStatus.ACTIVE and (not limit or done < limit):
+        if campaign.status in LIVE_CAMPAIGN_STATUSES and (not limit or done < limit):
             context = {"campaign": campaign, "hits_done": done, "limit": limit}
             return _frame_headers(render(request, "crowd/hit_done.html", context), mturk)
 

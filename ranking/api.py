@@ -22,9 +22,9 @@ from ranking.protocols import DEFAULT_PROTOCOL, WorkAnswerSerializer, protocol_c
 from ranking.selectors import (
     assignment_for_worker,
     campaign_list_for,
+    campaign_member_list_for,
     campaign_progress,
     campaign_results,
-    campaign_work_list_for,
     screen_candidates,
     screen_candidates_for_submit,
 )
@@ -38,6 +38,7 @@ from ranking.services import (
 from ranking.services.assignments import assignment_screen_and_progress
 from ranking.services.campaigns import campaign_options
 from ranking.services.leases import assignment_heartbeat
+from ranking.services.life_cycle import TRANSITIONS, campaign_transition
 from ranking.services.screen_time import (
     MAX_STAMP_LENGTH,
     judgment_client_seconds_keep,
@@ -111,6 +112,11 @@ class CampaignCreateSerializer(serializers.Serializer):
     assignment_minutes = serializers.IntegerField(min_value=1, max_value=1440, default=60)
     separate_domains = serializers.BooleanField(default=False)
     domain = serializers.CharField(max_length=100, required=False, allow_blank=True, default="")
+    status = serializers.ChoiceField(
+        choices=["draft", "pilot", "active"],
+        default="draft",
+        help_text="draft (default): nothing handed out until launched (POST .../transition/)",
+    )
     trap_design = serializers.ChoiceField(
         choices=TrapDesign.choices,
         required=False,
@@ -184,6 +190,10 @@ class CampaignResultsSerializer(serializers.Serializer):
     systems = SystemScoreSerializer(many=True)
 
 
+class TransitionSerializer(serializers.Serializer):
+    action = serializers.ChoiceField(choices=[t.action for t in TRANSITIONS])
+
+
 @extend_schema_view(
     list=extend_schema(parameters=[OpenApiParameter("corpus", int, description="only this corpus's systems")])
 )
@@ -219,6 +229,7 @@ class CampaignViewSet(viewsets.mixins.CreateModelMixin, viewsets.ReadOnlyModelVi
                 name=data["name"],
                 systems=systems,
                 created_by=request.user,
+                status=data["status"],
                 **campaign_options({**data, "trap_system": trap}),
             )
         except GecInputError as exc:
@@ -226,6 +237,20 @@ class CampaignViewSet(viewsets.mixins.CreateModelMixin, viewsets.ReadOnlyModelVi
         campaign_exclusion_rules_set(campaign=campaign, **exclusion_rules(data))
         out = CampaignSerializer(self.get_queryset().get(pk=campaign.pk))
         return Response(out.data, status=status.HTTP_201_CREATED)
+
+    @extend_schema(request=TransitionSerializer, responses=CampaignSerializer)
+    @action(detail=True, methods=["post"])
+    def transition(self, request, pk=None):
+        """One life-cycle step: launch, pilot, pause, resume, close (no new HITs; live ones may
+        finish), reopen (as paused) or draft (only before any HIT was handed out)."""
+        campaign = self.get_object()
+        payload = TransitionSerializer(data=request.data)
+        payload.is_valid(raise_exception=True)
+        try:
+            campaign_transition(campaign=campaign, action=payload.validated_data["action"])
+        except GecInputError as exc:
+            return Response({"detail": str(exc)}, status=status.HTTP_409_CONFLICT)
+        return Response(CampaignSerializer(self.get_queryset().get(pk=campaign.pk)).data)
 
     @extend_schema(responses=CampaignResultsSerializer)
     @action(detail=True, methods=["get"])
@@ -355,11 +380,7 @@ class WorkViewSet(viewsets.ViewSet):
     def request_hit(self, request, campaign_id=None):
         # No corpus: the home page lists it, handing out a HIT does not.
         pk = parse_id(campaign_id)  # the route admits any digits; int() refuses 5000 of them
-        campaign = (
-            None
-            if pk is None
-            else campaign_work_list_for(request.user).select_related(None).filter(pk=pk).first()
-        )
+        campaign = None if pk is None else campaign_member_list_for(request.user).filter(pk=pk).first()
         if campaign is None:
             raise NotFound("no such campaign open to you")
         try:

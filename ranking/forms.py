@@ -10,6 +10,26 @@ from ranking.models import TrapDesign
 from ranking.protocols import DEFAULT_PROTOCOL, protocol_choices, protocol_get
 
 
+class _CorpusTagged:
+    """Each system option carries ``data-corpus``, so static/js/campaign_form.js shows only the
+    chosen corpus's systems (the form still checks it on the server)."""
+
+    def create_option(self, name, value, label, selected, index, subindex=None, attrs=None):
+        option = super().create_option(name, value, label, selected, index, subindex, attrs)
+        instance = getattr(value, "instance", None)
+        if instance is not None:
+            option["attrs"]["data-corpus"] = str(instance.corpus_id)
+        return option
+
+
+class CorpusCheckboxes(_CorpusTagged, forms.CheckboxSelectMultiple):
+    pass
+
+
+class CorpusSelect(_CorpusTagged, forms.Select):
+    pass
+
+
 class CampaignForm(forms.Form):
     name = forms.CharField(max_length=200)
     protocol = forms.ChoiceField(choices=protocol_choices, initial=DEFAULT_PROTOCOL)
@@ -17,11 +37,10 @@ class CampaignForm(forms.Form):
     domain = forms.CharField(
         max_length=100, required=False, help_text="Only sentences of this domain (optional)."
     )
-    systems = forms.ModelMultipleChoiceField(
-        queryset=System.objects.none(), widget=forms.CheckboxSelectMultiple
-    )
+    systems = forms.ModelMultipleChoiceField(queryset=System.objects.none(), widget=CorpusCheckboxes)
     reference = forms.ModelChoiceField(
         queryset=System.objects.none(),
+        widget=CorpusSelect,
         required=False,
         help_text="Ranking: a reference shown beside the source.",
     )
@@ -65,6 +84,7 @@ class CampaignForm(forms.Form):
     )
     trap_system = forms.ModelChoiceField(
         queryset=System.objects.none(),
+        widget=CorpusSelect,
         required=False,
         help_text="The paper's design only: a Source+error system of the corpus.",
     )
@@ -137,6 +157,12 @@ class CampaignForm(forms.Form):
         help_text="Workers must have passed this screening.",
     )
     instructions = forms.CharField(widget=forms.Textarea(attrs={"rows": 4}), required=False)
+    confirm_few_outputs = forms.BooleanField(
+        required=False,
+        label="Create it anyway",
+        help_text="Ranking: tick to create the campaign although many screens would show fewer than 4 "
+        "distinct outputs.",
+    )
 
     def __init__(self, *args, corpora=None, systems=None, qualifications=None, **kwargs):
         super().__init__(*args, **kwargs)

@@ -12,9 +12,18 @@ from geceval.worker_checks import MANN_WHITNEY_MIN_RANKED_TRAPS, MANN_WHITNEY_MI
 
 
 class CampaignStatus(models.TextChoices):
+    """The life cycle (ranking.services.life_cycle): a draft is launched or piloted, paused and
+    resumed, closed and reopened. Workers get new HITs only from an active or pilot campaign."""
+
+    DRAFT = "draft"
+    PILOT = "pilot"
     ACTIVE = "active"
     PAUSED = "paused"
     CLOSED = "closed"
+
+
+LIVE_CAMPAIGN_STATUSES = (CampaignStatus.ACTIVE, CampaignStatus.PILOT)
+"""Statuses in which a campaign hands out new HITs."""
 
 
 class CampaignOrigin(models.TextChoices):
@@ -174,6 +183,9 @@ class Campaign(models.Model):
             ),
             models.CheckConstraint(
                 condition=Q(assignment_minutes__gte=1), name="campaign_assignment_minutes"
+            ),
+            models.CheckConstraint(
+                condition=Q(status__in=[s.value for s in CampaignStatus]), name="campaign_status_valid"
             ),
         ]
 

@@ -17,6 +17,7 @@ from annotate.roles import is_annotator
 from annotate.selectors import project_list_for
 from ranking.evidence import record_exclusion_reasons
 from ranking.models import (
+    LIVE_CAMPAIGN_STATUSES,
     Assignment,
     AssignmentStatus,
     Campaign,
@@ -77,12 +78,20 @@ def campaign_list_for(user: AbstractBaseUser) -> QuerySet[Campaign]:
     )
 
 
+def campaign_member_list_for(user: AbstractBaseUser) -> QuerySet[Campaign]:
+    """Campaigns of the annotator's projects whatever their status: asking one for work says why
+    there is none (a draft, paused or closed campaign) instead of a bare 404."""
+    if not is_annotator(user):
+        return Campaign.objects.none()
+    return Campaign.objects.filter(Q(project__members=user) | Q(project__owner=user)).distinct()
+
+
 def campaign_work_list_for(user: AbstractBaseUser) -> QuerySet[Campaign]:
     """Active campaigns an annotator may work on: those of projects they belong to."""
     if not is_annotator(user):  # annotator or expert; the roles are read once per request and cached
         return Campaign.objects.none()
     return (
-        Campaign.objects.filter(status__in=[CampaignStatus.ACTIVE, CampaignStatus.PAUSED])
+        Campaign.objects.filter(status__in=[*LIVE_CAMPAIGN_STATUSES, CampaignStatus.PAUSED])
         .filter(Q(project__members=user) | Q(project__owner=user))
         .distinct()
         .select_related("corpus")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from celery import shared_task
 
-from ranking.models import Campaign, CampaignStatus
+from ranking.models import LIVE_CAMPAIGN_STATUSES, Campaign
 from ranking.services import assignments_expire, campaign_scores_recompute
 
 
@@ -25,7 +25,7 @@ def task_expire_assignments() -> int:
 @shared_task(name="ranking.tasks.task_recompute_active_campaigns")
 def task_recompute_active_campaigns() -> int:
     """Periodic safety net (beat): a submit whose enqueue was lost (broker down) is still counted."""
-    ids = list(Campaign.objects.filter(status=CampaignStatus.ACTIVE).values_list("id", flat=True))
+    ids = list(Campaign.objects.filter(status__in=LIVE_CAMPAIGN_STATUSES).values_list("id", flat=True))
     for campaign_id in ids:
         campaign_scores_recompute(campaign_id=campaign_id)
     return len(ids)

@@ -1,11 +1,11 @@
 from django.urls import path
 
-from ranking import views
+from ranking import views, views_life_cycle
 
 urlpatterns = [
     path("campaigns/new/", views.campaign_new, name="campaign-new"),
     path("campaigns/<int:pk>/", views.campaign_detail, name="campaign-detail"),
-    path("campaigns/<int:pk>/status/", views.campaign_status, name="campaign-status"),
+    path("campaigns/<int:pk>/status/", views_life_cycle.campaign_status, name="campaign-status"),
     path("campaigns/<int:pk>/pilot/", views.campaign_pilot, name="campaign-pilot"),
     path("campaigns/<int:pk>/gold/", views.campaign_gold_test, name="campaign-gold-test"),
     path("campaigns/<int:pk>/gold/record/", views.campaign_gold_record, name="campaign-gold-record"),

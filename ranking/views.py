@@ -25,14 +25,14 @@ from geceval.errors import GecInputError
 from geceval.worker_checks import MANN_WHITNEY_MIN_RANKED_TRAPS, MANN_WHITNEY_MIN_TRAPS
 from ranking.evidence import RULE_FIELDS, exclusion_rules
 from ranking.forms import CampaignForm, ExclusionRulesForm
-from ranking.models import Assignment, AssignmentStatus, Campaign, Screen
+from ranking.models import Assignment, AssignmentStatus, Campaign, CampaignStatus, Screen
 from ranking.protocols import protocol_get
 from ranking.selectors import (
     assignment_for_worker,
     campaign_list_for,
+    campaign_member_list_for,
     campaign_progress,
     campaign_results,
-    campaign_work_list_for,
     campaign_work_progress_for,
     campaign_workers,
     screen_candidates,
@@ -46,7 +46,6 @@ from ranking.services import (
     assignment_return,
     campaign_create,
     campaign_exclusion_rules_set,
-    campaign_set_status,
     screen_submit,
     worker_override_set,
 )
@@ -59,6 +58,8 @@ from ranking.services.gold import (
     qualification_hit_create,
 )
 from ranking.services.leases import assignment_heartbeat
+from ranking.services.life_cycle import STATUS_EXPLAINED, transitions_for
+from ranking.services.screen_forecast import MIN_DISTINCT, Forecast, ranking_forecast
 from ranking.services.screen_time import screen_seconds, screen_stamp
 
 
@@ -97,6 +98,10 @@ def campaign_new(request: HttpRequest) -> HttpResponse:
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
         corpus = data["corpus"]
+        forecast = _forecast(data)
+        if forecast is not None and forecast.warn and not data.get("confirm_few_outputs"):
+            context = {"form": form, "forecast": forecast, "min_distinct": MIN_DISTINCT}
+            return render(request, "ranking/campaign_new.html", context)
         try:
             campaign = campaign_create(
                 project=get_object_or_404(project_list_for(request.user), pk=corpus.project_id),
@@ -104,6 +109,7 @@ def campaign_new(request: HttpRequest) -> HttpResponse:
                 name=data["name"],
                 systems=data["systems"],
                 created_by=request.user,
+                status=CampaignStatus.DRAFT,
                 **campaign_options(data),
             )
         except GecInputError as exc:
@@ -113,10 +119,23 @@ def campaign_new(request: HttpRequest) -> HttpResponse:
             messages.success(
                 request,
                 f"Campaign {campaign.name} created with {campaign.screens.count()} screens "
-                f"in {campaign.hits.count()} HITs.",
+                f"in {campaign.hits.count()} HITs. It is a draft: launch or pilot it when you are ready.",
             )
             return redirect("campaign-detail", pk=campaign.pk)
-    return render(request, "ranking/campaign_new.html", {"form": form}, status=400 if form.errors else 200)
+    context = {"form": form, "forecast": None}
+    return render(request, "ranking/campaign_new.html", context, status=400 if form.errors else 200)
+
+
+def _forecast(data: dict) -> Forecast | None:
+    """A ranking campaign's expected distinct outputs per screen (None for other protocols)."""
+    if not protocol_get(data["protocol"]).draws_systems or data.get("active_selection"):
+        return None
+    return ranking_forecast(
+        corpus=data["corpus"],
+        systems=data["systems"],
+        max_candidates=data["max_candidates"],
+        domain=data.get("domain") or "",
+    )
 
 
 @researcher_required
@@ -124,6 +143,8 @@ def campaign_detail(request: HttpRequest, pk: int) -> HttpResponse:
     campaign = get_object_or_404(campaign_list_for(request.user), pk=pk)
     context = {
         "campaign": campaign,
+        "transitions": transitions_for(campaign),
+        "status_explained": STATUS_EXPLAINED[campaign.status],
         "progress": campaign_progress(campaign),
         "results": campaign_results(campaign),
         "workers": paginate(
@@ -155,19 +176,6 @@ def campaign_exclusion_rules(request: HttpRequest, pk: int) -> HttpResponse:
     else:
         excluded = campaign_exclusion_rules_set(campaign=campaign, **exclusion_rules(form.cleaned_data))
         messages.success(request, f"Exclusion rules saved; {excluded} workers are now excluded.")
-    return redirect("campaign-detail", pk=campaign.pk)
-
-
-@researcher_required
-@require_POST
-def campaign_status(request: HttpRequest, pk: int) -> HttpResponse:
-    campaign = get_object_or_404(campaign_list_for(request.user), pk=pk)
-    try:
-        campaign_set_status(campaign=campaign, status=request.POST.get("status", ""))
-    except GecInputError as exc:
-        messages.error(request, str(exc))
-    else:
-        messages.success(request, f"Campaign is now {campaign.status}.")
     return redirect("campaign-detail", pk=campaign.pk)
 
 
@@ -316,7 +324,7 @@ def work_template(campaign: Campaign) -> str:
 @annotator_required
 def work(request: HttpRequest, pk: int) -> HttpResponse:
     """The worker asks for work; the server picks the HIT."""
-    campaign = get_object_or_404(campaign_work_list_for(request.user), pk=pk)
+    campaign = get_object_or_404(campaign_member_list_for(request.user), pk=pk)
     try:
         assignment = assignment_request(campaign=campaign, worker=request.user)
     except NoWork as reason:

@@ -39,6 +39,8 @@ def test_researcher_creates_prws_campaign_annotator_judges_researcher_downloads_
     researcher.get_by_label("Repeat rate").fill("0")
     researcher.get_by_role("button", name="Create campaign").click()
     researcher.get_by_text("Campaign Browser PRWS created with 30 screens in 15 HITs").wait_for()
+    researcher.get_by_role("button", name="Launch").click()  # a new campaign is a draft
+    researcher.get_by_text("Campaign Browser PRWS launched").wait_for()
     campaign_url = researcher.url
 
     annotator = new_page()

@@ -204,7 +204,7 @@ def test_screens_of_another_hit_or_another_worker_are_refused(world):
     assert not ScreenJudgment.objects.exists()
 
 
-def test_paused_campaigns_hand_out_nothing_and_closed_ones_take_nothing(world):
+def test_paused_and_closed_campaigns_hand_out_nothing_but_take_the_hits_in_progress(world):
     _, workers, *_ = world
     campaign = make(world, judgments_per_item=2)
     started = assignment_request(campaign=campaign, worker=workers[0])
@@ -213,15 +213,17 @@ def test_paused_campaigns_hand_out_nothing_and_closed_ones_take_nothing(world):
         assignment_request(campaign=campaign, worker=workers[1])
     assert assignment_request(campaign=campaign, worker=workers[0]) == started  # work in progress continues
     campaign_set_status(campaign=campaign, status="closed")
+    with pytest.raises(NoWork, match="closed"):
+        assignment_request(campaign=campaign, worker=workers[1])
     screen = assignment_next_screen(started)
-    with pytest.raises(GecInputError, match="closed"):
-        screen_submit(
-            assignment=started,
-            screen=screen,
-            worker=workers[0],
-            answers={c.pk: CandidateScore(score=5) for c in screen.candidates.all()},
-        )
-    with pytest.raises(GecInputError, match="cannot be reopened"):
+    _, created = screen_submit(  # closing: no new HITs, but the HIT in progress may be finished
+        assignment=started,
+        screen=screen,
+        worker=workers[0],
+        answers={c.pk: CandidateScore(score=5) for c in screen.candidates.all()},
+    )
+    assert created
+    with pytest.raises(GecInputError, match="cannot become active in one step"):
         campaign_set_status(campaign=campaign, status="active")
 
 

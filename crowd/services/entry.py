@@ -39,6 +39,10 @@ OTHER_BROWSER = (
     "if that browser is gone, wait {minutes} minutes and open the study link again."
 )
 OTHER_STUDY = "This Prolific ID took part in this study through another Prolific study already."
+ALREADY_USED = (
+    "This link was already used. Each of these invite links is for one person: if you were invited, "
+    "ask the researcher for a new link."
+)
 TOO_MANY = (
     "This link has admitted {limit} people from your network today. If you have an invitation of your "
     "own, use your own link, or try again tomorrow."
@@ -123,6 +127,9 @@ def invite_enter(
         resume is not None and resume.campaign_id == invite.campaign_id and resume.platform == Platform.INVITE
     )
     new_identity = (invite.reusable and not resuming) or (not invite.reusable and invite.worker_id is None)
+    own = resuming and resume.worker_id == invite.worker_id
+    if not invite.reusable and invite.worker_id is not None and not own and _used_up(invite):
+        raise EntryRefused(ALREADY_USED, 410)
     if new_identity:
         if browser_excluded(campaign, browser):
             raise EntryRefused(EXCLUDED, 403)
@@ -141,6 +148,17 @@ def invite_enter(
                     raise EntryRefused(TOO_MANY.format(limit=limit), 429)
                 return _address(_bind(invite_open(invite=invite, resume=resume), browser), address)
     return _address(_bind(invite_open(invite=invite, resume=resume), browser), address)
+
+
+def _used_up(invite: InviteLink) -> bool:
+    """A single-use link whose one visit ended (done, screened out or finished): a new browser
+    is told the link was used, not shown the earlier visitor's end page."""
+    return CrowdSession.objects.filter(
+        campaign_id=invite.campaign_id,
+        worker_id=invite.worker_id,
+        platform=Platform.INVITE,
+        finished__isnull=False,
+    ).exists()
 
 
 def _address(session: CrowdSession, address: str) -> CrowdSession:

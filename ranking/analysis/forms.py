@@ -28,14 +28,18 @@ class RunForm(forms.Form):
         choices=[(m, m) for m in METRICS], initial=["gleu", "bleu", "chrf"], required=False,
         widget=forms.CheckboxSelectMultiple,
     )  # fmt: skip
-    human_run = forms.IntegerField(
+    human_run = forms.TypedChoiceField(
+        coerce=int,
+        empty_value=None,
         required=False,
-        help_text="meta-evaluation and ensemble: id of a finished human run (PRWS summary for the ensemble)",
+        label="Human run",
+        help_text="meta-evaluation and ensemble: a finished human ranking (PRWS summary for the ensemble)",
     )
     metric_run = forms.TypedChoiceField(
         coerce=int,
         empty_value=None,
         required=False,
+        label="Metric run",
         help_text="meta-evaluation: a finished metric scores run",
     )
     synthetic = forms.BooleanField(

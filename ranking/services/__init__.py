@@ -10,8 +10,9 @@ from ranking.services.assignments import (
     assignments_expire,
     screen_submit,
 )
-from ranking.services.campaigns import campaign_create, campaign_set_status
+from ranking.services.campaigns import campaign_create
 from ranking.services.judging import CandidateScore, answers_from_form, validate_answers
+from ranking.services.life_cycle import campaign_set_status, campaign_transition
 from ranking.services.results import campaign_scores_recompute
 from ranking.services.traps import (
     campaign_exclusion_rules_set,
@@ -31,6 +32,7 @@ __all__ = [
     "campaign_exclusion_rules_set",
     "campaign_scores_recompute",
     "campaign_set_status",
+    "campaign_transition",
     "screen_submit",
     "validate_answers",
     "worker_override_set",

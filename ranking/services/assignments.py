@@ -20,6 +20,7 @@ from annotate.tasking import task_send_on_commit
 from geceval.errors import GecInputError
 from ranking.models import (
     LIVE_ASSIGNMENT,
+    LIVE_CAMPAIGN_STATUSES,
     LIVE_STATUSES,
     Assignment,
     AssignmentStatus,
@@ -38,6 +39,7 @@ from ranking.services.controls import controls_judged, has_controls
 from ranking.services.gold import gold_assignment, qualification_grade, qualification_hit
 from ranking.services.judging import CandidateScore, TrapVerdict, trap_outcome, validate_answers
 from ranking.services.leases import assignment_lease_extend, lease_first_expiry
+from ranking.services.life_cycle import NO_WORK_BECAUSE, PILOT_FULL, pilot_hit_ids
 from ranking.services.results import TASK_CAMPAIGN_SCORES
 from ranking.services.traps import worker_record_refresh_after_submit
 
@@ -80,8 +82,8 @@ def assignment_request(
     # expires) that touches only this campaign's overdue rows, so the embedded mode (no beat) expires
     # them too. The periodic task_expire_assignments does the same for campaigns nobody asks.
     assignments_expire(campaign=campaign, now=now)
-    if campaign.status != CampaignStatus.ACTIVE:
-        raise NoWork("This campaign is not handing out work at the moment.")
+    if campaign.status not in LIVE_CAMPAIGN_STATUSES:
+        raise NoWork(NO_WORK_BECAUSE.get(campaign.status, "This campaign is not handing out work."))
     if campaign.qualification_id and not qualification_granted(worker, campaign.qualification):
         raise NoWork(f"This campaign needs the qualification {campaign.qualification.name!r} first.")
     record = (
@@ -103,6 +105,8 @@ def assignment_request(
         .annotate(live=Count("assignments", filter=Q(assignments__status__in=LIVE_STATUSES)))
         .filter(live__lt=target)
     )
+    if campaign.status == CampaignStatus.PILOT:
+        hits = hits.filter(pk__in=pilot_hit_ids(campaign))
     if campaign.separate_domains:
         today = now.date()
         domains = set(
@@ -132,6 +136,8 @@ def assignment_request(
                 return claimed
             if Assignment.objects.filter(hit=hit, worker=worker).exists():
                 break
+    if campaign.status == CampaignStatus.PILOT:
+        raise NoWork(PILOT_FULL)
     raise NoWork("There are no more HITs for you in this campaign. Thank you!")
 
 
@@ -247,9 +253,7 @@ def _refusal(assignment: Assignment, campaign: Campaign, expired: bool) -> GecIn
         return GecInputError("your time for this HIT ran out; it went back to the pool")
     if assignment.status != AssignmentStatus.ACTIVE:
         return GecInputError("this HIT is no longer open for you")
-    if campaign.status == CampaignStatus.CLOSED:
-        return GecInputError("this campaign is closed")
-    return None
+    return None  # a closed or paused campaign still takes the HITs in progress
 
 
 def _refused(

@@ -107,6 +107,7 @@ def campaign_create(
     active_selection: bool = False,
     show_changes: bool = False,
     trap_secret: str | None = None,
+    status: str = CampaignStatus.ACTIVE,
 ) -> Campaign:
     """Validate, save the campaign, build its screens and HITs, all or nothing.
 
@@ -122,7 +123,11 @@ def campaign_create(
     ``trap_rate`` of sentences get the Source+error text on the same screen as
     the source text; a trap equal to the source (or to another output) is not used.
     ``trap_secret`` (tests only; no form or API sets it): the secret behind the traps, else drawn.
+    ``status``: active by default (demos, benchmarks and tests want work at once); the campaign
+    form and the API pass ``draft``, so nothing is handed out before the researcher launches it.
     """
+    if status not in (CampaignStatus.DRAFT, CampaignStatus.ACTIVE, CampaignStatus.PILOT):
+        raise GecInputError("a new campaign is a draft, a pilot or active")
     given = dict(locals())  # the arguments as given, for the row below (before any local is bound)
     systems = list(systems)
     name = name.strip()
@@ -152,7 +157,7 @@ _ROW_FIELDS = (
     *("screens_per_sentence", "screens_per_hit", "assignment_minutes", "separate_domains"),
     *("trap_system", "trap_rate", "trap_margin", "trap_min_drop", "repeat_rate", "trap_threshold"),
     *("trap_min_seen", "min_seconds", "instructions", "seed", "qualification", "active_selection"),
-    *("show_changes", "created_by"),
+    *("show_changes", "created_by", "status"),
 )
 """``campaign_create``'s arguments stored as given."""
 
@@ -458,14 +463,3 @@ def _bundle_into_hits(campaign: Campaign, screens: list[Screen]) -> list[list[in
             screens[i].hit = hit
             screens[i].hit_position = position
     return members
-
-
-def campaign_set_status(*, campaign: Campaign, status: str) -> Campaign:
-    """Pause (no new HITs handed out), resume, or close (no more judgments at all)."""
-    if status not in CampaignStatus.values:
-        raise GecInputError(f"unknown status {status!r}")
-    if campaign.status == CampaignStatus.CLOSED and status != CampaignStatus.CLOSED:
-        raise GecInputError("a closed campaign cannot be reopened")
-    campaign.status = status
-    campaign.save(update_fields=["status"])
-    return campaign

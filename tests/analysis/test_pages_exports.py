@@ -198,6 +198,14 @@ def test_metric_run_then_meta_evaluation_against_a_human_run(client):
     )
     form_page = client.get(reverse("campaign-analysis", args=[campaign.pk])).content.decode()
     assert f'<option value="{metric_run.pk}">#{metric_run.pk} Metric scores' in form_page
+    # Earlier runs are picked by name from a list, never typed as ids (issue 20).
+    assert '<select name="human_run"' in form_page and f'<option value="{human.pk}">#{human.pk} ' in form_page
+    assert 'type="number" name="human_run"' not in form_page
+    typed = client.post(
+        reverse("campaign-analysis", args=[campaign.pk]),
+        {"kind": "meta_eval", "seed": 0, "human_run": metric_run.pk, "metric_run": metric_run.pk},
+    )
+    assert typed.status_code == 400 and "Select a valid choice" in typed.content.decode()
     response = client.post(
         reverse("campaign-analysis", args=[campaign.pk]),
         {"kind": "meta_eval", "seed": 0, "human_run": human.pk, "metric_run": metric_run.pk},

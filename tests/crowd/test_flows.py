@@ -59,11 +59,20 @@ def test_single_use_invite_creates_one_identity_consent_then_hit_then_completion
     assert not worker.user.has_usable_password()
     assert worker.user.groups.filter(name="annotator").exists()
     assert Assignment.objects.get(worker=worker.user).status == "submitted"
-    # The link resumes the same identity, in a fresh browser too (single-use = one identity).
+    # The visit ended: a fresh browser is told the link was used (not the earlier visitor's code).
     other = client.__class__()
-    again = follow_to_session(other, other.get(reverse("crowd-invite", args=[invite.code])))
-    assert session_of(again).worker == worker
+    again = other.get(reverse("crowd-invite", args=[invite.code]))
+    assert again.status_code == 410
+    assert b"This link was already used" in again.content and b"not a match" not in again.content
+    assert b"C0DE-42" not in again.content
     assert InviteLink.objects.get().uses == 1
+    # The same browser (its cookie) still comes back to its own end page.
+    assert (
+        b"C0DE-42"
+        in client.get(
+            follow_to_session(client, client.get(reverse("crowd-invite", args=[invite.code])))
+        ).content
+    )
 
 
 def test_reusable_invite_gives_each_visitor_an_identity_and_resumes_by_cookie(client, campaign):

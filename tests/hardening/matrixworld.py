@@ -84,6 +84,7 @@ def params_for(world: World) -> dict[str, dict[str, object]]:
         "api:system-detail": {"pk": world.systems["a"].pk},
         "api:campaign-detail": campaign,
         "api:campaign-results": campaign,
+        "api:campaign-transition": campaign,
         "api:work-assignment": {"assignment_id": e["assignment"].pk},
         "api:work-heartbeat": {"assignment_id": e["assignment"].pk},
         "api:work-request-hit": {"campaign_id": world.campaign.pk},

@@ -344,6 +344,7 @@ class Rewrite(models.Model):
     difficulty = models.PositiveSmallIntegerField(null=True, blank=True)
     status = models.CharField(max_length=16, choices=RewriteStatus.choices, default=RewriteStatus.SUBMITTED)
     reviewed_text = models.TextField(blank=True, help_text="the expert's edited version")
+    review_reason = models.TextField(blank=True, help_text="why the expert rejected it (shown to its author)")
     reviewer = models.ForeignKey(
         settings.AUTH_USER_MODEL,
         on_delete=models.PROTECT,

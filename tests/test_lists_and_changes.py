@@ -278,7 +278,10 @@ def test_a_rejection_needs_a_reason_and_nothing_is_saved_without_one(client):
     )
     assert response.status_code == 302
     rewrite.refresh_from_db()
-    assert rewrite.status == "rejected"
+    assert (rewrite.status, rewrite.review_reason) == ("rejected", "changes the meaning")
+    client.force_login(rewrite.annotator)  # the author reads why on their list
+    mine = _text(client.get(reverse("rewrite-mine", args=[campaign.pk])))
+    assert "Rejected: changes the meaning" in mine
 
 
 def test_the_qualification_test_numbers_its_sentences_n_of_m(client):

@@ -1,7 +1,6 @@
 """An expert's review decision as the review page posts it: a rejection needs a reason.
 
-The reason is checked here and not stored: ``Rewrite`` has no field for it (``reviewed_text`` is
-the expert's edited version and is exported as such), and adding one needs an annotate migration."""
+The reason is stored on the rewrite (``review_reason``) and shown to its author on their list."""
 
 from __future__ import annotations
 
@@ -21,4 +20,4 @@ def rewrite_review_decide(
         raise RewriteError("Give a reason for rejecting this rewrite.")
     if len(reason) > MAX_REASON_CHARS:
         raise RewriteError(f"Keep the reason under {MAX_REASON_CHARS} characters.")
-    return rewrite_review(rewrite=rewrite, reviewer=reviewer, decision=decision, text=text)
+    return rewrite_review(rewrite=rewrite, reviewer=reviewer, decision=decision, text=text, reason=reason)

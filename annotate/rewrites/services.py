@@ -449,7 +449,7 @@ REVIEW_DECISIONS = ("accept", "edit", "reject")
 
 @transaction.atomic
 def rewrite_review(
-    *, rewrite: Rewrite, reviewer: AbstractBaseUser, decision: str, text: str = "", now=None
+    *, rewrite: Rewrite, reviewer: AbstractBaseUser, decision: str, text: str = "", reason: str = "", now=None
 ) -> Rewrite:
     """Accept, edit (keeping the annotator's text in ``text``) or reject a submitted rewrite.
 
@@ -470,6 +470,7 @@ def rewrite_review(
         fields["status"] = RewriteStatus.ACCEPTED
     elif decision == "reject":
         fields["status"] = RewriteStatus.REJECTED
+        fields["review_reason"] = reason
     else:
         if rewrite.flag:
             raise RewriteError("A flagged sentence can be accepted or rejected, not edited.")

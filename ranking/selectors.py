@@ -279,6 +279,10 @@ def screen_candidates_for_submit(screen: Screen, campaign: Campaign) -> list[Can
 
 
 def assignment_for_worker(worker: AbstractBaseUser, pk: int) -> Assignment | None:
-    """With its HIT, campaign and the campaign's reference system: what a worker's page or the
-    workers' API shows of it."""
-    return Assignment.objects.filter(pk=pk, worker=worker).select_related("hit__campaign__reference").first()
+    """With its HIT, campaign, the campaign's reference system and corpus (how its text is shown):
+    what a worker's page or the workers' API shows of it."""
+    return (
+        Assignment.objects.filter(pk=pk, worker=worker)
+        .select_related("hit__campaign__reference", "hit__campaign__corpus")
+        .first()
+    )

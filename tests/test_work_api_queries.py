@@ -172,7 +172,8 @@ def test_a_slot_given_back_in_the_middle_is_filled_by_the_next_request(world):
 # ----------------------------------------------------------------------------- the worker's HTML pages
 
 PAGE_CLAIM = 12  # the API's claim without its answer's next screen and progress (the page redirects)
-PAGE_SCREEN = 6  # session, user, roles, assignment, next screen with progress, candidates (was 7)
+PAGE_SCREEN = 7  # session, user, roles, assignment (with the corpus: how text is shown), next screen
+# with progress, candidates, the nav's projects (issue 20's switcher: 6 before it, 7 before that)
 PAGE_SUBMIT = 13  # the API's submit less the next screen and its candidates (was 13: candidates twice,
 # then 12, then 13 with the lease renewal of issue 18)
 PAGE_SUBMIT_LAST = 13 + TRAP_FIRST  # as PAGE_SUBMIT, + the assignment's status update, - the lease

@@ -451,11 +451,9 @@ REVIEW_DECISIONS = ("accept", "edit", "reject")
 def rewrite_review(
     *, rewrite: Rewrite, reviewer: AbstractBaseUser, decision: str, text: str = "", reason: str = "", now=None
 ) -> Rewrite:
-    """Accept, edit (keeping the annotator's text in ``text``) or reject a submitted rewrite.
-
-    A rejection returns the sentence's slot to the pool; the rejected annotator
-    is not offered the sentence again (their rewrite row stays).
-    """
+    """Accept, edit (keeping the annotator's text in ``text``) or reject (with the expert's ``reason``)
+    a submitted rewrite. A rejection returns the sentence's slot to the pool; the rejected annotator is
+    not offered the sentence again (their rewrite row stays)."""
     now = now or timezone.now()
     if decision not in REVIEW_DECISIONS:
         raise RewriteError("Choose accept, edit or reject.")

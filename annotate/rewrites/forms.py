@@ -37,8 +37,13 @@ class RewriteCampaignForm(forms.Form):
     require_review = forms.BooleanField(required=False, label="Expert review of every rewrite")
     pay_per_sentence = forms.DecimalField(min_value=0, max_digits=8, decimal_places=2, initial=0)
     domain = forms.CharField(max_length=100, required=False, help_text="Only sentences of this domain.")
-    first_position = forms.IntegerField(min_value=0, required=False, label="From line (0-based)")
-    last_position = forms.IntegerField(min_value=0, required=False, label="To line (inclusive)")
+    first_position = forms.IntegerField(
+        min_value=1,
+        required=False,
+        label="From line",
+        help_text="As the corpus page numbers its lines, from 1.",
+    )
+    last_position = forms.IntegerField(min_value=1, required=False, label="To line (inclusive)")
     qualification = forms.ModelChoiceField(queryset=Qualification.objects.none(), required=False)
     far_length_ratio = forms.FloatField(
         min_value=1.01,
@@ -70,6 +75,9 @@ class RewriteCampaignForm(forms.Form):
         data = super().clean()
         if data.get("per_group") and not data.get("groups"):
             self.add_error("per_group", "Tick the groups that get their own rewrites.")
+        for name in ("first_position", "last_position"):  # lines as shown (from 1) -> positions (from 0)
+            if data.get(name) is not None:
+                data[name] -= 1
         return data
 
 
@@ -79,7 +87,8 @@ class QualificationForm(forms.Form):
     name = forms.CharField(max_length=200)
     positions = forms.CharField(
         label="Sample lines",
-        help_text="0-based line numbers of the sample sentences, separated by commas (5 is usual).",
+        help_text="Line numbers of the sample sentences as the corpus page shows them (from 1), separated by "
+        "commas (5 is usual).",
     )
     instructions = forms.CharField(widget=forms.Textarea(attrs={"rows": 5}), required=False)
 
@@ -100,6 +109,6 @@ class QualificationForm(forms.Form):
             raise forms.ValidationError(
                 "Write line numbers separated by commas, e.g. 3, 17, 42, 80, 101."
             ) from None
-        if not values or any(v < 0 for v in values):
-            raise forms.ValidationError("Give at least one line number (0 or more).")
-        return values
+        if not values or any(v < 1 for v in values):
+            raise forms.ValidationError("Give at least one line number (from 1).")
+        return [v - 1 for v in values]  # positions count from 0

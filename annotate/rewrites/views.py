@@ -332,7 +332,7 @@ def qualification_new(request: HttpRequest) -> HttpResponse:
         }
         missing = [p for p in d["positions"] if p not in found]
         if missing:
-            form.add_error("positions", f"The corpus has no line {missing[0]}.")
+            form.add_error("positions", f"The corpus has no line {missing[0] + 1}.")
         else:
             try:
                 q = services.qualification_create(

@@ -34,7 +34,7 @@ def test_jfleg_style_collection_from_qualification_to_expert_review(live_server,
     res.get_by_label("Project").select_option(label=project.name)
     res.get_by_label("Corpus").select_option(label=f"{project.name} / {corpus.name}")
     res.get_by_label("Name").fill("JFLEG screen")
-    res.get_by_label("Sample lines").fill("0, 2")
+    res.get_by_label("Sample lines").fill("1, 3")  # lines as the corpus page numbers them
     res.get_by_role("button", name="Create qualification").click()
     res.get_by_text("Qualification JFLEG screen created.").wait_for()
     qualification_url = res.url
@@ -49,7 +49,7 @@ def test_jfleg_style_collection_from_qualification_to_expert_review(live_server,
     res.get_by_label("Ask a 1-5 difficulty rating").check()
     res.get_by_label("Expert review of every rewrite").check()
     res.get_by_label("Pay per sentence").fill("0.10")
-    res.get_by_label("To line (inclusive)").fill("1")
+    res.get_by_label("To line (inclusive)").fill("2")
     res.get_by_label("Qualification").select_option(label="JFLEG screen")
     res.get_by_role("button", name="Create rewrite campaign").click()
     res.get_by_text("4 rewrites to collect").wait_for()

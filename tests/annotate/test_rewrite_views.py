@@ -168,3 +168,46 @@ def test_form_refuses_a_per_group_count_without_groups(client, setup):
     )
     assert r.status_code == 400
     assert "Tick the groups that get their own rewrites." in r.content.decode()
+
+
+def test_forms_take_line_numbers_as_the_corpus_page_shows_them_from_one(client, setup):
+    """Issue 20: no form asks for a 0-based line number. The corpus page numbers its lines from 1,
+    and the rewrite and qualification forms read the same numbers."""
+    from annotate.models import Qualification, RewriteCampaign
+
+    researcher, _, _, campaign = setup
+    client.force_login(researcher)
+    corpus = campaign.corpus
+    first = corpus.sentences.order_by("position").first()
+    page = client.get(reverse("corpus-detail", args=[corpus.pk])).content.decode()
+    assert f'<li value="{first.position + 1}">' in page and first.position == 0
+    r = client.post(
+        reverse("rewrite-campaign-new"),
+        {
+            "project": campaign.project_id,
+            "corpus": corpus.pk,
+            "name": "lines 2-3",
+            "preset": "fluency",
+            "rewrites_per_sentence": 1,
+            "pay_per_sentence": "0",
+            "first_position": 2,
+            "last_position": 3,
+        },
+    )
+    assert r.status_code == 302
+    made = RewriteCampaign.objects.get(name="lines 2-3")
+    assert sorted(made.slots.values_list("sentence__position", flat=True)) == [1, 2]
+    r = client.post(
+        reverse("qualification-new"),
+        {"project": campaign.project_id, "corpus": corpus.pk, "name": "screen", "positions": "1, 3"},
+    )
+    assert r.status_code == 302
+    samples = Qualification.objects.get(name="screen").samples.order_by("position")
+    assert [s.sentence.position for s in samples] == [0, 2]
+    refused = client.post(
+        reverse("qualification-new"),
+        {"project": campaign.project_id, "corpus": corpus.pk, "name": "zero", "positions": "0"},
+    )
+    assert (
+        refused.status_code == 400 and "Give at least one line number (from 1)." in refused.content.decode()
+    )

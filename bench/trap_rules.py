@@ -32,15 +32,16 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+from bench.bot_strategies import CAREFUL_SIGMA as SIGMA
+from bench.bot_strategies import CAREFUL_TIE as TIE
 from bench.bot_strategies import REFERENCES, SYSTEMS, dense_ranks
 from geceval import worker_checks
 from geceval.traps import make_trap
 from geceval.worker_checks import Evidence, Rules, exclusion_reasons, trap_test
 
 GMEG_FCE = Path(os.environ.get("GEC_SHARED_DIR", REPO.parent / "shared")) / "data/GMEG/data/dev/fce"
-SIGMA, TIE = 15.0, 5.0
-# The campaign defaults (ranking.models.Campaign): pass rate below 0.6 after 10 traps, margin 1.
-RULES = Rules(trap_threshold=0.6, trap_min_seen=10)
+# The campaign defaults: pass rate below 0.6 after 10 traps (Rules' defaults), margin 1.
+RULES = Rules()
 MARGIN = 1
 
 

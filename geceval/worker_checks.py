@@ -60,6 +60,12 @@ POSITION_RHO = 0.8
 
 ANSWERS = ("score", "rank")
 
+DEFAULT_TRAP_THRESHOLD = 0.6
+"""The pass-rate rule's default: a worker must pass at least this share of traps (campaigns, the API
+and the form start here; docs/hardening.md says why not 0.7)."""
+DEFAULT_TRAP_MIN_SEEN = 10
+"""Traps a worker must have seen before the pass-rate rule applies."""
+
 
 def _check_answer(answer: str) -> None:
     if answer not in ANSWERS:
@@ -179,8 +185,8 @@ class Rules:
     mann_whitney: bool = True
     consistency: bool = False
     flat: bool = False
-    trap_threshold: float = 0.7
-    trap_min_seen: int = 5
+    trap_threshold: float = DEFAULT_TRAP_THRESHOLD
+    trap_min_seen: int = DEFAULT_TRAP_MIN_SEEN
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,12 @@ from annotate.roles import is_annotator
 from annotate.selectors import corpus_list_for, sentence_context
 from geceval.errors import GecInputError
 from geceval.traps import DEFAULT_MIN_DROP, MIN_DROP_FLOOR
-from geceval.worker_checks import MANN_WHITNEY_MIN_RANKED_TRAPS, MANN_WHITNEY_MIN_TRAPS
+from geceval.worker_checks import (
+    DEFAULT_TRAP_MIN_SEEN,
+    DEFAULT_TRAP_THRESHOLD,
+    MANN_WHITNEY_MIN_RANKED_TRAPS,
+    MANN_WHITNEY_MIN_TRAPS,
+)
 from ranking.evidence import exclusion_rules
 from ranking.models import Assignment, Campaign, Screen, SystemScore, TrapDesign
 from ranking.protocols import DEFAULT_PROTOCOL, WorkAnswerSerializer, protocol_choices, protocol_get
@@ -143,8 +148,8 @@ class CampaignCreateSerializer(serializers.Serializer):
         default=None,
         help_text="null: 0.05 repeats per judged screen (hidden), 0 (paper)",
     )
-    trap_threshold = serializers.FloatField(min_value=0, max_value=1, default=0.6)
-    trap_min_seen = serializers.IntegerField(min_value=1, max_value=100, default=10)
+    trap_threshold = serializers.FloatField(min_value=0, max_value=1, default=DEFAULT_TRAP_THRESHOLD)
+    trap_min_seen = serializers.IntegerField(min_value=1, max_value=100, default=DEFAULT_TRAP_MIN_SEEN)
     exclude_by_pass_rate = serializers.BooleanField(
         default=True, help_text="trap pass rate below the threshold"
     )

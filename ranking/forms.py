@@ -5,7 +5,12 @@ from django import forms
 from annotate.models import Corpus, Qualification, System, SystemKind
 from geceval.errors import GecInputError
 from geceval.traps import DEFAULT_MIN_DROP, MIN_DROP_FLOOR
-from geceval.worker_checks import MANN_WHITNEY_MIN_RANKED_TRAPS, MANN_WHITNEY_MIN_TRAPS
+from geceval.worker_checks import (
+    DEFAULT_TRAP_MIN_SEEN,
+    DEFAULT_TRAP_THRESHOLD,
+    MANN_WHITNEY_MIN_RANKED_TRAPS,
+    MANN_WHITNEY_MIN_TRAPS,
+)
 from ranking.models import TrapDesign
 from ranking.protocols import DEFAULT_PROTOCOL, protocol_choices, protocol_get
 
@@ -119,11 +124,11 @@ class CampaignForm(forms.Form):
     trap_threshold = forms.FloatField(
         min_value=0,
         max_value=1,
-        initial=0.6,
+        initial=DEFAULT_TRAP_THRESHOLD,
         help_text="Workers who pass fewer traps than this share are excluded.",
     )
     trap_min_seen = forms.IntegerField(
-        min_value=1, max_value=100, initial=10, help_text="Traps seen before exclusion."
+        min_value=1, max_value=100, initial=DEFAULT_TRAP_MIN_SEEN, help_text="Traps seen before exclusion."
     )
     exclude_by_pass_rate = forms.BooleanField(
         required=False, initial=True, help_text="Exclude workers whose trap pass rate is below the threshold."

@@ -7,8 +7,8 @@ from django.db import models
 from django.db.models import Q
 
 from annotate.models import Corpus, Output, Project, Sentence, System
+from geceval import worker_checks as checks
 from geceval.errors import GecInputError
-from geceval.worker_checks import MANN_WHITNEY_MIN_RANKED_TRAPS, MANN_WHITNEY_MIN_TRAPS
 
 
 class CampaignStatus(models.TextChoices):
@@ -110,17 +110,17 @@ class Campaign(models.Model):
         help_text="seeds trap generation and placement; server-side only, never shown or exported",
     )
     trap_threshold = models.FloatField(
-        default=0.6, help_text="a worker must pass at least this share of traps"
+        default=checks.DEFAULT_TRAP_THRESHOLD, help_text="a worker must pass at least this share of traps"
     )
     trap_min_seen = models.PositiveSmallIntegerField(
-        default=10, help_text="traps seen before exclusion applies"
+        default=checks.DEFAULT_TRAP_MIN_SEEN, help_text="traps seen before exclusion applies"
     )
     min_seconds = models.FloatField(default=5.0, help_text="screens faster than this are flagged too fast")
     # Which evidence excludes a worker (issue 17; geceval.worker_checks); every signal is shown either way.
     exclude_by_pass_rate = models.BooleanField(default=True, help_text="trap pass rate below the threshold")
     exclude_by_mann_whitney = models.BooleanField(
         default=True,
-        help_text=f"traps not rated worse than their bases (Appraise's test, from {MANN_WHITNEY_MIN_TRAPS} scored traps, {MANN_WHITNEY_MIN_RANKED_TRAPS} ranked)",
+        help_text=f"traps not rated worse than their bases (Appraise's test, from {checks.MANN_WHITNEY_MIN_TRAPS} scored traps, {checks.MANN_WHITNEY_MIN_RANKED_TRAPS} ranked)",
     )
     exclude_by_consistency = models.BooleanField(
         default=False, help_text="repeated screens answered far apart"

@@ -6,10 +6,8 @@ from __future__ import annotations
 from django.urls import reverse
 
 from annotate.jobs.models import ImportJob
-from annotate.jobs.services import JobResult, Progress, import_runner_register, job_file
-from annotate.models import Corpus
+from annotate.jobs.services import JobResult, Progress, import_runner_register, job_corpus, job_file
 from annotate.services import corpus_import_text, outputs_import
-from geceval.errors import GecInputError
 
 CORPUS, OUTPUTS = "corpus", "outputs"
 
@@ -40,9 +38,7 @@ def corpus_run(job: ImportJob, progress: Progress) -> JobResult:
 
 def outputs_run(job: ImportJob, progress: Progress) -> JobResult:
     p = job.params
-    corpus = Corpus.objects.filter(pk=p["corpus"], project=job.project).first()
-    if corpus is None:
-        raise GecInputError("the corpus was deleted before its outputs could be imported")
+    corpus = job_corpus(job, p["corpus"], "its outputs")
     progress(f"reading {p['filename']}", 0, 2)
     file = job_file(job, 0, p["filename"])
     progress("checking and saving the outputs", 1, 2)

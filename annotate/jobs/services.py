@@ -24,7 +24,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from annotate.jobs.models import ImportJob, ImportJobStatus
-from annotate.models import Project
+from annotate.models import Corpus, Project
 from annotate.services import InputFile, open_upload
 from annotate.tasking import task_send_on_commit
 from geceval.errors import GecInputError
@@ -89,6 +89,14 @@ def job_file(job: ImportJob, index: int, name: str) -> InputFile:
     """The job's ``index``-th kept file, read as an upload is (gzip, ``UPLOAD_MAX_BYTES``)."""
     with default_storage.open(job.files[index], "rb") as handle:
         return open_upload(ContentFile(handle.read(), name=name), name=name)
+
+
+def job_corpus(job: ImportJob, corpus_id: int, what: str) -> Corpus:
+    """The job's corpus (in its project), or why ``what`` cannot be imported: it was deleted meanwhile."""
+    corpus = Corpus.objects.filter(pk=corpus_id, project=job.project).first()
+    if corpus is None:
+        raise GecInputError(f"the corpus was deleted before {what} could be imported")
+    return corpus
 
 
 def import_job_run(*, job_id: int) -> ImportJob | None:

@@ -6,21 +6,15 @@ from __future__ import annotations
 from django.urls import reverse
 
 from annotate.jobs.models import ImportJob
-from annotate.jobs.services import JobResult, Progress, import_runner_register, job_file
-from annotate.models import Corpus
+from annotate.jobs.services import JobResult, Progress, import_runner_register, job_corpus, job_file
 from crowd.importing.saving import judgments_import
-from geceval.errors import GecInputError
 
 JUDGMENTS = "judgments"
 
 
 def judgments_run(job: ImportJob, progress: Progress) -> JobResult:
     p = job.params
-    corpus = None
-    if p.get("corpus"):
-        corpus = Corpus.objects.filter(pk=p["corpus"], project=job.project).first()
-        if corpus is None:
-            raise GecInputError("the corpus was deleted before the judgments could be imported")
+    corpus = job_corpus(job, p["corpus"], "the judgments") if p.get("corpus") else None
     progress(f"reading {p['filename']}", 0, 2)
     file = job_file(job, 0, p["filename"])
     progress("checking and saving the judgments", 1, 2)

@@ -15,6 +15,7 @@ from annotate.models import Corpus, Output, Project, Qualification, Sentence, Sy
 from geceval.errors import GecInputError
 from geceval.judgments import expand_pairwise
 from geceval.traps import DEFAULT_MIN_DROP, MIN_DROP_FLOOR
+from geceval.worker_checks import DEFAULT_TRAP_MIN_SEEN, DEFAULT_TRAP_THRESHOLD
 from ranking.analysis.active import next_systems
 from ranking.models import Campaign, CampaignStatus, Candidate, Hit, Screen, TrapDesign
 from ranking.protocols import DEFAULT_PROTOCOL, Protocol, protocol_get
@@ -96,8 +97,8 @@ def campaign_create(
     trap_margin: int = 1,
     trap_min_drop: float = DEFAULT_MIN_DROP,
     repeat_rate: float = 0.0,
-    trap_threshold: float = 0.6,
-    trap_min_seen: int = 10,
+    trap_threshold: float = DEFAULT_TRAP_THRESHOLD,
+    trap_min_seen: int = DEFAULT_TRAP_MIN_SEEN,
     min_seconds: float = 5.0,
     reward_per_hit: Decimal | float = 0,
     budget: Decimal | float | None = None,

@@ -8,6 +8,7 @@ GecInputError, whose message names the file, line and problem.
 from __future__ import annotations
 
 import secrets
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -22,8 +23,8 @@ from annotate.selectors import corpus_references
 from geceval.errors import GecInputError
 from geceval.formats.inputs import Input, Source, read_input
 from geceval.formats.text import decode_lines
-from geceval.insert_errors import insert_errors, line_seed
-from geceval.traps import ADDED_ERROR, DEFAULT_MIN_DROP, make_trap
+from geceval.insert_errors import line_seed
+from geceval.traps import DEFAULT_MIN_DROP, source_error
 
 MAX_LINE_CHARS = 10_000
 MAX_SENTENCES = 1_000_000
@@ -302,26 +303,31 @@ def trap_system_generate(
     seed: int | str | None = None,
     name: str = "source+error",
     min_drop: float = DEFAULT_MIN_DROP,
+    error_types: Sequence[str] | None = None,
+    n_errors: int | None = None,
 ) -> System:
     """GMEG's trap: every source sentence with 1-2 rule-inserted errors.
 
     ``seed`` None (the default) draws a secret one that is kept nowhere: with the code and the public
     data nobody can regenerate the traps. Where the corpus has references a trap must score at least
-    ``min_drop`` lower than the source on sentence GLEU+ (``geceval.traps.make_trap``); a sentence
-    with no such trap gets its source, which a campaign never shows as a trap.
+    ``min_drop`` lower than the source on sentence GLEU+ (``geceval.traps.source_error``); a sentence
+    with no such trap gets its source, which a campaign never shows as a trap. ``error_types`` and
+    ``n_errors`` narrow the inserted errors (None: every type, 1 or 2).
     """
     seed = secrets.token_hex(16) if seed is None else seed
     sentences = list(corpus.sentences.order_by("position").values_list("pk", "text"))
     refs = corpus_references(corpus.pk)
     lines = []
     for i, (pk, text) in enumerate(sentences):
-        if refs.get(pk):
-            trap = make_trap(
-                text, text, refs[pk], seed=line_seed(seed, i), kinds=(ADDED_ERROR,), min_drop=min_drop
-            )
-            lines.append(text if trap is None else trap.text)
-        else:
-            lines.append(insert_errors(text, seed=line_seed(seed, i)).text)
+        trap = source_error(
+            text,
+            refs.get(pk, ()),
+            seed=line_seed(seed, i),
+            min_drop=min_drop,
+            error_types=error_types,
+            n_errors=n_errors,
+        )
+        lines.append(text if trap is None else trap.text)
     return outputs_import_lines(
         corpus=corpus,
         system_name=name,

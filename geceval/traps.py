@@ -110,12 +110,16 @@ def make_trap(
     kinds: Sequence[str] = TRAP_KINDS,
     min_drop: float = DEFAULT_MIN_DROP,
     attempts: int = DEFAULT_ATTEMPTS,
+    error_types: Sequence[str] | None = None,
+    n_errors: int | None = None,
 ) -> Trap | None:
     """A trap for ``base`` (a text shown to the worker) of sentence ``source``, or None when no draw
     within ``attempts`` passes the checks in the module docstring.
 
     ``kinds``: the kinds allowed, tried in a random order; a caller that needs the two kinds in
-    equal numbers asks for one at a time (an undone correction fails the GLEU+ check more often)."""
+    equal numbers asks for one at a time (an undone correction fails the GLEU+ check more often).
+    ``error_types`` and ``n_errors``: what an added error may be and how many, as
+    :func:`geceval.insert_errors.insert_errors` takes them (None: every type, 1 or 2)."""
     unknown = set(kinds) - set(TRAP_KINDS)
     if unknown or not kinds:
         raise ValueError(f"unknown trap kinds {sorted(unknown)}; choose from {', '.join(TRAP_KINDS)}")
@@ -126,7 +130,10 @@ def make_trap(
     base_quality = score(base) if score else None
     undone = undone_corrections(base, source, rng)
     drafts = {
-        ADDED_ERROR: (insert_errors(base, seed=f"{seed}/{a}").text for a in range(attempts)),
+        ADDED_ERROR: (
+            insert_errors(base, seed=f"{seed}/{a}", n_errors=n_errors, types=error_types).text
+            for a in range(attempts)
+        ),
         UNDONE_CORRECTION: iter(undone[:attempts]),
     }
     order = list(kinds)
@@ -142,6 +149,34 @@ def make_trap(
                     continue
             return Trap(text, kind, base_quality, quality)
     return None
+
+
+def source_error(
+    source: str,
+    references: Sequence[str] = (),
+    *,
+    seed: str,
+    min_drop: float = DEFAULT_MIN_DROP,
+    error_types: Sequence[str] | None = None,
+    n_errors: int | None = None,
+) -> Trap | None:
+    """GMEG's Source+error text of one sentence: the source with rule-inserted errors. With references
+    it must score ``min_drop`` lower than the source (None when no draw does); without, any draw
+    serves, as nothing can say it is worse."""
+    if any(r.strip() for r in references):
+        return make_trap(
+            source,
+            source,
+            references,
+            seed=seed,
+            kinds=(ADDED_ERROR,),
+            min_drop=min_drop,
+            error_types=error_types,
+            n_errors=n_errors,
+        )
+    return Trap(
+        insert_errors(source, seed=seed, n_errors=n_errors, types=error_types).text, ADDED_ERROR, None, None
+    )
 
 
 def source_trap(

@@ -14,6 +14,7 @@ from annotate.models import System
 from annotate.roles import is_annotator
 from annotate.selectors import corpus_list_for, sentence_context
 from geceval.errors import GecInputError
+from geceval.insert_errors import ERROR_TYPES
 from geceval.traps import DEFAULT_MIN_DROP, MIN_DROP_FLOOR
 from geceval.worker_checks import (
     DEFAULT_TRAP_MIN_SEEN,
@@ -56,6 +57,7 @@ class CampaignSerializer(serializers.ModelSerializer):
     systems = serializers.PrimaryKeyRelatedField(many=True, read_only=True)
     screen_count = serializers.IntegerField(read_only=True)
     judgment_count = serializers.IntegerField(read_only=True)
+    trap_error_types = serializers.SerializerMethodField(help_text="empty: every type")
 
     class Meta:
         model = Campaign
@@ -83,6 +85,8 @@ class CampaignSerializer(serializers.ModelSerializer):
             "trap_rate",
             "trap_margin",
             "trap_min_drop",
+            "trap_error_types",
+            "trap_errors",
             "repeat_rate",
             "trap_threshold",
             "trap_min_seen",
@@ -98,6 +102,9 @@ class CampaignSerializer(serializers.ModelSerializer):
             "created",
         ]
         read_only_fields = fields
+
+    def get_trap_error_types(self, campaign: Campaign) -> list[str]:
+        return list(campaign.trap_types or ())
 
 
 class CampaignCreateSerializer(serializers.Serializer):
@@ -140,6 +147,14 @@ class CampaignCreateSerializer(serializers.Serializer):
     )
     trap_margin = serializers.IntegerField(min_value=1, max_value=50, default=1)
     trap_min_drop = serializers.FloatField(min_value=MIN_DROP_FLOOR, max_value=1, default=DEFAULT_MIN_DROP)
+    trap_error_types = serializers.ListField(
+        child=serializers.ChoiceField(choices=ERROR_TYPES),
+        default=list,
+        help_text="errors a generated trap may add (empty: every type)",
+    )
+    trap_errors = serializers.ChoiceField(
+        choices=[1, 2], allow_null=True, default=None, help_text="errors per generated trap (null: 1 or 2)"
+    )
     repeat_rate = serializers.FloatField(
         min_value=0,
         max_value=1,

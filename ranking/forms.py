@@ -4,6 +4,7 @@ from django import forms
 
 from annotate.models import Corpus, Qualification, System, SystemKind
 from geceval.errors import GecInputError
+from geceval.insert_errors import ERROR_TYPES, TYPE_DESCRIPTIONS
 from geceval.traps import DEFAULT_MIN_DROP, MIN_DROP_FLOOR
 from geceval.worker_checks import (
     DEFAULT_TRAP_MIN_SEEN,
@@ -115,6 +116,28 @@ class CampaignForm(forms.Form):
         label="Trap GLEU+ drop",
         help_text="With references, a generated trap scores at least this much lower than its base.",
     )
+    trap_error_types = forms.MultipleChoiceField(
+        choices=[(t, f"{t}: {TYPE_DESCRIPTIONS[t]}") for t in ERROR_TYPES],
+        widget=forms.CheckboxSelectMultiple,
+        initial=list(ERROR_TYPES),
+        required=False,
+        label="Errors a trap adds",
+        help_text="Generated traps (hidden, or a Source+error system made below) add errors of the ticked "
+        "types, named as ERRANT names them; none ticked: every type.",
+    )
+    trap_errors = forms.TypedChoiceField(
+        choices=[("", "1 or 2, drawn per trap"), ("1", "1"), ("2", "2")],
+        coerce=int,
+        empty_value=None,
+        required=False,
+        label="Errors per trap",
+    )
+    generate_trap_system = forms.BooleanField(
+        required=False,
+        label="Generate a Source+error system now",
+        help_text="The paper's design: the corpus's sources with the errors chosen above, from a secret seed; "
+        "with references each must score at least the GLEU+ drop below its source.",
+    )
     repeat_rate = forms.FloatField(
         min_value=0,
         max_value=1,
@@ -196,6 +219,17 @@ class CampaignForm(forms.Form):
                 chosen = list(value) if name == "systems" and value else [value] if value else []
                 if any(s.corpus_id != corpus.pk for s in chosen):
                     self.add_error(name, "Choose systems of the selected corpus only.")
+        if data.get("generate_trap_system"):
+            if data.get("trap_system"):
+                self.add_error(
+                    "generate_trap_system", "Choose a Source+error system or generate one, not both."
+                )
+            if data.get("trap_design") != TrapDesign.PAPER:
+                self.add_error(
+                    "generate_trap_system", "A Source+error system is the paper's design: choose it above."
+                )
+            if not data.get("trap_rate"):
+                self.add_error("trap_rate", "Give the share of screens that show the Source+error trap.")
         if not data.get("instructions"):
             try:
                 protocol = protocol_get(data.get("protocol"))
@@ -203,6 +237,47 @@ class CampaignForm(forms.Form):
                 protocol = protocol_get(DEFAULT_PROTOCOL)
             data["instructions"] = protocol.instructions
         return data
+
+
+PREVIEW_FIELDS = (
+    "corpus",
+    "domain",
+    "systems",
+    "trap_design",
+    "trap_error_types",
+    "trap_errors",
+    "trap_min_drop",
+)
+
+
+class TrapPreviewForm(forms.Form):
+    """The campaign form's fields a trap preview reads, under the same names and rules, so that the
+    campaign form posts to the preview as it is."""
+
+    def __init__(self, *args, corpora, systems, **kwargs):
+        super().__init__(*args, **kwargs)
+        whole = CampaignForm(corpora=corpora, systems=systems)
+        for name in PREVIEW_FIELDS:
+            self.fields[name] = whole.fields[name]
+        self.fields["systems"].required = False
+
+    def clean(self):
+        data = super().clean()
+        corpus, systems = data.get("corpus"), data.get("systems") or []
+        if corpus and any(s.corpus_id != corpus.pk for s in systems):
+            self.add_error("systems", "Choose systems of the selected corpus only.")
+        if (data.get("trap_design") or TrapDesign.HIDDEN) == TrapDesign.HIDDEN and corpus and not systems:
+            self.add_error("systems", "Hidden traps are copies of the outputs judged: choose systems first.")
+        return data
+
+    def problem(self) -> str:
+        """The errors in one sentence per field, each under the label the form shows."""
+        return " ".join(
+            f"{self.fields[name].label or name.replace('_', ' ').capitalize()}: {' '.join(errors)}"
+            if name in self.fields
+            else " ".join(errors)
+            for name, errors in self.errors.items()
+        )
 
 
 class ExclusionRulesForm(forms.Form):

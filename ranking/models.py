@@ -9,6 +9,12 @@ from django.db.models import Q
 from annotate.models import Corpus, Output, Project, Sentence, System
 from geceval import worker_checks as checks
 from geceval.errors import GecInputError
+from geceval.insert_errors import ERROR_TYPES
+
+
+_ONE_TYPE = "(" + "|".join(ERROR_TYPES) + ")"
+_ERROR_TYPES_LIST = f"^({_ONE_TYPE}(,{_ONE_TYPE})*)?$"
+"""A comma-separated list of known error types, or nothing."""
 
 
 class CampaignStatus(models.TextChoices):
@@ -100,6 +106,18 @@ class Campaign(models.Model):
     trap_min_drop = models.FloatField(
         default=0.25, help_text="sentence GLEU+ a generated trap must lose against its base (with references)"
     )
+    trap_error_types = models.CharField(
+        max_length=120,
+        blank=True,
+        default="",
+        help_text="errors a generated trap may add, comma-separated names of geceval.insert_errors.ERROR_TYPES "
+        "(blank: every type)",
+    )
+    trap_errors = models.PositiveSmallIntegerField(
+        null=True,
+        blank=True,
+        help_text="errors added per generated trap, 1 or 2 (null: 1 or 2, drawn per trap)",
+    )
     repeat_rate = models.FloatField(
         default=0.0, help_text="exact repeats of a judged screen per judged screen of a HIT (consistency)"
     )
@@ -178,6 +196,13 @@ class Campaign(models.Model):
                 condition=Q(trap_design__in=[d.value for d in TrapDesign]), name="campaign_trap_design_valid"
             ),
             models.CheckConstraint(
+                condition=Q(trap_errors__isnull=True) | Q(trap_errors__in=[1, 2]),
+                name="campaign_trap_errors_1_2",
+            ),
+            models.CheckConstraint(
+                condition=Q(trap_error_types__regex=_ERROR_TYPES_LIST), name="campaign_trap_error_types_known"
+            ),
+            models.CheckConstraint(
                 condition=Q(trap_threshold__gte=0) & Q(trap_threshold__lte=1),
                 name="campaign_trap_threshold_0_1",
             ),
@@ -191,6 +216,11 @@ class Campaign(models.Model):
 
     def __str__(self) -> str:
         return self.name
+
+    @property
+    def trap_types(self) -> tuple[str, ...] | None:
+        """The error types a generated trap may add (None: every type)."""
+        return tuple(self.trap_error_types.split(",")) if self.trap_error_types else None
 
     def get_protocol_display(self) -> str:
         """The protocol's label, as Django's ``choices`` would give it (templates call this)."""
@@ -416,84 +446,6 @@ class Rating(models.Model):
         return f"{self.score if self.rank is None else f'rank {self.rank}'} for candidate {self.candidate_id}"
 
 
-class WorkerOverride(models.TextChoices):
-    NONE = "", "automatic"
-    INCLUDE = "include", "always include"
-    EXCLUDE = "exclude", "always exclude"
-
-
-class WorkerRecord(models.Model):
-    """A worker's trap record and evidence in a campaign, recomputed from their judgments after each
-    submit with a trap verdict or on a repeat (``ranking.services.traps.worker_record_refresh``)."""
-
-    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="worker_records")
-    worker = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
-    traps_seen = models.PositiveIntegerField(default=0)
-    traps_passed = models.PositiveIntegerField(default=0)
-    excluded = models.BooleanField(default=False)
-    override = models.CharField(max_length=8, choices=WorkerOverride.choices, blank=True, default="")
-    qualified = models.BooleanField(null=True, help_text="passed the campaign's gold test (null: not taken)")
-    gold_agreement = models.FloatField(null=True, blank=True)
-    mann_whitney_p = models.FloatField(
-        null=True, blank=True, help_text="bases rated better than traps (null: <10)"
-    )
-    repeats_seen = models.PositiveIntegerField(default=0)
-    repeat_distance = models.FloatField(
-        null=True, blank=True, help_text="repeats: PRWS mean points apart; ranking: share of pairs flipped"
-    )
-    inconsistent = models.BooleanField(default=False)
-    flat_reason = models.CharField(
-        max_length=8, blank=True, default="", help_text="constant, position or empty"
-    )
-    score_spread = models.FloatField(
-        null=True, blank=True, help_text="PRWS: standard deviation of the scores"
-    )
-    position_rho = models.FloatField(null=True, blank=True, help_text="Spearman rho of answer and position")
-    updated = models.DateTimeField(auto_now=True)
-
-    class Meta:
-        constraints = [
-            models.UniqueConstraint(fields=["campaign", "worker"], name="worker_record_unique"),
-            models.CheckConstraint(
-                condition=Q(traps_passed__lte=models.F("traps_seen")), name="worker_traps_ok"
-            ),
-        ]
-
-    def __str__(self) -> str:
-        return f"{self.worker_id} in {self.campaign_id}"
-
-    @property
-    def pass_rate(self) -> float | None:
-        return self.traps_passed / self.traps_seen if self.traps_seen else None
-
-
-class SystemScore(models.Model):
-    """Per-system result of a campaign, recomputed by a Celery task from the valid judgments.
-
-    PRWS: mean of sentence means (0-100). Ranking: TrueSkill mean mu with its
-    95% rank range and cluster.
-    """
-
-    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="system_scores")
-    system = models.ForeignKey(System, on_delete=models.CASCADE, related_name="scores")
-    mean_score = models.FloatField()
-    ratings = models.PositiveIntegerField()
-    items = models.PositiveIntegerField()
-    meaning_changed = models.PositiveIntegerField(default=0)
-    rank_lo = models.PositiveSmallIntegerField(null=True, blank=True)
-    rank_hi = models.PositiveSmallIntegerField(null=True, blank=True)
-    cluster = models.PositiveSmallIntegerField(null=True, blank=True)
-    updated = models.DateTimeField(auto_now=True)
-
-    class Meta:
-        ordering = ["-mean_score"]
-        constraints = [
-            models.UniqueConstraint(fields=["campaign", "system"], name="system_score_unique"),
-        ]
-
-    def __str__(self) -> str:
-        return f"{self.system_id}: {self.mean_score:.2f}"
-
-
-# Analysis runs and their result tables live beside the analysis code.
+# Worker records and system scores (computed from judgments) and analysis runs live in their own modules.
 from ranking.analysis.models import *  # noqa: E402, F403
+from ranking.records import *  # noqa: E402, F403

@@ -1,9 +1,10 @@
 from django.urls import path
 
-from ranking import views, views_life_cycle
+from ranking import views, views_campaign_form, views_life_cycle
 
 urlpatterns = [
-    path("campaigns/new/", views.campaign_new, name="campaign-new"),
+    path("campaigns/new/", views_campaign_form.campaign_new, name="campaign-new"),
+    path("campaigns/trap-preview/", views_campaign_form.campaign_trap_preview, name="campaign-trap-preview"),
     path("campaigns/<int:pk>/", views.campaign_detail, name="campaign-detail"),
     path("campaigns/<int:pk>/status/", views_life_cycle.campaign_status, name="campaign-status"),
     path("campaigns/<int:pk>/pilot/", views.campaign_pilot, name="campaign-pilot"),

@@ -16,16 +16,15 @@ from django.views.decorators.http import require_GET, require_POST
 
 from annotate.decorators import annotator_required, researcher_required
 from annotate.http import csv_cell, id_field
-from annotate.models import Qualification
 from annotate.paging import paginate
 from annotate.privacy import worker_forget
 from annotate.roles import is_researcher
-from annotate.selectors import corpus_list_for, project_list_for, sentence_context, system_list_for
+from annotate.selectors import corpus_list_for, project_list_for, sentence_context
 from geceval.errors import GecInputError
 from geceval.worker_checks import MANN_WHITNEY_MIN_RANKED_TRAPS, MANN_WHITNEY_MIN_TRAPS
 from ranking.evidence import RULE_FIELDS, exclusion_rules
-from ranking.forms import CampaignForm, ExclusionRulesForm
-from ranking.models import Assignment, AssignmentStatus, Campaign, CampaignStatus, Screen
+from ranking.forms import ExclusionRulesForm
+from ranking.models import Assignment, AssignmentStatus, Campaign, Screen
 from ranking.protocols import protocol_get
 from ranking.selectors import (
     assignment_for_worker,
@@ -44,13 +43,12 @@ from ranking.services import (
     answers_from_form,
     assignment_request,
     assignment_return,
-    campaign_create,
     campaign_exclusion_rules_set,
     screen_submit,
     worker_override_set,
 )
 from ranking.services.assignments import assignment_screen_and_progress
-from ranking.services.campaigns import campaign_options, screen_draw_active
+from ranking.services.campaigns import screen_draw_active
 from ranking.services.gold import (
     gold_assignment,
     gold_assignment_start,
@@ -59,7 +57,6 @@ from ranking.services.gold import (
 )
 from ranking.services.leases import assignment_heartbeat
 from ranking.services.life_cycle import STATUS_EXPLAINED, transitions_for
-from ranking.services.screen_forecast import MIN_DISTINCT, Forecast, ranking_forecast
 from ranking.services.screen_time import screen_seconds, screen_stamp
 
 
@@ -84,58 +81,6 @@ def home(request: HttpRequest) -> HttpResponse:
         )
         context["ownerless"] = list(project_list_for(request.user).filter(owner__isnull=True))
     return render(request, "home.html", context)
-
-
-@researcher_required
-def campaign_new(request: HttpRequest) -> HttpResponse:
-    corpora = corpus_list_for(request.user)
-    form = CampaignForm(
-        request.POST or None,
-        corpora=corpora,
-        systems=system_list_for(request.user),
-        qualifications=Qualification.objects.filter(project__in=project_list_for(request.user)),
-    )
-    if request.method == "POST" and form.is_valid():
-        data = form.cleaned_data
-        corpus = data["corpus"]
-        forecast = _forecast(data)
-        if forecast is not None and forecast.warn and not data.get("confirm_few_outputs"):
-            context = {"form": form, "forecast": forecast, "min_distinct": MIN_DISTINCT}
-            return render(request, "ranking/campaign_new.html", context)
-        try:
-            campaign = campaign_create(
-                project=get_object_or_404(project_list_for(request.user), pk=corpus.project_id),
-                corpus=corpus,
-                name=data["name"],
-                systems=data["systems"],
-                created_by=request.user,
-                status=CampaignStatus.DRAFT,
-                **campaign_options(data),
-            )
-        except GecInputError as exc:
-            form.add_error(None, str(exc))
-        else:
-            campaign_exclusion_rules_set(campaign=campaign, **exclusion_rules(data))
-            messages.success(
-                request,
-                f"Campaign {campaign.name} created with {campaign.screens.count()} screens "
-                f"in {campaign.hits.count()} HITs. It is a draft: launch or pilot it when you are ready.",
-            )
-            return redirect("campaign-detail", pk=campaign.pk)
-    context = {"form": form, "forecast": None}
-    return render(request, "ranking/campaign_new.html", context, status=400 if form.errors else 200)
-
-
-def _forecast(data: dict) -> Forecast | None:
-    """A ranking campaign's expected distinct outputs per screen (None for other protocols)."""
-    if not protocol_get(data["protocol"]).draws_systems or data.get("active_selection"):
-        return None
-    return ranking_forecast(
-        corpus=data["corpus"],
-        systems=data["systems"],
-        max_candidates=data["max_candidates"],
-        domain=data.get("domain") or "",
-    )
 
 
 @researcher_required

@@ -18,6 +18,7 @@ from decimal import Decimal
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
+from django.core.management import call_command
 
 from annotate.models import Corpus, Project, Role
 from annotate.rewrites import services as rewrite_services
@@ -34,6 +35,7 @@ from crowd.models import CrowdSettings
 from geceval.judgments import PrwsRating, RankingJudgment
 from ranking.models import Campaign
 from ranking.services import campaign_create
+from tests.shared_data import shared_path
 
 
 def user(username: str, role: str, password: str = "pw-for-tests-1") -> object:
@@ -438,3 +440,21 @@ def prws_corpus_campaign():
     ]
     campaign = imported_campaign(project, "p", ratings=ratings, corpus=corpus)
     return user, campaign
+
+
+def gmeg_fce_corpus(tmp_path, systems: Sequence[str]) -> Corpus:
+    """GMEG dev FCE from ../shared (source, ref0-3 and ``systems``; skips when absent), imported by
+    the command as a researcher would, into project "gmeg" owned by researcher "res"."""
+    data = shared_path("GMEG", "data", "dev", "fce")
+    folder = tmp_path / "fce"
+    folder.mkdir()
+    for name in ("source", "ref0", "ref1", "ref2", "ref3", *systems):
+        (folder / name).write_bytes((data / name).read_bytes())
+    ensure_role_groups()
+    owner = user("res", "researcher")
+    made = project(owner, "gmeg")
+    out = io.StringIO()
+    call_command(
+        "import_corpus", str(folder), "--format", "gmeg", "--name", "fce", "--project", made.name, stdout=out
+    )
+    return Corpus.objects.get(project=made, name="fce")

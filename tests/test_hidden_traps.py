@@ -6,12 +6,10 @@ hidden-trap settings a researcher gets from the campaign form.
 
 from __future__ import annotations
 
-import io
 import random
 from collections import Counter
 
 import pytest
-from django.core.management import call_command
 from scipy.stats import chi2_contingency
 
 from annotate.models import Corpus, Output, Sentence
@@ -37,26 +35,7 @@ SYSTEMS = ("amu", "lstm", "lstm-r", "marian", "nus", "transformer")
 @pytest.fixture
 def fce(tmp_path) -> Corpus:
     """GMEG dev FCE: source, ref0-3 and the six systems (not the corpus's own source+error)."""
-    data = shared_path("GMEG", "data", "dev", "fce")
-    folder = tmp_path / "fce"
-    folder.mkdir()
-    for name in ("source", "ref0", "ref1", "ref2", "ref3", *SYSTEMS):
-        (folder / name).write_bytes((data / name).read_bytes())
-    f.ensure_role_groups()
-    owner = f.user("res", "researcher")
-    project = f.project(owner, "gmeg")
-    call_command(
-        "import_corpus",
-        str(folder),
-        "--format",
-        "gmeg",
-        "--name",
-        "fce",
-        "--project",
-        project.name,
-        stdout=io.StringIO(),
-    )
-    return Corpus.objects.get(name="fce")
+    return f.gmeg_fce_corpus(tmp_path, SYSTEMS)
 
 
 def _campaign(corpus: Corpus, protocol: str, **options):

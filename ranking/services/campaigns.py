@@ -13,6 +13,7 @@ from django.db import transaction
 
 from annotate.models import Corpus, Output, Project, Qualification, Sentence, System, SystemKind
 from geceval.errors import GecInputError
+from geceval.insert_errors import ERROR_TYPES
 from geceval.judgments import expand_pairwise
 from geceval.traps import DEFAULT_MIN_DROP, MIN_DROP_FLOOR
 from geceval.worker_checks import DEFAULT_TRAP_MIN_SEEN, DEFAULT_TRAP_THRESHOLD
@@ -38,6 +39,8 @@ CAMPAIGN_OPTIONS = (
     "trap_rate",
     "trap_margin",
     "trap_min_drop",
+    "trap_error_types",
+    "trap_errors",
     "repeat_rate",
     "trap_threshold",
     "trap_min_seen",
@@ -96,6 +99,8 @@ def campaign_create(
     trap_rate: float = 0.0,
     trap_margin: int = 1,
     trap_min_drop: float = DEFAULT_MIN_DROP,
+    trap_error_types: Iterable[str] = (),
+    trap_errors: int | None = None,
     repeat_rate: float = 0.0,
     trap_threshold: float = DEFAULT_TRAP_THRESHOLD,
     trap_min_seen: int = DEFAULT_TRAP_MIN_SEEN,
@@ -123,6 +128,7 @@ def campaign_create(
     (``trap_design="paper"``, chosen by giving the system): a share
     ``trap_rate`` of sentences get the Source+error text on the same screen as
     the source text; a trap equal to the source (or to another output) is not used.
+    ``trap_error_types`` (empty: all) and ``trap_errors`` (None: 1 or 2): what a generated trap adds.
     ``trap_secret`` (tests only; no form or API sets it): the secret behind the traps, else drawn.
     ``status``: active by default (demos, benchmarks and tests want work at once); the campaign
     form and the API pass ``draft``, so nothing is handed out before the researcher launches it.
@@ -145,6 +151,7 @@ def campaign_create(
         name=name,
         trap_design=trap_design,
         trap_secret=trap_secret or secrets.token_hex(16),
+        **_trap_errors_row(trap_error_types, trap_errors),
         reward_per_hit=Decimal(str(reward_per_hit)),
         budget=None if budget is None else Decimal(str(budget)),
     )
@@ -226,6 +233,16 @@ def _check_traps(
         trap_system.corpus_id != corpus.pk or trap_system.kind != SystemKind.SOURCE_ERROR
     ):
         raise GecInputError("the trap system must be a Source+error system of this corpus")
+
+
+def _trap_errors_row(error_types: Iterable[str], errors: int | None) -> dict:
+    chosen = list(dict.fromkeys(error_types))
+    unknown = [t for t in chosen if t not in ERROR_TYPES]
+    if unknown:
+        raise GecInputError(f"unknown error types {', '.join(unknown)}; choose from {', '.join(ERROR_TYPES)}")
+    if errors not in (None, 1, 2):
+        raise GecInputError("a generated trap adds 1 or 2 errors")
+    return {"trap_error_types": ",".join(chosen), "trap_errors": errors}
 
 
 def _check_related(

@@ -242,6 +242,8 @@ class ControlPlanner:
                         avoid=every,
                         kinds=(kind,),
                         min_drop=drop,
+                        error_types=self.campaign.trap_types,
+                        n_errors=self.campaign.trap_errors,
                     )
                 self.tried[key] = found
             trap = self.tried[key]

@@ -39,4 +39,31 @@
 
   corpus.addEventListener("change", update);
   update();
+
+  // "Preview traps": the whole form is posted to the preview (its formaction); here only the
+  // fragment is asked for and shown under the button, so nothing typed in the form is lost.
+  var previewButton = document.getElementById("preview-traps");
+  var preview = document.getElementById("trap-preview");
+  var form = document.getElementById("campaign-form");
+  if (!previewButton || !preview || !form || !window.fetch) return;
+  previewButton.addEventListener("click", function (event) {
+    event.preventDefault();
+    previewButton.disabled = true;
+    preview.hidden = false;
+    preview.setAttribute("aria-busy", "true");
+    preview.textContent = "Generating example traps…";
+    fetch(previewButton.getAttribute("formaction") + "?fragment=1", {
+      method: "POST",
+      body: new FormData(form),
+      credentials: "same-origin",
+    })
+      .then(function (response) { return response.text(); })
+      .then(function (html) { preview.innerHTML = html; })
+      .catch(function () { preview.textContent = "The preview could not be loaded: try again."; })
+      .then(function () {
+        preview.removeAttribute("aria-busy");
+        previewButton.disabled = false;
+        preview.focus();
+      });
+  });
 })();

@@ -1,0 +1,92 @@
+"""What is computed from a campaign's judgments: each worker's trap record and evidence, each
+system's score (imported into ranking.models so Django finds them)."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+
+from annotate.models import System
+from ranking.models import Campaign
+
+__all__ = ["SystemScore", "WorkerOverride", "WorkerRecord"]
+
+
+class WorkerOverride(models.TextChoices):
+    NONE = "", "automatic"
+    INCLUDE = "include", "always include"
+    EXCLUDE = "exclude", "always exclude"
+
+
+class WorkerRecord(models.Model):
+    """A worker's trap record and evidence in a campaign, recomputed from their judgments after each
+    submit with a trap verdict or on a repeat (``ranking.services.traps.worker_record_refresh``)."""
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="worker_records")
+    worker = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    traps_seen = models.PositiveIntegerField(default=0)
+    traps_passed = models.PositiveIntegerField(default=0)
+    excluded = models.BooleanField(default=False)
+    override = models.CharField(max_length=8, choices=WorkerOverride.choices, blank=True, default="")
+    qualified = models.BooleanField(null=True, help_text="passed the campaign's gold test (null: not taken)")
+    gold_agreement = models.FloatField(null=True, blank=True)
+    mann_whitney_p = models.FloatField(
+        null=True, blank=True, help_text="bases rated better than traps (null: <10)"
+    )
+    repeats_seen = models.PositiveIntegerField(default=0)
+    repeat_distance = models.FloatField(
+        null=True, blank=True, help_text="repeats: PRWS mean points apart; ranking: share of pairs flipped"
+    )
+    inconsistent = models.BooleanField(default=False)
+    flat_reason = models.CharField(
+        max_length=8, blank=True, default="", help_text="constant, position or empty"
+    )
+    score_spread = models.FloatField(
+        null=True, blank=True, help_text="PRWS: standard deviation of the scores"
+    )
+    position_rho = models.FloatField(null=True, blank=True, help_text="Spearman rho of answer and position")
+    updated = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["campaign", "worker"], name="worker_record_unique"),
+            models.CheckConstraint(
+                condition=Q(traps_passed__lte=models.F("traps_seen")), name="worker_traps_ok"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.worker_id} in {self.campaign_id}"
+
+    @property
+    def pass_rate(self) -> float | None:
+        return self.traps_passed / self.traps_seen if self.traps_seen else None
+
+
+class SystemScore(models.Model):
+    """Per-system result of a campaign, recomputed by a Celery task from the valid judgments.
+
+    PRWS: mean of sentence means (0-100). Ranking: TrueSkill mean mu with its
+    95% rank range and cluster.
+    """
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="system_scores")
+    system = models.ForeignKey(System, on_delete=models.CASCADE, related_name="scores")
+    mean_score = models.FloatField()
+    ratings = models.PositiveIntegerField()
+    items = models.PositiveIntegerField()
+    meaning_changed = models.PositiveIntegerField(default=0)
+    rank_lo = models.PositiveSmallIntegerField(null=True, blank=True)
+    rank_hi = models.PositiveSmallIntegerField(null=True, blank=True)
+    cluster = models.PositiveSmallIntegerField(null=True, blank=True)
+    updated = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["-mean_score"]
+        constraints = [
+            models.UniqueConstraint(fields=["campaign", "system"], name="system_score_unique"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.system_id}: {self.mean_score:.2f}"

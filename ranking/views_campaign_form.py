@@ -1,0 +1,127 @@
+"""The new-campaign form: its screen forecast, the traps it generates and their preview (issue 20)."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.db import transaction
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_POST
+
+from annotate.decorators import researcher_required
+from annotate.models import Qualification
+from annotate.selectors import corpus_list_for, project_list_for, system_list_for
+from geceval.errors import GecInputError
+from geceval.traps import DEFAULT_MIN_DROP
+from ranking.evidence import exclusion_rules
+from ranking.forms import CampaignForm, TrapPreviewForm
+from ranking.models import Campaign, CampaignStatus, TrapDesign
+from ranking.protocols import protocol_get
+from ranking.services import campaign_create, campaign_exclusion_rules_set
+from ranking.services.campaigns import campaign_options
+from ranking.services.screen_forecast import MIN_DISTINCT, Forecast, ranking_forecast
+from ranking.services.trap_generation import PREVIEW_COUNT, trap_preview, trap_system_for_campaign
+
+
+@researcher_required
+def campaign_new(request: HttpRequest) -> HttpResponse:
+    corpora = corpus_list_for(request.user)
+    form = CampaignForm(
+        request.POST or None,
+        corpora=corpora,
+        systems=system_list_for(request.user),
+        qualifications=Qualification.objects.filter(project__in=project_list_for(request.user)),
+    )
+    if request.method == "POST" and form.is_valid():
+        data = form.cleaned_data
+        forecast = _forecast(data)
+        if forecast is not None and forecast.warn and not data.get("confirm_few_outputs"):
+            context = {"form": form, "forecast": forecast, "min_distinct": MIN_DISTINCT}
+            return render(request, "ranking/campaign_new.html", context)
+        try:
+            campaign = _create(request, data)
+        except GecInputError as exc:
+            form.add_error(None, str(exc))
+        else:
+            messages.success(
+                request,
+                f"Campaign {campaign.name} created with {campaign.screens.count()} screens "
+                f"in {campaign.hits.count()} HITs. It is a draft: launch or pilot it when you are ready.",
+            )
+            return redirect("campaign-detail", pk=campaign.pk)
+    context = {"form": form, "forecast": None, "preview_count": PREVIEW_COUNT}
+    return render(request, "ranking/campaign_new.html", context, status=400 if form.errors else 200)
+
+
+@transaction.atomic
+def _create(request: HttpRequest, data: dict) -> Campaign:
+    """The campaign, with its Source+error system when the form asks for one: all or nothing."""
+    corpus = data["corpus"]
+    options = campaign_options(data)
+    if data.get("generate_trap_system"):
+        options["trap_system"] = trap_system_for_campaign(
+            corpus=corpus,
+            error_types=data.get("trap_error_types") or None,
+            n_errors=data.get("trap_errors"),
+            min_drop=options.get("trap_min_drop", DEFAULT_MIN_DROP),
+        )
+    campaign = campaign_create(
+        project=get_object_or_404(project_list_for(request.user), pk=corpus.project_id),
+        corpus=corpus,
+        name=data["name"],
+        systems=data["systems"],
+        created_by=request.user,
+        status=CampaignStatus.DRAFT,
+        **options,
+    )
+    campaign_exclusion_rules_set(campaign=campaign, **exclusion_rules(data))
+    return campaign
+
+
+def _forecast(data: dict) -> Forecast | None:
+    """A ranking campaign's expected distinct outputs per screen (None for other protocols)."""
+    if not protocol_get(data["protocol"]).draws_systems or data.get("active_selection"):
+        return None
+    return ranking_forecast(
+        corpus=data["corpus"],
+        systems=data["systems"],
+        max_candidates=data["max_candidates"],
+        domain=data.get("domain") or "",
+    )
+
+
+@researcher_required
+@require_POST
+def campaign_trap_preview(request: HttpRequest) -> HttpResponse:
+    """Ten traps as the form's choices would make them, beside their bases. The campaign form's
+    "Preview traps" button posts the whole form here; its script asks for the fragment only
+    (``?fragment=1``) and shows it under the button, without it the page comes whole."""
+    form = TrapPreviewForm(
+        request.POST, corpora=corpus_list_for(request.user), systems=system_list_for(request.user)
+    )
+    examples, problem = [], ""
+    if form.is_valid():
+        data = form.cleaned_data
+        try:
+            examples = trap_preview(
+                corpus=data["corpus"],
+                design=data.get("trap_design") or TrapDesign.HIDDEN,
+                systems=data.get("systems") or (),
+                domain=data.get("domain") or "",
+                error_types=data.get("trap_error_types") or None,
+                n_errors=data.get("trap_errors"),
+                min_drop=data.get("trap_min_drop") or DEFAULT_MIN_DROP,
+            )
+        except GecInputError as exc:
+            problem = str(exc)
+    else:
+        problem = form.problem()
+    fragment = request.GET.get("fragment") == "1"
+    template = "ranking/_trap_preview.html" if fragment else "ranking/trap_preview.html"
+    context = {
+        "examples": examples,
+        "problem": problem,
+        "wanted": PREVIEW_COUNT,
+        "design": form.data.get("trap_design"),
+    }
+    return render(request, template, context, status=200 if not problem else 400)

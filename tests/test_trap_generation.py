@@ -1,0 +1,255 @@
+"""Issue 20: traps from the browser. The campaign form chooses the errors a generated trap adds and how
+many, previews ten traps beside their bases (a fresh seed, checked against the references), and can
+generate the paper's Source+error system; the campaign's own traps follow the choice.
+
+Built on GMEG dev FCE (../shared), whose four references make the GLEU+ check real.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from django.db import IntegrityError, transaction
+from django.urls import reverse
+
+from annotate.models import Output, System, SystemKind
+from geceval.insert_errors import ERROR_TYPES
+from geceval.traps import ADDED_ERROR, make_trap, source_error
+from ranking.models import Campaign, Control, ControlKind, TrapDesign
+from ranking.services import campaign_create
+from ranking.services.trap_generation import trap_preview
+from tests import factories as f
+
+SYSTEMS = ("amu", "nus", "transformer")
+BASE = "Yesterday the tall man went quickly to the small station near the old harbour ."
+
+
+def _words(text: str) -> list[str]:
+    """The words without the punctuation the inserter keeps in place ("loud <unk>" -> "unk <loud>")."""
+    return sorted(re.sub(r"\W", "", w) for w in text.split())
+
+
+def _word_order_only(base: str, trap: str) -> bool:
+    return _words(base) == _words(trap) and base.split() != trap.split()
+
+
+def test_make_trap_adds_only_the_chosen_error_types():
+    for i in range(30):
+        trap = make_trap(BASE, BASE, seed=f"s{i}", kinds=(ADDED_ERROR,), error_types=("WO",), n_errors=1)
+        assert trap is not None and _word_order_only(BASE, trap.text)
+    # every type (the default) is not word order alone on these seeds
+    free = [make_trap(BASE, BASE, seed=f"s{i}", kinds=(ADDED_ERROR,)) for i in range(30)]
+    assert not all(_word_order_only(BASE, t.text) for t in free)
+
+
+def test_source_error_with_references_is_worse_and_without_is_any_draw():
+    refs = ["Yesterday the tall man went quickly to the small station near the old harbour ."]
+    trap = source_error(BASE, refs, seed="x", min_drop=0.25, error_types=("SPELL", "DET"))
+    assert trap is not None and trap.base_quality - trap.quality >= 0.25
+    assert source_error(BASE, (), seed="x", error_types=("WO",), n_errors=1).quality is None
+
+
+@pytest.fixture
+def fce(tmp_path, db):
+    return f.gmeg_fce_corpus(tmp_path, SYSTEMS)
+
+
+def _create(corpus, **options) -> Campaign:
+    return campaign_create(
+        project=corpus.project,
+        corpus=corpus,
+        name=options.pop("name", "typed traps"),
+        systems=list(corpus.systems.filter(name__in=SYSTEMS)),
+        created_by=corpus.project.owner,
+        protocol="prws",
+        trap_secret="fixed secret for the tests",
+        **{"trap_rate": 0.2, "repeat_rate": 0} | options,
+    )
+
+
+@pytest.mark.django_db
+def test_a_campaigns_added_errors_follow_its_error_types(fce):
+    campaign = _create(fce, trap_error_types=["WO"], trap_errors=1, trap_min_drop=0.1)
+    assert (campaign.trap_error_types, campaign.trap_errors) == ("WO", 1)
+    added = Control.objects.filter(screen__campaign=campaign, kind=ControlKind.ADDED_ERROR)
+    pairs = list(added.values_list("base__text", "trap__text"))
+    assert len(pairs) >= 10
+    assert all(_word_order_only(base, trap) for base, trap in pairs)
+
+
+@pytest.mark.django_db
+def test_unknown_error_types_and_counts_are_refused_before_anything_is_saved(fce):
+    from geceval.errors import GecInputError
+
+    with pytest.raises(GecInputError, match="unknown error types FOO"):
+        _create(fce, trap_error_types=["DET", "FOO"])
+    with pytest.raises(GecInputError, match="1 or 2 errors"):
+        _create(fce, trap_errors=3)
+    assert not Campaign.objects.exists()
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    "field,value", [("trap_error_types", "DET,FOO"), ("trap_error_types", "DET,"), ("trap_errors", 3)]
+)
+def test_the_database_refuses_unknown_error_types_and_counts(fce, field, value):
+    campaign = _create(fce, trap_rate=0)
+    with pytest.raises(IntegrityError), transaction.atomic():
+        Campaign.objects.filter(pk=campaign.pk).update(**{field: value})
+
+
+@pytest.mark.django_db
+def test_preview_shows_ten_hidden_traps_worse_than_their_bases_of_both_kinds(fce):
+    systems = list(fce.systems.filter(name__in=SYSTEMS))
+    examples = trap_preview(corpus=fce, systems=systems, seed="preview", min_drop=0.25)
+    assert len(examples) == 10
+    assert {e.kind for e in examples} == {"errors added", "a correction undone"}
+    outputs = set(Output.objects.filter(system__in=systems).values_list("text", flat=True))
+    for e in examples:
+        assert e.base_quality - e.quality >= 0.25
+        assert e.base != e.trap and any(op != "same" for op, _ in e.changes)
+        assert set(e.base_from.split(", ")) <= set(SYSTEMS)
+    assert len({e.line for e in examples}) == 10
+    assert outputs  # the bases are outputs (detokenised for display)
+
+
+@pytest.mark.django_db
+def test_preview_of_the_paper_design_puts_source_errors_beside_their_sources(fce):
+    examples = trap_preview(corpus=fce, design=TrapDesign.PAPER, error_types=["WO"], n_errors=1, seed="p")
+    assert len(examples) == 10
+    assert all(e.base_from == "the source" and e.kind == "errors added" for e in examples)
+    assert all(_words(e.base) == _words(e.trap) for e in examples)
+
+
+def _form(corpus, **extra) -> dict:
+    data = {
+        "name": "browser traps",
+        "protocol": "prws",
+        "corpus": corpus.pk,
+        "systems": [s.pk for s in corpus.systems.filter(name__in=SYSTEMS)],
+        "judgments_per_item": 1,
+        "max_candidates": 5,
+        "screens_per_sentence": 1,
+        "screens_per_hit": 20,
+        "assignment_minutes": 60,
+        "trap_design": "hidden",
+        "trap_margin": 1,
+        "trap_min_drop": 0.25,
+        "trap_threshold": 0.6,
+        "trap_min_seen": 10,
+        "exclude_by_pass_rate": "on",
+        "exclude_by_mann_whitney": "on",
+        "reward_per_hit": 0,
+    }
+    return data | extra
+
+
+@pytest.mark.django_db
+def test_the_preview_page_and_fragment_escape_and_keep_to_the_researchers_corpora(client, fce):
+    client.force_login(fce.project.owner)
+    url = reverse("campaign-trap-preview")
+    fragment = client.post(url + "?fragment=1", _form(fce, trap_error_types=["SPELL", "PREP"]))
+    body = fragment.content.decode()
+    assert fragment.status_code == 200 and "<html" not in body
+    assert body.count("<tr>") == 11  # the header and ten traps
+    assert "GLEU+ base → trap" in body and "errors added" in body
+    whole = client.post(url, _form(fce))
+    assert (
+        whole.status_code == 200
+        and "<html" in whole.content.decode()
+        and "Back to the new campaign" in whole.content.decode()
+    )
+    # no systems chosen for hidden traps: a plain sentence, no field name
+    empty = client.post(url + "?fragment=1", _form(fce, systems=[]))
+    assert empty.status_code == 400 and "choose systems first" in empty.content.decode()
+    assert "trap_design" not in empty.content.decode()
+    # another researcher's corpus is not a choice
+    stranger = f.user("stranger", "researcher")
+    client.force_login(stranger)
+    refused = client.post(url + "?fragment=1", _form(fce))
+    assert refused.status_code == 400 and "Corpus:" in refused.content.decode()
+
+
+@pytest.mark.django_db
+def test_a_hostile_output_is_escaped_in_the_preview(client):
+    owner = f.user("res", "researcher")
+    sources = [f"<script>alert({i})</script> the men is going to the house of my friend ." for i in range(20)]
+    corpus, made = f.corpus_with_systems(
+        f.project(owner), sources=sources, systems={"evil": [s.replace("is", "are") for s in sources]}
+    )
+    client.force_login(owner)
+    url = reverse("campaign-trap-preview") + "?fragment=1"
+    body = client.post(url, _form(corpus, systems=[made[0].pk])).content.decode()
+    assert body.count("<tr>") == 11 and "no references" in body
+    assert "<script>alert" not in body and "&lt;script&gt;alert" in body
+
+
+@pytest.mark.django_db
+def test_the_form_generates_the_papers_source_error_system_with_the_campaign(client, fce):
+    client.force_login(fce.project.owner)
+    form = _form(
+        fce,
+        trap_design="paper",
+        generate_trap_system="on",
+        trap_rate=0.5,
+        trap_error_types=["WO"],
+        trap_errors="1",
+    )
+    response = client.post(reverse("campaign-new"), form)
+    assert response.status_code == 302, response.content.decode()[:2000]
+    campaign = Campaign.objects.get(name="browser traps")
+    trap_system = campaign.trap_system
+    assert trap_system.kind == SystemKind.SOURCE_ERROR and trap_system.name == "source+error"
+    assert (campaign.trap_design, campaign.trap_error_types, campaign.trap_errors) == ("paper", "WO", 1)
+    texts = dict(Output.objects.filter(system=trap_system).values_list("sentence_id", "text"))
+    changed = [(s.text, texts[s.pk]) for s in fce.sentences.all() if texts[s.pk] != s.text]
+    assert len(changed) > 50 and all(_word_order_only(a, b) for a, b in changed)
+    # a second campaign generates under the next free name
+    client.post(reverse("campaign-new"), form | {"name": "second"})
+    assert Campaign.objects.get(name="second").trap_system.name == "source+error 2"
+
+
+@pytest.mark.django_db
+def test_a_refused_campaign_leaves_no_generated_system(client, fce):
+    client.force_login(fce.project.owner)
+    form = _form(fce, trap_design="paper", generate_trap_system="on", trap_rate=0.5, domain="no such domain")
+    response = client.post(reverse("campaign-new"), form)
+    assert response.status_code == 400 and "no sentences in domain" in response.content.decode()
+    assert not System.objects.filter(kind=SystemKind.SOURCE_ERROR).exists()
+    # generating asks for the paper's design and a rate, and not for a chosen system besides
+    page = client.post(reverse("campaign-new"), _form(fce, generate_trap_system="on")).content.decode()
+    assert "the paper&#x27;s design: choose it above" in page
+    assert "share of screens that show the Source+error trap" in page
+
+
+@pytest.mark.django_db
+def test_the_form_offers_every_error_type_ticked_and_the_preview_button(client, fce):
+    client.force_login(fce.project.owner)
+    page = client.get(reverse("campaign-new")).content.decode()
+    for name in ERROR_TYPES:
+        assert re.search(
+            rf'value="{re.escape(name)}"[^>]*checked|checked[^>]*value="{re.escape(name)}"', page
+        )
+    assert 'id="preview-traps"' in page and reverse("campaign-trap-preview") in page
+
+
+@pytest.mark.django_db
+def test_the_api_takes_and_shows_error_types(client, fce):
+    client.force_login(fce.project.owner)
+    body = {
+        "name": "api traps",
+        "corpus": fce.pk,
+        "systems": [s.pk for s in fce.systems.filter(name__in=SYSTEMS)],
+        "protocol": "prws",
+        "trap_error_types": ["DET", "PREP"],
+        "trap_errors": 2,
+    }
+    made = client.post("/api/campaigns/", body, content_type="application/json")
+    assert made.status_code == 201, made.content
+    shown = client.get(f"/api/campaigns/{made.json()['id']}/").json()
+    assert (shown["trap_error_types"], shown["trap_errors"]) == (["DET", "PREP"], 2)
+    bad = client.post(
+        "/api/campaigns/", body | {"name": "x", "trap_error_types": ["FOO"]}, content_type="application/json"
+    )
+    assert bad.status_code == 400 and "trap_error_types" in bad.json()

@@ -19,6 +19,7 @@ from annotate.http import csv_cell, id_field
 from annotate.models import Qualification
 from annotate.paging import paginate
 from annotate.privacy import worker_forget
+from annotate.projects.selectors import current_first, current_project_id, in_current_project
 from annotate.roles import is_researcher
 from annotate.selectors import corpus_list_for, project_list_for, sentence_context, system_list_for
 from geceval.errors import GecInputError
@@ -70,14 +71,14 @@ def home(request: HttpRequest) -> HttpResponse:
     if is_researcher(request.user):
         context["corpora"] = paginate(
             request,
-            corpus_list_for(request.user),
+            in_current_project(request, corpus_list_for(request.user)),
             search=("name",),
             label="Search the corpora",
             prefix="corpora-",
         )
         context["campaigns"] = paginate(
             request,
-            campaign_list_for(request.user),
+            in_current_project(request, campaign_list_for(request.user)),
             search=("name",),
             label="Search the campaigns",
             prefix="campaigns-",
@@ -88,7 +89,10 @@ def home(request: HttpRequest) -> HttpResponse:
 
 @researcher_required
 def campaign_new(request: HttpRequest) -> HttpResponse:
-    corpora = corpus_list_for(request.user)
+    # the current project's corpora first: what the researcher most likely judges
+    corpora = current_first(
+        corpus_list_for(request.user), current_project_id(request), "project__name", "name"
+    )
     form = CampaignForm(
         request.POST or None,
         corpora=corpora,

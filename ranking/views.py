@@ -35,7 +35,8 @@ from ranking.selectors import (
     campaign_progress,
     campaign_results,
     campaign_work_progress_for,
-    campaign_workers,
+    campaign_worker_list,
+    campaign_worker_rows,
     screen_candidates,
     screen_candidates_for_submit,
 )
@@ -153,9 +154,10 @@ def campaign_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "results": campaign_results(campaign),
         "workers": paginate(
             request,
-            campaign_workers(campaign),
-            search=lambda row, text: text.casefold() in row.username.casefold(),
+            campaign_worker_list(campaign),
+            search=("username",),
             label="Search the workers by name",
+            rows=lambda workers: campaign_worker_rows(campaign, workers),
         ),
         "is_ranking": protocol_get(campaign.protocol).shows_ranking,
         "gold_test": qualification_hit(campaign),

@@ -222,3 +222,13 @@ def test_the_view_and_the_nav_ask_for_the_projects_once(client, two_projects):
     switcher = 'SELECT DISTINCT "annotate_project"."id" AS "pk", "annotate_project"."name" AS "name"'
     asked = [q["sql"] for q in queries.captured_queries if q["sql"].startswith(switcher)]
     assert len(asked) == 1, asked
+
+
+def test_an_empty_current_project_says_so_by_name(client, two_projects):
+    researcher, *_ = two_projects
+    empty = factories.project(researcher, name="Gamma")
+    client.force_login(researcher)
+    _switch(client, empty)
+    html = _text(client.get(reverse("home")))
+    assert "No campaigns in Gamma yet." in html and "No corpora in Gamma yet." in html
+    assert "Alpha judging" not in html and "Beta corpus" not in html

@@ -33,8 +33,9 @@ class CorpusUploadForm(forms.Form):
     language = forms.CharField(max_length=16, initial="en")
     description = forms.CharField(widget=forms.Textarea(attrs={"rows": 2}), required=False)
 
-    def __init__(self, *args, projects=None, **kwargs):
+    def __init__(self, *args, projects=None, current_project: int | None = None, **kwargs):
         super().__init__(*args, **kwargs)
+        self.fields["project"].initial = current_project
         if projects is not None:
             self.fields["project"].queryset = projects
 

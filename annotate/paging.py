@@ -82,11 +82,14 @@ def paginate(
     label: str = "Search",
     prefix: str = "",
     per_page: int = PER_PAGE,
+    rows: Callable[[list], Sequence] | None = None,
 ) -> Listing:
     """The page of ``items`` the request asks for (``?page=``), filtered by ``?q=``.
 
     ``search`` is the fields a queryset is searched in (case-insensitive, any of them), or for a
-    list a function ``(item, text) -> bool``. A page past the end shows the last page."""
+    list a function ``(item, text) -> bool``. A page past the end shows the last page. ``rows``
+    turns the shown page's items into what the template lists: rows that cost queries to build
+    are built for one page, not for the whole list."""
     query = request.GET.get(f"{prefix}q", "").strip()[:MAX_QUERY_CHARS]
     if query and search:
         if callable(search):
@@ -97,6 +100,8 @@ def paginate(
                 match |= Q(**{f"{field}__icontains": query})
             items = items.filter(match)
     page = Paginator(items, per_page).get_page(request.GET.get(f"{prefix}page"))
+    if rows is not None:
+        page.object_list = rows(list(page.object_list))
     own = {f"{prefix}q", f"{prefix}page"}
     rest = urlencode([(k, v) for k, values in request.GET.lists() if k not in own for v in values])
     return Listing(page=page, query=query, prefix=prefix, label=label, other_params=rest)

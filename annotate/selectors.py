@@ -8,15 +8,15 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db.models import Count, Q, QuerySet
 
 from annotate.models import Corpus, Output, Project, Role, Sentence, System, SystemKind
+from annotate.roles import user_roles
 
 
 def project_list_for(user: AbstractBaseUser) -> QuerySet[Project]:
     """Projects a researcher owns or belongs to; admins see all; others none."""
-    if not user.is_authenticated:
-        return Project.objects.none()
-    if user.is_superuser or user.groups.filter(name=Role.ADMIN).exists():
+    roles = user_roles(user)  # cached on the user: no query after the first call of a request
+    if Role.ADMIN in roles:
         return Project.objects.all()
-    if not user.groups.filter(name=Role.RESEARCHER).exists():
+    if Role.RESEARCHER not in roles:
         return Project.objects.none()
     return Project.objects.filter(Q(owner=user) | Q(members=user)).distinct()
 

@@ -10,6 +10,7 @@ from annotate.jobs.runners import CORPUS, OUTPUTS
 from annotate.jobs.services import import_job_create, runs_in_background
 from annotate.jobs.views import job_redirect
 from annotate.paging import paginate
+from annotate.projects.selectors import current_project_id
 from annotate.selectors import corpus_list_for, project_list_for
 from annotate.services import InputFile, corpus_import_text, open_upload, outputs_import
 from geceval.errors import GecInputError
@@ -22,7 +23,12 @@ def _file(upload) -> InputFile:
 @researcher_required
 def corpus_upload(request: HttpRequest) -> HttpResponse:
     projects = project_list_for(request.user)
-    form = CorpusUploadForm(request.POST or None, request.FILES or None, projects=projects)
+    form = CorpusUploadForm(
+        request.POST or None,
+        request.FILES or None,
+        projects=projects,
+        current_project=current_project_id(request),
+    )
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
         uploads = [data["source"], *data["references"]]

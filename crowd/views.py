@@ -19,6 +19,7 @@ from annotate.decorators import researcher_required
 from annotate.http import csv_cell
 from annotate.jobs.services import import_job_create, runs_in_background
 from annotate.jobs.views import job_redirect
+from annotate.projects.selectors import current_first, current_project_id
 from annotate.selectors import corpus_list_for, project_list_for
 from annotate.services import open_upload
 from crowd.forms import ConfirmImportForm, CrowdSettingsForm, ImportForm, InviteForm
@@ -181,7 +182,8 @@ def _kept_upload(name: str) -> bytes:
 @researcher_required
 def import_judgments_view(request: HttpRequest) -> HttpResponse:
     """Upload -> preview with the detected column mapping -> confirm (same service as the command)."""
-    corpora = corpus_list_for(request.user)
+    current = current_project_id(request)
+    corpora = current_first(corpus_list_for(request.user), current, "project__name", "name")
     projects = project_list_for(request.user)
     stored = request.session.get(IMPORT_SESSION_KEY)
     if stored and not stored.get("file"):  # a preview of before issue 18 (the file in the session)
@@ -189,7 +191,13 @@ def import_judgments_view(request: HttpRequest) -> HttpResponse:
     if request.method == "POST" and request.POST.get("action") == "import" and stored:
         return _import_confirm(request, stored, corpora, projects)
 
-    form = ImportForm(request.POST or None, request.FILES or None, corpora=corpora, projects=projects)
+    form = ImportForm(
+        request.POST or None,
+        request.FILES or None,
+        corpora=corpora,
+        projects=projects,
+        initial={"project": current},
+    )
     context: dict = {"form": form}
     if request.method == "POST" and form.is_valid():
         upload = form.cleaned_data["file"]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import statistics
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import timedelta
 
@@ -187,38 +188,43 @@ class WorkerRow:
         return self.too_fast + self.no_server_time
 
 
-def campaign_workers(campaign: Campaign) -> list[WorkerRow]:
-    """Per worker: screens judged, median server time, too-fast screens and screens without a server
-    time, trap record, evidence (Appraise's test, consistency, flat scoring), exclusion."""
-    times: dict[int, list[float]] = {}
+def campaign_worker_list(campaign: Campaign) -> QuerySet:
+    """The campaign's workers (a judgment or a trap record) as ``(pk, username)`` by username: what
+    the workers table pages and searches in the database before any row is built."""
+    judged = ScreenJudgment.objects.filter(screen__campaign=campaign).values("judge_id")
+    recorded = WorkerRecord.objects.filter(campaign=campaign).values("worker_id")
+    return (
+        get_user_model()
+        .objects.filter(Q(pk__in=judged) | Q(pk__in=recorded))
+        .order_by("username", "pk")
+        .values_list("pk", "username")
+    )
+
+
+def campaign_worker_rows(campaign: Campaign, workers: Iterable[tuple[int, str]]) -> list[WorkerRow]:
+    """Per worker of ``workers`` (``(pk, username)``, in their order): screens judged, median server
+    time, too-fast screens and screens without a server time, trap record, evidence (Appraise's test,
+    consistency, flat scoring), exclusion. Two queries, reading only these workers' judgments."""
+    workers = list(workers)
+    ids = [pk for pk, _ in workers]
+    times: dict[int, list[float]] = {pk: [] for pk in ids}
     untimed: dict[int, int] = {}
-    for judge_id, seconds in ScreenJudgment.objects.filter(screen__campaign=campaign).values_list(
-        "judge_id", "seconds"
-    ):
-        times.setdefault(judge_id, [])
+    judged = ScreenJudgment.objects.filter(screen__campaign=campaign, judge_id__in=ids)
+    for judge_id, seconds in judged.values_list("judge_id", "seconds"):
         if seconds is not None:
             times[judge_id].append(seconds)
         else:
             untimed[judge_id] = untimed.get(judge_id, 0) + 1
-    counts = dict(
-        ScreenJudgment.objects.filter(screen__campaign=campaign)
-        .values_list("judge_id")
-        .annotate(n=Count("id"))
-        .values_list("judge_id", "n")
-    )
-    records = {r.worker_id: r for r in WorkerRecord.objects.filter(campaign=campaign)}
-    users = dict(
-        get_user_model().objects.filter(pk__in=counts.keys() | records.keys()).values_list("pk", "username")
-    )
+    records = {r.worker_id: r for r in WorkerRecord.objects.filter(campaign=campaign, worker_id__in=ids)}
     rows = []
-    for worker_id in sorted(users, key=lambda pk: users[pk]):
-        seconds = times.get(worker_id, [])
+    for worker_id, username in workers:
+        seconds = times[worker_id]
         record = records.get(worker_id)
         rows.append(
             WorkerRow(
                 worker_id=worker_id,
-                username=users[worker_id],
-                screens=counts.get(worker_id, 0),
+                username=username,
+                screens=len(seconds) + untimed.get(worker_id, 0),
                 median_seconds=statistics.median(seconds) if seconds else None,
                 too_fast=sum(s < campaign.min_seconds for s in seconds),
                 traps_seen=record.traps_seen if record else 0,
@@ -233,6 +239,11 @@ def campaign_workers(campaign: Campaign) -> list[WorkerRow]:
             )
         )
     return rows
+
+
+def campaign_workers(campaign: Campaign) -> list[WorkerRow]:
+    """Every worker's row, by username (the page builds only the rows of the page it shows)."""
+    return campaign_worker_rows(campaign, campaign_worker_list(campaign))
 
 
 _EVIDENCE_FIELDS = (

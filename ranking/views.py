@@ -18,6 +18,7 @@ from annotate.decorators import annotator_required, researcher_required
 from annotate.http import csv_cell, id_field
 from annotate.paging import paginate
 from annotate.privacy import worker_forget
+from annotate.projects.selectors import in_current_project
 from annotate.roles import is_researcher
 from annotate.selectors import corpus_list_for, project_list_for, sentence_context
 from geceval.errors import GecInputError
@@ -33,7 +34,8 @@ from ranking.selectors import (
     campaign_progress,
     campaign_results,
     campaign_work_progress_for,
-    campaign_workers,
+    campaign_worker_list,
+    campaign_worker_rows,
     screen_candidates,
     screen_candidates_for_submit,
 )
@@ -67,14 +69,14 @@ def home(request: HttpRequest) -> HttpResponse:
     if is_researcher(request.user):
         context["corpora"] = paginate(
             request,
-            corpus_list_for(request.user),
+            in_current_project(request, corpus_list_for(request.user)),
             search=("name",),
             label="Search the corpora",
             prefix="corpora-",
         )
         context["campaigns"] = paginate(
             request,
-            campaign_list_for(request.user),
+            in_current_project(request, campaign_list_for(request.user)),
             search=("name",),
             label="Search the campaigns",
             prefix="campaigns-",
@@ -94,9 +96,10 @@ def campaign_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "results": campaign_results(campaign),
         "workers": paginate(
             request,
-            campaign_workers(campaign),
-            search=lambda row, text: text.casefold() in row.username.casefold(),
+            campaign_worker_list(campaign),
+            search=("username",),
             label="Search the workers by name",
+            rows=lambda workers: campaign_worker_rows(campaign, workers),
         ),
         "is_ranking": protocol_get(campaign.protocol).shows_ranking,
         "gold_test": qualification_hit(campaign),

@@ -10,6 +10,7 @@ from django.views.decorators.http import require_POST
 
 from annotate.decorators import researcher_required
 from annotate.models import Qualification
+from annotate.projects.selectors import current_first, current_project_id
 from annotate.selectors import corpus_list_for, project_list_for, system_list_for
 from geceval.errors import GecInputError
 from geceval.traps import DEFAULT_MIN_DROP
@@ -25,7 +26,10 @@ from ranking.services.trap_generation import PREVIEW_COUNT, trap_preview, trap_s
 
 @researcher_required
 def campaign_new(request: HttpRequest) -> HttpResponse:
-    corpora = corpus_list_for(request.user)
+    # the current project's corpora first: what the researcher most likely judges
+    corpora = current_first(
+        corpus_list_for(request.user), current_project_id(request), "project__name", "name"
+    )
     form = CampaignForm(
         request.POST or None,
         corpora=corpora,

@@ -9,6 +9,7 @@ from django.views.decorators.http import require_GET
 
 from annotate.decorators import researcher_required
 from annotate.jobs.models import ImportJob
+from annotate.projects.selectors import in_current_project
 from annotate.selectors import project_list_for
 
 RECENT = 50
@@ -54,7 +55,7 @@ def import_job_progress(request: HttpRequest, pk: int) -> JsonResponse:
 @researcher_required
 @require_GET
 def import_jobs(request: HttpRequest) -> HttpResponse:
-    jobs = import_jobs_for(request.user)
+    jobs = in_current_project(request, import_jobs_for(request.user))
     return render(
         request, "annotate/import_jobs.html", {"jobs": jobs[:RECENT], "count": jobs.count(), "shown": RECENT}
     )

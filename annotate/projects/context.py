@@ -17,6 +17,7 @@ def nav(request: HttpRequest) -> dict[str, object]:
     return {
         "nav_projects": found.projects,
         "current_project": found.current,
+        "all_projects": found.all_chosen,
         "is_admin": is_admin(user),
         "qualifications_waiting": waiting,
     }

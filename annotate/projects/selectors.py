@@ -6,7 +6,7 @@ import hashlib
 from dataclasses import dataclass
 
 from django.contrib.auth.models import AbstractBaseUser
-from django.db.models import Q, QuerySet
+from django.db.models import Case, Q, QuerySet, Value, When
 from django.http import HttpRequest
 
 from annotate.models import Project, Role
@@ -74,19 +74,60 @@ def invitation_for_token(token: str) -> ProjectInvitation | None:
     return ProjectInvitation.objects.select_related("project").filter(token_hash=token_digest(token)).first()
 
 
+ALL_PROJECTS = "all"
+"""The session's value when the user chose "All my projects" in the switcher."""
+
+
 @dataclass(frozen=True)
 class NavProjects:
     projects: list[tuple[int, str]]
-    current: tuple[int, str] | None
+    current: tuple[int, str] | None  # None: no project, or all of them (``all_chosen``)
+    all_chosen: bool = False
 
 
 def nav_projects(request: HttpRequest) -> NavProjects:
     """The projects of the switcher and the current one: the session's choice when the user still
-    belongs to it, else their first project. One query."""
+    belongs to it, else their first project; none when they chose all their projects. One query per
+    request: the view and the nav's context processor share the answer."""
+    cached = getattr(request, "_gec_nav_projects", None)
+    if cached is not None:
+        return cached
     user = request.user
     if not user.is_authenticated:
         return NavProjects([], None)
     projects = list(project_visible_list_for(user).values_list("pk", "name")[:NAV_PROJECTS_MAX])
     chosen = request.session.get(SESSION_KEY)
-    current = next((p for p in projects if p[0] == chosen), projects[0] if projects else None)
-    return NavProjects(projects, current)
+    if chosen == ALL_PROJECTS and projects:
+        found = NavProjects(projects, None, all_chosen=True)
+    else:
+        found = NavProjects(
+            projects, next((p for p in projects if p[0] == chosen), projects[0] if projects else None)
+        )
+    request._gec_nav_projects = found
+    return found
+
+
+def in_current_project(request: HttpRequest, items: QuerySet, field: str = "project") -> QuerySet:
+    """``items`` of the request's current project (``field`` leads to the project): what a
+    researcher's lists show. All of them when the user chose "All my projects" in the switcher.
+    Detail pages never use this: a link to another of the user's projects keeps working."""
+    found = nav_projects(request)
+    if found.all_chosen:
+        return items
+    if found.current is None:
+        return items.none()
+    return items.filter(**{f"{field}_id": found.current[0]})
+
+
+def current_project_id(request: HttpRequest) -> int | None:
+    """The current project's id, for forms to preselect; None when all projects are shown."""
+    current = nav_projects(request).current
+    return current[0] if current else None
+
+
+def current_first(items: QuerySet, project_id: int | None, *order: str, field: str = "project") -> QuerySet:
+    """``items`` with the current project's first, then in ``order``: what a form offers."""
+    if project_id is None:
+        return items.order_by(*order)
+    here = Case(When(**{f"{field}_id": project_id}, then=Value(0)), default=Value(1))
+    return items.order_by(here, *order)

@@ -161,7 +161,10 @@ def member_remove(request: HttpRequest, pk: int, user_id: int) -> HttpResponse:
 def project_switch(request: HttpRequest) -> HttpResponse:
     project_id = id_field(request.POST, "project")
     project = sel.project_visible_list_for(request.user).filter(pk=project_id).first() if project_id else None
-    if project is None:
+    if request.POST.get("project") == sel.ALL_PROJECTS:
+        request.session[sel.SESSION_KEY] = sel.ALL_PROJECTS
+        messages.success(request, "Showing all your projects.")
+    elif project is None:
         messages.error(request, "Choose one of your projects.")
     else:
         request.session[sel.SESSION_KEY] = project.pk

@@ -4,6 +4,13 @@ from django import forms
 from django.contrib.auth.models import Group
 
 from annotate.models import Corpus, Project, Qualification, RewritePreset, Role
+from annotate.projects.selectors import current_first
+
+
+def _corpora(projects, current_project: int | None):
+    """The corpora of the user's projects, the current project's first (the nav's switcher)."""
+    corpora = Corpus.objects.filter(project__in=projects).select_related("project")
+    return current_first(corpora, current_project, "project__name", "name")
 
 
 class RewriteCampaignForm(forms.Form):
@@ -61,13 +68,12 @@ class RewriteCampaignForm(forms.Form):
         help_text="Blank: the defaults (3 times, 80%).",
     )
 
-    def __init__(self, *args, projects=None, **kwargs):
+    def __init__(self, *args, projects=None, current_project: int | None = None, **kwargs):
         super().__init__(*args, **kwargs)
+        self.fields["project"].initial = current_project
         if projects is not None:
             self.fields["project"].queryset = projects
-            self.fields["corpus"].queryset = Corpus.objects.filter(project__in=projects).select_related(
-                "project"
-            )
+            self.fields["corpus"].queryset = _corpora(projects, current_project)
             self.fields["qualification"].queryset = Qualification.objects.filter(project__in=projects)
         self.fields["corpus"].label_from_instance = lambda c: f"{c.project.name} / {c.name}"
 
@@ -92,13 +98,12 @@ class QualificationForm(forms.Form):
     )
     instructions = forms.CharField(widget=forms.Textarea(attrs={"rows": 5}), required=False)
 
-    def __init__(self, *args, projects=None, **kwargs):
+    def __init__(self, *args, projects=None, current_project: int | None = None, **kwargs):
         super().__init__(*args, **kwargs)
+        self.fields["project"].initial = current_project
         if projects is not None:
             self.fields["project"].queryset = projects
-            self.fields["corpus"].queryset = Corpus.objects.filter(project__in=projects).select_related(
-                "project"
-            )
+            self.fields["corpus"].queryset = _corpora(projects, current_project)
         self.fields["corpus"].label_from_instance = lambda c: f"{c.project.name} / {c.name}"
 
     def clean_positions(self) -> list[int]:

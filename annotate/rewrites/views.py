@@ -26,6 +26,7 @@ from annotate.models import (
     Sentence,
 )
 from annotate.paging import paginate
+from annotate.projects.selectors import current_project_id, in_current_project
 from annotate.rewrites import selectors as sel
 from annotate.rewrites import services
 from annotate.rewrites.diff import word_diff
@@ -48,7 +49,9 @@ def _managed_campaign(request: HttpRequest, pk: int) -> RewriteCampaign:
 @researcher_required
 def campaign_new(request: HttpRequest) -> HttpResponse:
     projects = project_list_for(request.user)
-    form = RewriteCampaignForm(request.POST or None, projects=projects)
+    form = RewriteCampaignForm(
+        request.POST or None, projects=projects, current_project=current_project_id(request)
+    )
     if request.method == "POST" and form.is_valid():
         d = form.cleaned_data
         groups = dict.fromkeys(d["groups"], d["per_group"]) if d["per_group"] else list(d["groups"])
@@ -324,7 +327,9 @@ def review(request: HttpRequest, pk: int) -> HttpResponse:
 @researcher_required
 def qualification_new(request: HttpRequest) -> HttpResponse:
     projects = project_list_for(request.user)
-    form = QualificationForm(request.POST or None, projects=projects)
+    form = QualificationForm(
+        request.POST or None, projects=projects, current_project=current_project_id(request)
+    )
     if request.method == "POST" and form.is_valid():
         d = form.cleaned_data
         found = {
@@ -448,12 +453,12 @@ def index(request: HttpRequest) -> HttpResponse:
         "reviews": sel.review_campaign_list_for(request.user),
         "campaigns": paginate(
             request,
-            sel.rewrite_campaign_list_for(request.user),
+            in_current_project(request, sel.rewrite_campaign_list_for(request.user)),
             search=("name", "corpus__name"),
             label="Search the rewrite campaigns",
             prefix="campaigns-",
         ),
-        "qualifications": sel.qualification_list_for(request.user)
+        "qualifications": in_current_project(request, sel.qualification_list_for(request.user))
         if sel.may_review(request.user) or sel.rewrite_campaign_list_for(request.user).exists()
         else [],
     }

@@ -15,7 +15,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from geceval.gleu import DEFAULT_ITERATIONS, gleu_plus, read_cli_hypothesis, read_cli_inputs
-from geceval.gleu2015 import gleu2015
 
 
 @dataclass(frozen=True)
@@ -81,6 +80,9 @@ def cli_gleu_variant(args: argparse.Namespace) -> list[dict[str, Any]]:
             if res.sentence_scores is not None:
                 row["sentences"] = res.sentence_scores
         else:
+            # Local: the default variant (GLEU+) does not load the 2015 scorer at start-up.
+            from geceval.gleu2015 import gleu2015
+
             denominator = "fixed" if name == "2015" else "acl2015"
             row["score"] = gleu2015(source, refs, hyp, lam=lam, denominator=denominator)
             row["parameters"] = {"order": 4, "lambda": lam, "denominator": denominator}

@@ -65,17 +65,8 @@ from geceval.errors import GecInputError
 from geceval.formats.inputs import read_input
 from geceval.formats.m2 import M2Sentence, read_m2
 from geceval.formats.text import read_lines
-from geceval.m2_lattice import (
-    NUMPY_VERTICES,
-    Arcs,
-    ArcsNp,
-    GoldEdit,
-    Lattice,
-    SysEdit,
-    best_edits,
-    best_edits_np,
-    gold_edits,
-)
+from geceval.m2_lattice import NUMPY_VERTICES, Arcs, GoldEdit, Lattice, SysEdit, best_edits, gold_edits
+from geceval.m2_lattice_np import ArcsNp, best_edits_np
 from geceval.progress import ProgressFn, StderrProgress
 
 INF = float("inf")
@@ -155,8 +146,14 @@ def sentence_candidates(
     it per (sentence, line); the choice among candidates depends on the running corpus counts
     and is made by ``score_candidates``.
     """
-    lat = Lattice(sent.tokens, hyp.split())
+    tokens = hyp.split()
     golds = gold_edits(sent)
+    if tokens == sent.tokens:
+        # An unchanged sentence has one alignment of cost 0, the chain of its n no-op steps; every
+        # arc built from them is a no-op, so each annotator's path proposes nothing.
+        guard = max_lattice_edges is not None and len(tokens) > max_lattice_edges
+        return [M2Candidate(a, 0, (), len(golds[a]), guard) for a in sorted(golds)]
+    lat = Lattice(sent.tokens, tokens)
     cache: dict[tuple, list[SysEdit]] = {}
     arcs: Any = None
     guard = max_lattice_edges is not None and lat.n_edges > max_lattice_edges

@@ -7,16 +7,12 @@ annotator's gold as the reference's Bellman-Ford does, without |V| passes.
 
 Large lattices (a runaway hypothesis) hold millions of merged arcs; above
 ``NUMPY_VERTICES`` vertices they are built as numpy arrays per vertex
-(``ArcsNp``, same rules, about 0.5 GB for the 8.4 million merged arcs of
-the 408-token blow-up sentence, which the reference did not finish in 11
-minutes and which takes 2-3 CPU-s here).
+(``geceval.m2_lattice_np``, same rules, about 0.5 GB for the 8.4 million
+merged arcs of the 408-token blow-up sentence, which the reference did not
+finish in 11 minutes and which takes 2-3 CPU-s here).
 """
 
 from __future__ import annotations
-
-from typing import Any
-
-import numpy as np
 
 from geceval.formats.m2 import M2Sentence
 
@@ -59,33 +55,10 @@ class Lattice:
         self.n, self.m, self.W = n, m, m + 1
         W = self.W
         d1 = _levenshtein(src, hyp, 1)
-        d2 = _levenshtein(src, hyp, 2)
+        d2 = _levenshtein(src, hyp, 2, bound=2 * d1[n][m])
         mask: dict[int, int] = {}
-        for dist, sub in ((d1, 1), (d2, 2)):
-            seen = {n * W + m}
-            stack = [n * W + m]
-            while stack:
-                v = stack.pop()
-                i, j = divmod(v, W)
-                bits = 0
-                if i and j:
-                    here = dist[i][j]
-                    same = src[i - 1] == hyp[j - 1]
-                    if dist[i - 1][j - 1] + (0 if same else sub) == here:
-                        bits |= _DIAG
-                    if dist[i - 1][j] + 1 == here:
-                        bits |= _DEL
-                    if dist[i][j - 1] + 1 == here:
-                        bits |= _INS
-                elif i:
-                    bits = _DEL
-                elif j:
-                    bits = _INS
-                mask[v] = mask.get(v, 0) | bits
-                for bit, u in ((_DIAG, v - W - 1), (_DEL, v - W), (_INS, v - 1)):
-                    if bits & bit and u not in seen:
-                        seen.add(u)
-                        stack.append(u)
+        _optimal_steps(src, hyp, d1, 1, mask)
+        _optimal_steps(src, hyp, d2, 2, mask)
         self.mask = mask
         self.order = sorted(mask)
         self.end = n * W + m
@@ -95,9 +68,9 @@ class Lattice:
         n_edges = 0
         for v in self.order:
             bits = mask[v]
-            i, j = divmod(v, W)
             plist = []
             if bits & _DIAG:
+                i, j = divmod(v, W)
                 noop = src[i - 1] == hyp[j - 1]
                 plist.append((v - W - 1, int(noop), noop))
             if bits & _DEL:
@@ -107,6 +80,17 @@ class Lattice:
             self.preds[v] = plist
             n_edges += len(plist)
         self.n_edges = n_edges
+        self._columns: dict[int, list[int]] | None = None
+
+    def columns(self) -> dict[int, list[int]]:
+        """Row ``i`` -> the columns ``j`` of its vertices, ascending (computed once)."""
+        if self._columns is None:
+            cols: dict[int, list[int]] = {}
+            for v in self.order:
+                i, j = divmod(v, self.W)
+                cols.setdefault(i, []).append(j)
+            self._columns = cols
+        return self._columns
 
     def edit(self, u: int, v: int) -> SysEdit:
         W = self.W
@@ -115,20 +99,97 @@ class Lattice:
         return (ui, vi, " ".join(self.src[ui:vi]), " ".join(self.hyp[uj:vj]))
 
 
-def _levenshtein(a: list[str], b: list[str], sub: int) -> list[list[int]]:
-    rows = [list(range(len(b) + 1))]
-    for i in range(1, len(a) + 1):
-        prev = rows[-1]
-        row = [i] * (len(b) + 1)
+def _optimal_steps(
+    src: list[str], hyp: list[str], dist: list[list[int]], sub: int, mask: dict[int, int]
+) -> None:
+    """Adds to ``mask`` (vertex -> step bits) the steps of every optimal alignment under ``dist``."""
+    n, m = len(src), len(hyp)
+    W = m + 1
+    seen = {n * W + m}
+    stack = [(n, m)]
+    while stack:
+        i, j = stack.pop()
+        v = i * W + j
+        bits = 0
+        if i and j:
+            here = dist[i][j]
+            up = dist[i - 1]
+            if up[j - 1] + (0 if src[i - 1] == hyp[j - 1] else sub) == here:
+                bits = _DIAG
+                if v - W - 1 not in seen:
+                    seen.add(v - W - 1)
+                    stack.append((i - 1, j - 1))
+            if up[j] + 1 == here:
+                bits |= _DEL
+                if v - W not in seen:
+                    seen.add(v - W)
+                    stack.append((i - 1, j))
+            if dist[i][j - 1] + 1 == here:
+                bits |= _INS
+                if v - 1 not in seen:
+                    seen.add(v - 1)
+                    stack.append((i, j - 1))
+        elif i:
+            bits = _DEL
+            if v - W not in seen:
+                seen.add(v - W)
+                stack.append((i - 1, j))
+        elif j:
+            bits = _INS
+            if v - 1 not in seen:
+                seen.add(v - 1)
+                stack.append((i, j - 1))
+        mask[v] = mask.get(v, 0) | bits
+
+
+def _levenshtein(a: list[str], b: list[str], sub: int, bound: int | None = None) -> list[list[int]]:
+    """Token edit distances, exact on every cell of an optimal alignment (Ukkonen's band).
+
+    Indels cost 1, so a cell ``(i, j)`` on an alignment of cost ``D`` has ``|i - j| + |n - m - (i - j)|
+    <= D``. The table is filled only on the diagonals within a threshold ``t`` (other cells stay larger
+    than any distance); every value is then the cost of some alignment, never below the true distance,
+    and exact on all cells of an optimal alignment once ``t >= D``, which the corner value proves when
+    it is ``<= t``. Otherwise ``t`` doubles, up to ``bound``, an upper bound of ``D`` (given, else the
+    cost of replacing what lies between the common prefix and suffix), where one pass always suffices.
+    """
+    n, m = len(a), len(b)
+    if bound is None:
+        p = 0
+        while p < n and p < m and a[p] == b[p]:
+            p += 1
+        s = 0
+        while s < n - p and s < m - p and a[n - 1 - s] == b[m - 1 - s]:
+            s += 1
+        bound = max(n, m) - p - s
+    t = min(bound, abs(n - m) + 2)
+    while True:
+        rows = _banded(a, b, sub, t)
+        if rows[n][m] <= t:
+            return rows
+        t = min(2 * t, bound)
+
+
+def _banded(a: list[str], b: list[str], sub: int, t: int) -> list[list[int]]:
+    n, m = len(a), len(b)
+    delta = n - m
+    e = (t - abs(delta)) // 2
+    dlo, dhi = min(0, delta) - e, max(0, delta) + e  # diagonals i - j kept
+    big = n + m + 1
+    rows = [list(range(m + 1))]
+    prev = rows[0]
+    for i in range(1, n + 1):
+        row = [big] * (m + 1)
+        row[0] = i
         ai = a[i - 1]
-        for j in range(1, len(b) + 1):
-            best = prev[j - 1] + (0 if ai == b[j - 1] else sub)
-            if prev[j] + 1 < best:
+        for j in range(max(1, i - dhi), min(m, i - dlo) + 1):
+            best = prev[j - 1] if ai == b[j - 1] else prev[j - 1] + sub
+            if prev[j] < best:
                 best = prev[j] + 1
-            if row[j - 1] + 1 < best:
+            if row[j - 1] < best:
                 best = row[j - 1] + 1
             row[j] = best
         rows.append(row)
+        prev = row
     return rows
 
 
@@ -155,11 +216,9 @@ class Arcs:
         created: dict[int, list[tuple[int, int]]] = {}
         for v in lat.order:
             preds = lat.preds[v]
-            entry: dict[int, tuple[int, int, bool, int]] = {}
+            entry = {k: (1, unch, noop, -1) for k, unch, noop in preds}
             for k, unch, noop in preds:
-                entry[k] = (1, unch, noop, -1)
-            for k, unch, noop in preds:
-                made = created.setdefault(k, [])
+                made = None
                 for x, (steps, u, nx, _kf) in stored[k].items():
                     u2 = u + unch
                     if u2 > max_unchanged:
@@ -171,46 +230,63 @@ class Arcs:
                         entry[x] = (steps + 1, u2, nx and noop, cur[3])
                     else:
                         continue
+                    if made is None:
+                        made = created.setdefault(k, [])
                     made.append((x, v))
             stored[v] = entry
-        # The reference deletes merged no-op arcs from the list it iterates:
-        # the element after each deleted one is skipped and so survives.
-        removed: set[tuple[int, int]] = set()
-        skip = False
-        for k in lat.order:
-            for pair in sorted(created.get(k, ())):
-                if skip:
-                    skip = False
-                    continue
-                x, v = pair
-                if stored[v][x][2]:
-                    removed.add(pair)
-                    skip = True
+        removed = _noops_removed(lat.order, created, stored)
         self.into: dict[int, list[tuple[int, bool, int]]] = {}
         self.n_arcs = 0
         for v in lat.order:
-            lst = [(x, a[2], a[3]) for x, a in stored[v].items() if a[3] != -1 and (x, v) not in removed]
-            lst.sort()
+            gone = removed.get(v, ())
+            lst = [(x, a[2], a[3]) for x, a in stored[v].items() if a[3] != -1 and x not in gone]
+            if len(lst) > 1:
+                lst.sort()
             self.into[v] = lst
             self.n_arcs += len(lst)
 
 
-def _gold_pairs(lat: Lattice, gold: list[GoldEdit]) -> set[tuple[int, int]]:
-    """Vertex pairs (x, y) whose edit strings equal a gold edit (any arc length)."""
+def _noops_removed(
+    order: list[int], created: dict[int, list[tuple[int, int]]], stored: dict
+) -> dict[int, set[int]]:
+    """Target -> sources of the merged no-op arcs the reference deletes.
+
+    It deletes them from the list it iterates (by intermediate vertex, then
+    source and target), so the element after each deleted one is skipped and
+    survives.
+    """
+    removed: dict[int, set[int]] = {}
+    skip = False
+    for k in order:
+        made = created.get(k)
+        if made is None:
+            continue
+        made.sort()
+        for x, v in made:
+            if skip:
+                skip = False
+            elif stored[v][x][2]:
+                removed.setdefault(v, set()).add(x)
+                skip = True
+    return removed
+
+
+def gold_into_arcs(lat: Lattice, gold: list[GoldEdit]) -> dict[int, set[int]]:
+    """Target y -> sources x whose edit strings equal a gold edit (any arc length)."""
     W = lat.W
-    out: set[tuple[int, int]] = set()
+    cols = lat.columns()
+    out: dict[int, set[int]] = {}
     for start, end, orig, corrs in gold:
         if end > lat.n or orig != " ".join(lat.src[start:end]):
             continue
         for corr in set(corrs):
             ntok = len(corr.split(" ")) if corr else 0
-            for xj in range(lat.m + 1 - ntok):
-                x = start * W + xj
+            for xj in cols.get(start, ()):
                 y = end * W + xj + ntok
-                if x == y or x not in lat.mask or y not in lat.mask:
+                if xj + ntok > lat.m or (start == end and not ntok) or y not in lat.mask:
                     continue
                 if " ".join(lat.hyp[xj : xj + ntok]) == corr:
-                    out.add((x, y))
+                    out.setdefault(y, set()).add(start * W + xj)
     return out
 
 
@@ -225,27 +301,27 @@ def best_edits(lat: Lattice, arcs: Arcs, gold: list[GoldEdit]) -> list[SysEdit]:
     in the next round. ``t`` is that (round, part, position) per vertex.
     """
     L = lat.n + lat.m + 2
-    gold_pairs = _gold_pairs(lat, gold) if gold else set()
+    gold_into = gold_into_arcs(lat, gold) if gold else {}
     d: dict[int, int] = {0: 0}
     rnd: dict[int, int] = {0: 1}
-    part: dict[int, int] = {0: 0}
+    base_rnd: dict[int, int] = {0: 1}  # round + part: when the vertex's base out-edges relax
     choice: dict[int, tuple[int, bool]] = {}
     into = arcs.into
+    preds = lat.preds
     for v in lat.order:
         if v == 0:
             continue
+        g = gold_into.get(v, ())
         best_val = None
-        best_ev = None
-        best_src = None
-        for k, _unch, noop in lat.preds[v]:
-            w = -L if (k, v) in gold_pairs else (0 if noop else 1)
-            val = d[k] + w
-            ev = (rnd[k] + part[k], 0, k, 0)
+        best_ev: tuple = ()
+        best_src = (0, False)
+        for k, _unch, noop in preds[v]:
+            val = d[k] + (-L if k in g else (0 if noop else 1))
+            ev = (base_rnd[k], 0, k, 0)
             if best_val is None or val < best_val or (val == best_val and ev < best_ev):
                 best_val, best_ev, best_src = val, ev, (k, noop)
         for x, noop, kf in into[v]:
-            w = -L if (x, v) in gold_pairs else (0 if noop else 1)
-            val = d[x] + w
+            val = d[x] + (-L if x in g else (0 if noop else 1))
             if val > best_val:
                 continue
             ev = (rnd[x], 1, kf, x)
@@ -253,12 +329,12 @@ def best_edits(lat: Lattice, arcs: Arcs, gold: list[GoldEdit]) -> list[SysEdit]:
                 best_val, best_ev, best_src = val, ev, (x, noop)
         d[v] = best_val
         rnd[v] = best_ev[0]
-        part[v] = best_ev[1]
+        base_rnd[v] = best_ev[0] + best_ev[1]
         choice[v] = best_src
-    return _backtrack(lat, choice)
+    return backtrack(lat, choice)
 
 
-def _backtrack(lat: Lattice, choice: dict[int, tuple[int, bool]]) -> list[SysEdit]:
+def backtrack(lat: Lattice, choice: dict[int, tuple[int, bool]]) -> list[SysEdit]:
     """Non-no-op edits on the chosen path, from the end of the sentence back (the reference's order)."""
     edits: list[SysEdit] = []
     v = lat.end
@@ -268,184 +344,3 @@ def _backtrack(lat: Lattice, choice: dict[int, tuple[int, bool]]) -> list[SysEdi
             edits.append(lat.edit(u, v))
         v = u
     return edits
-
-
-class ArcsNp:
-    """``Arcs`` for large lattices, one numpy array set per target vertex.
-
-    Same rules, same result; the per-vertex dictionaries of ``Arcs`` would
-    hold millions of entries on a runaway hypothesis (8.7 million merged arcs
-    for the 408-token blow-up sentence), which pure Python cannot build in
-    seconds. Arrays per target ``v``: source ``x``, and for merged arcs still
-    in the edge list their no-op flag and ``kfirst`` (-1 for base edges).
-    """
-
-    def __init__(self, lat: Lattice, max_unchanged: int) -> None:
-        X: dict[int, Any] = {}
-        S: dict[int, Any] = {}
-        U: dict[int, Any] = {}
-        N: dict[int, Any] = {}
-        K: dict[int, Any] = {}
-        chunks: dict[int, list[tuple[Any, int, Any]]] = {}
-        for v in lat.order:
-            X[v], S[v], U[v], N[v], K[v] = _np_arcs_into(lat.preds[v], v, (X, S, U, N), max_unchanged, chunks)
-        removed = _np_noops_removed(lat, chunks)
-        self.x: dict[int, Any] = {}
-        self.noop: dict[int, Any] = {}
-        self.kfirst: dict[int, Any] = {}
-        self.n_arcs = 0
-        for v in lat.order:
-            keep = K[v] != -1
-            if v in removed:
-                for x in removed[v]:
-                    keep &= X[v] != x
-            self.x[v] = X[v][keep]
-            self.noop[v] = N[v][keep]
-            self.kfirst[v] = K[v][keep]
-            self.n_arcs += int(keep.sum())
-
-
-def _np_arcs_into(
-    preds: list, v: int, done: tuple[dict, dict, dict, dict], max_unchanged: int, chunks: dict
-) -> tuple[Any, Any, Any, Any, Any]:
-    """``ArcsNp``'s arrays for target ``v`` (sources, steps, unchanged, no-op, kfirst), from its predecessors'.
-
-    Records in ``chunks[k]`` the merged arcs created through intermediate ``k`` (for the no-op removal).
-    """
-    X, S, U, N = done
-    bx = np.array([k for k, _u, _n in preds], dtype=np.int64)
-    bs = np.ones(len(preds), dtype=np.int64)
-    bu = np.array([u for _k, u, _n in preds], dtype=np.int64)
-    bn = np.array([n for _k, _u, n in preds], dtype=bool)
-    bk = np.full(len(preds), -1, dtype=np.int64)
-    px, ps, pu, pn, pq = [], [], [], [], []
-    for q, (k, unch, noop) in enumerate(preds):
-        xk = X[k]
-        if not len(xk):
-            continue
-        uq = U[k] + unch
-        valid = uq <= max_unchanged
-        for b in bx:
-            valid &= xk != b
-        if not valid.any():
-            continue
-        px.append(xk[valid])
-        ps.append(S[k][valid] + 1)
-        pu.append(uq[valid])
-        pn.append(N[k][valid] & noop)
-        pq.append(np.full(int(valid.sum()), q, dtype=np.int64))
-    if not px:
-        return bx, bs, bu, bn, bk
-    cx, cs, cu, cn, cq = (np.concatenate(part) for part in (px, ps, pu, pn, pq))
-    kids = np.array([k for k, _u, _n in preds], dtype=np.int64)
-    # winner per source: fewest steps, then the earliest intermediate
-    o = np.lexsort((cq, cs, cx))
-    xs = cx[o]
-    starts = np.flatnonzero(np.concatenate(([True], xs[1:] != xs[:-1])))
-    win = o[starts]
-    kfirst = kids[np.minimum.reduceat(cq[o], starts)]
-    _np_record_created(preds, v, cx, cs, cq, cn, chunks)
-    return (
-        np.concatenate((bx, cx[win])),
-        np.concatenate((bs, cs[win])),
-        np.concatenate((bu, cu[win])),
-        np.concatenate((bn, cn[win])),
-        np.concatenate((bk, kfirst)),
-    )
-
-
-def _np_record_created(preds: list, v: int, cx: Any, cs: Any, cq: Any, cn: Any, chunks: dict) -> None:
-    """Creations: a candidate is appended when strictly shorter than all earlier ones (of the same source)."""
-    o2 = np.lexsort((cq, cx))
-    x2, s2, q2 = cx[o2], cs[o2], cq[o2]
-    big = np.iinfo(np.int64).max
-    before = np.full(len(o2), big, dtype=np.int64)
-    if len(o2) > 1:
-        same1 = x2[1:] == x2[:-1]
-        before[1:] = np.where(same1, s2[:-1], big)
-    if len(o2) > 2:
-        same2 = x2[2:] == x2[:-2]
-        before[2:] = np.minimum(before[2:], np.where(same2, s2[:-2], big))
-    made = s2 < before
-    n2 = cn[o2]
-    for q, (k, _u, _n) in enumerate(preds):
-        sel = made & (q2 == q)
-        if sel.any():
-            chunks.setdefault(k, []).append((x2[sel], v, n2[sel]))
-
-
-def _np_noops_removed(lat: Lattice, chunks: dict[int, list[tuple[Any, int, Any]]]) -> dict[int, list[int]]:
-    """No-op removal with the reference's skip-after-removal: removed sources per target vertex."""
-    removed: dict[int, list[int]] = {}
-    last_removed = False
-    for k in lat.order:
-        parts = chunks.get(k)
-        if not parts:
-            continue
-        if not any(p[2].any() for p in parts):
-            last_removed = False
-            continue
-        xs = np.concatenate([p[0] for p in parts])
-        ys = np.concatenate([np.full(len(p[0]), p[1], dtype=np.int64) for p in parts])
-        ns = np.concatenate([p[2] for p in parts])
-        o = np.lexsort((ys, xs))
-        xs, ys, ns = xs[o], ys[o], ns[o]
-        status: dict[int, bool] = {}
-        for i in np.flatnonzero(ns).tolist():
-            prev_removed = status.get(i - 1, False) if i > 0 else last_removed
-            if prev_removed:
-                status[i] = False  # skipped by the reference: survives
-            else:
-                status[i] = True
-                removed.setdefault(int(ys[i]), []).append(int(xs[i]))
-        last_removed = status.get(len(xs) - 1, False)
-    return removed
-
-
-def best_edits_np(lat: Lattice, arcs: ArcsNp, gold: list[GoldEdit]) -> list[SysEdit]:
-    """``best_edits`` over ``ArcsNp`` (same rules, array operations per vertex)."""
-    L = lat.n + lat.m + 2
-    size = (lat.n + 1) * lat.W
-    gold_pairs = _gold_pairs(lat, gold) if gold else set()
-    gold_into: dict[int, list[int]] = {}
-    for x, y in gold_pairs:
-        gold_into.setdefault(y, []).append(x)
-    d = np.zeros(size, dtype=np.int64)
-    rnd = np.zeros(size, dtype=np.int64)
-    part = np.zeros(size, dtype=np.int64)
-    rnd[0] = 1
-    choice: dict[int, tuple[int, bool]] = {}
-    for v in lat.order:
-        if v == 0:
-            continue
-        best_val = None
-        best_ev: tuple = ()
-        best_src = (0, False)
-        for k, _unch, noop in lat.preds[v]:
-            w = -L if (k, v) in gold_pairs else (0 if noop else 1)
-            val = int(d[k]) + w
-            ev = (int(rnd[k] + part[k]), 0, k, 0)
-            if best_val is None or val < best_val or (val == best_val and ev < best_ev):
-                best_val, best_ev, best_src = val, ev, (k, noop)
-        mx = arcs.x[v]
-        if len(mx):
-            w = np.where(arcs.noop[v], 0, 1)
-            for x in gold_into.get(v, ()):
-                w[mx == x] = -L
-            vals = d[mx] + w
-            mval = int(vals.min())
-            if mval <= best_val:
-                tight = np.flatnonzero(vals == mval)
-                tx = mx[tight]
-                tk = arcs.kfirst[v][tight]
-                tr = rnd[tx]
-                j = np.lexsort((tx, tk, tr))[0]
-                ev = (int(tr[j]), 1, int(tk[j]), int(tx[j]))
-                if mval < best_val or ev < best_ev:
-                    best_val, best_ev = mval, ev
-                    best_src = (int(tx[j]), bool(arcs.noop[v][tight[j]]))
-        d[v] = best_val
-        rnd[v] = best_ev[0]
-        part[v] = best_ev[1]
-        choice[v] = best_src
-    return _backtrack(lat, choice)

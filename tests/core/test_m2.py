@@ -186,6 +186,54 @@ def test_array_implementation_equals_literal_reference(case):
     assert [s.edits for s in fast.sentences] == [x.edits for x in ref]
 
 
+@st.composite
+def _near_copies(draw):
+    """Longer sentences over 3 words (runs, so optimal alignments slide) and hypotheses a few edits
+    away, or unchanged: the banded distance tables and the unchanged-sentence shortcut."""
+    hyps, gold = [], []
+    for _ in range(draw(st.integers(1, 3))):
+        src = draw(st.lists(st.sampled_from(["a", "b", "c"]), min_size=8, max_size=16))
+        hyp = list(src)
+        for _ in range(draw(st.integers(0, 3))):
+            at = draw(st.integers(0, len(hyp)))
+            op = draw(st.sampled_from(["ins", "del", "sub"]))
+            if op == "ins" or at == len(hyp):
+                hyp.insert(at, draw(st.sampled_from(["a", "b", "X"])))
+            elif op == "del":
+                del hyp[at]
+            else:
+                hyp[at] = draw(st.sampled_from(["a", "X"]))
+        edits = []
+        for annotator in range(draw(st.integers(1, 3))):
+            for _ in range(draw(st.integers(0, 3))):
+                s = draw(st.integers(0, len(src)))
+                e = draw(st.integers(s, min(len(src), s + 2)))
+                same = draw(st.booleans())  # a correction equal to the original matches no-op arcs
+                corr = " ".join(src[s:e]) if same else " ".join(draw(st.lists(_WORDS, max_size=2)))
+                edits.append(M2Edit(s, e, "X", (corr,), annotator))
+        gold.append(M2Sentence(" ".join(src), edits))
+        hyps.append(" ".join(hyp))
+    return hyps, gold, draw(st.sampled_from([0, 1, 2, 3]))
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_near_copies())
+def test_fast_scorer_equals_literal_reference_on_near_copies(case):
+    hyps, gold, u = case
+    fast = m2_score(hyps, gold, max_unchanged_words=u, sentence=True)
+    p, r, f, ref = _reference(hyps, gold, beta=0.5, max_unchanged=u)
+    assert (fast.p, fast.r, fast.f) == (p, r, f)
+    assert [(s.annotator, s.edits) for s in fast.sentences] == [(x.annotator, x.edits) for x in ref]
+
+
+def test_unchanged_sentence_is_guarded_like_its_lattice():
+    gold = [M2Sentence("a b c d", [M2Edit(0, 1, "X", ("a",), 0)])]
+    for limit, guarded in ((3, [0]), (4, [])):
+        res = m2_score(["a b c d"], gold, max_lattice_edges=limit, sentence=True)
+        assert res.guarded == guarded
+        assert (res.tp, res.fp, res.fn, res.sentences[0].edits) == (0, 0, 1, [])
+
+
 # --------------------------------------------------------------------------- properties
 
 

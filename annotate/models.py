@@ -133,6 +133,9 @@ class Output(models.Model):
 
 
 class RewritePreset(models.TextChoices):
+    """What a rewrite campaign asks for: Sakaguchi et al. 2016's minimal or fluency edits, JFLEG's
+    fluency rewrites, or GMEG's with the paragraph as context."""
+
     MINIMAL = "minimal", "Minimal edits"
     FLUENCY = "fluency", "Fluency edits"
     JFLEG = "jfleg", "JFLEG"
@@ -318,6 +321,8 @@ class RewriteCampaignGroup(models.Model):
 
 
 class RewriteFlag(models.TextChoices):
+    """Why an annotator could not rewrite a sentence as it stands."""
+
     NONE = "", "None"
     MERGE = "merge", "Merge with the next sentence"
     FRAGMENT = "fragment", "Fragment"

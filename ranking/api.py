@@ -113,7 +113,9 @@ class CampaignCreateSerializer(serializers.Serializer):
     systems = serializers.ListField(child=serializers.IntegerField(), min_length=1)
     protocol = serializers.ChoiceField(choices=[], default=DEFAULT_PROTOCOL)
     judgments_per_item = serializers.IntegerField(min_value=1, max_value=50, default=8)
-    max_candidates = serializers.IntegerField(min_value=2, max_value=5, default=5)
+    max_candidates = serializers.IntegerField(
+        min_value=1, max_value=5, default=5, help_text="the protocol's screen size: PRWS 2-5, ranking 2-5"
+    )
     screens_per_sentence = serializers.IntegerField(min_value=1, max_value=20, default=1)
     active_selection = serializers.BooleanField(default=False)
     show_changes = serializers.BooleanField(

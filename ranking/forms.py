@@ -52,11 +52,11 @@ class CampaignForm(forms.Form):
     )
     judgments_per_item = forms.IntegerField(min_value=1, max_value=50, initial=8)
     max_candidates = forms.IntegerField(
-        min_value=2,
+        min_value=1,
         max_value=5,
         initial=5,
         label="Outputs per screen",
-        help_text="PRWS: up to 5; ranking: 4 or 5.",
+        help_text="PRWS: 2 to 5; ranking: 4 or 5 (each protocol says what it takes).",
     )
     screens_per_sentence = forms.IntegerField(
         min_value=1, max_value=20, initial=1, help_text="Ranking: random draws of outputs per sentence."
@@ -230,11 +230,15 @@ class CampaignForm(forms.Form):
                 )
             if not data.get("trap_rate"):
                 self.add_error("trap_rate", "Give the share of screens that show the Source+error trap.")
+        try:
+            protocol = protocol_get(data.get("protocol"))
+        except GecInputError:  # the field has its error already
+            protocol = protocol_get(DEFAULT_PROTOCOL)
+        low, high = protocol.screen_size
+        if data.get("max_candidates") is not None and not low <= data["max_candidates"] <= high:
+            wanted = str(low) if low == high else f"{low} to {high}"
+            self.add_error("max_candidates", f"{protocol.label} shows {wanted} outputs per screen.")
         if not data.get("instructions"):
-            try:
-                protocol = protocol_get(data.get("protocol"))
-            except GecInputError:  # the field has its error already
-                protocol = protocol_get(DEFAULT_PROTOCOL)
             data["instructions"] = protocol.instructions
         return data
 

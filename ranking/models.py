@@ -11,7 +11,6 @@ from geceval import worker_checks as checks
 from geceval.errors import GecInputError
 from geceval.insert_errors import ERROR_TYPES
 
-
 _ONE_TYPE = "(" + "|".join(ERROR_TYPES) + ")"
 _ERROR_TYPES_LIST = f"^({_ONE_TYPE}(,{_ONE_TYPE})*)?$"
 """A comma-separated list of known error types, or nothing."""

@@ -13,6 +13,7 @@ from rest_framework import serializers
 from geceval.errors import GecInputError
 from ranking.models import Rating, SystemScore
 from ranking.protocols import CandidateScore, Protocol, protocol_choices, protocol_get, register, unregister
+from ranking.protocols.files import JudgmentFormat, pseudonym
 from ranking.selectors import valid_ratings
 from ranking.services import campaign_create
 from tests import factories
@@ -68,6 +69,13 @@ class YesNoAnswer(serializers.Serializer):
     answer = serializers.ChoiceField(choices=["yes", "no"])
 
 
+def iter_yes_no_csv(campaign):
+    """The toy protocol's own judgment file: one row per answer."""
+    yield "worker,answer\n"
+    for worker, score in valid_ratings(campaign).order_by("pk").values_list("judgment__judge_id", "score"):
+        yield f"{pseudonym(worker)},{'yes' if score else 'no'}\n"
+
+
 class YesNo(Protocol):
     """One output a screen: is it a good correction of the sentence? Stored as score 1 (yes) or 0."""
 
@@ -76,6 +84,9 @@ class YesNo(Protocol):
     instructions = "Is this a good correction?"
     screen_size = (1, 1)
     api_answer_serializer = YesNoAnswer
+    judgment_formats = (
+        JudgmentFormat("yesno-csv", "Yes/no answers CSV", "csv", "text/csv", iter_yes_no_csv),
+    )
 
     def answer_from_api(self, answer):
         return CandidateScore(score=int(answer["answer"] == "yes"))
@@ -167,3 +178,72 @@ def test_an_unregistered_protocol_is_refused_everywhere_it_is_asked_for(yes_no):
     assert "yesno" not in dict(protocol_choices())
     with pytest.raises(GecInputError, match="unknown protocol 'yesno'"):
         protocol_get("yesno")
+
+
+@pytest.mark.django_db
+def test_a_one_output_protocol_is_created_through_the_api_and_the_form_and_exports_its_own_file(
+    yes_no, client, tmp_path
+):
+    """Issue 15: the API and the form take a screen size the protocol allows (1 here, where they
+    asked for 2 to 5), and the protocol names its judgment files: its own here, none of PRWS's."""
+    researcher = factories.user("res", "researcher")
+    project = factories.project(researcher)
+    corpus, systems = factories.corpus_with_systems(
+        project, sources=SOURCES[:2], systems={k: v[:2] for k, v in SYSTEMS.items()}
+    )
+    client.force_login(researcher)
+    body = {"name": "toy api", "corpus": corpus.pk, "systems": [systems[0].pk], "protocol": "yesno"}
+    made = client.post("/api/campaigns/", body | {"max_candidates": 1}, content_type="application/json")
+    assert made.status_code == 201, made.content
+    wrong = client.post(
+        "/api/campaigns/",
+        body | {"name": "prws one", "protocol": "prws", "max_candidates": 1},
+        content_type="application/json",
+    )
+    assert wrong.status_code == 400 and "2 to 5 outputs" in wrong.content.decode()
+    form = {
+        "name": "toy form",
+        "protocol": "yesno",
+        "corpus": corpus.pk,
+        "systems": [systems[0].pk],
+        "judgments_per_item": 1,
+        "max_candidates": 1,
+        "screens_per_sentence": 1,
+        "screens_per_hit": 5,
+        "assignment_minutes": 60,
+        "trap_rate": 0,
+        "repeat_rate": 0,
+        "trap_threshold": 0.6,
+        "trap_min_seen": 10,
+        "reward_per_hit": 0,
+    }
+    assert client.post("/campaigns/new/", form).status_code == 302
+    refused = client.post("/campaigns/new/", form | {"name": "toy five", "max_candidates": 5})
+    assert refused.status_code == 400 and "Yes or no shows 1 outputs per screen." in refused.content.decode()
+
+    campaign_id = made.json()["id"]
+    page = client.get(f"/campaigns/{campaign_id}/analysis/").content.decode()
+    assert "Yes/no answers CSV" in page and "PRWS ratings CSV" not in page and "WMT CSV" not in page
+    export = client.get(f"/campaigns/{campaign_id}/judgments/yesno-csv/")
+    assert export.status_code == 200 and b"".join(export.streaming_content) == b"worker,answer\n"
+    assert export["Content-Disposition"].endswith('yesno-csv.csv"')
+    assert client.get(f"/campaigns/{campaign_id}/judgments/prws-csv/").status_code == 404
+    api = client.get(f"/api/judgment-exports/{campaign_id}/?fmt=wmt-csv")
+    assert api.status_code == 400 and api.json() == {"fmt": "one of yesno-csv"}
+
+
+@pytest.mark.django_db
+def test_a_ranking_campaign_offers_no_prws_file_anywhere(client, tmp_path):
+    """Before, a ranking campaign's GMEG segment-score export was a file of empty cells."""
+    from django.core.management import CommandError, call_command
+
+    researcher, campaign, _ = factories.ranking_campaign(n=20)
+    client.force_login(researcher)
+    assert client.get(f"/campaigns/{campaign.pk}/judgments/gmeg-segment-csv/").status_code == 404
+    assert client.get(f"/campaigns/{campaign.pk}/judgments/wmt-csv/").status_code == 200
+    api = client.get(f"/api/judgment-exports/{campaign.pk}/?fmt=gmeg-segment-csv")
+    assert api.status_code == 400 and api.json() == {"fmt": "one of wmt-csv, appraise-xml"}
+    out = tmp_path / "segments.csv"
+    with pytest.raises(CommandError, match="Relative ranking campaign exports wmt-csv, appraise-xml"):
+        call_command("export_judgments", campaign.name, "--format", "gmeg-segment-csv", "--out", str(out))
+    assert not out.exists()

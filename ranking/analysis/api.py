@@ -267,7 +267,7 @@ class AnalysisRunViewSet(viewsets.mixins.CreateModelMixin, viewsets.ReadOnlyMode
 
 class JudgmentExportViewSet(viewsets.ViewSet):
     """A campaign's valid judgments as a file (streamed), worker ids pseudonymised: ``GET
-    /judgment-exports/{campaign id}/?fmt=wmt-csv|appraise-xml|prws-csv|gmeg-segment-csv``."""
+    /judgment-exports/{campaign id}/?fmt=NAME``, a format the campaign's protocol offers."""
 
     permission_classes = [IsResearcher]
 
@@ -275,7 +275,11 @@ class JudgmentExportViewSet(viewsets.ViewSet):
         parameters=[
             OpenApiParameter("id", int, location=OpenApiParameter.PATH, description="campaign id"),
             OpenApiParameter(
-                "fmt", str, enum=list(exports.JUDGMENT_FORMATS), location=OpenApiParameter.QUERY
+                "fmt",
+                str,
+                enum=exports.all_judgment_formats(),
+                location=OpenApiParameter.QUERY,
+                description="one the campaign's protocol offers (PRWS: all four; ranking: wmt-csv, appraise-xml)",
             ),
         ],
         responses={(200, "text/csv"): str, (200, "application/xml"): str},
@@ -288,12 +292,14 @@ class JudgmentExportViewSet(viewsets.ViewSet):
         if campaign is None:
             raise NotFound("no such campaign in your projects")
         fmt = request.query_params.get("fmt", "wmt-csv")
-        if fmt not in exports.JUDGMENT_FORMATS:
-            raise ValidationError({"fmt": f"one of {', '.join(exports.JUDGMENT_FORMATS)}"})
-        ctype = "application/xml" if fmt == "appraise-xml" else "text/csv"
+        offered = exports.judgment_formats(campaign)
+        if fmt not in offered:
+            raise ValidationError({"fmt": f"one of {', '.join(offered)}"})
+        chosen = offered[fmt]
         response = StreamingHttpResponse(
-            exports.iter_judgments(campaign, fmt), content_type=f"{ctype}; charset=utf-8"
+            chosen.writer(campaign), content_type=f"{chosen.content_type}; charset=utf-8"
         )
-        ext = "xml" if fmt == "appraise-xml" else "csv"
-        response["Content-Disposition"] = f'attachment; filename="campaign-{campaign.pk}-{fmt}.{ext}"'
+        response["Content-Disposition"] = (
+            f'attachment; filename="campaign-{campaign.pk}-{fmt}.{chosen.extension}"'
+        )
         return response

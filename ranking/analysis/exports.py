@@ -1,161 +1,50 @@
-"""Exports: run tables (CSV, JSON, LaTeX) and a campaign's judgments (WMT CSV, Appraise XML, PRWS CSV,
-GMEG segment scores). Judgment exports are generators of text chunks, so a view can stream them and a
-command can write them without holding a million rows.
-
-Worker ids are pseudonymised: ``w`` + the first 12 hex digits of HMAC-SHA256(SECRET_KEY, user id), so
-exports can be shared without revealing accounts and the same worker has the same pseudonym in every
-export of this installation.
-
-Formats (each read back by ``geceval``/crowd importers):
-
-- ``wmt-csv``: one row per judgment, ``srcIndex,segmentId,judgeId,system1Id,system1rank,...`` with as
-  many system columns as the largest judgment (a candidate standing for several systems gives one
-  column pair per system, same rank); readable by ``python -m geceval rank FILE --format wmt-csv``.
-  Rows are in judgment order and systems in display order, so ranking the file gives exactly the
-  numbers of an analysis run on the same campaign and seed. PRWS screens become rankings by score
-  (equal scores tied).
-- ``appraise-xml``: ``<ranking-item id user>`` with one ``<translation system rank>`` per system shown, in display order.
-- ``prws-csv``: ``item,worker,system,score,meaning_changed`` (geceval.prws.read_prws_csv).
-- ``gmeg-segment-csv``: GMEG ``*-segment-scores.csv``: a header of systems, one row per corpus
-  sentence, the cell = mean score of that system's output (empty = not rated).
+"""Exports: run tables (CSV, JSON, LaTeX) and a campaign's judgments in the files its protocol offers
+(``Protocol.judgment_formats``: WMT CSV and Appraise XML for any protocol, PRWS CSV and GMEG segment
+scores for PRWS; each read back by the ``geceval``/crowd importers). Worker ids are pseudonymised
+(``ranking.protocols.files.pseudonym``).
 """
 
 from __future__ import annotations
 
-import csv
-import hashlib
-import hmac
-import io
 import json
-from collections import defaultdict
-from collections.abc import Iterable, Iterator
-from xml.sax.saxutils import quoteattr
+from collections.abc import Iterator
 
-from django.conf import settings
-
-from annotate.http import csv_cell
-from annotate.models import Sentence
+from geceval.errors import GecInputError
 from ranking.models import Campaign
-from ranking.protocols import protocol_get
-from ranking.rankings import iter_screen_rankings
-from ranking.selectors import valid_ratings
-
-JUDGMENT_FORMATS = ("wmt-csv", "appraise-xml", "prws-csv", "gmeg-segment-csv")
-
-
-def pseudonym(user_id: int | str) -> str:
-    digest = hmac.new(settings.SECRET_KEY.encode(), str(user_id).encode(), hashlib.sha256).hexdigest()
-    return "w" + digest[:12]
-
-
-def _csv_line(row: Iterable) -> str:
-    buf = io.StringIO()
-    csv.writer(buf, lineterminator="\n").writerow([csv_cell(v) for v in row])
-    return buf.getvalue()
-
+from ranking.protocols import protocol_choices, protocol_get
+from ranking.protocols.files import JudgmentFormat, csv_line
 
 # --------------------------------------------------------------------------- judgments
 
 
+def judgment_formats(campaign: Campaign) -> dict[str, JudgmentFormat]:
+    """The files the campaign's protocol exports its judgments to, by name, in the order pages list them."""
+    return {f.name: f for f in protocol_get(campaign.protocol).judgment_formats}
+
+
+def all_judgment_formats() -> list[str]:
+    """Every format some registered protocol offers (for the command line's choices)."""
+    names: dict[str, None] = {}
+    for name, _label in protocol_choices():
+        names.update(dict.fromkeys(f.name for f in protocol_get(name).judgment_formats))
+    return list(names)
+
+
 def iter_judgments(campaign: Campaign, fmt: str) -> Iterator[str]:
-    if fmt == "wmt-csv":
-        return iter_wmt_csv(campaign)
-    if fmt == "appraise-xml":
-        return iter_appraise_xml(campaign)
-    if fmt == "prws-csv":
-        return iter_prws_csv(campaign)
-    if fmt == "gmeg-segment-csv":
-        return iter_gmeg_segment_csv(campaign)
-    raise ValueError(f"unknown format {fmt!r}; expected one of {', '.join(JUDGMENT_FORMATS)}")
-
-
-def _max_entries(campaign: Campaign) -> int:
-    from django.db.models import Count
-
-    row = (
-        valid_ratings(campaign)
-        .values("judgment_id")
-        .annotate(n=Count("candidate__outputs"))
-        .order_by("-n")
-        .values_list("n", flat=True)
-        .first()
-    )
-    return max(int(row or 0), 2)
-
-
-def iter_wmt_csv(campaign: Campaign) -> Iterator[str]:
-    width = _max_entries(campaign)
-    header = ["srcIndex", "segmentId", "judgeId"]
-    for i in range(1, width + 1):
-        header += [f"system{i}Id", f"system{i}rank"]
-    yield _csv_line(header)
-    for sr in iter_screen_rankings(campaign):
-        if len(sr.entries) < 2:
-            continue
-        row = [sr.position + 1, sr.position + 1, pseudonym(sr.judge_id)]
-        for system, rank, _score, _mc in sr.entries:
-            row += [system, rank]
-        row += ["", ""] * (width - len(sr.entries))
-        yield _csv_line(row)
-
-
-def iter_appraise_xml(campaign: Campaign) -> Iterator[str]:
-    yield '<?xml version="1.0" encoding="utf-8"?>\n'
-    yield f"<ranking-results campaign={quoteattr(campaign.name)}>\n"
-    for sr in iter_screen_rankings(campaign):
-        if len(sr.entries) < 2:
-            continue
-        yield f'  <ranking-item id="{sr.position + 1}" user="{pseudonym(sr.judge_id)}">\n'
-        # one <translation> per system in display order (a collapsed candidate's systems share its rank),
-        # so the pairwise expansion of the file is the run's, pair for pair
-        for system, rank, _score, _mc in sr.entries:
-            yield f'    <translation system={quoteattr(system)} rank="{rank}"/>\n'
-        yield "  </ranking-item>\n"
-    yield "</ranking-results>\n"
-
-
-def iter_prws_csv(campaign: Campaign) -> Iterator[str]:
-    yield _csv_line(["item", "worker", "system", "score", "meaning_changed"])
-    for sr in iter_screen_rankings(campaign):
-        for system, _rank, score, mc in sr.entries:
-            if score is not None:
-                yield _csv_line([sr.position, pseudonym(sr.judge_id), system, score, int(mc)])
-
-
-def iter_gmeg_segment_csv(campaign: Campaign) -> Iterator[str]:
-    """Per-sentence mean score of each system (PRWS); rows = corpus sentences in order (GMEG item = 0-based line)."""
-
-    systems = sorted(campaign.systems.values_list("name", flat=True))
-    sums: dict[tuple[int, str], list[float]] = defaultdict(lambda: [0.0, 0])
-    if protocol_get(campaign.protocol).prws_ratings:
-        for sr in iter_screen_rankings(campaign):
-            for system, _rank, score, _mc in sr.entries:
-                if score is not None:
-                    acc = sums[(sr.position, system)]
-                    acc[0] += score
-                    acc[1] += 1
-    yield _csv_line(systems)
-    positions = (
-        Sentence.objects.filter(corpus=campaign.corpus)
-        .order_by("position")
-        .values_list("position", flat=True)
-    )
-    if campaign.domain:
-        positions = positions.filter(domain=campaign.domain)
-    for pos in positions.iterator():
-        cells = []
-        for s in systems:
-            total, n = sums.get((pos, s), (0.0, 0))
-            cells.append(repr(total / n) if n else "")
-        yield _csv_line(cells)
+    """The campaign's valid judgments in ``fmt``; GecInputError when its protocol does not offer it."""
+    offered = judgment_formats(campaign)
+    if fmt not in offered:
+        label = protocol_get(campaign.protocol).label
+        raise GecInputError(f"a {label} campaign exports {', '.join(offered)}, not {fmt!r}")
+    return offered[fmt].writer(campaign)
 
 
 # --------------------------------------------------------------------------- run tables
 
 
 def rankings_csv(rows) -> str:
-    out = [_csv_line(["position", "system", "mu", "rank_lo", "rank_hi", "cluster", "pairs"])]
-    out += [_csv_line([r.position, r.name, r.mu, r.rank_lo, r.rank_hi, r.cluster, r.pairs]) for r in rows]
+    out = [csv_line(["position", "system", "mu", "rank_lo", "rank_hi", "cluster", "pairs"])]
+    out += [csv_line([r.position, r.name, r.mu, r.rank_lo, r.rank_hi, r.cluster, r.pairs]) for r in rows]
     return "".join(out)
 
 
@@ -214,8 +103,8 @@ def rankings_latex(rows) -> str:
 
 
 def metric_csv(rows) -> str:
-    out = [_csv_line(["metric", "reference_set", "system", "score"])]
-    out += [_csv_line([r.metric, r.reference_set, r.name, r.score]) for r in rows]
+    out = [csv_line(["metric", "reference_set", "system", "score"])]
+    out += [csv_line([r.metric, r.reference_set, r.name, r.score]) for r in rows]
     return "".join(out)
 
 

@@ -55,7 +55,7 @@ def campaign_analysis(request: HttpRequest, pk: int) -> HttpResponse:
             "campaign": campaign,
             "form": form,
             "runs": runs,
-            "prws_ratings": protocol_get(campaign.protocol).prws_ratings,
+            "judgment_formats": protocol_get(campaign.protocol).judgment_formats,
         },
         status=status,
     )
@@ -209,18 +209,17 @@ def run_export(request: HttpRequest, pk: int, fmt: str) -> HttpResponse:
     return response
 
 
-EXTENSIONS = {"wmt-csv": "csv", "appraise-xml": "xml", "prws-csv": "csv", "gmeg-segment-csv": "csv"}
-
-
 @researcher_required
 @require_GET
 def campaign_judgments_export(request: HttpRequest, pk: int, fmt: str) -> StreamingHttpResponse:
     campaign = get_object_or_404(campaign_list_for(request.user), pk=pk)
-    if fmt not in exports.JUDGMENT_FORMATS:
-        raise Http404("unknown format")
-    ctype = "application/xml" if fmt == "appraise-xml" else "text/csv"
+    chosen = exports.judgment_formats(campaign).get(fmt)
+    if chosen is None:
+        raise Http404("this campaign's protocol does not export to that format")
     response = StreamingHttpResponse(
-        exports.iter_judgments(campaign, fmt), content_type=f"{ctype}; charset=utf-8"
+        chosen.writer(campaign), content_type=f"{chosen.content_type}; charset=utf-8"
     )
-    response["Content-Disposition"] = f'attachment; filename="campaign-{campaign.pk}-{fmt}.{EXTENSIONS[fmt]}"'
+    response["Content-Disposition"] = (
+        f'attachment; filename="campaign-{campaign.pk}-{fmt}.{chosen.extension}"'
+    )
     return response

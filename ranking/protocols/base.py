@@ -10,6 +10,7 @@ from rest_framework import serializers
 
 from geceval.errors import GecInputError
 from ranking.models import Campaign, Candidate
+from ranking.protocols.files import APPRAISE_XML, WMT_CSV, JudgmentFormat
 
 
 @dataclass(frozen=True)
@@ -61,6 +62,8 @@ class Protocol(ABC):
     prws_ratings: bool = False
     """Answers are PRWS ratings (0-100): the PRWS summary and the per-segment PRWS exports read them."""
     api_answer_serializer: type[serializers.Serializer] = WorkAnswerSerializer
+    judgment_formats: tuple[JudgmentFormat, ...] = (WMT_CSV, APPRAISE_XML)
+    """The files its judgments export to, in the order pages list them (``ranking.protocols.files``)."""
 
     def answer_from_api(self, answer: Mapping) -> CandidateScore:
         """One validated ``api_answer_serializer`` item as an answer."""

@@ -1,15 +1,26 @@
 """PRWS (GMEG): a 0-100 slider per output, and 'meaning changed'; a system's score is the mean over
-sentences of the sentence's mean rating."""
+sentences of the sentence's mean rating.
+
+Its own judgment files besides the ranking-shaped ones (``ranking.protocols.files``):
+
+- ``prws-csv``: ``item,worker,system,score,meaning_changed`` (geceval.prws.read_prws_csv).
+- ``gmeg-segment-csv``: GMEG ``*-segment-scores.csv``: a header of systems, one row per corpus
+  sentence, the cell = mean score of that system's output (empty = not rated).
+"""
 
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Iterator
 
 from django.db.models import Avg, Count, Q
 
+from annotate.models import Sentence
 from geceval.errors import GecInputError
 from ranking.models import Campaign
 from ranking.protocols.base import CandidateScore, Protocol, whole
+from ranking.protocols.files import APPRAISE_XML, WMT_CSV, JudgmentFormat, csv_line, pseudonym
+from ranking.rankings import iter_screen_rankings
 from ranking.selectors import valid_ratings
 
 PRWS_TIE_MARGIN = 10
@@ -23,6 +34,60 @@ INSTRUCTIONS = (
 )
 
 
+# --------------------------------------------------------------------------- PRWS files
+
+
+def iter_prws_csv(campaign: Campaign) -> Iterator[str]:
+    yield csv_line(["item", "worker", "system", "score", "meaning_changed"])
+    for sr in iter_screen_rankings(campaign):
+        for system, _rank, score, mc in sr.entries:
+            if score is not None:
+                yield csv_line([sr.position, pseudonym(sr.judge_id), system, score, int(mc)])
+
+
+def iter_gmeg_segment_csv(campaign: Campaign) -> Iterator[str]:
+    """Per-sentence mean score of each system (PRWS); rows = corpus sentences in order (GMEG item = 0-based line)."""
+
+    systems = sorted(campaign.systems.values_list("name", flat=True))
+    sums: dict[tuple[int, str], list[float]] = defaultdict(lambda: [0.0, 0])
+    for sr in iter_screen_rankings(campaign):
+        for system, _rank, score, _mc in sr.entries:
+            if score is not None:
+                acc = sums[(sr.position, system)]
+                acc[0] += score
+                acc[1] += 1
+    yield csv_line(systems)
+    positions = (
+        Sentence.objects.filter(corpus=campaign.corpus)
+        .order_by("position")
+        .values_list("position", flat=True)
+    )
+    if campaign.domain:
+        positions = positions.filter(domain=campaign.domain)
+    for pos in positions.iterator():
+        cells = []
+        for s in systems:
+            total, n = sums.get((pos, s), (0.0, 0))
+            cells.append(repr(total / n) if n else "")
+        yield csv_line(cells)
+
+
+PRWS_CSV = JudgmentFormat(
+    "prws-csv",
+    "PRWS ratings CSV (item, worker, system, score, meaning_changed)",
+    "csv",
+    "text/csv",
+    iter_prws_csv,
+)
+GMEG_SEGMENT_CSV = JudgmentFormat(
+    "gmeg-segment-csv",
+    "GMEG segment scores CSV (mean score per sentence and system)",
+    "csv",
+    "text/csv",
+    iter_gmeg_segment_csv,
+)
+
+
 class Prws(Protocol):
     name = "prws"
     label = "PRWS sliders (GMEG)"
@@ -31,6 +96,7 @@ class Prws(Protocol):
     answer_field = "score"
     missing_answer = "move every slider before submitting"
     prws_ratings = True
+    judgment_formats = (PRWS_CSV, GMEG_SEGMENT_CSV, WMT_CSV, APPRAISE_XML)
 
     def validate_answer(self, answer: CandidateScore, shown: int) -> None:
         if not whole(answer.score) or not 0 <= answer.score <= 100 or answer.rank is not None:

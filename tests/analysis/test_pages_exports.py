@@ -105,7 +105,7 @@ def test_wmt_csv_export_ranked_by_the_geceval_command_gives_the_runs_numbers(cli
 def test_appraise_xml_export_reads_back_as_the_same_pairwise_judgments(tmp_path):
     _user, campaign, rankings = ranking_campaign(n=60)
     path = tmp_path / "export.xml"
-    path.write_text("".join(exports.iter_appraise_xml(campaign)))
+    path.write_text("".join(exports.iter_judgments(campaign, "appraise-xml")))
     back = read_appraise_xml(path)
     strip = [(p.sys1, p.rank1, p.sys2, p.rank2) for p in expand_pairwise(back)]
     assert strip == [(p.sys1, p.rank1, p.sys2, p.rank2) for p in expand_pairwise(rankings)]
@@ -124,13 +124,13 @@ def test_prws_summary_run_and_prws_exports_round_trip(client, tmp_path):
     assert rows[0].meaning_changed == pytest.approx(24 / 120)
     assert run.summary["reliability"]["system_pearson"] > 0.9
     path = tmp_path / "ratings.csv"
-    path.write_text("".join(exports.iter_prws_csv(campaign)))
+    path.write_text("".join(exports.iter_judgments(campaign, "prws-csv")))
     back = read_prws_csv(path)
     assert sorted((r.system, r.score, r.meaning_changed) for r in back) == sorted(
         (r.system, r.score, r.meaning_changed) for r in ratings
     )
     seg = tmp_path / "seg.csv"
-    seg.write_text("".join(exports.iter_gmeg_segment_csv(campaign)))
+    seg.write_text("".join(exports.iter_judgments(campaign, "gmeg-segment-csv")))
     segments = read_gmeg_segment_csv(seg)
     assert sum(segments["best"].values()) / len(segments["best"]) == pytest.approx(expected_best)
     client.force_login(user)

@@ -5,7 +5,8 @@ from __future__ import annotations
 from django.core.management.base import BaseCommand, CommandError
 
 from annotate.management.commands._common import export_project
-from ranking.analysis.exports import JUDGMENT_FORMATS, iter_judgments
+from geceval.errors import GecInputError
+from ranking.analysis.exports import all_judgment_formats, iter_judgments
 from ranking.models import Campaign
 
 
@@ -17,7 +18,7 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser) -> None:
         parser.add_argument("name", help="campaign name (or id with --id)")
-        parser.add_argument("--format", required=True, choices=JUDGMENT_FORMATS, dest="fmt")
+        parser.add_argument("--format", required=True, choices=all_judgment_formats(), dest="fmt")
         parser.add_argument("--out", required=True, help="output file ('-' = stdout)")
         parser.add_argument(
             "--project", help="project name, when several projects have a campaign of that name"
@@ -43,14 +44,18 @@ class Command(BaseCommand):
                 f"several campaigns are named {options['name']!r}; say which with --project or --id"
             )
         campaign = found[0]
+        try:  # before the file is opened: a format the protocol does not offer leaves no file
+            chunks = iter_judgments(campaign, options["fmt"])
+        except GecInputError as exc:
+            raise CommandError(str(exc)) from None
         count = 0
         if options["out"] == "-":
-            for chunk in iter_judgments(campaign, options["fmt"]):
+            for chunk in chunks:
                 self.stdout.write(chunk, ending="")
                 count += 1
             return
         with open(options["out"], "w", encoding="utf-8", newline="") as handle:
-            for chunk in iter_judgments(campaign, options["fmt"]):
+            for chunk in chunks:
                 handle.write(chunk)
                 count += 1
         self.stderr.write(

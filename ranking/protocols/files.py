@@ -1,0 +1,106 @@
+"""Judgment files any protocol whose screens give an order can write (WMT CSV, Appraise XML), and what
+a protocol's export is: a name, a label, a file type and a writer. Each protocol lists its own
+(``Protocol.judgment_formats``); ``ranking.analysis.exports`` streams the one asked for.
+
+Worker ids are pseudonymised: ``w`` + the first 12 hex digits of HMAC-SHA256(SECRET_KEY, user id), so
+exports can be shared without revealing accounts and the same worker has the same pseudonym in every
+export of this installation.
+
+- ``wmt-csv``: one row per judgment, ``srcIndex,segmentId,judgeId,system1Id,system1rank,...`` with as
+  many system columns as the largest judgment (a candidate standing for several systems gives one
+  column pair per system, same rank); readable by ``python -m geceval rank FILE --format wmt-csv``.
+  Rows are in judgment order and systems in display order, so ranking the file gives exactly the
+  numbers of an analysis run on the same campaign and seed. PRWS screens become rankings by score
+  (equal scores tied).
+- ``appraise-xml``: ``<ranking-item id user>`` with one ``<translation system rank>`` per system shown,
+  in display order.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import hmac
+import io
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from xml.sax.saxutils import quoteattr
+
+from django.conf import settings
+from django.db.models import Count
+
+from annotate.http import csv_cell
+from ranking.models import Campaign
+from ranking.rankings import iter_screen_rankings
+from ranking.selectors import valid_ratings
+
+
+@dataclass(frozen=True)
+class JudgmentFormat:
+    name: str
+    label: str
+    extension: str
+    content_type: str
+    writer: Callable[[Campaign], Iterator[str]]
+    """Text chunks of the file, so a view can stream it and a command write it without holding a
+    million rows."""
+
+
+def pseudonym(user_id: int | str) -> str:
+    digest = hmac.new(settings.SECRET_KEY.encode(), str(user_id).encode(), hashlib.sha256).hexdigest()
+    return "w" + digest[:12]
+
+
+def csv_line(row: Iterable) -> str:
+    buf = io.StringIO()
+    csv.writer(buf, lineterminator="\n").writerow([csv_cell(v) for v in row])
+    return buf.getvalue()
+
+
+def _max_entries(campaign: Campaign) -> int:
+    row = (
+        valid_ratings(campaign)
+        .values("judgment_id")
+        .annotate(n=Count("candidate__outputs"))
+        .order_by("-n")
+        .values_list("n", flat=True)
+        .first()
+    )
+    return max(int(row or 0), 2)
+
+
+def iter_wmt_csv(campaign: Campaign) -> Iterator[str]:
+    width = _max_entries(campaign)
+    header = ["srcIndex", "segmentId", "judgeId"]
+    for i in range(1, width + 1):
+        header += [f"system{i}Id", f"system{i}rank"]
+    yield csv_line(header)
+    for sr in iter_screen_rankings(campaign):
+        if len(sr.entries) < 2:
+            continue
+        row = [sr.position + 1, sr.position + 1, pseudonym(sr.judge_id)]
+        for system, rank, _score, _mc in sr.entries:
+            row += [system, rank]
+        row += ["", ""] * (width - len(sr.entries))
+        yield csv_line(row)
+
+
+def iter_appraise_xml(campaign: Campaign) -> Iterator[str]:
+    yield '<?xml version="1.0" encoding="utf-8"?>\n'
+    yield f"<ranking-results campaign={quoteattr(campaign.name)}>\n"
+    for sr in iter_screen_rankings(campaign):
+        if len(sr.entries) < 2:
+            continue
+        yield f'  <ranking-item id="{sr.position + 1}" user="{pseudonym(sr.judge_id)}">\n'
+        # one <translation> per system in display order (a collapsed candidate's systems share its rank),
+        # so the pairwise expansion of the file is the run's, pair for pair
+        for system, rank, _score, _mc in sr.entries:
+            yield f'    <translation system={quoteattr(system)} rank="{rank}"/>\n'
+        yield "  </ranking-item>\n"
+    yield "</ranking-results>\n"
+
+
+WMT_CSV = JudgmentFormat(
+    "wmt-csv", "WMT CSV (rankings; PRWS screens ranked by score)", "csv", "text/csv", iter_wmt_csv
+)
+APPRAISE_XML = JudgmentFormat("appraise-xml", "Appraise XML", "xml", "application/xml", iter_appraise_xml)

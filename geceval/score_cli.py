@@ -44,7 +44,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--lambda", dest="lam", type=float, default=0.0, help="gleu2015 penalty weight")
     parser.add_argument(
         "--variant",
-        choices=["jfleg", "jfleg-py3", "2015", "2015-acl"],
+        choices=["jfleg", "jfleg-py3", "2015", "2015-acl", "gec-metrics"],
         default=None,
         help="gleu: which public implementation (default jfleg; docs/metric-versions.md)",
     )

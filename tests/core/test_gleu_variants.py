@@ -33,6 +33,7 @@ def _jfleg_args() -> list[str]:
         ("2015", [], 0.806831),  # REFERENCE_FIGURES: GLEU 2015, lambda 0
         ("2015", ["--lambda", "0.1"], 0.787763),  # REFERENCE_FIGURES: lambda 0.1
         ("2015-acl", [], 0.449314),  # before the 10 March 2016 denominator fix
+        ("gec-metrics", [], 0.186169),  # gec-metrics' default GLEU (GREEN reformulation)
     ],
 )
 def test_score_gleu_variant_gives_that_implementations_number_on_jfleg_test(
@@ -120,3 +121,73 @@ def test_the_gleu_command_loads_neither_package_metadata_nor_the_2015_scorer(tmp
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout[: done.stdout.rindex("]") + 1])[0]["score"] == 1.0
     assert done.stdout.strip().splitlines()[-1] == "LOADED geceval.gleu"
+
+
+# gec-metrics 0.1.1's own test case (gec_metrics/metrics/gleu_test.py): its inputs and the scores
+# it pins for its default GLEU and for GLEUOfficial (the official script under Python 3).
+GM_SOURCES = [
+    "This sentences contain gramamtical error .",
+    "This is a sentence .",
+    "This is no change .",
+    "I bought a pen to write a letter to a friend .",
+]
+GM_HYPOTHESES = [
+    "This sentence contains a grammatical error .",
+    "the sentence was corrected into completely different one .",
+    "This is no change .",
+    "I bought a pen to write a letter to a friend .",
+]
+GM_REFERENCES = [
+    [
+        "This sentence contains a grammatical error .",
+        "dummy sentence .",
+        "This is no change .",
+        "I bought a pen to write a letter to the friend .",
+    ],
+    [
+        "These sentences contain grammatical errors .",
+        "another dummy sentence .",
+        "This is no change .",
+        "I bought a pen to write the letter to the friend .",
+    ],
+]
+
+
+def test_gec_metrics_variant_gives_the_librarys_own_pinned_scores() -> None:
+    from geceval.gleu import gleu_plus
+    from geceval.gleu_green import green_gleu
+
+    assert green_gleu(GM_SOURCES, GM_REFERENCES, GM_HYPOTHESES) == 0.2913773302697463  # its GLEU
+    official = gleu_plus(GM_SOURCES, GM_REFERENCES, GM_HYPOTHESES, draws="py3").score
+    assert abs(official - 0.369131) <= 1e-5  # its GLEUOfficial is our jfleg-py3
+    assert (
+        abs(gleu_plus(GM_SOURCES, GM_REFERENCES, GM_HYPOTHESES).score - 0.369131) > 1e-5
+    )  # py2 draws differ
+
+
+def test_gec_metrics_variant_is_well_below_the_official_script_on_conll14() -> None:
+    """docs/metric-versions.md's table: 1.5-3.7 points lower on the official CoNLL-14 outputs."""
+    from geceval.gleu import gleu_plus
+    from geceval.gleu_green import green_gleu
+
+    data = shared_path("gecmetrics", "data", "conll14st-test")
+    source = read_lines(data / "conll14st-test.tok.src")
+    refs = [read_lines(data / "refs" / f"conll14st-test.tok.trg{i}") for i in range(2)]
+    outputs = shared_path("grammatical-evaluation", "data", "original", "official_submissions")
+    expected = {"AMU": (0.589564, 0.568205), "INPUT": (0.573192, 0.536467)}
+    for system, (official, gec_metrics) in expected.items():
+        hyp = read_lines(outputs / system)
+        assert round(gleu_plus(source, refs, hyp).score, 6) == official
+        assert round(green_gleu(source, refs, hyp), 6) == gec_metrics
+
+
+def test_the_variant_choices_are_the_variants() -> None:
+    import argparse
+
+    from geceval.gleu_variants import VARIANTS
+    from geceval.score_cli import add_arguments
+
+    parser = argparse.ArgumentParser()
+    add_arguments(parser)
+    (action,) = [a for a in parser._actions if a.dest == "variant"]
+    assert sorted(action.choices) == sorted(VARIANTS)

@@ -8,6 +8,7 @@ from annotate.rewrites import views as rw
 from annotate.rewrites import views_lists as rw_lists
 
 urlpatterns = [
+    path("setup/", views.first_account, name="first-account"),
     path("projects/", projects.project_list, name="project-list"),
     path("projects/new/", projects.project_new, name="project-new"),
     path("projects/switch/", projects.project_switch, name="project-switch"),

@@ -1,10 +1,13 @@
 from __future__ import annotations
 
+from django.conf import settings
 from django.contrib import messages
+from django.contrib.auth import login
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 
 from annotate.decorators import researcher_required
+from annotate.first_account import FirstAccountForm, FirstAccountTaken, first_account_create, setup_open
 from annotate.forms import CorpusUploadForm, OutputsUploadForm
 from annotate.jobs.runners import CORPUS, OUTPUTS
 from annotate.jobs.services import import_job_create, runs_in_background
@@ -110,3 +113,26 @@ def corpus_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "form": form,
     }
     return render(request, "annotate/corpus_detail.html", context, status=400 if form.errors else 200)
+
+
+def first_account(request: HttpRequest) -> HttpResponse:
+    """An empty installation's first account, the administrator (annotate.first_account); afterwards
+    this page only sends people to the login page."""
+    if not setup_open():
+        return redirect("home" if request.user.is_authenticated else "login")
+    form = FirstAccountForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            user = first_account_create(form)
+        except FirstAccountTaken:
+            messages.error(request, "Someone created the first account a moment ago: log in instead.")
+            return redirect("login")
+        login(request, user, backend=settings.AUTHENTICATION_BACKENDS[0])
+        messages.success(
+            request,
+            f"Welcome, {user.get_username()}: you are this installation's administrator. "
+            "Start with a project: Projects, then New project.",
+        )
+        return redirect("home")
+    status = 400 if form.errors else 200
+    return render(request, "annotate/first_account.html", {"form": form}, status=status)

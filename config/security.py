@@ -45,6 +45,7 @@ from django.db import InterfaceError, OperationalError
 from django.http import HttpRequest, HttpResponse, HttpResponseBase
 from django.template import engines
 
+from annotate.first_account import setup_open
 from annotate.http import client_address
 
 log = logging.getLogger(__name__)
@@ -223,7 +224,14 @@ def rate_limited_login(view: Callable[..., HttpResponse]) -> Callable[..., HttpR
     return wrapped
 
 
-login_view = rate_limited_login(auth_views.LoginView.as_view())
+class LoginView(auth_views.LoginView):
+    """Django's login page; on an installation with no account yet it points to the set-up page."""
+
+    def get_context_data(self, **kwargs):
+        return super().get_context_data(**kwargs) | {"setup_open": setup_open()}
+
+
+login_view = rate_limited_login(LoginView.as_view())
 admin_login_view = rate_limited_login(admin.site.login)
 
 

@@ -146,6 +146,7 @@ def _create_campaign_with_trap_preview(page) -> None:
     errors = page.get_by_role("group", name="Errors a trap adds")
     errors.get_by_label("SPELL", exact=False).uncheck()
     errors.get_by_label(re.compile(r"\bWO:")).uncheck()
+    page.get_by_label("Errors per trap").select_option(label="2")
     page.get_by_role("button", name="Preview 10 traps").click()
     table = page.locator("#trap-examples")  # under the button, without a reload
     table.wait_for()
@@ -166,6 +167,7 @@ def _create_campaign_with_trap_preview(page) -> None:
     expect(page.get_by_label("Judgments per item")).to_have_value("2")
     expect(errors.get_by_label("VERB:SVA", exact=False)).to_be_checked()
     expect(errors.get_by_label("SPELL", exact=False)).not_to_be_checked()
+    expect(page.get_by_label("Errors per trap")).to_have_value("2")
     page.get_by_role("button", name="Create campaign").click()
     page.get_by_text(re.compile(rf"Campaign {CAMPAIGN} created with \d+ screens in 1 HIT\.")).wait_for()
     page.get_by_text("1 HIT of up to 40 screens").wait_for()
@@ -236,6 +238,8 @@ def _run_trueskill_and_download_ranking(page, tmp_path: Path) -> list[dict]:
     ranking = page.get_by_role("table").filter(has=page.get_by_role("columnheader", name="Score (μ)"))
     ranking.wait_for()
     expect(page.locator("#run-status")).to_have_text("done")
+    for system in SYSTEMS:
+        expect(ranking.get_by_role("cell", name=system, exact=True)).to_have_count(1)
     with page.expect_download() as info:
         page.get_by_role("link", name="CSV").click()
     path = tmp_path / "ranking.csv"
@@ -272,6 +276,8 @@ def test_a_team_goes_from_an_empty_database_to_exported_results_in_the_browser(
     screens = [_work_the_hit(new_page(), link, corpus) for _ in range(2)]
     assert screens[0] == screens[1] > LINES  # every screen of the corpus, plus traps (and repeats)
 
+    page.reload()  # the researcher is still on the crowd page: the one link served both
+    expect(page.get_by_role("row", name=re.compile(r"reusable\s+2$"))).to_have_count(1)
     page.get_by_role("link", name="Back to the campaign").click()
     _both_workers_passed_their_traps(page)
     rows = _run_trueskill_and_download_ranking(page, tmp_path)

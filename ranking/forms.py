@@ -151,7 +151,11 @@ class CampaignForm(forms.Form):
         help_text="Workers who pass fewer traps than this share are excluded.",
     )
     trap_min_seen = forms.IntegerField(
-        min_value=1, max_value=100, initial=DEFAULT_TRAP_MIN_SEEN, help_text="Traps seen before exclusion."
+        min_value=1,
+        max_value=100,
+        initial=DEFAULT_TRAP_MIN_SEEN,
+        label="Traps seen before exclusion",
+        help_text="The trap pass rate excludes nobody who has seen fewer traps than this.",
     )
     exclude_by_pass_rate = forms.BooleanField(
         required=False, initial=True, help_text="Exclude workers whose trap pass rate is below the threshold."

@@ -50,11 +50,15 @@ def campaign_new(request: HttpRequest) -> HttpResponse:
             messages.success(
                 request,
                 f"Campaign {campaign.name} created with {campaign.screens.count()} screens "
-                f"in {campaign.hits.count()} HITs. It is a draft: launch or pilot it when you are ready.",
+                f"in {_count(campaign.hits.count(), 'HIT')}. It is a draft: launch or pilot it when you are ready.",
             )
             return redirect("campaign-detail", pk=campaign.pk)
     context = {"form": form, "forecast": None, "preview_count": PREVIEW_COUNT}
     return render(request, "ranking/campaign_new.html", context, status=400 if form.errors else 200)
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
 @transaction.atomic

@@ -20,9 +20,15 @@ requires_shared = pytest.mark.skipif(
 )
 
 
-def shared_path(*parts: str) -> Path:
-    """A path under ../shared/data; skips the calling test when it is missing."""
+def shared_path(*parts: str, required_in_ci: bool = False) -> Path:
+    """A path under ../shared/data; skips the calling test when it is missing.
+
+    ``required_in_ci``: with CI=true the missing data is a failure, not a skip, for a test CI must
+    not silently leave out (issue 20's first-week walk)."""
     path = SHARED.joinpath(*parts)
     if not path.exists():
-        pytest.skip(f"public GEC data not found: {path} (../shared is absent)")
+        reason = f"public GEC data not found: {path} (../shared is absent)"
+        if required_in_ci and os.environ.get("CI", "").lower() in {"1", "true", "yes"}:
+            pytest.fail(f"CI=true but {reason}")
+        pytest.skip(reason)
     return path

@@ -109,3 +109,23 @@ def test_enough_distinct_outputs_create_at_once_and_prws_never_warns(client, set
     prws = _form(corpus, few, name="prws", protocol="prws")
     assert client.post(reverse("campaign-new"), prws).status_code == 302
     assert set(Campaign.objects.values_list("status", flat=True)) == {"draft"}
+
+
+def test_a_campaign_of_one_hit_says_so_in_the_singular_and_its_page_links_the_corpus(client, setup):
+    corpus, by_name, *_ = setup
+    form = _form(corpus, [by_name["s1"], by_name["s2"]], name="one hit", protocol="prws", screens_per_hit=10)
+    page = client.post(reverse("campaign-new"), form, follow=True).content.decode()
+    assert "Campaign one hit created with 4 screens in 1 HIT. It is a draft" in page
+    assert "1 HIT of up to 10 screens" in page
+    corpus_link = reverse("corpus-detail", args=[corpus.pk])
+    assert f'corpus <a href="{corpus_link}">{corpus.name}</a>' in page  # the walk goes on to the corpus
+    two = _form(corpus, [by_name["s1"], by_name["s2"]], name="two hits", protocol="prws", screens_per_hit=2)
+    assert (
+        "created with 4 screens in 2 HITs."
+        in client.post(reverse("campaign-new"), two, follow=True).content.decode()
+    )
+
+
+def test_the_trap_count_before_exclusion_is_labelled_in_words(client, setup):
+    page = client.get(reverse("campaign-new")).content.decode()
+    assert '<label for="id_trap_min_seen">Traps seen before exclusion:</label>' in page

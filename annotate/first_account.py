@@ -37,6 +37,11 @@ class FirstAccountForm(UserCreationForm):
         model = get_user_model()
         fields = ("username", "email")
 
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, label_suffix="", **kwargs)
+        self.fields["email"].label = "E-mail address (optional)"
+        self.fields["password2"].label = "Password again"  # as the invitation's sign-up says it
+
 
 @transaction.atomic
 def first_account_create(form: FirstAccountForm) -> AbstractBaseUser:

@@ -172,9 +172,9 @@ def test_the_preview_page_and_fragment_escape_and_keep_to_the_researchers_corpor
 
 
 @pytest.mark.django_db
-def test_a_hostile_output_is_escaped_in_the_preview(client):
+def test_a_hostile_output_is_escaped_and_a_small_corpus_still_gives_ten_examples(client):
     owner = f.user("res", "researcher")
-    sources = [f"<script>alert({i})</script> the men is going to the house of my friend ." for i in range(20)]
+    sources = [f"<script>alert({i})</script> the men is going to the house of my friend ." for i in range(8)]
     corpus, made = f.corpus_with_systems(
         f.project(owner), sources=sources, systems={"evil": [s.replace("is", "are") for s in sources]}
     )

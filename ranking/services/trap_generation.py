@@ -36,7 +36,8 @@ from ranking.services.judging import normalise
 
 PREVIEW_COUNT = 10
 PREVIEW_SCAN = 20
-"""Sentences tried per example wanted before the preview gives up (a trap may fail its checks)."""
+"""Drafts per example wanted before the preview gives up (a trap may fail its checks). A corpus with
+fewer sentences than that is gone through again, with other bases and seeds."""
 PREVIEW_MISSES = 5
 """Misses in a row of one trap kind before the preview takes either (some bases cannot be undone)."""
 KIND_LABELS = {ADDED_ERROR: "errors added", UNDONE_CORRECTION: "a correction undone"}
@@ -87,10 +88,11 @@ def trap_preview(
     rows = [row for row in rows if row[0] in bases]
     picked = rng.sample(rows, min(len(rows), count * PREVIEW_SCAN))
     refs = corpus_references(corpus.pk, [pk for pk, _, _ in picked])
+    shown: set[tuple[int, str]] = set()
     made: Counter[str] = Counter()
     missed: Counter[str] = Counter()
     examples: list[TrapExample] = []
-    for pk, position, source in picked:
+    for pk, position, source in [row for _ in range(PREVIEW_SCAN) for row in picked][: count * PREVIEW_SCAN]:
         if len(examples) == count:
             break
         options = {"min_drop": min_drop, "error_types": error_types, "n_errors": n_errors}
@@ -111,7 +113,8 @@ def trap_preview(
         else:
             base, base_from = source, "the source"
             trap = source_error(source, refs.get(pk, ()), seed=f"{rng.random()}", **options)
-        if trap is not None:
+        if trap is not None and (pk, trap.text) not in shown:
+            shown.add((pk, trap.text))
             made[trap.kind] += 1
             examples.append(_example(corpus, position, source, base, base_from, trap))
     return examples

@@ -29,9 +29,8 @@ import argparse
 import math
 from collections import Counter
 from collections.abc import Callable, Hashable, Sequence
-from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from geceval.errors import GecInputError
 from geceval.formats.text import check_aligned, read_lines
@@ -50,21 +49,24 @@ DEFAULT_ITERATIONS = 500
 _Z95 = 1.9599639845400536  # statistics.NormalDist().inv_cdf(0.975), without importing statistics
 
 
-@dataclass(frozen=True)
-class GleuResult:
+class GleuResult(NamedTuple):
     """A GLEU+ / charGLEU corpus score on the reference tool's 0-1 scale.
 
     ``score`` is the mean of the per-iteration corpus scores
     (``iteration_scores``), ``std`` their population standard deviation
     (numpy's default, as the reference prints), ``ci`` the normal 95%
     interval ``score ± 1.96·std``. ``sentence_scores`` is filled when asked for.
+    (A NamedTuple, not a dataclass: ``score gleu`` starts without importing dataclasses.)
     """
 
     score: float
     std: float
     ci: tuple[float, float]
-    iteration_scores: list[float] = field(repr=False)
+    iteration_scores: list[float]
     sentence_scores: list[float] | None = None
+
+    def __repr__(self) -> str:
+        return f"GleuResult(score={self.score!r}, std={self.std!r}, ci={self.ci!r}, sentence_scores={self.sentence_scores!r})"
 
 
 # --------------------------------------------------------------------------- tokens and n-grams

@@ -11,14 +11,12 @@ re-tokenises.
 from __future__ import annotations
 
 import argparse
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from geceval.gleu import DEFAULT_ITERATIONS, gleu_plus, read_cli_hypothesis, read_cli_inputs
 
 
-@dataclass(frozen=True)
-class GleuVariant:
+class GleuVariant(NamedTuple):
     name: str
     implementation: str
     description: str

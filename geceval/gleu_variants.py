@@ -78,7 +78,7 @@ def cli_gleu_variant(args: argparse.Namespace) -> list[dict[str, Any]]:
             if res.sentence_scores is not None:
                 row["sentences"] = res.sentence_scores
         else:
-            # Local: the default variant (GLEU+) does not load the 2015 scorer at start-up.
+            # lazy: the default variant (GLEU+) does not load the 2015 scorer at start-up.
             from geceval.gleu2015 import gleu2015
 
             denominator = "fixed" if name == "2015" else "acl2015"

@@ -85,6 +85,16 @@ def test_iteration_totals_equal_summing_the_drawn_rows(k, iterations, draws):
     assert got == expected
 
 
+@pytest.mark.parametrize("largest", [0, 1, 255, 70000, 2**40, 2**70])
+def test_iteration_totals_keep_fields_apart_whatever_their_size(largest):
+    rnd = random.Random(largest)
+    stats = [[[rnd.choice([0, largest]) for _ in range(3)] for _ in range(4)] for _ in range(9)]
+    got = iteration_totals(stats, 300, 3)
+    for j in (0, 7, 299):
+        idx = drawn_indices(j, 9, 4)
+        assert got[j] == [sum(stats[i][idx[i]][d] for i in range(9)) for d in range(3)]
+
+
 def test_iteration_totals_of_no_sentences_are_zero():
     assert iteration_totals([], 3, 4) == [[0, 0, 0, 0]] * 3
 

@@ -6,8 +6,8 @@ intersected with the reference's n-grams as ``zip`` yields them, so a
 reference's n-grams are hashed once and never stored. Hypothesis n-grams
 that occur more than once (rare) are counted apart with their clipped counts.
 A reference identical to the hypothesis needs no counting at all. On JFLEG
-test this is faster than the numpy version it replaced, and needs no numpy,
-whose import alone cost half of a ``score gleu`` process (issue 22).
+test this is as fast as the numpy version it replaced (0.043 CPU-s) and needs
+no numpy, whose import alone cost half of a ``score gleu`` process (issue 22).
 """
 
 from __future__ import annotations

@@ -9,12 +9,13 @@ mean, std and interval agree with the printed figures to the last digit.
 
 Speed: the expensive part is n-gram counting, which depends only on the
 (hypothesis sentence, reference) pair, never on the iteration. We count once
-per pair, vectorised with numpy over the whole corpus (exact integer n-gram
-ids, one sorted count table, ``searchsorted`` look-ups), into a small integer
-vector of statistics; an iteration is then the sum of one precomputed vector
-per sentence, selected by the sampled index, which numpy does for all 500
-iterations at once. On JFLEG test this is 30-40x less CPU than PyPI ``gleu``
-1.1.0 (bench/bench_gleu.py).
+per pair (:mod:`geceval.gleu_counts`, set operations in C) into a small
+integer vector of statistics; an iteration is then the sum of one vector per
+sentence, selected by the sampled index (:mod:`geceval.gleu_sampling`, packed
+integers and per-group tables), and the mean and std are numpy's to the last
+bit (:mod:`geceval.numpy_sums`). None of it imports numpy, whose import alone
+cost more CPU than scoring JFLEG test; ``score gleu`` on JFLEG test takes
+about 1/19 of the CPU of PyPI ``gleu`` 1.1.0's command (bench/bench_gleu.py).
 
 Tokens are Python 2's ``str.split()`` of a byte string: runs of ASCII
 whitespace only (space, tab, newline, CR, VT, FF). Python 3's ``str.split``
@@ -27,63 +28,49 @@ from __future__ import annotations
 
 import argparse
 import math
-import random
-import re
 from collections import Counter
 from collections.abc import Callable, Hashable, Sequence
-from dataclasses import dataclass, field
 from functools import lru_cache
-from itertools import chain
-from typing import Any, Literal
-
-import numpy as np
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from geceval.errors import GecInputError
 from geceval.formats.text import check_aligned, read_lines
+from geceval.gleu_counts import Unit, pair_statistics
+from geceval.gleu_counts import tokenize as tokenize  # part of this module's interface
+from geceval.gleu_sampling import Draws, drawn_indices, iteration_totals
+from geceval.numpy_sums import np_mean, np_std
 from geceval.progress import ProgressFn, StderrProgress
 
-Unit = Literal["word", "char"]
+if TYPE_CHECKING:
+    import numpy as np
 
 GLEU_ORDER = 4
 CHAR_GLEU_ORDER = 5
 DEFAULT_ITERATIONS = 500
 _Z95 = 1.9599639845400536  # statistics.NormalDist().inv_cdf(0.975), without importing statistics
-_ASCII_SPACE = re.compile(r"[ \t\n\r\x0b\x0c]+")
 
 
-@dataclass(frozen=True)
-class GleuResult:
+class GleuResult(NamedTuple):
     """A GLEU+ / charGLEU corpus score on the reference tool's 0-1 scale.
 
     ``score`` is the mean of the per-iteration corpus scores
     (``iteration_scores``), ``std`` their population standard deviation
     (numpy's default, as the reference prints), ``ci`` the normal 95%
     interval ``score ± 1.96·std``. ``sentence_scores`` is filled when asked for.
+    (A NamedTuple, not a dataclass: ``score gleu`` starts without importing dataclasses.)
     """
 
     score: float
     std: float
     ci: tuple[float, float]
-    iteration_scores: list[float] = field(repr=False)
+    iteration_scores: list[float]
     sentence_scores: list[float] | None = None
+
+    def __repr__(self) -> str:
+        return f"GleuResult(score={self.score!r}, std={self.std!r}, ci={self.ci!r}, sentence_scores={self.sentence_scores!r})"
 
 
 # --------------------------------------------------------------------------- tokens and n-grams
-
-
-def tokenize(line: str) -> list[str]:
-    """Python 2 ``line.split()`` on the UTF-8 bytes: split at ASCII whitespace only."""
-    if line.isascii():
-        return line.split()
-    return [t for t in _ASCII_SPACE.split(line) if t]
-
-
-def _units(line: str, unit: Unit) -> Sequence[Hashable]:
-    tokens = tokenize(line)
-    if unit == "word":
-        return tokens
-    # charGLEU: the characters of the tokenized line, single spaces included.
-    return " ".join(tokens)
 
 
 def ngram_counts(units: Sequence[Hashable], n: int) -> Counter:
@@ -102,45 +89,6 @@ def clipped_matches(h: Counter, other: Counter) -> int:
 # --------------------------------------------------------------------------- GLEU+ statistics
 
 
-def _ngram_ids(units: list[Sequence[Hashable]], order: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
-    """Exact integer ids for every n-gram (n = 1..order) of every line.
-
-    Returns ``(gram_id, line, order_of_gram, n_grams)``: one entry per n-gram
-    occurrence (its global id and its line index), the order index (n-1) of
-    each id, and the number of distinct ids. Units get ids through a dict;
-    an n-gram's id is the rank of the pair (id of its (n-1)-gram prefix, id of
-    its last unit) among all such pairs, so ids are exact (no hashing).
-    """
-    lens = np.fromiter(map(len, units), np.int64, len(units))
-    flat = list(chain.from_iterable(units))
-    vocab = {t: i for i, t in enumerate(dict.fromkeys(flat))}
-    n_vocab = max(len(vocab), 1)
-    tok = np.fromiter(map(vocab.__getitem__, flat), np.int64, len(flat))
-    line_of = np.repeat(np.arange(len(units), dtype=np.int64), lens)
-    end_of = np.repeat(np.cumsum(lens), lens)
-    pos = np.arange(len(tok), dtype=np.int64)
-    ids_parts, line_parts, sizes = [], [], []
-    prev = tok
-    offset = 0
-    for n in range(1, order + 1):
-        at = np.nonzero(pos + n <= end_of)[0]
-        if n == 1:
-            ids, size = tok, n_vocab
-        else:
-            # prev < number of (n-1)-grams <= len(tok) and tok < n_vocab: the product fits int64.
-            uniq, inv = np.unique(prev[at] * n_vocab + tok[at + n - 1], return_inverse=True)
-            ids = np.full(len(tok), -1, dtype=np.int64)
-            ids[at] = inv
-            size = len(uniq)
-        ids_parts.append(ids[at] + offset)
-        line_parts.append(line_of[at])
-        sizes.append(size)
-        prev = ids
-        offset += size
-    order_of = np.repeat(np.arange(order, dtype=np.int64), sizes)
-    return np.concatenate(ids_parts), np.concatenate(line_parts), order_of, offset
-
-
 def gleu_plus_stats(
     source: Sequence[str],
     references: Sequence[Sequence[str]],
@@ -150,7 +98,7 @@ def gleu_plus_stats(
     unit: Unit = "word",
     progress: ProgressFn | None = None,
 ) -> np.ndarray:
-    """Per-sentence GLEU+ statistics against each reference.
+    """Per-sentence GLEU+ statistics against each reference, as a numpy array.
 
     ``references`` is a list of k reference sets, each line-aligned with
     ``source`` and ``hypothesis``. Returns an int64 array of shape
@@ -158,61 +106,30 @@ def gleu_plus_stats(
     ``[|h|, |r|, num_1, den_1, ..., num_order, den_order]`` with
     ``num_n = max(0, |h ∧ r| - |h ∧ S_diff|)`` where ``S_diff`` holds the
     source n-grams that do not occur in r at all (clipped by their source
-    count), and ``den_n = max(0, |h| - n + 1)``.
-
-    Vectorised: every distinct line's n-gram counts go into one sorted table
-    keyed by (line, n-gram id); each hypothesis n-gram then looks up its count
-    in the source and in each reference with ``searchsorted``. For one
-    hypothesis n-gram of count c, with source count s and reference count x:
-    it adds ``min(c, x)`` when x > 0, else subtracts ``min(c, s)``.
+    count), and ``den_n = max(0, |h| - n + 1)``: for one hypothesis n-gram of
+    count c, with source count s and reference count x, it adds ``min(c, x)``
+    when x > 0, else subtracts ``min(c, s)``. Counted by
+    :func:`geceval.gleu_counts.pair_statistics` (plain Python, no numpy).
     """
+    import numpy as np
+
+    stats = _statistics(source, references, hypothesis, order, unit, progress)
+    return np.array(stats, dtype=np.int64).reshape(len(stats), len(references), 2 + 2 * order)
+
+
+def _statistics(
+    source: Sequence[str],
+    references: Sequence[Sequence[str]],
+    hypothesis: Sequence[str],
+    order: int,
+    unit: Unit,
+    progress: ProgressFn | None,
+) -> list[list[list[int]]]:
     n_sent = check_lengths(source, references, hypothesis)
-    k = len(references)
-    out = np.zeros((n_sent, k, 2 + 2 * order), dtype=np.int64)
-    if n_sent == 0:
-        return out
-    line_index: dict[str, int] = {}
-    for text in chain(hypothesis, source, *references):
-        line_index.setdefault(text, len(line_index))
-    h_line = np.fromiter(map(line_index.__getitem__, hypothesis), np.int64, n_sent)
-    s_line = np.fromiter(map(line_index.__getitem__, source), np.int64, n_sent)
-    r_line = np.array([[line_index[t] for t in ref] for ref in references], dtype=np.int64).T
-    units = [_units(text, unit) for text in line_index]
-    lens = np.fromiter(map(len, units), np.int64, len(units))
-
-    h_len = lens[h_line]
-    out[:, :, 0] = h_len[:, None]
-    out[:, :, 1] = lens[r_line]
-    for n in range(1, order + 1):
-        out[:, :, 1 + 2 * n] = np.maximum(0, h_len - n + 1)[:, None]
-
-    gram, line, order_of, n_grams = _ngram_ids(units, order)
-    if n_grams:
-        table, counts = np.unique(line * n_grams + gram, return_counts=True)
-        last = len(table) - 1
-
-        def count_in(lines: np.ndarray, grams: np.ndarray) -> np.ndarray:
-            key = lines * n_grams + grams
-            at = np.minimum(np.searchsorted(table, key), last)
-            return np.where(table[at] == key, counts[at], 0)
-
-        # The table rows of each sentence's hypothesis line, gathered per sentence.
-        first = np.searchsorted(table, h_line * n_grams)
-        size = np.searchsorted(table, (h_line + 1) * n_grams) - first
-        sent = np.repeat(np.arange(n_sent, dtype=np.int64), size)
-        rows = np.repeat(first - (np.cumsum(size) - size), size) + np.arange(len(sent), dtype=np.int64)
-        h_gram = table[rows] - h_line[sent] * n_grams
-        h_count = counts[rows]
-        in_source = np.minimum(h_count, count_in(s_line[sent], h_gram))
-        slot = sent * order + order_of[h_gram]
-        for r in range(k):
-            in_ref = count_in(r_line[sent, r], h_gram)
-            gain = np.where(in_ref > 0, np.minimum(h_count, in_ref), -in_source)
-            num = np.bincount(slot, weights=gain, minlength=n_sent * order).reshape(n_sent, order)
-            out[:, r, 2::2] = np.maximum(0, np.rint(num).astype(np.int64))
-    if progress:
+    stats = pair_statistics(source, references, hypothesis, order, unit)
+    if progress and n_sent:
         progress(n_sent, n_sent)
-    return out
+    return stats
 
 
 def check_lengths(
@@ -249,9 +166,6 @@ def gleu_from_stats(stats: Sequence[float], *, smooth: bool = False) -> float:
 # --------------------------------------------------------------------------- sampling
 
 
-Draws = Literal["py2", "py3"]
-
-
 @lru_cache(maxsize=8)
 def sampled_reference_indices(iterations: int, n_sentences: int, k: int, draws: Draws = "py2") -> np.ndarray:
     """The reference index drawn for each (iteration, sentence), as the reference tool draws it.
@@ -261,69 +175,40 @@ def sampled_reference_indices(iterations: int, n_sentences: int, k: int, draws: 
     ``a + int(random() * (b - a + 1))``, while Python 3's draws bits with
     ``getrandbits`` and gives other indices. Seeding from an int is the same
     Mersenne Twister initialisation in both versions, so
-    ``int(random.Random(j*101).random() * k)`` replays the Python 2 stream.
-    A private ``Random`` instance keeps the global generator untouched.
-
-    Fast path, exact: ``random()`` is built from two consecutive 32-bit
-    Mersenne Twister outputs ``a, b`` as ``((a >> 5)·2**26 + (b >> 6)) / 2**53``,
-    and ``getrandbits(64·n)`` returns the next 2n outputs as little-endian
-    32-bit words, so one ``getrandbits`` call and numpy replay n ``random()``
-    draws bit for bit (tests check it against the plain loop).
+    ``int(random.Random(j*101).random() * k)`` replays the Python 2 stream
+    (:func:`geceval.gleu_sampling.drawn_indices`, which reads it straight from
+    the generator's bits when k is a power of two).
     ``draws="py3"`` is the same script run under Python 3: ``randint(0, k-1)``
     of a generator seeded ``j*101`` (rejection sampling over ``getrandbits``),
     other indices and slightly different, unpublished scores.
     Returns a read-only int array of shape ``(iterations, n_sentences)``.
     """
+    import numpy as np
+
     idx = np.zeros((iterations, n_sentences), dtype=np.int64)
     if k > 1 and n_sentences > 0:
         for j in range(iterations):
-            if draws == "py3":
-                rng = random.Random(j * 101)
-                idx[j] = [rng.randint(0, k - 1) for _ in range(n_sentences)]
-            else:
-                idx[j] = np.floor(_python_randoms(j * 101, n_sentences) * k)
+            idx[j] = list(drawn_indices(j, n_sentences, k, draws))
     idx.flags.writeable = False
     return idx
 
 
-def _python_randoms(seed: int, n: int) -> np.ndarray:
-    """The first n values of ``random.Random(seed).random()``, exactly."""
-    words = np.frombuffer(random.Random(seed).getrandbits(64 * n).to_bytes(8 * n, "little"), dtype="<u4")
-    high = (words[0::2] >> 5).astype(np.float64)
-    low = (words[1::2] >> 6).astype(np.float64)
-    # float64 product then floor == Python's int(x * k) for x in [0, 1).
-    return (high * 67108864.0 + low) * (1.0 / 9007199254740992.0)
-
-
-def _iteration_sums(stats: np.ndarray, iterations: int, draws: Draws = "py2") -> np.ndarray:
-    """Corpus statistics of each iteration: shape ``(iterations, D)``, exact integers."""
-    n_sent, k, dims = stats.shape
-    if k == 1:
-        return np.repeat(stats[:, 0, :].sum(axis=0, keepdims=True), iterations, axis=0)
-    chosen = sampled_reference_indices(iterations, n_sent, k, draws) + np.arange(n_sent, dtype=np.int64) * k
-    # One statistic at a time: gather the chosen (sentence, reference) rows and sum per iteration.
-    # (A 0/1 matrix product does the same through BLAS, whose threads cost more CPU than this.)
-    columns = np.ascontiguousarray(stats.reshape(n_sent * k, dims).T)
-    return np.stack([column[chosen].sum(axis=1) for column in columns], axis=1)
-
-
 def _result_from_stats(
-    stats: np.ndarray, iterations: int, sentence: bool, draws: Draws = "py2"
+    stats: list[list[list[int]]], iterations: int, sentence: bool, dims: int, draws: Draws = "py2"
 ) -> GleuResult:
     if iterations < 1:
         raise GecInputError(f"iterations must be at least 1, not {iterations}")
-    sums = _iteration_sums(stats, iterations, draws)
-    scores = [gleu_from_stats(row) for row in sums.tolist()]
+    scores = [gleu_from_stats(row) for row in iteration_totals(stats, iterations, dims, draws)]
     if min(scores) == max(scores):
         # One reference (or no variation): report the score itself and std 0, not numpy's ±1 ulp.
         mean, std = scores[0], 0.0
     else:
-        mean, std = float(np.mean(scores)), float(np.std(scores))
+        # numpy's digits (pairwise sums), as the reference script printed them, without numpy
+        mean, std = np_mean(scores), np_std(scores)
     sentence_scores = None
     if sentence:
         sentence_scores = [
-            float(np.mean([gleu_from_stats(row, smooth=True) for row in per_ref]))
-            for per_ref in stats.tolist()
+            np_mean([gleu_from_stats(row, smooth=True) for row in per_ref]) for per_ref in stats
         ]
     return GleuResult(
         score=mean,
@@ -363,8 +248,8 @@ def gleu_plus(
     ``progress(done, total)`` is called when the statistics are counted (the
     iterations themselves take milliseconds).
     """
-    stats = gleu_plus_stats(source, references, hypothesis, progress=progress)
-    return _result_from_stats(stats, iterations, sentence, draws)
+    stats = _statistics(source, references, hypothesis, GLEU_ORDER, "word", progress)
+    return _result_from_stats(stats, iterations, sentence, 2 + 2 * GLEU_ORDER, draws)
 
 
 def char_gleu(
@@ -389,10 +274,8 @@ def char_gleu(
     0.799372. (PyPI ``gleu -t char -n 5 --fix-seed`` reads charGLEU
     differently and gives 0.446253 on JFLEG test.src; it is not the target.)
     """
-    stats = gleu_plus_stats(
-        source, references, hypothesis, order=CHAR_GLEU_ORDER, unit="char", progress=progress
-    )
-    return _result_from_stats(stats, iterations, sentence)
+    stats = _statistics(source, references, hypothesis, CHAR_GLEU_ORDER, "char", progress)
+    return _result_from_stats(stats, iterations, sentence, 2 + 2 * CHAR_GLEU_ORDER)
 
 
 def gleu_human_bound(
@@ -412,7 +295,7 @@ def gleu_human_bound(
     for i, ref in enumerate(references):
         others = [r for j, r in enumerate(references) if j != i]
         per_ref.append(gleu_plus(source, others, ref, iterations=iterations).score)
-    return float(np.mean(per_ref)), per_ref
+    return np_mean(per_ref), per_ref
 
 
 # --------------------------------------------------------------------------- command line

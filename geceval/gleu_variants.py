@@ -11,15 +11,13 @@ re-tokenises.
 from __future__ import annotations
 
 import argparse
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from geceval.errors import GecInputError
 from geceval.gleu import DEFAULT_ITERATIONS, gleu_plus, read_cli_hypothesis, read_cli_inputs
 
 
-@dataclass(frozen=True)
-class GleuVariant:
+class GleuVariant(NamedTuple):
     name: str
     implementation: str
     description: str
@@ -101,7 +99,7 @@ def cli_gleu_variant(args: argparse.Namespace) -> list[dict[str, Any]]:
                 "draws": "py3",
             }
         else:
-            # Local: the default variant (GLEU+) does not load the 2015 scorer at start-up.
+            # lazy: the default variant (GLEU+) does not load the 2015 scorer at start-up.
             from geceval.gleu2015 import gleu2015
 
             denominator = "fixed" if name == "2015" else "acl2015"

@@ -11,7 +11,6 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
-import platform
 import sys
 from typing import Any
 
@@ -102,10 +101,16 @@ PACKAGES: dict[str, tuple[str, ...]] = {
 }
 
 
+def _python_version() -> str:
+    # what platform.python_version() returns (the first word of sys.version), without importing
+    # platform at start-up
+    return sys.version.split()[0]
+
+
 def provenance(args: argparse.Namespace) -> dict[str, Any]:
     """What produced a score: variant, parameters, and the versions of geceval, Python and the
     libraries (and spaCy model) the metric uses; a metric's own fields take precedence."""
-    versions = {"geceval": geceval.__version__, "python": platform.python_version()}
+    versions = {"geceval": geceval.__version__, "python": _python_version()}
     packages = PACKAGES.get(args.metric, ())
     if args.metric in ("m2", "imeasure", "errant") and getattr(args, "align", "errant") != "errant":
         packages = ()

@@ -13,8 +13,7 @@ from __future__ import annotations
 
 import os
 import zlib
-from dataclasses import dataclass
-from typing import BinaryIO, Union
+from typing import BinaryIO, NamedTuple, Union
 
 from geceval.errors import GecInputError
 
@@ -25,9 +24,9 @@ DEFAULT_LIMIT = 2 * 1024**3
 _CHUNK = 1 << 20
 
 
-@dataclass(frozen=True)
-class Input:
-    """An opened input: the name errors use and its (decompressed) bytes."""
+class Input(NamedTuple):
+    """An opened input: the name errors use and its (decompressed) bytes (a NamedTuple: no
+    dataclasses import at start-up)."""
 
     name: str
     data: bytes

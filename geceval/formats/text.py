@@ -6,11 +6,9 @@ line terminator is removed, so a writer can reproduce the input byte for byte.
 
 from __future__ import annotations
 
-import glob
 import os
 import re
-from dataclasses import dataclass
-from pathlib import Path
+from typing import NamedTuple
 
 from geceval.errors import GecInputError
 from geceval.formats.inputs import Source, read_input
@@ -74,9 +72,11 @@ def check_aligned(named: dict[str, list[str]]) -> int:
     return expected
 
 
-@dataclass
-class ParallelCorpus:
+class ParallelCorpus(NamedTuple):
     """A source and N line-aligned references."""
+
+    # A NamedTuple, not a dataclass: importing dataclasses (and inspect) costs every command's
+    # start-up more than reading a test set (issue 22).
 
     source: list[str]
     references: list[list[str]]
@@ -91,11 +91,13 @@ def jfleg_source_path(prefix: str | os.PathLike[str]) -> str:
     """``prefix.src``, or ``prefix.src.gz`` when only that exists."""
     prefix = os.fspath(prefix)
     plain = prefix + ".src"
-    return plain + ".gz" if not Path(plain).exists() and Path(plain + ".gz").exists() else plain
+    return plain + ".gz" if not os.path.exists(plain) and os.path.exists(plain + ".gz") else plain
 
 
 def jfleg_reference_paths(prefix: str | os.PathLike[str]) -> list[str]:
     """``prefix.ref0``, ``prefix.ref1``, ... in numeric order (each may be gzipped: ``.ref0.gz``)."""
+    import glob  # local: pathlib and glob cost every command's start-up, and only this needs them
+
     prefix = os.fspath(prefix)
     found = []
     for path in glob.glob(glob.escape(prefix) + ".ref*"):
@@ -109,7 +111,7 @@ def read_jfleg(prefix: str | os.PathLike[str]) -> ParallelCorpus:
     """Read ``prefix.src`` and ``prefix.ref0..N``."""
     prefix = os.fspath(prefix)
     src_path = jfleg_source_path(prefix)
-    if not Path(src_path).exists():
+    if not os.path.exists(src_path):
         raise GecInputError("no such file (JFLEG layout needs PREFIX.src)", path=src_path)
     ref_paths = jfleg_reference_paths(prefix)
     if not ref_paths:

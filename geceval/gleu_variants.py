@@ -88,7 +88,7 @@ def cli_gleu_variant(args: argparse.Namespace) -> list[dict[str, Any]]:
         elif name == "gec-metrics":
             if getattr(args, "sentence", False):
                 raise GecInputError("--sentence is not offered for the gec-metrics variant")
-            # Local, as below: the default variant does not load this scorer at start-up.
+            # lazy: the default variant does not load this scorer (nor numpy) at start-up.
             from geceval.gleu_green import green_gleu
 
             row["score"] = green_gleu(source, refs, hyp)

@@ -482,4 +482,4 @@ class RewriteSkip(models.Model):
 
 # Defined in their own modules to keep this one short; imported here so Django registers them.
 from annotate.jobs.models import ImportJob, ImportJobStatus  # noqa: E402, F401
-from annotate.projects.models import ProjectInvitation  # noqa: E402, F401
+from annotate.projects.models import ProjectInvitation, ProjectRole  # noqa: E402, F401

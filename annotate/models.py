@@ -12,7 +12,8 @@ from django.db.models import Q
 
 
 class Role(models.TextChoices):
-    """Django groups of the same names carry the permissions (see migration 0002)."""
+    """Django groups of the same names carry the permissions (see migration 0002) and choose the nav's
+    pages; a member's role in a project, which is what opens it, is a ``ProjectRole``."""
 
     ANNOTATOR = "annotator"
     EXPERT = "expert"

@@ -197,3 +197,12 @@ def test_a_project_s_owner_is_its_researcher(client):
     assert list(ProjectRole.objects.values_list("project__name", "user__username", "role")) == [
         ("Mine", "res", "researcher")
     ]
+
+
+def test_the_django_admin_shows_the_roles_on_the_project(client):
+    _res, project, _, _ = _team("Team A", "resa")
+    boss = get_user_model().objects.create_superuser("boss", password="pw-for-tests-1")
+    client.force_login(boss)
+    url = reverse("admin:annotate_project_change", args=[project.pk])
+    page = client.get(url)
+    assert page.status_code == 200 and 'name="roles-0-role"' in page.content.decode()

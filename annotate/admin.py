@@ -1,12 +1,22 @@
 from django.contrib import admin
 
-from annotate.models import Corpus, Project, Sentence, System
+from annotate.models import Corpus, Project, ProjectRole, Sentence, System
+
+
+class ProjectRoleInline(admin.TabularInline):
+    """A member's role in this project (what opens it to them); members keep working on the project
+    page, which keeps both in step."""
+
+    model = ProjectRole
+    extra = 0
+    raw_id_fields = ["user"]
 
 
 @admin.register(Project)
 class ProjectAdmin(admin.ModelAdmin):
     list_display = ["name", "owner", "created"]
     filter_horizontal = ["members"]
+    inlines = [ProjectRoleInline]
 
 
 @admin.register(Corpus)

@@ -12,7 +12,8 @@ from django.db.models import Q
 
 
 class Role(models.TextChoices):
-    """Django groups of the same names carry the permissions (see migration 0002)."""
+    """Django groups of the same names carry the permissions (see migration 0002) and choose the nav's
+    pages; a member's role in a project, which is what opens it, is a ``ProjectRole``."""
 
     ANNOTATOR = "annotator"
     EXPERT = "expert"
@@ -482,4 +483,4 @@ class RewriteSkip(models.Model):
 
 # Defined in their own modules to keep this one short; imported here so Django registers them.
 from annotate.jobs.models import ImportJob, ImportJobStatus  # noqa: E402, F401
-from annotate.projects.models import ProjectInvitation  # noqa: E402, F401
+from annotate.projects.models import ProjectInvitation, ProjectRole  # noqa: E402, F401

@@ -1,4 +1,8 @@
-"""Roles are Django groups; these helpers answer "may this user ...?"."""
+"""The site-wide role groups: which pages the nav offers ("may this user see researcher pages?").
+
+They never open a project by themselves: what a user may do in a project is their ``ProjectRole``
+there (annotate.projects.models; read by ``annotate.selectors.project_list_for`` and the review
+queues in ``annotate.rewrites.selectors``)."""
 
 from __future__ import annotations
 

@@ -7,18 +7,26 @@ from collections.abc import Iterable
 from django.contrib.auth.models import AbstractBaseUser
 from django.db.models import Count, Q, QuerySet
 
-from annotate.models import Corpus, Output, Project, Role, Sentence, System, SystemKind
+from annotate.models import Corpus, Output, Project, ProjectRole, Role, Sentence, System, SystemKind
 from annotate.roles import user_roles
 
 
+def project_ids_with_role(user: AbstractBaseUser, role: str) -> QuerySet[ProjectRole]:
+    """The ids of the projects where ``user`` has ``role`` (a subquery: no query of its own)."""
+    return ProjectRole.objects.filter(user=user, role=role).values("project_id")
+
+
 def project_list_for(user: AbstractBaseUser) -> QuerySet[Project]:
-    """Projects a researcher owns or belongs to; admins see all; others none."""
+    """Projects a researcher owns or is a researcher of (``ProjectRole``); admins see all; others none.
+
+    The site-wide researcher group only opens the door: without a researcher row in a project
+    (or owning it), it gives nothing there."""
     roles = user_roles(user)  # cached on the user: no query after the first call of a request
     if Role.ADMIN in roles:
         return Project.objects.all()
     if Role.RESEARCHER not in roles:
         return Project.objects.none()
-    return Project.objects.filter(Q(owner=user) | Q(members=user)).distinct()
+    return Project.objects.filter(Q(owner=user) | Q(pk__in=project_ids_with_role(user, Role.RESEARCHER)))
 
 
 def corpus_list_for(user: AbstractBaseUser) -> QuerySet[Corpus]:

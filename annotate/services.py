@@ -18,7 +18,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import IntegrityError, transaction
 from django.db.models import Q
 
-from annotate.models import Corpus, Output, Project, Role, Sentence, System, SystemKind
+from annotate.models import Corpus, Output, Project, ProjectRole, Role, Sentence, System, SystemKind
 from annotate.selectors import corpus_references
 from geceval.errors import GecInputError
 from geceval.formats.inputs import Input, Source, read_input
@@ -190,8 +190,14 @@ def project_create(*, name: str, owner: AbstractBaseUser | None, description: st
     except IntegrityError:
         raise GecInputError(f"a project named {name!r} already exists") from None
     if owner is not None:
-        project.members.add(owner)
+        _owner_is_researcher(project, owner)
     return project
+
+
+def _owner_is_researcher(project: Project, owner: AbstractBaseUser) -> None:
+    """The owner is a member and a researcher of their project (``ProjectRole``)."""
+    project.members.add(owner)
+    ProjectRole.objects.update_or_create(project=project, user=owner, defaults={"role": Role.RESEARCHER})
 
 
 def default_owner() -> AbstractBaseUser | None:
@@ -249,7 +255,7 @@ def project_find_or_create(name: str | None) -> ProjectLookup:
 def project_set_owner(*, project: Project, owner: AbstractBaseUser) -> Project:
     project.owner = owner
     project.save(update_fields=["owner"])
-    project.members.add(owner)
+    _owner_is_researcher(project, owner)
     return project
 
 

@@ -10,7 +10,7 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
 from django.db import transaction
 
-from annotate.models import Corpus, Project, RewriteCampaign, Role, System, SystemKind
+from annotate.models import Corpus, Project, ProjectRole, RewriteCampaign, Role, System, SystemKind
 from annotate.rewrites.services import rewrite_campaign_create
 from annotate.services import SentenceRecord, corpus_create, outputs_import_lines, trap_system_generate
 from ranking.services import campaign_create
@@ -44,6 +44,9 @@ def demo_load() -> DemoInfo:
     users = _demo_users()
     project, _ = Project.objects.get_or_create(name=DEMO_PROJECT, defaults={"owner": users["researcher"]})
     project.members.add(*users.values())
+    for username, _password, role in DEMO_ACCOUNTS:  # a role changed on the project page stays
+        here = Role.RESEARCHER if role == Role.ADMIN else role
+        ProjectRole.objects.get_or_create(project=project, user=users[username], defaults={"role": here})
     if Corpus.objects.filter(project=project).exists():
         _demo_rewrites(project, users)
         return DemoInfo(created=False, accounts=[(u, p, r.value) for u, p, r in DEMO_ACCOUNTS])

@@ -20,7 +20,7 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
 from django.core.management import call_command
 
-from annotate.models import Corpus, Project, Role
+from annotate.models import Corpus, Project, ProjectRole, Role
 from annotate.rewrites import services as rewrite_services
 from annotate.services import (
     InputFile,
@@ -45,8 +45,14 @@ def user(username: str, role: str, password: str = "pw-for-tests-1") -> object:
 
 
 def project(owner, name: str = "Team A", members=()) -> Project:
+    """A project with its owner (a researcher there) and ``members``, each with the role of their
+    site-wide group in this project (researcher, else expert, else annotator), as 0011 migrates."""
     p = project_create(name=name, owner=owner)
     p.members.add(*members)
+    for member in members:
+        groups = set(member.groups.values_list("name", flat=True))
+        role = next((r for r in (Role.RESEARCHER, Role.EXPERT) if r in groups), Role.ANNOTATOR)
+        ProjectRole.objects.get_or_create(project=p, user=member, defaults={"role": role})
     return p
 
 

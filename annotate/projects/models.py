@@ -1,4 +1,5 @@
-"""An e-mail invitation into a project with a role: single use, expires (imported by annotate.models)."""
+"""A member's role in one project, and e-mail invitations into a project with a role: single use,
+expires (both imported by annotate.models)."""
 
 from __future__ import annotations
 
@@ -42,3 +43,27 @@ class ProjectInvitation(models.Model):
 
     def __str__(self) -> str:
         return f"invitation of {self.email} to {self.project_id}"
+
+
+class ProjectRole(models.Model):
+    """What a member may do in this project, and nowhere else: researcher, expert or annotator.
+
+    One row per (project, user). The site-wide groups of the same names only say which pages the
+    nav offers; access to a project's corpora, campaigns and review queues comes from these rows
+    (and ``Project.owner``, always a researcher of their project).
+    """
+
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="roles")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="project_roles")
+    role = models.CharField(max_length=16, choices=[(r.value, r.label) for r in INVITABLE_ROLES])
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["project", "user"], name="project_role_one_per_member"),
+            models.CheckConstraint(
+                condition=Q(role__in=[r.value for r in INVITABLE_ROLES]), name="project_role_valid"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user_id} is {self.role} of {self.project_id}"

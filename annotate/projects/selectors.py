@@ -6,11 +6,11 @@ import hashlib
 from dataclasses import dataclass
 
 from django.contrib.auth.models import AbstractBaseUser
-from django.db.models import Case, Q, QuerySet, Value, When
+from django.db.models import Case, OuterRef, Q, QuerySet, Subquery, Value, When
 from django.http import HttpRequest
 
 from annotate.models import Project, Role
-from annotate.projects.models import INVITABLE_ROLES, ProjectInvitation
+from annotate.projects.models import ProjectInvitation, ProjectRole
 from annotate.roles import user_roles
 from annotate.selectors import project_list_for
 
@@ -32,7 +32,8 @@ def project_visible_list_for(user: AbstractBaseUser) -> QuerySet[Project]:
 
 
 def project_managed_list_for(user: AbstractBaseUser) -> QuerySet[Project]:
-    """Projects whose members this user may change: researchers of the project (owner or member), admins."""
+    """Projects whose members this user may change: the project's owner and researchers
+    (``ProjectRole``), admins."""
     return project_list_for(user)
 
 
@@ -43,20 +44,22 @@ def may_manage_project(user: AbstractBaseUser, project: Project) -> bool:
 @dataclass(frozen=True)
 class Member:
     user: AbstractBaseUser
-    roles: list[str]
+    role: str  # the role in this project ("" when a member has none yet)
     is_owner: bool
     is_admin: bool
 
 
 def project_members(project: Project) -> list[Member]:
-    """Members in username order with their role groups; two queries whatever the number."""
-    members = project.members.order_by("username").prefetch_related("groups")
+    """Members in username order with their role in this project; two queries whatever the number."""
+    here = ProjectRole.objects.filter(project=project, user=OuterRef("pk")).values("role")[:1]
+    members = (
+        project.members.order_by("username").annotate(project_role=Subquery(here)).prefetch_related("groups")
+    )
     out = []
     for user in members:
-        names = {g.name for g in user.groups.all()}
-        roles = [r.value for r in (Role.ADMIN, *INVITABLE_ROLES) if r.value in names]
-        admin = user.is_superuser or Role.ADMIN in names
-        out.append(Member(user=user, roles=roles, is_owner=user.pk == project.owner_id, is_admin=admin))
+        admin = user.is_superuser or any(g.name == Role.ADMIN for g in user.groups.all())
+        role = Role.RESEARCHER.value if user.pk == project.owner_id else user.project_role or ""
+        out.append(Member(user=user, role=role, is_owner=user.pk == project.owner_id, is_admin=admin))
     return out
 
 

@@ -1,7 +1,9 @@
 """Writes for projects in the browser: create, members and roles, e-mail invitations.
 
-Roles are the global Django groups (annotate.roles); a project's members are ``Project.members``.
-Every function checks that ``actor`` may do it, so a view cannot forget to.
+A project's members are ``Project.members``; each has one role in that project (``ProjectRole``),
+which is what gives access there. The site-wide groups of the same names are added with a role and
+only choose which pages the nav offers. Every function checks that ``actor`` may do it, so a view
+cannot forget to.
 """
 
 from __future__ import annotations
@@ -19,8 +21,8 @@ from django.core.validators import validate_email
 from django.db import transaction
 from django.utils import timezone
 
-from annotate.models import Project
-from annotate.projects.models import INVITABLE_ROLES, ProjectInvitation
+from annotate.models import Project, Role
+from annotate.projects.models import INVITABLE_ROLES, ProjectInvitation, ProjectRole
 from annotate.projects.selectors import invitation_for_token, may_manage_project, token_digest
 from annotate.roles import is_researcher
 from annotate.services import project_create
@@ -54,9 +56,18 @@ def project_new(*, actor: AbstractBaseUser, name: str, description: str = "") ->
         raise ProjectError(exc.problem[:1].upper() + exc.problem[1:] + ".") from None
 
 
+def _give_role(project: Project, user: AbstractBaseUser, role: str) -> None:
+    """Make ``user`` a member of ``project`` with ``role`` there (and nowhere else).
+
+    The role's site-wide group is added too: it only says which pages the nav offers."""
+    project.members.add(user)
+    ProjectRole.objects.update_or_create(project=project, user=user, defaults={"role": role})
+    user.groups.add(Group.objects.get(name=role))
+
+
 @transaction.atomic
 def member_add(*, actor: AbstractBaseUser, project: Project, username: str, role: str) -> AbstractBaseUser:
-    """Add an existing account to the project and give it the role's group."""
+    """Add an existing account to the project with a role in this project."""
     _check_manager(actor, project)
     _check_role(role)
     user = get_user_model().objects.filter(username=username.strip()).first()
@@ -64,20 +75,25 @@ def member_add(*, actor: AbstractBaseUser, project: Project, username: str, role
         raise ProjectError(f"No account is called “{username.strip()}”. Invite them by e-mail instead.")
     if project.members.filter(pk=user.pk).exists():
         raise ProjectError(f"{user.get_username()} is already a member; change their role in the list.")
-    project.members.add(user)
-    user.groups.add(Group.objects.get(name=role))
+    _give_role(project, user, role)
     return user
 
 
-def _shares_other_projects(actor: AbstractBaseUser, project: Project, user: AbstractBaseUser) -> bool:
-    """True when ``user`` also works in a project ``actor`` does not manage (a role is global)."""
-    theirs = Project.objects.filter(members=user).exclude(pk=project.pk)
-    return any(not may_manage_project(actor, p) for p in theirs)
+def _drop_unused_groups(user: AbstractBaseUser) -> None:
+    """Keep the role groups (the nav's pages) to the roles ``user`` holds in some project."""
+    held = set(ProjectRole.objects.filter(user=user).values_list("role", flat=True))
+    if Project.objects.filter(owner=user).exists():
+        held.add(Role.RESEARCHER)
+    user.groups.remove(*Group.objects.filter(name__in=ROLE_NAMES - held))
 
 
 @transaction.atomic
 def member_set_role(*, actor: AbstractBaseUser, project: Project, user: AbstractBaseUser, role: str) -> None:
-    """Give a member exactly one of researcher/expert/annotator (roles are site-wide groups)."""
+    """Give a member exactly one of researcher/expert/annotator in this project.
+
+    A role counts in its project only, so a member of projects ``actor`` does not manage may have it
+    changed here (the old refusal for them is gone): their roles elsewhere are untouched. The groups
+    that role no longer needs anywhere are taken away."""
     _check_manager(actor, project)
     _check_role(role)
     if not project.members.filter(pk=user.pk).exists():
@@ -88,25 +104,20 @@ def member_set_role(*, actor: AbstractBaseUser, project: Project, user: Abstract
         raise ProjectError("The project's owner stays a researcher.")
     if user.is_superuser or user.groups.filter(name="admin").exists():
         raise ProjectError("An admin's roles are changed by an admin.")
-    if _shares_other_projects(actor, project, user):
-        raise ProjectError(
-            f"{user.get_username()} also works in projects you do not manage, and a role counts in "
-            "every project: ask an admin to change it."
-        )
-    others = Group.objects.filter(name__in=ROLE_NAMES - {role})
-    user.groups.remove(*others)
-    user.groups.add(Group.objects.get(name=role))
+    _give_role(project, user, role)
+    _drop_unused_groups(user)
 
 
 @transaction.atomic
 def member_remove(*, actor: AbstractBaseUser, project: Project, user: AbstractBaseUser) -> None:
-    """Take a member out of the project; their account, role and past work stay."""
+    """Take a member and their role out of the project; their account, groups and past work stay."""
     _check_manager(actor, project)
     if user.pk == project.owner_id:
         raise ProjectError("The project's owner cannot be removed.")
     if not project.members.filter(pk=user.pk).exists():
         raise ProjectError("This person is not a member of the project.")
     project.members.remove(user)
+    ProjectRole.objects.filter(project=project, user=user).delete()
 
 
 # --------------------------------------------------------------------------- invitations
@@ -185,8 +196,7 @@ def _use(token: str, user: AbstractBaseUser) -> ProjectInvitation:
     )
     if claimed != 1:
         raise ProjectError(ALREADY_USED)
-    invitation.project.members.add(user)
-    user.groups.add(Group.objects.get(name=invitation.role))
+    _give_role(invitation.project, user, invitation.role)
     return invitation
 
 

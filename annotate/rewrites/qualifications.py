@@ -17,7 +17,7 @@ from annotate.models import (
     QualificationStatus,
     Sentence,
 )
-from annotate.rewrites.selectors import may_review, sentence_references
+from annotate.rewrites.selectors import may_review_in, sentence_references
 from annotate.rewrites.tokens import tokenise_like
 from annotate.rewrites.validation import RewriteError, rewrite_clean
 from annotate.tasking import task_send_on_commit
@@ -152,7 +152,7 @@ def qualification_review(
     *, attempt: QualificationAttempt, reviewer: AbstractBaseUser, accept: bool
 ) -> QualificationAttempt:
     """An expert's decision on a submitted attempt; acceptance grants the qualification."""
-    if not may_review(reviewer):
+    if not may_review_in(reviewer, attempt.qualification.project_id):
         raise RewriteError("Only experts review qualification answers.")
     if attempt.worker_id == reviewer.pk:
         raise RewriteError("Experts never review their own answers.")

@@ -31,7 +31,7 @@ from annotate.models import (
     Sentence,
 )
 from annotate.roles import is_researcher, user_roles
-from annotate.selectors import corpus_references, project_list_for
+from annotate.selectors import corpus_references, project_ids_with_role, project_list_for
 
 
 def claim_cutoff(now=None):
@@ -65,12 +65,13 @@ def _member_projects(user: AbstractBaseUser) -> QuerySet[Project]:
 
 
 def qualification_attempts_awaiting(user: AbstractBaseUser) -> QuerySet[QualificationAttempt]:
-    """Submitted attempts this expert may decide: in their projects (admins: all), never their own."""
+    """Submitted attempts this expert may decide: in the projects where they are an expert
+    (``ProjectRole``; admins: all), never their own."""
     if not may_review(user):
         return QualificationAttempt.objects.none()
     attempts = QualificationAttempt.objects.filter(status=QualificationStatus.SUBMITTED).exclude(worker=user)
     if Role.ADMIN not in user_roles(user):
-        attempts = attempts.filter(qualification__project__in=_member_projects(user))
+        attempts = attempts.filter(qualification__project__in=project_ids_with_role(user, Role.EXPERT))
     return attempts.select_related("qualification__project", "worker").order_by("submitted", "pk")
 
 
@@ -187,20 +188,31 @@ def rewrite_work_list_for(user: AbstractBaseUser) -> list[RewriteCampaign]:
 
 
 def review_campaign_list_for(user: AbstractBaseUser) -> QuerySet[RewriteCampaign]:
-    """Campaigns with expert review in the expert's projects, and those with a rewrite far from its
-    sentence awaiting review (reviewed whatever the campaign's setting)."""
-    if not user.is_authenticated or not user_roles(user) & {Role.EXPERT, Role.ADMIN}:
+    """Campaigns with expert review in the projects where the user is an expert (``ProjectRole``;
+    admins: all), and those with a rewrite far from its sentence awaiting review (reviewed whatever
+    the campaign's setting)."""
+    if not may_review(user):
         return RewriteCampaign.objects.none()
     far = Rewrite.objects.filter(far_from_sentence=True, status=RewriteStatus.SUBMITTED)
-    return (
-        _member_campaigns(user)
-        .filter(Q(require_review=True) | Q(pk__in=far.values("campaign_id")))
-        .select_related("corpus")
-    )
+    campaigns = RewriteCampaign.objects.filter(Q(require_review=True) | Q(pk__in=far.values("campaign_id")))
+    if Role.ADMIN not in user_roles(user):
+        campaigns = campaigns.filter(project__in=project_ids_with_role(user, Role.EXPERT))
+    return campaigns.select_related("corpus")
 
 
 def may_review(user: AbstractBaseUser) -> bool:
-    return bool(user_roles(user) & {Role.EXPERT, Role.ADMIN})
+    """Whether the nav offers review pages (the expert or admin group); which projects' work an
+    expert reviews is ``may_review_in``."""
+    return user.is_authenticated and bool(user_roles(user) & {Role.EXPERT, Role.ADMIN})
+
+
+def may_review_in(user: AbstractBaseUser, project_id: int) -> bool:
+    """An expert of this project (``ProjectRole``) or an admin; one query for a non-admin expert."""
+    if not may_review(user):
+        return False
+    if Role.ADMIN in user_roles(user):
+        return True
+    return project_ids_with_role(user, Role.EXPERT).filter(project_id=project_id).exists()
 
 
 def may_manage(user: AbstractBaseUser, campaign: RewriteCampaign | Qualification) -> bool:

@@ -36,7 +36,7 @@ from annotate.models import (
 from annotate.rewrites.presets import PRESET_INSTRUCTIONS
 from annotate.rewrites.selectors import (
     claim_cutoff,
-    may_review,
+    may_review_in,
     rewrite_campaign_refusal,
     rewrite_campaign_sentences,
     worker_groups,
@@ -421,7 +421,7 @@ def _group_name(campaign: RewriteCampaign, user: AbstractBaseUser) -> str:
 def review_claim(*, campaign: RewriteCampaign, expert: AbstractBaseUser, now=None) -> Rewrite | None:
     """The next submitted rewrite by someone else, held for this expert for the assignment timeout."""
     now = now or timezone.now()
-    if not may_review(expert):
+    if not may_review_in(expert, campaign.project_id):
         return None
     base = Rewrite.objects.filter(campaign=campaign, status=RewriteStatus.SUBMITTED).exclude(annotator=expert)
     mine = base.filter(review_claimed_by=expert).select_related("sentence").order_by("created").first()
@@ -457,7 +457,7 @@ def rewrite_review(
     now = now or timezone.now()
     if decision not in REVIEW_DECISIONS:
         raise RewriteError("Choose accept, edit or reject.")
-    if not may_review(reviewer):
+    if not may_review_in(reviewer, rewrite.campaign.project_id):
         raise RewriteError("Only experts review rewrites.")
     if rewrite.annotator_id == reviewer.pk:
         raise RewriteError("Experts never review their own rewrites.")

@@ -358,9 +358,11 @@ def qualification_new(request: HttpRequest) -> HttpResponse:
 
 
 def _reviewable_qualification(request: HttpRequest, pk: int) -> Qualification:
+    """The qualification, for its project's researchers and experts (``ProjectRole``) and admins;
+    ``q.can_review`` says whether this user decides attempts here."""
     q = get_object_or_404(Qualification.objects.select_related("project"), pk=pk)
-    member = q.project.owner_id == request.user.pk or q.project.members.filter(pk=request.user.pk).exists()
-    if not (sel.may_manage(request.user, q) or (sel.may_review(request.user) and member)):
+    q.can_review = sel.may_review_in(request.user, q.project_id)
+    if not (q.can_review or sel.may_manage(request.user, q)):
         raise PermissionDenied("researchers and experts of the project only")
     return q
 
@@ -384,7 +386,7 @@ def qualification_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "qualification": q,
         "attempts": attempts,
         "samples": q.samples.select_related("sentence"),
-        "can_review": sel.may_review(request.user),
+        "can_review": q.can_review,
         "can_manage": sel.may_manage(request.user, q),
     }
     return render(request, "annotate/qualification_detail.html", context)

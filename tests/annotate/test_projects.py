@@ -14,7 +14,7 @@ from django.utils import timezone
 
 from annotate.models import Project
 from annotate.projects import services
-from annotate.projects.models import ProjectInvitation
+from annotate.projects.models import ProjectInvitation, ProjectRole
 from annotate.projects.selectors import token_digest
 from tests import factories
 
@@ -157,18 +157,26 @@ def test_role_change_sets_exactly_one_role(client):
     assert response.status_code == 302 and roles_of(ann) == {"expert"}
 
 
-def test_role_change_refused_for_the_owner_and_a_member_of_a_project_the_actor_does_not_manage():
+def test_role_change_refused_for_the_owner():
     res, project = factories.researcher_and_project()
     colleague = factories.user("col", "researcher")
-    project.members.add(colleague)
+    services.member_add(actor=res, project=project, username="col", role="researcher")
     with pytest.raises(services.ProjectError, match="owner stays a researcher"):
         services.member_set_role(actor=colleague, project=project, user=res, role="annotator")
+    assert roles_of(res) == {"researcher"}
+
+
+def test_a_role_changes_in_this_project_only_even_for_a_member_of_projects_the_actor_does_not_manage():
+    """Roles are per project: the old refusal ("a role counts in every project") is gone."""
+    res, project = factories.researcher_and_project()
     shared = factories.user("shared", "annotator")
-    project.members.add(shared)
-    factories.project(factories.user("resz", "researcher"), name="Team Z", members=[shared])
-    with pytest.raises(services.ProjectError, match="also works in projects you do not manage"):
-        services.member_set_role(actor=res, project=project, user=shared, role="researcher")
-    assert roles_of(shared) == {"annotator"} and roles_of(res) == {"researcher"}
+    z = factories.project(factories.user("resz", "researcher"), name="Team Z", members=[shared])
+    services.member_add(actor=res, project=project, username="shared", role="annotator")
+    services.member_set_role(actor=res, project=project, user=shared, role="researcher")
+    assert ProjectRole.objects.get(project=project, user=shared).role == "researcher"
+    assert ProjectRole.objects.get(project=z, user=shared).role == "annotator"
+    # both groups stay: the nav offers researcher pages and annotator work
+    assert roles_of(shared) == {"annotator", "researcher"}
 
 
 def test_removal_asks_for_confirmation_then_removes(client):
@@ -187,7 +195,7 @@ def test_removal_asks_for_confirmation_then_removes(client):
 def test_the_owner_cannot_be_removed():
     res, project = factories.researcher_and_project()
     colleague = factories.user("col", "researcher")
-    project.members.add(colleague)
+    services.member_add(actor=res, project=project, username="col", role="researcher")
     with pytest.raises(services.ProjectError, match="owner cannot be removed"):
         services.member_remove(actor=colleague, project=project, user=res)
     assert project.members.filter(pk=res.pk).exists()

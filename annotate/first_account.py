@@ -17,6 +17,7 @@ from django.contrib.auth.models import AbstractBaseUser, Group
 from django.db import connection, transaction
 
 from annotate.models import Project, Role
+from annotate.services import project_set_owner
 
 _LOCK_KEY = 0x6765635F61726E61  # "gec_arna": one key for this one decision
 
@@ -59,7 +60,5 @@ def first_account_create(form: FirstAccountForm) -> AbstractBaseUser:
     for role in (Role.ADMIN, Role.RESEARCHER):
         user.groups.add(Group.objects.get_or_create(name=role)[0])
     for project in Project.objects.filter(owner__isnull=True):
-        project.owner = user
-        project.save(update_fields=["owner"])
-        project.members.add(user)
+        project_set_owner(project=project, owner=user)  # member and researcher of it too
     return user

@@ -35,7 +35,8 @@ def test_an_empty_installation_offers_set_up_and_the_first_account_is_the_admini
     user = get_user_model().objects.get()
     assert (user.username, user.is_superuser, user.is_staff) == ("ada", True, True)
     assert {Role.ADMIN, Role.RESEARCHER} <= user_roles(user)
-    assert Project.objects.get(name="default").owner == user
+    adopted = Project.objects.get(name="default")
+    assert adopted.owner == user and adopted.roles.get(user=user).role == Role.RESEARCHER
     home = client.get("/").content.decode()
     assert "you are this installation&#x27;s administrator" in home
 

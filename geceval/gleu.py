@@ -296,7 +296,7 @@ def _python_randoms(seed: int, n: int) -> np.ndarray:
     return (high * 67108864.0 + low) * (1.0 / 9007199254740992.0)
 
 
-def _iteration_sums(stats: np.ndarray, iterations: int, draws: Draws = "py2") -> np.ndarray:
+def iteration_sums(stats: np.ndarray, iterations: int, draws: Draws = "py2") -> np.ndarray:
     """Corpus statistics of each iteration: shape ``(iterations, D)``, exact integers."""
     n_sent, k, dims = stats.shape
     if k == 1:
@@ -313,7 +313,7 @@ def _result_from_stats(
 ) -> GleuResult:
     if iterations < 1:
         raise GecInputError(f"iterations must be at least 1, not {iterations}")
-    sums = _iteration_sums(stats, iterations, draws)
+    sums = iteration_sums(stats, iterations, draws)
     scores = [gleu_from_stats(row) for row in sums.tolist()]
     if min(scores) == max(scores):
         # One reference (or no variation): report the score itself and std 0, not numpy's ±1 ulp.

@@ -72,6 +72,7 @@ IMEASURE_STATS: tuple[str, ...] = (
     "i",
 )
 _NEEDS_REFERENCE_M2 = ("errant", "m2", "imeasure")
+_GLEU_BASES = 16  # outputs whose GLEU iteration sums are kept for hybrids to start from
 METRIC_COMPONENTS: dict[str, str] = {
     "chrf": "chrf",
     "errant-0.2": "errant",
@@ -174,6 +175,7 @@ class ScorerFeatures:
         }
         self._m2_candidates: dict[tuple[int, str], Any] = {}
         self._errant_pairs: dict[tuple[int, str], errant_scorer.SentencePairs] = {}
+        self._gleu_bases: dict[str, list[tuple[Any, Any, Any]]] = {"gleu": [], "chargleu": []}
         self._ref_set: Any = None
         self._igold: Any = None
         if any(c in self.components for c in _NEEDS_REFERENCE_M2):
@@ -218,9 +220,31 @@ class ScorerFeatures:
         iterations = gleu.DEFAULT_ITERATIONS
         if k == 1:
             return gleu.gleu_from_stats(rows[:, 0, :].sum(axis=0).tolist())
-        # integer sums of the sampled references' rows per iteration (gleu's own gather)
-        sums = gleu.iteration_sums(rows.astype(np.int64), iterations)
+        sums = self._gleu_sums(component, hypothesis, rows.astype(np.int64), iterations)
         return float(np.mean([gleu.gleu_from_stats(row) for row in sums.tolist()]))
+
+    def _gleu_sums(self, component: str, hypothesis: Sequence[str], rows: np.ndarray, iterations: int) -> Any:
+        """The sampled references' integer sums per iteration (as ``gleu.iteration_sums``).
+
+        A hypothesis within half its lines of one summed in full before (a hybrid of two
+        systems) starts from that one's sums and adds only the changes of the lines that
+        differ: integer sums, so the same values.
+        """
+        n, k, _d = rows.shape
+        drawn = gleu.sampled_reference_indices(iterations, n, k)
+        lines = np.array(hypothesis, dtype=object)
+        best = None
+        for base_lines, base_rows, base_sums in self._gleu_bases[component]:
+            differ = np.flatnonzero(base_lines != lines)
+            if best is None or len(differ) < len(best[0]):
+                best = (differ, base_rows, base_sums)
+        if best is not None and 2 * len(best[0]) <= n:
+            differ, base_rows, base_sums = best
+            return base_sums + gleu.sampled_sums(rows[differ] - base_rows[differ], drawn[:, differ])
+        sums = gleu.sampled_sums(rows, drawn)
+        if len(self._gleu_bases[component]) < _GLEU_BASES:
+            self._gleu_bases[component].append((lines, rows, sums))
+        return sums
 
     def _imeasure(self, hypothesis: Sequence[str]) -> dict[str, float]:
         t = self._sentence_rows("imeasure", hypothesis).sum(axis=0).tolist()

@@ -285,7 +285,11 @@ def compare_pairs(pairs: Sequence[SentencePairs], *, beta: float = 0.5) -> Erran
     sentences: list[SentenceScore] = []
     for options in pairs:
         best: tuple[int, int, int, float, int, int, dict[str, list[int]]] | None = None
+        seen = set()
         for tp, fp, fn, cats, hid, rid in options:
+            if (tp, fp, fn) in seen:
+                continue  # same counts as an earlier pair: never strictly better than the best so far
+            seen.add((tp, fp, fn))
             f = round(prf(total_tp + tp, total_fp + fp, total_fn + fn, beta)[2], 4)
             if best is None:
                 better = True

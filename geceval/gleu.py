@@ -298,10 +298,17 @@ def _python_randoms(seed: int, n: int) -> np.ndarray:
 
 def iteration_sums(stats: np.ndarray, iterations: int, draws: Draws = "py2") -> np.ndarray:
     """Corpus statistics of each iteration: shape ``(iterations, D)``, exact integers."""
-    n_sent, k, dims = stats.shape
+    n_sent, k, _dims = stats.shape
     if k == 1:
         return np.repeat(stats[:, 0, :].sum(axis=0, keepdims=True), iterations, axis=0)
-    chosen = sampled_reference_indices(iterations, n_sent, k, draws) + np.arange(n_sent, dtype=np.int64) * k
+    return sampled_sums(stats, sampled_reference_indices(iterations, n_sent, k, draws))
+
+
+def sampled_sums(stats: np.ndarray, references: np.ndarray) -> np.ndarray:
+    """Per iteration, the sum over sentences of ``stats[sentence, references[iteration, sentence]]``:
+    shape ``(iterations, D)``; exact for integer statistics."""
+    n_sent, k, dims = stats.shape
+    chosen = references + np.arange(n_sent, dtype=np.int64) * k
     # One statistic at a time: gather the chosen (sentence, reference) rows and sum per iteration.
     # (A 0/1 matrix product does the same through BLAS, whose threads cost more CPU than this.)
     columns = np.ascontiguousarray(stats.reshape(n_sent * k, dims).T)

@@ -11,9 +11,9 @@ source-reference through (i, l), hypothesis-reference through (j, l), each the s
 prefix and a suffix 2-D edit distance (token mismatch 3, gap 2). A cell whose bound exceeds
 the cost ``U`` of some path holds no optimal path (``_region``); the DP runs on the other
 cells only, in numpy over anti-diagonal wavefronts (i + j + l constant) of many problems at
-once (every hypothesis-reference pair of many sentences). On JFLEG the bound of the whole
-equals the optimal cost in 99% of the pairs, so about 30 cells per pair and token of the
-source remain (the length bound used before kept 1,000).
+once (every hypothesis-reference pair of many sentences). On JFLEG ``-nomix`` the bound of the
+whole equals the optimum in 99% of the pairs: 109k cells remain, under 2 per source token and
+pair (the length bound used before kept 8M, about 130).
 
 Exact, tie order included: for a cell on an optimal path, every best predecessor lies on an
 optimal path too, so inside the region with its true cost; a predecessor that is not best

@@ -72,6 +72,7 @@ IMEASURE_STATS: tuple[str, ...] = (
     "i",
 )
 _NEEDS_REFERENCE_M2 = ("errant", "m2", "imeasure")
+_GLEU_BASES = 16  # outputs whose GLEU iteration sums are kept for hybrids to start from
 METRIC_COMPONENTS: dict[str, str] = {
     "chrf": "chrf",
     "errant-0.2": "errant",
@@ -173,6 +174,8 @@ class ScorerFeatures:
             "imeasure": {},
         }
         self._m2_candidates: dict[tuple[int, str], Any] = {}
+        self._errant_pairs: dict[tuple[int, str], errant_scorer.SentencePairs] = {}
+        self._gleu_bases: dict[str, list[tuple[Any, Any, Any]]] = {"gleu": [], "chargleu": []}
         self._ref_set: Any = None
         self._igold: Any = None
         if any(c in self.components for c in _NEEDS_REFERENCE_M2):
@@ -213,16 +216,35 @@ class ScorerFeatures:
 
     def _gleu(self, component: str, hypothesis: Sequence[str]) -> float:
         rows = self._sentence_rows(component, hypothesis)  # (n, k, d)
-        n, k, d = rows.shape
+        k = rows.shape[1]
         iterations = gleu.DEFAULT_ITERATIONS
         if k == 1:
             return gleu.gleu_from_stats(rows[:, 0, :].sum(axis=0).tolist())
-        idx = gleu.sampled_reference_indices(iterations, n, k)
-        sums = np.zeros((iterations, d))
-        for r in range(k):
-            sums += (idx == r).astype(float) @ rows[:, r, :].astype(float)
-        sums = np.rint(sums).astype(np.int64)
+        sums = self._gleu_sums(component, hypothesis, rows.astype(np.int64), iterations)
         return float(np.mean([gleu.gleu_from_stats(row) for row in sums.tolist()]))
+
+    def _gleu_sums(self, component: str, hypothesis: Sequence[str], rows: np.ndarray, iterations: int) -> Any:
+        """The sampled references' integer sums per iteration (as ``gleu.iteration_sums``).
+
+        A hypothesis within half its lines of one summed in full before (a hybrid of two
+        systems) starts from that one's sums and adds only the changes of the lines that
+        differ: integer sums, so the same values.
+        """
+        n, k, _d = rows.shape
+        drawn = gleu.sampled_reference_indices(iterations, n, k)
+        lines = np.array(hypothesis, dtype=object)
+        best = None
+        for base_lines, base_rows, base_sums in self._gleu_bases[component]:
+            differ = np.flatnonzero(base_lines != lines)
+            if best is None or len(differ) < len(best[0]):
+                best = (differ, base_rows, base_sums)
+        if best is not None and 2 * len(best[0]) <= n:
+            differ, base_rows, base_sums = best
+            return base_sums + gleu.sampled_sums(rows[differ] - base_rows[differ], drawn[:, differ])
+        sums = gleu.sampled_sums(rows, drawn)
+        if len(self._gleu_bases[component]) < _GLEU_BASES:
+            self._gleu_bases[component].append((lines, rows, sums))
+        return sums
 
     def _imeasure(self, hypothesis: Sequence[str]) -> dict[str, float]:
         t = self._sentence_rows("imeasure", hypothesis).sum(axis=0).tolist()
@@ -268,8 +290,7 @@ class ScorerFeatures:
                 res = score_candidates(self._m2_rows(hypothesis), beta=float(metric.split("-")[1]))
                 out[metric] = float(res.f)
             else:
-                res = errant_scorer.errant_score(self._ref_set, hypothesis, beta=float(metric.split("-")[1]))
-                out[metric] = float(res.f)
+                out[metric] = float(self._errant(hypothesis, float(metric.split("-")[1])).f)
         return out
 
     def _check_hypothesis(self, hypothesis: Sequence[str]) -> None:
@@ -277,6 +298,17 @@ class ScorerFeatures:
             raise GecInputError(
                 f"hypothesis has {len(hypothesis)} lines but the source has {len(self.source)}"
             )
+
+    def _errant(self, hypothesis: Sequence[str], beta: float) -> errant_scorer.ErrantResult:
+        """``errant_score`` of the hypothesis from per-sentence annotator-pair counts cached by
+        (index, line): only lines not seen before are annotated."""
+        cache = self._errant_pairs
+        missing = [i for i, line in enumerate(hypothesis) if (i, line) not in cache]
+        if missing:
+            m2 = errant_scorer.annotate_lines(self._ref_set, missing, [hypothesis[i] for i in missing])
+            for i, sentence in zip(missing, m2):
+                cache[(i, hypothesis[i])] = errant_scorer.sentence_pairs(sentence, self._ref_set.m2[i])
+        return errant_scorer.compare_pairs([cache[(i, line)] for i, line in enumerate(hypothesis)], beta=beta)
 
     def _m2_rows(self, hypothesis: Sequence[str]) -> list[Any]:
         cache = self._m2_candidates
@@ -291,7 +323,7 @@ class ScorerFeatures:
         out: dict[str, float] = {}
         for component in self.components:
             if component == "errant":
-                res = errant_scorer.errant_score(self._ref_set, hypothesis)
+                res = self._errant(hypothesis, 0.5)
                 for cat, score in res.per_category.items():
                     out[f"errant:{cat}:p"] = 1.0 if score.p is None else float(score.p)
                     out[f"errant:{cat}:r"] = 1.0 if score.r is None else float(score.r)

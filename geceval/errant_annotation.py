@@ -135,9 +135,14 @@ def _EMPTY_TENSOR() -> Any:
     return np.zeros((0, 0), dtype="float32")
 
 
-def _edits_for(orig_doc: Any, cor_doc: Any) -> tuple[tuple[int, int, str, str], ...]:
-    """ERRANT's typed edits ``(o_start, o_end, type, correction)`` of one pair, cached."""
-    key = (orig_doc.text, cor_doc.text)
+def _edits_for(
+    orig_key: str, orig_doc: Any, cor_key: str, cor_doc: Any
+) -> tuple[tuple[int, int, str, str], ...]:
+    """ERRANT's typed edits ``(o_start, o_end, type, correction)`` of one pair, cached.
+
+    Keyed by the token strings the docs were parsed from (``_key``): one to one with the docs'
+    texts, without rebuilding ``Doc.text`` token by token on every lookup."""
+    key = (orig_key, cor_key)
     with _LOCK:
         cached = _EDIT_CACHE.get(key)
         if cached is not None:
@@ -162,7 +167,7 @@ def _annotate_one(
 ) -> list[M2Edit]:
     if cor_line.strip() == orig_key or cor_doc is None:
         return [_noop(annotator_id)]
-    edits = _edits_for(orig_doc, cor_doc)
+    edits = _edits_for(orig_key, orig_doc, _key(cor_line), cor_doc)
     if not edits:
         return [_noop(annotator_id)]
     return [M2Edit(s, e, t, (c,), annotator_id) for s, e, t, c in edits]
@@ -269,9 +274,25 @@ def annotate_hypothesis(
 ) -> list[M2Sentence]:
     """ERRANT M2 of a system output against the (already parsed) source of ``ref_set``."""
     _check_lengths(ref_set.sources, hypothesis, "the hypothesis")
+    return annotate_lines(
+        ref_set, range(len(hypothesis)), hypothesis, annotator_id=annotator_id, progress=progress
+    )
+
+
+def annotate_lines(
+    ref_set: ReferenceSet,
+    indices: Sequence[int],
+    lines: Sequence[str],
+    *,
+    annotator_id: int = 0,
+    progress: ProgressFn = no_progress,
+) -> list[M2Sentence]:
+    """ERRANT M2 of some corrected lines: ``lines[x]`` corrects source line ``indices[x]`` of
+    ``ref_set`` (a sentence's edits depend on that sentence alone)."""
     docs = ref_set.source_docs()
-    edits = _annotate(ref_set.sources, docs, hypothesis, annotator_id, progress)
-    return [M2Sentence(src, e, None) for src, e in zip(ref_set.sources, edits)]
+    keys = [ref_set.sources[i] for i in indices]
+    edits = _annotate(keys, [docs[i] for i in indices], lines, annotator_id, progress)
+    return [M2Sentence(src, e, None) for src, e in zip(keys, edits)]
 
 
 def errant_annotate(

@@ -58,6 +58,7 @@ from geceval.errant_annotation import (
     SPACY_MODEL,
     ReferenceSet,
     annotate_hypothesis,
+    annotate_lines,
     clear_caches,
     errant_annotate,
     errant_annotate_references,
@@ -247,6 +248,22 @@ def _macro(per_category: dict[str, CategoryScore]) -> MacroScore:
     )
 
 
+SentencePairs = list[tuple[int, int, int, dict[str, list[int]], int, int]]
+"""One sentence's (tp, fp, fn, per-type counts, hypothesis annotator, reference annotator)
+for every annotator pair, in (hypothesis annotator, reference annotator) order."""
+
+
+def sentence_pairs(h: M2Sentence, r: M2Sentence) -> SentencePairs:
+    """The counts of every (hypothesis annotator, reference annotator) pair of one sentence;
+    they depend on that sentence alone, so a caller scoring many systems can cache them."""
+    ref_coders = _coders(r)
+    return [
+        (*_compare_pair(hedits, redits), hid, rid)
+        for hid, hedits in _coders(h).items()
+        for rid, redits in ref_coders.items()
+    ]
+
+
 def errant_compare(
     hyp: Sequence[M2Sentence], ref: Sequence[M2Sentence], *, beta: float = 0.5
 ) -> ErrantResult:
@@ -257,26 +274,32 @@ def errant_compare(
         if h.tokens != r.tokens:
             where = f" (hypothesis line {h.line}, reference line {r.line})" if h.line or r.line else ""
             raise GecInputError(f"sentence {i}: the S lines of hypothesis and reference differ{where}")
+    return compare_pairs([sentence_pairs(h, r) for h, r in zip(hyp, ref)], beta=beta)
+
+
+def compare_pairs(pairs: Sequence[SentencePairs], *, beta: float = 0.5) -> ErrantResult:
+    """Corpus scores from each sentence's annotator pairs: per sentence the pair that maximises
+    the running corpus F (see module doc), then the totals and per-category scores."""
     total_tp = total_fp = total_fn = 0
     cat_counts: dict[str, list[int]] = {}
     sentences: list[SentenceScore] = []
-    for h, r in zip(hyp, ref):
-        hyp_coders = _coders(h)
-        ref_coders = _coders(r)
+    for options in pairs:
         best: tuple[int, int, int, float, int, int, dict[str, list[int]]] | None = None
-        for hid, hedits in hyp_coders.items():
-            for rid, redits in ref_coders.items():
-                tp, fp, fn, cats = _compare_pair(hedits, redits)
-                f = round(prf(total_tp + tp, total_fp + fp, total_fn + fn, beta)[2], 4)
-                if best is None:
-                    better = True
-                else:
-                    btp, bfp, bfn, bf = best[0], best[1], best[2], best[3]
-                    better = f > bf or (
-                        f == bf and (tp > btp or (tp == btp and (fp < bfp or (fp == bfp and fn < bfn))))
-                    )
-                if better:
-                    best = (tp, fp, fn, f, hid, rid, cats)
+        seen = set()
+        for tp, fp, fn, cats, hid, rid in options:
+            if (tp, fp, fn) in seen:
+                continue  # same counts as an earlier pair: never strictly better than the best so far
+            seen.add((tp, fp, fn))
+            f = round(prf(total_tp + tp, total_fp + fp, total_fn + fn, beta)[2], 4)
+            if best is None:
+                better = True
+            else:
+                btp, bfp, bfn, bf = best[0], best[1], best[2], best[3]
+                better = f > bf or (
+                    f == bf and (tp > btp or (tp == btp and (fp < bfp or (fp == bfp and fn < bfn))))
+                )
+            if better:
+                best = (tp, fp, fn, f, hid, rid, cats)
         assert best is not None
         tp, fp, fn, _f, hid, rid, cats = best
         total_tp += tp
@@ -446,9 +469,11 @@ __all__ = [
     "ReferenceSet",
     "SentenceScore",
     "annotate_hypothesis",
+    "annotate_lines",
     "build_reference_set",
     "clear_caches",
     "cli_errant",
+    "compare_pairs",
     "errant_annotate",
     "errant_annotate_references",
     "errant_compare",
@@ -460,4 +485,5 @@ __all__ = [
     "parse_lines",
     "prf",
     "reference_set_from_m2",
+    "sentence_pairs",
 ]

@@ -193,6 +193,30 @@ def sampled_reference_indices(iterations: int, n_sentences: int, k: int, draws: 
     return idx
 
 
+def iteration_sums(stats: np.ndarray, iterations: int, draws: Draws = "py2") -> np.ndarray:
+    """Corpus statistics of each iteration as a numpy array: shape ``(iterations, D)``, exact integers
+    (for callers that hold numpy statistics already: the ensemble's features, the hybrids)."""
+    import numpy as np  # lazy: the gleu command itself never needs numpy
+
+    n_sent, k, _dims = stats.shape
+    if k == 1:
+        return np.repeat(stats[:, 0, :].sum(axis=0, keepdims=True), iterations, axis=0)
+    return sampled_sums(stats, sampled_reference_indices(iterations, n_sent, k, draws))
+
+
+def sampled_sums(stats: np.ndarray, references: np.ndarray) -> np.ndarray:
+    """Per iteration, the sum over sentences of ``stats[sentence, references[iteration, sentence]]``:
+    shape ``(iterations, D)``; exact for integer statistics."""
+    import numpy as np  # lazy: as above
+
+    n_sent, k, dims = stats.shape
+    chosen = references + np.arange(n_sent, dtype=np.int64) * k
+    # One statistic at a time: gather the chosen (sentence, reference) rows and sum per iteration.
+    # (A 0/1 matrix product does the same through BLAS, whose threads cost more CPU than this.)
+    columns = np.ascontiguousarray(stats.reshape(n_sent * k, dims).T)
+    return np.stack([column[chosen].sum(axis=1) for column in columns], axis=1)
+
+
 def _result_from_stats(
     stats: list[list[list[int]]], iterations: int, sentence: bool, dims: int, draws: Draws = "py2"
 ) -> GleuResult:

@@ -76,7 +76,7 @@ from geceval.formats.inputs import read_input
 from geceval.formats.ixml import ICorrection, IGoldSentence, gold_from_m2, read_ixml
 from geceval.formats.m2 import read_m2
 from geceval.formats.text import read_lines
-from geceval.imeasure_align import align3, align_chunked, count_columns
+from geceval.imeasure_align import align3, align_many, count_columns
 from geceval.progress import ProgressFn, StderrProgress
 
 __all__ = [
@@ -93,6 +93,7 @@ __all__ = [
 ]
 
 DEFAULT_MAX_REFERENCES = 256
+_BLOCK = 1000  # sentences aligned as one batch (memory; progress is reported per block)
 
 
 # ----------------------------------------------------------------------------- scores
@@ -267,25 +268,34 @@ def candidate_references(
 
 
 def _evaluate(src: list[str], hyp: list[str], refs: list[list[str]], w: float) -> list[tuple[Any, ...]]:
-    """Per reference: (corr, det, base_corr, base_det); baselines only where needed.
+    return _evaluate_many([(src, hyp, refs)], w)[0]
+
+
+def _evaluate_many(items: Sequence[tuple[list[str], list[str], list[list[str]]]], w: float) -> list[Any]:
+    """Per (source, hypothesis, references) item and reference: (corr, det, base_corr, base_det).
 
     The baseline (source as hypothesis) is aligned only for the references
     tied at the best correction WAcc (the only ones the choice can need);
-    the others get ``None``.
+    the others get ``None``. All items' alignments run as one batch.
     """
-    paths = align_chunked(src, [(hyp, r) for r in refs])
-    counts = [count_columns(src, hyp, r, p) for r, p in zip(refs, paths)]
-    best = max(_wacc(c, w) for c, _d in counts)
-    tied = [x for x, (c, _d) in enumerate(counts) if _wacc(c, w) == best]
-    if hyp == src:
-        base = {x: counts[x] for x in tied}
-    else:
-        bpaths = align_chunked(src, [(src, refs[x]) for x in tied])
-        base = {x: count_columns(src, src, refs[x], p) for x, p in zip(tied, bpaths)}
+    paths = iter(align_many([(src, hyp, r) for src, hyp, refs in items for r in refs]))
+    counted = []
+    baseline_problems = []
+    for src, hyp, refs in items:
+        counts = [count_columns(src, hyp, r, next(paths)) for r in refs]
+        best = max(_wacc(c, w) for c, _d in counts)
+        tied = [x for x, (c, _d) in enumerate(counts) if _wacc(c, w) == best]
+        counted.append((counts, tied))
+        if hyp != src:
+            baseline_problems += [(src, src, refs[x]) for x in tied]
+    bpaths = iter(align_many(baseline_problems))
     out = []
-    for x, (c, d) in enumerate(counts):
-        bc, bd = base.get(x, (None, None))
-        out.append((c, d, bc, bd))
+    for (src, hyp, refs), (counts, tied) in zip(items, counted):
+        if hyp == src:
+            base = {x: counts[x] for x in tied}
+        else:
+            base = {x: count_columns(src, src, refs[x], next(bpaths)) for x in tied}
+        out.append([(c, d, *base.get(x, (None, None))) for x, (c, d) in enumerate(counts)])
     return out
 
 
@@ -368,24 +378,30 @@ def imeasure(
     choices: list[SentenceChoice] = []
     capped: list[int] = []
     total = len(gold)
-    for n, (line, sent) in enumerate(zip(hypotheses, gold)):
-        hyp = line.split()
-        src = list(sent.tokens)
-        refs = candidate_references(sent, mix=mix, max_references=max_references)
-        was_capped = False
-        if mix and len(refs) and _n_combinations(sent) > max_references:
-            ref, res, n_cand = _search_mix(sent, hyp, w)
-            capped.append(n)
-            was_capped = True
-        else:
-            results = _evaluate(src, hyp, refs, w)
-            x = _pick(refs, results, w)
-            ref, res, n_cand = refs[x], results[x], len(refs)
-        c, d, bc, bd = res
-        totals += np.array([*c, *d, *bc, *bd], dtype=np.int64)
-        choices.append(SentenceChoice(ref, c, d, bc, bd, n_cand, was_capped))
-        if progress is not None:
-            progress(n + 1, total)
+    for lo in range(0, total, _BLOCK):
+        block = range(lo, min(total, lo + _BLOCK))
+        hyps = [hypotheses[n].split() for n in block]
+        refs = [candidate_references(gold[n], mix=mix, max_references=max_references) for n in block]
+        searched = {
+            n: _search_mix(gold[n], hyp, w)
+            for n, hyp in zip(block, hyps)
+            if mix and _n_combinations(gold[n]) > max_references
+        }
+        plain = [x for x, n in enumerate(block) if n not in searched]
+        results = iter(_evaluate_many([(list(gold[lo + x].tokens), hyps[x], refs[x]) for x in plain], w))
+        for x, n in enumerate(block):
+            if n in searched:
+                ref, res, n_cand = searched[n]
+                capped.append(n)
+            else:
+                found = next(results)
+                pick = _pick(refs[x], found, w)
+                ref, res, n_cand = refs[x][pick], found[pick], len(refs[x])
+            c, d, bc, bd = res
+            totals += np.array([*c, *d, *bc, *bd], dtype=np.int64)
+            choices.append(SentenceChoice(ref, c, d, bc, bd, n_cand, n in searched))
+            if progress is not None:
+                progress(n + 1, total)
     t = totals.tolist()
     return IMeasureResult(
         score_counts(t[0:5], t[10:15], beta=beta, w=w),

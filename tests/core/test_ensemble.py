@@ -161,7 +161,7 @@ def test_gmeg_layout_errors_name_the_problem(tmp_path: Path) -> None:
 # ----------------------------------------------------------------------------- real features and the command
 
 
-def test_scorer_features_equal_the_scorers_on_real_and_mixed_outputs() -> None:
+def test_scorer_features_equal_the_scorers_on_real_and_mixed_outputs(monkeypatch: pytest.MonkeyPatch) -> None:
     from geceval import errant_scorer, gleu, imeasure, m2, sacre
 
     source = read_lines(TINY / "source")
@@ -171,8 +171,20 @@ def test_scorer_features_equal_the_scorers_on_real_and_mixed_outputs() -> None:
     igold = imeasure.gold_from_m2(ref_m2)
     hyp_b, hyp_d = read_lines(TINY / "sysB"), read_lines(TINY / "sysD")
     mixed = [b if i % 2 else d for i, (b, d) in enumerate(zip(hyp_b, hyp_d))]
-    for hyp in (hyp_b, hyp_d, mixed):
+    annotated: list[int] = []
+    annotate_lines = errant_scorer.annotate_lines
+
+    def counting(ref_set, indices, lines, **kw):  # type: ignore[no-untyped-def]
+        annotated.extend(indices)
+        return annotate_lines(ref_set, indices, lines, **kw)
+
+    monkeypatch.setattr(errant_scorer, "annotate_lines", counting)
+    # ERRANT annotates only (index, line) pairs it has not seen: none for a mix of seen outputs
+    new_lines = (list(range(len(hyp_b))), [i for i, (b, d) in enumerate(zip(hyp_b, hyp_d)) if b != d], [])
+    for hyp, expected in zip((hyp_b, hyp_d, mixed), new_lines):
+        annotated.clear()
         f = extractor(hyp)
+        assert annotated == expected
         assert list(f) == ensemble.feature_names()
         assert f["gleu"] == gleu.gleu_plus(source, refs, hyp).score
         assert f["chargleu"] == gleu.char_gleu(source, refs, hyp).score

@@ -12,6 +12,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from geceval import imeasure as imeasure_module
+from geceval import imeasure_align
 from geceval.errors import GecInputError
 from geceval.formats.ixml import (
     IAlternative,
@@ -34,7 +36,7 @@ from geceval.imeasure import (
     imeasure,
     score_counts,
 )
-from geceval.imeasure_align import _align_batch, _columns
+from geceval.imeasure_align import _align_batch, _columns, align_many
 from tests.shared_data import shared_path
 
 REPO = Path(__file__).resolve().parents[2]
@@ -338,6 +340,33 @@ def test_region_limited_dp_equals_the_plain_dp_on_longer_edited_sentences(batch)
         assert _columns(src, hyp, ref, path) == _plain_align(src, hyp, ref)
 
 
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(words, words, words), min_size=1, max_size=6))
+def test_retried_regions_and_small_chunks_equal_the_plain_dp(triples):
+    """With no slack over the pairwise bound, unrelated sentences leave the first region without
+    a path (retried with more slack) or with a dearer one (retried at its cost); a tiny table
+    budget aligns every problem in a chunk of its own. Both stay exact."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(imeasure_align, "_FIRST_SLACK", 0)
+        mp.setattr(imeasure_align, "_TABLE_BUDGET", 50)
+        paths = align_many(triples)
+    for (src, hyp, ref), path in zip(triples, paths):
+        assert _columns(src, hyp, ref, path) == _plain_align(src, hyp, ref)
+
+
+def test_pairwise_bound_keeps_a_thin_tube_of_the_cube():
+    """One substitution in a 40-token sentence: the DP visits a few cells per source token,
+    not the (41 x 41 x 41) cube nor the wide band a length bound keeps."""
+    src = [f"w{x}" for x in range(40)]
+    hyp, ref = list(src), list(src)
+    hyp[20] = "x"
+    problem = imeasure_align._encode([(src, hyp, ref)])
+    tables = [imeasure_align._pair_tables(problem[a], problem[b]) for a, b in ((0, 1), (0, 2), (1, 2))]
+    bound = tables[0][1] + tables[1][1] + 2 * tables[2][1]
+    cells = imeasure_align._region(tables, bound + imeasure_align._FIRST_SLACK)[0]
+    assert 41 <= len(cells) <= 5 * 41
+
+
 # ----------------------------------------------------------------------------- properties
 
 
@@ -381,6 +410,21 @@ def test_hypothesis_equal_to_a_reference_gives_p_and_r_one(gold, data):
     assert (c.fp, c.fn, c.fpn) == (0, 0, 0)
     if c.tp:
         assert (c.p, c.r) == (1.0, 1.0)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(gold_sentences(), min_size=1, max_size=5), st.data(), st.booleans())
+def test_sentences_aligned_in_blocks_score_as_each_alone(gold, data, mix):
+    """The scorer aligns many sentences as one batch, in blocks (2 here): each sentence's
+    choice and counts are those of scoring it alone."""
+    tokens = st.lists(st.sampled_from(["a", "b", "x", "the", "."]), max_size=7)
+    hyps = [" ".join(data.draw(tokens)) for _ in gold]
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(imeasure_module, "_BLOCK", 2)
+        together = imeasure(hyps, gold, mix=mix, max_references=3).sentences
+    for hyp, sent, got in zip(hyps, gold, together):
+        alone = imeasure([hyp], [sent], mix=mix, max_references=3).sentences[0]
+        assert got == alone
 
 
 # ----------------------------------------------------------------------------- XML

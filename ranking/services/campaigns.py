@@ -124,10 +124,9 @@ def campaign_create(
 
     Traps: by default hidden (``ranking.services.controls``): each HIT gets
     ``trap_rate`` trap copies and ``repeat_rate`` exact repeats per judged
-    screen. With a Source+error ``trap_system`` the design is the GMEG paper's
-    (``trap_design="paper"``, chosen by giving the system): a share
-    ``trap_rate`` of sentences get the Source+error text on the same screen as
-    the source text; a trap equal to the source (or to another output) is not used.
+    screen. With a Source+error ``trap_system`` the design is the GMEG paper's (``trap_design="paper"``,
+    chosen by giving the system): a share ``trap_rate`` of sentences get the Source+error text on the
+    same screen as the source; a trap equal to the source (or to another output) is not used.
     ``trap_error_types`` (empty: all) and ``trap_errors`` (None: 1 or 2): what a generated trap adds.
     ``trap_secret`` (tests only; no form or API sets it): the secret behind the traps, else drawn.
     ``status``: active by default (demos, benchmarks and tests want work at once); the campaign

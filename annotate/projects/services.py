@@ -196,7 +196,8 @@ def _use(token: str, user: AbstractBaseUser) -> ProjectInvitation:
     )
     if claimed != 1:
         raise ProjectError(ALREADY_USED)
-    _give_role(invitation.project, user, invitation.role)
+    owner = user.pk == invitation.project.owner_id
+    _give_role(invitation.project, user, Role.RESEARCHER if owner else invitation.role)  # the owner stays one
     return invitation
 
 

@@ -199,6 +199,12 @@ def test_a_project_s_owner_is_its_researcher(client):
     ]
 
 
+def test_the_owner_accepting_an_annotator_invitation_to_their_own_project_stays_its_researcher(client):
+    owner, project, _corpus, _campaign = _team("Own", "own")
+    _invite_and_accept(client, owner, project, owner, "annotator")
+    assert ProjectRole.objects.get(project=project, user=owner).role == "researcher"
+
+
 def test_the_django_admin_shows_the_roles_on_the_project(client):
     _res, project, _, _ = _team("Team A", "resa")
     boss = get_user_model().objects.create_superuser("boss", password="pw-for-tests-1")

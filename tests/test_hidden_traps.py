@@ -213,7 +213,10 @@ def test_a_careful_reader_passes_and_the_source_first_bot_is_excluded(fce):
     _work(campaign, bot, _source_first(7), max_screens=150)
     record = WorkerRecord.objects.get(campaign=campaign, worker=bot)
     assert record.excluded
-    assert record.traps_passed < 0.7 * record.traps_seen
+    # It passes a trap by chance (p = 0.5) where the careful reader passed all. It is excluded
+    # after about 15 traps, so "about half" is a binomial draw: a CI run saw 11 of 15. More than
+    # 80% happens with probability under 2%; the exclusion above is the claim.
+    assert record.traps_passed <= 0.8 * record.traps_seen
 
 
 def test_controls_never_count_in_results(fce):

@@ -121,7 +121,7 @@ def campaign_trap_preview(request: HttpRequest) -> HttpResponse:
                 min_drop=data.get("trap_min_drop") or DEFAULT_MIN_DROP,
             )
         except GecInputError as exc:
-            problem = str(exc)
+            problem = f"{exc.problem[:1].upper()}{exc.problem[1:]}."
     else:
         problem = form.problem()
     fragment = request.GET.get("fragment") == "1"

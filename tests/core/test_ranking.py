@@ -145,10 +145,14 @@ def package_run(judgments: list[PairwiseJudgment], seed: int, run: int) -> dict[
     return {s: r.mu for s, r in ratings.items()}
 
 
-def test_lockstep_runs_equal_game_by_game_runs_through_the_trueskill_package():
+@pytest.mark.parametrize("engine", ["numpy", "numba"])
+def test_lockstep_runs_equal_game_by_game_runs_through_the_trueskill_package(engine):
+    # 161 games a run, A and E never compared; both engines (the numba kernel draws its own PCG64 stream)
+    if engine == "numba":
+        pytest.importorskip("numba")
     judgments = synthetic_judgments(160)
     data = prepare(judgments)
-    mu, sigma = trueskill_runs(data, [0, 7, 3], seed=42)
+    mu, sigma = trueskill_runs(data, [0, 7, 3], seed=42, engine=engine)
     for row, run in enumerate([0, 7, 3]):
         expected = package_run(judgments, 42, run)
         assert mu[row] == pytest.approx([expected[s] for s in data.systems], abs=1e-9, rel=0)

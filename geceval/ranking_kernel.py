@@ -1,0 +1,259 @@
+"""The TrueSkill lockstep engine compiled with numba: the numpy engine's arithmetic in fused SIMD loops.
+
+``games`` advances a batch of runs (laid out systems x runs, as the numpy
+engine) through a number of iterations. Each phase of an iteration is one
+loop over the batch's runs without calls or stores under a branch, so LLVM
+turns it into AVX-512/AVX2 code; only the gathers and scatters of the two
+players' ratings are scalar. Every floating-point operation is the numpy
+engine's, in the same order and without fused multiply-adds (numba rounds
+each operation unless fastmath is on, which it is not here), and the
+exponential is ``lockstep_exp`` written out, so both engines give the same
+bits. The random numbers are numpy's PCG64 computed in the kernel (the same
+stream as ``run_rng(seed, run).random()``), so no uniforms go through memory.
+
+Imported only when numba is installed and a TrueSkill run starts: numba's
+import and loading the cached kernel cost ~0.4 CPU-s. Compiled code is cached
+(``cache=True``); where numba puts it and what happens on a read-only install
+is in docs/benchmarks.md ("TrueSkill kernel cache"): ``NUMBA_CACHE_DIR`` if
+set, else ``__pycache__`` beside this file, else ``~/.cache/numba``; with none
+writable the kernel is compiled in each process (~3 s, same results).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numba
+import numpy as np
+
+from geceval.ranking_trueskill import (
+    ERFC_FIT,
+    EXP_COEFS,
+    EXP_HI,
+    EXP_LO,
+    LN2_HI,
+    LN2_LO,
+    LOG2E,
+    LOG_HALF_EXP,
+    LOG_SQRT_2PI,
+    TWO_SQRT2,
+)
+
+
+@numba.extending.intrinsic
+def _bits_to_double(typingctx, bits):
+    """The float64 whose bits are the int64 ``bits`` (an LLVM bitcast: vectorises, unlike a table)."""
+
+    def codegen(context, builder, signature, args):
+        return builder.bitcast(args[0], context.get_value_type(numba.types.float64))
+
+    return numba.types.float64(numba.types.int64), codegen
+
+
+_F = tuple(float(c) for c in ERFC_FIT)
+# numpy's PCG64: the 128-bit LCG multiplier (PCG_DEFAULT_MULTIPLIER_128), XSL-RR output, 53-bit doubles
+_MUL_HI, _MUL_LO = np.uint64(2549297995355413924), np.uint64(4865540595714422341)
+_MUL_LO_LO, _MUL_LO_HI = np.uint64(4865540595714422341 & 0xFFFFFFFF), np.uint64(4865540595714422341 >> 32)
+_U58, _U11, _U64, _U63, _U32, _U1, _U0 = (np.uint64(n) for n in (58, 11, 64, 63, 32, 1, 0))
+_LOW32 = np.uint64(0xFFFFFFFF)
+_TO_DOUBLE = 1.0 / 9007199254740992.0
+_C = tuple(float(c) for c in EXP_COEFS)
+
+
+def _jit(fn=None, *, inline: str = "never"):
+    """numba.njit with the on-disk cache, or without it when numba finds no writable cache directory."""
+    if fn is None:
+        return lambda f: _jit(f, inline=inline)
+    # no fastmath: every operation rounds as numpy's does (no fused multiply-adds, no reassociation)
+    options = {"error_model": "numpy", "nogil": True, "inline": inline}
+    try:
+        return numba.njit(cache=True, **options)(fn)
+    except RuntimeError:  # "cannot cache function ...: no locator available": compile per process
+        return numba.njit(cache=False, **options)(fn)
+
+
+@_jit(inline="always")
+def _exp(x):
+    """``lockstep_exp`` for one value (see geceval.ranking_trueskill)."""
+    xc = min(max(x, EXP_LO), EXP_HI)
+    k = math.floor(xc * LOG2E + 0.5)
+    r = (xc - k * LN2_HI) - k * LN2_LO
+    p = _C[12]
+    p = p * r + _C[11]
+    p = p * r + _C[10]
+    p = p * r + _C[9]
+    p = p * r + _C[8]
+    p = p * r + _C[7]
+    p = p * r + _C[6]
+    p = p * r + _C[5]
+    p = p * r + _C[4]
+    p = p * r + _C[3]
+    p = p * r + _C[2]
+    p = p * r + _C[1]
+    p = p * r + _C[0]
+    out = p * _bits_to_double((np.int64(k) + 1023) << 52)
+    if x < EXP_LO:
+        out = 0.0
+    if x > EXP_HI:
+        out = math.inf
+    return out
+
+
+@_jit(inline="always")
+def _mulhi_mul_lo(a):
+    """The high 64 bits of ``a * _MUL_LO`` (128-bit product) from 32-bit halves: vectorises (AVX-512)."""
+    a_lo, a_hi = a & _LOW32, a >> _U32
+    lh, hl = a_lo * _MUL_LO_HI, a_hi * _MUL_LO_LO
+    mid = ((a_lo * _MUL_LO_LO) >> _U32) + (lh & _LOW32) + (hl & _LOW32)
+    return a_hi * _MUL_LO_HI + (lh >> _U32) + (hl >> _U32) + (mid >> _U32)
+
+
+@_jit(inline="always")
+def _uniform(state, r):
+    """The next ``Generator.random()`` of run r's PCG64 (state rows: hi, lo, inc hi, inc lo)."""
+    hi, lo, inc_hi, inc_lo = state[0, r], state[1, r], state[2, r], state[3, r]
+    new_hi = _mulhi_mul_lo(lo) + lo * _MUL_HI + hi * _MUL_LO + inc_hi
+    new_lo = lo * _MUL_LO + inc_lo
+    new_hi += _U1 if new_lo < inc_lo else _U0  # carry of the low half
+    state[0, r], state[1, r] = new_hi, new_lo
+    x = new_hi ^ new_lo
+    rot = new_hi >> _U58
+    x = (x >> rot) | (x << ((_U64 - rot) & _U63))
+    return np.float64(x >> _U11) * _TO_DOUBLE
+
+
+@_jit(inline="always")
+def _cdf_pdf(x):
+    """``cdf(x)`` and ``pdf(x)`` as the numpy engine's ``_cdf_pdf``."""
+    half_x2 = (x * x) * 0.5
+    t = TWO_SQRT2 / (abs(x) + TWO_SQRT2)
+    p = _F[0] * t
+    p = (p + _F[1]) * t
+    p = (p + _F[2]) * t
+    p = (p + _F[3]) * t
+    p = (p + _F[4]) * t
+    p = (p + _F[5]) * t
+    p = (p + _F[6]) * t
+    p = (p + _F[7]) * t
+    p = (p + _F[8]) * t
+    p = (p - LOG_HALF_EXP) - half_x2
+    p = _exp(p) * t
+    cdf = p if x <= 0 else 1.0 - p
+    return cdf, _exp(-LOG_SQRT_2PI - half_x2)
+
+
+@_jit(inline="always")
+def _update(mu0, mu1, var0, var1, outcome, two_beta2, margin):
+    """One game, the numpy engine's ``_rate_pairs`` for one column: (mu0, mu1, var0, var1, ok)."""
+    c2 = (var0 + var1) + two_beta2
+    c = math.sqrt(c2)
+    inv_c = 1.0 / c
+    inv_c2 = inv_c * inv_c
+    t = (mu0 - mu1) * inv_c
+    eps = margin * inv_c
+    drawn = 1.0 if outcome == 0.0 else 0.0
+    m = outcome
+    if outcome == 0.0:
+        m = 1.0 if t < 0 else -1.0
+    mt = m * t
+    x1 = mt - eps
+    x0 = mt + eps if outcome == 0.0 else x1
+    cdf0, pdf0 = _cdf_pdf(x0)
+    cdf1, pdf1 = _cdf_pdf(x1)
+    cdf1 *= drawn
+    pdf1 *= drawn
+    denom = cdf0 - cdf1
+    inv_denom = 1.0 / denom
+    g = (pdf0 - pdf1) * inv_denom
+    w = ((x0 * pdf0) - (x1 * pdf1)) * inv_denom + g * g
+    g *= m
+    new_mu0 = (var0 * inv_c) * g + mu0
+    new_mu1 = mu1 - (var1 * inv_c) * g
+    new_var0 = (1.0 - (var0 * inv_c2) * w) * var0
+    new_var1 = (1.0 - (var1 * inv_c2) * w) * var1
+    return new_mu0, new_mu1, new_var0, new_var1, denom > 0
+
+
+@_jit(inline="always")
+def _pick_players(var, emu, enmu, u_pick, allowed, complete, a, b, best, ea, ena, total, cum):
+    """a = the largest variance (ties: the larger index), b = the opponent drawn with ``u_pick``.
+
+    Written as selects over whole rows (no stores under a branch) so that each loop vectorises.
+    """
+    size, n_runs = var.shape
+    for r in range(n_runs):
+        a[r] = 0
+        best[r] = var[0, r]
+    for s in range(1, size):
+        for r in range(n_runs):
+            v = var[s, r]
+            take = v >= best[r]
+            best[r] = v if take else best[r]
+            a[r] = s if take else a[r]
+    for r in range(n_runs):
+        ea[r] = emu[a[r], r]
+        ena[r] = enmu[a[r], r]
+        total[r] = 0.0
+    for s in range(size):
+        for r in range(n_runs):
+            w = min(emu[s, r] * ena[r], enmu[s, r] * ea[r])
+            skip = s == a[r]
+            if not complete:  # a system without judgments against a weighs 0 (loop unswitched by LLVM)
+                skip |= allowed[a[r], s] == 0.0
+            total[r] += 0.0 if skip else w
+            cum[s, r] = total[r]
+    for r in range(n_runs):
+        best[r] = (1.0 - u_pick[r]) * total[r]  # the target
+        b[r] = 0
+    for s in range(size):
+        for r in range(n_runs):
+            b[r] += 1 if cum[s, r] < best[r] else 0
+
+
+@_jit
+def games(mu, var, emu, enmu, state, steps, offsets, countsf, outcomes, allowed, complete, two_beta2, margin):
+    """``steps`` iterations of a batch of runs, in place, drawing from the runs' PCG64 ``state`` (4, runs).
+
+    Returns False when a game's cdf difference is <= 0 (the numpy engine raises there).
+    """
+    size, n_runs = mu.shape
+    a = np.zeros(n_runs, dtype=np.int64)
+    b = np.zeros(n_runs, dtype=np.int64)
+    cum = np.empty((size, n_runs))
+    best, ea, ena, total = np.empty(n_runs), np.empty(n_runs), np.empty(n_runs), np.empty(n_runs)
+    u_pick = np.empty(n_runs)
+    u_judgment = np.empty(n_runs)
+    ab = np.empty((5, n_runs))
+    new = np.empty((8, n_runs))
+    good = np.empty(n_runs, dtype=np.bool_)
+    ok = True
+    for _ in range(steps):
+        for r in range(n_runs):
+            u_pick[r] = _uniform(state, r)
+            u_judgment[r] = _uniform(state, r)
+        _pick_players(var, emu, enmu, u_pick, allowed, complete, a, b, best, ea, ena, total, cum)
+        for r in range(n_runs):
+            ar, br = a[r], b[r]
+            q = ar * size + br
+            pick = u_judgment[r] * countsf[q]
+            ab[0, r] = mu[ar, r]
+            ab[1, r] = mu[br, r]
+            ab[2, r] = var[ar, r]
+            ab[3, r] = var[br, r]
+            ab[4, r] = outcomes[offsets[q] + np.int64(pick)]
+        for r in range(n_runs):
+            m0, m1, v0, v1, g = _update(ab[0, r], ab[1, r], ab[2, r], ab[3, r], ab[4, r], two_beta2, margin)
+            new[0, r], new[1, r], new[2, r], new[3, r] = m0, m1, v0, v1
+            good[r] = g
+        for r in range(n_runs):
+            new[4, r] = _exp(new[0, r])
+            new[5, r] = _exp(new[1, r])
+            new[6, r] = 1.0 / new[4, r]
+            new[7, r] = 1.0 / new[5, r]
+        for r in range(n_runs):
+            ok &= good[r]
+            ar, br = a[r], b[r]
+            mu[ar, r], mu[br, r], var[ar, r], var[br, r] = new[0, r], new[1, r], new[2, r], new[3, r]
+            emu[ar, r], emu[br, r] = new[4, r], new[5, r]
+            enmu[ar, r], enmu[br, r] = new[6, r], new[7, r]
+    return ok

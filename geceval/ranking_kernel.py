@@ -178,54 +178,65 @@ def _update(mu0, mu1, var0, var1, outcome, two_beta2, margin):
 def _pick_players(var, emu, enmu, u_pick, allowed, complete, a, b, best, ea, ena, total, cum):
     """a = the largest variance (ties: the larger index), b = the opponent drawn with ``u_pick``.
 
-    Written as selects over whole rows (no stores under a branch) so that each loop vectorises.
+    Written as selects over whole rows (no stores under a branch) so that each loop vectorises;
+    system indices are uint64 so that indexing needs no negative-index wraparound.
     """
     size, n_runs = var.shape
     for r in range(n_runs):
-        a[r] = 0
+        a[r] = _U0
         best[r] = var[0, r]
     for s in range(1, size):
+        us = np.uint64(s)
         for r in range(n_runs):
             v = var[s, r]
             take = v >= best[r]
             best[r] = v if take else best[r]
-            a[r] = s if take else a[r]
+            a[r] = us if take else a[r]
+    emu_flat, enmu_flat, width = emu.reshape(emu.size), enmu.reshape(enmu.size), np.uint64(n_runs)
     for r in range(n_runs):
-        ea[r] = emu[a[r], r]
-        ena[r] = enmu[a[r], r]
+        at = a[r] * width + np.uint64(r)
+        ea[r] = emu_flat[at]
+        ena[r] = enmu_flat[at]
         total[r] = 0.0
     for s in range(size):
+        us = np.uint64(s)
         for r in range(n_runs):
             w = min(emu[s, r] * ena[r], enmu[s, r] * ea[r])
-            skip = s == a[r]
+            skip = us == a[r]
             if not complete:  # a system without judgments against a weighs 0 (loop unswitched by LLVM)
-                skip |= allowed[a[r], s] == 0.0
+                skip |= allowed[a[r] * np.uint64(size) + us] == 0.0
             total[r] += 0.0 if skip else w
             cum[s, r] = total[r]
     for r in range(n_runs):
         best[r] = (1.0 - u_pick[r]) * total[r]  # the target
-        b[r] = 0
+        b[r] = _U0
     for s in range(size):
         for r in range(n_runs):
-            b[r] += 1 if cum[s, r] < best[r] else 0
+            b[r] += _U1 if cum[s, r] < best[r] else _U0
 
 
 @_jit
 def games(mu, var, emu, enmu, state, steps, offsets, countsf, outcomes, allowed, complete, two_beta2, margin):
     """``steps`` iterations of a batch of runs, in place, drawing from the runs' PCG64 ``state`` (4, runs).
 
+    ``offsets`` (uint64) and ``countsf`` locate the judgments of each ordered pair in ``outcomes``
+    (``PairData``); ``allowed`` is the flattened (systems x systems) 0/1 matrix of judged pairs.
     Returns False when a game's cdf difference is <= 0 (the numpy engine raises there).
     """
     size, n_runs = mu.shape
-    a = np.zeros(n_runs, dtype=np.int64)
-    b = np.zeros(n_runs, dtype=np.int64)
+    a = np.zeros(n_runs, dtype=np.uint64)
+    b = np.zeros(n_runs, dtype=np.uint64)
     cum = np.empty((size, n_runs))
     best, ea, ena, total = np.empty(n_runs), np.empty(n_runs), np.empty(n_runs), np.empty(n_runs)
     u_pick = np.empty(n_runs)
     u_judgment = np.empty(n_runs)
+    at = np.empty((2, n_runs), dtype=np.uint64)
     ab = np.empty((5, n_runs))
     new = np.empty((8, n_runs))
     good = np.empty(n_runs, dtype=np.bool_)
+    mu_flat, var_flat = mu.reshape(mu.size), var.reshape(var.size)
+    emu_flat, enmu_flat = emu.reshape(emu.size), enmu.reshape(enmu.size)
+    width, n_systems = np.uint64(n_runs), np.uint64(size)
     ok = True
     for _ in range(steps):
         for r in range(n_runs):
@@ -233,27 +244,36 @@ def games(mu, var, emu, enmu, state, steps, offsets, countsf, outcomes, allowed,
             u_judgment[r] = _uniform(state, r)
         _pick_players(var, emu, enmu, u_pick, allowed, complete, a, b, best, ea, ena, total, cum)
         for r in range(n_runs):
-            ar, br = a[r], b[r]
-            q = ar * size + br
-            pick = u_judgment[r] * countsf[q]
-            ab[0, r] = mu[ar, r]
-            ab[1, r] = mu[br, r]
-            ab[2, r] = var[ar, r]
-            ab[3, r] = var[br, r]
-            ab[4, r] = outcomes[offsets[q] + np.int64(pick)]
+            at[0, r] = a[r] * width + np.uint64(r)
+            at[1, r] = b[r] * width + np.uint64(r)
+        for r in range(n_runs):
+            q = a[r] * n_systems + b[r]
+            ab[0, r] = mu_flat[at[0, r]]
+            ab[1, r] = mu_flat[at[1, r]]
+            ab[2, r] = var_flat[at[0, r]]
+            ab[3, r] = var_flat[at[1, r]]
+            ab[4, r] = outcomes[offsets[q] + np.uint64(u_judgment[r] * countsf[q])]
         for r in range(n_runs):
             m0, m1, v0, v1, g = _update(ab[0, r], ab[1, r], ab[2, r], ab[3, r], ab[4, r], two_beta2, margin)
             new[0, r], new[1, r], new[2, r], new[3, r] = m0, m1, v0, v1
-            good[r] = g
-        for r in range(n_runs):
-            new[4, r] = _exp(new[0, r])
-            new[5, r] = _exp(new[1, r])
+            new[4, r] = _exp(m0)
+            new[5, r] = _exp(m1)
             new[6, r] = 1.0 / new[4, r]
             new[7, r] = 1.0 / new[5, r]
+            good[r] = g
         for r in range(n_runs):
             ok &= good[r]
-            ar, br = a[r], b[r]
-            mu[ar, r], mu[br, r], var[ar, r], var[br, r] = new[0, r], new[1, r], new[2, r], new[3, r]
-            emu[ar, r], emu[br, r] = new[4, r], new[5, r]
-            enmu[ar, r], enmu[br, r] = new[6, r], new[7, r]
+            fa, fb = at[0, r], at[1, r]
+            mu_flat[fa], mu_flat[fb] = new[0, r], new[1, r]
+            var_flat[fa], var_flat[fb] = new[2, r], new[3, r]
+            emu_flat[fa], emu_flat[fb] = new[4, r], new[5, r]
+            enmu_flat[fa], enmu_flat[fb] = new[6, r], new[7, r]
     return ok
+
+
+def warm_up() -> None:
+    """Compile ``games`` (or load it from the cache) with the argument types ``_kernel_runs`` passes."""
+    mu = np.zeros((2, 1))
+    state = np.zeros((4, 1), dtype=np.uint64)
+    offsets, counts = np.zeros(4, dtype=np.uint64), np.zeros(4)
+    games(mu, mu.copy(), mu.copy(), mu.copy(), state, 0, offsets, counts, counts, counts, True, 1.0, 1.0)

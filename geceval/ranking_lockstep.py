@@ -12,6 +12,7 @@ batch of runs (~20 ns).
 from __future__ import annotations
 
 import importlib.util
+import sys
 from collections.abc import Sequence
 from types import ModuleType
 
@@ -178,11 +179,34 @@ def trueskill_runs(
 
 
 def kernel() -> ModuleType:
-    """The numba kernel module (imports numba: ~0.2 CPU-s, then ~0.2 s to load the cached kernel)."""
+    """The numba kernel module, loaded (imports numba, ~0.2 CPU-s; loads the cached kernel, ~0.15 s)."""
     # imported here, not at the top: EW rankings and the numpy engine never pay numba's import
     from geceval import ranking_kernel
 
+    if not ranking_kernel.games.overloads:
+        _load_without_scipy_linalg(ranking_kernel)
     return ranking_kernel
+
+
+def _load_without_scipy_linalg(ranking_kernel: ModuleType) -> None:
+    """Load (or compile) the kernel without numba importing scipy.linalg for BLAS.
+
+    numba's first compilation or cache load imports its numpy registries, which
+    import scipy.linalg (0.15-0.3 CPU-s, more than the rest of numba) only to
+    find BLAS for np.dot/np.linalg, which the kernel does not use. When
+    scipy.linalg is not loaded yet, its BLAS module is marked missing for that
+    moment: numba then records "no BLAS" for this process (numba code here
+    cannot use np.dot; none does), and scipy.linalg imports normally afterwards.
+    """
+    blas = "scipy.linalg.cython_blas"
+    blocked = blas not in sys.modules
+    if blocked:
+        sys.modules[blas] = None  # type: ignore[assignment]  # import raises ImportError
+    try:
+        ranking_kernel.warm_up()
+    finally:
+        if blocked:
+            del sys.modules[blas]
 
 
 def _kernel_runs(
@@ -192,9 +216,9 @@ def _kernel_runs(
     size, n_runs, iterations = data.size, len(run_ids), data.judgments + 1
     mu = np.full((size, n_runs), MU)
     var = np.full((size, n_runs), SIGMA * SIGMA)
-    allowed = (data.counts.reshape(size, size) > 0).astype(np.float64)
-    complete = bool(np.all((allowed > 0) | np.eye(size, dtype=bool)))
-    countsf = data.counts.astype(np.float64)
+    allowed = (data.counts > 0).astype(np.float64)
+    complete = bool(np.all(allowed.reshape(size, size) + np.eye(size) > 0))
+    countsf, offsets = data.counts.astype(np.float64), data.offsets.astype(np.uint64)
     games = kernel().games
     for start in range(0, n_runs, KERNEL_BATCH):
         batch = slice(start, min(start + KERNEL_BATCH, n_runs))
@@ -205,7 +229,7 @@ def _kernel_runs(
         for first in range(0, iterations, KERNEL_BLOCK):
             steps = min(KERNEL_BLOCK, iterations - first)
             ok = games(
-                b_mu, b_var, b_emu, b_enmu, state, steps, data.offsets, countsf, data.outcomes, allowed,
+                b_mu, b_var, b_emu, b_enmu, state, steps, offsets, countsf, data.outcomes, allowed,
                 complete, two_beta2, margin,
             )  # fmt: skip
             if not ok:

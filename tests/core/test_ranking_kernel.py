@@ -145,3 +145,15 @@ def test_kernel_cache_goes_to_numba_cache_dir_and_a_run_without_any_cache_still_
     )
     out = _run(no_locator)
     assert out["numba"] and out["mu"] == mu.tolist()
+
+
+def test_loading_the_kernel_does_not_import_scipy_linalg_and_it_still_imports_afterwards():
+    # numba's registries would import scipy.linalg (0.15-0.3 CPU-s) only to look for BLAS
+    code = (
+        "import sys" + RUN_SYNTHETIC + "assert 'scipy.linalg' not in sys.modules, 'scipy.linalg loaded'\n"
+        "assert 'scipy.linalg.cython_blas' not in sys.modules\n"
+        "from scipy.linalg import cython_blas, solve\n"
+        "assert solve([[2.0]], [4.0])[0] == 2.0\n"
+        "print('{}')\n"
+    )
+    assert _run(code) == {}

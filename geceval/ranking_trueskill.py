@@ -195,6 +195,28 @@ class PairData:
     def size(self) -> int:
         return len(self.systems)
 
+    def to_dict(self) -> dict:
+        """A JSON-able form (integers only) that ``from_dict`` turns back into equal arrays."""
+        return {
+            "systems": list(self.systems),
+            "judgments": self.judgments,
+            "winner_loser": self.winner_loser.tolist(),
+            "offsets": self.offsets.tolist(),
+            "counts": self.counts.tolist(),
+            "outcomes": self.outcomes.astype(np.int64).tolist(),
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict) -> PairData:
+        return cls(
+            systems=tuple(data["systems"]),
+            judgments=int(data["judgments"]),
+            winner_loser=np.asarray(data["winner_loser"], dtype=np.int64),
+            offsets=np.asarray(data["offsets"], dtype=np.int64),
+            counts=np.asarray(data["counts"], dtype=np.int64),
+            outcomes=np.asarray(data["outcomes"], dtype=np.float64),
+        )
+
 
 def prepare(judgments: Sequence[PairwiseJudgment]) -> PairData:
     """Encode pairwise judgments (self-pairs and skipped ranks are ignored, as in ``expand_pairwise``)."""

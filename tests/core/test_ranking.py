@@ -17,6 +17,7 @@ from trueskill import backends
 from geceval.judgments import PairwiseJudgment, read_pairwise
 from geceval.ranking import (
     ChunkResult,
+    PairData,
     cdf,
     clusters,
     draw_margin,
@@ -180,6 +181,15 @@ def test_prepare_encodes_systems_in_name_order_and_both_orientations():
     }
     assert seen == {q_ab: [0.0, -1.0], q_ba: [1.0, 0.0], q_ac: [1.0]}
     assert data.winner_loser.tolist() == [1 * 3 + 0, -1, 0 * 3 + 2]
+
+
+def test_pair_data_survives_its_json_form():
+    data = prepare(synthetic_judgments(60))
+    again = PairData.from_dict(json.loads(json.dumps(data.to_dict())))
+    assert again.systems == data.systems and again.judgments == data.judgments
+    for field in ("winner_loser", "offsets", "counts", "outcomes"):
+        assert np.array_equal(getattr(again, field), getattr(data, field))
+        assert getattr(again, field).dtype == getattr(data, field).dtype
 
 
 def test_rank_ranges_drop_ceil_2_5_percent_at_each_end():

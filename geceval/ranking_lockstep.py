@@ -3,10 +3,11 @@
 Both engines lay runs out as (systems, runs) arrays and do the same
 floating-point operations in the same order, with the same written-out
 exponential (``lockstep_exp``), so their results are equal bit for bit
-(tests/core/test_ranking.py runs both). The numpy engine does one numpy call per
-operation over all runs (~190 ns per game and run); the numba kernel
-(:mod:`geceval.ranking_kernel`) fuses each phase into one SIMD loop over a
-batch of runs (~20 ns).
+(tests/core/test_ranking_kernel.py runs both). The numpy engine does one numpy
+call per operation over all runs (~320 ns per game and run at 1000 runs: the
+written-out exponential is ~40 operations where ``np.exp`` would be one); the
+numba kernel (:mod:`geceval.ranking_kernel`) fuses each phase into one SIMD
+loop over a batch of 64 runs (~36 ns).
 """
 
 from __future__ import annotations
@@ -60,12 +61,13 @@ def _cdf_pdf(x: np.ndarray, cdf_out: np.ndarray, pdf_out: np.ndarray) -> None:
     p *= t
     p -= LOG_HALF_EXP
     p -= half_x2
-    p = lockstep_exp(p)
+    np.subtract(-LOG_SQRT_2PI, half_x2, out=half_x2)
+    both = lockstep_exp(np.concatenate([p, half_x2]))  # one call for both exps: half the numpy calls
+    p = both[: len(x)]
     p *= t  # erfc(|x|/√2) / 2 = cdf(-|x|)
     np.subtract(1.0, p, out=cdf_out)
     np.copyto(cdf_out, p, where=x <= 0)
-    np.subtract(-LOG_SQRT_2PI, half_x2, out=half_x2)
-    pdf_out[...] = lockstep_exp(half_x2)
+    pdf_out[...] = both[len(x) :]
 
 
 def rate_pairs(

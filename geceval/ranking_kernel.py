@@ -11,19 +11,18 @@ exponential is ``lockstep_exp`` written out, so both engines give the same
 bits. The random numbers are numpy's PCG64 computed in the kernel (the same
 stream as ``run_rng(seed, run).random()``), so no uniforms go through memory.
 
-Imported only when numba is installed and a TrueSkill run starts: numba's
+Imported when a TrueSkill run starts on this engine (ranking_lockstep.kernel): numba's
 import and loading the cached kernel cost ~0.4 CPU-s. Compiled code is cached
 (``cache=True``); where numba puts it and what happens on a read-only install
 is in docs/benchmarks.md ("TrueSkill kernel cache"): ``NUMBA_CACHE_DIR`` if
 set, else ``__pycache__`` beside this file, else ``~/.cache/numba``; with none
-writable the kernel is compiled in each process (~3 s, same results).
+writable the kernel is compiled in each process (~4 CPU-s, same results).
 """
 
 from __future__ import annotations
 
 import math
 
-import numba
 import numpy as np
 
 from geceval.ranking_trueskill import (
@@ -39,15 +38,21 @@ from geceval.ranking_trueskill import (
     TWO_SQRT2,
 )
 
+try:  # the [fast] extra: without numba this module still imports, and ranking_lockstep never calls it
+    import numba
+except ImportError:
+    numba = None
 
-@numba.extending.intrinsic
-def _bits_to_double(typingctx, bits):
-    """The float64 whose bits are the int64 ``bits`` (an LLVM bitcast: vectorises, unlike a table)."""
+if numba is not None:
 
-    def codegen(context, builder, signature, args):
-        return builder.bitcast(args[0], context.get_value_type(numba.types.float64))
+    @numba.extending.intrinsic
+    def _bits_to_double(typingctx, bits):
+        """The float64 whose bits are the int64 ``bits`` (an LLVM bitcast: vectorises, unlike a table)."""
 
-    return numba.types.float64(numba.types.int64), codegen
+        def codegen(context, builder, signature, args):
+            return builder.bitcast(args[0], context.get_value_type(numba.types.float64))
+
+        return numba.types.float64(numba.types.int64), codegen
 
 
 _F = tuple(float(c) for c in ERFC_FIT)
@@ -64,6 +69,8 @@ def _jit(fn=None, *, inline: str = "never"):
     """numba.njit with the on-disk cache, or without it when numba finds no writable cache directory."""
     if fn is None:
         return lambda f: _jit(f, inline=inline)
+    if numba is None:
+        return fn
     # no fastmath: every operation rounds as numpy's does (no fused multiply-adds, no reassociation)
     options = {"error_model": "numpy", "nogil": True, "inline": inline}
     try:

@@ -182,7 +182,7 @@ def trueskill_runs(
 
 def kernel() -> ModuleType:
     """The numba kernel module, loaded (imports numba, ~0.2 CPU-s; loads the cached kernel, ~0.15 s)."""
-    # imported here, not at the top: EW rankings and the numpy engine never pay numba's import
+    # lazy: EW rankings and the numpy engine never pay numba's import (~0.35 CPU-s)
     from geceval import ranking_kernel
 
     if not ranking_kernel.games.overloads:

@@ -88,14 +88,18 @@ def need(*paths: Path) -> None:
 
 
 def whole_process(
-    cmd: Sequence[str], *, cwd: Path | None = None, py2: bool = False, stdin: Path | None = None
+    cmd: Sequence[str],
+    *,
+    cwd: Path | None = None,
+    py2: bool = False,
+    stdin: Path | None = None,
+    env: dict[str, str] | None = None,
 ):
-    """Run a command; returns (CPU seconds of the child, its stdout)."""
+    """Run a command (``env``: variables added to this environment); returns (child CPU seconds, stdout)."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    child_env = _py2_env() if py2 else ({**os.environ, **env} if env else None)
     with open(stdin, "rb") if stdin else open(os.devnull, "rb") as inp:
-        done = subprocess.run(
-            list(cmd), cwd=cwd, stdin=inp, capture_output=True, text=True, env=_py2_env() if py2 else None
-        )
+        done = subprocess.run(list(cmd), cwd=cwd, stdin=inp, capture_output=True, text=True, env=child_env)
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if done.returncode != 0:
         raise RuntimeError(f"{' '.join(map(str, cmd))} failed ({done.returncode}): {done.stderr[-2000:]}")

@@ -17,8 +17,8 @@ GEC papers; details in REFERENCE_FIGURES.md "TrueSkill ranking"):
   backend: the Numerical-Recipes ``erfc`` approximation (fractional error
   < 1.2e-7), ``cdf``/``pdf`` from it and ``ppf`` by two Newton steps on it. The
   reference ran with that backend, so a game's result equals
-  ``trueskill.rate_1vs1`` (0.4.5) to ~1e-12 (tested to 1e-9); the package's
-  per-game factor graph is never built.
+  ``trueskill.rate_1vs1`` (0.4.5) to ~1e-12 (tested to 1e-9, game by game and
+  over whole runs); the package's per-game factor graph is never built.
 - ``runs`` repetitions (1000 by default) with random streams seeded per run
   from ``(seed, run index)``, run in lockstep as numpy arrays of shape
   (systems, runs); per run the systems are ranked by mu. A system's rank range
@@ -49,11 +49,14 @@ split of the run indices followed by ``merge`` gives the same result as one
 process (bitwise: each run's arithmetic does not depend on which other runs
 share its arrays).
 
-Speed: all runs advance together, one numpy operation per step over (systems x
-runs) or (2 x runs) arrays: about 150 ns per game for 1000 runs on one core,
-so 1000 runs of the 28,146 gec-ranking judgments take ~4.5 CPU-seconds (the
-trueskill package needs ~3.5 s for one run in Python 3, the reference 16 s in
-Python 2). ``rank(workers=2)`` splits the runs over processes.
+Speed: all runs advance together in (systems x runs) arrays
+(:mod:`geceval.ranking_lockstep`). With numba installed a compiled kernel
+(:mod:`geceval.ranking_kernel`) does each phase of an iteration as one SIMD
+loop over 64 runs: ~36 ns per game and run, so 1000 runs of the 28,146
+gec-ranking judgments take ~1.1 CPU-seconds (docs/benchmarks.md). Without
+numba the numpy engine does the same operations one numpy call at a time
+(~320 ns per game, 9 CPU-s); both give the same bits, and no result depends
+on which ran. ``rank(workers=2)`` splits the runs over processes.
 
 Entry points: ``rank`` (one call), ``run_chunk`` + ``merge`` (distributed),
 ``rate_pair``/``rate_pairs`` (single games), ``rank_ranges``/``clusters``.
@@ -69,6 +72,7 @@ import numpy as np
 
 from geceval.judgments import PairwiseJudgment
 from geceval.progress import ProgressFn, no_progress
+from geceval.ranking_lockstep import ENGINES, KERNEL_AVAILABLE, rate_pairs, trueskill_runs
 from geceval.ranking_trueskill import (
     BLOCK,
     DRAW_PROBABILITY,
@@ -83,10 +87,8 @@ from geceval.ranking_trueskill import (
     ppf,
     prepare,
     rate_pair,
-    rate_pairs,
     reference_beta,
     run_rng,
-    trueskill_runs,
 )
 
 METHODS = ("trueskill", "ew")
@@ -319,6 +321,8 @@ def rank(
 __all__ = [
     "BLOCK",
     "DRAW_PROBABILITY",
+    "ENGINES",
+    "KERNEL_AVAILABLE",
     "METHODS",
     "MU",
     "SIGMA",

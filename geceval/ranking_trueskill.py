@@ -1,8 +1,9 @@
-"""TrueSkill as keisks/wmt-trueskill ran it, all runs in numpy lockstep (see :mod:`geceval.ranking`).
+"""TrueSkill as keisks/wmt-trueskill ran it: the scalar pieces (see :mod:`geceval.ranking`).
 
-The trueskill package's default statistics backend (Numerical Recipes ``erfc``), the closed-form
-two-player update, and ``trueskill_runs``; also ``PairData``, the integer encoding of pairwise
-judgments that Expected Wins reads as well, and ``run_rng``, the random stream of one run.
+The trueskill package's default statistics backend (Numerical Recipes ``erfc``) and the closed-form
+two-player update, game by game; ``PairData``, the integer encoding of pairwise judgments that
+Expected Wins reads as well; ``run_rng``, the random stream of one run; and ``lockstep_exp``, the
+exponential both lockstep engines (:mod:`geceval.ranking_lockstep`) compute.
 """
 
 from __future__ import annotations
@@ -14,22 +15,24 @@ from dataclasses import dataclass
 import numpy as np
 
 from geceval.judgments import PairwiseJudgment
-from geceval.progress import ProgressFn, no_progress
 
 MU = 0.0
 SIGMA = 0.5
 DRAW_PROBABILITY = 0.25
 BLOCK = 256
-"""Iterations per block of pre-drawn random numbers (memory: runs x BLOCK x 2 doubles)."""
+"""The numpy engine's iterations per block of pre-drawn random numbers (memory: runs x BLOCK x 2 doubles)."""
 
 _SQRT2 = math.sqrt(2)
 _INV_SQRT_2PI = 1 / math.sqrt(2 * math.pi)
+TWO_SQRT2 = 2 * _SQRT2
+LOG_HALF_EXP = 1.26551223 + math.log(2.0)
+LOG_SQRT_2PI = math.log(math.sqrt(2 * math.pi))
 
 
 # --- the trueskill package's default statistics backend, written from Numerical Recipes -----------------
 
 
-_ERFC_FIT = (
+ERFC_FIT = (
     0.17087277,
     -0.82215223,
     1.48851587,
@@ -43,12 +46,51 @@ _ERFC_FIT = (
 """Numerical Recipes' erfc fit, highest power first (the exponent adds -z² - 1.26551223 + t * poly)."""
 
 
+# --- the exponential of the lockstep engines ---------------------------------------------------------------
+
+LOG2E = 1.4426950408889634
+LN2_HI = 6.93147180369123816490e-01  # fdlibm's split of ln 2: k * LN2_HI is exact for |k| < 2**20
+LN2_LO = 1.90821492927058770002e-10
+EXP_LO, EXP_HI = -708.0, 709.0
+EXP_COEFS = tuple(1.0 / math.factorial(n) for n in range(13))
+
+
+def lockstep_exp(x: np.ndarray) -> np.ndarray:
+    """exp for the lockstep engines, the same operations in numpy and in the numba kernel.
+
+    Written out rather than taken from numpy or libm so that the two engines
+    agree bit for bit (numpy's exp, SIMD on AVX-512 machines, and libm's differ
+    in the last bit for ~5% of arguments), and so do machines with different
+    SIMD: ``x = k ln2 + r`` with ``|r| <= ln2/2``, a degree-12 Taylor
+    polynomial of exp(r) in Horner form, times 2**k built from its bits.
+    Within 3 ulp of ``math.exp`` on [-708, 709]; 0 below -708 (libm gives
+    subnormals down to -745), inf above 709.
+    """
+    xc = np.clip(x, EXP_LO, EXP_HI)
+    k = xc * LOG2E
+    k += 0.5
+    np.floor(k, out=k)
+    r = xc - k * LN2_HI
+    r -= k * LN2_LO
+    p = np.full_like(r, EXP_COEFS[12])
+    for coef in EXP_COEFS[11::-1]:
+        p *= r
+        p += coef
+    scale = k.astype(np.int64)
+    scale += 1023
+    scale <<= 52  # the bits of the float64 2**k
+    p *= scale.view(np.float64)
+    p[x < EXP_LO] = 0.0
+    p[x > EXP_HI] = np.inf
+    return p
+
+
 def erfc(x: float) -> float:
     """Complementary error function, Numerical Recipes' Chebyshev fit (trueskill's default backend)."""
     z = abs(x)
     t = 1.0 / (1.0 + z / 2.0)
-    poly = _ERFC_FIT[0]
-    for coef in _ERFC_FIT[1:]:
+    poly = ERFC_FIT[0]
+    for coef in ERFC_FIT[1:]:
         poly = coef + t * poly
     r = t * math.exp(-z * z - 1.26551223 + t * poly)
     return 2.0 - r if x < 0 else r
@@ -153,6 +195,28 @@ class PairData:
     def size(self) -> int:
         return len(self.systems)
 
+    def to_dict(self) -> dict:
+        """A JSON-able form (integers only) that ``from_dict`` turns back into equal arrays."""
+        return {
+            "systems": list(self.systems),
+            "judgments": self.judgments,
+            "winner_loser": self.winner_loser.tolist(),
+            "offsets": self.offsets.tolist(),
+            "counts": self.counts.tolist(),
+            "outcomes": self.outcomes.astype(np.int64).tolist(),
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict) -> PairData:
+        return cls(
+            systems=tuple(data["systems"]),
+            judgments=int(data["judgments"]),
+            winner_loser=np.asarray(data["winner_loser"], dtype=np.int64),
+            offsets=np.asarray(data["offsets"], dtype=np.int64),
+            counts=np.asarray(data["counts"], dtype=np.int64),
+            outcomes=np.asarray(data["outcomes"], dtype=np.float64),
+        )
+
 
 def prepare(judgments: Sequence[PairwiseJudgment]) -> PairData:
     """Encode pairwise judgments (self-pairs and skipped ranks are ignored, as in ``expand_pairwise``)."""
@@ -187,216 +251,3 @@ def prepare(judgments: Sequence[PairwiseJudgment]) -> PairData:
 def run_rng(seed: int, run: int) -> np.random.Generator:
     """The random stream of one run: independent of every other run and of how runs are batched."""
     return np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(run,)))
-
-
-# --- TrueSkill in lockstep over runs ---------------------------------------------------------------------
-
-
-_TWO_SQRT2 = 2 * _SQRT2
-_LOG_HALF_EXP = 1.26551223 + math.log(2.0)
-_LOG_SQRT_2PI = math.log(math.sqrt(2 * math.pi))
-
-
-def _cdf_pdf(x: np.ndarray, cdf_out: np.ndarray, pdf_out: np.ndarray) -> None:
-    """Vectorised ``cdf`` and ``pdf`` of the default backend: the same Numerical-Recipes fit, regrouped
-    (constants folded into the exponents), equal to the scalar functions to ~1e-15 relative."""
-    half_x2 = x * x
-    half_x2 *= 0.5  # z² of erfc(-x/√2), and minus the pdf's exponent
-    t = np.abs(x)
-    t += _TWO_SQRT2
-    np.divide(_TWO_SQRT2, t, out=t)  # 1 / (1 + z/2) with z = |x|/√2
-    p = _ERFC_FIT[0] * t
-    for coef in _ERFC_FIT[1:-1]:
-        p += coef
-        p *= t
-    p += _ERFC_FIT[-1]
-    p *= t
-    p -= _LOG_HALF_EXP
-    p -= half_x2
-    np.exp(p, out=p)
-    p *= t  # erfc(|x|/√2) / 2 = cdf(-|x|)
-    np.subtract(1.0, p, out=cdf_out)
-    np.copyto(cdf_out, p, where=x <= 0)
-    np.subtract(-_LOG_SQRT_2PI, half_x2, out=half_x2)
-    np.exp(half_x2, out=pdf_out)
-
-
-def rate_pairs(
-    mu: np.ndarray,
-    var: np.ndarray,
-    outcome: np.ndarray,
-    *,
-    beta: float,
-    margin: float,
-) -> tuple[np.ndarray, np.ndarray]:
-    """``rate_pair`` for many independent games at once: ``mu``/``var`` of shape (2, n), row 0 = player 1.
-
-    ``outcome`` (n,) is +1/-1/0 from player 1's view. Returns the new
-    ``(mu, var)``, shape (2, n). With x1, x2 the truncation bounds, a draw has
-    ``v = (pdf(x1) - pdf(x2)) / (cdf(x1) - cdf(x2))`` and
-    ``w = v² + (x1 pdf(x1) - x2 pdf(x2)) / (cdf(x1) - cdf(x2))``; a win is the
-    same with ``cdf(x2) = pdf(x2) = 0`` (``v = pdf(x1)/cdf(x1)``,
-    ``w = v (v + x1)``), so one set of array operations serves both. Results
-    equal ``rate_pair`` to ~1e-13 (the arithmetic is regrouped).
-    """
-    n = mu.shape[1]
-    buffers = tuple(np.empty((2, n)) for _ in range(3))
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        return _rate_pairs(mu, var, np.asarray(outcome, dtype=np.float64), 2 * beta * beta, margin, buffers)
-
-
-def _rate_pairs(
-    mu: np.ndarray,
-    var: np.ndarray,
-    outcome: np.ndarray,
-    two_beta2: float,
-    margin: float,
-    buffers: tuple[np.ndarray, ...],
-) -> tuple[np.ndarray, np.ndarray]:
-    """``rate_pairs`` without its set-up (called once per iteration, inside ``np.errstate``)."""
-    x, cdfs, pdfs = buffers
-    drawn = outcome == 0
-    c2 = var[0] + var[1]
-    c2 += two_beta2
-    c = np.sqrt(c2)
-    t = mu[0] - mu[1]
-    t /= c
-    eps = margin / c
-    # m: +1/-1 for player 1's win/loss; for a draw -sign(t) (sign(0) = +1), so that m*t = -|t|
-    m = np.where(drawn, np.where(t < 0, 1.0, -1.0), outcome)
-    mt = m * t
-    np.subtract(mt, eps, out=x[1])
-    np.add(mt, eps, out=x[0])
-    np.copyto(x[0], x[1], where=~drawn)
-    _cdf_pdf(x, cdfs, pdfs)
-    cdfs[1] *= drawn
-    pdfs[1] *= drawn
-    denom = cdfs[0] - cdfs[1]
-    g = pdfs[0] - pdfs[1]
-    g /= denom
-    if (denom <= 0).any():
-        # trueskill's v_win falls back to -x here and then w_win raises; its draw raises too
-        raise FloatingPointError("TrueSkill update underflows (cdf difference 0)")
-    w = x[0] * pdfs[0]
-    w -= x[1] * pdfs[1]
-    w /= denom
-    w += g * g
-    g *= m
-    new_mu = var / c
-    new_mu *= g
-    new_mu[1] *= -1.0
-    new_mu += mu
-    new_var = var / c2
-    new_var *= w
-    np.subtract(1.0, new_var, out=new_var)
-    new_var *= var
-    return new_mu, new_var
-
-
-def trueskill_runs(
-    data: PairData,
-    runs: Sequence[int],
-    seed: int,
-    *,
-    progress: ProgressFn = no_progress,
-) -> tuple[np.ndarray, np.ndarray]:
-    """Final (mu, sigma) of each listed run, arrays of shape (len(runs), systems)."""
-    run_ids = [int(r) for r in runs]
-    n_runs = len(run_ids)
-    size = data.size
-    if n_runs == 0:
-        return np.zeros((0, size)), np.zeros((0, size))
-    if size > 127:
-        raise ValueError("at most 127 systems")  # int8 system indices below
-    iterations = data.judgments + 1
-    state = _Runs(data, n_runs)
-    generators = [run_rng(seed, r) for r in run_ids]
-    uniforms = np.empty((n_runs, BLOCK, 2))
-    progress(0, iterations)
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        for start in range(0, iterations, BLOCK):
-            steps = min(BLOCK, iterations - start)
-            for k, gen in enumerate(generators):
-                gen.random(out=uniforms[k, :steps])
-            for step in range(steps):
-                state.step(uniforms[:, step].copy())  # one strided gather, then two cheap columns
-            progress(start + steps, iterations)
-    return state.mu.T.copy(), np.sqrt(state.var.T)
-
-
-class _Runs:
-    """The state of ``n_runs`` runs advanced together, with the buffers each step writes into.
-
-    Laid out (systems, runs): reductions over systems are then row-wise vector operations.
-    exp(mu) is kept so the opponent weights need no exp over the whole matrix:
-    exp(-|mu_a - mu_j|) = min(r, 1/r) with r = exp(mu_j) / exp(mu_a).
-    """
-
-    def __init__(self, data: PairData, n_runs: int) -> None:
-        size = data.size
-        beta = reference_beta(data.judgments)
-        self.margin = draw_margin(DRAW_PROBABILITY, beta)
-        self.two_beta2 = 2 * beta * beta
-        self.offsets, self.counts, self.outcomes = data.offsets, data.counts.astype(np.float64), data.outcomes
-        has_pair = data.counts.reshape(size, size) > 0
-        self.complete = bool(np.all(has_pair | np.eye(size, dtype=bool)))
-        self.allowed = has_pair.astype(np.float64)  # row a: the systems a has judgments with
-        self.size = size
-        self.mu = np.full((size, n_runs), MU)
-        self.var = np.full((size, n_runs), SIGMA * SIGMA)
-        self.emu = np.exp(self.mu)
-        self.mu_flat, self.var_flat, self.emu_flat = (m.reshape(-1) for m in (self.mu, self.var, self.emu))
-        self.cols = np.arange(n_runs)
-        self.index8 = np.arange(size, dtype=np.int8)[
-            :, None
-        ]  # max of is_max * index = the largest tied index
-        self.runs64, self.size64 = np.int64(n_runs), np.int64(size)
-        self.weights = np.empty((size, n_runs))
-        self.weights_flat = self.weights.reshape(-1)
-        self.other = np.empty((size, n_runs))
-        self.cum = np.empty((size, n_runs))
-        self.is_max = np.empty((size, n_runs), dtype=bool)
-        self.is_max8 = self.is_max.view(np.int8)
-        self.ranked8 = np.empty((size, n_runs), dtype=np.int8)
-        self.below = np.empty((size, n_runs), dtype=bool)
-        self.below8 = self.below.view(np.int8)
-        self.fab = np.empty((2, n_runs), dtype=np.int64)
-        self.buffers = tuple(np.empty((2, n_runs)) for _ in range(3))
-
-    def step(self, u: np.ndarray) -> None:
-        """One TrueSkill update in every run, drawn with the uniforms ``u`` (runs, 2)."""
-        var, weights, cum, fab = self.var, self.weights, self.cum, self.fab
-        # the system with the largest variance; ties go to the larger index (= larger name)
-        np.equal(var, var.max(axis=0), out=self.is_max)
-        np.multiply(self.is_max8, self.index8, out=self.ranked8)
-        a = self.ranked8.max(axis=0)
-        fa = np.multiply(a, self.runs64, out=fab[0])
-        fa += self.cols
-        # an opponent with probability proportional to exp(-|mu_a - mu_b|): the first b whose
-        # cumulative weight reaches target in (0, total], so a (weight 0) is never chosen
-        np.divide(self.emu, self.emu_flat[fa], out=weights)
-        np.divide(1.0, weights, out=self.other)
-        np.minimum(weights, self.other, out=weights)
-        self.weights_flat[fa] = 0.0
-        if not self.complete:
-            weights *= self.allowed[a].T
-        np.copyto(cum[0], weights[0])
-        for i in range(1, self.size):
-            np.add(cum[i - 1], weights[i], out=cum[i])
-        target = 1.0 - u[:, 0]
-        target *= cum[-1]
-        np.less(cum, target, out=self.below)
-        b = self.below8.sum(axis=0, dtype=np.int8)
-        fb = np.multiply(b, self.runs64, out=fab[1])
-        fb += self.cols
-        # one recorded judgment of (a, b), seen from a: +1 a won, -1 a lost, 0 tie
-        a = np.multiply(a, self.size64)
-        a += b
-        pick = u[:, 1] * self.counts[a]
-        outcome = self.outcomes[self.offsets[a] + pick.astype(np.int64)]
-        mab = self.mu_flat[fab]
-        vab = self.var_flat[fab]
-        step_mu, shrink = _rate_pairs(mab, vab, outcome, self.two_beta2, self.margin, self.buffers)
-        self.mu_flat[fab] = step_mu
-        self.var_flat[fab] = shrink
-        self.emu_flat[fab] = np.exp(step_mu)

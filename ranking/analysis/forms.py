@@ -4,7 +4,7 @@ from django import forms
 
 from ranking.analysis.metrics import METRICS
 from ranking.analysis.models import AnalysisKind, AnalysisRun, RunStatus
-from ranking.analysis.parameters import MAX_SEED
+from ranking.analysis.parameters import DEFAULT_CHUNKS, MAX_SEED
 from ranking.analysis.services import SUPPORTED_KINDS
 
 
@@ -19,7 +19,7 @@ class RunForm(forms.Form):
         help_text="TrueSkill / Expected Wins bootstrap runs",
     )
     chunks = forms.IntegerField(
-        min_value=1, max_value=1000, initial=8, required=False, help_text="split across workers"
+        min_value=1, max_value=1000, initial=DEFAULT_CHUNKS, required=False, help_text="split across workers"
     )
     estimate_needed = forms.BooleanField(
         required=False, label="Estimate judgments still needed (resampling at 1.5×, 2×, 4×)"
@@ -70,7 +70,7 @@ class RunForm(forms.Form):
         if kind in ("trueskill", "expected_wins"):
             return {
                 "runs": d["runs"] or 1000,
-                "chunks": d["chunks"] or 8,
+                "chunks": d["chunks"] or DEFAULT_CHUNKS,
                 "estimate_needed": d["estimate_needed"],
             }
         if kind == "metric_scores":

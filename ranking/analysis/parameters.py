@@ -26,7 +26,9 @@ SUPPORTED_KINDS = (
     AnalysisKind.ENSEMBLE,
 )
 DEFAULT_RUNS = 1000
-DEFAULT_CHUNKS = 8
+DEFAULT_CHUNKS = 4
+# With TrueSkill's compiled kernel 1000 runs are ~1 CPU-s: 4 chunks still feed 2-4 worker processes,
+# and a chunked run stays within a few % of the command line's CPU (8 chunks cost ~10% more; docs/benchmarks.md).
 MAX_RUNS = 100_000
 
 

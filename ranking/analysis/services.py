@@ -33,7 +33,7 @@ from django.db.models import F, Q, Sum
 from django.utils import timezone
 
 from annotate.tasking import task_send
-from geceval.ranking import ChunkResult, merge, prepare, run_chunk
+from geceval.ranking import ChunkResult, PairData, merge, prepare, run_chunk
 from ranking.analysis import compute, inputs
 from ranking.analysis.models import (
     AnalysisKind,
@@ -130,6 +130,11 @@ def _freeze_input(run: AnalysisRun) -> dict:
         run.pairs_used = len(pairs)
         if len({s for p in pairs for s in (p.sys1, p.sys2)}) < 2:
             raise AnalysisError("fewer than two systems have valid ranking judgments")
+        # What the chunks and the merge need from the pairs, derived once here: a chunk then decodes
+        # integer arrays instead of expanding every ranking into pair objects again.
+        data["pair_data"] = prepare(pairs).to_dict()
+        data["pair_counts"] = compute.pair_counts(pairs)
+        data["agreement"] = compute.agreement_summary(pairs)
     elif run.kind == AnalysisKind.PRWS_SUMMARY:
         ratings = inputs.campaign_prws_ratings(campaign)
         if not ratings:
@@ -201,9 +206,23 @@ def _pair_data(run_id: int, started: str):
     Keyed by id and start time: a database that reuses ids (tests rolling back) cannot hand a
     new run an old run's pairs."""
 
-    data = RunInput.objects.get(run_id=run_id).data
-    pairs = compute.pairs_from_json(data["rankings"])
-    return prepare(pairs)
+    encoded = RunInput.objects.filter(run_id=run_id).values_list("data__pair_data", flat=True).get()
+    if encoded is not None:
+        return PairData.from_dict(encoded)
+    # frozen before the input kept its encoded pairs
+    return prepare(compute.pairs_from_json(RunInput.objects.get(run_id=run_id).data["rankings"]))
+
+
+def _pair_summary(run: AnalysisRun) -> tuple[dict[str, int], dict, list | None]:
+    """Pairwise judgments per system and the annotators' agreement, as frozen with the run's input;
+    the pairs themselves only when they must be computed again (inputs frozen before these were)."""
+    counts, agreement = (
+        RunInput.objects.filter(run=run).values_list("data__pair_counts", "data__agreement").get()
+    )
+    if counts is not None and agreement is not None:
+        return counts, agreement, None
+    pairs = compute.pairs_from_json(RunInput.objects.get(run=run).data["rankings"])
+    return compute.pair_counts(pairs), compute.agreement_summary(pairs), pairs
 
 
 def run_chunk_execute(*, chunk_id: int) -> bool:
@@ -275,8 +294,7 @@ def analysis_run_merge(*, run_id: int) -> bool:
         if any(c is None for c in chunks):
             raise AnalysisError("a chunk has no result")
         result = merge([ChunkResult.from_dict(c) for c in chunks])
-        pairs = compute.pairs_from_json(RunInput.objects.get(run=run).data["rankings"])
-        counts = compute.pair_counts(pairs)
+        counts, agreement, pairs = _pair_summary(run)
         point = chunks[0].get("point") is not None
         ranks = [
             {
@@ -295,9 +313,11 @@ def analysis_run_merge(*, run_id: int) -> bool:
             "runs": result.runs,
             "method": result.method,
             "pairs": result.judgments,
-            "agreement": compute.agreement_summary(pairs),
+            "agreement": agreement,
         }
         if run.parameters.get("estimate_needed"):
+            if pairs is None:
+                pairs = compute.pairs_from_json(RunInput.objects.get(run=run).data["rankings"])
             summary["needed"] = compute.judgments_needed(
                 pairs, seed=run.seed, runs=int(run.parameters.get("estimate_runs", 100))
             )

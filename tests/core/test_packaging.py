@@ -110,13 +110,14 @@ def test_wheel_installs_into_a_fresh_venv_and_the_geceval_command_matches_the_re
     )
     assert pip.returncode == 0, pip.stdout + pip.stderr
 
-    # only the core is installed: no Django, no web apps, no optional extras
+    # only the core is installed: no Django, no web apps, no optional extras (so `rank` below runs
+    # TrueSkill on the numpy engine and its output must equal the repository's, on the numba kernel)
     probe = subprocess.run(
         [
             str(bin_dir / "python"),
             "-c",
             "import importlib.util as u; "
-            "print(*[n for n in ('django', 'annotate', 'ranking', 'crowd', 'config', 'sklearn', 'spacy') "
+            "print(*[n for n in ('django', 'annotate', 'ranking', 'crowd', 'config', 'sklearn', 'spacy', 'numba') "
             "if u.find_spec(n)])",
         ],
         cwd=tmp_path,

@@ -17,6 +17,7 @@ from trueskill import backends
 from geceval.judgments import PairwiseJudgment, read_pairwise
 from geceval.ranking import (
     ChunkResult,
+    PairData,
     cdf,
     clusters,
     draw_margin,
@@ -145,10 +146,14 @@ def package_run(judgments: list[PairwiseJudgment], seed: int, run: int) -> dict[
     return {s: r.mu for s, r in ratings.items()}
 
 
-def test_lockstep_runs_equal_game_by_game_runs_through_the_trueskill_package():
+@pytest.mark.parametrize("engine", ["numpy", "numba"])
+def test_lockstep_runs_equal_game_by_game_runs_through_the_trueskill_package(engine):
+    # 161 games a run, A and E never compared; both engines (the numba kernel draws its own PCG64 stream)
+    if engine == "numba":
+        pytest.importorskip("numba")
     judgments = synthetic_judgments(160)
     data = prepare(judgments)
-    mu, sigma = trueskill_runs(data, [0, 7, 3], seed=42)
+    mu, sigma = trueskill_runs(data, [0, 7, 3], seed=42, engine=engine)
     for row, run in enumerate([0, 7, 3]):
         expected = package_run(judgments, 42, run)
         assert mu[row] == pytest.approx([expected[s] for s in data.systems], abs=1e-9, rel=0)
@@ -176,6 +181,15 @@ def test_prepare_encodes_systems_in_name_order_and_both_orientations():
     }
     assert seen == {q_ab: [0.0, -1.0], q_ba: [1.0, 0.0], q_ac: [1.0]}
     assert data.winner_loser.tolist() == [1 * 3 + 0, -1, 0 * 3 + 2]
+
+
+def test_pair_data_survives_its_json_form():
+    data = prepare(synthetic_judgments(60))
+    again = PairData.from_dict(json.loads(json.dumps(data.to_dict())))
+    assert again.systems == data.systems and again.judgments == data.judgments
+    for field in ("winner_loser", "offsets", "counts", "outcomes"):
+        assert np.array_equal(getattr(again, field), getattr(data, field))
+        assert getattr(again, field).dtype == getattr(data, field).dtype
 
 
 def test_rank_ranges_drop_ceil_2_5_percent_at_each_end():

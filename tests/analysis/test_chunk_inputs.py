@@ -73,7 +73,6 @@ def test_an_input_frozen_without_the_encoded_pairs_still_runs_to_the_same_result
 
 
 def test_a_worker_process_loads_the_trueskill_kernel_when_it_starts():
-    pytest.importorskip("numba")
     code = (
         "import django; django.setup()\n"
         "from celery.signals import worker_process_init\n"

@@ -66,14 +66,12 @@ def test_whoever_comes_second_is_refused_with_nothing_saved():
 
 
 @pytest.mark.django_db(transaction=True)
-def test_two_at_once_on_postgresql_make_one_administrator():
+def test_two_at_once_on_postgresql_make_one_administrator(real_postgres):
     """Two sign-ups racing on a new install, each in its own connection: one wins, one is refused."""
     import threading
 
-    from django.db import connection, connections
+    from django.db import connections
 
-    if connection.vendor != "postgresql":
-        pytest.skip("the advisory lock is PostgreSQL's; SQLite serialises writes (covered above)")
     barrier, outcomes = threading.Barrier(2), []
 
     def sign_up(name: str) -> None:

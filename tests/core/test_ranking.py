@@ -149,8 +149,6 @@ def package_run(judgments: list[PairwiseJudgment], seed: int, run: int) -> dict[
 @pytest.mark.parametrize("engine", ["numpy", "numba"])
 def test_lockstep_runs_equal_game_by_game_runs_through_the_trueskill_package(engine):
     # 161 games a run, A and E never compared; both engines (the numba kernel draws its own PCG64 stream)
-    if engine == "numba":
-        pytest.importorskip("numba")
     judgments = synthetic_judgments(160)
     data = prepare(judgments)
     mu, sigma = trueskill_runs(data, [0, 7, 3], seed=42, engine=engine)

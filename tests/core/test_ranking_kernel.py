@@ -15,6 +15,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numba  # a pinned requirement: its absence is a failure here, not a skip
 import numpy as np
 import pytest
 
@@ -26,7 +27,6 @@ from tests.core.test_ranking import synthetic_judgments
 from tests.shared_data import requires_shared, shared_path
 
 REPO = Path(__file__).resolve().parents[2]
-numba = pytest.importorskip("numba")
 
 
 def test_lockstep_exp_is_within_3_ulp_of_libm_and_exact_at_0():

@@ -86,18 +86,8 @@ def _exp(x):
     k = math.floor(xc * LOG2E + 0.5)
     r = (xc - k * LN2_HI) - k * LN2_LO
     p = _C[12]
-    p = p * r + _C[11]
-    p = p * r + _C[10]
-    p = p * r + _C[9]
-    p = p * r + _C[8]
-    p = p * r + _C[7]
-    p = p * r + _C[6]
-    p = p * r + _C[5]
-    p = p * r + _C[4]
-    p = p * r + _C[3]
-    p = p * r + _C[2]
-    p = p * r + _C[1]
-    p = p * r + _C[0]
+    for i in range(11, -1, -1):  # Horner, highest coefficient first, as lockstep_exp
+        p = p * r + _C[i]
     out = p * _bits_to_double((np.int64(k) + 1023) << 52)
     if x < EXP_LO:
         out = 0.0

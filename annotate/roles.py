@@ -6,7 +6,10 @@ queues in ``annotate.rewrites.selectors``)."""
 
 from __future__ import annotations
 
-from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import AbstractBaseUser, AnonymousUser, Group
+from django.core.exceptions import ValidationError
+from django.db import connection
 
 from annotate.models import Role
 
@@ -18,11 +21,54 @@ def user_roles(user: ResearchUser) -> set[str]:
         return set()
     cached = getattr(user, "_gec_roles", None)
     if cached is None:
-        cached = set(user.groups.values_list("name", flat=True))
-        if user.is_superuser:
-            cached.add(Role.ADMIN)
-        user._gec_roles = cached
+        _roles_keep(user, set(user.groups.values_list("name", flat=True)))
+        cached = user._gec_roles
     return cached
+
+
+def _roles_keep(user: AbstractBaseUser, names: set[str]) -> None:
+    if user.is_superuser:
+        names.add(Role.ADMIN)
+    user._gec_roles = names
+
+
+_USER_WITH_ROLES_SQL: str | None = None
+
+
+def _user_with_roles_sql() -> str:
+    """One portable statement: the user's row once per group (or once, with NULL, without one)."""
+    global _USER_WITH_ROLES_SQL
+    if _USER_WITH_ROLES_SQL is None:
+        User = get_user_model()
+        through = User.groups.through._meta
+        user_col = through.get_field("user").column
+        group_col = through.get_field("group").column
+        q = connection.ops.quote_name
+        _USER_WITH_ROLES_SQL = (
+            f"SELECT u.*, g.{q(Group._meta.get_field('name').column)} AS gec_role "
+            f"FROM {q(User._meta.db_table)} u "
+            f"LEFT OUTER JOIN {q(through.db_table)} ug ON ug.{q(user_col)} = u.{q(User._meta.pk.column)} "
+            f"LEFT OUTER JOIN {q(Group._meta.db_table)} g ON g.{q(Group._meta.pk.column)} = ug.{q(group_col)} "
+            f"WHERE u.{q(User._meta.pk.column)} = %s"
+        )
+    return _USER_WITH_ROLES_SQL
+
+
+def user_with_roles(pk: object) -> AbstractBaseUser | None:
+    """The user ``pk`` (None if there is none) with their role names, read in one query: what every
+    logged-in request needs (the authentication backend's ``get_user``), instead of a user query and
+    a roles query, each built by the ORM (about 1 ms of the web process's CPU per request)."""
+    User = get_user_model()
+    try:
+        pk = User._meta.pk.to_python(pk)
+    except ValidationError:
+        return None
+    rows = list(User.objects.raw(_user_with_roles_sql(), [pk]))
+    if not rows:
+        return None
+    user = rows[0]
+    _roles_keep(user, {row.gec_role for row in rows if row.gec_role is not None})
+    return user
 
 
 def is_researcher(user: ResearchUser) -> bool:

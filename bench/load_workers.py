@@ -39,9 +39,12 @@ import math
 import os
 import random
 import statistics
+import subprocess
 import sys
 import time
 from collections import Counter, defaultdict
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -87,12 +90,29 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     )
     p.add_argument("--database", default="gec_load", help="database created (dropped first) for the run")
     p.add_argument("--broker-url", default=os.environ.get("CELERY_BROKER_URL", "redis://127.0.0.1:6379/0"))
+    p.add_argument(
+        "--cache-url",
+        default=None,
+        help="the web processes' shared cache, as CACHE_URL (default: db 1 of the broker's Redis, as "
+        "docker-compose.yml gives them; '' for none)",
+    )
+    p.add_argument(
+        "--busy-cores",
+        type=int,
+        default=0,
+        help="keep this many cores busy with spinning processes while the crowd works (noise the "
+        "benchmark makes itself: another job on the machine)",
+    )
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--out", help="write the figures as JSON here")
     p.add_argument("--keep-database", action="store_true", help="leave the database for inspection")
     args = p.parse_args(argv)
     if not 1 <= args.workers <= 2000 or not 0 < args.duration <= 1800:
         p.error("--workers must be 1..2000 and --duration 0..1800 seconds")
+    if not 0 <= args.busy_cores <= (os.cpu_count() or 1):
+        p.error("--busy-cores must be between 0 and the machine's cores")
+    if args.cache_url is None:
+        args.cache_url = db_url(args.broker_url, "1") if args.broker_url.startswith("redis") else ""
     return args
 
 
@@ -453,7 +473,21 @@ def cpu_snapshot(server_pid: int, pg_url: str, database: str) -> dict[str, objec
     }
 
 
-def cpu_account(before: dict, after: dict, requests: int) -> dict[str, object]:
+@contextmanager
+def busy_cores(n: int) -> Iterator[list[subprocess.Popen]]:
+    """``n`` processes spinning on a core each until the block ends (their CPU is reported apart)."""
+    spinners = [
+        subprocess.Popen([sys.executable, "-c", "while True: pass"], start_new_session=True) for _ in range(n)
+    ]
+    try:
+        yield spinners
+    finally:
+        for proc in spinners:
+            proc.kill()
+            proc.wait()
+
+
+def cpu_account(before: dict, after: dict, requests: int, busy: float = 0.0) -> dict[str, object]:
     def spent(kind: str) -> float:
         return sum(max(0.0, v - before[kind].get(pid, 0.0)) for pid, v in after[kind].items())
 
@@ -465,9 +499,12 @@ def cpu_account(before: dict, after: dict, requests: int) -> dict[str, object]:
         "gunicorn_s": round(gunicorn, 1),
         "postgres_s": round(postgres, 1),
         "generator_s": round(generator, 1),
+        "gunicorn_ms_per_request": round(1000 * gunicorn / requests, 2) if requests else None,
+        "postgres_ms_per_request": round(1000 * postgres / requests, 2) if requests else None,
         "server_ms_per_request": round(1000 * (gunicorn + postgres) / requests, 2) if requests else None,
         "machine_busy_cores": round(machine / wall, 2) if wall else None,
-        "others_busy_cores": round(max(0.0, machine - gunicorn - postgres - generator) / wall, 2)
+        "spinners_busy_cores": round(busy / wall, 2) if wall else None,
+        "others_busy_cores": round(max(0.0, machine - gunicorn - postgres - generator - busy) / wall, 2)
         if wall
         else None,
         "cores": os.cpu_count(),
@@ -508,7 +545,9 @@ def main(argv: list[str] | None = None) -> int:
 
     logging.getLogger("httpx").setLevel(logging.WARNING)
     queue = f"gec-load-{os.getpid()}"
-    env = server_env(args.pg_url, args.database, args.broker_url, queue, prefix="load-test")
+    env = server_env(
+        args.pg_url, args.database, args.broker_url, queue, prefix="load-test", cache_url=args.cache_url
+    )
     print(f"database {args.database} (fresh), broker queue {queue}", file=sys.stderr)
     fresh_database(args.pg_url, args.database, env)
     t0 = time.monotonic()
@@ -520,12 +559,15 @@ def main(argv: list[str] | None = None) -> int:
     base = f"http://127.0.0.1:{args.port}"
     with gunicorn(env, args.port, args.gunicorn_workers, args.threads) as server:
         warm_up(server.pid, base, world.sessions[0])
-        cpu_before = cpu_snapshot(server.pid, args.pg_url, args.database)
-        log, elapsed = asyncio.run(run_crowd(world, args, base))
-        cpu_after = cpu_snapshot(server.pid, args.pg_url, args.database)
+        with busy_cores(args.busy_cores) as spinners:
+            cpu_before = cpu_snapshot(server.pid, args.pg_url, args.database)
+            spun = [_cpu_seconds(p.pid) for p in spinners]
+            log, elapsed = asyncio.run(run_crowd(world, args, base))
+            cpu_after = cpu_snapshot(server.pid, args.pg_url, args.database)
+            spun = sum(_cpu_seconds(p.pid) for p in spinners) - sum(spun)
 
     figures = summarise(log, elapsed)
-    figures["cpu"] = cpu_account(cpu_before, cpu_after, figures["requests"])
+    figures["cpu"] = cpu_account(cpu_before, cpu_after, figures["requests"], busy=spun)
     figures["config"] = {
         k: getattr(args, k)
         for k in (
@@ -539,6 +581,8 @@ def main(argv: list[str] | None = None) -> int:
             "think_dist",
             "gunicorn_workers",
             "threads",
+            "busy_cores",
+            "cache_url",
         )
     }
     figures["database_check"] = check_database(world, log)

@@ -51,12 +51,17 @@ def drop_database(pg_url: str, name: str) -> None:
     conn.close()
 
 
-def server_env(pg_url: str, database: str, broker_url: str, queue: str, prefix: str) -> dict[str, str]:
+def server_env(
+    pg_url: str, database: str, broker_url: str, queue: str, prefix: str, cache_url: str = ""
+) -> dict[str, str]:
     """The environment of the server (and of this process's Django): the run's database, its own
-    broker queue, production settings on plain-HTTP loopback. This process's own environment gets the
-    same database, broker and settings, so its ORM writes where the server reads."""
+    broker queue, production settings on plain-HTTP loopback, and ``cache_url`` as CACHE_URL (the
+    shared cache docker-compose.yml gives the web processes; sessions keep a copy there) when given.
+    This process's own environment gets the same database, broker, cache and settings, so its ORM
+    writes where the server reads."""
     env = dict(
         os.environ,
+        CACHE_URL=cache_url,
         DATABASE_URL=db_url(pg_url, database),
         CELERY_BROKER_URL=broker_url,
         CELERY_QUEUE=queue,
@@ -70,6 +75,7 @@ def server_env(pg_url: str, database: str, broker_url: str, queue: str, prefix: 
         LOGIN_FAILURES_MAX="0",
     )
     shared = (
+        "CACHE_URL",
         "DATABASE_URL",
         "CELERY_BROKER_URL",
         "CELERY_QUEUE",
@@ -93,10 +99,11 @@ def fresh_database(pg_url: str, database: str, env: dict[str, str]) -> None:
 def workers_with_sessions(names: list[str], project) -> tuple[list, list[str]]:
     """Annotators ``names``, members of ``project``, each with a logged-in session made directly (no
     password hashing: as an invite link would give a crowd worker). Returns (users, session keys)."""
+    from importlib import import_module
+
     from django.conf import settings
     from django.contrib.auth import get_user_model
     from django.contrib.auth.models import Group
-    from django.contrib.sessions.backends.db import SessionStore
 
     from annotate.models import Role
 
@@ -108,6 +115,7 @@ def workers_with_sessions(names: list[str], project) -> tuple[list, list[str]]:
         [User.groups.through(user_id=w.pk, group_id=annotator.pk) for w in workers], batch_size=1000
     )
     project.members.add(*workers)
+    SessionStore = import_module(settings.SESSION_ENGINE).SessionStore  # the server's engine
     sessions = []
     for w in workers:
         store = SessionStore()

@@ -47,6 +47,7 @@ from django.template import engines
 
 from annotate.first_account import setup_open
 from annotate.http import client_address
+from annotate.roles import user_with_roles
 
 log = logging.getLogger(__name__)
 
@@ -180,6 +181,11 @@ class RateLimitedModelBackend(ModelBackend):
     not checked (PermissionDenied makes ``authenticate`` return None at once); the HTML login views
     are also wrapped in ``rate_limited_login`` so that they answer 429 with a page.
     """
+
+    def get_user(self, user_id):
+        """The session's user with their roles in one query (annotate.roles.user_with_roles)."""
+        user = user_with_roles(user_id)
+        return user if user is not None and self.user_can_authenticate(user) else None
 
     def authenticate(self, request, username=None, password=None, **kwargs):
         if username is None:

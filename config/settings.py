@@ -300,6 +300,9 @@ if _CACHE_URL:
             "OPTIONS": {"socket_connect_timeout": 1, "socket_timeout": 1},
         }
     }
+    # Sessions: the database, with a short-lived copy in this shared cache (config/sessions.py).
+    SESSION_ENGINE = "config.sessions"
+SESSION_CACHE_SECONDS = env_int("SESSION_CACHE_SECONDS", 300)
 
 LOGGING = {
     "version": 1,

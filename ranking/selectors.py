@@ -9,7 +9,7 @@ from datetime import timedelta
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
-from django.db.models import Count, Exists, IntegerField, OuterRef, Prefetch, Q, QuerySet, Subquery, Value
+from django.db.models import Count, IntegerField, OuterRef, Prefetch, Q, QuerySet, Subquery
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
@@ -31,6 +31,7 @@ from ranking.models import (
     SystemScore,
     WorkerRecord,
 )
+from ranking.work_reads import screen_candidates_marked, screen_candidates_shown
 
 
 def valid_judgment(prefix: str = "") -> Q:
@@ -266,27 +267,14 @@ def _evidence(campaign: Campaign, record: WorkerRecord | None) -> dict:
 
 def screen_candidates(screen: Screen) -> list[Candidate]:
     """Candidates in display order; nothing about which systems (or traps) they stand for."""
-    return list(Candidate.objects.filter(screen=screen).order_by("position").only("id", "position", "text"))
+    return screen_candidates_shown(screen.pk)
 
 
 def screen_candidates_for_submit(screen: Screen, campaign: Campaign) -> list[Candidate]:
     """The screen's candidates in display order, each with ``is_trap`` (it stands for an output of the
     campaign's trap system): one query. For checking a submission on the server only, never for a page:
     nothing rendered may tell a trap apart."""
-    if campaign.trap_system_id:
-        trap = Exists(
-            Candidate.outputs.through.objects.filter(
-                candidate_id=OuterRef("pk"), output__system_id=campaign.trap_system_id
-            )
-        )
-    else:
-        trap = Value(False)
-    return list(
-        Candidate.objects.filter(screen=screen)
-        .order_by("position")
-        .only("id", "position", "text")
-        .annotate(is_trap=trap)
-    )
+    return screen_candidates_marked(screen_id=screen.pk, trap_system_id=campaign.trap_system_id)
 
 
 def assignment_for_worker(worker: AbstractBaseUser, pk: int) -> Assignment | None:

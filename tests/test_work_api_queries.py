@@ -1,11 +1,13 @@
 """Queries per request of the workers' API (issue 9), pinned exactly so that a regression fails.
 
 A crowd of hundreds of workers asks for HITs and submits screens through ``/api/work/``; every query is
-paid for each of their requests. Each count below includes the three reads every logged-in request makes
-(session row, user, roles) and a SAVEPOINT / RELEASE pair per atomic block, which Django logs as BEGIN /
+paid for each of their requests. Each count below includes the two reads every logged-in request makes
+(the session row, and the user with their roles in one statement: annotate.roles.user_with_roles; with
+``CACHE_URL`` set the session comes from Redis instead, config/sessions.py) and a SAVEPOINT / RELEASE pair per atomic block, which Django logs as BEGIN /
 COMMIT on a live server: the counts are the round trips a real request makes.
 Before issue 9's work the same requests took: claim 18, active HIT 11, read 7, submit 23 (finishing
-the HIT too), resubmit 11; a trap screen added the same 8 / 5.
+the HIT too), resubmit 11; a trap screen added the same 8 / 5. Issue 22 took the roles read into the
+user's (one less in every count) and the client's time into the judgment's INSERT.
 """
 
 from __future__ import annotations
@@ -22,18 +24,19 @@ from tests.judging import do_hit, honest_prws
 
 pytestmark = pytest.mark.django_db
 
-CLAIM = 14  # + campaign, active HIT, expiry, worker record, gold test, HIT ranking, insert, next screen, candidates
-ACTIVE = 7  # + campaign, active HIT, next screen with progress, candidates
-READ = 6  # + assignment, next screen with progress, candidates
-SUBMIT = 15  # + assignment, screen, candidates, lock, judgment, ratings, screens left, lease renewal
+CLAIM = 13  # + campaign, active HIT, expiry, worker record, gold test, HIT ranking, insert, next screen, candidates
+ACTIVE = 6  # + campaign, active HIT, next screen with progress, candidates
+READ = 5  # + assignment, next screen with progress, candidates
+SUBMIT = 14  # + assignment, screen, candidates, lock, judgment, ratings, screens left, lease renewal
 # (issue 18's fair leases: one conditional UPDATE), next screen, candidates
-TRAP_FIRST = 9  # the worker's trap record: look for it, create it (two savepoints), recount, save,
+TRAP_FIRST = 10  # the worker's trap record: look for it and lock it (issue 22: a plain statement, for
+# every later refresh), look again and create it (get_or_create: two savepoints), recount, save,
 # + the worker's ratings in the campaign (issue 17: consistency on repeats and flat scoring read them)
-SUBMIT_LAST = 14 + TRAP_FIRST  # as SUBMIT, + status update, - lease renewal, - candidates of a next
+SUBMIT_LAST = 13 + TRAP_FIRST  # as SUBMIT, + status update, - lease renewal, - candidates of a next
 # screen, + the worker's record (issue 17: a HIT's last screen refreshes it, so flat scoring is judged
 # in campaigns without traps; once per HIT)
 TRAP_LATER = 6  # the record exists: lock it, recount, ratings, save (one savepoint)
-RESUBMIT = 8  # + assignment, screen, candidates, judgment found, next screen, candidates
+RESUBMIT = 7  # + assignment, screen, candidates, judgment found, next screen, candidates
 
 
 @pytest.fixture(autouse=True)
@@ -171,12 +174,12 @@ def test_a_slot_given_back_in_the_middle_is_filled_by_the_next_request(world):
 
 # ----------------------------------------------------------------------------- the worker's HTML pages
 
-PAGE_CLAIM = 12  # the API's claim without its answer's next screen and progress (the page redirects)
-PAGE_SCREEN = 7  # session, user, roles, assignment (with the corpus: how text is shown), next screen
+PAGE_CLAIM = 11  # the API's claim without its answer's next screen and progress (the page redirects)
+PAGE_SCREEN = 6  # session, user with roles, assignment (with the corpus: how text is shown), next screen
 # with progress, candidates, the nav's projects (issue 20's switcher: 6 before it, 7 before that)
-PAGE_SUBMIT = 13  # the API's submit less the next screen and its candidates (was 13: candidates twice,
+PAGE_SUBMIT = 12  # the API's submit less the next screen and its candidates (was 13: candidates twice,
 # then 12, then 13 with the lease renewal of issue 18)
-PAGE_SUBMIT_LAST = 13 + TRAP_FIRST  # as PAGE_SUBMIT, + the assignment's status update, - the lease
+PAGE_SUBMIT_LAST = 12 + TRAP_FIRST  # as PAGE_SUBMIT, + the assignment's status update, - the lease
 # renewal, + the worker's record (as SUBMIT_LAST)
 
 

@@ -12,7 +12,7 @@ from datetime import datetime
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import IntegrityError, transaction
-from django.db.models import Count, Max, Q, Subquery, Window
+from django.db.models import Count, Max, Q
 from django.utils import timezone
 
 from annotate.rewrites.selectors import qualification_granted
@@ -42,6 +42,7 @@ from ranking.services.leases import assignment_lease_extend, lease_first_expiry
 from ranking.services.life_cycle import NO_WORK_BECAUSE, PILOT_FULL, pilot_hit_ids
 from ranking.services.results import TASK_CAMPAIGN_SCORES
 from ranking.services.traps import worker_record_refresh_after_submit
+from ranking.work_reads import first_unjudged_screen, row, screens_left
 
 
 class NoWork(Exception):
@@ -211,6 +212,7 @@ def screen_submit(
     seconds: float | None = None,
     now: datetime | None = None,
     candidates: Sequence[Candidate] | None = None,
+    client_seconds: float | None = None,
 ) -> tuple[ScreenJudgment, bool]:
     """Save one screen of the worker's assignment; returns (judgment, created).
 
@@ -219,6 +221,9 @@ def screen_submit(
     assignment is refused. ``candidates``: the screen's, from
     ``screen_candidates_for_submit`` when the caller has them already.
     ``assignment`` leaves with the status (and submitted time) the submission gave it.
+    ``seconds`` is the server's measure of the time on the screen; ``client_seconds`` the time a
+    client reported (the workers' API field older clients send), kept beside it and never read by a
+    check. Out-of-range values of either are dropped.
     """
 
     now = now or timezone.now()
@@ -238,13 +243,25 @@ def screen_submit(
             refusal = exc
     if refusal is not None:
         return _refused(assignment, screen, worker, refusal, expired)
-    if seconds is not None and not 0 <= seconds < 86400:
-        seconds = None
+    seconds, client_seconds = (_in_range(x) for x in (seconds, client_seconds))
     trap_ids = {c.pk for c in candidates if c.is_trap}
     verdict = trap_outcome(
         campaign.protocol, screen.sentence.text, candidates, trap_ids, answers, campaign.trap_margin
     )
-    return _judgment_save(assignment, screen, worker, answers, seconds=seconds, verdict=verdict, now=now)
+    return _judgment_save(
+        assignment,
+        screen,
+        worker,
+        answers,
+        seconds=seconds,
+        client_seconds=client_seconds,
+        verdict=verdict,
+        now=now,
+    )
+
+
+def _in_range(seconds: float | None) -> float | None:
+    return seconds if seconds is not None and 0 <= seconds < 86400 else None
 
 
 def _refusal(assignment: Assignment, campaign: Campaign, expired: bool) -> GecInputError | None:
@@ -277,6 +294,7 @@ def _judgment_save(
     answers: Mapping[int, CandidateScore],
     *,
     seconds: float | None,
+    client_seconds: float | None,
     verdict: TrapVerdict,
     now: datetime,
 ) -> tuple[ScreenJudgment, bool]:
@@ -287,7 +305,7 @@ def _judgment_save(
         with transaction.atomic():
             # Lock the assignment row: a concurrent submit of its last screens must see every judgment,
             # and a duplicate submit of this screen (same worker, same HIT, so same row) waits here.
-            locked = Assignment.objects.select_for_update().get(pk=assignment.pk)
+            locked = row(Assignment, pk=assignment.pk, for_update=True)
             if locked.status != AssignmentStatus.ACTIVE:
                 raise _NotOpen
             # The unique (screen, judge) index decides a duplicate: its IntegrityError rolls the
@@ -297,6 +315,7 @@ def _judgment_save(
                 assignment=locked,
                 judge=worker,
                 seconds=seconds,
+                client_seconds=client_seconds,
                 trap_passed=verdict.passed,
                 trap_base_answer=verdict.base_answer,
                 trap_answer=verdict.trap_answer,
@@ -348,7 +367,7 @@ def _after_judgment(
     """Inside the submit's transaction: close the HIT after its last screen, refresh the trap record
     (which may exclude the worker), grade a finished qualification test, recompute the results."""
     campaign = screen.campaign
-    remaining = Screen.objects.filter(hit_id=locked.hit_id).exclude(judgments__judge=worker).exists()
+    remaining = screens_left(hit_id=locked.hit_id, worker_id=worker.pk)
     if not remaining:
         locked.status = AssignmentStatus.SUBMITTED
         locked.submitted = now
@@ -425,20 +444,9 @@ def assignment_screen_and_progress(assignment: Assignment) -> tuple[Screen | Non
     the assignment is active and a screen is left (the same answers as ``assignment_next_screen``
     and ``assignment_progress``)."""
     if assignment.status == AssignmentStatus.ACTIVE:
-        in_hit = (
-            Screen.objects.filter(hit_id=assignment.hit_id)
-            .order_by()
-            .values("hit_id")
-            .annotate(n=Count("id"))
-            .values("n")
-        )
-        campaign = _loaded_campaign(assignment)
-        screens = _unjudged_screens(assignment, campaign).annotate(
-            left=Window(Count("id")), total=Subquery(in_hit)
-        )
-        screen = _first_unjudged(screens, campaign)
+        screen, left, total = first_unjudged_screen(hit_id=assignment.hit_id, worker_id=assignment.worker_id)
         if screen is not None:
-            done, total = screen.total - screen.left, screen.total
-            return _drawn(screen), done, total
+            screen.campaign = _loaded_campaign(assignment) or screen.campaign
+            return _drawn(screen), total - left, total
     done, total = assignment_progress(assignment)
     return None, done, total

@@ -10,9 +10,10 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db.models import Q
 
 from geceval.worker_checks import ANSWERS, consistency, flatness, trap_test
-from ranking.models import Campaign, ControlKind, Rating, ScreenJudgment, WorkerRecord
+from ranking.models import Campaign, ControlKind, WorkerRecord
 from ranking.protocols import protocol_get
 from ranking.services.judging import normalise
+from ranking.work_reads import worker_ratings, worker_trap_verdicts
 
 
 def evidence_recount(record: WorkerRecord) -> None:
@@ -21,11 +22,7 @@ def evidence_recount(record: WorkerRecord) -> None:
     Two queries: the trap verdicts with the answers they compared, and every rating of the worker in
     the campaign with whether its screen is a repeat (for consistency and flat scoring)."""
     campaign = record.campaign
-    traps = list(
-        ScreenJudgment.objects.filter(
-            screen__campaign=campaign, judge_id=record.worker_id, trap_passed__isnull=False
-        ).values_list("trap_passed", "trap_base_answer", "trap_answer")
-    )
+    traps = worker_trap_verdicts(campaign_id=campaign.pk, worker_id=record.worker_id)
     record.traps_seen, record.traps_passed = len(traps), sum(passed for passed, _, _ in traps)
     answer = protocol_get(campaign.protocol).answer_field
     if answer not in ANSWERS:  # a protocol without comparable answers: the pass rate is all there is
@@ -51,18 +48,7 @@ def _worker_answers(
 ) -> tuple[dict[int, list[tuple[int, str, float]]], list[tuple[int, int]]]:
     """Per judged screen (qualification tests aside): (position, text, answer) of each candidate; and
     the (repeat screen, its original) pairs the worker judged."""
-    rows = (
-        Rating.objects.filter(judgment__judge_id=worker_id, judgment__screen__campaign=campaign)
-        .exclude(judgment__screen__hit__qualification=True)
-        .values_list(
-            "judgment__screen_id",
-            "judgment__screen__control__kind",
-            "judgment__screen__control__original_id",
-            "candidate__position",
-            "candidate__text",
-            answer,
-        )
-    )
+    rows = worker_ratings(campaign_id=campaign.pk, worker_id=worker_id, answer=answer)
     screens: dict[int, list[tuple[int, str, float]]] = defaultdict(list)
     repeats: set[tuple[int, int]] = set()
     for screen_id, kind, original_id, position, text, value in rows:

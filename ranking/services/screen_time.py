@@ -12,8 +12,6 @@ import time
 
 from django.core.signing import BadSignature, Signer
 
-from ranking.models import ScreenJudgment
-
 _signer = Signer(salt="ranking.work.started")
 MAX_STAMP_LENGTH = 200
 """Longer than any stamp this module signs: a longer one is refused before its signature is checked."""
@@ -42,12 +40,3 @@ def screen_seconds(
     if stamped_screen != str(screen_id) or stamped_assignment != str(assignment_id):
         return None
     return max(0.0, (time.time() if now is None else now) - issued_at)
-
-
-def judgment_client_seconds_keep(*, judgment: ScreenJudgment, seconds: float | None) -> None:
-    """Keep the time a client reported beside the judgment (a workers' API field older clients send);
-    it is never read by a check. Out-of-range values are dropped, as the server's own are."""
-    if seconds is None or not 0 <= seconds < 86400:
-        return
-    ScreenJudgment.objects.filter(pk=judgment.pk).update(client_seconds=seconds)
-    judgment.client_seconds = seconds

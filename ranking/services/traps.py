@@ -21,6 +21,7 @@ from ranking.models import (
 )
 from ranking.services.evidence import campaign_workers_with_judgments, evidence_recount
 from ranking.services.results import TASK_CAMPAIGN_SCORES
+from ranking.work_reads import row
 
 
 def _should_exclude(campaign: Campaign, record: WorkerRecord) -> bool:
@@ -39,7 +40,9 @@ def worker_record_refresh(*, campaign: Campaign, worker: AbstractBaseUser) -> Wo
     live set, so results ignore them and their HITs return to the pool until
     each item again has its valid judgments.
     """
-    record, _ = WorkerRecord.objects.select_for_update().get_or_create(campaign=campaign, worker=worker)
+    record = row(WorkerRecord, campaign_id=campaign.pk, worker_id=worker.pk, for_update=True)
+    if record is None:  # the worker's first evidence in the campaign (a concurrent first is handled)
+        record, _ = WorkerRecord.objects.select_for_update().get_or_create(campaign=campaign, worker=worker)
     record.campaign = campaign
     evidence_recount(record)
     excluded = _should_exclude(campaign, record)

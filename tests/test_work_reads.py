@@ -1,0 +1,181 @@
+"""The crowd's hot path in plain SQL (ranking/work_reads.py) against the ORM queries it replaced, on a
+campaign with hidden traps and repeats that workers have judged part of: the same rows, the same
+instances (every field, converters applied), the same evidence; and the workers' API body built as
+plain data equal to what its serializer renders."""
+
+from __future__ import annotations
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.db.models import Exists, OuterRef
+from django.utils import timezone
+
+from annotate.roles import user_roles, user_with_roles
+from ranking.api import WorkAssignmentSerializer, _assignment_body
+from ranking.models import Assignment, Candidate, Rating, Screen, ScreenJudgment
+from ranking.services import assignment_request, campaign_create
+from ranking.services.leases import assignment_lease_extend
+from ranking.work_reads import (
+    assignment_with_campaign,
+    first_unjudged_screen,
+    row,
+    screen_candidates_marked,
+    screen_of_hit,
+    screens_left,
+    worker_ratings,
+    worker_trap_verdicts,
+)
+from tests.factories import trap_world
+from tests.judging import do_hit, honest_prws
+
+pytestmark = pytest.mark.django_db
+
+
+def fields(instance) -> dict:
+    return {f.attname: getattr(instance, f.attname) for f in type(instance)._meta.concrete_fields}
+
+
+@pytest.fixture
+def judged():
+    """A hidden-trap PRWS campaign: worker 0 finished a HIT, worker 1 holds one half done."""
+    researcher, workers, project, corpus, by_name = trap_world(3)
+    campaign = campaign_create(
+        project=project,
+        corpus=corpus,
+        name="hot path",
+        systems=[by_name[n] for n in ("src", "a", "b")],
+        created_by=researcher,
+        trap_system=by_name["trap"],
+        trap_rate=0.5,
+        judgments_per_item=2,
+        screens_per_hit=4,
+        seed=3,
+    )
+    do_hit(campaign, workers[0], honest_prws)
+    half = assignment_request(campaign=campaign, worker=workers[1])
+    return campaign, workers, half
+
+
+@pytest.fixture
+def hidden(judged):
+    """A hidden-trap campaign (traps and repeats are copies of screens) that worker 0 finished a HIT of."""
+    campaign, workers, _ = judged
+    hidden = campaign_create(
+        project=campaign.project,
+        corpus=campaign.corpus,
+        name="hidden",
+        systems=list(campaign.systems.all()),
+        created_by=campaign.created_by,
+        trap_design="hidden",
+        trap_rate=0.4,
+        repeat_rate=0.3,
+        judgments_per_item=2,
+        screens_per_hit=6,
+        seed=5,
+    )
+    do_hit(hidden, workers[0], honest_prws)
+    return hidden, workers[0]
+
+
+def test_the_assignment_screen_and_candidates_are_the_orm_s(judged):
+    campaign, workers, _half = judged
+    for assignment in Assignment.objects.filter(hit__campaign=campaign):
+        mine = assignment_with_campaign(worker_id=assignment.worker_id, pk=assignment.pk)
+        orm = Assignment.objects.select_related("hit__campaign").get(pk=assignment.pk)
+        assert fields(mine) == fields(orm)
+        assert fields(mine.hit) == fields(orm.hit) and fields(mine.hit.campaign) == fields(orm.hit.campaign)
+        assert assignment_with_campaign(worker_id=workers[2].pk, pk=assignment.pk) is None  # not theirs
+    assert isinstance(mine.expires, type(timezone.now())) and mine.expires.tzinfo is not None
+
+    for screen in Screen.objects.filter(campaign=campaign).select_related("sentence"):
+        got = screen_of_hit(pk=screen.pk, hit_id=screen.hit_id)
+        assert fields(got) == fields(screen) and fields(got.sentence) == fields(screen.sentence)
+        assert screen_of_hit(pk=screen.pk, hit_id=screen.hit_id + 1000) is None
+        trap = Exists(
+            Candidate.outputs.through.objects.filter(
+                candidate_id=OuterRef("pk"), output__system_id=campaign.trap_system_id
+            )
+        )
+        orm = Candidate.objects.filter(screen=screen).order_by("position").annotate(is_trap=trap)
+        marked = screen_candidates_marked(screen_id=screen.pk, trap_system_id=campaign.trap_system_id)
+        expected = [(c.pk, c.position, c.text, c.is_trap) for c in orm]
+        assert [(c.pk, c.position, c.text, c.is_trap) for c in marked] == expected
+        plain = screen_candidates_marked(screen_id=screen.pk, trap_system_id=None)
+        assert [c.is_trap for c in plain] == [False] * len(plain)
+
+
+def test_the_next_screen_and_progress_are_the_orm_s(judged):
+    campaign, workers, _half = judged
+    for worker in workers:
+        for hit_id in Screen.objects.filter(campaign=campaign).values_list("hit_id", flat=True).distinct():
+            in_hit = Screen.objects.filter(hit_id=hit_id)
+            left = in_hit.exclude(judgments__judge=worker).order_by("hit_position")
+            screen, n_left, total = first_unjudged_screen(hit_id=hit_id, worker_id=worker.pk)
+            assert screens_left(hit_id=hit_id, worker_id=worker.pk) == left.exists()
+            if not left.exists():
+                assert (screen, n_left, total) == (None, 0, 0)
+                continue
+            assert (screen.pk, n_left, total) == (left.first().pk, left.count(), in_hit.count())
+            assert screen.sentence.text == left.first().sentence.text
+
+
+def test_the_evidence_reads_are_the_orm_s(hidden):
+    campaign, worker = hidden
+    verdicts = ScreenJudgment.objects.filter(
+        screen__campaign=campaign, judge=worker, trap_passed__isnull=False
+    ).values_list("trap_passed", "trap_base_answer", "trap_answer")
+    assert sorted(worker_trap_verdicts(campaign_id=campaign.pk, worker_id=worker.pk)) == sorted(verdicts)
+    assert len(verdicts) > 0
+    orm = (
+        Rating.objects.filter(judgment__judge=worker, judgment__screen__campaign=campaign)
+        .exclude(judgment__screen__hit__qualification=True)
+        .values_list(
+            "judgment__screen_id",
+            "judgment__screen__control__kind",
+            "judgment__screen__control__original_id",
+            "candidate__position",
+            "candidate__text",
+            "score",
+        )
+        .order_by("pk")
+    )
+    mine = worker_ratings(campaign_id=campaign.pk, worker_id=worker.pk, answer="score")
+    assert [tuple(r) for r in mine] == list(orm)
+    assert any(kind is not None for _, kind, *_ in mine)  # controls were among them
+
+
+def test_the_user_comes_with_their_roles_in_one_query(judged, django_assert_num_queries):
+    _, workers, _ = judged
+    with django_assert_num_queries(1):
+        user = user_with_roles(workers[0].pk)
+        assert user_roles(user) == {"annotator"}
+    assert fields(user) == fields(get_user_model().objects.get(pk=workers[0].pk))
+    admin = get_user_model().objects.create_superuser("root-hot", "r@example.org", "pw-for-tests-1")
+    assert user_roles(user_with_roles(admin.pk)) == {"admin"}
+    assert user_with_roles(10**9) is None and user_with_roles("not a number") is None
+
+
+def test_the_lease_renewal_and_the_locked_row(judged):
+    campaign, _workers, half = judged
+    locked = row(Assignment, pk=half.pk, for_update=True)
+    assert fields(locked) == fields(Assignment.objects.get(pk=half.pk))
+    later = half.started + timezone.timedelta(minutes=5)
+    expires = assignment_lease_extend(assignment=half, campaign=campaign, now=later)
+    assert expires > later and Assignment.objects.get(pk=half.pk).expires == expires
+    locked.expires = half.expires - timezone.timedelta(minutes=1)  # a stale copy: the row's is later
+    again = assignment_lease_extend(assignment=locked, campaign=campaign, now=later)
+    assert again == locked.expires and Assignment.objects.get(pk=half.pk).expires == expires  # not shortened
+
+
+def test_the_api_body_is_what_its_serializer_renders(judged):
+    _campaign, workers, half = judged
+    found = assignment_with_campaign(worker_id=workers[1].pk, pk=half.pk)
+    body = _assignment_body(found)
+    assert body["screen"] is not None and body["screen"]["candidates"]
+    assert WorkAssignmentSerializer(body | {"expires": found.expires}).data == body
+    done = assignment_with_campaign(
+        worker_id=workers[0].pk, pk=Assignment.objects.filter(worker=workers[0]).first().pk
+    )
+    finished = _assignment_body(done)
+    assert finished["screen"] is None
+    assert WorkAssignmentSerializer(finished | {"expires": done.expires}).data == finished

@@ -37,18 +37,21 @@ def _col(model: type[Model], field: str) -> str:
 
 
 @cache
-def _by_fields_sql(model: type[Model], fields: tuple[str, ...], for_update: bool) -> str:
+def _by_fields_sql(model: type[Model], fields: tuple[str, ...], for_update: bool, first_by: str) -> str:
     where = " AND ".join(f"{_col(model, f)} = %s" for f in fields)
+    order = f" ORDER BY {_col(model, first_by)} LIMIT 1" if first_by else ""
     lock = " FOR UPDATE" if for_update and connection.features.has_select_for_update else ""
-    return f"SELECT * FROM {_table(model)} WHERE {where}{lock}"
+    return f"SELECT * FROM {_table(model)} WHERE {where}{order}{lock}"
 
 
-def row(model: type[Model], *, for_update: bool = False, **equal: object):
+def row(model: type[Model], *, for_update: bool = False, first_by: str = "", **equal: object):
     """The one row of ``model`` whose fields equal ``equal`` (None if there is none): what
-    ``model.objects.filter(**equal).first()`` gives for a unique match, without building a query.
-    ``for_update`` locks the row (``select_for_update``) where the database can."""
+    ``model.objects.filter(**equal).first()`` gives for a unique match, without building a query;
+    ``first_by`` a field: the first of several in its order. ``for_update`` locks the row
+    (``select_for_update``) where the database can."""
     names = tuple(sorted(equal))
-    rows = list(model.objects.raw(_by_fields_sql(model, names, for_update), [equal[n] for n in names]))
+    sql = _by_fields_sql(model, names, for_update, first_by)
+    rows = list(model.objects.raw(sql, [equal[n] for n in names]))
     return rows[0] if rows else None
 
 
@@ -122,6 +125,33 @@ def assignment_with_campaign(*, worker_id: int, pk: int) -> Assignment | None:
         return None
     assignment, hit, campaign = found[0]
     hit.campaign = campaign
+    assignment.hit = hit
+    return assignment
+
+
+def _claim_parts() -> tuple[_Part, ...]:
+    return _parts((Assignment, "a"), (Hit, "h"))
+
+
+@cache
+def _active_sql() -> str:
+    a, h = _claim_parts()
+    return (
+        f"SELECT {a.select}, {h.select} FROM {_table(Assignment)} a "
+        f"INNER JOIN {_table(Hit)} h ON h.{_col(Hit, 'pk')} = a.{_col(Assignment, 'hit')} "
+        f"WHERE h.{_col(Hit, 'campaign')} = %s AND a.{_col(Assignment, 'worker')} = %s "
+        f"AND a.{_col(Assignment, 'status')} = %s AND a.{_col(Assignment, 'expires')} >= %s "
+        f"ORDER BY a.{_col(Assignment, 'pk')} LIMIT 1"
+    )
+
+
+def active_assignment(*, campaign_id: int, worker_id: int, now) -> Assignment | None:
+    """The worker's active, not overdue assignment in the campaign, with its HIT loaded."""
+    params = [campaign_id, worker_id, "active", connection.ops.adapt_datetimefield_value(now)]
+    found = _joined(_claim_parts(), _active_sql(), params)
+    if not found:
+        return None
+    assignment, hit = found[0]
     assignment.hit = hit
     return assignment
 

@@ -16,6 +16,7 @@ from ranking.models import Assignment, Candidate, Rating, Screen, ScreenJudgment
 from ranking.services import assignment_request, campaign_create
 from ranking.services.leases import assignment_lease_extend
 from ranking.work_reads import (
+    active_assignment,
     assignment_with_campaign,
     first_unjudged_screen,
     row,
@@ -102,6 +103,24 @@ def test_the_assignment_screen_and_candidates_are_the_orm_s(judged):
         assert [(c.pk, c.position, c.text, c.is_trap) for c in marked] == expected
         plain = screen_candidates_marked(screen_id=screen.pk, trap_system_id=None)
         assert [c.is_trap for c in plain] == [False] * len(plain)
+
+
+def test_the_worker_s_active_assignment_is_the_orm_s(judged):
+    campaign, workers, half = judged
+    now = timezone.now()
+    for worker in workers:
+        orm = (
+            Assignment.objects.filter(
+                hit__campaign=campaign, worker=worker, status="active", expires__gte=now
+            )
+            .select_related("hit")
+            .first()
+        )
+        mine = active_assignment(campaign_id=campaign.pk, worker_id=worker.pk, now=now)
+        assert (mine and (fields(mine), fields(mine.hit))) == (orm and (fields(orm), fields(orm.hit)))
+    assert active_assignment(campaign_id=campaign.pk, worker_id=workers[1].pk, now=now).pk == half.pk
+    later = half.expires + timezone.timedelta(seconds=1)
+    assert active_assignment(campaign_id=campaign.pk, worker_id=workers[1].pk, now=later) is None
 
 
 def test_the_next_screen_and_progress_are_the_orm_s(judged):

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from datetime import datetime
+from functools import cache
 
 from django.contrib.auth.models import AbstractBaseUser
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
 from django.db.models import Count, Max, Q
 from django.utils import timezone
 
@@ -42,7 +43,7 @@ from ranking.services.leases import assignment_lease_extend, lease_first_expiry
 from ranking.services.life_cycle import NO_WORK_BECAUSE, PILOT_FULL, pilot_hit_ids
 from ranking.services.results import TASK_CAMPAIGN_SCORES
 from ranking.services.traps import worker_record_refresh_after_submit
-from ranking.work_reads import first_unjudged_screen, row, screens_left
+from ranking.work_reads import active_assignment, first_unjudged_screen, row, screens_left
 
 
 class NoWork(Exception):
@@ -51,10 +52,33 @@ class NoWork(Exception):
 
 def assignments_expire(*, campaign: Campaign | None = None, now: datetime | None = None) -> int:
     """Active assignments past their deadline become expired: their slots return to the pool."""
-    stale = Assignment.objects.filter(status=AssignmentStatus.ACTIVE, expires__lt=now or timezone.now())
-    if campaign is not None:
-        stale = stale.filter(hit__campaign=campaign)
+    now = now or timezone.now()
+    if campaign is not None:  # every claim: a plain statement (ranking/work_reads.py says why)
+        return _expire_in_campaign(campaign.pk, now)
+    stale = Assignment.objects.filter(status=AssignmentStatus.ACTIVE, expires__lt=now)
     return stale.update(status=AssignmentStatus.EXPIRED)
+
+
+@cache
+def _expire_sql() -> str:
+    q, a, h = connection.ops.quote_name, Assignment._meta, Hit._meta
+    status, expires, hit = (q(a.get_field(f).column) for f in ("status", "expires", "hit"))
+    return (
+        f"UPDATE {q(a.db_table)} SET {status} = %s WHERE {status} = %s AND {expires} < %s "
+        f"AND {hit} IN (SELECT {q(h.pk.column)} FROM {q(h.db_table)} WHERE {q(h.get_field('campaign').column)} = %s)"
+    )
+
+
+def _expire_in_campaign(campaign_id: int, now: datetime) -> int:
+    params = [
+        AssignmentStatus.EXPIRED.value,
+        AssignmentStatus.ACTIVE.value,
+        connection.ops.adapt_datetimefield_value(now),
+        campaign_id,
+    ]
+    with connection.cursor() as cursor:
+        cursor.execute(_expire_sql(), params)
+        return cursor.rowcount
 
 
 def _budget_left(campaign: Campaign) -> bool:
@@ -69,13 +93,7 @@ def assignment_request(
 ) -> Assignment:
     """The worker's active assignment in this campaign, or a new one on the HIT the server picks."""
     now = now or timezone.now()
-    current = (
-        Assignment.objects.filter(
-            hit__campaign=campaign, worker=worker, status=AssignmentStatus.ACTIVE, expires__gte=now
-        )
-        .select_related("hit")
-        .first()
-    )
+    current = active_assignment(campaign_id=campaign.pk, worker_id=worker.pk, now=now)
     if current is not None:
         current.hit.campaign = campaign
         return current
@@ -87,9 +105,7 @@ def assignment_request(
         raise NoWork(NO_WORK_BECAUSE.get(campaign.status, "This campaign is not handing out work."))
     if campaign.qualification_id and not qualification_granted(worker, campaign.qualification):
         raise NoWork(f"This campaign needs the qualification {campaign.qualification.name!r} first.")
-    record = (
-        WorkerRecord.objects.filter(campaign=campaign, worker=worker).only("excluded", "qualified").first()
-    )
+    record = row(WorkerRecord, campaign_id=campaign.pk, worker_id=worker.pk)
     if record is not None and record.excluded:
         raise NoWork("There is no more work for you in this campaign.")
     if not _budget_left(campaign):

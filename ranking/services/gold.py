@@ -28,6 +28,7 @@ from ranking.models import (
 )
 from ranking.protocols import protocol_get
 from ranking.services.campaigns import screen_draw_active
+from ranking.work_reads import row
 
 
 @transaction.atomic
@@ -60,7 +61,8 @@ def qualification_hit_create(*, campaign: Campaign, screens: int = 5, seed: int 
 
 
 def qualification_hit(campaign: Campaign) -> Hit | None:
-    return Hit.objects.filter(campaign=campaign, qualification=True).first()
+    """The campaign's qualification HIT, if it has one (asked on every claim: a plain statement)."""
+    return row(Hit, campaign_id=campaign.pk, qualification=True, first_by="index")
 
 
 def gold_assignment(campaign: Campaign) -> Assignment | None:

@@ -1,0 +1,49 @@
+"""A small run of bench/load_workers.py (issue 22) against real gunicorn, PostgreSQL and Redis, with
+one core kept busy by the benchmark itself: the harness works end to end, the database check is
+clean, and the CPU account reports gunicorn and PostgreSQL per request apart. No latency or CPU
+figure is asserted: those are the benchmark's measurement, made at full size (docs/benchmarks.md)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from urllib.parse import urlparse
+
+import pytest
+
+from tests.conftest import skip_or_fail
+
+REPO = Path(__file__).resolve().parents[2]
+pytestmark = [pytest.mark.slow, pytest.mark.services]
+
+
+def test_load_smoke_with_a_busy_core_serves_every_worker_and_accounts_the_cpu(tmp_path):
+    url = os.environ.get("DATABASE_URL", "")
+    broker = os.environ.get("CELERY_BROKER_URL", "")
+    if not url.startswith("postgres") or not broker.startswith("redis"):
+        skip_or_fail("the load benchmark needs PostgreSQL and Redis (DATABASE_URL, CELERY_BROKER_URL)")
+    database = (urlparse(url).path.lstrip("/") or "gec") + "_load_smoke"  # beside this run's own database
+    out = tmp_path / "load.json"
+    done = subprocess.run(
+        [
+            sys.executable,
+            str(REPO / "bench" / "load_workers.py"),
+            *("--workers", "6", "--hits", "1", "--duration", "30", "--ramp", "1", "--think", "0.2"),
+            *("--busy-cores", "1", "--gunicorn-workers", "2", "--threads", "2"),
+            *("--database", database, "--port", "8796", "--out", str(out)),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    figures = json.loads(out.read_text())
+    assert figures["errors"] == 0 and figures["database_check"]["problems"] == []
+    assert figures["database_check"]["judgments"] == figures["database_check"]["logged"] > 0
+    cpu = figures["cpu"]
+    assert cpu["gunicorn_ms_per_request"] > 0 and cpu["postgres_ms_per_request"] > 0
+    assert cpu["spinners_busy_cores"] > 0.1  # the benchmark's own noise ran meanwhile (a share of a core)
+    assert figures["config"]["busy_cores"] == 1 and figures["config"]["cache_url"].startswith("redis://")

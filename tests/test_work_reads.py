@@ -198,3 +198,43 @@ def test_the_api_body_is_what_its_serializer_renders(judged):
     finished = _assignment_body(done)
     assert finished["screen"] is None
     assert WorkAssignmentSerializer(finished | {"expires": done.expires}).data == finished
+
+
+def test_a_judgment_and_its_ratings_insert_as_the_orm_stores_them(judged):
+    from django.db import IntegrityError, transaction
+
+    from ranking.work_writes import rows_insert
+
+    _, workers, half = judged
+
+    def ratings(judgment, screen):
+        return [
+            Rating(judgment=judgment, candidate=c, score=10 * c.position, meaning_changed=c.position == 1)
+            for c in screen.candidates.all()
+        ]
+
+    screens = list(Screen.objects.filter(hit_id=half.hit_id).order_by("hit_position")[:2])
+    judgments = []
+    for screen, insert in zip(screens, ("plain", "orm"), strict=True):
+        judgment = ScreenJudgment(
+            screen=screen, assignment=half, judge=workers[1], seconds=4.5, trap_passed=False, trap_answer=7
+        )
+        if insert == "plain":
+            rows_insert([judgment])
+            rows_insert(made := ratings(judgment, screen))
+        else:
+            judgment.save()
+            made = Rating.objects.bulk_create(ratings(judgment, screen))
+        assert judgment.pk is not None and all(r.pk is not None for r in made)
+        again = ScreenJudgment.objects.get(pk=judgment.pk)
+        assert again.created == judgment.created and again.created.tzinfo is not None
+        judgments.append({k: v for k, v in fields(again).items() if k not in ("id", "screen_id", "created")})
+        stored = Rating.objects.filter(judgment=again).order_by("candidate__position")
+        expected = [(c.position, 10 * c.position, None, c.position == 1) for c in screen.candidates.all()]
+        assert [(r.candidate.position, r.score, r.rank, r.meaning_changed) for r in stored] == sorted(
+            expected
+        )
+    assert judgments[0] == judgments[1]
+
+    with pytest.raises(IntegrityError), transaction.atomic():  # the unique (screen, judge) index holds
+        rows_insert([ScreenJudgment(screen=screens[0], assignment=half, judge=workers[1])])

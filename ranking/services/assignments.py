@@ -44,6 +44,7 @@ from ranking.services.life_cycle import NO_WORK_BECAUSE, PILOT_FULL, pilot_hit_i
 from ranking.services.results import TASK_CAMPAIGN_SCORES
 from ranking.services.traps import worker_record_refresh_after_submit
 from ranking.work_reads import active_assignment, first_unjudged_screen, row, screens_left
+from ranking.work_writes import rows_insert
 
 
 class NoWork(Exception):
@@ -326,7 +327,7 @@ def _judgment_save(
                 raise _NotOpen
             # The unique (screen, judge) index decides a duplicate: its IntegrityError rolls the
             # whole block back (nothing was written before it) and is answered below.
-            judgment = ScreenJudgment.objects.create(
+            judgment = ScreenJudgment(
                 screen=screen,
                 assignment=locked,
                 judge=worker,
@@ -336,8 +337,9 @@ def _judgment_save(
                 trap_base_answer=verdict.base_answer,
                 trap_answer=verdict.trap_answer,
             )
+            rows_insert([judgment])
             inserted = True
-            Rating.objects.bulk_create(
+            rows_insert(
                 [
                     Rating(
                         judgment=judgment,

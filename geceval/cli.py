@@ -13,6 +13,7 @@ import os
 import sys
 
 from geceval.errors import GecInputError
+from geceval.gcpause import gc_paused
 
 COMMANDS: dict[str, tuple[str, str]] = {
     "score": ("geceval.score_cli", "score a system output with a GEC metric"),
@@ -57,7 +58,8 @@ def main(argv: list[str] | None = None) -> int:
     name = argv[0]
     module_name, help_text = COMMANDS[name]
     try:
-        module = importlib.import_module(module_name)
+        with gc_paused(freeze=True):  # the command's modules live until the process ends
+            module = importlib.import_module(module_name)
     except ModuleNotFoundError as exc:
         if exc.name and module_name.startswith(exc.name):
             print(f"geceval {name}: not available in this version", file=sys.stderr)

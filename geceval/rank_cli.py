@@ -22,6 +22,7 @@ import sys
 from geceval.errors import GecInputError
 from geceval.formats.inputs import display_name, read_input
 from geceval.formats.mturk import parse_mturk_csv, rankings_of
+from geceval.gcpause import gc_paused
 from geceval.judgments import FORMATS, PairwiseJudgment, expand_pairwise, read_pairwise
 from geceval.progress import StderrProgress
 from geceval.ranking import METHODS, RankingResult, rank
@@ -112,7 +113,8 @@ def run(args: argparse.Namespace) -> int:
     if args.seed < 0:
         print("error: --seed must be >= 0", file=sys.stderr)
         return 2
-    judgments = read_judgments(args)  # a GecInputError is printed by geceval.cli
+    with gc_paused():  # ~85,000 objects that all live until the ranking is done
+        judgments = read_judgments(args)  # a GecInputError is printed by geceval.cli
     if not judgments:
         print(f"error: {args.file}: no pairwise judgments", file=sys.stderr)
         return 2

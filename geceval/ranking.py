@@ -52,8 +52,8 @@ share its arrays).
 Speed: all runs advance together in (systems x runs) arrays
 (:mod:`geceval.ranking_lockstep`). With numba installed a compiled kernel
 (:mod:`geceval.ranking_kernel`) does each phase of an iteration as one SIMD
-loop over 64 runs: ~36 ns per game and run, so 1000 runs of the 28,146
-gec-ranking judgments take ~1.1 CPU-seconds (docs/benchmarks.md). Without
+loop over 64 runs: ~35 ns per game and run, so 1000 runs of the 28,146
+gec-ranking judgments take ~1.0 CPU-seconds (docs/benchmarks.md). Without
 numba the numpy engine does the same operations one numpy call at a time
 (~320 ns per game, 9 CPU-s); both give the same bits, and no result depends
 on which ran. ``rank(workers=2)`` splits the runs over processes.

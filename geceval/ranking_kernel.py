@@ -15,7 +15,7 @@ bits. The random numbers are numpy's PCG64 computed in the kernel (the same
 stream as ``run_rng(seed, run).random()``), so no uniforms go through memory.
 
 Imported when a TrueSkill run starts on this engine (ranking_lockstep.kernel): numba's
-import and loading the cached kernel cost ~0.4 CPU-s. Compiled code is cached
+import and loading the cached kernel cost ~0.3 CPU-s. Compiled code is cached
 (``cache=True``); where numba puts it and what happens on a read-only install
 is in docs/benchmarks.md ("TrueSkill kernel cache"): ``NUMBA_CACHE_DIR`` if
 set, else ``__pycache__`` beside this file, else ``~/.cache/numba``; with none

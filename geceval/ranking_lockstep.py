@@ -7,7 +7,7 @@ exponential (``lockstep_exp``), so their results are equal bit for bit
 call per operation over all runs (~320 ns per game and run at 1000 runs: the
 written-out exponential is ~40 operations where ``np.exp`` would be one); the
 numba kernel (:mod:`geceval.ranking_kernel`) fuses each phase into one SIMD
-loop over a batch of 64 runs (~36 ns).
+loop over a batch of 64 runs (~35 ns).
 """
 
 from __future__ import annotations
@@ -182,7 +182,7 @@ def trueskill_runs(
 
 
 def kernel() -> ModuleType:
-    """The numba kernel module, loaded (imports numba, ~0.2 CPU-s; loads the cached kernel, ~0.15 s)."""
+    """The numba kernel module, loaded (imports numba, ~0.15 CPU-s; loads the cached kernel, ~0.13 s)."""
     # lazy: EW rankings and the numpy engine never pay numba's import (~0.35 CPU-s)
     loaded = sys.modules.get("geceval.ranking_kernel")
     if loaded is not None and loaded.games.overloads:

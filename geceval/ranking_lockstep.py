@@ -183,12 +183,12 @@ def trueskill_runs(
 
 def kernel() -> ModuleType:
     """The numba kernel module, loaded (imports numba, ~0.15 CPU-s; loads the cached kernel, ~0.13 s)."""
-    # lazy: EW rankings and the numpy engine never pay numba's import (~0.35 CPU-s)
     loaded = sys.modules.get("geceval.ranking_kernel")
     if loaded is not None and loaded.games.overloads:
         return loaded
     # once per process: numba's modules and the compiled kernel live until the process ends
     with gc_paused(freeze=True):
+        # lazy: EW rankings and the numpy engine never pay numba's import (~0.3 CPU-s)
         from geceval import ranking_kernel
 
         if not ranking_kernel.games.overloads:

@@ -4,10 +4,11 @@
 engine) through a number of iterations. Each phase of an iteration is one
 loop over the batch's runs without calls or stores under a branch, so LLVM
 turns it into AVX-512/AVX2 code; only the gathers and scatters of the two
-players' ratings are scalar. The update is three loops (bounds; the cdf and
-pdf of both bounds; the new ratings) rather than one: a short loop body lets
-the CPU overlap the long dependency chains (Horner steps) of several
-iterations, ~8% faster than one fused loop with the same operations. Every floating-point operation is the numpy
+players' ratings are scalar. The update is four loops (bounds; the cdf and
+pdf of both bounds; the new ratings; their exponentials) rather than one: a
+short loop body lets the CPU overlap the long dependency chains (Horner
+steps) of several iterations, ~8% faster than one fused loop with the same
+operations. Every floating-point operation is the numpy
 engine's, in the same order and without fused multiply-adds (numba rounds
 each operation unless fastmath is on, which it is not here), and the
 exponential is ``lockstep_exp`` written out, so both engines give the same

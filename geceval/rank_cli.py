@@ -22,9 +22,10 @@ import sys
 from geceval.errors import GecInputError
 from geceval.formats.inputs import display_name, read_input
 from geceval.formats.mturk import parse_mturk_csv, rankings_of
-from geceval.judgments import FORMATS, PairwiseJudgment, expand_pairwise, read_pairwise
+from geceval.gcpause import gc_paused
+from geceval.judgments import FORMATS, RankingJudgment, read_rankings
 from geceval.progress import StderrProgress
-from geceval.ranking import METHODS, RankingResult, rank
+from geceval.ranking import METHODS, RankingResult, prepare_rankings, rank
 
 _SUFFIXES = {".csv": "wmt-csv", ".xml": "appraise-xml", ".jsonl": "jsonl"}
 RANK_FORMATS = (*FORMATS, "mturk-csv")
@@ -62,12 +63,13 @@ def _format_of(args: argparse.Namespace) -> str:
     raise SystemExit(f"error: cannot tell the format of {args.file}; give --format {'|'.join(RANK_FORMATS)}")
 
 
-def read_judgments(args: argparse.Namespace) -> list[PairwiseJudgment]:
+def read_judgments(args: argparse.Namespace) -> list[RankingJudgment]:
+    """The k-way rankings of the file (``prepare_rankings`` turns them into pairs)."""
     fmt = _format_of(args)
     if fmt != "mturk-csv":
         if args.include_rejected or args.mapping:
             raise GecInputError("--include-rejected and --mapping apply to --format mturk-csv only")
-        return read_pairwise(args.file, fmt, exclude_judges=args.exclude_judge)
+        return read_rankings(args.file, fmt, exclude_judges=args.exclude_judge)
     mapping = None
     if args.mapping:
         try:
@@ -81,7 +83,7 @@ def read_judgments(args: argparse.Namespace) -> list[PairwiseJudgment]:
     )
     excluded = set(args.exclude_judge)
     batch.judgments = [j for j in batch.judgments if j.worker not in excluded]
-    return expand_pairwise(rankings_of(batch))
+    return rankings_of(batch)
 
 
 def format_table(result: RankingResult) -> str:
@@ -112,8 +114,11 @@ def run(args: argparse.Namespace) -> int:
     if args.seed < 0:
         print("error: --seed must be >= 0", file=sys.stderr)
         return 2
-    judgments = read_judgments(args)  # a GecInputError is printed by geceval.cli
-    if not judgments:
+    with gc_paused():  # ~60,000 objects that all live until the ranking is done
+        rankings = read_judgments(args)  # a GecInputError is printed by geceval.cli
+    try:
+        data = prepare_rankings(rankings)
+    except ValueError:
         print(f"error: {args.file}: no pairwise judgments", file=sys.stderr)
         return 2
     if args.workers > 1:
@@ -121,7 +126,7 @@ def run(args: argparse.Namespace) -> int:
     else:
         label = "trueskill iterations" if args.method == "trueskill" else "bootstrap samples"
     result = rank(
-        judgments,
+        data,
         method=args.method,
         runs=args.runs,
         seed=args.seed,

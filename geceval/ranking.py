@@ -52,8 +52,8 @@ share its arrays).
 Speed: all runs advance together in (systems x runs) arrays
 (:mod:`geceval.ranking_lockstep`). With numba installed a compiled kernel
 (:mod:`geceval.ranking_kernel`) does each phase of an iteration as one SIMD
-loop over 64 runs: ~36 ns per game and run, so 1000 runs of the 28,146
-gec-ranking judgments take ~1.1 CPU-seconds (docs/benchmarks.md). Without
+loop over 64 runs: ~35 ns per game and run, so 1000 runs of the 28,146
+gec-ranking judgments take ~1.0 CPU-seconds (docs/benchmarks.md). Without
 numba the numpy engine does the same operations one numpy call at a time
 (~320 ns per game, 9 CPU-s); both give the same bits, and no result depends
 on which ran. ``rank(workers=2)`` splits the runs over processes.
@@ -86,6 +86,7 @@ from geceval.ranking_trueskill import (
     pdf,
     ppf,
     prepare,
+    prepare_rankings,
     rate_pair,
     reference_beta,
     run_rng,
@@ -286,7 +287,7 @@ def merge(chunks: Sequence[ChunkResult]) -> RankingResult:
 
 
 def rank(
-    judgments: Sequence[PairwiseJudgment],
+    judgments: Sequence[PairwiseJudgment] | PairData,
     *,
     method: str = "trueskill",
     runs: int = 1000,
@@ -296,11 +297,12 @@ def rank(
 ) -> RankingResult:
     """Rank systems: ``runs`` runs of ``method`` (``trueskill`` or ``ew``), optionally over ``workers`` processes.
 
-    ``progress`` counts iterations (or resamples) in one process, runs with workers.
+    ``progress`` counts iterations (or resamples) in one process, runs with workers. ``judgments``
+    may come encoded already (``prepare``/``prepare_rankings``).
     """
     if runs < 1:
         raise ValueError("runs must be >= 1")
-    data = prepare(judgments)
+    data = judgments if isinstance(judgments, PairData) else prepare(judgments)
     if workers <= 1 or runs < 2:
         return merge([run_chunk(data, range(runs), seed, method=method, progress=progress)])
     from concurrent.futures import ProcessPoolExecutor
@@ -341,6 +343,7 @@ __all__ = [
     "pdf",
     "ppf",
     "prepare",
+    "prepare_rankings",
     "rank",
     "rank_ranges",
     "rate_pair",

@@ -7,7 +7,7 @@ exponential (``lockstep_exp``), so their results are equal bit for bit
 call per operation over all runs (~320 ns per game and run at 1000 runs: the
 written-out exponential is ~40 operations where ``np.exp`` would be one); the
 numba kernel (:mod:`geceval.ranking_kernel`) fuses each phase into one SIMD
-loop over a batch of 64 runs (~36 ns).
+loop over a batch of 64 runs (~35 ns).
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from types import ModuleType
 
 import numpy as np
 
+from geceval.gcpause import gc_paused
 from geceval.progress import ProgressFn, no_progress
 from geceval.ranking_trueskill import (
     BLOCK,
@@ -181,24 +182,37 @@ def trueskill_runs(
 
 
 def kernel() -> ModuleType:
-    """The numba kernel module, loaded (imports numba, ~0.2 CPU-s; loads the cached kernel, ~0.15 s)."""
-    # lazy: EW rankings and the numpy engine never pay numba's import (~0.35 CPU-s)
-    from geceval import ranking_kernel
+    """The numba kernel module, loaded (imports numba, ~0.15 CPU-s; loads the cached kernel, ~0.13 s)."""
+    loaded = sys.modules.get("geceval.ranking_kernel")
+    if loaded is not None and loaded.games.overloads:
+        return loaded
+    # once per process: numba's modules and the compiled kernel live until the process ends
+    with gc_paused(freeze=True):
+        # lazy: EW rankings and the numpy engine never pay numba's import (~0.3 CPU-s)
+        from geceval import ranking_kernel
 
-    if not ranking_kernel.games.overloads:
-        _load_without_scipy_linalg(ranking_kernel)
+        if not ranking_kernel.games.overloads:
+            _load_without_scipy_linalg(ranking_kernel)
     return ranking_kernel
 
 
 def _load_without_scipy_linalg(ranking_kernel: ModuleType) -> None:
     """Load (or compile) the kernel without numba importing scipy.linalg for BLAS.
 
-    numba's first compilation or cache load imports its numpy registries, which
-    import scipy.linalg (0.15-0.3 CPU-s, more than the rest of numba) only to
-    find BLAS for np.dot/np.linalg, which the kernel does not use. When
-    scipy.linalg is not loaded yet, its BLAS module is marked missing for that
-    moment: numba then records "no BLAS" for this process (numba code here
-    cannot use np.dot; none does), and scipy.linalg imports normally afterwards.
+    Loading a cached kernel, like compiling one, first refreshes numba's CPU
+    target (``caching.py``: ``target_context.refresh()``), which imports all of
+    numba's implementation modules. One of them, ``numba.np.arraymath``, runs
+    ``_HAVE_BLAS = _check_blas()`` at import: ``import scipy.linalg.cython_blas``,
+    i.e. scipy.linalg (85 modules, ~0.2 CPU-s, more than loading the kernel)
+    only to know whether np.dot may be compiled. numba 0.68 has no option or
+    environment variable for that probe, and the refresh cannot be skipped (it
+    also starts numba's runtime, which the kernel's arrays use). So, when
+    scipy.linalg is not loaded yet, its BLAS module is set to None in
+    ``sys.modules`` for that moment: Python's documented way to make an import
+    raise ImportError (the import system's "module cache"); numba then records
+    "no BLAS". The price: numba code compiled later in this process cannot
+    use np.dot or np.linalg; the kernel is the project's only numba code and
+    uses neither. scipy.linalg imports normally afterwards (tested).
     """
     blas = "scipy.linalg.cython_blas"
     blocked = blas not in sys.modules
@@ -221,6 +235,7 @@ def _kernel_runs(
     allowed = (data.counts > 0).astype(np.float64)
     complete = bool(np.all(allowed.reshape(size, size) + np.eye(size) > 0))
     countsf, offsets = data.counts.astype(np.float64), data.offsets.astype(np.uint64)
+    outcomes = data.outcomes.astype(np.int8)  # -1/0/+1: 8x less memory for the random draws
     games = kernel().games
     for start in range(0, n_runs, KERNEL_BATCH):
         batch = slice(start, min(start + KERNEL_BATCH, n_runs))
@@ -231,7 +246,7 @@ def _kernel_runs(
         for first in range(0, iterations, KERNEL_BLOCK):
             steps = min(KERNEL_BLOCK, iterations - first)
             ok = games(
-                b_mu, b_var, b_emu, b_enmu, state, steps, offsets, countsf, data.outcomes, allowed,
+                b_mu, b_var, b_emu, b_enmu, state, steps, offsets, countsf, outcomes, allowed,
                 complete, two_beta2, margin,
             )  # fmt: skip
             if not ok:

@@ -33,8 +33,10 @@ def pool(transactional_db, real_postgres, real_redis):
 def test_a_run_whose_worker_is_killed_finishes_by_itself_on_a_new_worker_with_the_same_result(pool, tmp_path):
     proc, _log = pool.start()
     _user, campaign, rankings = ranking_campaign(n=3000)
+    # 500 runs a chunk (~0.1 CPU-s of kernel each): long enough that the poll below finds a chunk
+    # running; with 50 (the numba kernel made them ~9 ms) the whole run could finish between polls
     run = services.analysis_run_create(
-        campaign=campaign, kind="trueskill", parameters={"runs": 400, "chunks": 8}, seed=11
+        campaign=campaign, kind="trueskill", parameters={"runs": 4000, "chunks": 8}, seed=11
     )
     services.analysis_run_enqueue(run)
     _wait(
@@ -55,6 +57,6 @@ def test_a_run_whose_worker_is_killed_finishes_by_itself_on_a_new_worker_with_th
     _wait(run, lambda r: r.status in (RunStatus.DONE, RunStatus.FAILED), timeout=300)
     assert run.status == RunStatus.DONE, run.error
     assert time.monotonic() - started < 300
-    assert _table(run) == _expected(rankings, 400, 11)
+    assert _table(run) == _expected(rankings, 4000, 11)
     assert run.chunks.filter(attempts__gte=2).count() >= 1  # the chunk that died was computed again
     assert SystemRankResult.objects.filter(run=run).count() == 4

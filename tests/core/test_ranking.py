@@ -14,7 +14,7 @@ import pytest
 import trueskill
 from trueskill import backends
 
-from geceval.judgments import PairwiseJudgment, read_pairwise
+from geceval.judgments import PairwiseJudgment, RankingJudgment, expand_pairwise, read_pairwise, read_rankings
 from geceval.ranking import (
     ChunkResult,
     PairData,
@@ -27,6 +27,7 @@ from geceval.ranking import (
     pdf,
     ppf,
     prepare,
+    prepare_rankings,
     rank,
     rank_ranges,
     rate_pair,
@@ -395,3 +396,44 @@ def test_rank_command_malformed_file_names_the_line():
     done = run_cli(str(FIXTURES / "bad_rank.csv"), "--format", "wmt-csv")
     assert done.returncode == 2
     assert f"{FIXTURES / 'bad_rank.csv'}:3: " in done.stderr
+
+
+def _same_pair_data(a: PairData, b: PairData) -> bool:
+    return (a.systems, a.judgments) == (b.systems, b.judgments) and all(
+        np.array_equal(getattr(a, f), getattr(b, f)) and getattr(a, f).dtype == getattr(b, f).dtype
+        for f in ("winner_loser", "offsets", "counts", "outcomes")
+    )
+
+
+@pytest.mark.parametrize(
+    ("name", "fmt"),
+    [
+        ("small.xml", "appraise-xml"),
+        ("small.jsonl", "jsonl"),
+        ("fiveway.csv", "wmt-csv"),
+        ("small.csv", "wmt-csv"),
+    ],
+)
+def test_prepare_rankings_equals_prepare_of_the_expanded_pairs(name, fmt):
+    rankings = read_rankings(FIXTURES / name, fmt)
+    assert _same_pair_data(prepare_rankings(rankings), prepare(expand_pairwise(rankings)))
+
+
+def test_prepare_rankings_drops_skipped_entries_and_self_pairs_as_expand_pairwise_does():
+    rankings = [
+        RankingJudgment("1", "a", (("A", 1), ("B", -1), ("C", 2), ("A", 3))),
+        RankingJudgment("2", "b", (("C", 1), ("B", 1))),
+    ]
+    data = prepare_rankings(rankings)
+    assert data.judgments == 3  # A-C and C-A, then the tie C-B; B's skipped rank and A-A drop out
+    assert _same_pair_data(data, prepare(expand_pairwise(rankings)))
+    with pytest.raises(ValueError, match="no usable pairwise judgments"):
+        prepare_rankings([RankingJudgment("1", "a", (("A", 1), ("A", 2), ("B", -1)))])
+
+
+@requires_shared
+def test_prepare_rankings_equals_prepare_on_the_gec_ranking_judgments():
+    rankings = read_rankings(shared_path("gec-ranking", "data", "all_judgments.csv"), "wmt-csv")
+    data = prepare_rankings(rankings)
+    assert data.judgments == 28146
+    assert _same_pair_data(data, prepare(expand_pairwise(rankings)))

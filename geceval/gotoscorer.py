@@ -36,8 +36,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from geceval.errant_scorer import annotate_hypothesis, build_reference_set, looks_like_m2
 from geceval.errors import GecInputError
-from geceval.formats.m2 import M2Sentence
+from geceval.formats.m2 import M2Sentence, read_m2
+from geceval.formats.text import read_lines
+from geceval.progress import StderrProgress
 
 Edit = tuple[int, int, str]
 """(start, end, correction) in source tokens; "" is a deletion."""
@@ -172,11 +175,6 @@ def gotoscorer(
 def cli_gotoscorer(args: Any) -> list[dict[str, Any]]:
     """Adapter for ``python -m geceval score gotoscorer``: every ``--hyp`` is one of the systems
     that set the weights (inputs as ``score errant``: text or ERRANT M2)."""
-    from geceval.errant_scorer import annotate_hypothesis, build_reference_set, looks_like_m2
-    from geceval.formats.m2 import read_m2
-    from geceval.formats.text import read_lines
-    from geceval.progress import StderrProgress
-
     beta = 0.5 if getattr(args, "beta", None) is None else float(args.beta)
     source = read_lines(args.source) if getattr(args, "source", None) else None
     ref_set = build_reference_set(args.refs, source, align=getattr(args, "align", "errant") or "errant")

@@ -27,8 +27,15 @@ import os
 from collections.abc import Sequence
 from typing import Any
 
+from geceval.errant_scorer import (
+    annotate_hypothesis,
+    build_reference_set,
+    compare_pairs,
+    looks_like_m2,
+    sentence_pairs,
+)
 from geceval.errors import GecInputError
-from geceval.formats.m2 import M2Sentence
+from geceval.formats.m2 import M2Sentence, read_m2
 from geceval.formats.text import read_lines
 from geceval.m2 import load_gold, score_candidates, sentence_candidates
 from geceval.progress import ProgressFn, StderrProgress, no_progress
@@ -61,9 +68,6 @@ def sent_errant_scores(
     hyp: Sequence[M2Sentence], ref: Sequence[M2Sentence], *, beta: float = 0.5
 ) -> list[float]:
     """Per sentence, ERRANT's span-based correction F_beta of that sentence compared on its own."""
-    # local: errant_scorer pulls in the ERRANT annotation layer (spaCy stays lazy there)
-    from geceval.errant_scorer import compare_pairs, sentence_pairs
-
     if len(hyp) != len(ref):
         raise GecInputError(f"the hypothesis M2 has {len(hyp)} sentences but the reference has {len(ref)}")
     out = []
@@ -107,9 +111,6 @@ def cli_sentm2(args: Any) -> list[dict[str, Any]]:
 
 def cli_senterrant(args: Any) -> list[dict[str, Any]]:
     """Adapter for ``python -m geceval score senterrant`` (inputs as ``score errant``)."""
-    from geceval.errant_scorer import annotate_hypothesis, build_reference_set, looks_like_m2
-    from geceval.formats.m2 import read_m2
-
     beta = 0.5 if getattr(args, "beta", None) is None else float(args.beta)
     source = read_lines(args.source) if getattr(args, "source", None) else None
     ref_set = build_reference_set(

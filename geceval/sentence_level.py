@@ -19,8 +19,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from geceval.errant_scorer import annotate_hypothesis, reference_set_from_m2
 from geceval.errors import GecInputError
 from geceval.formats.m2 import M2Sentence
+from geceval.gleu import gleu_plus
+from geceval.gotoscorer import gotoscorer_sentences
+from geceval.sent_metrics import sent_errant_scores, sent_m2_scores
 
 SENTENCE_METRICS: tuple[str, ...] = ("m2", "errant", "gotoscorer", "gleu", "bleu", "chrf")
 NEEDS_GOLD = {"m2", "errant", "gotoscorer"}
@@ -64,20 +68,12 @@ def sentence_level_scores(
 
 
 def _gold_metric(metric: str, gold: list[M2Sentence], hyps: dict[str, list[str]]) -> dict[str, list[float]]:
-    from geceval.sent_metrics import sent_m2_scores
-
     if metric == "m2":
         return {name: sent_m2_scores(lines, gold) for name, lines in hyps.items()}
-    from geceval.errant_scorer import annotate_hypothesis, reference_set_from_m2
-
     ref_set = reference_set_from_m2(gold)
     hyp_m2 = {name: annotate_hypothesis(ref_set, lines) for name, lines in hyps.items()}
     if metric == "errant":
-        from geceval.sent_metrics import sent_errant_scores
-
         return {name: sent_errant_scores(m2, ref_set.m2) for name, m2 in hyp_m2.items()}
-    from geceval.gotoscorer import gotoscorer_sentences
-
     names = list(hyp_m2)
     scores = gotoscorer_sentences(ref_set.m2, [hyp_m2[n] for n in names])
     return dict(zip(names, scores))
@@ -85,9 +81,8 @@ def _gold_metric(metric: str, gold: list[M2Sentence], hyps: dict[str, list[str]]
 
 def _text_metric(metric: str, source: list[str], refs: list[list[str]], hyp: list[str]) -> list[float]:
     if metric == "gleu":
-        from geceval.gleu import gleu_plus
-
         return list(gleu_plus(source, refs, hyp, sentence=True, iterations=1).sentence_scores or [])
+    # lazy: sacrebleu is slow to import and only bleu/chrf need it
     from geceval import sacre
 
     if metric == "bleu":

@@ -189,9 +189,10 @@ def _aliases(args: argparse.Namespace) -> dict[str, str]:
 
 
 def _computed_scores(args: argparse.Namespace, items: list[int]) -> dict[str, dict[str, dict[str, float]]]:
-    from geceval.formats.m2 import read_m2
-    from geceval.formats.text import read_lines
-    from geceval.sentence_level import NEEDS_GOLD, SENTENCE_METRICS, sentence_level_scores
+    # lazy: the scorers (ERRANT, sacrebleu) load only when sentences are to be scored here
+    from geceval.formats.m2 import read_m2  # lazy: as above
+    from geceval.formats.text import read_lines  # lazy: as above
+    from geceval.sentence_level import NEEDS_GOLD, SENTENCE_METRICS, sentence_level_scores  # lazy: as above
 
     metrics = args.metrics or list(SENTENCE_METRICS)
     if not os.path.isdir(args.outputs):
@@ -212,6 +213,7 @@ def _computed_scores(args: argparse.Namespace, items: list[int]) -> dict[str, di
 
 
 def _run_sentence(args: argparse.Namespace) -> int:
+    # lazy: the system-level path reads no judgments
     from geceval.judgments import read_pairwise
 
     if not args.judgments:

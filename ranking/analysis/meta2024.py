@@ -12,8 +12,12 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+import numpy as np
+from scipy import stats
+
 from annotate.models import System
 from geceval import metaeval_2024 as m24
+from geceval.metaeval import williams_from_scores
 
 WINDOW = m24.DEFAULT_WINDOW
 
@@ -74,3 +78,35 @@ def window_lines(
         windows = m24.window_correlations(metric, human, list(human), k)
         out.append((f"{c.metric}/{c.reference_set}", [(w.start, _none(w.pearson)) for w in windows]))
     return out
+
+
+@dataclass
+class WilliamsRow:
+    subset: str
+    better: str
+    worse: str
+    t: float
+    p: float
+
+
+def subset_williams(correlations: Sequence, tags: dict[str, frozenset[str]]) -> list[WilliamsRow]:
+    """Per subset, the Williams test (one-sided, Pearson) for each pair of metric rows over the
+    systems both scored, reported once in the direction of the higher r."""
+    rows = []
+    scored = [(f"{c.metric}/{c.reference_set}", *_scores(c.points, tags)) for c in correlations]
+    for subset in m24.SUBSETS:
+        for i, (la, ma, ha) in enumerate(scored):
+            for lb, mb, _hb in scored[i + 1 :]:
+                members = [s for s in m24.subset_members(subset, ha, tags) if s in mb]
+                if len(members) <= 3:
+                    continue
+                h = np.array([ha[s] for s in members])
+                a = np.array([ma[s] for s in members])
+                b = np.array([mb[s] for s in members])
+                if min(np.ptp(h), np.ptp(a), np.ptp(b)) == 0:
+                    continue
+                ra, rb = stats.pearsonr(h, a)[0], stats.pearsonr(h, b)[0]
+                (better, x), (worse, y) = ((la, a), (lb, b)) if ra >= rb else ((lb, b), (la, a))
+                w = williams_from_scores(h, x, y)
+                rows.append(WilliamsRow(subset, better, worse, w.t, w.p))
+    return rows

@@ -119,6 +119,7 @@ def run_detail(request: HttpRequest, pk: int) -> HttpResponse:
         context["williams_labels"] = labels
         tags = meta2024.corpus_tags(run.campaign.corpus_id)
         context["subset_rows"] = meta2024.subset_rows(results["correlations"], tags)
+        context["subset_williams"] = meta2024.subset_williams(results["correlations"], tags)
         context["has_windows"] = bool(meta2024.window_lines(results["correlations"], tags))
         context["window_k"] = meta2024.WINDOW
     return render(request, "ranking/analysis/run.html", context)

@@ -34,7 +34,7 @@ class SentenceAdmin(admin.ModelAdmin):
 
 @admin.register(System)
 class SystemAdmin(admin.ModelAdmin):
-    list_display = ["name", "kind", "corpus"]
+    list_display = ["name", "kind", "tags", "corpus"]
     list_filter = ["kind"]
     list_select_related = ["corpus"]
 

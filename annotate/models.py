@@ -7,8 +7,13 @@ export reproduces the input byte for byte.
 from __future__ import annotations
 
 from django.conf import settings
+from django.core.validators import RegexValidator
 from django.db import models
 from django.db.models import Q
+
+SYSTEM_TAGS_PATTERN = r"^((classic|fluent|input)( (classic|fluent|input))*)?$"  # metaeval_2024.TAGS
+TAGS_VALID = RegexValidator(SYSTEM_TAGS_PATTERN, "Tags are classic, fluent and input, separated by spaces.")
+TAGS_HELP = "meta-evaluation subsets (Kobayashi et al. 2024): classic, fluent, input; space-separated"
 
 
 class Role(models.TextChoices):
@@ -102,6 +107,9 @@ class System(models.Model):
     corpus = models.ForeignKey(Corpus, on_delete=models.CASCADE, related_name="systems")
     name = models.CharField(max_length=200)
     kind = models.CharField(max_length=16, choices=SystemKind.choices, default=SystemKind.MODEL)
+    tags = models.CharField(
+        max_length=32, blank=True, default="", validators=[TAGS_VALID], help_text=TAGS_HELP
+    )
     created = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -112,10 +120,14 @@ class System(models.Model):
             models.CheckConstraint(
                 condition=Q(kind__in=[k.value for k in SystemKind]), name="system_kind_valid"
             ),
+            models.CheckConstraint(condition=Q(tags__regex=SYSTEM_TAGS_PATTERN), name="system_tags_valid"),
         ]
 
     def __str__(self) -> str:
         return self.name
+
+    def tag_set(self) -> frozenset[str]:
+        return frozenset(self.tags.split())
 
 
 class Output(models.Model):

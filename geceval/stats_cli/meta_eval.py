@@ -13,7 +13,12 @@ human scores than the second?).
 ``--json`` prints ``{"human_scores": path, "metrics": [{"metric": path, "n",
 "systems", "excluded", "unmatched", "pearson", "pearson_p", "spearman",
 "spearman_p", "kendall", "kendall_p"}, ...], "williams": [{"metric1",
-"metric2", "t", "df", "p"}, ...]}``.
+"metric2", "t", "df", "p"}, ...]}``. Score files may also be TSV or JSON
+(:func:`geceval.metaeval_2024.read_system_scores`): a metric run elsewhere is
+meta-evaluated like ours.
+
+``--tags``/``--tag``, ``--subset``, ``--window [K]`` and ``--sentence-level`` switch to
+the 2024 modes (Kobayashi et al. 2024): :mod:`geceval.stats_cli.meta_eval_2024`.
 
 ``python -m geceval meta-eval --hybrids N --seed S --data DIR [--segment-scores CSV]
 [--metrics M ...] [--json]`` is GMEG 2019 Table 8 and Figure 3 for one
@@ -41,8 +46,8 @@ from scipy import stats
 
 from geceval import metaeval
 from geceval.errors import GecInputError
-from geceval.prws import read_system_scores_csv
-from geceval.stats_cli import fmt, print_json
+from geceval.metaeval_2024 import read_system_scores
+from geceval.stats_cli import fmt, meta_eval_2024, print_json
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -59,7 +64,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         nargs="+",
         metavar="M",
         default=None,
-        help="with --hybrids: chrf errant-0.2 errant-0.5 gleu chargleu imeasure m2-0.2 m2-0.5 (default all)",
+        help=(
+            "with --hybrids: chrf errant-0.2 errant-0.5 gleu chargleu imeasure m2-0.2 m2-0.5 (default all); "
+            "with --sentence-level --outputs: m2 errant gotoscorer gleu bleu chrf (default all)"
+        ),
     )
     parser.add_argument(
         "--exclude",
@@ -69,15 +77,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="systems to leave out (default: %(default)s)",
     )
     parser.add_argument("--json", action="store_true")
+    meta_eval_2024.add_arguments(parser)
 
 
 def run(args: argparse.Namespace) -> int:
     if args.hybrids is not None:
         return _run_hybrids(args)
+    if meta_eval_2024.wanted(args):
+        return meta_eval_2024.run(args)
     if not args.metric_scores or not args.human_scores:
         raise GecInputError("give --metric-scores and --human-scores, or --hybrids N --data DIR")
-    human = read_system_scores_csv(args.human_scores)
-    metrics = {path: read_system_scores_csv(path) for path in args.metric_scores}
+    human = read_system_scores(args.human_scores)
+    metrics = {path: read_system_scores(path) for path in args.metric_scores}
     rows = []
     for path, scores in metrics.items():
         corr = metaeval.system_correlations(scores, human, exclude=args.exclude)

@@ -158,3 +158,17 @@ def edit_distance_svg(table: dict) -> str:
     ax.legend(fontsize=7, loc="best")
     ax.grid(color="#dddddd", linewidth=0.5)
     return _svg(fig)
+
+
+def window_svg(lines: Sequence[tuple[str, Sequence[tuple[int, float | None]]]], *, k: int) -> str:
+    """Window analysis (Kobayashi et al. 2024): Pearson within each window of k adjacent systems
+    in human order, one line per metric; x is the human rank the window starts at."""
+    fig, ax = _figure(5.5, 4)
+    for label, pts in lines:
+        ax.plot([s for s, _ in pts], [math.nan if r is None else r for _, r in pts], marker="o", label=label)
+    ax.set_xlabel(f"first human rank of the window ({k} systems)")
+    ax.set_ylabel("Pearson r in the window")
+    ax.set_ylim(-1.05, 1.05)
+    ax.legend(fontsize=7, loc="best")
+    ax.grid(color="#dddddd", linewidth=0.5)
+    return _svg(fig)

@@ -13,7 +13,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from annotate.decorators import researcher_required
 from annotate.paging import paginate
-from ranking.analysis import exports, plots, services
+from ranking.analysis import exports, meta2024, plots, services
 from ranking.analysis.forms import RunForm
 from ranking.analysis.models import AnalysisKind, RunStatus
 from ranking.analysis.parameters import parameters_in_words
@@ -117,6 +117,11 @@ def run_detail(request: HttpRequest, pk: int) -> HttpResponse:
             for label, c in zip(labels, results["correlations"])
         ]
         context["williams_labels"] = labels
+        tags = meta2024.corpus_tags(run.campaign.corpus_id)
+        context["subset_rows"] = meta2024.subset_rows(results["correlations"], tags)
+        context["subset_williams"] = meta2024.subset_williams(results["correlations"], tags)
+        context["has_windows"] = bool(meta2024.window_lines(results["correlations"], tags))
+        context["window_k"] = meta2024.WINDOW
     return render(request, "ranking/analysis/run.html", context)
 
 
@@ -175,6 +180,11 @@ def run_plot(request: HttpRequest, pk: int, name: str) -> HttpResponse:
             m for m in res["metrics"] if m.metric == "errant" and m.reference_set == refsets[int(index)]
         ]
         svg = plots.edit_types_svg(chosen)
+    elif name == "window" and res["correlations"]:
+        lines = meta2024.window_lines(res["correlations"], meta2024.corpus_tags(run.campaign.corpus_id))
+        if not lines:
+            raise Http404("fewer systems than a window")
+        svg = plots.window_svg(lines, k=meta2024.WINDOW)
     elif name == "curve" and res["metrics"] and run.kind == AnalysisKind.GLEU_VS_REFS:
         svg = plots.curve_svg(res["metrics"])
     else:

@@ -58,3 +58,8 @@ def test_gleu_smoke_prints_pypi_gleus_score():
 def test_errant_smoke_gives_errants_own_m2_and_scores():
     out = run_bench("bench_errant.py")
     assert "identical to errant's: True" in out and ": same" in out
+
+
+def test_sent_m2_smoke_equals_m2scorer_sentence_by_sentence():
+    out = run_bench("bench_sent_m2.py")
+    assert "AMU" in out and "; same" in out

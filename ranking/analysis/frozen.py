@@ -11,12 +11,15 @@ with numpy, in the order ``expand_pairwise`` gives (judgment by judgment, then
 from __future__ import annotations
 
 import io
+import math
 
 import numpy as np
 from django.db import connection
 
+from geceval.agreement import cohen_kappa
 from geceval.judgments import PairwiseJudgment
 from geceval.ranking import PairData
+from ranking.analysis import compute
 from ranking.models import Campaign, ImportedEntry
 
 _FIELDS = ("winner_loser", "offsets", "counts", "outcomes")
@@ -88,6 +91,57 @@ class CompactPairs:
     def pair_counts(self) -> dict[str, int]:
         counts = np.bincount(np.concatenate([self.first, self.second]), minlength=len(self.names))
         return {n: int(c) for n, c in zip(self.names, counts) if c}
+
+    def agreement_summary(self) -> dict:
+        """``compute.agreement_summary`` of these pairs without a Python object per pair: only
+        judgments whose (item, two systems) another annotator also judged are looked at one by one."""
+        if not len(self.first):
+            return compute.agreement_summary([])
+        names = np.array(self.names)
+        # pair_label: systems ordered by name, the label seen from the first; annotators' order is
+        # their ids' string order (within_pairs sorts the annotator strings)
+        swap = names[self.first] > names[self.second]
+        lo = np.where(swap, self.second, self.first)
+        hi = np.where(swap, self.first, self.second)
+        diff = np.sign(self.rank1 - self.rank2)
+        label = np.where(swap, -diff, diff)
+        _strings, judge_rank = np.unique(self.judge.astype(str), return_inverse=True)
+        size = len(self.names)
+        key = (self.sentence * size + lo) * size + hi
+        # labels_by_annotator keeps an annotator's first label of a key
+        _u, first = np.unique(judge_rank.astype(np.int64) * (int(key.max()) + 1) + key, return_index=True)
+        first.sort()
+        key, who, label = key[first], judge_rank[first], label[first]
+        _keys, inverse, counts = np.unique(key, return_inverse=True, return_counts=True)
+        shared = np.flatnonzero(counts[inverse] >= 2)
+        by_key: dict[int, list[tuple[int, int]]] = {}
+        for k, a, x in zip(inverse[shared].tolist(), who[shared].tolist(), label[shared].tolist()):
+            by_key.setdefault(k, []).append((a, x))
+        per_pair: dict[tuple[int, int], tuple[list[int], list[int]]] = {}
+        for entries in by_key.values():
+            entries.sort()
+            for i in range(len(entries)):
+                for j in range(i + 1, len(entries)):
+                    la, lb = per_pair.setdefault((entries[i][0], entries[j][0]), ([], []))
+                    la.append(entries[i][1])
+                    lb.append(entries[j][1])
+        pooled_a: list[int] = []
+        pooled_b: list[int] = []
+        kappas = []
+        for pair in sorted(per_pair):
+            xa, xb = per_pair[pair]
+            pooled_a += xa
+            pooled_b += xb
+            k = cohen_kappa(xa, xb)
+            if not math.isnan(k):
+                kappas.append(k)
+        return {
+            "kappa": compute._finite(cohen_kappa(pooled_a, pooled_b)),
+            "weighted_kappa": compute._finite(cohen_kappa(pooled_a, pooled_b, weights="quadratic")),
+            "shared": len(pooled_a),
+            "annotator_pairs": len(per_pair),
+            "mean_pair_kappa": compute._finite(float(np.mean(kappas)) if kappas else math.nan),
+        }
 
     def pairwise_judgments(self) -> list[PairwiseJudgment]:
         """As objects, for the agreement statistics (item = sentence id, annotator = judge id)."""

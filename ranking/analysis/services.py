@@ -129,7 +129,7 @@ def _freeze_compact(run: AnalysisRun, found: frozen.CompactPairs) -> dict:
     return {
         "compact": True,
         "pair_counts": found.pair_counts(),
-        "agreement": compute.agreement_summary(found.pairwise_judgments()),
+        "agreement": found.agreement_summary(),
     }
 
 

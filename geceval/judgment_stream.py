@@ -103,6 +103,30 @@ def _refuse_nul_names(out: JudgmentArrays, name: str) -> None:
                 raise GecInputError(f"{text!r} contains a NUL character", path=name)
 
 
+def _wmt_columns(header: list[str], name: str) -> tuple[list[tuple[int, int, str]], int, int]:
+    """(system column, rank column, rank header) per system slot, the judge and the item columns."""
+    columns = {f.strip().lower(): i for i, f in enumerate(header)}
+    slots = []
+    for f, index in columns.items():
+        match = _SYSTEM_ID.match(f)
+        if match:
+            if f"system{match.group(1)}rank" not in columns:
+                raise GecInputError(f"header has {f} but no system{match.group(1)}rank", path=name, line=1)
+            slots.append((int(match.group(1)), index))
+    if len(slots) < 2:
+        raise GecInputError("header needs system1Id/system1rank and system2Id/system2rank", path=name, line=1)
+    slots.sort()
+    pairs = [
+        (sys_col, columns[f"system{n}rank"], header[columns[f"system{n}rank"]].strip())
+        for n, sys_col in slots
+    ]
+    judge_col = columns.get("judgeid")
+    item_col = columns.get("segmentid", columns.get("srcindex"))
+    if judge_col is None or item_col is None:
+        raise GecInputError("header needs judgeId and segmentId (or srcIndex) columns", path=name, line=1)
+    return pairs, judge_col, item_col
+
+
 def stream_wmt_csv(source: Source, *, exclude_judges: Sequence[str] = ()) -> JudgmentArrays:
     """A WMT ranking CSV (see ``geceval.judgments.read_wmt_csv``) as arrays, ranks 1-5 kept."""
     out = JudgmentArrays("rank")
@@ -112,29 +136,7 @@ def stream_wmt_csv(source: Source, *, exclude_judges: Sequence[str] = ()) -> Jud
         header = next(reader, None)
         if header is None:
             raise GecInputError("empty file, expected a WMT CSV header", path=name, line=1)
-        columns = {f.strip().lower(): i for i, f in enumerate(header)}
-        slots = []
-        for f, index in columns.items():
-            match = _SYSTEM_ID.match(f)
-            if match:
-                if f"system{match.group(1)}rank" not in columns:
-                    raise GecInputError(
-                        f"header has {f} but no system{match.group(1)}rank", path=name, line=1
-                    )
-                slots.append((int(match.group(1)), index))
-        if len(slots) < 2:
-            raise GecInputError(
-                "header needs system1Id/system1rank and system2Id/system2rank", path=name, line=1
-            )
-        slots.sort()
-        pairs = [
-            (sys_col, columns[f"system{n}rank"], header[columns[f"system{n}rank"]].strip())
-            for n, sys_col in slots
-        ]
-        judge_col = columns.get("judgeid")
-        item_col = columns.get("segmentid", columns.get("srcindex"))
-        if judge_col is None or item_col is None:
-            raise GecInputError("header needs judgeId and segmentId (or srcIndex) columns", path=name, line=1)
+        pairs, judge_col, item_col = _wmt_columns(header, name)
         width = len(header)
         # the hot loop: bound methods and codes looked up inline (a million rows; ~3 us each)
         items, judges, systems = out.items, out.judges, out.systems

@@ -168,6 +168,9 @@ STORAGES = {
 # Uploads: corpora and system outputs are read in memory and validated whole. UPLOAD_MAX_BYTES also
 # bounds a gzip-compressed input after decompression (geceval.formats.inputs), uploaded or read by a command.
 UPLOAD_MAX_BYTES = env_int("UPLOAD_MAX_BYTES", 50 * 1024 * 1024)
+# WMT CSV and PRWS CSV judgment files larger than this import in the compact form (streamed, COPY;
+# crowd.importing.compact); smaller ones keep one screen per judgment.
+IMPORT_COMPACT_BYTES = env_int("IMPORT_COMPACT_BYTES", 5 * 1024 * 1024)
 # Web uploads larger than this (all files of one upload together) are imported by a Celery task with
 # a progress page (annotate.jobs); smaller ones inline, as the request waits. A running import silent
 # for IMPORT_JOB_STALLED_SECONDS lost its worker and is failed by beat (nothing of it was saved).

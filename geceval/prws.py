@@ -156,13 +156,40 @@ def mann_whitney_p(segments: Mapping[str, Mapping[str, float]], a: str, b: str) 
     return float(stats.mannwhitneyu(x, y, alternative="greater").pvalue)
 
 
+def _pairwise_mann_whitney(segments: Mapping[str, Mapping[str, float]], order: Sequence[str]) -> dict:
+    """``mann_whitney_p`` for every ordered pair of systems, the segment scores aligned once in a
+    matrix (items x systems, NaN where missing) rather than looked up item by item per pair."""
+    items = list(dict.fromkeys(i for name in order for i in segments[name]))
+    index = {item: k for k, item in enumerate(items)}
+    table = np.full((len(order), len(items)), np.nan)
+    for row, name in enumerate(order):
+        cells = segments[name]
+        table[row, [index[i] for i in cells]] = list(cells.values())
+    present = ~np.isnan(table)
+    out = {}
+    for i, a in enumerate(order):
+        for j, b in enumerate(order):
+            if i == j:
+                continue
+            both = present[i] & present[j]
+            if int(both.sum()) < 2:
+                out[(a, b)] = math.nan
+                continue
+            x, y = table[i, both], table[j, both]
+            if np.all(x == x[0]) and np.all(y == x[0]):
+                out[(a, b)] = math.nan
+                continue
+            out[(a, b)] = float(stats.mannwhitneyu(x, y, alternative="greater").pvalue)
+    return out
+
+
 def significance_clusters(
     segments: Mapping[str, Mapping[str, float]], *, alpha: float = 0.05
 ) -> list[ClusteredSystem]:
     """Systems by mean (descending) with WMT-style significance clusters (module docstring)."""
     means = system_means(segments)
     order = sorted(means, key=lambda s: (-means[s] if not math.isnan(means[s]) else math.inf, s))
-    sig = {(a, b): mann_whitney_p(segments, a, b) < alpha for a in order for b in order if a != b}
+    sig = {(a, b): p < alpha for (a, b), p in _pairwise_mann_whitney(segments, order).items()}
     rows = []
     cluster = 1
     for i, name in enumerate(order):

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from geceval.judgments import RankingJudgment
-from ranking.models import Campaign
+from ranking.models import Campaign, ImportedEntry
 from ranking.selectors import valid_ratings
 
 
@@ -36,6 +36,9 @@ class ScreenRanking:
 def iter_screen_rankings(campaign: Campaign, *, chunk_size: int = 2000) -> Iterator[ScreenRanking]:
     """Valid judgments one by one, ordered by judgment id (streams: O(1) judgments in memory)."""
     names = dict(campaign.systems.values_list("pk", "name"))
+    if campaign_is_compact(campaign):
+        yield from _iter_imported(campaign, names, chunk_size)
+        return
     rows = (
         valid_ratings(campaign)
         .values_list(
@@ -63,6 +66,43 @@ def iter_screen_rankings(campaign: Campaign, *, chunk_size: int = 2000) -> Itera
             current = ScreenRanking(jid, screen_id, sentence_id, pos, judge_id)
             cells = []
         cells.append((cand, system_id, score, rank, mc))
+    if current is not None:
+        yield _finish(current, cells, names)
+
+
+def campaign_is_compact(campaign: Campaign) -> bool:
+    """Whether the campaign's judgments are stored in the compact imported form (``ranking.imported``)."""
+    return ImportedEntry.objects.filter(campaign=campaign).exists()
+
+
+def _iter_imported(campaign: Campaign, names: dict[int, str], chunk_size: int) -> Iterator[ScreenRanking]:
+    """Compact imported judgments as screen rankings (entries in file order; every one is valid:
+    an imported file has no traps and no HIT to exclude). The judgment's number stands for both ids."""
+    rows = (
+        ImportedEntry.objects.filter(campaign=campaign)
+        .values_list(
+            "judgment",
+            "sentence_id",
+            "sentence__position",
+            "judge_id",
+            "system_id",
+            "score",
+            "rank",
+            "meaning_changed",
+        )
+        .order_by("judgment", "pk")
+    )
+    current: ScreenRanking | None = None
+    cells: list = []
+    for number, sentence_id, pos, judge_id, system_id, score, rank, mc in rows.iterator(
+        chunk_size=max(chunk_size, 20000)
+    ):
+        if current is None or current.judgment_id != number:
+            if current is not None:
+                yield _finish(current, cells, names)
+            current = ScreenRanking(number, number, sentence_id, pos, judge_id)
+            cells = []
+        cells.append((len(cells), system_id, score, rank, mc))
     if current is not None:
         yield _finish(current, cells, names)
 

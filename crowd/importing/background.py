@@ -3,11 +3,12 @@ reads it and calls ``judgments_import`` as the inline confirm does (all or nothi
 
 from __future__ import annotations
 
+from django.core.files.storage import default_storage
 from django.urls import reverse
 
 from annotate.jobs.models import ImportJob
 from annotate.jobs.services import JobResult, Progress, import_runner_register, job_corpus, job_file
-from crowd.importing.saving import judgments_import
+from crowd.importing.saving import COMPACT_FORMATS, judgments_import
 
 JUDGMENTS = "judgments"
 
@@ -16,17 +17,23 @@ def judgments_run(job: ImportJob, progress: Progress) -> JobResult:
     p = job.params
     corpus = job_corpus(job, p["corpus"], "the judgments") if p.get("corpus") else None
     progress(f"reading {p['filename']}", 0, 2)
-    file = job_file(job, 0, p["filename"])
-    progress("checking and saving the judgments", 1, 2)
-    report = judgments_import(
-        project=job.project,
-        name=p["name"],
-        fmt=p["format"],
-        path_or_bytes=file,
-        corpus=corpus,
-        mapping=p.get("mapping"),
-        include_rejected=p.get("include_rejected", False),
-    )
+    common = {
+        "project": job.project,
+        "name": p["name"],
+        "fmt": p["format"],
+        "corpus": corpus,
+        "mapping": p.get("mapping"),
+        "include_rejected": p.get("include_rejected", False),
+    }
+    if p["format"] in COMPACT_FORMATS:
+        # streamed from storage: the compact import reads row by row and picks its form by the size
+        with default_storage.open(job.files[0], "rb") as handle:
+            progress("checking and saving the judgments", 1, 2)
+            report = judgments_import(path_or_bytes=handle, **common)
+    else:
+        file = job_file(job, 0, p["filename"])
+        progress("checking and saving the judgments", 1, 2)
+        report = judgments_import(path_or_bytes=file, **common)
     return JobResult(
         "Imported: " + "; ".join(report.lines()), reverse("campaign-detail", args=[report.campaign.pk])
     )

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import os
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
@@ -15,7 +17,7 @@ from crowd.importing.readers import Entry, Parsed, ParsedJudgment, judgments_par
 from crowd.models import Platform
 from crowd.services.workers import crowd_workers_bulk
 from geceval.errors import GecInputError
-from geceval.formats.inputs import Source
+from geceval.formats.inputs import Input, Source
 from geceval.formats.mturk import ranking_of
 from ranking.models import (
     Assignment,
@@ -54,6 +56,23 @@ class ImportReport:
             f"pairwise: {self.pairwise}",
             f"skipped: {self.skipped_total}" + (f" ({reasons})" if reasons else ""),
         ]
+
+
+COMPACT_FORMATS = ("wmt-csv", "prws-csv")
+
+
+def _size(source: Source) -> int:
+    """The stored size of an input in bytes (0 when unknown: a stream of unknown length)."""
+    if isinstance(source, Input):
+        return len(source.data)
+    if isinstance(source, bytes | bytearray | memoryview):
+        return len(source)
+    if isinstance(source, str | os.PathLike):
+        try:
+            return os.path.getsize(source)
+        except OSError:
+            return 0
+    return int(getattr(source, "size", 0) or 0)
 
 
 def _system_kind(name: str) -> str:
@@ -123,11 +142,16 @@ def judgments_import(
     mapping: Mapping | None = None,
     include_rejected: bool = False,
     exclude_judges: Sequence[str] = (),
+    compact: bool | None = None,
 ) -> ImportReport:
     """Import a results file as a closed campaign of origin ``imported`` (see the module docstring).
 
     ``exclude_judges`` drops judges by name (e.g. ``["non-native"]`` for
     gec-ranking's all_judgments.xml, as its all_judgments.csv was made).
+
+    ``compact``: store a WMT CSV or PRWS CSV in the compact form (``crowd.importing.compact``:
+    streamed, COPY, one row per entry, no screens). ``None`` chooses it for files of more than
+    ``settings.IMPORT_COMPACT_BYTES``; smaller ones keep screens a researcher can open one by one.
     """
     name = (name or "").strip()
     if not name:
@@ -136,6 +160,21 @@ def judgments_import(
         raise GecInputError("the corpus belongs to another project")
     if Campaign.objects.filter(project=project, name=name).exists():
         raise GecInputError(f"a campaign named {name!r} already exists in project {project.name!r}")
+    if compact is None:
+        compact = fmt in COMPACT_FORMATS and _size(path_or_bytes) > settings.IMPORT_COMPACT_BYTES
+    if compact:
+        if fmt not in COMPACT_FORMATS:
+            raise GecInputError(f"only {' and '.join(COMPACT_FORMATS)} files import in the compact form")
+        from crowd.importing.compact import compact_import  # it builds on this module's helpers
+
+        return compact_import(
+            project=project,
+            name=name,
+            fmt=fmt,
+            path_or_bytes=path_or_bytes,
+            corpus=corpus,
+            exclude_judges=exclude_judges,
+        )
     parsed = judgments_parse(
         fmt=fmt,
         path_or_bytes=path_or_bytes,

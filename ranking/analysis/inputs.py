@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 from annotate.models import Output, Sentence, SystemKind
 from geceval.judgments import PrwsRating
+from ranking.analysis.frozen import compact_judgment_count
 from ranking.models import (
     Assignment,
     AssignmentStatus,
@@ -35,7 +36,8 @@ def campaign_prws_ratings(campaign: Campaign) -> list[PrwsRating]:
 
 
 def valid_judgment_count(campaign: Campaign) -> int:
-    return valid_judgments(campaign).count()
+    compact = compact_judgment_count(campaign)
+    return valid_judgments(campaign).count() if compact is None else compact
 
 
 def excluded_worker_count(campaign: Campaign) -> int:

@@ -75,6 +75,9 @@ class RunInput(models.Model):
 
     run = models.OneToOneField(AnalysisRun, on_delete=models.CASCADE, related_name="input")
     data = models.JSONField(default=dict)
+    arrays = models.BinaryField(
+        null=True, blank=True, help_text="numeric input as a numpy .npz archive (ranking.analysis.frozen)"
+    )
 
     def __str__(self) -> str:
         return f"input of run {self.run_id}"

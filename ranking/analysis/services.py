@@ -34,7 +34,7 @@ from django.utils import timezone
 
 from annotate.tasking import task_send
 from geceval.ranking import ChunkResult, PairData, merge, prepare, run_chunk
-from ranking.analysis import compute, inputs
+from ranking.analysis import compute, frozen, inputs
 from ranking.analysis.models import (
     AnalysisKind,
     AnalysisRun,
@@ -119,10 +119,27 @@ def _claim_run(run_id: int, old: str, new: str, **extra) -> bool:
     return bool(AnalysisRun.objects.filter(pk=run_id, status=old).update(status=new, **extra))
 
 
+def _freeze_compact(run: AnalysisRun, found: frozen.CompactPairs) -> dict:
+    """A compact imported campaign's pairs, frozen as arrays (``RunInput.arrays``) and summaries only."""
+    run.judgments_used = found.rankings
+    run.pairs_used = len(found.first)
+    if len(set(found.first.tolist()) | set(found.second.tolist())) < 2:
+        raise AnalysisError("fewer than two systems have valid ranking judgments")
+    run._frozen_arrays = frozen.pair_data_to_bytes(found.pair_data())
+    return {
+        "compact": True,
+        "pair_counts": found.pair_counts(),
+        "agreement": found.agreement_summary(),
+    }
+
+
 def _freeze_input(run: AnalysisRun) -> dict:
     campaign = run.campaign
     data: dict = {}
-    if run.kind in RANKING_KINDS:
+    found = frozen.compact_pairs(campaign) if run.kind in RANKING_KINDS else None
+    if found is not None:
+        data = _freeze_compact(run, found)
+    elif run.kind in RANKING_KINDS:
         rankings = campaign_rankings(campaign)
         data["rankings"] = compute.rankings_to_json(rankings)
         pairs = compute.pairs_from_json(data["rankings"])
@@ -167,16 +184,19 @@ def analysis_run_start(*, run_id: int) -> list[int]:
     t0 = time.perf_counter()
     try:
         with transaction.atomic():
-            frozen = RunInput.objects.filter(run=run).first()
-            if frozen is None:
-                frozen = RunInput.objects.create(run=run, data=_freeze_input(run))
+            frozen_input = RunInput.objects.filter(run=run).first()
+            if frozen_input is None:
+                data = _freeze_input(run)
+                frozen_input = RunInput.objects.create(
+                    run=run, data=data, arrays=getattr(run, "_frozen_arrays", None)
+                )
                 run.save(update_fields=["judgments_used", "pairs_used", "excluded_workers"])
             if run.kind in RANKING_KINDS:
                 return _make_chunks(run, t0)
     except Exception as exc:
         _fail(run.pk, exc)
         return []
-    execute_one_step(run, frozen.data, t0)
+    execute_one_step(run, frozen_input.data, t0)
     return []
 
 
@@ -206,6 +226,9 @@ def _pair_data(run_id: int, started: str):
     Keyed by id and start time: a database that reuses ids (tests rolling back) cannot hand a
     new run an old run's pairs."""
 
+    blob = RunInput.objects.filter(run_id=run_id).values_list("arrays", flat=True).get()
+    if blob is not None:
+        return frozen.pair_data_from_bytes(blob)
     encoded = RunInput.objects.filter(run_id=run_id).values_list("data__pair_data", flat=True).get()
     if encoded is not None:
         return PairData.from_dict(encoded)
@@ -316,6 +339,8 @@ def analysis_run_merge(*, run_id: int) -> bool:
             "agreement": agreement,
         }
         if run.parameters.get("estimate_needed"):
+            if pairs is None and RunInput.objects.filter(run=run, data__compact=True).exists():
+                pairs = frozen.compact_pairs(run.campaign).pairwise_judgments()
             if pairs is None:
                 pairs = compute.pairs_from_json(RunInput.objects.get(run=run).data["rankings"])
             summary["needed"] = compute.judgments_needed(

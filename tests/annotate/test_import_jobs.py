@@ -247,3 +247,29 @@ def test_a_real_worker_imports_a_large_corpus_while_the_page_polls(
     assert job.status == "done", (job.status, job.message, seen)
     assert Corpus.objects.get(name="big").sentences.count() == 3000
     assert kept_files(tmp_path) == []
+
+
+def test_a_large_wmt_csv_imports_in_the_background_in_the_compact_form(
+    client, researcher, settings, tmp_path, django_capture_on_commit_callbacks
+):
+    """The web's background import takes the same path as import_judgments for a big file: streamed
+    from storage, one ImportedEntry per entry (issue 23); smaller than IMPORT_COMPACT_BYTES stays full."""
+    from ranking.models import ImportedEntry, ScreenJudgment
+
+    _, project = researcher
+    rows = ["system1Id,system1rank,system2Id,system2rank,judgeId,segmentId"]
+    rows += [f"amu,{1 + k % 2},camb,{2 - k % 2},j{k % 7},{k % 300}" for k in range(1500)]
+    data = ("\n".join(rows) + "\n").encode()
+    assert len(data) > settings.IMPORT_INLINE_MAX_BYTES
+    settings.IMPORT_COMPACT_BYTES = len(data) - 1
+    with django_capture_on_commit_callbacks(execute=True):
+        answer = client.post(
+            reverse("crowd-import"),
+            {"file": upload("big.csv", data), "format": "wmt-csv", "name": "big", "project": project.pk},
+        )
+    job = ImportJob.objects.get(kind="judgments")
+    assert answer.url == reverse("import-job", args=[job.pk]) and job.status == "done", job.message
+    campaign = Campaign.objects.get(name="big")
+    assert ImportedEntry.objects.filter(campaign=campaign).count() == 3000
+    assert not ScreenJudgment.objects.filter(screen__campaign=campaign).exists()
+    assert job.message.startswith("Imported: items: 300; workers: 7; judgments: 1500; pairwise: 1500")

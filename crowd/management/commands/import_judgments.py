@@ -32,6 +32,13 @@ class Command(BaseCommand):
         parser.add_argument("--mapping", help="MTurk column mapping (JSON file)")
         parser.add_argument("--include-rejected", action="store_true")
         parser.add_argument(
+            "--store",
+            choices=("auto", "compact", "full"),
+            default="auto",
+            help="compact: one row per entry, loaded with COPY (wmt-csv, prws-csv); full: screens and "
+            "ratings; auto: compact for files over IMPORT_COMPACT_BYTES",
+        )
+        parser.add_argument(
             "--exclude-judge", action="append", default=[], help="drop this judge (repeatable)"
         )
         parser.add_argument(
@@ -61,6 +68,7 @@ class Command(BaseCommand):
                 mapping=mapping,
                 include_rejected=opts["include_rejected"],
                 exclude_judges=opts["exclude_judge"],
+                compact={"auto": None, "compact": True, "full": False}[opts["store"]],
             )
         except GecInputError as exc:
             raise CommandError(str(exc)) from None

@@ -1,0 +1,238 @@
+"""A million judgments end to end on PostgreSQL with real Celery workers (issue 23).
+
+    DATABASE_URL=postgres://postgres@127.0.0.1:5432/gec_arena_x CELERY_BROKER_URL=redis://127.0.0.1:6379/13 \\
+        .venv/bin/python bench/bench_million.py [--pairs 1000000 --ratings 1000000] [--workers 1 2]
+
+Stages (wall time each, and end to end):
+
+1. ``bench/make_million.py`` writes the WMT CSV and the PRWS CSV (not counted: it is the input).
+2. import: ``manage.py import_judgments`` of both files, two processes at once, compact form (COPY).
+3. analysis: a TrueSkill run (``--runs`` runs in ``--chunks`` chunks, clusters) and a PRWS summary
+   run, sent to a Celery worker this script starts (``celery worker -c N`` on its own queue, the
+   broker of CELERY_BROKER_URL); once per ``--workers`` value, the speed-up printed.
+4. export: the TrueSkill rankings CSV and the WMT CSV of the imported pairs.
+
+End to end = import + analysis with the most worker processes + export. Peak memory (VmHWM) of every
+process: the importers (wait4's ru_maxrss), each worker process (polled from /proc), this process.
+The ranking is checked against ``geceval.ranking.rank`` on the run's own frozen arrays when
+``--check`` is given (one more 1000-run ranking in this process: slow at a million).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+QUEUE = f"bench-million-{os.getpid()}"
+os.environ["CELERY_QUEUE"] = QUEUE  # read by config.settings: this run's tasks go to this run's worker
+
+import django
+
+django.setup()
+
+from django.conf import settings
+from django.db import connection
+
+from annotate.models import Project
+from ranking.analysis import exports
+from ranking.analysis.models import AnalysisKind, AnalysisRun, RunStatus
+from ranking.analysis.services import analysis_run_create, analysis_run_enqueue
+from ranking.models import Campaign
+
+PYTHON = sys.executable
+
+
+def hwm_mb(pid: int) -> float:
+    """Peak resident memory of a live process (VmHWM), in MB; 0 when it is gone."""
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return 0.0
+
+
+def children(pid: int) -> list[int]:
+    try:
+        return [int(p) for p in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+    except OSError:
+        return []
+
+
+def import_files(pairs: Path, ratings: Path, tag: str, project: str) -> tuple[float, dict[str, float], dict]:
+    """Both imports at once (separate processes, separate transactions); wall time, peak MB, campaigns."""
+    t0 = time.perf_counter()
+    procs = {}
+    for label, path, fmt in (("pairs", pairs, "wmt-csv"), ("ratings", ratings, "prws-csv")):
+        cmd = [PYTHON, str(REPO / "manage.py"), "import_judgments", str(path), "--format", fmt]
+        cmd += ["--name", f"{label}-{tag}", "--project", project, "--store", "compact"]
+        procs[label] = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    peaks, outputs = {}, {}
+    for label, proc in procs.items():
+        _pid, status, usage = os.wait4(proc.pid, 0)
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        outputs[label] = proc.stdout.read()
+        peaks[f"import {label}"] = usage.ru_maxrss / 1024
+        if proc.returncode:
+            raise SystemExit(f"import of {label} failed:\n{outputs[label]}")
+    wall = time.perf_counter() - t0
+    campaigns = {label: Campaign.objects.get(name=f"{label}-{tag}") for label in procs}
+    for label in procs:
+        print(f"  {label}: " + " | ".join(outputs[label].strip().splitlines()))
+    return wall, peaks, campaigns
+
+
+def start_worker(processes: int) -> subprocess.Popen:
+    cmd = [PYTHON, "-m", "celery", "-A", "config", "worker", "-Q", QUEUE, "-c", str(processes)]
+    cmd += ["--pool", "prefork", "--loglevel", "WARNING", "-n", f"{QUEUE}-{processes}@%h", "--without-gossip"]
+    cmd += ["--without-mingle", "--without-heartbeat"]
+    return subprocess.Popen(
+        cmd, cwd=REPO, env=dict(os.environ), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+    )
+
+
+def wait_ready(worker: subprocess.Popen, processes: int, timeout: float = 60) -> None:
+    """The pool's processes exist and loaded the TrueSkill kernel (worker_process_init)."""
+    t0 = time.monotonic()
+    while len(children(worker.pid)) < processes:
+        if worker.poll() is not None or time.monotonic() - t0 > timeout:
+            raise SystemExit(f"the Celery worker did not start: {worker.stderr.read().decode()[-2000:]}")
+        time.sleep(0.2)
+    time.sleep(2.0)  # the kernel's load in each process (~0.4 s); a run sent earlier would only wait
+
+
+def analyse(campaigns: dict, processes: int, runs: int, chunks: int) -> tuple[float, dict[str, float], dict]:
+    worker = start_worker(processes)
+    peaks: dict[str, float] = {}
+    try:
+        wait_ready(worker, processes)
+        t0 = time.perf_counter()
+        made = {
+            "trueskill": analysis_run_create(
+                campaign=campaigns["pairs"],
+                kind=AnalysisKind.TRUESKILL,
+                parameters={"runs": runs, "chunks": chunks},
+            ),
+            "prws": analysis_run_create(campaign=campaigns["ratings"], kind=AnalysisKind.PRWS_SUMMARY),
+        }
+        for run in made.values():
+            if not analysis_run_enqueue(run):
+                raise SystemExit("the broker did not take the run")
+        pids = [worker.pid, *children(worker.pid)]
+        while True:
+            for pid in pids:
+                peaks[f"worker pid {pid}"] = max(peaks.get(f"worker pid {pid}", 0.0), hwm_mb(pid))
+            status = dict(
+                AnalysisRun.objects.filter(pk__in=[r.pk for r in made.values()]).values_list("pk", "status")
+            )
+            if all(s in (RunStatus.DONE, RunStatus.FAILED) for s in status.values()):
+                break
+            if worker.poll() is not None:
+                raise SystemExit(f"the Celery worker died: {worker.stderr.read().decode()[-2000:]}")
+            time.sleep(0.25)
+        wall = time.perf_counter() - t0
+    finally:
+        worker.terminate()
+        worker.wait(30)
+    done = {k: AnalysisRun.objects.get(pk=r.pk) for k, r in made.items()}
+    for k, run in done.items():
+        if run.status != RunStatus.DONE:
+            raise SystemExit(f"{k} run {run.pk} {run.status}: {run.error}")
+    return wall, peaks, done
+
+
+def export(runs: dict, campaigns: dict, out: Path) -> float:
+    t0 = time.perf_counter()
+    rows = runs["trueskill"].rank_results.order_by("position")
+    (out / "rankings.csv").write_text(exports.rankings_csv(rows), encoding="utf-8")
+    with (out / "export-wmt.csv").open("w", encoding="utf-8") as handle:
+        for line in exports.iter_judgments(campaigns["pairs"], "wmt-csv"):
+            handle.write(line)
+    return time.perf_counter() - t0
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--pairs", type=int, default=1_000_000)
+    parser.add_argument("--ratings", type=int, default=1_000_000)
+    parser.add_argument("--systems", type=int, default=15)
+    parser.add_argument("--sentences", type=int, default=50_000)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--runs", type=int, default=1000)
+    parser.add_argument("--chunks", type=int, default=8)
+    parser.add_argument("--workers", type=int, nargs="+", default=[1, 2])
+    parser.add_argument("--out", type=Path, default=Path("/tmp/bench-million"))
+    args = parser.parse_args()
+    if connection.vendor != "postgresql" or settings.CELERY_TASK_ALWAYS_EAGER:
+        raise SystemExit(
+            "set DATABASE_URL (PostgreSQL) and CELERY_BROKER_URL (a real worker runs the analyses)"
+        )
+    print(f"uptime: {subprocess.run(['uptime'], capture_output=True, text=True).stdout.strip()}")
+    print(f"cores: {os.cpu_count()} (shared with PostgreSQL, Redis and other sessions)")
+    args.out.mkdir(parents=True, exist_ok=True)
+    t0 = time.perf_counter()
+    subprocess.run(
+        [PYTHON, str(REPO / "bench/make_million.py"), "--out", str(args.out)]
+        + [f"--{k}={getattr(args, k)}" for k in ("pairs", "ratings", "systems", "sentences", "seed")],
+        check=True,
+    )
+    print(f"make_million: {time.perf_counter() - t0:.1f} s (input, not counted)")
+    subprocess.run([PYTHON, str(REPO / "manage.py"), "migrate", "-v0"], check=True)
+    tag = uuid.uuid4().hex[:8]
+    project = f"bench-million-{tag}"
+    from django.contrib.auth import get_user_model
+
+    owner, _ = get_user_model().objects.get_or_create(username="bench-million")
+    Project.objects.create(name=project, owner=owner)
+
+    stages: dict[str, float] = {}
+    peaks: dict[str, float] = {}
+    stages["import"], found, campaigns = import_files(
+        args.out / "pairs.csv", args.out / "ratings.csv", tag, project
+    )
+    peaks.update(found)
+    print(f"import (both files at once): {stages['import']:.1f} s")
+    walls = {}
+    runs = {}
+    for n in args.workers:
+        walls[n], found, runs = analyse(campaigns, n, args.runs, args.chunks)
+        peaks.update({f"{k} ({n} process{'es' if n > 1 else ''})": v for k, v in found.items()})
+        ts = runs["trueskill"]
+        print(
+            f"analysis with {n} worker process(es): {walls[n]:.1f} s "
+            f"(TrueSkill timings {ts.timings}; PRWS timings {runs['prws'].timings})"
+        )
+    stages["analysis"] = walls[max(args.workers)]
+    stages["export"] = export(runs, campaigns, args.out)
+    print(f"export (rankings CSV + WMT CSV): {stages['export']:.1f} s")
+    peaks["bench process"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    total = sum(stages.values())
+    print("rankings:")
+    for r in runs["trueskill"].rank_results.order_by("position"):
+        print(f"  {r.position:2d} {r.name} mu={r.mu:.4f} ranks {r.rank_lo}-{r.rank_hi} cluster {r.cluster}")
+    print(f"stages (s): {', '.join(f'{k} {v:.1f}' for k, v in stages.items())}")
+    print(f"end to end: {total:.1f} s (goal <= 120 s)")
+    print(f"peak memory (VmHWM, MB): {', '.join(f'{k} {v:.0f}' for k, v in sorted(peaks.items()))}")
+    print(f"largest: {max(peaks.values()):.0f} MB (goal <= 1536 MB)")
+    if len(walls) > 1:
+        lo, hi = min(walls), max(walls)
+        print(
+            f"speed-up {lo} -> {hi} worker processes: {walls[lo] / walls[hi]:.2f}x (on 2 cores shared with "
+            "PostgreSQL and the other sessions this shows contention more than scaling)"
+        )
+    print(f"uptime: {subprocess.run(['uptime'], capture_output=True, text=True).stdout.strip()}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,129 @@
+"""The million-judgment path at 10,000 judgments (CI's smoke test of bench/bench_million.py).
+
+Files from bench/make_million.py; the compact import (streamed, COPY); TrueSkill and PRWS runs on
+a real Celery worker process; exports. Results are checked against the command line's ranking of
+the same WMT CSV and against the same files imported the full (old) way; no timing is asserted.
+Skips locally without PostgreSQL and Redis (a failure under CI=true).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import time
+
+import pytest
+
+from bench.make_million import write_pairs, write_ratings
+from crowd.importing import judgments_import
+from geceval.judgments import expand_pairwise, read_pairwise
+from geceval.ranking import rank
+from ranking.analysis import compute, services
+from ranking.analysis.exports import iter_judgments
+from ranking.analysis.models import AnalysisRun, RunInput, RunStatus, SystemRankResult
+from ranking.models import ImportedEntry, Rating, ScreenJudgment
+from ranking.rankings import campaign_rankings
+from tests.celery_workers import celery_workers
+from tests.factories import researcher_and_project
+
+RUNS, SEED = 200, 3
+
+
+@pytest.fixture
+def workers(transactional_db, real_postgres, real_redis):
+    with celery_workers("test-million", ["-I", "ranking.analysis.tasks"]) as pool:
+        yield pool.start
+
+
+def _files(tmp_path):
+    common = {"systems": 15, "sentences": 5000, "judges": 50, "seed": 0}
+    write_pairs(tmp_path / "pairs.csv", pairs=10_000, **common)
+    write_ratings(tmp_path / "ratings.csv", ratings=10_000, **common)
+    return tmp_path / "pairs.csv", tmp_path / "ratings.csv"
+
+
+def _finished(*runs: AnalysisRun, timeout: float = 300) -> None:
+    deadline = time.monotonic() + timeout
+    for run in runs:
+        while run.status not in (RunStatus.DONE, RunStatus.FAILED):
+            if time.monotonic() > deadline:
+                pytest.fail(f"run {run.pk} stuck in {run.status}")
+            time.sleep(0.1)
+            run.refresh_from_db()
+        assert run.status == RunStatus.DONE, run.error
+
+
+def _table(run):
+    return list(
+        SystemRankResult.objects.filter(run=run)
+        .order_by("position")
+        .values_list("name", "mu", "rank_lo", "rank_hi", "cluster", "pairs")
+    )
+
+
+def _wmt_rows_without_judge(campaign) -> list[list[str]]:
+    rows = list(csv.reader(io.StringIO("".join(iter_judgments(campaign, "wmt-csv")))))
+    return [row[:2] + row[3:] for row in rows]
+
+
+@pytest.mark.slow
+def test_ten_thousand_judgments_import_compact_and_rank_on_a_worker_as_the_command_line(workers, tmp_path):
+    workers()
+    pairs_csv, ratings_csv = _files(tmp_path)
+    _user, project = researcher_and_project()
+    compact = {
+        fmt: judgments_import(
+            project=project, name=f"compact {fmt}", fmt=fmt, path_or_bytes=path, compact=True
+        )
+        for fmt, path in (("wmt-csv", pairs_csv), ("prws-csv", ratings_csv))
+    }
+    full = {
+        fmt: judgments_import(project=project, name=f"full {fmt}", fmt=fmt, path_or_bytes=path, compact=False)
+        for fmt, path in (("wmt-csv", pairs_csv), ("prws-csv", ratings_csv))
+    }
+    pairs_campaign, ratings_campaign = compact["wmt-csv"].campaign, compact["prws-csv"].campaign
+    # one row per entry, and nothing of the full form
+    assert ImportedEntry.objects.filter(campaign=pairs_campaign).count() == 20_000
+    assert ImportedEntry.objects.filter(campaign=ratings_campaign).count() == 10_000
+    assert not ScreenJudgment.objects.filter(screen__campaign__in=[pairs_campaign, ratings_campaign]).exists()
+    assert Rating.objects.filter(judgment__screen__campaign=full["wmt-csv"].campaign).count() == 20_000
+    assert compact["wmt-csv"].lines() == full["wmt-csv"].lines()
+    assert compact["prws-csv"].lines() == full["prws-csv"].lines()
+
+    runs = {
+        name: services.analysis_run_create(
+            campaign=campaign, kind="trueskill", parameters={"runs": RUNS, "chunks": 4}, seed=SEED
+        )
+        for name, campaign in (("compact", pairs_campaign), ("full", full["wmt-csv"].campaign))
+    }
+    prws = {
+        name: services.analysis_run_create(campaign=campaign, kind="prws_summary", seed=SEED)
+        for name, campaign in (("compact", ratings_campaign), ("full", full["prws-csv"].campaign))
+    }
+    for run in [*runs.values(), *prws.values()]:
+        assert services.analysis_run_enqueue(run)
+    _finished(*runs.values(), *prws.values())
+
+    # the compact run froze arrays, not JSON rankings
+    frozen = RunInput.objects.get(run=runs["compact"])
+    assert frozen.arrays is not None and "rankings" not in frozen.data
+    assert runs["compact"].pairs_used == runs["full"].pairs_used == 10_000
+    expected = [
+        (s.name, s.mu, *s.rank_range, s.cluster)
+        for s in rank(read_pairwise(pairs_csv, "wmt-csv"), runs=RUNS, seed=SEED).systems
+    ]
+    assert [row[:5] for row in _table(runs["compact"])] == expected
+    assert _table(runs["compact"]) == _table(runs["full"])
+    # agreement pools annotator pairs in the order of the judges' ids, which differ between the two
+    # campaigns (imported judges are campaign-scoped): compare with the same campaign read the old way
+    old_way = compute.agreement_summary(expand_pairwise(campaign_rankings(pairs_campaign)))
+    assert runs["compact"].summary["agreement"] == old_way
+    assert {k: v for k, v in runs["compact"].summary.items() if k != "agreement"} == {
+        k: v for k, v in runs["full"].summary.items() if k != "agreement"
+    }
+    assert prws["compact"].summary == prws["full"].summary
+    assert prws["compact"].judgments_used == prws["full"].judgments_used == 2000
+    # the WMT CSV export gives the file's judgments back, the same for both stored forms
+    exported = _wmt_rows_without_judge(pairs_campaign)
+    assert len(exported) == 10_001
+    assert exported == _wmt_rows_without_judge(full["wmt-csv"].campaign)

@@ -447,4 +447,5 @@ class Rating(models.Model):
 
 # Worker records and system scores (computed from judgments) and analysis runs live in their own modules.
 from ranking.analysis.models import *  # noqa: E402, F403
+from ranking.protocols.edits.models import *  # noqa: E402, F403  (the edit-level protocol's tables)
 from ranking.records import *  # noqa: E402, F403

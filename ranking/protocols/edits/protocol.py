@@ -17,7 +17,7 @@ from typing import Any
 
 from geceval.errors import GecInputError
 from ranking.models import Candidate, Rating, Screen, ScreenJudgment
-from ranking.protocols.base import CandidateScore, WorkAnswerSerializer
+from ranking.protocols.base import CandidateScore
 from ranking.protocols.edits.annotation import EditSpan, edits_for_texts
 from ranking.protocols.edits.exports import EDIT_JSONL, edit_scores_panel
 from ranking.protocols.edits.models import EditLabel, EditLabelChoice
@@ -50,17 +50,12 @@ def _segments(text: str, edits: Sequence[EditSpan]) -> list[dict]:
     return out
 
 
-class EditAnswerSerializer(WorkAnswerSerializer):
-    """The workers' API cannot name edits yet: its answers are refused (``answer_from_api``)."""
-
-
 class EditLevel(RelativeRanking):
     name = "edits"
     label = "Edit-level labels and ranking"
     template = "ranking/work_edits.html"
     instructions = INSTRUCTIONS
     missing_answer = "label every change and rank every correction before submitting"
-    api_answer_serializer = EditAnswerSerializer
     judgment_formats = (EDIT_JSONL, WMT_CSV, APPRAISE_XML)
 
     def candidate_edits(self, screen: Screen, candidates: Sequence[Candidate]) -> dict[int, list[EditSpan]]:
@@ -76,7 +71,9 @@ class EditLevel(RelativeRanking):
         }
 
     def answer_from_api(self, answer: Mapping) -> CandidateScore:
-        raise GecInputError("edit-level screens are answered on their page: the API takes no edit labels yet")
+        """A rank without labels: the API cannot name edits yet, so ``validate_answers`` refuses any
+        screen with an edit (a 400 with a sentence, nothing saved)."""
+        return CandidateScore(rank=answer["rank"])
 
     def answers_from_form(
         self, candidates: Sequence[Candidate], data: Mapping[str, str]

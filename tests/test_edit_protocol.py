@@ -281,3 +281,31 @@ def test_the_run_page_shows_the_edit_level_score(client, world):
     rows = re.findall(r'<tr><th scope="row">(\w+)</th><td>([\d.]+)</td><td>([\d.]+)–([\d.]+)</td>', html)
     # every edit of a and c was marked good (the careful worker marks only the trap's bad)
     assert rows == [("a", "1.000", "1.000", "1.000"), ("c", "1.000", "1.000", "1.000")]
+
+
+def test_the_campaign_form_offers_the_protocol_and_creates_its_campaign(client, world):
+    campaign, _ = world
+    client.force_login(campaign.created_by)
+    page = client.get(reverse("campaign-new")).content.decode()
+    assert '<option value="edits">Edit-level labels and ranking</option>' in page
+    form = {
+        "name": "from the form",
+        "protocol": "edits",
+        "corpus": campaign.corpus.pk,
+        "systems": list(campaign.systems.values_list("pk", flat=True)),
+        "judgments_per_item": 1,
+        "max_candidates": 3,
+        "screens_per_sentence": 1,
+        "screens_per_hit": 2,
+        "assignment_minutes": 60,
+        "trap_rate": 0,
+        "repeat_rate": 0,
+        "trap_threshold": 0.6,
+        "trap_min_seen": 10,
+        "reward_per_hit": 0,
+        "confirm_few_outputs": "on",  # three systems: the form warns about few distinct outputs per draw
+    }
+    response = client.post(reverse("campaign-new"), form)
+    assert response.status_code == 302, response.context["form"].errors
+    made = type(campaign).objects.get(name="from the form")
+    assert (made.protocol, made.get_protocol_display()) == ("edits", "Edit-level labels and ranking")

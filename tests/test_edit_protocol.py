@@ -309,3 +309,14 @@ def test_the_campaign_form_offers_the_protocol_and_creates_its_campaign(client, 
     assert response.status_code == 302, response.context["form"].errors
     made = type(campaign).objects.get(name="from the form")
     assert (made.protocol, made.get_protocol_display()) == ("edits", "Edit-level labels and ranking")
+
+
+def test_a_judged_campaign_and_then_its_corpus_can_be_deleted(client, world):
+    campaign, worker = world
+    _judge_all(client, worker, campaign)
+    corpus = campaign.corpus
+    assert EditLabel.objects.exists()
+    campaign.delete()
+    assert not EditLabel.objects.exists() and Edit.objects.exists()  # edits stay with their sentence
+    corpus.delete()
+    assert not Edit.objects.exists() and not EditedText.objects.exists()

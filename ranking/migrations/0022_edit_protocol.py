@@ -45,7 +45,7 @@ class Migration(migrations.Migration):
                 ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
                 ('label', models.CharField(choices=[('good', 'Good'), ('bad', 'Bad'), ('neutral', 'Neutral')], max_length=8)),
                 ('candidate', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='edit_labels', to='ranking.candidate')),
-                ('edit', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='labels', to='ranking.edit')),
+                ('edit', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='labels', to='ranking.edit')),
                 ('judgment', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='edit_labels', to='ranking.screenjudgment')),
             ],
         ),

@@ -69,7 +69,7 @@ class EditLabel(models.Model):
 
     judgment = models.ForeignKey(ScreenJudgment, on_delete=models.CASCADE, related_name="edit_labels")
     candidate = models.ForeignKey(Candidate, on_delete=models.CASCADE, related_name="edit_labels")
-    edit = models.ForeignKey(Edit, on_delete=models.PROTECT, related_name="labels")
+    edit = models.ForeignKey(Edit, on_delete=models.CASCADE, related_name="labels")
     label = models.CharField(max_length=8, choices=EditLabelChoice.choices)
 
     class Meta:

@@ -320,3 +320,22 @@ def test_a_judged_campaign_and_then_its_corpus_can_be_deleted(client, world):
     assert not EditLabel.objects.exists() and Edit.objects.exists()  # edits stay with their sentence
     corpus.delete()
     assert not Edit.objects.exists() and not EditedText.objects.exists()
+
+
+def test_markup_in_a_correction_is_shown_as_text(client):
+    researcher = factories.user("res", "researcher")
+    worker = factories.user("worker", "annotator")
+    project = factories.project(researcher, members=[worker])
+    evil = '<img src=x onerror="alert(1)">'
+    corpus, systems = factories.corpus_with_systems(
+        project,
+        sources=["He go home ."],
+        systems={"a": [f"He went {evil} home ."], "b": ["He goes home ."]},
+    )
+    campaign = campaign_create(
+        project=project, corpus=corpus, name="evil", systems=systems, created_by=researcher,
+        protocol="edits", judgments_per_item=1,
+    )  # fmt: skip
+    _url, response = _page(client, worker, campaign)
+    html = response.content.decode()
+    assert "<img" not in html and "&lt;img" in html

@@ -339,3 +339,13 @@ def test_markup_in_a_correction_is_shown_as_text(client):
     _url, response = _page(client, worker, campaign)
     html = response.content.decode()
     assert "<img" not in html and "&lt;img" in html
+
+
+def test_posting_a_screen_twice_saves_its_labels_once(client, world):
+    campaign, worker = world
+    url, response = _page(client, worker, campaign)
+    data = _form(response, trap_text=_trap_of(response.context["screen"]), careful=True)
+    client.post(url, data)
+    labels = EditLabel.objects.count()
+    client.post(url, data)  # the browser's back button and a second click
+    assert ScreenJudgment.objects.count() == 1 and EditLabel.objects.count() == labels > 0

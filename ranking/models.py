@@ -446,6 +446,11 @@ class Rating(models.Model):
 
 
 # Worker records and system scores (computed from judgments) and analysis runs live in their own modules.
+# The edit-level protocol's tables come last: importing them runs the protocol registry, whose modules
+# import the names above (isort must not move it up).
+# isort: off
 from ranking.analysis.models import *  # noqa: E402, F403
 from ranking.imported import *  # noqa: E402, F403
 from ranking.records import *  # noqa: E402, F403
+from ranking.protocols.edits.models import *  # noqa: E402, F403
+# isort: on

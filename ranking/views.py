@@ -262,6 +262,7 @@ def screen_context(campaign: Campaign, screen: Screen, assignment: Assignment | 
         "tokenized": campaign.corpus.tokenized,
         "show_changes": campaign.show_changes,
         "started": screen_stamp(screen_id=screen.pk, assignment_id=assignment.pk if assignment else None),
+        **protocol_get(campaign.protocol).screen_extra(screen, candidates),
     }
 
 

@@ -13,6 +13,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from annotate.decorators import researcher_required
 from annotate.paging import paginate
+from geceval.errors import GecInputError
 from ranking.analysis import exports, meta2024, plots, services
 from ranking.analysis.forms import RunForm
 from ranking.analysis.models import AnalysisKind, RunStatus
@@ -71,6 +72,14 @@ def _edit_distance_rows(table: dict) -> dict:
     return {"bins": bins, "rows": [(n, [b["scores"].get(n) for b in bins]) for n in systems]}
 
 
+def _protocol_panels(run) -> list[dict]:
+    """What the campaign's protocol adds to the run's page (an imported campaign's unknown protocol: nothing)."""
+    try:
+        return protocol_get(run.campaign.protocol).run_panels(run)
+    except GecInputError:
+        return []
+
+
 @researcher_required
 def run_detail(request: HttpRequest, pk: int) -> HttpResponse:
     run = _run(request, pk)
@@ -91,6 +100,7 @@ def run_detail(request: HttpRequest, pk: int) -> HttpResponse:
             for i, refset in enumerate(sorted(run.summary.get("gleu_by_edit_distance") or {}))
         ],
         **results,
+        "protocol_panels": _protocol_panels(run),
     }
     errant = [m for m in results["metrics"] if m.metric == "errant" and m.details.get("edit_types")]
     if errant:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from geceval.errors import GecInputError
 from ranking.protocols.base import CandidateScore, Protocol, WorkAnswerSerializer
+from ranking.protocols.edits.protocol import EDIT_LEVEL
 from ranking.protocols.prws import PRWS
 from ranking.protocols.relative import RELATIVE_RANKING
 
@@ -46,6 +47,7 @@ def protocol_choices() -> list[tuple[str, str]]:
 
 register(PRWS)
 register(RELATIVE_RANKING)
+register(EDIT_LEVEL)
 
 __all__ = [
     "DEFAULT_PROTOCOL",

@@ -5,11 +5,12 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from rest_framework import serializers
 
 from geceval.errors import GecInputError
-from ranking.models import Campaign, Candidate
+from ranking.models import Campaign, Candidate, Rating, Screen, ScreenJudgment
 from ranking.protocols.files import APPRAISE_XML, WMT_CSV, JudgmentFormat
 
 
@@ -20,6 +21,9 @@ class CandidateScore:
     score: int | None = None
     meaning_changed: bool = False
     rank: int | None = None
+    labels: tuple[tuple[tuple, str], ...] = ()
+    """Labels of parts of the candidate, as (the part's key, label): a protocol that judges parts (the
+    edit-level protocol: each ERRANT edit) fills it and saves it with ``Protocol.details_save``."""
 
 
 class WorkAnswerSerializer(serializers.Serializer):
@@ -116,3 +120,31 @@ class Protocol(ABC):
     @abstractmethod
     def live_scores(self, campaign: Campaign, wanted: dict) -> dict[int, dict]:
         """system id -> ``SystemScore`` fields, from the campaign's valid judgments."""
+
+    # ------------------------------------------------------------------ hooks with a default
+    # A protocol with its own tables (ranking.protocols.edits) overrides these; the callers never ask
+    # which protocol they have.
+
+    def screen_extra(self, screen: Screen, candidates: Sequence[Candidate]) -> dict[str, Any]:
+        """More context for the worker's page of ``screen`` (its ``template`` reads it). Whatever it
+        holds is shown to the worker: nothing in it may tell a trap apart."""
+        return {}
+
+    def details_save(self, judgment: ScreenJudgment, answers: Mapping[int, CandidateScore]) -> None:
+        """Save what the answers hold beyond a score or a rank (``CandidateScore.labels``), in the
+        transaction that saved the judgment and its ``Rating`` rows; raise to roll it all back."""
+        return None
+
+    def answers_load(self, judge_id: int, candidate_ids: Sequence[int]) -> dict[int, CandidateScore]:
+        """The judge's saved answers to these candidates (a hidden trap's verdict, given once both its
+        screens are judged), as ``answers_from_form`` read them."""
+        return {
+            candidate: CandidateScore(score=score, rank=rank)
+            for candidate, score, rank in Rating.objects.filter(
+                judgment__judge_id=judge_id, candidate_id__in=candidate_ids
+            ).values_list("candidate_id", "score", "rank")
+        }
+
+    def run_panels(self, run: Any) -> list[dict[str, Any]]:
+        """Panels for an analysis run's page: ``{"template": ..., **context}`` each, included in order."""
+        return []

@@ -34,6 +34,7 @@ from ranking.models import (
     ScreenJudgment,
     WorkerRecord,
 )
+from ranking.protocols import protocol_get
 from ranking.selectors import screen_candidates_for_submit
 from ranking.services.campaigns import screen_draw_active
 from ranking.services.controls import controls_judged, has_controls
@@ -351,6 +352,7 @@ def _judgment_save(
                     for cid, a in answers.items()
                 ]
             )
+            protocol_get(screen.campaign.protocol).details_save(judgment, answers)
             checked = verdict.passed is not None
             if has_controls(screen.campaign):
                 checked = controls_judged(campaign=screen.campaign, screen_id=screen.pk, worker_id=worker.pk)

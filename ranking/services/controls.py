@@ -35,12 +35,11 @@ from ranking.models import (
     Candidate,
     Control,
     ControlKind,
-    Rating,
     Screen,
     ScreenJudgment,
     TrapDesign,
 )
-from ranking.protocols import CandidateScore, protocol_get
+from ranking.protocols import protocol_get
 from ranking.services.judging import normalise, trap_verdict
 
 
@@ -362,12 +361,7 @@ def controls_judged(*, campaign: Campaign, screen_id: int, worker_id: int) -> bo
     complete = [c for pair, c in needs.items() if set(pair) <= judged]
     traps = [c for c in complete if c[1] != ControlKind.REPEAT]
     if traps:
-        answers = {
-            candidate: CandidateScore(score=score, rank=rank)
-            for candidate, score, rank in Rating.objects.filter(
-                judgment__judge_id=worker_id, candidate_id__in=[x for c in traps for x in c[2:]]
-            ).values_list("candidate_id", "score", "rank")
-        }
+        answers = protocol_get(campaign.protocol).answers_load(worker_id, [x for c in traps for x in c[2:]])
         for copy, _kind, base, trap in traps:
             verdict = trap_verdict(campaign.protocol, answers[trap], answers[base], campaign.trap_margin)
             ScreenJudgment.objects.filter(screen_id=copy, judge_id=worker_id).update(

@@ -1,4 +1,7 @@
-"""python manage.py export_judgments NAME --format wmt-csv|appraise-xml|prws-csv|gmeg-segment-csv --out FILE"""
+"""python manage.py export_judgments NAME --format wmt-csv|appraise-xml|prws-csv|gmeg-segment-csv|edit-jsonl --out FILE
+
+The formats are the registered protocols' (``Protocol.judgment_formats``); a campaign offers its protocol's.
+"""
 
 from __future__ import annotations
 

@@ -1,0 +1,158 @@
+"""The edit-level protocol (issue 24): each correction is shown with its ERRANT edits against the
+source as highlighted spans; the worker marks each edit good, bad or neutral, then ranks the
+corrections (1 = best, ties allowed), as in relative ranking.
+
+Form fields are named by display position and edit order only (``edit-2-0``, ``rank-2``). A trap (a
+Source+error beside the source, or a hidden trap beside its base) passes when it is ranked below its
+base *and* every edit it has that its base has not (the errors it added) is marked bad.
+
+The rankings are relative ranking's (TrueSkill live, WMT CSV and Appraise XML exports); the labels
+export as JSONL (``edit-jsonl``) and give each system an edit-level score on an analysis run's page.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from geceval.errors import GecInputError
+from ranking.models import Candidate, Rating, Screen, ScreenJudgment
+from ranking.protocols.base import CandidateScore
+from ranking.protocols.edits.annotation import EditSpan, edits_for_texts
+from ranking.protocols.edits.exports import EDIT_JSONL, edit_scores_panel
+from ranking.protocols.edits.models import EditLabel, EditLabelChoice
+from ranking.protocols.files import APPRAISE_XML, WMT_CSV
+from ranking.protocols.relative import RelativeRanking
+
+LABELS = tuple(c.value for c in EditLabelChoice)
+
+INSTRUCTIONS = (
+    "Each correction of the original sentence is shown with its changes highlighted. Mark each change "
+    "good (it fixes an error or makes the sentence better), bad (it adds an error or changes the "
+    "meaning) or neutral (neither). Then rank the corrections from best (1) to worst; give two "
+    "corrections the same rank when they are equally good. Keys: g, b and n mark the change in focus, "
+    "a digit ranks the correction in focus."
+)
+
+
+def _segments(text: str, edits: Sequence[EditSpan]) -> list[dict]:
+    """The correction as plain runs and edits, left to right, for the page (escaped by the template)."""
+    tokens = text.split()
+    out: list[dict] = []
+    at = 0
+    for e in edits:
+        if e.c_start > at:
+            out.append({"text": " ".join(tokens[at : e.c_start])})
+        out.append({"edit": e, "new": " ".join(tokens[e.c_start : e.c_end]), "old": e.o_text})
+        at = e.c_end
+    if at < len(tokens):
+        out.append({"text": " ".join(tokens[at:])})
+    return out
+
+
+class EditLevel(RelativeRanking):
+    name = "edits"
+    label = "Edit-level labels and ranking"
+    template = "ranking/work_edits.html"
+    instructions = INSTRUCTIONS
+    missing_answer = "label every change and rank every correction before submitting"
+    judgment_formats = (EDIT_JSONL, WMT_CSV, APPRAISE_XML)
+
+    def candidate_edits(self, screen: Screen, candidates: Sequence[Candidate]) -> dict[int, list[EditSpan]]:
+        """candidate id -> its stored edits (computed the first time the text is shown)."""
+        by_text = edits_for_texts(screen.sentence, {c.text for c in candidates})
+        return {c.pk: by_text[c.text] for c in candidates}
+
+    def screen_extra(self, screen: Screen, candidates: Sequence[Candidate]) -> dict[str, Any]:
+        edits = self.candidate_edits(screen, candidates)
+        return {
+            "edit_rows": [(c, _segments(c.text, edits[c.pk]), len(edits[c.pk])) for c in candidates],
+            "edit_labels": [(value, value.capitalize(), value[0]) for value in LABELS],
+        }
+
+    def answer_from_api(self, answer: Mapping) -> CandidateScore:
+        """A rank without labels: the API cannot name edits yet, so ``validate_answers`` refuses any
+        screen with an edit (a 400 with a sentence, nothing saved)."""
+        return CandidateScore(rank=answer["rank"])
+
+    def answers_from_form(
+        self, candidates: Sequence[Candidate], data: Mapping[str, str]
+    ) -> dict[int, CandidateScore]:
+        if not candidates:
+            raise GecInputError("this screen has no corrections")
+        screen = Screen.objects.select_related("sentence").get(pk=candidates[0].screen_id)
+        edits = self.candidate_edits(screen, candidates)
+        answers: dict[int, CandidateScore] = {}
+        for c in candidates:
+            raw = str(data.get(f"rank-{c.position}", "")).strip()
+            if raw == "":
+                raise GecInputError(self.missing_answer)
+            try:
+                rank = int(raw)
+            except ValueError:
+                raise GecInputError("ranks are whole numbers") from None
+            labels = []
+            for e in edits[c.pk]:
+                label = str(data.get(f"edit-{c.position}-{e.index}", "")).strip()
+                if label == "":
+                    raise GecInputError(self.missing_answer)
+                labels.append(((e.index, *e.key), label))
+            answers[c.pk] = CandidateScore(rank=rank, labels=tuple(labels))
+        self.validate_answers(candidates, answers)
+        return answers
+
+    def validate_answers(
+        self, candidates: Sequence[Candidate], answers: Mapping[int, CandidateScore]
+    ) -> None:
+        super().validate_answers(candidates, answers)
+        if not candidates:
+            return
+        screen = Screen.objects.select_related("sentence").get(pk=candidates[0].screen_id)
+        edits = self.candidate_edits(screen, candidates)
+        for c in candidates:
+            expected = sorted((e.index, *e.key) for e in edits[c.pk])
+            given = answers[c.pk].labels
+            if sorted(key for key, _ in given) != expected:
+                raise GecInputError("every change of every correction needs one label, and only those")
+            if any(label not in LABELS for _, label in given):
+                raise GecInputError("a change is marked good, bad or neutral")
+
+    def trap_passed(self, trap: CandidateScore, base: CandidateScore, margin: int = 1) -> bool:
+        """Ranked below its base, and every edit the base has not (the added errors) marked bad."""
+        base_edits = {key[1:] for key, _ in base.labels}
+        added = [label for key, label in trap.labels if key[1:] not in base_edits]
+        return trap.rank > base.rank and all(label == EditLabelChoice.BAD for label in added)
+
+    def details_save(self, judgment: ScreenJudgment, answers: Mapping[int, CandidateScore]) -> None:
+        candidates = list(Candidate.objects.filter(pk__in=list(answers)).select_related("screen__sentence"))
+        if not candidates:
+            return
+        edits = self.candidate_edits(candidates[0].screen, candidates)
+        rows = []
+        for c in candidates:
+            by_index = {e.index: e for e in edits[c.pk]}
+            for key, label in answers[c.pk].labels:
+                edit = by_index.get(key[0])
+                if edit is None or (edit.index, *edit.key) != tuple(key):
+                    raise GecInputError("a label names a change that is not on the screen")
+                rows.append(EditLabel(judgment=judgment, candidate=c, edit_id=edit.pk, label=label))
+        EditLabel.objects.bulk_create(rows)
+
+    def answers_load(self, judge_id: int, candidate_ids: Sequence[int]) -> dict[int, CandidateScore]:
+        ratings = Rating.objects.filter(judgment__judge_id=judge_id, candidate_id__in=candidate_ids)
+        labels = EditLabel.objects.filter(judgment__judge_id=judge_id, candidate_id__in=candidate_ids)
+        per_candidate: dict[int, list] = {c: [] for c in candidate_ids}
+        for cid, index, o_start, o_end, c_text, label in labels.order_by("edit__index").values_list(
+            "candidate_id", "edit__index", "edit__o_start", "edit__o_end", "edit__c_text", "label"
+        ):
+            per_candidate[cid].append(((index, o_start, o_end, c_text), label))
+        return {
+            cid: CandidateScore(score=score, rank=rank, labels=tuple(per_candidate.get(cid, ())))
+            for cid, score, rank in ratings.values_list("candidate_id", "score", "rank")
+        }
+
+    def run_panels(self, run: Any) -> list[dict[str, Any]]:
+        return [edit_scores_panel(run.campaign)]
+
+
+EDIT_LEVEL = EditLevel()

@@ -1,0 +1,351 @@
+"""The edit-level protocol (issue 24): ERRANT edits stored once, labels and ranks validated on the
+server with nothing half-saved, traps checked on labels and rank, exports and the edit-level score."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+from django.db import IntegrityError, transaction
+from django.urls import reverse
+from rest_framework.test import APIClient
+
+from geceval.judgments import read_rankings
+from ranking.analysis.exports import iter_judgments
+from ranking.analysis.services import analysis_run_create
+from ranking.models import Rating, Screen, ScreenJudgment
+from ranking.protocols import CandidateScore, protocol_get
+from ranking.protocols.edits.annotation import compute_edits, edits_for_texts
+from ranking.protocols.edits.models import Edit, EditedText, EditLabel
+from ranking.protocols.edits.scores import edit_scores
+from ranking.protocols.files import pseudonym
+from ranking.services import campaign_create
+from tests import factories
+
+pytestmark = pytest.mark.django_db
+
+SOURCES = ["He go home yesterday .", "She like cat ."]
+SYSTEMS = {
+    "src": SOURCES,
+    "a": ["He went home yesterday .", "She likes cats ."],
+    "c": ["He goes home yesterday .", "She likes cat ."],
+}
+TRAPS = ["He go to home yesterday . .", "She like the cat ."]
+
+
+@pytest.fixture
+def world():
+    researcher = factories.user("res", "researcher")
+    worker = factories.user("worker", "annotator")
+    project = factories.project(researcher, members=[worker])
+    corpus, systems = factories.corpus_with_systems(
+        project,
+        sources=SOURCES,
+        systems=SYSTEMS | {"trap": TRAPS},
+        kinds={"src": "source", "trap": "source+error"},
+    )
+    by_name = {s.name: s for s in systems}
+    campaign = campaign_create(
+        project=project,
+        corpus=corpus,
+        name="edits",
+        systems=[by_name[n] for n in ("src", "a", "c")],
+        created_by=researcher,
+        protocol="edits",
+        max_candidates=4,
+        judgments_per_item=1,
+        trap_system=by_name["trap"],
+        trap_design="paper",
+        trap_rate=1.0,
+    )
+    return campaign, worker
+
+
+def test_errant_edits_of_a_correction_with_token_spans_on_both_sides():
+    assert compute_edits("He go home yesterday .", "He go to home yesterday . .") == [
+        {"index": 0, "o_start": 2, "o_end": 2, "o_text": "", "c_start": 2, "c_end": 3, "c_text": "to",
+         "error_type": "M:PREP"},
+        {"index": 1, "o_start": 4, "o_end": 4, "o_text": "", "c_start": 5, "c_end": 6, "c_text": ".",
+         "error_type": "M:PUNCT"},
+    ]  # fmt: skip
+    assert compute_edits("He go home yesterday .", "He go home yesterday .") == []
+
+
+def test_edits_are_computed_once_per_sentence_and_text(world):
+    campaign, _ = world
+    sentence = campaign.corpus.sentences.get(position=0)
+    first = edits_for_texts(sentence, ["He went home yesterday ."])
+    again = edits_for_texts(sentence, ["He went home yesterday .", "He go home yesterday ."])
+    assert EditedText.objects.filter(sentence=sentence).count() == 2
+    assert Edit.objects.filter(edited__sentence=sentence).count() == 1
+    assert first["He went home yesterday ."] == again["He went home yesterday ."]
+    [edit] = again["He went home yesterday ."]
+    assert (edit.o_text, edit.c_text, edit.error_type) == ("go", "went", "R:VERB:TENSE")
+    assert again["He go home yesterday ."] == []
+
+
+def _page(client, worker, campaign):
+    client.force_login(worker)
+    url = client.get(reverse("campaign-work", args=[campaign.pk])).url
+    response = client.get(url)
+    assert response.status_code == 200
+    return url, response
+
+
+def _form(response, *, trap_text: str | None, careful: bool) -> dict:
+    """Label every edit and rank: careful = the trap's edits bad and the trap last."""
+    context = response.context
+    data = {"screen": str(context["screen"].pk), "started": context["started"]}
+    for c, segments, _count in context["edit_rows"]:
+        is_trap = c.text == trap_text
+        for s in segments:
+            if "edit" in s:
+                data[f"edit-{c.position}-{s['edit'].index}"] = "bad" if is_trap and careful else "good"
+        data[f"rank-{c.position}"] = str(len(context["edit_rows"]) if is_trap and careful else 1)
+    return data
+
+
+def _trap_of(screen: Screen) -> str | None:
+    trap = screen.candidates.filter(outputs__system__kind="source+error").first()
+    return trap.text if trap else None
+
+
+def _skeleton(block: str) -> frozenset:
+    """The tags and classes of a candidate's markup: what is left when the texts and counts go (and
+    whether an edit deletes, inserts or replaces: ``del``/``ins`` follow the edit, not the system)."""
+    return frozenset(re.findall(r'<(\w+)(?:[^>]*?class="([^"]*)")?', block)) - {("del", ""), ("ins", "")}
+
+
+def test_the_page_shows_edits_as_spans_and_nothing_tells_the_trap_apart(client, world):
+    campaign, worker = world
+    _url, response = _page(client, worker, campaign)
+    html = response.content.decode()
+    trap = _trap_of(response.context["screen"])
+    assert trap is not None
+    assert "trap" not in html.lower() and "source+error" not in html
+    blocks = re.findall(
+        r'<li class="candidate rank-item" data-position="\d+">(.*?)</fieldset>\s*</li>', html, re.S
+    )
+    rows = response.context["edit_rows"]
+    assert len(blocks) == len(rows) == 4  # the source, its trap, a and c
+    skeletons = {_skeleton(block) for block, (_c, _s, count) in zip(blocks, rows) if count}
+    assert len(skeletons) == 1  # every edited correction, trap or not, has the same markup
+    assert '<mark class="edit" id="span-' in html and "<ins>" in html
+
+
+def test_a_careful_worker_passes_the_trap_and_labels_are_stored(client, world):
+    campaign, worker = world
+    url, response = _page(client, worker, campaign)
+    screen = response.context["screen"]
+    data = _form(response, trap_text=_trap_of(screen), careful=True)
+    assert client.post(url, data).status_code == 302
+    judgment = ScreenJudgment.objects.get(screen=screen, judge=worker)
+    assert judgment.trap_passed is True
+    labelled = EditLabel.objects.filter(judgment=judgment)
+    edits = sum(n for _c, _s, n in response.context["edit_rows"])
+    assert labelled.count() == edits > 0
+    assert set(labelled.filter(candidate__text=_trap_of(screen)).values_list("label", flat=True)) == {"bad"}
+
+
+def test_a_trap_ranked_last_with_an_added_error_marked_good_fails(client, world):
+    campaign, worker = world
+    url, response = _page(client, worker, campaign)
+    screen = response.context["screen"]
+    trap = _trap_of(screen)
+    data = _form(response, trap_text=trap, careful=True)
+    trap_candidate = screen.candidates.get(text=trap)
+    first_edit = next(k for k in data if k.startswith(f"edit-{trap_candidate.position}-"))
+    data[first_edit] = "neutral"
+    assert client.post(url, data).status_code == 302
+    assert ScreenJudgment.objects.get(screen=screen, judge=worker).trap_passed is False
+
+
+def test_a_trap_with_its_edits_bad_but_ranked_with_its_base_fails(client, world):
+    campaign, worker = world
+    url, response = _page(client, worker, campaign)
+    screen = response.context["screen"]
+    data = _form(response, trap_text=_trap_of(screen), careful=True)
+    for c, _s, _n in response.context["edit_rows"]:
+        data[f"rank-{c.position}"] = "1"
+    assert client.post(url, data).status_code == 302
+    assert ScreenJudgment.objects.get(screen=screen, judge=worker).trap_passed is False
+
+
+@pytest.mark.parametrize(
+    "spoil,error",
+    [
+        (lambda d: d.pop(next(k for k in d if k.startswith("edit-"))), "label every change"),
+        (lambda d: d.update({next(k for k in d if k.startswith("edit-")): "great"}), "good, bad or neutral"),
+        (lambda d: d.update({next(k for k in d if k.startswith("rank-")): "9"}), "ranks are whole numbers"),
+        (lambda d: d.update({next(k for k in d if k.startswith("rank-")): "x"}), "ranks are whole numbers"),
+        (lambda d: d.pop(next(k for k in d if k.startswith("rank-"))), "rank every correction"),
+    ],
+)
+def test_a_bad_label_or_rank_is_refused_with_a_sentence_and_nothing_is_saved(client, world, spoil, error):
+    campaign, worker = world
+    url, response = _page(client, worker, campaign)
+    data = _form(response, trap_text=_trap_of(response.context["screen"]), careful=True)
+    spoil(data)
+    answer = client.post(url, data)
+    assert answer.status_code == 400
+    assert error in answer.content.decode()
+    assert (
+        not ScreenJudgment.objects.exists() and not Rating.objects.exists() and not EditLabel.objects.exists()
+    )
+
+
+def test_the_database_refuses_an_unknown_label_and_a_second_label_of_one_edit(client, world):
+    campaign, worker = world
+    url, response = _page(client, worker, campaign)
+    client.post(url, _form(response, trap_text=None, careful=False))
+    label = EditLabel.objects.first()
+    with pytest.raises(IntegrityError), transaction.atomic():
+        EditLabel.objects.filter(pk=label.pk).update(label="great")
+    with pytest.raises(IntegrityError), transaction.atomic():
+        EditLabel.objects.create(
+            judgment=label.judgment, candidate=label.candidate, edit=label.edit, label="bad"
+        )
+
+
+def test_the_workers_api_cannot_label_edits_yet_and_is_refused_with_a_sentence(world):
+    campaign, worker = world
+    api = APIClient()
+    api.force_authenticate(worker)
+    body = api.post(f"/api/work/campaigns/{campaign.pk}/request/").json()
+    screen = body["screen"]
+    answers = [{"position": c["position"], "rank": 1} for c in screen["candidates"]]
+    answer = api.post(
+        f"/api/work/assignments/{body['id']}/screens/{screen['id']}/", {"answers": answers}, format="json"
+    )
+    assert answer.status_code == 400
+    assert "every change of every correction needs one label" in answer.json()["detail"]
+    assert not ScreenJudgment.objects.exists() and not EditLabel.objects.exists()
+
+
+def test_trap_verdict_needs_every_added_edit_bad_and_a_lower_rank():
+    protocol = protocol_get("edits")
+    base = CandidateScore(rank=1, labels=(((0, 1, 2, "went"), "good"),))
+    added = (((0, 1, 2, "went"), "good"), ((1, 2, 2, "to"), "bad"))
+    assert protocol.trap_passed(CandidateScore(rank=2, labels=added), base) is True
+    assert protocol.trap_passed(CandidateScore(rank=1, labels=added), base) is False
+    spoiled = (((0, 1, 2, "went"), "good"), ((1, 2, 2, "to"), "neutral"))
+    assert protocol.trap_passed(CandidateScore(rank=2, labels=spoiled), base) is False
+
+
+def _judge_all(client, worker, campaign):
+    """Work the whole HIT carefully; returns the labels posted, by screen."""
+    client.force_login(worker)
+    url = client.get(reverse("campaign-work", args=[campaign.pk])).url
+    while True:
+        response = client.get(url)
+        if "screen" not in (response.context or {}):
+            return
+        screen = response.context["screen"]
+        client.post(url, _form(response, trap_text=_trap_of(screen), careful=True))
+
+
+def test_exports_give_rankings_and_one_jsonl_row_per_edit_and_system(client, world):
+    campaign, worker = world
+    _judge_all(client, worker, campaign)
+    rows = [json.loads(line) for line in iter_judgments(campaign, "edit-jsonl")]
+    assert rows and {r["system"] for r in rows} <= {"a", "c"}  # the source has no edits, traps none
+    judge = pseudonym(worker.pk)
+    assert {
+        "sentence": 1, "system": "a", "span": [1, 2], "original": "go", "correction": "went",
+        "type": "R:VERB:TENSE", "label": "good", "judge": judge,
+    } in rows  # fmt: skip
+    assert len(rows) == EditLabel.objects.filter(candidate__outputs__system__name__in=["a", "c"]).count()
+    # the rankings read back with the core's readers, as every existing analysis reads them
+    from_csv = read_rankings("".join(iter_judgments(campaign, "wmt-csv")).encode(), "wmt-csv")
+    from_xml = read_rankings("".join(iter_judgments(campaign, "appraise-xml")).encode(), "appraise-xml")
+    assert [j.entries for j in from_csv] == [j.entries for j in from_xml]
+    assert [dict(j.entries) for j in from_xml] == [{"src": 1, "a": 1, "c": 1}] * 2
+    assert {j.annotator for j in from_xml} == {judge}  # the trap, ranked last, is no system's rank
+
+
+def test_edit_scores_share_of_good_with_a_bootstrap_interval():
+    [a, b] = edit_scores({"a": [(2, 2), (1, 1)], "b": [(1, 2), (0, 2)]}, seed=3)
+    assert (a.system, a.share, a.low, a.high, a.good, a.labels, a.sentences) == ("a", 1.0, 1.0, 1.0, 3, 3, 2)
+    assert (b.system, b.share, b.good, b.labels) == ("b", 0.25, 1, 4)
+    assert (b.low, b.high) == (0.0, 0.5)  # resampling two sentences: 0, 1/4 or 1/2 good
+
+
+def test_the_run_page_shows_the_edit_level_score(client, world):
+    campaign, worker = world
+    _judge_all(client, worker, campaign)
+    run = analysis_run_create(campaign=campaign, kind="trueskill", parameters={}, seed=campaign.seed)
+    client.force_login(campaign.created_by)
+    html = client.get(reverse("analysis-run", args=[run.pk])).content.decode()
+    assert "Edit-level score per system" in html
+    rows = re.findall(r'<tr><th scope="row">(\w+)</th><td>([\d.]+)</td><td>([\d.]+)–([\d.]+)</td>', html)
+    # every edit of a and c was marked good (the careful worker marks only the trap's bad)
+    assert rows == [("a", "1.000", "1.000", "1.000"), ("c", "1.000", "1.000", "1.000")]
+
+
+def test_the_campaign_form_offers_the_protocol_and_creates_its_campaign(client, world):
+    campaign, _ = world
+    client.force_login(campaign.created_by)
+    page = client.get(reverse("campaign-new")).content.decode()
+    assert '<option value="edits">Edit-level labels and ranking</option>' in page
+    form = {
+        "name": "from the form",
+        "protocol": "edits",
+        "corpus": campaign.corpus.pk,
+        "systems": list(campaign.systems.values_list("pk", flat=True)),
+        "judgments_per_item": 1,
+        "max_candidates": 3,
+        "screens_per_sentence": 1,
+        "screens_per_hit": 2,
+        "assignment_minutes": 60,
+        "trap_rate": 0,
+        "repeat_rate": 0,
+        "trap_threshold": 0.6,
+        "trap_min_seen": 10,
+        "reward_per_hit": 0,
+        "confirm_few_outputs": "on",  # three systems: the form warns about few distinct outputs per draw
+    }
+    response = client.post(reverse("campaign-new"), form)
+    assert response.status_code == 302, response.context["form"].errors
+    made = type(campaign).objects.get(name="from the form")
+    assert (made.protocol, made.get_protocol_display()) == ("edits", "Edit-level labels and ranking")
+
+
+def test_a_judged_campaign_and_then_its_corpus_can_be_deleted(client, world):
+    campaign, worker = world
+    _judge_all(client, worker, campaign)
+    corpus = campaign.corpus
+    assert EditLabel.objects.exists()
+    campaign.delete()
+    assert not EditLabel.objects.exists() and Edit.objects.exists()  # edits stay with their sentence
+    corpus.delete()
+    assert not Edit.objects.exists() and not EditedText.objects.exists()
+
+
+def test_markup_in_a_correction_is_shown_as_text(client):
+    researcher = factories.user("res", "researcher")
+    worker = factories.user("worker", "annotator")
+    project = factories.project(researcher, members=[worker])
+    evil = '<img src=x onerror="alert(1)">'
+    corpus, systems = factories.corpus_with_systems(
+        project,
+        sources=["He go home ."],
+        systems={"a": [f"He went {evil} home ."], "b": ["He goes home ."]},
+    )
+    campaign = campaign_create(
+        project=project, corpus=corpus, name="evil", systems=systems, created_by=researcher,
+        protocol="edits", judgments_per_item=1,
+    )  # fmt: skip
+    _url, response = _page(client, worker, campaign)
+    html = response.content.decode()
+    assert "<img" not in html and "&lt;img" in html
+
+
+def test_posting_a_screen_twice_saves_its_labels_once(client, world):
+    campaign, worker = world
+    url, response = _page(client, worker, campaign)
+    data = _form(response, trap_text=_trap_of(response.context["screen"]), careful=True)
+    client.post(url, data)
+    labels = EditLabel.objects.count()
+    client.post(url, data)  # the browser's back button and a second click
+    assert ScreenJudgment.objects.count() == 1 and EditLabel.objects.count() == labels > 0

@@ -84,6 +84,13 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     )
     p.add_argument("--gunicorn-workers", type=int, default=(os.cpu_count() or 2) * 2 + 1)
     p.add_argument("--threads", type=int, default=4, help="gunicorn threads per worker process")
+    p.add_argument(
+        "--keep-alive",
+        type=int,
+        default=None,
+        help="seconds gunicorn keeps an idle connection (default: gunicorn's, 2 s; workers who think "
+        "longer reconnect for each screen, as browsers behind most proxies do)",
+    )
     p.add_argument("--port", type=int, default=8765)
     p.add_argument(
         "--pg-url", default=os.environ.get("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/postgres")
@@ -557,7 +564,7 @@ def main(argv: list[str] | None = None) -> int:
         file=sys.stderr,
     )
     base = f"http://127.0.0.1:{args.port}"
-    with gunicorn(env, args.port, args.gunicorn_workers, args.threads) as server:
+    with gunicorn(env, args.port, args.gunicorn_workers, args.threads, args.keep_alive) as server:
         warm_up(server.pid, base, world.sessions[0])
         with busy_cores(args.busy_cores) as spinners:
             cpu_before = cpu_snapshot(server.pid, args.pg_url, args.database)
@@ -581,6 +588,7 @@ def main(argv: list[str] | None = None) -> int:
             "think_dist",
             "gunicorn_workers",
             "threads",
+            "keep_alive",
             "busy_cores",
             "cache_url",
         )

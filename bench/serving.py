@@ -143,11 +143,17 @@ def researcher_and_roles(username: str):
 
 
 @contextmanager
-def gunicorn(env: dict[str, str], port: int, workers: int, threads: int) -> Iterator[subprocess.Popen]:
+def gunicorn(
+    env: dict[str, str], port: int, workers: int, threads: int, keep_alive: int | None = None
+) -> Iterator[subprocess.Popen]:
     """gunicorn serving the product on 127.0.0.1:``port`` until the block ends (then SIGTERM to its
-    process group, SIGKILL after 20 s)."""
+    process group, SIGKILL after 20 s). No access log, as docker-compose.yml runs it (formatting a
+    line per request costs the server CPU), unless LOAD_ACCESS_LOG is set; ``keep_alive``: seconds
+    an idle connection is kept (gunicorn's default, 2, when None)."""
     import httpx
 
+    access = ["--access-logfile", "-"] if os.environ.get("LOAD_ACCESS_LOG") else []
+    alive = [] if keep_alive is None else ["--keep-alive", str(keep_alive)]
     server = subprocess.Popen(
         [
             str(Path(sys.executable).with_name("gunicorn")),
@@ -162,8 +168,8 @@ def gunicorn(env: dict[str, str], port: int, workers: int, threads: int) -> Iter
             "60",
             "--backlog",
             "4096",
-            "--access-logfile",
-            "-" if os.environ.get("LOAD_ACCESS_LOG") else "/dev/null",
+            *access,
+            *alive,
         ],
         cwd=REPO,
         env=dict(env, DJANGO_SETTINGS_MODULE=FAULT_SETTINGS),

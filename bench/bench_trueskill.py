@@ -33,6 +33,7 @@ mus; exact game-by-game parity is the package comparison above and tests/core).
 from __future__ import annotations
 
 import argparse
+import compileall
 import math
 import os
 import resource
@@ -237,6 +238,9 @@ def reference_tool(args, result: RankingResult, ours_per_run: float) -> bool:
             lambda: whole_process([*python2(), "infer_TS.py", prefix, *opts], cwd=src, py2=True, stdin=csv),
         )
     ours_cmd = ours_command("rank", str(csv), "--format", "wmt-csv", "--runs", str(args.runs), "--seed", "0")
+    # geceval's bytecode compiled first (into __pycache__, git-ignored), as `pip install` compiles an
+    # installed package's: where PYTHONDONTWRITEBYTECODE is set every run would compile it again.
+    compileall.compile_dir(REPO / "geceval", quiet=1)
     ours_whole, _ = repeat(args.ref_runs, lambda: whole_process(ours_cmd))
     print(f"wmt-trueskill (Python 2.7), {args.ref_runs} run(s) of one TrueSkill estimation each:")
     print(f"  in-process  CPU-s per run min / median {inproc}; ours {ours_per_run:.4f} per run "

@@ -167,7 +167,9 @@ def _create_campaign_with_trap_preview(page) -> None:
         changed = row.get_by_role("cell").nth(2).locator("ins, del")  # the trap's words against its base
         assert changed.count() >= 1
         before, after = (float(x) for x in gleu.split(" → "))
-        assert before - after >= 0.25  # the default GLEU+ drop
+        # the default GLEU+ drop (0.25), as far as the page's two decimals can show it: 0.70 -> 0.45
+        # may be a drop of 0.2451 or 0.2549 (CI saw the float 0.7 - 0.45 = 0.2499999...)
+        assert round(before - after, 2) >= 0.24
     # the form kept what was typed: the preview came without a reload
     expect(page.get_by_label(re.compile(r"^Name:?$"))).to_have_value(CAMPAIGN)
     expect(page.get_by_label("Judgments per item")).to_have_value("2")

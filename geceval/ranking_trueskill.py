@@ -257,9 +257,17 @@ def _encode(sys1: list[str], sys2: list[str], outcome: np.ndarray) -> PairData:
         raise ValueError("no usable pairwise judgments (need two different systems with ranks >= 1)")
     systems = tuple(sorted(set(sys1) | set(sys2)))
     index = {name: i for i, name in enumerate(systems)}
-    size = len(systems)
     first = np.array([index[s] for s in sys1], dtype=np.int64)
     second = np.array([index[s] for s in sys2], dtype=np.int64)
+    return prepare_indices(systems, first, second, outcome)
+
+
+def prepare_indices(
+    systems: tuple[str, ...], first: np.ndarray, second: np.ndarray, outcome: np.ndarray
+) -> PairData:
+    """PairData of usable pairs given as int64 indices into ``systems`` (sorted names) and outcomes
+    (+1/-1/0 from ``first``'s view): what ``prepare`` builds, for callers that hold arrays already."""
+    size = len(systems)
     winner_loser = np.where(
         outcome > 0, first * size + second, np.where(outcome < 0, second * size + first, -1)
     )
@@ -271,8 +279,8 @@ def _encode(sys1: list[str], sys2: list[str], outcome: np.ndarray) -> PairData:
     offsets = np.concatenate([[0], np.cumsum(counts)[:-1]])
     return PairData(
         systems=systems,
-        judgments=len(sys1),
-        winner_loser=winner_loser,
+        judgments=len(first),
+        winner_loser=winner_loser.astype(np.int64),
         offsets=offsets.astype(np.int64),
         counts=counts.astype(np.int64),
         outcomes=seen[order].astype(np.float64),

@@ -18,7 +18,7 @@ from django.db import connection
 
 from geceval.agreement import cohen_kappa
 from geceval.judgments import PairwiseJudgment
-from geceval.ranking import PairData
+from geceval.ranking import PairData, prepare_indices
 from ranking.analysis import compute
 from ranking.models import Campaign, ImportedEntry
 
@@ -52,23 +52,7 @@ def prepare_arrays(
     systems: tuple[str, ...], first: np.ndarray, second: np.ndarray, outcome: np.ndarray
 ) -> PairData:
     """``geceval.ranking.prepare`` on arrays (system indices into ``systems``, sorted names; usable pairs only)."""
-    size = len(systems)
-    winner_loser = np.where(
-        outcome > 0, first * size + second, np.where(outcome < 0, second * size + first, -1)
-    )
-    q = np.concatenate([first * size + second, second * size + first])
-    seen = np.concatenate([outcome, -outcome])
-    order = np.argsort(q, kind="stable")
-    counts = np.bincount(q, minlength=size * size)
-    offsets = np.concatenate([[0], np.cumsum(counts)[:-1]])
-    return PairData(
-        systems=systems,
-        judgments=len(first),
-        winner_loser=winner_loser.astype(np.int64),
-        offsets=offsets.astype(np.int64),
-        counts=counts.astype(np.int64),
-        outcomes=seen[order].astype(np.float64),
-    )
+    return prepare_indices(systems, first, second, outcome)
 
 
 class CompactPairs:

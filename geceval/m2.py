@@ -310,12 +310,8 @@ def load_gold(args: Any) -> list[M2Sentence]:
     return references_to_m2(source_lines, reference_lists, align=getattr(args, "align", "errant"))
 
 
-def cli_m2(args: Any) -> list[dict[str, Any]]:
-    """Adapter for ``python -m geceval score m2``."""
-    gold = load_gold(args)
-    beta = 0.5 if getattr(args, "beta", None) is None else float(args.beta)
-    want_sentences = bool(getattr(args, "sentence", False))
-    results = []
+def hypotheses_for(args: Any, gold: Sequence[M2Sentence]) -> Iterator[tuple[str, list[str]]]:
+    """(path, lines) of each ``--hyp`` file, refused unless it has a line per gold sentence."""
     for hyp_path in args.hyp:
         hyp_path = os.fspath(hyp_path)
         lines = read_lines(hyp_path, allow_empty=True)
@@ -323,6 +319,16 @@ def cli_m2(args: Any) -> list[dict[str, Any]]:
             raise GecInputError(
                 f"has {len(lines)} lines but the gold has {len(gold)} sentences", path=hyp_path
             )
+        yield hyp_path, lines
+
+
+def cli_m2(args: Any) -> list[dict[str, Any]]:
+    """Adapter for ``python -m geceval score m2``."""
+    gold = load_gold(args)
+    beta = 0.5 if getattr(args, "beta", None) is None else float(args.beta)
+    want_sentences = bool(getattr(args, "sentence", False))
+    results = []
+    for hyp_path, lines in hypotheses_for(args, gold):
         progress = StderrProgress(f"m2 {hyp_path}") if len(gold) >= 200 else None
         res = m2_score(lines, gold, beta=beta, progress=progress, sentence=want_sentences)
         row: dict[str, Any] = {

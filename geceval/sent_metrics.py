@@ -37,7 +37,7 @@ from geceval.errant_scorer import (
 from geceval.errors import GecInputError
 from geceval.formats.m2 import M2Sentence, read_m2
 from geceval.formats.text import read_lines
-from geceval.m2 import load_gold, score_candidates, sentence_candidates
+from geceval.m2 import hypotheses_for, load_gold, score_candidates, sentence_candidates
 from geceval.progress import ProgressFn, StderrProgress, no_progress
 
 
@@ -96,13 +96,7 @@ def cli_sentm2(args: Any) -> list[dict[str, Any]]:
     gold = load_gold(args)
     beta = 0.5 if getattr(args, "beta", None) is None else float(args.beta)
     results = []
-    for hyp_path in args.hyp:
-        hyp_path = os.fspath(hyp_path)
-        lines = read_lines(hyp_path, allow_empty=True)
-        if len(lines) != len(gold):
-            raise GecInputError(
-                f"has {len(lines)} lines but the gold has {len(gold)} sentences", path=hyp_path
-            )
+    for hyp_path, lines in hypotheses_for(args, gold):
         progress = StderrProgress(f"sentm2 {hyp_path}") if len(gold) >= 200 else no_progress
         scores = sent_m2_scores(lines, gold, beta=beta, progress=progress)
         results.append(_row(hyp_path, "sentm2", scores, beta, bool(getattr(args, "sentence", False))))

@@ -39,8 +39,8 @@ from scipy import stats
 
 from geceval.agreement import PairwiseLike
 from geceval.errors import GecInputError
-from geceval.formats.inputs import read_input
-from geceval.metaeval import Correlations, system_correlations
+from geceval.formats.inputs import Source, read_input
+from geceval.metaeval import Correlations, SentenceAgreement, sentence_agreement, system_correlations
 
 TAGS: tuple[str, ...] = ("classic", "fluent", "input")
 SUBSETS: dict[str, tuple[frozenset[str] | None, bool]] = {
@@ -177,6 +177,56 @@ def judgments_in(judgments: Iterable[PairwiseLike], members: Iterable[str]) -> l
     return [j for j in judgments if j.sys1 in keep and j.sys2 in keep]
 
 
+PAIR_COUNT_FIELDS = ("concordant", "discordant", "metric_ties", "human_ties", "missing")
+
+
+def sentence_pair_counts(
+    judgments: Iterable[PairwiseLike],
+    metric_scores: Mapping[str, Mapping[str, float]],
+    *,
+    exclude: Iterable[str] = (),
+) -> list[list]:
+    """:func:`geceval.metaeval.sentence_agreement`'s counts split by the two systems judged:
+    rows ``[system a, system b, *PAIR_COUNT_FIELDS]`` (a < b), so that the agreement over any
+    subset of systems is a sum (:func:`agreement_from_pair_counts`) and a page can show every
+    subset without the sentence scores."""
+    groups: dict[tuple[str, str], list[PairwiseLike]] = {}
+    for j in judgments:
+        groups.setdefault((min(j.sys1, j.sys2), max(j.sys1, j.sys2)), []).append(j)
+    exclude = list(exclude)
+    rows = []
+    for (a, b), chosen in sorted(groups.items()):
+        r = sentence_agreement(chosen, metric_scores, exclude=exclude)
+        counts = [r.concordant, r.discordant, r.metric_ties, r.human_ties, r.missing]
+        if any(counts):
+            rows.append([a, b, *counts])
+    return rows
+
+
+def agreement_from_pair_counts(
+    rows: Iterable[Sequence], members: Iterable[str] | None = None
+) -> SentenceAgreement:
+    """The sentence-level agreement of the judgments whose two systems are both in ``members``
+    (every row when None), from :func:`sentence_pair_counts` rows."""
+    keep = None if members is None else set(members)
+    c = d = ties = human_ties = missing = 0
+    for a, b, *counts in rows:
+        if keep is None or (a in keep and b in keep):
+            c, d, ties, human_ties, missing = (
+                x + int(y) for x, y in zip((c, d, ties, human_ties, missing), counts)
+            )
+    total = c + d
+    return SentenceAgreement(
+        c,
+        d,
+        ties,
+        human_ties,
+        missing,
+        (c - d) / total if total else math.nan,
+        c / total if total else math.nan,
+    )
+
+
 # --------------------------------------------------------------------------- imported scores
 
 
@@ -186,11 +236,17 @@ class Table:
     rows: list[list[str]] = field(default_factory=list)
 
 
-def _read_table(path: str) -> Table | list[Any] | dict[str, Any]:
-    text = read_input(path).data.decode("utf-8-sig")
+def _read_table(source: Source) -> tuple[str, Table | list[Any] | dict[str, Any]]:
+    """(the name errors use, the parsed file)."""
+    found = read_input(source)
+    path = found.name
+    try:
+        text = found.data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise GecInputError("not UTF-8 text", path=path) from None
     if text.lstrip().startswith(("[", "{")):
         try:
-            return json.loads(text)
+            return path, json.loads(text)
         except json.JSONDecodeError as exc:
             raise GecInputError(f"not valid JSON: {exc.msg}", path=path) from None
     first = text.split("\n", 1)[0]
@@ -198,7 +254,7 @@ def _read_table(path: str) -> Table | list[Any] | dict[str, Any]:
     rows = [r for r in csv.reader(io.StringIO(text), dialect=dialect) if any(c.strip() for c in r)]
     if not rows:
         raise GecInputError("empty file", path=path)
-    return Table([h.strip().lower() for h in rows[0]], rows[1:])
+    return path, Table([h.strip().lower() for h in rows[0]], rows[1:])
 
 
 def _col(table: Table, names: Sequence[str], path: str) -> int:
@@ -223,11 +279,14 @@ _ITEM = ("item", "sentence", "segment", "segment_id", "segmentid", "sentence_id"
 _SCORE = ("score", "value")
 
 
-def read_system_scores(path: str) -> dict[str, float]:
+def read_system_scores(source: Source) -> dict[str, float]:
     """System-level scores: CSV/TSV with ``system`` and ``score`` columns, a JSON object
     ``{"SYSTEM": score}``, or a JSON list of ``{"system", "score"}`` records (our ``score
     --json`` output also fits: its ``hyp`` is the system)."""
-    data = _read_table(path)
+    return _system_scores(*_read_table(source))
+
+
+def _system_scores(path: str, data: Table | list[Any] | dict[str, Any]) -> dict[str, float]:
     out: dict[str, float] = {}
     if isinstance(data, Table):
         cs, cv = _col(data, _SYSTEM, path), _col(data, _SCORE, path)
@@ -260,13 +319,16 @@ def _system_name(value: Any) -> str:
     return text.replace("\\", "/").rsplit("/", 1)[-1]
 
 
-def read_sentence_scores(path: str) -> dict[str, dict[str, float]]:
+def read_sentence_scores(source: Source) -> dict[str, dict[str, float]]:
     """Sentence-level scores, system -> item -> score: CSV/TSV with ``system``, ``item`` (0-based
     sentence index or the judgments' item id) and ``score`` columns; a JSON object
     ``{"SYSTEM": {"ITEM": score}}`` or ``{"SYSTEM": [score per sentence]}``; or our ``score --json
     --sentence`` output (``hyp`` names the system by file name; each sentence's ``f``, ``score``
     or ``gleu`` value, in line order from item 0)."""
-    data = _read_table(path)
+    return _sentence_scores(*_read_table(source))
+
+
+def _sentence_scores(path: str, data: Table | list[Any] | dict[str, Any]) -> dict[str, dict[str, float]]:
     out: dict[str, dict[str, float]] = {}
 
     def put(system: str, item: str, value: Any, where: str) -> None:
@@ -312,3 +374,19 @@ def read_sentence_scores(path: str) -> dict[str, dict[str, float]]:
                     value = s[key]
                 put(system, str(i), value, f"record {n + 1} sentence {i}")
     return out
+
+
+def read_scores(source: Source) -> tuple[str, dict[str, Any]]:
+    """("system", system -> score) or ("sentence", system -> item -> score), whichever the file
+    holds: a table with an item column, a JSON object of lists or objects, or records with
+    ``sentences`` are sentence-level; every other form of :func:`read_system_scores` is system-level."""
+    path, data = _read_table(source)
+    if isinstance(data, Table):
+        sentence = any(name in data.header for name in _ITEM)
+    elif isinstance(data, dict):
+        sentence = any(isinstance(v, list | dict) for v in data.values())
+    else:
+        sentence = any(isinstance(r, dict) and "sentences" in r for r in data)
+    if sentence:
+        return "sentence", _sentence_scores(path, data)
+    return "system", _system_scores(path, data)

@@ -72,7 +72,7 @@ class AnalysisRunCreateSerializer(serializers.Serializer):
         default=dict,
         help_text="trueskill/expected_wins: runs, chunks, estimate_needed; prws_summary: samples; "
         "metric_scores: metrics, reference_sets {name: [reference system names]}; "
-        "meta_eval: human_run, metric_run, exclude",
+        "meta_eval: human_run, metric_run, exclude, imported [names of imported scores of the corpus]",
     )
 
     def validate_parameters(self, value: dict) -> dict:

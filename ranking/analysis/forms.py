@@ -3,7 +3,7 @@ from __future__ import annotations
 from django import forms
 
 from ranking.analysis.metrics import METRICS
-from ranking.analysis.models import AnalysisKind, AnalysisRun, RunStatus
+from ranking.analysis.models import AnalysisKind, AnalysisRun, ImportedScores, RunStatus
 from ranking.analysis.parameters import DEFAULT_CHUNKS, MAX_SEED
 from ranking.analysis.services import SUPPORTED_KINDS
 
@@ -45,6 +45,13 @@ class RunForm(forms.Form):
     synthetic = forms.BooleanField(
         required=False, label="Add synthetic systems (hybrid super-sampling; needs a PRWS human run)"
     )
+    imported = forms.MultipleChoiceField(
+        choices=[],
+        required=False,
+        label="Imported metric scores",
+        help_text="meta-evaluation: scores of metrics run elsewhere, uploaded below, beside ours",
+        widget=forms.CheckboxSelectMultiple,
+    )
 
     def __init__(self, *args, campaign=None, **kwargs) -> None:
         super().__init__(*args, **kwargs)
@@ -63,6 +70,14 @@ class RunForm(forms.Form):
         self.fields["metric_run"].choices = [("", "—")] + [
             (r.pk, label(r)) for r in runs if r.kind == AnalysisKind.METRIC_SCORES
         ]
+        imported = ImportedScores.objects.none()
+        if campaign is not None:
+            imported = ImportedScores.objects.filter(corpus_id=campaign.corpus_id)
+        self.fields["imported"].choices = [
+            (s.name, f"{s.name} ({s.get_level_display()})") for s in imported.order_by("name")
+        ]
+        if not self.fields["imported"].choices:
+            del self.fields["imported"]
 
     def parameters(self) -> dict:
         d = self.cleaned_data
@@ -81,5 +96,20 @@ class RunForm(forms.Form):
             params = {"human_run": d["human_run"], "metric_run": d["metric_run"]}
             if d["synthetic"]:
                 params["synthetic"] = {"samples": 1}
+            if d.get("imported"):
+                params["imported"] = d["imported"]
             return params
         return {}
+
+
+class ImportedScoresForm(forms.Form):
+    name = forms.CharField(
+        max_length=50,
+        label="Metric name",
+        help_text="e.g. SOME; a second file under the same name replaces the first",
+    )
+    file = forms.FileField(
+        label="Scores file",
+        help_text="per system (system, score) or per sentence (system, item = 0-based corpus line, score): "
+        "CSV, TSV or JSON",
+    )

@@ -1,5 +1,6 @@
 """The 2024 meta-evaluation views of a meta-evaluation run (Kobayashi et al. 2024): Pearson and
-Spearman per subset of systems by their tags (``System.tags``), and window analysis.
+Spearman per subset of systems by their tags (``System.tags``), window analysis, and sentence-level
+agreement per subset.
 
 Computed when the page is shown from the rows the run stored (``CorrelationResult.points``:
 system, metric score, human score), with :mod:`geceval.metaeval_2024`; only real systems of the
@@ -109,4 +110,42 @@ def subset_williams(correlations: Sequence, tags: dict[str, frozenset[str]]) -> 
                 (better, x), (worse, y) = ((la, a), (lb, b)) if ra >= rb else ((lb, b), (la, a))
                 w = williams_from_scores(h, x, y)
                 rows.append(WilliamsRow(subset, better, worse, w.t, w.p))
+    return rows
+
+
+@dataclass
+class SentenceRow:
+    label: str
+    subset: str
+    n: int
+    pairs: int
+    tau: float | None
+    accuracy: float | None
+    metric_ties: int
+    human_ties: int
+    missing: int
+
+
+def sentence_rows(results: Sequence, tags: dict[str, frozenset[str]]) -> list[SentenceRow]:
+    """Every sentence-level metric/reference-set row of the run × every subset, summed from the
+    stored per-pair counts with the systems' current tags (as the system-level subsets)."""
+    rows = []
+    for r in results:
+        systems = sorted({str(s) for row in r.pair_counts for s in row[:2]})
+        for subset in m24.SUBSETS:
+            members = m24.subset_members(subset, systems, tags)
+            a = m24.agreement_from_pair_counts(r.pair_counts, members)
+            rows.append(
+                SentenceRow(
+                    f"{r.metric}/{r.reference_set}",
+                    subset,
+                    len(members),
+                    a.concordant + a.discordant,
+                    _none(a.tau),
+                    _none(a.accuracy),
+                    a.metric_ties,
+                    a.human_ties,
+                    a.missing,
+                )
+            )
     return rows

@@ -227,6 +227,68 @@ class CorrelationResult(models.Model):
         return f"{self.metric}/{self.reference_set}: r={self.pearson}"
 
 
+class SentenceCorrelationResult(models.Model):
+    """Sentence-level agreement of one metric × reference set with the human run's pairwise
+    judgments (WMT tau variant and pairwise accuracy), kept split by the pair of systems judged so
+    the page sums it over any subset of systems by their current tags
+    (``geceval.metaeval_2024.sentence_pair_counts``)."""
+
+    run = models.ForeignKey(AnalysisRun, on_delete=models.CASCADE, related_name="sentence_results")
+    metric = models.CharField(max_length=50)
+    reference_set = models.CharField(max_length=200)
+    pair_counts = models.JSONField(
+        default=list,
+        blank=True,
+        help_text="[[system a, system b, concordant, discordant, metric ties, human ties, missing], ...]",
+    )
+
+    class Meta:
+        ordering = ["run", "reference_set", "metric"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["run", "metric", "reference_set"], name="sentence_correlation_result_unique"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"sentence level {self.metric}/{self.reference_set} of run {self.run_id}"
+
+
+class ScoreLevel(models.TextChoices):
+    SYSTEM = "system", "per system"
+    SENTENCE = "sentence", "per sentence"
+
+
+class ImportedScores(models.Model):
+    """A metric's scores computed elsewhere (SOME, IMPARA, PT-M2, ...) for a corpus's systems, per
+    system or per sentence, meta-evaluated beside ours by the runs that choose them."""
+
+    corpus = models.ForeignKey("annotate.Corpus", on_delete=models.CASCADE, related_name="imported_scores")
+    name = models.CharField(max_length=50, help_text="the metric's name on the pages")
+    level = models.CharField(max_length=10, choices=ScoreLevel.choices)
+    scores = models.JSONField(help_text="system -> score, or system -> {0-based corpus line -> score}")
+    systems = models.PositiveIntegerField()
+    sentences = models.PositiveIntegerField(default=0, help_text="sentences scored (per-sentence files)")
+    file_name = models.CharField(max_length=255, blank=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    created = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["corpus", "name"]
+        constraints = [
+            models.UniqueConstraint(fields=["corpus", "name"], name="imported_scores_unique_name"),
+            models.CheckConstraint(
+                condition=Q(level__in=[c.value for c in ScoreLevel]), name="imported_scores_level_valid"
+            ),
+            models.CheckConstraint(condition=~Q(name=""), name="imported_scores_name_not_empty"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.get_level_display()}) for corpus {self.corpus_id}"
+
+
 class AnalysisCache(models.Model):
     """Expensive per-content work shared by all workers (e.g. ERRANT reference M2), keyed by a content hash."""
 
@@ -248,10 +310,13 @@ __all__ = [
     "AnalysisRun",
     "ChunkStatus",
     "CorrelationResult",
+    "ImportedScores",
     "MetricResult",
     "PrwsResult",
     "RunChunk",
     "RunInput",
     "RunStatus",
+    "ScoreLevel",
+    "SentenceCorrelationResult",
     "SystemRankResult",
 ]

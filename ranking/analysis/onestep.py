@@ -11,7 +11,7 @@ from django.utils import timezone
 
 from annotate.models import System
 from geceval.prws import segment_means
-from ranking.analysis import compute, metrics
+from ranking.analysis import compute, metrics, sentence_meta
 from ranking.analysis.models import (
     AnalysisCache,
     AnalysisKind,
@@ -21,6 +21,7 @@ from ranking.analysis.models import (
     PrwsResult,
     RunInput,
     RunStatus,
+    SentenceCorrelationResult,
     SystemRankResult,
 )
 from ranking.analysis.parameters import RANKING_KINDS
@@ -125,8 +126,13 @@ def execute_one_step(run: AnalysisRun, data: dict, t0: float) -> None:
                 metric_rows += extra_rows
                 human = {**human, **extra_human}
                 summary["synthetic"] = len(extra_human)
+            imported = data.get("imported", [])
+            metric_rows += sentence_meta.imported_system_rows(imported)
             rows = compute.correlations(metric_rows, human, exclude=run.parameters.get("exclude", []))
-            _write(run, t0, correlations=rows, summary=summary)
+            sentence_rows, summary["sentence_level"] = sentence_meta.sentence_level(
+                run, imported, store=DbCache(), progress=progress
+            )
+            _write(run, t0, correlations=rows, sentences=sentence_rows, summary=summary)
     except Exception as exc:
         _fail(run.pk, exc)
 
@@ -182,6 +188,7 @@ def _write(
     prws: list[dict] | None = None,
     metrics: list[dict] | None = None,
     correlations: list[dict] | None = None,
+    sentences: list[dict] | None = None,
     from_status: str = RunStatus.RUNNING,
     timings: dict | None = None,
 ) -> bool:
@@ -212,4 +219,8 @@ def _write(
             MetricResult.objects.bulk_create([MetricResult(run=run, **r) for r in metrics])
         if correlations:
             CorrelationResult.objects.bulk_create([CorrelationResult(run=run, **r) for r in correlations])
+        if sentences:
+            SentenceCorrelationResult.objects.bulk_create(
+                [SentenceCorrelationResult(run=run, **r) for r in sentences]
+            )
     return True

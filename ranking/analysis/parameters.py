@@ -12,7 +12,7 @@ from pathlib import Path
 from annotate.models import System, SystemKind
 from geceval.ensemble import DEFAULT_COMPONENTS
 from ranking.analysis.metrics import METRICS
-from ranking.analysis.models import AnalysisKind, AnalysisRun, RunStatus
+from ranking.analysis.models import AnalysisKind, AnalysisRun, ImportedScores, RunStatus
 from ranking.models import Campaign
 from ranking.protocols import protocol_get
 
@@ -101,7 +101,7 @@ def _clean(kind: str, parameters: dict, campaign: Campaign) -> dict:
     elif kind == AnalysisKind.METRIC_SCORES:
         _clean_metric_scores(p, campaign)
     elif kind == AnalysisKind.META_EVAL:
-        _clean_meta_eval(p)
+        _clean_meta_eval(p, campaign)
     elif kind == AnalysisKind.GLEU_VS_REFS:
         pass
     elif kind == AnalysisKind.ENSEMBLE:
@@ -131,7 +131,7 @@ def _clean_metric_scores(p: dict, campaign: Campaign) -> None:
     p.update(metrics=metrics, reference_sets={str(k): list(v) for k, v in sets.items()})
 
 
-def _clean_meta_eval(p: dict) -> None:
+def _clean_meta_eval(p: dict, campaign: Campaign) -> None:
     for key, what in (("human_run", "human judgments"), ("metric_run", "metric scores")):
         run = AnalysisRun.objects.filter(pk=p.get(key), status=RunStatus.DONE).first()
         if run is None:
@@ -153,6 +153,18 @@ def _clean_meta_eval(p: dict) -> None:
             raise AnalysisError("Give a number of synthetic samples from 1 to 10.")
         synthetic = {"samples": samples}
     p["synthetic"] = synthetic
+    imported = p.get("imported") or []
+    if not isinstance(imported, list) or not all(isinstance(n, str) for n in imported):
+        raise AnalysisError("imported: give a list of names of imported scores")
+    known = set(
+        ImportedScores.objects.filter(corpus_id=campaign.corpus_id, name__in=imported).values_list(
+            "name", flat=True
+        )
+    )
+    unknown = [n for n in imported if n not in known]
+    if unknown:
+        raise AnalysisError(f"no imported scores named {', '.join(unknown)} for this campaign's corpus")
+    p["imported"] = list(dict.fromkeys(imported))
 
 
 def _clean_ensemble(p: dict, campaign: Campaign) -> None:
@@ -195,6 +207,7 @@ _PLAIN = {
     "exclude": lambda v: ("leaving out " + ", ".join(v)) if v else "",
     "synthetic": lambda v: f"{v.get('samples', 1)} synthetic systems per system" if v else "",
     "components": lambda v: "combining " + ", ".join(v),
+    "imported": lambda v: ("with imported scores " + ", ".join(v)) if v else "",
 }
 
 

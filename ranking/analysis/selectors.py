@@ -40,4 +40,5 @@ def run_results(run: AnalysisRun) -> dict:
         "prws": list(run.prws_results.all()),
         "metrics": list(run.metric_results.order_by("metric", "reference_set", "-score")),
         "correlations": list(run.correlation_results.all()),
+        "sentences": list(run.sentence_results.all()),
     }

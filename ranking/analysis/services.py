@@ -34,7 +34,7 @@ from django.utils import timezone
 
 from annotate.tasking import task_send
 from geceval.ranking import ChunkResult, PairData, merge, prepare, run_chunk
-from ranking.analysis import compute, frozen, inputs
+from ranking.analysis import compute, frozen, inputs, sentence_meta
 from ranking.analysis.models import (
     AnalysisKind,
     AnalysisRun,
@@ -171,7 +171,7 @@ def _freeze_input(run: AnalysisRun) -> dict:
         if run.kind == AnalysisKind.GLEU_VS_REFS and not texts.references:
             raise AnalysisError("the corpus has no reference systems")
     elif run.kind == AnalysisKind.META_EVAL:
-        data = {}
+        data = {"imported": sentence_meta.imported_freeze(run)}
     run.excluded_workers = inputs.excluded_worker_count(campaign)
     return data
 

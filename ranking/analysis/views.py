@@ -9,14 +9,17 @@ from csp.decorators import csp_replace
 from django.contrib import messages
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from annotate.decorators import researcher_required
 from annotate.paging import paginate
+from annotate.services import open_upload
 from geceval.errors import GecInputError
 from ranking.analysis import exports, meta2024, plots, services
-from ranking.analysis.forms import RunForm
-from ranking.analysis.models import AnalysisKind, RunStatus
+from ranking.analysis.forms import ImportedScoresForm, RunForm
+from ranking.analysis.imported_scores import imported_scores_save
+from ranking.analysis.models import AnalysisKind, ImportedScores, RunStatus
 from ranking.analysis.parameters import parameters_in_words
 from ranking.analysis.selectors import run_list_for, run_progress, run_results
 from ranking.protocols import protocol_get
@@ -42,13 +45,25 @@ def campaign_analysis(request: HttpRequest, pk: int) -> HttpResponse:
             if not services.analysis_run_enqueue(run):
                 messages.warning(request, services.QUEUE_DOWN)
             return redirect("analysis-run", pk=run.pk)
+    return _campaign_page(request, campaign, form=form)
+
+
+def _campaign_page(
+    request: HttpRequest,
+    campaign,
+    *,
+    form: RunForm | None = None,
+    scores_form: ImportedScoresForm | None = None,
+) -> HttpResponse:
+    form = form or RunForm(campaign=campaign)
+    scores_form = scores_form or ImportedScoresForm()
     runs = paginate(
         request,
         run_list_for(request.user).filter(campaign=campaign),
         search=("kind", "status"),
         label="Search the runs (kind or status)",
     )
-    status = 400 if form.errors else 200
+    status = 400 if form.errors or scores_form.errors else 200
     return render(
         request,
         "ranking/analysis/campaign.html",
@@ -57,9 +72,46 @@ def campaign_analysis(request: HttpRequest, pk: int) -> HttpResponse:
             "form": form,
             "runs": runs,
             "judgment_formats": protocol_get(campaign.protocol).judgment_formats,
+            "imported_scores": ImportedScores.objects.filter(corpus_id=campaign.corpus_id).select_related(
+                "created_by"
+            ),
+            "scores_form": scores_form,
         },
         status=status,
     )
+
+
+@researcher_required
+@require_POST
+def imported_scores_upload(request: HttpRequest, pk: int) -> HttpResponse:
+    campaign = get_object_or_404(campaign_list_for(request.user), pk=pk)
+    form = ImportedScoresForm(request.POST, request.FILES)
+    if form.is_valid():
+        upload = form.cleaned_data["file"]
+        try:
+            saved = imported_scores_save(
+                corpus=campaign.corpus,
+                name=form.cleaned_data["name"],
+                source=open_upload(upload, name=upload.name),
+                user=request.user,
+            )
+        except GecInputError as exc:
+            form.add_error(None, str(exc))
+        else:
+            what = f"{saved.systems} systems" + (f", {saved.sentences} sentences" if saved.sentences else "")
+            messages.success(request, f"Imported {saved.name} ({saved.get_level_display()}; {what}).")
+            return redirect(f"{reverse('campaign-analysis', args=[campaign.pk])}#imported-scores")
+    return _campaign_page(request, campaign, scores_form=form)
+
+
+@researcher_required
+@require_POST
+def imported_scores_delete(request: HttpRequest, pk: int, scores_pk: int) -> HttpResponse:
+    campaign = get_object_or_404(campaign_list_for(request.user), pk=pk)
+    scores = get_object_or_404(ImportedScores, pk=scores_pk, corpus_id=campaign.corpus_id)
+    scores.delete()
+    messages.info(request, f"Deleted the imported scores {scores.name}; runs made with them keep their copy.")
+    return redirect(f"{reverse('campaign-analysis', args=[campaign.pk])}#imported-scores")
 
 
 def _run(request: HttpRequest, pk: int):
@@ -132,6 +184,10 @@ def run_detail(request: HttpRequest, pk: int) -> HttpResponse:
         context["subset_williams"] = meta2024.subset_williams(results["correlations"], tags)
         context["has_windows"] = bool(meta2024.window_lines(results["correlations"], tags))
         context["window_k"] = meta2024.WINDOW
+        context["sentence_rows"] = meta2024.sentence_rows(results["sentences"], tags)
+    context["sentence_level"] = (
+        run.summary.get("sentence_level") if run.kind == AnalysisKind.META_EVAL else None
+    )
     return render(request, "ranking/analysis/run.html", context)
 
 

@@ -124,6 +124,24 @@ def test_imported_scores_in_csv_tsv_and_json(tmp_path: Path) -> None:
         m24.read_system_scores(str(tmp_path / "nan.csv"))
 
 
+def test_the_level_of_an_imported_file_is_read_from_its_shape(tmp_path: Path) -> None:
+    (tmp_path / "s.csv").write_text("system,sentence,score\namu,1,0.5\n")
+    (tmp_path / "s.json").write_text('{"amu": {"1": 0.5}}')
+    (tmp_path / "sys.tsv").write_text("system\tscore\namu\t0.4\n")
+    (tmp_path / "sys.json").write_text('[{"system": "amu", "score": 0.4}]')
+    assert m24.read_scores(str(tmp_path / "s.csv")) == ("sentence", {"amu": {"1": 0.5}})
+    assert m24.read_scores(str(tmp_path / "s.json")) == ("sentence", {"amu": {"1": 0.5}})
+    assert m24.read_scores(str(tmp_path / "sys.tsv")) == ("system", {"amu": 0.4})
+    assert m24.read_scores(str(tmp_path / "sys.json")) == ("system", {"amu": 0.4})
+    # an upload is read from its bytes, named in errors as uploaded
+    from geceval.formats.inputs import Input
+
+    with pytest.raises(GecInputError, match=r"some\.csv.*not a number"):
+        m24.read_scores(Input("some.csv", b"system,score\namu,x\n"))
+    with pytest.raises(GecInputError, match="not UTF-8"):
+        m24.read_scores(Input("some.csv", b"system,score\n\xff,1\n"))
+
+
 # --------------------------------------------------------------------------- CLI, system level
 
 
@@ -242,3 +260,30 @@ def test_sentence_level_on_the_conll14_appraise_judgments_counts_every_pair() ->
     assert (row["concordant"], row["discordant"]) == (c, d)
     assert row["missing"] == 0 and row["human_ties"] > 0
     assert 0.3 < row["tau"] < 0.5
+
+
+def test_pair_counts_sum_to_the_agreement_of_every_subset() -> None:
+    """The rows a run stores give, for any subset, what sentence_agreement gives on the judgments
+    of that subset (random judgments and scores with ties on both sides, a system without scores)."""
+    import random
+
+    from geceval.judgments import PairwiseJudgment
+    from geceval.metaeval import sentence_agreement
+
+    rng = random.Random(7)
+    systems = ["A", "B", "C", "D", "E"]
+    judgments = [
+        PairwiseJudgment(str(rng.randrange(20)), "j", a, rng.randint(1, 3), b, rng.randint(1, 3))
+        for _ in range(400)
+        for a, b in [rng.sample(systems, 2)]
+    ]
+    scores = {s: {str(i): float(rng.randint(0, 4)) for i in range(20)} for s in systems[:4]}
+    rows = m24.sentence_pair_counts(judgments, scores, exclude=["D"])
+    assert all(r[0] < r[1] and "D" not in r[:2] for r in rows)
+    for members in (systems, ["A", "B", "C"], ["A", "E"], ["B", "D", "E"]):
+        want = sentence_agreement(m24.judgments_in(judgments, members), scores, exclude=["D"])
+        got = m24.agreement_from_pair_counts(rows, members)
+        assert got == want or (got.concordant + got.discordant == 0 and want.concordant + want.discordant == 0)
+    everything = m24.agreement_from_pair_counts(rows)
+    assert everything == sentence_agreement(judgments, scores, exclude=["D"])
+    assert everything.missing > 0 and everything.metric_ties > 0 and everything.human_ties > 0

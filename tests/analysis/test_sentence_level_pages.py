@@ -1,0 +1,218 @@
+"""Sentence-level meta-evaluation and imported metric scores on the analysis pages (issue 24):
+a meta-evaluation run over a ranking human run stores the WMT tau variant per pair of systems and
+the run page sums it per subset; scores of a metric run elsewhere are uploaded on the campaign's
+analysis page and meta-evaluated beside ours."""
+
+from __future__ import annotations
+
+import json
+from itertools import combinations
+
+import pytest
+from django.urls import reverse
+
+from annotate.models import System
+from geceval.judgments import RankingJudgment
+from geceval.metaeval import system_correlations
+from ranking.analysis import services
+from ranking.analysis.models import ImportedScores, RunStatus, SentenceCorrelationResult
+from tests.factories import corpus_with_systems, imported_campaign, researcher_and_project
+
+pytestmark = pytest.mark.django_db
+
+SOURCES = [f"He go to school {i} ." for i in range(10)]
+GOOD = [f"He goes to school {i} ." for i in range(10)]
+OUTPUTS = {
+    "ref": GOOD,
+    "a": GOOD[:8] + SOURCES[8:],
+    "b": GOOD[:4] + SOURCES[4:],
+    "c": GOOD[:1] + SOURCES[1:],
+    "src": SOURCES,
+}
+JUDGED = ("a", "b", "c", "src")
+
+
+def _rank(judge: str, i: int, name: str) -> int:
+    """Judges j0 and j1 put a corrected sentence first; the contrarian, on sentences 0-3, last."""
+    right = OUTPUTS[name][i] == GOOD[i]
+    if judge == "contrarian":
+        right = not right
+    return 1 if right else 2
+
+
+RANKINGS = [
+    RankingJudgment(str(i), judge, tuple((name, _rank(judge, i, name)) for name in JUDGED))
+    for i in range(10)
+    for judge in ("j0", "j1", "contrarian")
+    if judge != "contrarian" or i < 4
+]
+
+
+def _campaign():
+    user, project = researcher_and_project()
+    corpus, _made = corpus_with_systems(
+        project, sources=SOURCES, systems=OUTPUTS, kinds={"ref": "reference", "src": "source"}
+    )
+    return user, imported_campaign(project, "ranked", rankings=RANKINGS, corpus=corpus)
+
+
+def _done_run(campaign, kind, **params):
+    run = services.analysis_run_create(campaign=campaign, kind=kind, parameters=params, seed=3)
+    services.analysis_run_enqueue(run)
+    run.refresh_from_db()
+    assert run.status == RunStatus.DONE, run.error
+    return run
+
+
+def _expected(members) -> tuple[int, int, int]:
+    """Counted from the rankings above: a corrected output equals the reference, so every
+    sentence metric scores it above an uncorrected one and ties two of the same kind. (C, D, human ties)."""
+    c = d = ties = 0
+    for r in RANKINGS:
+        ranks = dict(r.entries)
+        i = int(r.item)
+        for s1, s2 in combinations(sorted(m for m in members if m in ranks), 2):
+            if ranks[s1] == ranks[s2]:
+                ties += 1
+                continue
+            right1, right2 = OUTPUTS[s1][i] == GOOD[i], OUTPUTS[s2][i] == GOOD[i]
+            better_by_people = s1 if ranks[s1] < ranks[s2] else s2
+            if right1 == right2:
+                d += 1  # a metric tie counts as discordant
+            elif (better_by_people == s1) == right1:
+                c += 1
+            else:
+                d += 1
+    return c, d, ties
+
+
+def test_a_meta_evaluation_over_rankings_shows_sentence_level_tau_per_subset(client):
+    user, campaign = _campaign()
+    for name, tags in (("a", "classic"), ("b", "classic"), ("c", "fluent"), ("src", "input")):
+        System.objects.filter(corpus=campaign.corpus, name=name).update(tags=tags)
+    human = _done_run(campaign, "trueskill", runs=10, chunks=1)
+    metric = _done_run(campaign, "metric_scores", metrics=["gleu", "chrf", "m2", "ter"])
+    meta = _done_run(campaign, "meta_eval", human_run=human.pk, metric_run=metric.pk)
+    stored = {(r.metric, r.reference_set) for r in SentenceCorrelationResult.objects.filter(run=meta)}
+    assert stored == {("gleu", "all"), ("chrf", "all"), ("m2", "all")}
+    assert meta.summary["sentence_level"]["skipped_metrics"] == ["ter"]
+    assert meta.summary["sentence_level"]["sentences"] == 10
+    client.force_login(user)
+    page = client.get(reverse("analysis-run", args=[meta.pk])).content.decode()
+    assert 'id="sentence-level"' in page and "No sentence-level score here for ter." in page
+    for subset, members in (
+        ("all+input", JUDGED),
+        ("classic", ("a", "b")),
+        ("classic+fluent", ("a", "b", "c")),
+    ):
+        c, d, ties = _expected(members)
+        tau = (c - d) / (c + d)
+        assert (
+            f"<tr><td>chrf/all</td><td>{subset}</td><td>{len(members)}</td><td>{c + d}</td>"
+            f"<td>{tau:.3f}</td><td>{c / (c + d):.3f}</td>" in page
+        ), subset
+        assert f"<td>{ties}</td><td>0</td></tr>" in page
+    # the contrarian's judgments make some pairs discordant: tau is not a trivial 1
+    c, d, _ties = _expected(JUDGED)
+    assert c > 0 and d > 0
+    # tags changed after the run: the page sums the stored counts over the new subsets
+    System.objects.filter(corpus=campaign.corpus, name="c").update(tags="classic")
+    page = client.get(reverse("analysis-run", args=[meta.pk])).content.decode()
+    c, d, _ties = _expected(("a", "b", "c"))
+    assert f"<tr><td>chrf/all</td><td>classic</td><td>3</td><td>{c + d}</td>" in page
+
+
+def test_a_prws_human_run_gives_no_sentence_level_and_says_why(client):
+    from tests.factories import prws_corpus_campaign
+
+    user, campaign = prws_corpus_campaign()
+    human = _done_run(campaign, "prws_summary", samples=5)
+    metric = _done_run(campaign, "metric_scores", metrics=["chrf"])
+    meta = _done_run(campaign, "meta_eval", human_run=human.pk, metric_run=metric.pk)
+    assert not SentenceCorrelationResult.objects.filter(run=meta).exists()
+    client.force_login(user)
+    page = client.get(reverse("analysis-run", args=[meta.pk])).content.decode()
+    assert "sentence level needs a ranking human run" in page and 'id="sentence-level"' not in page
+
+
+def _upload(client, campaign, name, filename, body: bytes):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    return client.post(
+        reverse("imported-scores-upload", args=[campaign.pk]),
+        {"name": name, "file": SimpleUploadedFile(filename, body, content_type="text/csv")},
+    )
+
+
+def test_imported_scores_are_uploaded_checked_and_meta_evaluated_beside_ours(client):
+    user, campaign = _campaign()
+    client.force_login(user)
+    # refused with a sentence, nothing saved: a system the corpus does not have, a line past its end
+    bad = _upload(client, campaign, "SOME", "some.csv", b"system,score\na,0.5\nnmt,0.4\n")
+    assert bad.status_code == 400 and "not systems of corpus" in bad.content.decode()
+    assert "&#x27;nmt&#x27;" in bad.content.decode()
+    bad = _upload(client, campaign, "SOME", "s.csv", b"system,item,score\na,10,0.5\n")
+    assert bad.status_code == 400 and "not a line of the corpus (0 to 9)" in bad.content.decode()
+    bad = _upload(client, campaign, "SOME", "s.csv", b"system,score\na,high\n")
+    assert bad.status_code == 400 and "is not a number" in bad.content.decode()
+    assert not ImportedScores.objects.exists()
+    # per system: a metric that agrees with people exactly (number of sentences corrected)
+    corrected = {n: sum(o == g for o, g in zip(OUTPUTS[n], GOOD)) for n in JUDGED}
+    body = "system,score\n" + "".join(f"{n},{v}\n" for n, v in corrected.items())
+    ok = _upload(client, campaign, "SOME", "some.csv", body.encode())
+    assert ok.status_code == 302 and ok["Location"].endswith("#imported-scores")
+    # per sentence, in line order (JSON lists): the contrarian's opposite
+    per_line = {n: [0.0 if OUTPUTS[n][i] == GOOD[i] else 1.0 for i in range(10)] for n in JUDGED}
+    ok = _upload(client, campaign, "ANTI", "anti.json", json.dumps(per_line).encode())
+    assert ok.status_code == 302
+    page = client.get(reverse("campaign-analysis", args=[campaign.pk])).content.decode()
+    assert "SOME" in page and "per sentence" in page and 'name="imported"' in page
+
+    human = _done_run(campaign, "trueskill", runs=10, chunks=1)
+    metric = _done_run(campaign, "metric_scores", metrics=["chrf"])
+    response = client.post(
+        reverse("campaign-analysis", args=[campaign.pk]),
+        {
+            "kind": "meta_eval",
+            "seed": 0,
+            "human_run": human.pk,
+            "metric_run": metric.pk,
+            "imported": ["SOME", "ANTI"],
+        },
+    )
+    assert response.status_code == 302, response.content.decode()[:2000]
+    meta = services.AnalysisRun.objects.get(kind="meta_eval")
+    assert meta.status == RunStatus.DONE, meta.error
+    row = meta.correlation_results.get(metric="SOME", reference_set="imported")
+    mu = dict(human.rank_results.values_list("name", "mu"))
+    want = system_correlations({n: float(v) for n, v in corrected.items()}, mu, exclude=())
+    assert row.pearson == pytest.approx(want.pearson) and row.systems == 4
+    anti = SentenceCorrelationResult.objects.get(run=meta, metric="ANTI", reference_set="imported")
+    chrf = SentenceCorrelationResult.objects.get(run=meta, metric="chrf")
+    totals = lambda r: [sum(p[k] for p in r.pair_counts) for k in (2, 3, 4)]  # noqa: E731
+    # ANTI orders every pair the other way round from chrF (both tie only outputs people tie too)
+    (c, d, ties), (anti_c, anti_d, anti_ties) = totals(chrf), totals(anti)
+    assert (anti_c, anti_d, anti_ties) == (d, c, 0) and ties == 0 and c > d > 0
+    # replacing and deleting the upload later leaves the run as it was
+    ImportedScores.objects.all().delete()
+    page = client.get(reverse("analysis-run", args=[meta.pk])).content.decode()
+    assert "<td>ANTI/imported</td>" in page and "with imported scores SOME, ANTI" in page
+    # a run naming scores that are not there is refused (the API's path; the form offers only those there)
+    with pytest.raises(services.AnalysisError, match="no imported scores named SOME"):
+        services.analysis_run_create(
+            campaign=campaign,
+            kind="meta_eval",
+            parameters={"human_run": human.pk, "metric_run": metric.pk, "imported": ["SOME"]},
+        )
+
+
+def test_imported_scores_of_another_project_cannot_be_deleted(client):
+    from tests import factories
+
+    user, campaign = _campaign()
+    client.force_login(user)
+    _upload(client, campaign, "SOME", "some.csv", b"system,score\na,0.5\n")
+    scores = ImportedScores.objects.get()
+    client.force_login(factories.user("other", "researcher"))
+    response = client.post(reverse("imported-scores-delete", args=[campaign.pk, scores.pk]))
+    assert response.status_code == 404 and ImportedScores.objects.exists()

@@ -19,6 +19,7 @@ from ranking.analysis.models import (
     MetricResult,
     PrwsResult,
     RunStatus,
+    SentenceCorrelationResult,
     SystemRankResult,
 )
 from ranking.analysis.parameters import MAX_SEED
@@ -145,12 +146,23 @@ class CorrelationRowSerializer(serializers.ModelSerializer):
         ]
 
 
+class SentenceRowSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = SentenceCorrelationResult
+        fields = ["metric", "reference_set", "pair_counts"]
+
+
 class RunResultsSerializer(serializers.Serializer):
     run = AnalysisRunSerializer()
     ranks = RankRowSerializer(many=True)
     prws = PrwsRowSerializer(many=True)
     metrics = MetricRowSerializer(many=True)
     correlations = CorrelationRowSerializer(many=True)
+    sentences = SentenceRowSerializer(
+        many=True,
+        help_text="sentence-level agreement per pair of systems (meta-evaluation over a ranking human run): "
+        "[system a, system b, concordant, discordant, metric ties, human ties, missing]",
+    )
 
 
 EXPORTS = {
@@ -220,7 +232,7 @@ class AnalysisRunViewSet(viewsets.mixins.CreateModelMixin, viewsets.ReadOnlyMode
         res = (
             run_results(run)
             if run.status == RunStatus.DONE
-            else {"ranks": [], "prws": [], "metrics": [], "correlations": []}
+            else {"ranks": [], "prws": [], "metrics": [], "correlations": [], "sentences": []}
         )
         return Response(RunResultsSerializer({"run": run, **res}).data)
 

@@ -115,6 +115,11 @@ def test_a_meta_evaluation_over_rankings_shows_sentence_level_tau_per_subset(cli
     # the contrarian's judgments make some pairs discordant: tau is not a trivial 1
     c, d, _ties = _expected(JUDGED)
     assert c > 0 and d > 0
+    # the API gives the stored counts to scripts
+    rows = client.get(f"/api/analysis-runs/{meta.pk}/results/").json()["sentences"]
+    assert {(r["metric"], r["reference_set"]) for r in rows} == stored
+    chrf_rows = next(r["pair_counts"] for r in rows if r["metric"] == "chrf")
+    assert sum(r[2] for r in chrf_rows) == _expected(JUDGED)[0]
     # tags changed after the run: the page sums the stored counts over the new subsets
     System.objects.filter(corpus=campaign.corpus, name="c").update(tags="classic")
     page = client.get(reverse("analysis-run", args=[meta.pk])).content.decode()

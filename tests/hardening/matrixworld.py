@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from annotate.jobs.models import ImportJob
 from annotate.rewrites import qualifications as quals
-from ranking.analysis.models import AnalysisRun
+from ranking.analysis.models import AnalysisRun, ImportedScores
 from ranking.models import Screen
 from ranking.services import assignment_request
 from tests.factories import World, build_world
@@ -29,8 +29,17 @@ def matrix_world() -> World:
     job = ImportJob.objects.create(
         kind="corpus", project=world.project, created_by=world.researcher, label="c"
     )
+    scores = ImportedScores.objects.create(
+        corpus=world.campaign.corpus, name="SOME", level="system", scores={"a": 0.5}, systems=1
+    )
     world.extra.update(
-        qualification=q, attempt=attempt, assignment=assignment, screen=screen, run=run, import_job=job
+        qualification=q,
+        attempt=attempt,
+        assignment=assignment,
+        screen=screen,
+        run=run,
+        import_job=job,
+        imported_scores=scores,
     )
     return world
 
@@ -117,6 +126,8 @@ def params_for(world: World) -> dict[str, dict[str, object]]:
     ):
         values[name] = campaign
     values["crowd-payments-csv"] = campaign
+    values["imported-scores-upload"] = campaign
+    values["imported-scores-delete"] = campaign | {"scores_pk": e["imported_scores"].pk}
     for name in ("campaign-gold-test", "campaign-gold-record", "api:judgment-export-detail"):
         values[name] = campaign
     for name in ("detail", "export", "progress", "results", "resume"):

@@ -1,6 +1,8 @@
 """The workers' API (``/api/work/...``): ask for a HIT, read its next screen, submit screens.
 
-What a worker sees of a screen: positions and texts only, exactly as the page."""
+What a worker sees of a screen is what the page shows: positions and texts, and what the protocol's
+page shows of each candidate (``Protocol.api_candidate_fields``: an edit-level campaign's edits);
+nothing that tells a trap apart."""
 
 from __future__ import annotations
 
@@ -32,9 +34,27 @@ class IsAnnotator(permissions.BasePermission):
         return bool(request.user and request.user.is_authenticated and is_annotator(request.user))
 
 
+class WorkEditSerializer(serializers.Serializer):
+    index = serializers.IntegerField(help_text="0, 1, ...: the edit's place in the candidate, left to right")
+    span = serializers.ListField(
+        child=serializers.IntegerField(),
+        min_length=2,
+        max_length=2,
+        help_text="the source tokens [start, end) it changes (whitespace tokens; start = end: an insertion)",
+    )
+    original = serializers.CharField(allow_blank=True, help_text="those source tokens")
+    correction = serializers.CharField(allow_blank=True, help_text="what the candidate has instead")
+
+
 class WorkCandidateSerializer(serializers.Serializer):
     position = serializers.IntegerField()
     text = serializers.CharField()
+    edits = WorkEditSerializer(
+        many=True,
+        required=False,
+        help_text="Edit-level campaigns only: the candidate's edits against the source, in order; "
+        "an answer labels each of them, in this order.",
+    )
 
 
 class WorkScreenSerializer(serializers.Serializer):
@@ -66,10 +86,28 @@ class WorkHeartbeatSerializer(serializers.Serializer):
     expires = serializers.DateTimeField(required=False)
 
 
+class WorkAnswerDocumentedSerializer(WorkAnswerSerializer):
+    """An answer as the schema shows it: every field an answer may have; the campaign's protocol
+    (``api_answer_serializer``) reads the ones it takes and ignores the others."""
+
+    labels = serializers.ListField(
+        child=serializers.CharField(),
+        required=False,
+        help_text="Edit-level campaigns only, and required there (with rank): good, bad or neutral for "
+        "each of the candidate's edits, in the order the screen lists them (empty for none).",
+    )
+
+
 class WorkSubmitSerializer(serializers.Serializer):
     """``answers`` in the shape of the campaign's protocol (``api_answer_serializer``)."""
 
-    answers = WorkAnswerSerializer(many=True, min_length=1, max_length=5)
+    answers = WorkAnswerDocumentedSerializer(
+        many=True,
+        min_length=1,
+        max_length=5,
+        help_text="One per candidate shown: PRWS campaigns a score (and meaning_changed), ranking "
+        "campaigns a rank, edit-level campaigns a rank and labels.",
+    )
     ticket = serializers.CharField(
         required=False,
         allow_blank=True,
@@ -122,13 +160,17 @@ def _assignment_body(assignment: Assignment) -> dict:
                 .values_list("text", flat=True)
                 .first()
             )
+        candidates = screen_candidates(screen)
+        extra = protocol_get(campaign.protocol).api_candidate_fields(screen, candidates)
         body["screen"] = {
             "id": screen.pk,
             "source": screen.sentence.text,
             "context_before": [s.text for s in before],
             "context_after": [s.text for s in after],
             "reference": reference,
-            "candidates": [{"position": c.position, "text": c.text} for c in screen_candidates(screen)],
+            "candidates": [
+                {"position": c.position, "text": c.text, **extra.get(c.pk, {})} for c in candidates
+            ],
             "ticket": screen_stamp(screen_id=screen.pk, assignment_id=assignment.pk),
         }
     return body
@@ -198,13 +240,14 @@ class WorkViewSet(viewsets.ViewSet):
         payload.is_valid(raise_exception=True)
         candidates = screen_candidates_for_submit(screen, screen.campaign)
         by_position = {c.position: c.pk for c in candidates}
-        answers = {}
+        items = {}
         for a in payload.validated_data["answers"]:
-            if a["position"] not in by_position or by_position[a["position"]] in answers:
+            if a["position"] not in by_position or by_position[a["position"]] in items:
                 raise ValidationError({"answers": "one answer per position shown on the screen"})
-            answers[by_position[a["position"]]] = protocol.answer_from_api(a)
+            items[by_position[a["position"]]] = a
         data = payload.validated_data
         try:
+            answers = protocol.answers_from_api(screen, candidates, items)
             _, created = screen_submit(
                 assignment=found,
                 screen=screen,

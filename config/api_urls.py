@@ -2,7 +2,8 @@ from rest_framework.routers import DefaultRouter
 
 from annotate.api import CorpusViewSet, ProjectViewSet, SystemViewSet
 from ranking.analysis.api import AnalysisRunViewSet, JudgmentExportViewSet
-from ranking.api import CampaignViewSet, WorkViewSet
+from ranking.api import CampaignViewSet
+from ranking.work_api import WorkViewSet
 
 app_name = "api"
 router = DefaultRouter()

@@ -9,7 +9,6 @@ import re
 import pytest
 from django.db import IntegrityError, transaction
 from django.urls import reverse
-from rest_framework.test import APIClient
 
 from geceval.judgments import read_rankings
 from ranking.analysis.exports import iter_judgments
@@ -206,21 +205,6 @@ def test_the_database_refuses_an_unknown_label_and_a_second_label_of_one_edit(cl
         EditLabel.objects.create(
             judgment=label.judgment, candidate=label.candidate, edit=label.edit, label="bad"
         )
-
-
-def test_the_workers_api_cannot_label_edits_yet_and_is_refused_with_a_sentence(world):
-    campaign, worker = world
-    api = APIClient()
-    api.force_authenticate(worker)
-    body = api.post(f"/api/work/campaigns/{campaign.pk}/request/").json()
-    screen = body["screen"]
-    answers = [{"position": c["position"], "rank": 1} for c in screen["candidates"]]
-    answer = api.post(
-        f"/api/work/assignments/{body['id']}/screens/{screen['id']}/", {"answers": answers}, format="json"
-    )
-    assert answer.status_code == 400
-    assert "every change of every correction needs one label" in answer.json()["detail"]
-    assert not ScreenJudgment.objects.exists() and not EditLabel.objects.exists()
 
 
 def test_trap_verdict_needs_every_added_edit_bad_and_a_lower_rank():

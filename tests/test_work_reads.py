@@ -11,10 +11,10 @@ from django.db.models import Exists, OuterRef
 from django.utils import timezone
 
 from annotate.roles import user_roles, user_with_roles
-from ranking.api import WorkAssignmentSerializer, _assignment_body
 from ranking.models import Assignment, Candidate, Rating, Screen, ScreenJudgment
 from ranking.services import assignment_request, campaign_create
 from ranking.services.leases import assignment_lease_extend
+from ranking.work_api import WorkAssignmentSerializer, _assignment_body
 from ranking.work_reads import (
     active_assignment,
     assignment_with_campaign,

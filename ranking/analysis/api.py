@@ -291,10 +291,11 @@ class JudgmentExportViewSet(viewsets.ViewSet):
                 str,
                 enum=exports.all_judgment_formats(),
                 location=OpenApiParameter.QUERY,
-                description="one the campaign's protocol offers (PRWS: all four; ranking: wmt-csv, appraise-xml)",
+                description="one the campaign's protocol offers (PRWS: all four; ranking: wmt-csv, "
+                "appraise-xml; edit-level: edit-jsonl, wmt-csv, appraise-xml)",
             ),
         ],
-        responses={(200, "text/csv"): str, (200, "application/xml"): str},
+        responses={(200, content_type): str for content_type in exports.all_judgment_content_types()},
     )
     def retrieve(self, request, pk=None):
         campaign_id = parse_id(pk)

@@ -30,6 +30,14 @@ def all_judgment_formats() -> list[str]:
     return list(names)
 
 
+def all_judgment_content_types() -> list[str]:
+    """The content type of every format some registered protocol offers (for the API schema)."""
+    types: dict[str, None] = {}
+    for name, _label in protocol_choices():
+        types.update(dict.fromkeys(f.content_type for f in protocol_get(name).judgment_formats))
+    return list(types)
+
+
 def iter_judgments(campaign: Campaign, fmt: str) -> Iterator[str]:
     """The campaign's valid judgments in ``fmt``; GecInputError when its protocol does not offer it."""
     offered = judgment_formats(campaign)

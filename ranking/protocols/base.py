@@ -75,6 +75,14 @@ class Protocol(ABC):
             score=answer["score"], rank=answer["rank"], meaning_changed=answer["meaning_changed"]
         )
 
+    def answers_from_api(
+        self, screen: Screen, candidates: Sequence[Candidate], items: Mapping[int, Mapping]
+    ) -> dict[int, CandidateScore]:
+        """A screen's validated ``api_answer_serializer`` items, by candidate id (one per position
+        shown: the view checked), as answers; ``screen_submit`` validates them as it does a form's.
+        GecInputError for what only the screen can refuse (a protocol that judges parts: their number)."""
+        return {pk: self.answer_from_api(item) for pk, item in items.items()}
+
     def answers_from_form(
         self, candidates: Sequence[Candidate], data: Mapping[str, str]
     ) -> dict[int, CandidateScore]:
@@ -128,6 +136,15 @@ class Protocol(ABC):
     def screen_extra(self, screen: Screen, candidates: Sequence[Candidate]) -> dict[str, Any]:
         """More context for the worker's page of ``screen`` (its ``template`` reads it). Whatever it
         holds is shown to the worker: nothing in it may tell a trap apart."""
+        return {}
+
+    def api_candidate_fields(
+        self, screen: Screen, candidates: Sequence[Candidate]
+    ) -> dict[int, dict[str, Any]]:
+        """candidate id -> more fields of that candidate in the workers' API (each declared, optional,
+        in ``ranking.work_api.WorkCandidateSerializer``): what ``screen_extra`` gives the page, for a client.
+        Whatever it holds is shown to the worker: nothing in it may tell a trap apart. The default
+        costs no query (the API reads screens on the crowd's hot path)."""
         return {}
 
     def details_save(self, judgment: ScreenJudgment, answers: Mapping[int, CandidateScore]) -> None:

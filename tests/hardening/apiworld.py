@@ -1,7 +1,8 @@
 """The world the API fuzzer (test_api_fuzz.py) runs against: `build_world` plus what the API can show.
 
 A researcher's project with a PRWS campaign (traps, judgments by two workers, campaign scores), a
-relative-ranking campaign, a reference system, finished analysis runs of three kinds, and a worker
+relative-ranking campaign, an edit-level campaign (its screens list edits, its answers take labels),
+a reference system, finished analysis runs of three kinds, and a worker
 with an assignment in each campaign (the PRWS one at its last screen, so a valid submit finishes the
 HIT and starts the score update). Every role has a DRF token; ``ids`` lists the real objects the
 fuzzer substitutes into generated path parameters and bodies.
@@ -65,6 +66,17 @@ def build_api_world() -> ApiWorld:
         judgments_per_item=2,
         screens_per_hit=3,
     )
+    edits = campaign_create(
+        project=world.project,
+        corpus=world.corpus,
+        name="fuzzed-edits",
+        systems=[world.systems[n] for n in ("a", "b", "c")],
+        created_by=researcher,
+        protocol="edits",
+        max_candidates=3,
+        judgments_per_item=2,
+        screens_per_hit=3,
+    )
     for other in world.workers[1:]:
         do_hit(world.campaign, other, honest_prws)
 
@@ -75,6 +87,7 @@ def build_api_world() -> ApiWorld:
         answers = {c.pk: honest_prws(screen, c) for c in screen.candidates.all()}
         screen_submit(assignment=prws_assignment, screen=screen, worker=worker, answers=answers, seconds=7.0)
     ranking_assignment = assignment_request(campaign=ranking, worker=worker)
+    edits_assignment = assignment_request(campaign=edits, worker=worker)
 
     runs = [
         _done_run(world.campaign, researcher, "trueskill", runs=20, chunks=2),
@@ -83,7 +96,7 @@ def build_api_world() -> ApiWorld:
     ]
     roles = {"worker": worker, "researcher": researcher, "other_researcher": world.outsider}
     tokens = {role: Token.objects.create(user=user).key for role, user in roles.items()}
-    assignments = [prws_assignment, ranking_assignment]
+    assignments = [prws_assignment, ranking_assignment, edits_assignment]
     return ApiWorld(
         world=world,
         tokens=tokens,
@@ -91,7 +104,7 @@ def build_api_world() -> ApiWorld:
             "project": [world.project.pk],
             "corpus": [world.corpus.pk],
             "system": [s.pk for s in (*world.systems.values(), reference)],
-            "campaign": [world.campaign.pk, ranking.pk],
+            "campaign": [world.campaign.pk, ranking.pk, edits.pk],
             "run": [run.pk for run in runs],
             "assignment": [a.pk for a in assignments],
         },

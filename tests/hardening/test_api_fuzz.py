@@ -383,6 +383,13 @@ def test_the_schema_documents_every_content_type_a_run_export_answers():
     assert sorted(responses["200"]["content"]) == ["application/json", "text/csv", "text/x-tex"]
 
 
+def test_the_schema_documents_every_content_type_a_judgment_export_answers():
+    """Found once the fuzzed world had an edit-level campaign: its edit-jsonl export answered
+    application/jsonl, documented as text/csv or application/xml only."""
+    responses = served_schema()["paths"]["/api/judgment-exports/{id}/"]["get"]["responses"]
+    assert sorted(responses["200"]["content"]) == ["application/jsonl", "application/xml", "text/csv"]
+
+
 def test_bounded_pagination_caps_the_limit_at_1000():
     from rest_framework.request import Request
     from rest_framework.test import APIRequestFactory

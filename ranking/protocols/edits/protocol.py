@@ -2,7 +2,8 @@
 source as highlighted spans; the worker marks each edit good, bad or neutral, then ranks the
 corrections (1 = best, ties allowed), as in relative ranking.
 
-Form fields are named by display position and edit order only (``edit-2-0``, ``rank-2``). A trap (a
+Form fields are named by display position and edit order only (``edit-2-0``, ``rank-2``); the workers'
+API lists each candidate's edits in that order and takes one label per edit, in order. A trap (a
 Source+error beside the source, or a hidden trap beside its base) passes when it is ranked below its
 base *and* every edit it has that its base has not (the errors it added) is marked bad.
 
@@ -15,6 +16,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from rest_framework import serializers
+
 from geceval.errors import GecInputError
 from ranking.models import Candidate, Rating, Screen, ScreenJudgment
 from ranking.protocols.base import CandidateScore
@@ -25,6 +28,10 @@ from ranking.protocols.files import APPRAISE_XML, WMT_CSV
 from ranking.protocols.relative import RelativeRanking
 
 LABELS = tuple(c.value for c in EditLabelChoice)
+NEEDS_LABELS = (
+    "label every change: a list of good, bad or neutral, one per change of the correction in the "
+    "order listed (empty for a correction without changes)"
+)
 
 INSTRUCTIONS = (
     "Each correction of the original sentence is shown with its changes highlighted. Mark each change "
@@ -33,6 +40,35 @@ INSTRUCTIONS = (
     "corrections the same rank when they are equally good. Keys: g, b and n mark the change in focus, "
     "a digit ranks the correction in focus."
 )
+
+
+class EditAnswerSerializer(serializers.Serializer):
+    """One answer of an edit-level screen in the workers' API: the rank of the correction at
+    ``position`` and one label per edit of it, in the order the screen lists its ``edits``."""
+
+    position = serializers.IntegerField(min_value=0, max_value=4)
+    rank = serializers.IntegerField(
+        min_value=1,
+        max_value=5,
+        error_messages={"required": "rank every correction", "null": "rank every correction"},
+    )
+    labels = serializers.ListField(
+        child=serializers.ChoiceField(
+            choices=LABELS,
+            error_messages={"invalid_choice": 'a change is marked good, bad or neutral, not "{input}"'},
+        ),
+        error_messages={
+            "required": NEEDS_LABELS,
+            "null": NEEDS_LABELS,
+            "not_a_list": NEEDS_LABELS,
+        },
+        help_text="good, bad or neutral for each of the correction's edits, in the order listed "
+        "(an empty list for a correction without edits)",
+    )
+
+
+def _changes(n: int) -> str:
+    return "no changes" if n == 0 else "1 change" if n == 1 else f"{n} changes"
 
 
 def _segments(text: str, edits: Sequence[EditSpan]) -> list[dict]:
@@ -57,6 +93,7 @@ class EditLevel(RelativeRanking):
     instructions = INSTRUCTIONS
     missing_answer = "label every change and rank every correction before submitting"
     judgment_formats = (EDIT_JSONL, WMT_CSV, APPRAISE_XML)
+    api_answer_serializer = EditAnswerSerializer
 
     def candidate_edits(self, screen: Screen, candidates: Sequence[Candidate]) -> dict[int, list[EditSpan]]:
         """candidate id -> its stored edits (computed the first time the text is shown)."""
@@ -70,10 +107,48 @@ class EditLevel(RelativeRanking):
             "edit_labels": [(value, value.capitalize(), value[0]) for value in LABELS],
         }
 
-    def answer_from_api(self, answer: Mapping) -> CandidateScore:
-        """A rank without labels: the API cannot name edits yet, so ``validate_answers`` refuses any
-        screen with an edit (a 400 with a sentence, nothing saved)."""
-        return CandidateScore(rank=answer["rank"])
+    def api_candidate_fields(
+        self, screen: Screen, candidates: Sequence[Candidate]
+    ) -> dict[int, dict[str, Any]]:
+        """Each candidate's edits as the page shows them: order, source span, original and correction
+        (no ERRANT type: the page shows none)."""
+        edits = self.candidate_edits(screen, candidates)
+        return {
+            c.pk: {
+                "edits": [
+                    {
+                        "index": e.index,
+                        "span": [e.o_start, e.o_end],
+                        "original": e.o_text,
+                        "correction": e.c_text,
+                    }
+                    for e in edits[c.pk]
+                ]
+            }
+            for c in candidates
+        }
+
+    def answer_from_api(self, answer: Mapping, edits: Sequence[EditSpan] = ()) -> CandidateScore:
+        """One validated ``EditAnswerSerializer`` item: its labels, in order, name ``edits`` (the
+        candidate's, in order) as the form's ``edit-<position>-<index>`` fields do."""
+        labels = answer["labels"]
+        if len(labels) != len(edits):
+            raise GecInputError(
+                f"the correction at position {answer['position']} has {_changes(len(edits))}: "
+                f"give one label per change, in the order listed (you gave {len(labels)})"
+            )
+        return CandidateScore(
+            rank=answer["rank"],
+            labels=tuple(((e.index, *e.key), label) for e, label in zip(edits, labels, strict=True)),
+        )
+
+    def answers_from_api(
+        self, screen: Screen, candidates: Sequence[Candidate], items: Mapping[int, Mapping]
+    ) -> dict[int, CandidateScore]:
+        if not items:
+            return {}
+        edits = self.candidate_edits(screen, candidates)
+        return {c.pk: self.answer_from_api(items[c.pk], edits[c.pk]) for c in candidates if c.pk in items}
 
     def answers_from_form(
         self, candidates: Sequence[Candidate], data: Mapping[str, str]

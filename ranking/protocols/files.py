@@ -6,14 +6,20 @@ Worker ids are pseudonymised: ``w`` + the first 12 hex digits of HMAC-SHA256(SEC
 exports can be shared without revealing accounts and the same worker has the same pseudonym in every
 export of this installation.
 
-- ``wmt-csv``: one row per judgment, ``srcIndex,segmentId,judgeId,system1Id,system1rank,...`` with as
-  many system columns as the largest judgment (a candidate standing for several systems gives one
-  column pair per system, same rank); readable by ``python -m geceval rank FILE --format wmt-csv``.
-  Rows are in judgment order and systems in display order, so ranking the file gives exactly the
-  numbers of an analysis run on the same campaign and seed. PRWS screens become rankings by score
-  (equal scores tied).
-- ``appraise-xml``: ``<ranking-item id user>`` with one ``<translation system rank>`` per system shown,
-  in display order.
+Sentences are named by their 0-based corpus line (``Sentence.position``), as the reference data does
+(the CoNLL-14 Appraise judgments' item ids are lines of the 1,312-line test set counted from 0) and
+as the crowd importer and ``python -m geceval meta-eval --sentence-level --outputs`` read an item
+id: a file imported back onto the campaign's corpus puts every judgment on the sentence it was made
+on.
+
+- ``wmt-csv``: one row per judgment, ``srcIndex,segmentId,judgeId,system1Id,system1rank,...`` (both
+  ids the sentence's line) with as many system columns as the largest judgment (a candidate standing
+  for several systems gives one column pair per system, same rank); readable by ``python -m geceval
+  rank FILE --format wmt-csv``. Rows are in judgment order and systems in display order, so ranking
+  the file gives exactly the numbers of an analysis run on the same campaign and seed. PRWS screens
+  become rankings by score (equal scores tied).
+- ``appraise-xml``: ``<ranking-item id user>`` (``id`` the sentence's line) with one ``<translation
+  system rank>`` per system shown, in display order.
 """
 
 from __future__ import annotations
@@ -78,7 +84,7 @@ def iter_wmt_csv(campaign: Campaign) -> Iterator[str]:
     for sr in iter_screen_rankings(campaign):
         if len(sr.entries) < 2:
             continue
-        row = [sr.position + 1, sr.position + 1, pseudonym(sr.judge_id)]
+        row = [sr.position, sr.position, pseudonym(sr.judge_id)]
         for system, rank, _score, _mc in sr.entries:
             row += [system, rank]
         row += ["", ""] * (width - len(sr.entries))
@@ -91,7 +97,7 @@ def iter_appraise_xml(campaign: Campaign) -> Iterator[str]:
     for sr in iter_screen_rankings(campaign):
         if len(sr.entries) < 2:
             continue
-        yield f'  <ranking-item id="{sr.position + 1}" user="{pseudonym(sr.judge_id)}">\n'
+        yield f'  <ranking-item id="{sr.position}" user="{pseudonym(sr.judge_id)}">\n'
         # one <translation> per system in display order (a collapsed candidate's systems share its rank),
         # so the pairwise expansion of the file is the run's, pair for pair
         for system, rank, _score, _mc in sr.entries:

@@ -1,7 +1,7 @@
 """The edit-level protocol's results: one JSONL row per labelled edit and system (``edit-jsonl``), and
 the per-system edit-level score an analysis run's page shows.
 
-A row: ``sentence`` (1-based corpus line, as ``srcIndex`` in WMT CSV and ``id`` in Appraise XML),
+A row: ``sentence`` (0-based corpus line, as ``srcIndex`` in WMT CSV and ``id`` in Appraise XML),
 ``system``, ``span`` ([start, end) source tokens), ``original`` (those tokens), ``correction`` (what
 they became; "" deletes them), ``type`` (ERRANT's), ``label`` (good, bad, neutral) and ``judge`` (the
 worker's pseudonym, as in every export). A correction several systems wrote is labelled once and gives
@@ -48,7 +48,7 @@ def iter_edit_jsonl(campaign: Campaign) -> Iterator[str]:
     )
     for position, system, start, end, original, correction, kind, label, judge in rows.iterator(2000):
         row = {
-            "sentence": position + 1,
+            "sentence": position,
             "system": system,
             "span": [start, end],
             "original": original,

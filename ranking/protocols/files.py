@@ -36,8 +36,8 @@ from django.conf import settings
 from django.db.models import Count
 
 from annotate.http import csv_cell
-from ranking.models import Campaign
-from ranking.rankings import iter_screen_rankings
+from ranking.models import Campaign, ImportedEntry
+from ranking.rankings import campaign_is_compact, iter_screen_rankings
 from ranking.selectors import valid_ratings
 
 
@@ -64,14 +64,15 @@ def csv_line(row: Iterable) -> str:
 
 
 def _max_entries(campaign: Campaign) -> int:
-    row = (
-        valid_ratings(campaign)
-        .values("judgment_id")
-        .annotate(n=Count("candidate__outputs"))
-        .order_by("-n")
-        .values_list("n", flat=True)
-        .first()
-    )
+    """The most systems one judgment ranks, read where ``iter_screen_rankings`` reads the entries (a
+    compact imported campaign has no ratings, only imported entries)."""
+    if campaign_is_compact(campaign):
+        per_judgment = (
+            ImportedEntry.objects.filter(campaign=campaign).values("judgment").annotate(n=Count("pk"))
+        )
+    else:
+        per_judgment = valid_ratings(campaign).values("judgment_id").annotate(n=Count("candidate__outputs"))
+    row = per_judgment.order_by("-n").values_list("n", flat=True).first()
     return max(int(row or 0), 2)
 
 

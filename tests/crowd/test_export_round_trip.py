@@ -11,17 +11,26 @@ import subprocess
 import sys
 from collections import defaultdict
 from pathlib import Path
+from xml.sax.saxutils import escape
 
 import pytest
 from django.urls import reverse
 
 from crowd.importing.saving import judgments_import
-from geceval.prws import read_gmeg_segment_csv
+from geceval.prws import read_gmeg_segment_csv, read_prws_csv
 from ranking.analysis.exports import iter_judgments
 from ranking.selectors import valid_ratings
 from ranking.services import CandidateScore, campaign_create
-from tests.factories import corpus_with_systems, project, trap_world, user
+from tests.factories import (
+    corpus_with_systems,
+    project,
+    prws_campaign,
+    researcher_and_project,
+    trap_world,
+    user,
+)
 from tests.judging import do_hit
+from tests.shared_data import shared_path
 
 pytestmark = pytest.mark.django_db
 REPO = Path(__file__).resolve().parents[2]
@@ -165,3 +174,106 @@ def test_sentence_level_meta_evaluation_of_an_exported_campaign_scores_the_judge
     assert rows and {
         (r["metric"], r["concordant"], r["discordant"], r["missing"], r["tau"]) for r in rows
     } == {("chrf", 4, 0, 0, 1.0)}
+
+
+# --------------------------------------------------------------------------- corpora that name their sentences
+
+APPRAISE = b"""<?xml version="1.0" encoding="utf-8"?>
+<appraise-results><ranking-result>
+<ranking-item id="62" user="ann1"><translation system="A" rank="1"/><translation system="B" rank="2"/>
+ <translation system="C" rank="3"/></ranking-item>
+<ranking-item id="1155" user="ann1"><translation system="A" rank="2"/><translation system="C" rank="1"/></ranking-item>
+<ranking-item id="13" user="ann2"><translation system="B" rank="1"/><translation system="C" rank="1"/>
+ <translation system="A" rank="2"/></ranking-item>
+<ranking-item id="62" user="ann2"><translation system="C" rank="1"/><translation system="B" rank="2"/></ranking-item>
+</ranking-result></appraise-results>
+"""
+
+
+@pytest.mark.parametrize("fmt", ["appraise-xml", "wmt-csv"])
+@pytest.mark.parametrize("compact", [False, True])
+def test_an_imported_campaigns_export_keeps_the_item_ids_its_corpus_names_its_sentences_by(fmt, compact):
+    """Imported without a corpus, the file's items (13, 62, 1155 of some 1,312-line test set) become
+    a 3-sentence corpus whose sentences keep their ids (``metadata["id"]``); the importer reads an
+    item by that id on such a corpus, so the export writes it, not the sentence's line (0, 1, 2)."""
+    from geceval.judgments import read_appraise_xml, read_wmt_csv
+
+    _researcher, team = researcher_and_project()
+    first = judgments_import(project=team, name="first", fmt="appraise-xml", path_or_bytes=APPRAISE)
+    source = first.campaign
+    if compact:  # the compact stored form (``ranking.imported``) from the same judgments as a WMT CSV
+        data = "".join(iter_judgments(source, "wmt-csv")).encode()
+        source = judgments_import(
+            project=team, name="compact", fmt="wmt-csv", path_or_bytes=data, compact=True
+        )
+        source = source.campaign
+    original = _judgments(first.campaign)
+    assert [p for p, _t, _e in original] == [0, 1, 1, 2]  # 13, 62 twice, 1155
+    data = "".join(iter_judgments(source, fmt)).encode()
+    read = read_appraise_xml if fmt == "appraise-xml" else read_wmt_csv
+    assert sorted(j.item for j in read(io.BytesIO(data))) == ["1155", "13", "62", "62"]
+    back = judgments_import(project=team, name="back", fmt=fmt, path_or_bytes=data, corpus=source.corpus)
+    assert not back.skipped and _judgments(back.campaign) == original
+
+
+def test_an_imported_prws_campaigns_ratings_read_back_onto_its_corpus_by_the_items_names():
+    _researcher, campaign, _ratings = prws_campaign()  # items s0 ... s29
+    data = "".join(iter_judgments(campaign, "prws-csv")).encode()
+    assert {r.item for r in read_prws_csv(io.BytesIO(data))} == {f"s{i}" for i in range(30)}
+    back = judgments_import(
+        project=campaign.project, name="back", fmt="prws-csv", path_or_bytes=data, corpus=campaign.corpus
+    )
+    assert not back.skipped and _judgments(back.campaign) == _judgments(campaign)
+
+
+def test_an_item_name_from_an_uploaded_file_is_escaped_in_the_exports():
+    from geceval.judgments import read_appraise_xml, read_wmt_csv
+
+    hostile = '"><script>alert(1)</script>&amp;'
+    data = (
+        f'<ranking-results><ranking-item id="{escape(hostile, {chr(34): "&quot;"})}" user="u">'
+        '<translation system="A" rank="1"/><translation system="B" rank="2"/></ranking-item>'
+        '<ranking-item id="=1+1" user="u"><translation system="A" rank="2"/><translation system="B" rank="1"/>'
+        "</ranking-item></ranking-results>"
+    ).encode()
+    _researcher, team = researcher_and_project()
+    campaign = judgments_import(project=team, name="x", fmt="appraise-xml", path_or_bytes=data).campaign
+    xml = "".join(iter_judgments(campaign, "appraise-xml")).encode()
+    assert b"<script>" not in xml
+    assert sorted(j.item for j in read_appraise_xml(io.BytesIO(xml))) == sorted([hostile, "=1+1"])
+    csv_items = [
+        j.item for j in read_wmt_csv(io.BytesIO("".join(iter_judgments(campaign, "wmt-csv")).encode()))
+    ]
+    assert sorted(csv_items) == sorted([hostile, "'=1+1"])  # no cell a spreadsheet would run
+
+
+def test_the_conll14_judgments_imported_and_exported_meta_evaluate_as_the_original_file(tmp_path):
+    """The CoNLL-14 Appraise judgments cover 739 of the test set's 1,312 sentences; imported, they are
+    a 739-sentence corpus. Exported, sentence-level chrF on the official outputs counts the same
+    concordant and discordant pairs as on the original file."""
+    data = shared_path("gec-ranking", "data", "all_judgments.xml")
+    outputs = shared_path("grammatical-evaluation", "data", "original", "official_submissions")
+    refs_dir = shared_path("gecmetrics", "data", "conll14st-test", "refs")
+    _researcher, team = researcher_and_project()
+    report = judgments_import(
+        project=team,
+        name="conll14",
+        fmt="appraise-xml",
+        path_or_bytes=str(data),
+        exclude_judges=["non-native"],
+    )
+    export = tmp_path / "export.xml"
+    export.write_text("".join(iter_judgments(report.campaign, "appraise-xml")), encoding="utf-8")
+
+    def meta_eval(path, *more):
+        out = subprocess.run(
+            [sys.executable, "-m", "geceval", "meta-eval", "--sentence-level", "--judgments", str(path), *more,
+             "--outputs", str(outputs), "--alias", "src=INPUT", "--metrics", "chrf",
+             "--source", str(refs_dir.parent / "conll14st-test.tok.src"),
+             "--refs", *(str(refs_dir / f"conll14st-test.tok.trg{k}") for k in (0, 1)), "--json"],
+            cwd=REPO, capture_output=True, text=True, check=True, timeout=600,
+        )  # fmt: skip
+        (row,) = json.loads(out.stdout)["subsets"]["all+input"]["metrics"]
+        return row["concordant"], row["discordant"], row["missing"], row["tau"]
+
+    assert meta_eval(export) == meta_eval(data, "--exclude-judges", "non-native")

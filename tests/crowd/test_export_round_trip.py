@@ -1,7 +1,8 @@
 """A campaign's judgment exports name sentences as our importer and the reference data read them:
-by 0-based corpus line. Exported, imported back onto the same corpus, every judgment lands on the
-sentence it was made on; scored by ``python -m geceval meta-eval --sentence-level --outputs``, the
-judged lines are the ones scored."""
+by 0-based corpus line, or by the sentence's id in a corpus that names them (an imported campaign's).
+Exported, imported back onto the same corpus, every judgment lands on the sentence it was made on;
+scored by ``python -m geceval meta-eval --sentence-level --outputs``, the judged lines are the ones
+scored."""
 
 from __future__ import annotations
 

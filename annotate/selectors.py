@@ -56,6 +56,16 @@ def sentence_context(sentence: Sentence, *, window: int = 1) -> tuple[list[Sente
     return before, after
 
 
+def corpus_item_names(corpus_id: int) -> dict[int, str]:
+    """How judgment files name the corpus's sentences, by sentence id, when it names them: the id in
+    ``metadata["id"]`` (every corpus the judgment importer makes keeps its file's item ids there; a
+    JSONL corpus may give them). Empty when no sentence carries one: files then name a sentence by
+    its 0-based position. The judgment importer reads items and the judgment exports write them by
+    this one rule, so an export imported onto its campaign's corpus lands on the same sentences."""
+    rows = Sentence.objects.filter(corpus_id=corpus_id, metadata__has_key="id")
+    return {pk: str(name) for pk, name in rows.values_list("pk", "metadata__id")}
+
+
 def system_list_for(user: AbstractBaseUser) -> QuerySet[System]:
     return (
         System.objects.filter(corpus__project__in=project_list_for(user))

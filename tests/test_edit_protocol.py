@@ -236,9 +236,10 @@ def test_exports_give_rankings_and_one_jsonl_row_per_edit_and_system(client, wor
     assert rows and {r["system"] for r in rows} <= {"a", "c"}  # the source has no edits, traps none
     judge = pseudonym(worker.pk)
     assert {
-        "sentence": 1, "system": "a", "span": [1, 2], "original": "go", "correction": "went",
+        "sentence": 0, "system": "a", "span": [1, 2], "original": "go", "correction": "went",
         "type": "R:VERB:TENSE", "label": "good", "judge": judge,
     } in rows  # fmt: skip
+    assert {r["sentence"] for r in rows} == {0, 1}  # the corpus's two lines, counted from 0
     assert len(rows) == EditLabel.objects.filter(candidate__outputs__system__name__in=["a", "c"]).count()
     # the rankings read back with the core's readers, as every existing analysis reads them
     from_csv = read_rankings("".join(iter_judgments(campaign, "wmt-csv")).encode(), "wmt-csv")

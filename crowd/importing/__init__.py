@@ -15,6 +15,10 @@ Items and sentences
     sentence per item (ordered numerically when every id is an integer, else
     by first appearance) with the source text from the file, or the item id
     itself as text when the file has none; ``metadata["id"]`` keeps the id.
+    One rule (``annotate.selectors.corpus_item_names``) for this and for the
+    judgment exports, which write a sentence's id or 0-based position the
+    same way: an export imported onto its campaign's corpus lands on the same
+    sentences.
 
 Systems and outputs
     Systems are found by name in the corpus or created (kind ``source`` for

@@ -12,6 +12,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from annotate.models import Corpus, Output, Project, Sentence, System, SystemKind
+from annotate.selectors import corpus_item_names
 from annotate.services import SentenceRecord, corpus_create
 from crowd.importing.readers import Entry, Parsed, ParsedJudgment, judgments_parse
 from crowd.models import Platform
@@ -91,12 +92,7 @@ def _item_order(items: list[str]) -> list[str]:
 
 
 def _sentences_for(corpus: Corpus, items: list[str]) -> dict[str, int]:
-    by_id = {
-        str(m): pk
-        for pk, m in Sentence.objects.filter(corpus=corpus, metadata__has_key="id").values_list(
-            "pk", "metadata__id"
-        )
-    }
+    by_id = {name: pk for pk, name in corpus_item_names(corpus.pk).items()}
     if by_id:
         return {i: by_id[i] for i in items if i in by_id}
     positions = dict(Sentence.objects.filter(corpus=corpus).values_list("position", "pk"))

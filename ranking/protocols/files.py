@@ -6,14 +6,23 @@ Worker ids are pseudonymised: ``w`` + the first 12 hex digits of HMAC-SHA256(SEC
 exports can be shared without revealing accounts and the same worker has the same pseudonym in every
 export of this installation.
 
-- ``wmt-csv``: one row per judgment, ``srcIndex,segmentId,judgeId,system1Id,system1rank,...`` with as
-  many system columns as the largest judgment (a candidate standing for several systems gives one
-  column pair per system, same rank); readable by ``python -m geceval rank FILE --format wmt-csv``.
-  Rows are in judgment order and systems in display order, so ranking the file gives exactly the
-  numbers of an analysis run on the same campaign and seed. PRWS screens become rankings by score
-  (equal scores tied).
-- ``appraise-xml``: ``<ranking-item id user>`` with one ``<translation system rank>`` per system shown,
-  in display order.
+A sentence is named as the judgment importer reads an item (``annotate.selectors.corpus_item_names``),
+so a file imported back onto the campaign's corpus puts every judgment on the sentence it was made
+on: by its 0-based corpus line (``Sentence.position``), as the reference data does (the CoNLL-14
+Appraise judgments' ids are lines of the 1,312-line test set counted from 0) and ``python -m geceval
+meta-eval --sentence-level --outputs`` reads it; or, in a corpus that names its sentences (every
+corpus the importer made from a file, whose items it keeps in ``metadata["id"]``), by that name, so
+an imported campaign exports its file's own item ids. A sentence with no name in such a corpus is
+written by its line, which the importer cannot read back.
+
+- ``wmt-csv``: one row per judgment, ``srcIndex,segmentId,judgeId,system1Id,system1rank,...`` (both
+  ids the sentence's) with as many system columns as the largest judgment (a candidate standing
+  for several systems gives one column pair per system, same rank); readable by ``python -m geceval
+  rank FILE --format wmt-csv``. Rows are in judgment order and systems in display order, so ranking
+  the file gives exactly the numbers of an analysis run on the same campaign and seed. PRWS screens
+  become rankings by score (equal scores tied).
+- ``appraise-xml``: ``<ranking-item id user>`` (``id`` the sentence's) with one ``<translation
+  system rank>`` per system shown, in display order.
 """
 
 from __future__ import annotations
@@ -30,8 +39,9 @@ from django.conf import settings
 from django.db.models import Count
 
 from annotate.http import csv_cell
-from ranking.models import Campaign
-from ranking.rankings import iter_screen_rankings
+from annotate.selectors import corpus_item_names
+from ranking.models import Campaign, ImportedEntry
+from ranking.rankings import campaign_is_compact, iter_screen_rankings
 from ranking.selectors import valid_ratings
 
 
@@ -57,15 +67,24 @@ def csv_line(row: Iterable) -> str:
     return buf.getvalue()
 
 
+def item_names(campaign: Campaign) -> Callable[[int, int], int | str]:
+    """(sentence id, position) -> the item id the campaign's exports name that sentence by."""
+    names = corpus_item_names(campaign.corpus_id)
+    if not names:
+        return lambda _sentence_id, position: position
+    return lambda sentence_id, position: names.get(sentence_id, position)
+
+
 def _max_entries(campaign: Campaign) -> int:
-    row = (
-        valid_ratings(campaign)
-        .values("judgment_id")
-        .annotate(n=Count("candidate__outputs"))
-        .order_by("-n")
-        .values_list("n", flat=True)
-        .first()
-    )
+    """The most systems one judgment ranks, read where ``iter_screen_rankings`` reads the entries (a
+    compact imported campaign has no ratings, only imported entries)."""
+    if campaign_is_compact(campaign):
+        per_judgment = (
+            ImportedEntry.objects.filter(campaign=campaign).values("judgment").annotate(n=Count("pk"))
+        )
+    else:
+        per_judgment = valid_ratings(campaign).values("judgment_id").annotate(n=Count("candidate__outputs"))
+    row = per_judgment.order_by("-n").values_list("n", flat=True).first()
     return max(int(row or 0), 2)
 
 
@@ -75,10 +94,12 @@ def iter_wmt_csv(campaign: Campaign) -> Iterator[str]:
     for i in range(1, width + 1):
         header += [f"system{i}Id", f"system{i}rank"]
     yield csv_line(header)
+    item = item_names(campaign)
     for sr in iter_screen_rankings(campaign):
         if len(sr.entries) < 2:
             continue
-        row = [sr.position + 1, sr.position + 1, pseudonym(sr.judge_id)]
+        name = item(sr.sentence_id, sr.position)
+        row = [name, name, pseudonym(sr.judge_id)]
         for system, rank, _score, _mc in sr.entries:
             row += [system, rank]
         row += ["", ""] * (width - len(sr.entries))
@@ -88,10 +109,12 @@ def iter_wmt_csv(campaign: Campaign) -> Iterator[str]:
 def iter_appraise_xml(campaign: Campaign) -> Iterator[str]:
     yield '<?xml version="1.0" encoding="utf-8"?>\n'
     yield f"<ranking-results campaign={quoteattr(campaign.name)}>\n"
+    item = item_names(campaign)
     for sr in iter_screen_rankings(campaign):
         if len(sr.entries) < 2:
             continue
-        yield f'  <ranking-item id="{sr.position + 1}" user="{pseudonym(sr.judge_id)}">\n'
+        name = quoteattr(str(item(sr.sentence_id, sr.position)))
+        yield f'  <ranking-item id={name} user="{pseudonym(sr.judge_id)}">\n'
         # one <translation> per system in display order (a collapsed candidate's systems share its rank),
         # so the pairwise expansion of the file is the run's, pair for pair
         for system, rank, _score, _mc in sr.entries:

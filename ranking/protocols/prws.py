@@ -3,7 +3,8 @@ sentences of the sentence's mean rating.
 
 Its own judgment files besides the ranking-shaped ones (``ranking.protocols.files``):
 
-- ``prws-csv``: ``item,worker,system,score,meaning_changed`` (geceval.prws.read_prws_csv).
+- ``prws-csv``: ``item,worker,system,score,meaning_changed`` (geceval.prws.read_prws_csv; ``item`` as
+  in the ranking files: the sentence's 0-based line, or its name in a corpus that names them).
 - ``gmeg-segment-csv``: GMEG ``*-segment-scores.csv``: a header of systems, one row per corpus
   sentence, the cell = mean score of that system's output (empty = not rated).
 """
@@ -19,7 +20,7 @@ from annotate.models import Sentence
 from geceval.errors import GecInputError
 from ranking.models import Campaign
 from ranking.protocols.base import CandidateScore, Protocol, whole
-from ranking.protocols.files import APPRAISE_XML, WMT_CSV, JudgmentFormat, csv_line, pseudonym
+from ranking.protocols.files import APPRAISE_XML, WMT_CSV, JudgmentFormat, csv_line, item_names, pseudonym
 from ranking.rankings import iter_screen_rankings
 from ranking.selectors import valid_ratings
 
@@ -39,10 +40,13 @@ INSTRUCTIONS = (
 
 def iter_prws_csv(campaign: Campaign) -> Iterator[str]:
     yield csv_line(["item", "worker", "system", "score", "meaning_changed"])
+    item = item_names(campaign)
     for sr in iter_screen_rankings(campaign):
         for system, _rank, score, mc in sr.entries:
             if score is not None:
-                yield csv_line([sr.position, pseudonym(sr.judge_id), system, score, int(mc)])
+                yield csv_line(
+                    [item(sr.sentence_id, sr.position), pseudonym(sr.judge_id), system, score, int(mc)]
+                )
 
 
 def iter_gmeg_segment_csv(campaign: Campaign) -> Iterator[str]:

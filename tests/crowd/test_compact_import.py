@@ -63,6 +63,27 @@ def test_ranks_outside_one_to_five_and_unranked_entries_are_skipped_with_reasons
     ]
 
 
+def test_a_compact_campaigns_wmt_csv_export_has_a_column_pair_for_each_system_of_its_largest_judgment():
+    """Before, the export sized its columns from collected ratings, which a compact campaign has none
+    of: two column pairs, and a 3-way row one pair too long for its own header."""
+    from geceval.judgments import read_wmt_csv
+    from ranking.analysis.exports import iter_judgments
+
+    data = (
+        b"system1Id,system1rank,system2Id,system2rank,system3Id,system3rank,judgeId,segmentId\n"
+        b"A,1,B,2,C,3,j1,0\n"
+        b"A,2,B,1,,,j2,1\n"
+    )
+    _user, project = researcher_and_project()
+    compact = judgments_import(project=project, name="c", fmt="wmt-csv", path_or_bytes=data, compact=True)
+    text = "".join(iter_judgments(compact.campaign, "wmt-csv"))
+    assert text.splitlines()[0].endswith(",system3Id,system3rank")
+    assert [r.entries for r in read_wmt_csv(text.encode())] == [
+        (("A", 1), ("B", 2), ("C", 3)),
+        (("A", 2), ("B", 1)),
+    ]
+
+
 @pytest.mark.parametrize(
     ("data", "message"),
     [

@@ -1,7 +1,8 @@
 """The edit-level protocol's results: one JSONL row per labelled edit and system (``edit-jsonl``), and
 the per-system edit-level score an analysis run's page shows.
 
-A row: ``sentence`` (1-based corpus line, as ``srcIndex`` in WMT CSV and ``id`` in Appraise XML),
+A row: ``sentence`` (as ``srcIndex`` in WMT CSV and ``id`` in Appraise XML: the 0-based corpus line,
+or the sentence's name in a corpus that names them; ``ranking.protocols.files``),
 ``system``, ``span`` ([start, end) source tokens), ``original`` (those tokens), ``correction`` (what
 they became; "" deletes them), ``type`` (ERRANT's), ``label`` (good, bad, neutral) and ``judge`` (the
 worker's pseudonym, as in every export). A correction several systems wrote is labelled once and gives
@@ -17,7 +18,7 @@ from collections.abc import Iterator
 from ranking.models import Campaign
 from ranking.protocols.edits.models import EditLabel, EditLabelChoice
 from ranking.protocols.edits.scores import edit_scores
-from ranking.protocols.files import JudgmentFormat, pseudonym
+from ranking.protocols.files import JudgmentFormat, item_names, pseudonym
 from ranking.selectors import valid_judgment
 
 
@@ -35,6 +36,7 @@ def iter_edit_jsonl(campaign: Campaign) -> Iterator[str]:
         valid_edit_labels(campaign)
         .order_by("judgment_id", "candidate__position", "edit__index", "candidate__outputs__system__name")
         .values_list(
+            "judgment__screen__sentence_id",
             "judgment__screen__sentence__position",
             "candidate__outputs__system__name",
             "edit__o_start",
@@ -46,9 +48,10 @@ def iter_edit_jsonl(campaign: Campaign) -> Iterator[str]:
             "judgment__judge_id",
         )
     )
-    for position, system, start, end, original, correction, kind, label, judge in rows.iterator(2000):
+    item, labelled = item_names(campaign), rows.iterator(2000)
+    for sentence, position, system, start, end, original, correction, kind, label, judge in labelled:
         row = {
-            "sentence": position + 1,
+            "sentence": item(sentence, position),
             "system": system,
             "span": [start, end],
             "original": original,

@@ -110,6 +110,6 @@ class ImportedScoresForm(forms.Form):
     )
     file = forms.FileField(
         label="Scores file",
-        help_text="per system (system, score) or per sentence (system, item = 0-based corpus line, score): "
-        "CSV, TSV or JSON",
+        help_text="per system (system, score) or per sentence (system, item, score; items named as in "
+        "the judgment exports): CSV, TSV or JSON",
     )

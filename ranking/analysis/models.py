@@ -266,9 +266,14 @@ class ImportedScores(models.Model):
     corpus = models.ForeignKey("annotate.Corpus", on_delete=models.CASCADE, related_name="imported_scores")
     name = models.CharField(max_length=50, help_text="the metric's name on the pages")
     level = models.CharField(max_length=10, choices=ScoreLevel.choices)
-    scores = models.JSONField(help_text="system -> score, or system -> {0-based corpus line -> score}")
+    scores = models.JSONField(
+        help_text="system -> score, or system -> {sentence as judgment files name it (id or 0-based line) -> score}"
+    )
     systems = models.PositiveIntegerField()
     sentences = models.PositiveIntegerField(default=0, help_text="sentences scored (per-sentence files)")
+    left_out = models.PositiveIntegerField(
+        default=0, help_text="items of the file that are not sentences of the corpus"
+    )
     file_name = models.CharField(max_length=255, blank=True)
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"

@@ -16,20 +16,19 @@ Sentence level
 Imported scores
     Chosen by name when the run is made and copied into the run's frozen input, so deleting or
     replacing them later leaves the run's results as they were. A per-system file joins the
-    system-level rows (reference set ``imported``); a per-sentence file (items: 0-based corpus
-    lines, as ``python -m geceval meta-eval`` and the judgment exports number sentences) joins the
-    sentence-level rows.
+    system-level rows (reference set ``imported``); a per-sentence file (items named as the
+    judgment files name sentences: ``imported_scores.sentence_items``) joins the sentence-level rows.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
-from annotate.models import Sentence
 from geceval import metaeval_2024 as m24
 from geceval.judgments import PairwiseJudgment
 from geceval.sentence_level import NEEDS_GOLD, SENTENCE_METRICS, sentence_level_scores
 from ranking.analysis import compute, frozen, metrics
+from ranking.analysis.imported_scores import sentence_items
 from ranking.analysis.models import AnalysisKind, AnalysisRun, ImportedScores, RunInput, ScoreLevel
 from ranking.analysis.parameters import AnalysisError
 
@@ -38,7 +37,8 @@ IMPORTED = "imported"
 
 
 def imported_freeze(run: AnalysisRun) -> list[dict]:
-    """The imported score sets the run names, copied (sentence lines turned into sentence ids)."""
+    """The imported score sets the run names, copied (sentences named as in the file turned into
+    sentence ids)."""
     names = run.parameters.get("imported") or []
     found = {
         s.name: s for s in ImportedScores.objects.filter(corpus_id=run.campaign.corpus_id, name__in=names)
@@ -46,19 +46,16 @@ def imported_freeze(run: AnalysisRun) -> list[dict]:
     missing = [n for n in names if n not in found]
     if missing:
         raise AnalysisError(f"imported scores no longer there: {', '.join(missing)}")
-    ids = None
+    items = None
     out = []
     for name in names:
         s = found[name]
         scores = s.scores
         if s.level == ScoreLevel.SENTENCE:
-            if ids is None:
-                ids = dict(
-                    Sentence.objects.filter(corpus_id=run.campaign.corpus_id).values_list("position", "pk")
-                )
+            if items is None:
+                items = {k: str(pk) for k, pk in sentence_items(run.campaign.corpus_id).items()}
             scores = {
-                system: {str(ids[int(line)]): v for line, v in per.items() if int(line) in ids}
-                for system, per in scores.items()
+                system: {items[k]: v for k, v in per.items() if k in items} for system, per in scores.items()
             }
         out.append({"name": name, "level": s.level, "scores": scores})
     return out

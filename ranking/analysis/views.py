@@ -9,6 +9,7 @@ from csp.decorators import csp_replace
 from django.contrib import messages
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.template.defaultfilters import pluralize
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
@@ -100,6 +101,12 @@ def imported_scores_upload(request: HttpRequest, pk: int) -> HttpResponse:
         else:
             what = f"{saved.systems} systems" + (f", {saved.sentences} sentences" if saved.sentences else "")
             messages.success(request, f"Imported {saved.name} ({saved.get_level_display()}; {what}).")
+            if saved.left_out:
+                messages.warning(
+                    request,
+                    f"{saved.left_out} item{pluralize(saved.left_out)} of the file "
+                    f"{pluralize(saved.left_out, 'is,are')} not a sentence of the corpus: left out.",
+                )
             return redirect(f"{reverse('campaign-analysis', args=[campaign.pk])}#imported-scores")
     return _campaign_page(request, campaign, scores_form=form)
 

@@ -157,7 +157,7 @@ def test_imported_scores_are_uploaded_checked_and_meta_evaluated_beside_ours(cli
     assert bad.status_code == 400 and "not systems of corpus" in bad.content.decode()
     assert "&#x27;nmt&#x27;" in bad.content.decode()
     bad = _upload(client, campaign, "SOME", "s.csv", b"system,item,score\na,10,0.5\n")
-    assert bad.status_code == 400 and "not a line of the corpus (0 to 9)" in bad.content.decode()
+    assert bad.status_code == 400 and "items are its lines (0 to 9)" in bad.content.decode()
     bad = _upload(client, campaign, "SOME", "s.csv", b"system,score\na,high\n")
     assert bad.status_code == 400 and "is not a number" in bad.content.decode()
     assert not ImportedScores.objects.exists()
@@ -166,10 +166,14 @@ def test_imported_scores_are_uploaded_checked_and_meta_evaluated_beside_ours(cli
     body = "system,score\n" + "".join(f"{n},{v}\n" for n, v in corrected.items())
     ok = _upload(client, campaign, "SOME", "some.csv", body.encode())
     assert ok.status_code == 302 and ok["Location"].endswith("#imported-scores")
-    # per sentence, in line order (JSON lists): the contrarian's opposite
-    per_line = {n: [0.0 if OUTPUTS[n][i] == GOOD[i] else 1.0 for i in range(10)] for n in JUDGED}
+    # per sentence, in line order (JSON lists): the contrarian's opposite; an 11th line the corpus
+    # does not have is left out, and the page says so
+    per_line = {n: [0.0 if OUTPUTS[n][i] == GOOD[i] else 1.0 for i in range(10)] + [0.5] for n in JUDGED}
     ok = _upload(client, campaign, "ANTI", "anti.json", json.dumps(per_line).encode())
     assert ok.status_code == 302
+    followed = client.get(ok["Location"]).content.decode()
+    assert "1 item of the file is not a sentence of the corpus: left out." in followed
+    assert ImportedScores.objects.get(name="ANTI").sentences == 10
     page = client.get(reverse("campaign-analysis", args=[campaign.pk])).content.decode()
     assert "SOME" in page and "per sentence" in page and 'name="imported"' in page
 
@@ -221,3 +225,24 @@ def test_imported_scores_of_another_project_cannot_be_deleted(client):
     client.force_login(factories.user("other", "researcher"))
     response = client.post(reverse("imported-scores-delete", args=[campaign.pk, scores.pk]))
     assert response.status_code == 404 and ImportedScores.objects.exists()
+
+
+def test_a_corpus_made_by_importing_judgments_names_its_sentences_by_their_ids(client):
+    """The CoNLL-14 case: the importer keeps only the judged sentences and their file ids, so a
+    metric's per-line scores of the whole test set match the judged lines by id."""
+    from ranking.analysis.imported_scores import sentence_items
+    from ranking.analysis.sentence_meta import imported_freeze
+
+    user, project = researcher_and_project()
+    rankings = [RankingJudgment(item, "j0", (("a", 1), ("b", 2))) for item in ("3", "7")]
+    campaign = imported_campaign(project, "ids", rankings=rankings)
+    by_id = sentence_items(campaign.corpus_id)
+    assert set(by_id) == {"3", "7"}
+    client.force_login(user)
+    scores = {"a": [float(i) for i in range(10)], "b": [0.0] * 10}
+    assert _upload(client, campaign, "SOME", "some.json", json.dumps(scores).encode()).status_code == 302
+    saved = ImportedScores.objects.get()
+    assert (saved.sentences, saved.left_out) == (2, 8) and saved.scores["a"] == {"3": 3.0, "7": 7.0}
+    run = services.AnalysisRun(campaign=campaign, kind="meta_eval", parameters={"imported": ["SOME"]})
+    (frozen,) = imported_freeze(run)
+    assert frozen["scores"]["a"] == {str(by_id["3"]): 3.0, str(by_id["7"]): 7.0}

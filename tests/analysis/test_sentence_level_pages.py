@@ -246,3 +246,71 @@ def test_a_corpus_made_by_importing_judgments_names_its_sentences_by_their_ids(c
     run = services.AnalysisRun(campaign=campaign, kind="meta_eval", parameters={"imported": ["SOME"]})
     (frozen,) = imported_freeze(run)
     assert frozen["scores"]["a"] == {str(by_id["3"]): 3.0, str(by_id["7"]): 7.0}
+
+
+@pytest.mark.shared
+@pytest.mark.slow
+def test_the_page_gives_the_clis_sentence_level_tau_on_the_conll14_judgments(tmp_path):
+    """The CoNLL-14 Appraise judgments imported onto a CoNLL-14 corpus (source, the 12 systems and
+    the input, the two text references), through TrueSkill, a chrF and GLEU metric run and a
+    meta-evaluation: the sentence-level counts are those of ``python -m geceval meta-eval
+    --sentence-level`` on the same files, pair for pair."""
+    import subprocess
+    import sys
+
+    from annotate.models import SystemKind
+    from annotate.services import InputFile, corpus_import_text, outputs_import_lines
+    from crowd.importing.saving import judgments_import
+    from geceval import metaeval_2024 as m24
+    from geceval.formats.text import read_lines
+    from tests.shared_data import REPO, shared_path
+
+    xml = shared_path("gec-ranking", "data", "all_judgments.xml", required_in_ci=True)
+    outputs = shared_path(
+        "grammatical-evaluation", "data", "original", "official_submissions", required_in_ci=True
+    )
+    refs_dir = shared_path("gecmetrics", "data", "conll14st-test", "refs", required_in_ci=True)
+    source = refs_dir.parent / "conll14st-test.tok.src"
+    _user, project = researcher_and_project()
+    corpus = corpus_import_text(project=project, name="conll14", source=InputFile("src", source.read_bytes()))
+    for path in sorted(outputs.iterdir()):
+        name = "src" if path.name == "INPUT" else path.name  # the Appraise file calls the input "src"
+        kind = SystemKind.SOURCE if name == "src" else SystemKind.MODEL
+        outputs_import_lines(
+            corpus=corpus,
+            system_name=name,
+            kind=kind,
+            lines=read_lines(path, allow_empty=True),
+            filename=path.name,
+        )
+    for k in (0, 1):
+        ref = refs_dir / f"conll14st-test.tok.trg{k}"
+        outputs_import_lines(
+            corpus=corpus, system_name=f"trg{k}", kind=SystemKind.REFERENCE, lines=read_lines(ref, allow_empty=True),
+            filename=ref.name,
+        )  # fmt: skip
+    report = judgments_import(
+        project=project, name="conll14", fmt="appraise-xml", path_or_bytes=str(xml), corpus=corpus
+    )
+    campaign = report.campaign
+    human = _done_run(campaign, "trueskill", runs=2, chunks=1)
+    metric = _done_run(
+        campaign, "metric_scores", metrics=["chrf", "gleu"], reference_sets={"conll": ["trg0", "trg1"]}
+    )
+    meta = _done_run(campaign, "meta_eval", human_run=human.pk, metric_run=metric.pk, exclude=["refmix1"])
+
+    out = subprocess.run(
+        [sys.executable, "-m", "geceval", "meta-eval", "--sentence-level", "--judgments", str(xml),
+         "--outputs", str(outputs), "--alias", "src=INPUT", "--metrics", "chrf", "gleu", "--source", str(source),
+         "--refs", str(refs_dir / "conll14st-test.tok.trg0"), str(refs_dir / "conll14st-test.tok.trg1"), "--json"],
+        cwd=REPO, capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    cli = {r["metric"]: r for r in json.loads(out.stdout)["subsets"]["all+input"]["metrics"]}
+    for metric_name in ("chrf", "gleu"):
+        row = SentenceCorrelationResult.objects.get(run=meta, metric=metric_name, reference_set="conll")
+        ours = m24.agreement_from_pair_counts(row.pair_counts)
+        want = cli[metric_name]
+        assert (ours.concordant, ours.discordant, ours.metric_ties, ours.human_ties, ours.missing) == (
+            want["concordant"], want["discordant"], want["metric_ties"], want["human_ties"], want["missing"]
+        ), metric_name  # fmt: skip
+        assert ours.tau == pytest.approx(want["tau"])

@@ -125,7 +125,7 @@ def test_edit_level_campaign_with_a_trap_end_to_end_by_keyboard(live_server, new
     rows = [json.loads(line) for line in download("Edit labels JSONL").splitlines()]
     judge = pseudonym(worker.pk)
     assert {
-        "sentence": 1, "system": "a", "span": [1, 2], "original": "go", "correction": "went",
+        "sentence": 0, "system": "a", "span": [1, 2], "original": "go", "correction": "went",
         "type": "R:VERB:TENSE", "label": "good", "judge": judge,
     } in rows  # fmt: skip
     assert {r["system"] for r in rows} == {"a", "c"} and {r["label"] for r in rows} == {"good"}

@@ -6,6 +6,7 @@ from ranking.analysis.metrics import METRICS
 from ranking.analysis.models import AnalysisKind, AnalysisRun, ImportedScores, RunStatus
 from ranking.analysis.parameters import DEFAULT_CHUNKS, MAX_SEED
 from ranking.analysis.services import SUPPORTED_KINDS
+from ranking.protocols import human_score_choices
 
 
 class RunForm(forms.Form):
@@ -42,6 +43,12 @@ class RunForm(forms.Form):
         label="Metric run",
         help_text="meta-evaluation: a finished metric scores run",
     )
+    human_score = forms.ChoiceField(
+        choices=[],
+        required=False,
+        label="Human score",
+        help_text="meta-evaluation: what the metrics are correlated with",
+    )
     synthetic = forms.BooleanField(
         required=False, label="Add synthetic systems (hybrid super-sampling; needs a PRWS human run)"
     )
@@ -70,6 +77,10 @@ class RunForm(forms.Form):
         self.fields["metric_run"].choices = [("", "—")] + [
             (r.pk, label(r)) for r in runs if r.kind == AnalysisKind.METRIC_SCORES
         ]
+        self.fields["human_score"].choices = [
+            ("", "the human run's own score (TrueSkill mu, Expected Wins, PRWS mean)"),
+            *human_score_choices(),
+        ]
         imported = ImportedScores.objects.none()
         if campaign is not None:
             imported = ImportedScores.objects.filter(corpus_id=campaign.corpus_id)
@@ -96,6 +107,8 @@ class RunForm(forms.Form):
             params = {"human_run": d["human_run"], "metric_run": d["metric_run"]}
             if d["synthetic"]:
                 params["synthetic"] = {"samples": 1}
+            if d.get("human_score"):
+                params["human_score"] = d["human_score"]
             if d.get("imported"):
                 params["imported"] = d["imported"]
             return params

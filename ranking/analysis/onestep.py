@@ -25,6 +25,7 @@ from ranking.analysis.models import (
     SystemRankResult,
 )
 from ranking.analysis.parameters import RANKING_KINDS
+from ranking.protocols import protocol_get
 
 PROGRESS_EVERY = 0.5  # seconds between progress writes
 
@@ -114,7 +115,13 @@ def execute_one_step(run: AnalysisRun, data: dict, t0: float) -> None:
             )
             _write(run, t0, metrics=rows, summary=summary)
         elif run.kind == AnalysisKind.META_EVAL:
-            human = human_scores(AnalysisRun.objects.get(pk=run.parameters["human_run"]))
+            human_run = AnalysisRun.objects.get(pk=run.parameters["human_run"])
+            human = human_scores(human_run)
+            if run.parameters.get("human_score"):
+                # a score the campaign's protocol gives besides the ranking (e.g. the edit labels'),
+                # read from its judgments now
+                protocol = protocol_get(human_run.campaign.protocol)
+                human = protocol.human_scores(human_run.campaign, run.parameters["human_score"])
             metric_rows = list(
                 MetricResult.objects.filter(run_id=run.parameters["metric_run"]).values(
                     "name", "reference_set", "metric", "score"

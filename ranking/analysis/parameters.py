@@ -11,10 +11,11 @@ from pathlib import Path
 
 from annotate.models import System, SystemKind
 from geceval.ensemble import DEFAULT_COMPONENTS
+from geceval.errors import GecInputError
 from ranking.analysis.metrics import METRICS
 from ranking.analysis.models import AnalysisKind, AnalysisRun, ImportedScores, RunStatus
 from ranking.models import Campaign
-from ranking.protocols import protocol_get
+from ranking.protocols import human_score_choices, protocol_get
 
 RANKING_KINDS = (AnalysisKind.TRUESKILL, AnalysisKind.EXPECTED_WINS)
 SUPPORTED_KINDS = (
@@ -140,6 +141,20 @@ def _clean_meta_eval(p: dict, campaign: Campaign) -> None:
     human = AnalysisRun.objects.get(pk=p["human_run"])
     if human.kind not in (*RANKING_KINDS, AnalysisKind.PRWS_SUMMARY):
         raise AnalysisError("The human judgments must come from a ranking or a PRWS summary run.")
+    score = p.get("human_score") or ""
+    if score:
+        try:
+            offered = protocol_get(human.campaign.protocol).human_scores_offered
+        except GecInputError:
+            offered = {}
+        if score not in offered:
+            raise AnalysisError(
+                f"The human run's campaign gives no human score {score!r}"
+                + (f" (it gives {', '.join(offered)})." if offered else ".")
+            )
+        p["human_score"] = score
+    else:
+        p.pop("human_score", None)
     if AnalysisRun.objects.get(pk=p["metric_run"]).kind != AnalysisKind.METRIC_SCORES:
         raise AnalysisError("The metric scores must come from a metric scores run.")
     p["exclude"] = [str(x) for x in p.get("exclude", [])]
@@ -208,6 +223,7 @@ _PLAIN = {
     "synthetic": lambda v: f"{v.get('samples', 1)} synthetic systems per system" if v else "",
     "components": lambda v: "combining " + ", ".join(v),
     "imported": lambda v: ("with imported scores " + ", ".join(v)) if v else "",
+    "human_score": lambda v: f"human score: {dict(human_score_choices()).get(v, v)}" if v else "",
 }
 
 

@@ -40,6 +40,11 @@ def protocol_get(name: str) -> Protocol:
         raise GecInputError(f"unknown protocol {name!r}") from None
 
 
+def human_score_choices() -> list[tuple[str, str]]:
+    """Every registered protocol's extra human scores (``Protocol.human_scores_offered``)."""
+    return [item for p in _registry.values() for item in p.human_scores_offered.items()]
+
+
 def protocol_choices() -> list[tuple[str, str]]:
     """(name, label) of every registered protocol, for forms and serializers."""
     return [(p.name, p.label) for p in _registry.values()]

@@ -165,3 +165,12 @@ class Protocol(ABC):
     def run_panels(self, run: Any) -> list[dict[str, Any]]:
         """Panels for an analysis run's page: ``{"template": ..., **context}`` each, included in order."""
         return []
+
+    human_scores_offered: Mapping[str, str] = {}
+    """Human scores per system the protocol's judgments give besides the rankings (name -> label),
+    which a meta-evaluation may correlate the metrics with instead of its human run's score."""
+
+    def human_scores(self, campaign: Campaign, name: str) -> dict[str, float]:
+        """System -> the named human score (one of ``human_scores_offered``) on the campaign's valid
+        judgments."""
+        raise GecInputError(f"{self.label} gives no human score named {name!r}")

@@ -19,15 +19,16 @@ from typing import Any
 from rest_framework import serializers
 
 from geceval.errors import GecInputError
-from ranking.models import Candidate, Rating, Screen, ScreenJudgment
+from ranking.models import Campaign, Candidate, Rating, Screen, ScreenJudgment
 from ranking.protocols.base import CandidateScore
 from ranking.protocols.edits.annotation import EditSpan, edits_for_texts
-from ranking.protocols.edits.exports import EDIT_JSONL, edit_scores_panel
+from ranking.protocols.edits.exports import EDIT_JSONL, campaign_edit_scores, edit_scores_panel
 from ranking.protocols.edits.models import EditLabel, EditLabelChoice
 from ranking.protocols.files import APPRAISE_XML, WMT_CSV
 from ranking.protocols.relative import RelativeRanking
 
 LABELS = tuple(c.value for c in EditLabelChoice)
+EDIT_SHARE = "edit_share"
 NEEDS_LABELS = (
     "label every change: a list of good, bad or neutral, one per change of the correction in the "
     "order listed (empty for a correction without changes)"
@@ -228,6 +229,15 @@ class EditLevel(RelativeRanking):
 
     def run_panels(self, run: Any) -> list[dict[str, Any]]:
         return [edit_scores_panel(run.campaign)]
+
+    # Edit-based human evaluation (as SEEDA-E in Kobayashi et al. 2024): a system's human score is
+    # built from the edit labels rather than from the sentence rankings.
+    human_scores_offered = {EDIT_SHARE: "Share of each system's edits marked good (edit-level labels)"}
+
+    def human_scores(self, campaign: Campaign, name: str) -> dict[str, float]:
+        if name != EDIT_SHARE:
+            return super().human_scores(campaign, name)
+        return {s.system: s.share for s in campaign_edit_scores(campaign)}
 
 
 EDIT_LEVEL = EditLevel()

@@ -464,3 +464,15 @@ def gmeg_fce_corpus(tmp_path, systems: Sequence[str]) -> Corpus:
         "import_corpus", str(folder), "--format", "gmeg", "--name", "fce", "--project", made.name, stdout=out
     )
     return Corpus.objects.get(project=made, name="fce")
+
+
+def done_run(campaign, kind: str = "trueskill", *, seed: int = 3, **parameters):
+    """An analysis run made and run as the page would (eager Celery), checked finished."""
+    from ranking.analysis import services
+    from ranking.analysis.models import RunStatus
+
+    run = services.analysis_run_create(campaign=campaign, kind=kind, parameters=parameters, seed=seed)
+    services.analysis_run_enqueue(run)
+    run.refresh_from_db()
+    assert run.status == RunStatus.DONE, run.error
+    return run

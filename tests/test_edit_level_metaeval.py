@@ -14,10 +14,11 @@ from django.urls import reverse
 from scipy import stats
 
 from ranking.analysis.models import AnalysisRun, RunStatus
-from ranking.analysis.services import AnalysisError, analysis_run_create, analysis_run_enqueue
+from ranking.analysis.services import AnalysisError, analysis_run_create
 from ranking.models import Screen
 from ranking.services import campaign_create
 from tests import factories
+from tests.factories import done_run
 
 pytestmark = pytest.mark.django_db
 
@@ -33,14 +34,6 @@ SYSTEMS = {
 
 def _label(system: str, sentence: int) -> str:
     return {"a": "good", "c": "bad"}.get(system, "good" if sentence == 0 else "bad")
-
-
-def _done(campaign, kind, **params):
-    run = analysis_run_create(campaign=campaign, kind=kind, parameters=params, seed=1)
-    analysis_run_enqueue(run)
-    run.refresh_from_db()
-    assert run.status == RunStatus.DONE, run.error
-    return run
 
 
 def test_a_meta_evaluation_against_the_share_of_edits_marked_good(client):
@@ -80,8 +73,8 @@ def test_a_meta_evaluation_against_the_share_of_edits_marked_good(client):
     share = {s: posted[s, "good"] / (posted[s, "good"] + posted[s, "bad"]) for s in ("a", "b", "c")}
     assert share["a"] == 1.0 and share["c"] == 0.0 and 0 < share["b"] < 1
 
-    human = _done(campaign, "trueskill", runs=5, chunks=1)
-    metric = _done(campaign, "metric_scores", metrics=["chrf", "gleu"])
+    human = done_run(campaign, "trueskill", seed=1, runs=5, chunks=1)
+    metric = done_run(campaign, "metric_scores", metrics=["chrf", "gleu"])
     client.force_login(researcher)
     form = client.get(reverse("campaign-analysis", args=[campaign.pk])).content.decode()
     assert '<option value="edit_share">' in form
@@ -110,7 +103,7 @@ def test_a_meta_evaluation_against_the_share_of_edits_marked_good(client):
 
 def test_a_human_score_the_campaign_does_not_give_is_refused():
     _user, campaign, _r = factories.ranking_campaign()
-    human = _done(campaign, "trueskill", runs=5, chunks=1)
+    human = done_run(campaign, "trueskill", seed=1, runs=5, chunks=1)
     with pytest.raises(AnalysisError, match="gives no human score 'edit_share'"):
         analysis_run_create(
             campaign=campaign,

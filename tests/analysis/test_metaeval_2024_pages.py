@@ -11,19 +11,9 @@ from django.urls import reverse
 from annotate.models import System
 from geceval import metaeval_2024 as m24
 from geceval.metaeval import system_correlations, williams_from_scores
-from ranking.analysis import services
-from ranking.analysis.models import RunStatus
-from tests.factories import prws_corpus_campaign
+from tests.factories import done_run, prws_corpus_campaign
 
 pytestmark = pytest.mark.django_db
-
-
-def _done_run(campaign, kind, **params):
-    run = services.analysis_run_create(campaign=campaign, kind=kind, parameters=params, seed=3)
-    services.analysis_run_enqueue(run)
-    run.refresh_from_db()
-    assert run.status == RunStatus.DONE, run.error
-    return run
 
 
 def test_system_tags_are_checked_by_the_form_and_the_database():
@@ -43,9 +33,9 @@ def test_meta_evaluation_page_shows_subsets_and_the_window_plot(client):
     user, campaign = prws_corpus_campaign()
     for name, tags in (("a", "classic"), ("b", "classic"), ("c", "fluent"), ("src", "input")):
         System.objects.filter(corpus=campaign.corpus, name=name).update(tags=tags)
-    human = _done_run(campaign, "prws_summary", samples=5)
-    metric = _done_run(campaign, "metric_scores", metrics=["gleu", "chrf"])
-    meta = _done_run(campaign, "meta_eval", human_run=human.pk, metric_run=metric.pk)
+    human = done_run(campaign, "prws_summary", samples=5)
+    metric = done_run(campaign, "metric_scores", metrics=["gleu", "chrf"])
+    meta = done_run(campaign, "meta_eval", human_run=human.pk, metric_run=metric.pk)
     row = meta.correlation_results.get(metric="gleu")
     other = meta.correlation_results.get(metric="chrf")
     client.force_login(user)

@@ -16,7 +16,7 @@ from geceval.judgments import RankingJudgment
 from geceval.metaeval import system_correlations
 from ranking.analysis import services
 from ranking.analysis.models import ImportedScores, RunStatus, SentenceCorrelationResult
-from tests.factories import corpus_with_systems, imported_campaign, researcher_and_project
+from tests.factories import corpus_with_systems, done_run, imported_campaign, researcher_and_project
 
 pytestmark = pytest.mark.django_db
 
@@ -56,14 +56,6 @@ def _campaign():
     return user, imported_campaign(project, "ranked", rankings=RANKINGS, corpus=corpus)
 
 
-def _done_run(campaign, kind, **params):
-    run = services.analysis_run_create(campaign=campaign, kind=kind, parameters=params, seed=3)
-    services.analysis_run_enqueue(run)
-    run.refresh_from_db()
-    assert run.status == RunStatus.DONE, run.error
-    return run
-
-
 def _expected(members) -> tuple[int, int, int]:
     """Counted from the rankings above: a corrected output equals the reference, so every
     sentence metric scores it above an uncorrected one and ties two of the same kind. (C, D, human ties)."""
@@ -90,9 +82,9 @@ def test_a_meta_evaluation_over_rankings_shows_sentence_level_tau_per_subset(cli
     user, campaign = _campaign()
     for name, tags in (("a", "classic"), ("b", "classic"), ("c", "fluent"), ("src", "input")):
         System.objects.filter(corpus=campaign.corpus, name=name).update(tags=tags)
-    human = _done_run(campaign, "trueskill", runs=10, chunks=1)
-    metric = _done_run(campaign, "metric_scores", metrics=["gleu", "chrf", "m2", "ter"])
-    meta = _done_run(campaign, "meta_eval", human_run=human.pk, metric_run=metric.pk)
+    human = done_run(campaign, "trueskill", runs=10, chunks=1)
+    metric = done_run(campaign, "metric_scores", metrics=["gleu", "chrf", "m2", "ter"])
+    meta = done_run(campaign, "meta_eval", human_run=human.pk, metric_run=metric.pk)
     stored = {(r.metric, r.reference_set) for r in SentenceCorrelationResult.objects.filter(run=meta)}
     assert stored == {("gleu", "all"), ("chrf", "all"), ("m2", "all")}
     assert meta.summary["sentence_level"]["skipped_metrics"] == ["ter"]
@@ -131,9 +123,9 @@ def test_a_prws_human_run_gives_no_sentence_level_and_says_why(client):
     from tests.factories import prws_corpus_campaign
 
     user, campaign = prws_corpus_campaign()
-    human = _done_run(campaign, "prws_summary", samples=5)
-    metric = _done_run(campaign, "metric_scores", metrics=["chrf"])
-    meta = _done_run(campaign, "meta_eval", human_run=human.pk, metric_run=metric.pk)
+    human = done_run(campaign, "prws_summary", samples=5)
+    metric = done_run(campaign, "metric_scores", metrics=["chrf"])
+    meta = done_run(campaign, "meta_eval", human_run=human.pk, metric_run=metric.pk)
     assert not SentenceCorrelationResult.objects.filter(run=meta).exists()
     client.force_login(user)
     page = client.get(reverse("analysis-run", args=[meta.pk])).content.decode()
@@ -177,8 +169,8 @@ def test_imported_scores_are_uploaded_checked_and_meta_evaluated_beside_ours(cli
     page = client.get(reverse("campaign-analysis", args=[campaign.pk])).content.decode()
     assert "SOME" in page and "per sentence" in page and 'name="imported"' in page
 
-    human = _done_run(campaign, "trueskill", runs=10, chunks=1)
-    metric = _done_run(campaign, "metric_scores", metrics=["chrf"])
+    human = done_run(campaign, "trueskill", runs=10, chunks=1)
+    metric = done_run(campaign, "metric_scores", metrics=["chrf"])
     response = client.post(
         reverse("campaign-analysis", args=[campaign.pk]),
         {
@@ -293,11 +285,11 @@ def test_the_page_gives_the_clis_sentence_level_tau_on_the_conll14_judgments(tmp
         project=project, name="conll14", fmt="appraise-xml", path_or_bytes=str(xml), corpus=corpus
     )
     campaign = report.campaign
-    human = _done_run(campaign, "trueskill", runs=2, chunks=1)
-    metric = _done_run(
+    human = done_run(campaign, "trueskill", runs=2, chunks=1)
+    metric = done_run(
         campaign, "metric_scores", metrics=["chrf", "gleu"], reference_sets={"conll": ["trg0", "trg1"]}
     )
-    meta = _done_run(campaign, "meta_eval", human_run=human.pk, metric_run=metric.pk, exclude=["refmix1"])
+    meta = done_run(campaign, "meta_eval", human_run=human.pk, metric_run=metric.pk, exclude=["refmix1"])
 
     out = subprocess.run(
         [sys.executable, "-m", "geceval", "meta-eval", "--sentence-level", "--judgments", str(xml),

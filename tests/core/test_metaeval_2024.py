@@ -283,7 +283,9 @@ def test_pair_counts_sum_to_the_agreement_of_every_subset() -> None:
     for members in (systems, ["A", "B", "C"], ["A", "E"], ["B", "D", "E"]):
         want = sentence_agreement(m24.judgments_in(judgments, members), scores, exclude=["D"])
         got = m24.agreement_from_pair_counts(rows, members)
-        assert got == want or (got.concordant + got.discordant == 0 and want.concordant + want.discordant == 0)
+        assert got == want or (
+            got.concordant + got.discordant == 0 and want.concordant + want.discordant == 0
+        )
     everything = m24.agreement_from_pair_counts(rows)
     assert everything == sentence_agreement(judgments, scores, exclude=["D"])
     assert everything.missing > 0 and everything.metric_ties > 0 and everything.human_ties > 0

@@ -90,6 +90,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     )
     p.add_argument("--broker-url", default=os.environ.get("CELERY_BROKER_URL", "redis://127.0.0.1:6379/0"))
     p.add_argument("--data", type=Path, default=GMEG_FCE, help="GMEG dev FCE directory")
+    p.add_argument(
+        "--judgments-per-item",
+        type=int,
+        help="the campaigns' judgments_per_item (default: the workers of a protocol, so all start on the "
+        "same HIT and meet the same traps; fewer spreads them over the HITs)",
+    )
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--out", help="write the figures as JSON here")
     p.add_argument("--keep-database", action="store_true")
@@ -99,9 +105,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     unknown = set(args.strategies) - set(STRATEGIES) | set(args.protocols) - set(PROTOCOLS)
     if unknown:
         p.error(f"unknown strategies or protocols: {sorted(unknown)}")
-    workers = args.per_strategy * len(args.strategies)
-    if not 1 <= workers <= 32767 or args.concurrency < 1:
-        p.error("per-strategy x strategies must be 1..32767 (judgments_per_item), concurrency >= 1")
+    args.judgments_per_item = args.judgments_per_item or args.per_strategy * len(args.strategies)
+    if args.per_strategy < 1 or not 1 <= args.judgments_per_item <= 32767 or args.concurrency < 1:
+        p.error("per-strategy >= 1, judgments per item (default: all workers) 1..32767, concurrency >= 1")
     if not (args.data / "source").is_file():
         p.error(f"GMEG dev FCE not found at {args.data} (set --data or GEC_SHARED_DIR)")
     return args
@@ -169,8 +175,7 @@ def build_world(args: argparse.Namespace, gmeg: Gmeg) -> World:
 
     systems = [system(s, "model", gmeg.systems[s]) for s in SYSTEMS]
     refs = [system(r, "reference", gmeg.references[r]) for r in REFERENCES]
-    # Every worker of a protocol may judge every item.
-    jpi = args.per_strategy * len(args.strategies)
+    jpi = args.judgments_per_item
     campaigns, screens, workers = {}, {}, []
     for protocol in args.protocols:
         campaign = make_campaign(

@@ -1,9 +1,13 @@
 """The simulated workers of bench/bots.py: a careful worker and the bots, each a function of the
-screen the workers' API returns (source, candidates with position and text) and of public data only.
+screen the workers' API returns (source, candidates with position and text, and on an edit-level
+screen each candidate's edits) and of public data only, never the database or which candidate is a
+trap.
 
 A strategy gives every candidate a value on a 0-100 scale, higher is better; ``answers`` turns the
 values into the protocol's answer: PRWS scores are the values rounded and clipped, ranking ranks are
-dense ranks of the values (1 = best), values within the strategy's tie tolerance sharing a rank.
+dense ranks of the values (1 = best), values within the strategy's tie tolerance sharing a rank. On
+an edit-level screen the ranks come with a label per edit, from the strategy's labeller
+(``LABELLERS``).
 """
 
 from __future__ import annotations
@@ -16,12 +20,17 @@ from pathlib import Path
 
 from geceval.gleu import gleu_plus
 from geceval.insert_errors import insert_errors, line_seed
+from geceval.traps import SentenceScorer
 
 SYSTEMS = ("amu", "lstm", "lstm-r", "marian", "nus", "transformer")
 REFERENCES = ("ref0", "ref1", "ref2", "ref3")
 CAREFUL_SIGMA = 15.0
 CAREFUL_TIE = 5.0
 PUBLIC_SEEDS = range(10)
+LABELS = ("good", "bad", "neutral")
+CAREFUL_LABEL_ERROR = 0.05
+"""Share of a careful worker's edit labels replaced by a label drawn uniformly from the three (so
+about 3.3% end up different from what the worker read)."""
 
 
 def same(a: str, b: str) -> bool:
@@ -38,6 +47,7 @@ class Gmeg:
     lines_of: dict[str, list[int]] = field(default_factory=dict)  # source text -> its 0-based lines
     _quality: dict[tuple[int, str], float] = field(default_factory=dict)
     _regenerated: dict[tuple[int, str], set[str]] = field(default_factory=dict)
+    _scorers: dict[int, SentenceScorer] = field(default_factory=dict)
 
     @classmethod
     def load(cls, directory: Path, n: int | None = None) -> Gmeg:
@@ -66,6 +76,19 @@ class Gmeg:
             result = gleu_plus([self.sources[i]], [[r] for r in refs], [text], sentence=True, iterations=1)
             self._quality[key] = float(result.sentence_scores[0])
         return self._quality[key]
+
+    def edit_gain(self, source: str, span: tuple[int, int], correction: str) -> float:
+        """How much applying only this edit (source tokens [start, end) replaced by ``correction``) to
+        the source changes its sentence GLEU+ against the four references (``SentenceScorer``: the
+        per-sentence score ``gleu_plus(..., sentence=True)`` gives, without its set-up per call)."""
+        i = self.lines(source)[0]
+        if i not in self._scorers:
+            refs = [self.references[r][i] for r in REFERENCES]
+            self._scorers[i] = SentenceScorer(self.sources[i], refs)
+        score, tokens = self._scorers[i], self.sources[i].split()
+        start, end = span
+        edited = " ".join([*tokens[:start], *correction.split(), *tokens[end:]])
+        return score(edited) - score(self.sources[i])
 
     def regenerated(self, source: str, texts: list[str]) -> set[str]:
         """What the public inserter makes of ``texts`` with the public seeds 0-9 at this source's
@@ -110,18 +133,47 @@ def source_first(screen: Screen, gmeg: Gmeg, rng: random.Random) -> dict[int, fl
     }
 
 
+def word_edit_keys(source: str, text: str) -> list[tuple]:
+    """Word-level edits (difflib opcodes other than equal) from ``source`` to ``text``, each as
+    (source span, correction) as the edit-level API names an edit."""
+    s, t = source.split(), text.split()
+    ops = difflib.SequenceMatcher(None, s, t, autojunk=False).get_opcodes()
+    return [((i1, i2), " ".join(t[j1:j2])) for op, i1, i2, j1, j2 in ops if op != "equal"]
+
+
 def word_edits(source: str, text: str) -> int:
-    """Word-level edits (difflib opcodes other than equal) from ``source`` to ``text``."""
-    ops = difflib.SequenceMatcher(None, source.split(), text.split(), autojunk=False).get_opcodes()
-    return sum(1 for op in ops if op[0] != "equal")
+    return len(word_edit_keys(source, text))
+
+
+def edit_keys(screen: Screen) -> dict[int, list[tuple]]:
+    """position -> the candidate's edits as (source span, correction): the API's edits on an
+    edit-level screen, else word-level edits (difflib opcodes on whitespace tokens)."""
+    return {
+        c["position"]: [(tuple(e["span"]), " ".join(e["correction"].split())) for e in c["edits"]]
+        if "edits" in c
+        else word_edit_keys(screen["source"], c["text"])
+        for c in screen["candidates"]
+    }
 
 
 def fewest_edits(screen: Screen, gmeg: Gmeg, rng: random.Random) -> dict[int, float]:
-    """Fewer edits against the source is better: 100 for none, 10 points off per edit."""
-    return {
-        c["position"]: max(0.0, 100.0 - 10 * word_edits(screen["source"], c["text"]))
-        for c in screen["candidates"]
-    }
+    """Fewer edits against the source is better: 100 for none, 10 points off per edit (the edits the
+    screen lists on an edit-level screen, else word-level edits)."""
+    return {p: max(0.0, 100.0 - 10 * len(edits)) for p, edits in edit_keys(screen).items()}
+
+
+def shared_edits(screen: Screen) -> dict[int, list[bool]]:
+    """position -> for each of its edits, whether another candidate on the screen makes it too."""
+    keys = edit_keys(screen)
+    return {p: [any(k in keys[q] for q in keys if q != p) for k in mine] for p, mine in keys.items()}
+
+
+def agreement(screen: Screen, gmeg: Gmeg, rng: random.Random) -> dict[int, float]:
+    """Trusts what the other candidates agree on: an edit another candidate also makes counts 5 points
+    up, an edit no other candidate makes 10 points down (from 50). Made against the edit-level
+    traps: an added error is an edit of the trap alone, and a correction a trap undoes is often one
+    other candidates make too."""
+    return {p: 50.0 + sum(5.0 if s else -10.0 for s in shared) for p, shared in shared_edits(screen).items()}
 
 
 def longest(screen: Screen, gmeg: Gmeg, rng: random.Random) -> dict[int, float]:
@@ -149,6 +201,55 @@ def regenerate(screen: Screen, gmeg: Gmeg, rng: random.Random) -> dict[int, floa
     }
 
 
+Labeller = Callable[[Screen, Gmeg, random.Random, dict[int, float]], dict[int, list[str]]]
+"""(screen, data, rng, the strategy's values) -> position -> a label per edit, in the listed order."""
+
+
+def careful_labels(screen: Screen, gmeg: Gmeg, rng: random.Random, values: dict[int, float]):
+    """Each edit by what it does alone to the source's GLEU+ against the four references: good when it
+    raises it, bad when it lowers it, else neutral; ``CAREFUL_LABEL_ERROR`` of the labels random."""
+
+    def label(edit: dict) -> str:
+        gain = gmeg.edit_gain(screen["source"], tuple(edit["span"]), edit["correction"])
+        read = "good" if gain > 1e-9 else "bad" if gain < -1e-9 else "neutral"
+        return rng.choice(LABELS) if rng.random() < CAREFUL_LABEL_ERROR else read
+
+    return {c["position"]: [label(e) for e in c.get("edits", [])] for c in screen["candidates"]}
+
+
+def _every_edit(screen: Screen, label_of: Callable[[dict, int], str]) -> dict[int, list[str]]:
+    """position -> ``label_of(candidate, edit index)`` for each of its edits."""
+    return {
+        c["position"]: [label_of(c, k) for k in range(len(c.get("edits", [])))] for c in screen["candidates"]
+    }
+
+
+def constant_label(label: str) -> Labeller:
+    def labeller(screen: Screen, gmeg: Gmeg, rng: random.Random, values: dict[int, float]):
+        return _every_edit(screen, lambda c, k: label)
+
+    return labeller
+
+
+def random_labels(screen: Screen, gmeg: Gmeg, rng: random.Random, values: dict[int, float]):
+    return _every_edit(screen, lambda c, k: rng.choice(LABELS))
+
+
+def position_labels(screen: Screen, gmeg: Gmeg, rng: random.Random, values: dict[int, float]):
+    """Good, bad, good, ... by the edit's place in its candidate."""
+    return _every_edit(screen, lambda c, k: "good" if k % 2 == 0 else "bad")
+
+
+def regenerate_labels(screen: Screen, gmeg: Gmeg, rng: random.Random, values: dict[int, float]):
+    """Every edit of a candidate taken for a trap (valued 0) bad, every other edit good."""
+    return _every_edit(screen, lambda c, k: "bad" if values[c["position"]] == 0 else "good")
+
+
+def agreement_labels(screen: Screen, gmeg: Gmeg, rng: random.Random, values: dict[int, float]):
+    """An edit another candidate also makes good, an edit of one candidate alone bad."""
+    return {p: ["good" if s else "bad" for s in shared] for p, shared in shared_edits(screen).items()}
+
+
 STRATEGIES: dict[str, Strategy] = {
     "careful": careful,
     "random": random_bot,
@@ -158,6 +259,18 @@ STRATEGIES: dict[str, Strategy] = {
     "longest": longest,
     "position": position,
     "regenerate": regenerate,
+    "agreement": agreement,
+}
+LABELLERS: dict[str, Labeller] = {
+    "careful": careful_labels,
+    "random": random_labels,
+    "constant": constant_label("neutral"),
+    "source-first": constant_label("good"),
+    "fewest-edits": constant_label("bad"),  # with fewest-edits ranks: "all bad + fewest edits"
+    "longest": constant_label("good"),
+    "position": position_labels,
+    "regenerate": regenerate_labels,
+    "agreement": agreement_labels,
 }
 TIE_TOLERANCE = {"careful": CAREFUL_TIE}
 """Points within which two values share a rank (0 elsewhere: only equal values tie)."""
@@ -176,8 +289,17 @@ def dense_ranks(values: dict[int, float], tolerance: float = 0.0) -> dict[int, i
     return ranks
 
 
-def answers(protocol: str, values: dict[int, float], tolerance: float = 0.0) -> list[dict]:
-    """The API's ``answers`` for the values: PRWS scores, or ranking ranks."""
+def answers(
+    protocol: str,
+    values: dict[int, float],
+    tolerance: float = 0.0,
+    labels: dict[int, list[str]] | None = None,
+) -> list[dict]:
+    """The API's ``answers`` for the values: PRWS scores, ranking ranks, or edit-level ranks with
+    ``labels`` (position -> a label per edit)."""
+    if protocol == "edits":
+        ranks = dense_ranks(values, tolerance)
+        return [{"position": p, "rank": r, "labels": labels[p]} for p, r in sorted(ranks.items())]
     if protocol == "ranking":
         ranks = dense_ranks(values, tolerance)  # ties allowed, all tied included
         return [{"position": p, "rank": r} for p, r in sorted(ranks.items())]

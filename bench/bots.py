@@ -1,13 +1,16 @@
 """Bots against the traps (issue 17): simulated workers through the workers' API of a real server
-(gunicorn, PostgreSQL, Redis on loopback) on a PRWS and a ranking campaign built from GMEG dev FCE,
-its six systems and four references, with the default trap settings.
+(gunicorn, PostgreSQL, Redis on loopback) on a PRWS and a ranking campaign (and, with ``--protocols``,
+an edit-level one) built from GMEG dev FCE, its six systems and four references, with the default
+trap settings.
 
     .venv/bin/python bench/bots.py --per-strategy 20 --sentences 300
     .venv/bin/python bench/bots.py --strategies careful,source-first --protocols prws
+    .venv/bin/python bench/bots.py --per-strategy 40 --protocols edits
 
 A careful worker rates each candidate by its sentence-level GLEU+ against the four references plus
-Gaussian noise (sigma 15 points); the bots (bench/bot_strategies.py) see only what the API shows and
-the public data. Each simulated worker asks for HITs and submits screens until it is excluded, has
+Gaussian noise (sigma 15 points), and on an edit-level screen labels each edit by what it alone does
+to the source's GLEU+; the bots (bench/bot_strategies.py) see only what the API shows and the public
+data. Each simulated worker asks for HITs and submits screens until it is excluded, has
 seen ``--max-traps`` traps (20), or gets no more work. The harness, not the bots, reads the worker's
 trap record (ranking_workerrecord: traps_seen, traps_passed, excluded) after every submit.
 
@@ -24,7 +27,6 @@ import asyncio
 import json
 import os
 import random
-import statistics
 import sys
 import threading
 import time
@@ -34,7 +36,16 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from bench.bot_strategies import REFERENCES, STRATEGIES, SYSTEMS, TIE_TOLERANCE, Gmeg, answers
+from bench.bot_report import figures, table
+from bench.bot_strategies import (
+    LABELLERS,
+    REFERENCES,
+    STRATEGIES,
+    SYSTEMS,
+    TIE_TOLERANCE,
+    Gmeg,
+    answers,
+)
 from bench.serving import (
     api_client,
     check_assignments,
@@ -49,9 +60,11 @@ from bench.serving import (
     workers_with_sessions,
 )
 
-PROTOCOLS = ("prws", "ranking")
+PROTOCOLS = ("prws", "ranking", "edits")
+DEFAULT_PROTOCOLS = ("prws", "ranking")
+"""Edit-level screens cost the server ERRANT on every new text and the careful worker a GLEU+ per
+edit: ``--protocols edits`` measures them on their own (docs/hardening.md)."""
 GMEG_FCE = Path(os.environ.get("GEC_SHARED_DIR", REPO.parent / "shared")) / "data/GMEG/data/dev/fce"
-BOT_GOAL, CAREFUL_GOAL = 0.95, 0.02
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -60,7 +73,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "--per-strategy", type=int, default=200, help="simulated workers per strategy and protocol"
     )
     p.add_argument("--strategies", default=",".join(STRATEGIES), help="comma-separated subset")
-    p.add_argument("--protocols", default=",".join(PROTOCOLS))
+    p.add_argument(
+        "--protocols", default=",".join(DEFAULT_PROTOCOLS), help=f"comma-separated subset of {PROTOCOLS}"
+    )
     p.add_argument("--sentences", type=int, default=None, help="first N lines of GMEG dev FCE (all 968)")
     p.add_argument("--max-traps", type=int, default=20, help="a worker stops after this many traps")
     p.add_argument("--concurrency", type=int, default=24, help="workers working at once")
@@ -75,6 +90,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     )
     p.add_argument("--broker-url", default=os.environ.get("CELERY_BROKER_URL", "redis://127.0.0.1:6379/0"))
     p.add_argument("--data", type=Path, default=GMEG_FCE, help="GMEG dev FCE directory")
+    p.add_argument(
+        "--judgments-per-item",
+        type=int,
+        help="the campaigns' judgments_per_item (default: the workers of a protocol, so all start on the "
+        "same HIT and meet the same traps; fewer spreads them over the HITs)",
+    )
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--out", help="write the figures as JSON here")
     p.add_argument("--keep-database", action="store_true")
@@ -84,9 +105,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     unknown = set(args.strategies) - set(STRATEGIES) | set(args.protocols) - set(PROTOCOLS)
     if unknown:
         p.error(f"unknown strategies or protocols: {sorted(unknown)}")
-    workers = args.per_strategy * len(args.strategies)
-    if not 1 <= workers <= 32767 or args.concurrency < 1:
-        p.error("per-strategy x strategies must be 1..32767 (judgments_per_item), concurrency >= 1")
+    args.judgments_per_item = args.judgments_per_item or args.per_strategy * len(args.strategies)
+    if args.per_strategy < 1 or not 1 <= args.judgments_per_item <= 32767 or args.concurrency < 1:
+        p.error("per-strategy >= 1, judgments per item (default: all workers) 1..32767, concurrency >= 1")
     if not (args.data / "source").is_file():
         p.error(f"GMEG dev FCE not found at {args.data} (set --data or GEC_SHARED_DIR)")
     return args
@@ -154,8 +175,7 @@ def build_world(args: argparse.Namespace, gmeg: Gmeg) -> World:
 
     systems = [system(s, "model", gmeg.systems[s]) for s in SYSTEMS]
     refs = [system(r, "reference", gmeg.references[r]) for r in REFERENCES]
-    # Every worker of a protocol may judge every item.
-    jpi = args.per_strategy * len(args.strategies)
+    jpi = args.judgments_per_item
     campaigns, screens, workers = {}, {}, []
     for protocol in args.protocols:
         campaign = make_campaign(
@@ -208,6 +228,7 @@ class Outcome:
     strategy: str
     username: str
     screens: int = 0
+    labels: int = 0  # edit labels submitted (edit-level screens)
     hits: int = 0
     traps_seen: int = 0
     traps_passed: int = 0
@@ -232,7 +253,8 @@ async def run_worker(worker: Worker, args, base: str, gmeg: Gmeg, reader: Record
 
     out = Outcome(worker.protocol, worker.strategy, worker.username)
     log.outcomes.append(out)
-    strategy, tolerance = STRATEGIES[worker.strategy], TIE_TOLERANCE.get(worker.strategy, 0.0)
+    strategy, labeller = STRATEGIES[worker.strategy], LABELLERS[worker.strategy]
+    tolerance = TIE_TOLERANCE.get(worker.strategy, 0.0)
     async with api_client(base, worker.session) as http:
 
         async def call(kind: str, url: str, **kw):
@@ -264,15 +286,18 @@ async def run_worker(worker: Worker, args, base: str, gmeg: Gmeg, reader: Record
             while body.get("screen") and not out.stopped:
                 screen = body["screen"]
                 values = strategy(screen, gmeg, rng)
+                labels = labeller(screen, gmeg, rng, values)
                 url = f"/api/work/assignments/{body['id']}/screens/{screen['id']}/"
                 # No "seconds": the server measures the time from the ticket it served with the screen.
-                payload = {"answers": answers(worker.protocol, values, tolerance), "ticket": screen["ticket"]}
+                sent = answers(worker.protocol, values, tolerance, labels)
+                payload = {"answers": sent, "ticket": screen["ticket"]}
                 response = await call("submit", url, json=payload)
                 if response is None or response.status_code != 201:
                     log.errors.append(f"{worker.username} submit: {_said(response)}")
                     out.stopped = "error"
                     break
                 out.screens += 1
+                out.labels += sum(len(a.get("labels", ())) for a in sent)
                 body = response.json()
                 await _after_submit(out, worker, args, reader)
             if body.get("status") == "submitted":
@@ -331,8 +356,9 @@ async def _progress(log: Log, total: int, every: float = 30.0) -> None:
 
 
 def check_database(world: World, log: Log) -> list[str]:
-    """The server's books against the harness's: judgments, leases, trap records."""
+    """The server's books against the harness's: judgments (and edit labels), leases, trap records."""
     from ranking.models import ScreenJudgment, WorkerRecord
+    from ranking.protocols.edits.models import EditLabel
 
     problems: list[str] = []
     for protocol, campaign_id in world.campaigns.items():
@@ -342,6 +368,9 @@ def check_database(world: World, log: Log) -> list[str]:
             problems.append(
                 f"{protocol}: {judged} judgments stored, {sum(o.screens for o in mine)} submitted"
             )
+        labelled = EditLabel.objects.filter(judgment__screen__campaign_id=campaign_id).count()
+        if labelled != sum(o.labels for o in mine):
+            problems.append(f"{protocol}: {labelled} edit labels stored, {sum(o.labels for o in mine)} sent")
         problems += [f"{protocol}: {p}" for p in check_assignments(campaign_id, world.judgments_per_item)]
         problems += [f"{protocol}: {p}" for p in check_trap_records(campaign_id)[1]]
         records = {
@@ -360,67 +389,6 @@ def check_database(world: World, log: Log) -> list[str]:
                 f"{protocol}: {len(differ)} workers' records changed after they stopped: {differ[:3]}"
             )
     return problems
-
-
-# ----------------------------------------------------------------------------------------- report
-
-
-def figures(log: Log, world: World, args) -> dict[str, dict[str, dict]]:
-    """protocol -> strategy -> its row of the table."""
-    out: dict[str, dict[str, dict]] = {}
-    for protocol in args.protocols:
-        out[protocol] = {}
-        for strategy in args.strategies:
-            rows = [o for o in log.outcomes if o.protocol == protocol and o.strategy == strategy]
-            caught = [o for o in rows if o.excluded and o.traps_at_exclusion <= args.max_traps]
-            rates = [o.traps_passed / o.traps_seen for o in rows if o.traps_seen]
-            out[protocol][strategy] = {
-                "workers": len(rows),
-                "excluded": len(caught),
-                "excluded_share": len(caught) / len(rows) if rows else 0.0,
-                "median_traps_at_exclusion": statistics.median(o.traps_at_exclusion for o in caught)
-                if caught
-                else None,
-                "pass_rate_mean": statistics.fmean(rates) if rates else None,
-                "traps_seen_mean": statistics.fmean(o.traps_seen for o in rows) if rows else 0.0,
-                "screens_mean": statistics.fmean(o.screens for o in rows) if rows else 0.0,
-                "out_of_work": sum(1 for o in rows if o.stopped == "no work"),
-            }
-    return out
-
-
-def goal_met(strategy: str, row: dict) -> bool:
-    if strategy == "careful":
-        return row["excluded_share"] <= CAREFUL_GOAL
-    return row["excluded_share"] >= BOT_GOAL
-
-
-def table(table_figures: dict[str, dict[str, dict]], world: World, args) -> str:
-    lines = []
-    for protocol, rows in table_figures.items():
-        lines.append(
-            f"\n{protocol}: {world.sentences} sentences, {world.screens[protocol]} screens, "
-            f"judgments_per_item {world.judgments_per_item}, stop at {args.max_traps} traps"
-        )
-        lines.append(
-            f"{'strategy':<14} {'workers':>7} {'excluded <=' + str(args.max_traps) + ' traps':>20} "
-            f"{'median traps':>13} {'pass rate':>10} {'traps seen':>11} {'screens':>8} {'no work':>8}  goal"
-        )
-        for strategy, r in rows.items():
-            median = "-" if r["median_traps_at_exclusion"] is None else f"{r['median_traps_at_exclusion']:g}"
-            rate = "-" if r["pass_rate_mean"] is None else f"{r['pass_rate_mean']:.2f}"
-            want = "<=2%" if strategy == "careful" else ">=95%"
-            lines.append(
-                f"{strategy:<14} {r['workers']:>7} {r['excluded']:>9} ({100 * r['excluded_share']:5.1f}%) "
-                f"{median:>13} {rate:>10} {r['traps_seen_mean']:>11.1f} {r['screens_mean']:>8.1f} "
-                f"{r['out_of_work']:>8}  {want} {'met' if goal_met(strategy, r) else 'NOT met'}"
-            )
-    failing = [f"{p}/{s}" for p, rows in table_figures.items() for s, r in rows.items() if not goal_met(s, r)]
-    lines.append(
-        f"\ngoal (every bot strategy >=95% excluded within its first {args.max_traps} traps, careful <=2%): "
-        + ("met" if not failing else "NOT met: " + ", ".join(failing))
-    )
-    return "\n".join(lines)
 
 
 # -------------------------------------------------------------------------------------------- main

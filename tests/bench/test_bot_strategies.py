@@ -7,16 +7,24 @@ import random
 import pytest
 
 from bench.bot_strategies import (
+    LABELLERS,
+    LABELS,
     STRATEGIES,
     Gmeg,
+    agreement,
+    agreement_labels,
     answers,
+    careful_labels,
     dense_ranks,
     fewest_edits,
+    position_labels,
     regenerate,
+    regenerate_labels,
     source_first,
+    word_edit_keys,
     word_edits,
 )
-from geceval.insert_errors import insert_errors_lines
+from geceval.insert_errors import insert_errors, insert_errors_lines
 from tests.shared_data import shared_path
 
 pytestmark = pytest.mark.shared
@@ -29,6 +37,22 @@ def gmeg() -> Gmeg:
 
 def screen_of(source: str, *texts: str) -> dict:
     return {"source": source, "candidates": [{"position": p, "text": t} for p, t in enumerate(texts)]}
+
+
+def edit_screen_of(source: str, *texts: str) -> dict:
+    """A screen as an edit-level campaign's API shows it (word-level edits standing in for ERRANT's)."""
+    screen = screen_of(source, *texts)
+    for c in screen["candidates"]:
+        c["edits"] = [
+            {
+                "index": k,
+                "span": list(span),
+                "original": " ".join(source.split()[slice(*span)]),
+                "correction": t,
+            }
+            for k, (span, t) in enumerate(word_edit_keys(source, c["text"]))
+        ]
+    return screen
 
 
 def test_dense_ranks_put_the_best_first_and_tie_values_within_the_tolerance():
@@ -49,6 +73,95 @@ def test_answers_are_clipped_whole_scores_for_prws_and_ranks_for_ranking():
         {"position": 1, "rank": 3},
         {"position": 2, "rank": 2},
     ]
+
+
+def test_edit_level_answers_are_ranks_with_the_labels_of_each_candidate():
+    labels = {0: ["good", "bad"], 1: [], 2: ["neutral"]}
+    assert answers("edits", {0: 104.6, 1: -3.0, 2: 49.5}, labels=labels) == [
+        {"position": 0, "rank": 1, "labels": ["good", "bad"]},
+        {"position": 1, "rank": 3, "labels": []},
+        {"position": 2, "rank": 2, "labels": ["neutral"]},
+    ]
+
+
+def test_every_labeller_gives_one_known_label_per_listed_edit(gmeg):
+    screen = edit_screen_of(
+        gmeg.sources[5], gmeg.sources[5], gmeg.systems["amu"][5], gmeg.references["ref0"][5]
+    )
+    for name, labeller in LABELLERS.items():
+        values = STRATEGIES[name](screen, gmeg, random.Random(1))
+        labels = labeller(screen, gmeg, random.Random(1), values)
+        assert {p: len(x) for p, x in labels.items()} == {
+            c["position"]: len(c["edits"]) for c in screen["candidates"]
+        }, name
+        assert {x for row in labels.values() for x in row} <= set(LABELS), name
+
+
+def test_bots_labels_follow_their_rule():
+    screen = edit_screen_of(
+        "He go to school in Paris .", "He goes to schol in Paris .", "He goes to school at Paris ."
+    )
+    values = {0: 0.0, 1: 100.0}
+    assert regenerate_labels(screen, None, random.Random(1), values) == {
+        0: ["bad", "bad"],
+        1: ["good", "good"],
+    }
+    assert position_labels(screen, None, random.Random(1), values) == {0: ["good", "bad"], 1: ["good", "bad"]}
+    assert LABELLERS["fewest-edits"](screen, None, random.Random(1), values) == {
+        0: ["bad", "bad"],
+        1: ["bad", "bad"],
+    }
+    assert LABELLERS["constant"](screen, None, random.Random(1), values) == {
+        0: ["neutral", "neutral"],
+        1: ["neutral", "neutral"],
+    }
+
+
+def test_agreement_trusts_edits_another_candidate_makes_and_distrusts_lone_ones():
+    screen = edit_screen_of(
+        "He go to school .", "He goes to school .", "He goes to schol .", "He go to school ."
+    )
+    assert agreement(screen, None, random.Random(1)) == {0: 55.0, 1: 45.0, 2: 50.0}
+    assert agreement_labels(screen, None, random.Random(1), {}) == {0: ["good"], 1: ["good", "bad"], 2: []}
+    # Without the API's edits (PRWS, ranking) the same rule runs on word-level edits.
+    assert agreement(
+        screen_of("He go to school .", "He goes to school .", "He goes to schol ."), None, None
+    ) == {
+        0: 55.0,
+        1: 45.0,
+    }
+
+
+def test_fewest_edits_counts_the_edits_the_screen_lists_when_it_lists_them():
+    screen = edit_screen_of("He go to school .", "He goes to the school .")
+    assert fewest_edits(screen, None, random.Random(1)) == {0: 80.0}
+    screen["candidates"][0]["edits"] = screen["candidates"][0]["edits"][:1]  # as if ERRANT merged them
+    assert fewest_edits(screen, None, random.Random(1)) == {0: 90.0}
+
+
+def test_the_careful_worker_marks_most_reference_edits_good_and_most_inserted_errors_bad(gmeg):
+    rng = random.Random(3)
+    good = bad = references = errors = 0
+    for i, source in enumerate(gmeg.sources):
+        error = insert_errors(source, seed=f"probe/{i}").text
+        screen = edit_screen_of(source, gmeg.references["ref0"][i], error)
+        labels = careful_labels(screen, gmeg, rng, {})
+        good += labels[0].count("good")
+        references += len(labels[0])
+        bad += labels[1].count("bad")
+        errors += len(labels[1])
+    assert references > 30 and errors > 30
+    assert good / references > 0.6 and bad / errors > 0.6
+
+
+def test_an_edit_gains_what_it_alone_does_to_the_sources_gleu_plus(gmeg):
+    i = next(k for k, s in enumerate(gmeg.sources) if word_edit_keys(s, gmeg.references["ref0"][k]))
+    source, reference = gmeg.sources[i], gmeg.references["ref0"][i]
+    span, correction = word_edit_keys(source, reference)[0]
+    tokens = source.split()
+    alone = " ".join([*tokens[: span[0]], *correction.split(), *tokens[span[1] :]])
+    expected = gmeg.quality(source, alone) - gmeg.quality(source, source)
+    assert gmeg.edit_gain(source, span, correction) == pytest.approx(expected, abs=1e-9)
 
 
 def test_word_edits_count_difflib_opcodes_on_whitespace_tokens():

@@ -1,9 +1,12 @@
-"""A small run of bench/bots.py (issue 17) against real gunicorn and PostgreSQL: the harness works end
-to end and prints every strategy's row. No exclusion share is asserted: that is the benchmark's
-measurement, made at full size (docs/hardening.md)."""
+"""A small run of bench/bots.py (issue 17) against real gunicorn and PostgreSQL, on all three protocols
+(the edit-level one labels every edit through the API): the harness works end to end, its database
+checks pass (judgments and edit labels stored = submitted, leases, trap records) and it prints every
+strategy's row. No exclusion share is asserted: that is the benchmark's measurement, made at full
+size (docs/hardening.md)."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -31,6 +34,7 @@ def test_bots_smoke_prints_a_row_per_strategy_and_protocol_and_the_goal(tmp_path
             sys.executable,
             str(REPO / "bench" / "bots.py"),
             *("--per-strategy", "2", "--sentences", "40", "--max-traps", "6"),
+            *("--protocols", "prws,ranking,edits"),
             *("--database", database, "--port", "8797", "--gunicorn-workers", "3"),
             *("--data", str(data), "--out", str(out)),
         ],
@@ -40,7 +44,7 @@ def test_bots_smoke_prints_a_row_per_strategy_and_protocol_and_the_goal(tmp_path
     )
     assert done.returncode == 0, done.stdout + done.stderr
     lines = done.stdout.splitlines()
-    for protocol in ("prws", "ranking"):
+    for protocol in ("prws", "ranking", "edits"):
         assert any(line.startswith(f"{protocol}: 40 sentences") for line in lines), done.stdout
     for strategy in (
         "careful",
@@ -51,9 +55,17 @@ def test_bots_smoke_prints_a_row_per_strategy_and_protocol_and_the_goal(tmp_path
         "longest",
         "position",
         "regenerate",
+        "agreement",
     ):
         rows = [line for line in lines if line.split()[:2] == [strategy, "2"]]
-        assert len(rows) == 2, (strategy, done.stdout)
+        assert len(rows) == 3, (strategy, done.stdout)
     assert "goal (every bot strategy >=95% excluded within its first 6 traps" in done.stdout
     assert "HARNESS ERROR" not in done.stdout
-    assert '"workers": [' in out.read_text()
+    report = json.loads(out.read_text())
+    assert report["problems"] == [] and report["errors"] == []
+    labels = {
+        p: sum(w["labels"] for w in report["workers"] if w["protocol"] == p)
+        for p in report["config"]["protocols"]
+    }
+    # Edit labels went through the API (and the check that as many were stored passed); none elsewhere.
+    assert labels["edits"] > 0 and labels["prws"] == labels["ranking"] == 0

@@ -15,7 +15,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
-from annotate.decorators import researcher_required
+from annotate.decorators import researcher_required, upload_bound
 from annotate.http import csv_cell
 from annotate.jobs.services import import_job_create, runs_in_background
 from annotate.jobs.views import job_redirect
@@ -179,6 +179,7 @@ def _kept_upload(name: str) -> bytes:
         raise GecInputError("the previewed file is gone; upload it again") from None
 
 
+@upload_bound("JUDGMENT_UPLOAD_MAX_BYTES")  # large WMT/PRWS CSV files stream (crowd.importing.compact)
 @researcher_required
 def import_judgments_view(request: HttpRequest) -> HttpResponse:
     """Upload -> preview with the detected column mapping -> confirm (same service as the command)."""

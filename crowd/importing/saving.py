@@ -61,6 +61,13 @@ class ImportReport:
 COMPACT_FORMATS = ("wmt-csv", "prws-csv")
 
 
+def compact_by_default(fmt: str, size: int) -> bool:
+    """Whether a ``fmt`` file of ``size`` bytes is stored in the compact form unless told otherwise.
+    Then it is streamed and may be as large as ``JUDGMENT_UPLOAD_MAX_BYTES``; any other file is read
+    whole, within ``UPLOAD_MAX_BYTES`` (the full form builds objects for every judgment)."""
+    return fmt in COMPACT_FORMATS and size > settings.IMPORT_COMPACT_BYTES
+
+
 def _size(source: Source) -> int:
     """The stored size of an input in bytes (0 when unknown: a stream of unknown length)."""
     if isinstance(source, Input):
@@ -161,7 +168,7 @@ def judgments_import(
     if Campaign.objects.filter(project=project, name=name).exists():
         raise GecInputError(f"a campaign named {name!r} already exists in project {project.name!r}")
     if compact is None:
-        compact = fmt in COMPACT_FORMATS and _size(path_or_bytes) > settings.IMPORT_COMPACT_BYTES
+        compact = compact_by_default(fmt, _size(path_or_bytes))
     if compact:
         if fmt not in COMPACT_FORMATS:
             raise GecInputError(f"only {' and '.join(COMPACT_FORMATS)} files import in the compact form")

@@ -6,6 +6,7 @@ import csv
 import json
 import uuid
 
+from django.conf import settings
 from django.contrib import messages
 from django.core.files.base import ContentFile
 from django.core.files.storage import default_storage
@@ -30,6 +31,7 @@ from crowd.services.mturk import sandbox_default
 from crowd.services.sessions import campaign_key, crowd_settings_for, invite_links_create
 from crowd.views_requester import BonusForm, MturkPublishForm, MturkReviewForm, ProlificReviewForm
 from geceval.errors import GecInputError
+from geceval.formats.inputs import content_size
 from ranking.selectors import campaign_list_for
 
 PROLIFIC_PARAMS = "PROLIFIC_PID={{%PROLIFIC_PID%}}&STUDY_ID={{%STUDY_ID%}}&SESSION_ID={{%SESSION_ID%}}"
@@ -203,10 +205,10 @@ def import_judgments_view(request: HttpRequest) -> HttpResponse:
     if request.method == "POST" and form.is_valid():
         upload = form.cleaned_data["file"]
         try:
-            opened = None if runs_in_background(upload.size) else open_upload(upload, name=upload.name)
-            # a large file, or a small gzip file of a large one, skips the preview
-            if opened is None or runs_in_background(len(opened.data)):
+            # a large file, or a small gzip file of a large one, skips the preview (which reads it whole)
+            if runs_in_background(content_size(upload, upto=settings.IMPORT_INLINE_MAX_BYTES + 1)):
                 return job_redirect(request, _judgments_job(request, form.cleaned_data))
+            opened = open_upload(upload, name=upload.name)
             context |= _preview(request, form.cleaned_data, opened)
         except GecInputError as exc:
             form.add_error(None, str(exc))

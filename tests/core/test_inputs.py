@@ -12,7 +12,7 @@ import pytest
 
 from geceval.cli import main
 from geceval.errors import GecInputError
-from geceval.formats.inputs import Input, read_input
+from geceval.formats.inputs import Input, content_size, read_input
 from geceval.formats.ixml import read_ixml
 from geceval.formats.m2 import read_m2
 from geceval.formats.text import read_lines
@@ -84,6 +84,23 @@ def test_the_streaming_judgment_readers_stop_at_the_limit_plain_or_gzip(tmp_path
             str(caught.value) == f"decompresses to more than {len(data) - 1} bytes, the largest input allowed"
         )
         assert reader(io.BytesIO(packed), limit=len(data)).judgments == 3000
+
+
+def test_content_size_counts_what_a_gzip_file_holds_up_to_a_bound_and_leaves_a_stream_where_it_was(tmp_path):
+    data = b"".join(f"{k},judge{k % 7},sys{k % 5},60\n".encode() for k in range(5000))
+    packed = gzip.compress(data[:40_000]) + gzip.compress(data[40_000:])  # two members, as gzip(1) allows
+    path = tmp_path / "ratings.csv.gz"
+    path.write_bytes(packed)
+    assert len(packed) < 30_000 < len(data)
+    assert content_size(path, upto=10**9) == len(data)
+    assert content_size(packed, upto=10**9) == len(data)
+    assert content_size(packed, upto=30_000) == 30_000  # read no further than the question needs
+    assert content_size(data, upto=10**9) == len(data) and content_size(Input("x", data), upto=5) == 5
+    handle = io.BytesIO(b"xx" + packed)
+    handle.seek(2)
+    assert content_size(handle, upto=10**9) == len(data) and handle.tell() == 2
+    assert content_size(tmp_path / "missing", upto=10) == 0
+    assert content_size(packed[: len(packed) // 3], upto=10**9) == 0  # damaged: its reader says so
 
 
 def test_a_truncated_gzip_file_is_an_input_error():

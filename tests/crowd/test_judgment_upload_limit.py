@@ -183,3 +183,25 @@ def test_import_judgments_reads_a_judgment_file_with_the_judgment_bound(research
     with pytest.raises(CommandError, match=f"is larger than {UPLOAD_MAX} bytes"):
         call_command("import_judgments", str(within), format="wmt-csv", name="full", store="full")
     assert not Campaign.objects.filter(name="full").exists()
+
+
+def test_a_small_gzip_file_of_a_large_judgment_file_imports_in_the_compact_form(
+    client, researcher, settings, tmp_path, django_capture_on_commit_callbacks
+):
+    """The form is chosen by what the file holds: the 1M ratings of make_million gzip to 4.0 MB, under
+    IMPORT_COMPACT_BYTES (5 MiB), and would otherwise be read whole into objects (gigabytes)."""
+    from ranking.models import Rating
+
+    data = made(tmp_path, "ratings", 1000)
+    packed = gzip.compress(data)
+    assert len(packed) < settings.IMPORT_COMPACT_BYTES < len(data)
+    with django_capture_on_commit_callbacks(execute=True):
+        post_judgments(client, researcher, packed, "prws-csv", name="web")
+    job = ImportJob.objects.get()
+    assert job.status == "done", job.message
+    path = tmp_path / "ratings.csv.gz"
+    path.write_bytes(packed)
+    call_command("import_judgments", str(path), format="prws-csv", name="cli", stdout=io.StringIO())
+    for name in ("web", "cli"):
+        assert ImportedEntry.objects.filter(campaign__name=name).count() == 1000
+    assert not Rating.objects.exists()

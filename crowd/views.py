@@ -206,7 +206,8 @@ def import_judgments_view(request: HttpRequest) -> HttpResponse:
         upload = form.cleaned_data["file"]
         try:
             # a large file, or a small gzip file of a large one, skips the preview (which reads it whole)
-            if runs_in_background(content_size(upload, upto=settings.IMPORT_INLINE_MAX_BYTES + 1)):
+            held = content_size(upload, upto=settings.IMPORT_INLINE_MAX_BYTES + 1)
+            if runs_in_background(max(upload.size, held)):
                 return job_redirect(request, _judgments_job(request, form.cleaned_data))
             opened = open_upload(upload, name=upload.name)
             context |= _preview(request, form.cleaned_data, opened)

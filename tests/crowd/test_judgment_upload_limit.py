@@ -205,3 +205,18 @@ def test_a_small_gzip_file_of_a_large_judgment_file_imports_in_the_compact_form(
     for name in ("web", "cli"):
         assert ImportedEntry.objects.filter(campaign__name=name).count() == 1000
     assert not Rating.objects.exists()
+
+
+def test_a_large_damaged_gzip_upload_goes_to_the_background_not_the_preview(
+    client, researcher, settings, tmp_path, django_capture_on_commit_callbacks
+):
+    """What a damaged gzip file holds cannot be told: its stored size decides, so a large one is not
+    read whole inside the request; its job fails with the reason and nothing is saved."""
+    damaged = gzip.compress(b"")[:10] + bytes(range(256)) * 20  # a gzip header, then no deflate stream
+    assert len(damaged) > settings.IMPORT_INLINE_MAX_BYTES
+    with django_capture_on_commit_callbacks(execute=True):
+        answer = post_judgments(client, researcher, damaged, "wmt-csv")
+    job = ImportJob.objects.get()
+    assert answer.status_code == 302 and answer.url == reverse("import-job", args=[job.pk])
+    assert job.status == "failed" and job.message.startswith("results.csv: "), job.message
+    assert not Campaign.objects.exists() and not Corpus.objects.exists() and kept(settings) == []

@@ -29,3 +29,17 @@ def annotator_required(view: Callable) -> Callable:
         return view(request, *args, **kwargs)
 
     return wrapped
+
+
+def upload_bound(setting: str) -> Callable[[Callable], Callable]:
+    """Bound the uploads of this view by ``settings.<setting>`` instead of ``UPLOAD_MAX_BYTES``.
+
+    The bound has to be known before the body is first read, which happens before the view runs
+    (CSRF reads the form in process_view): the upload handler (``config.uploads``) reads it from
+    the resolved view, as the CSRF middleware reads ``csrf_exempt``."""
+
+    def mark(view: Callable) -> Callable:
+        view.upload_bound = setting  # type: ignore[attr-defined]
+        return view
+
+    return mark

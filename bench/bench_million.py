@@ -7,13 +7,18 @@ Stages (wall time each, and end to end):
 
 1. ``bench/make_million.py`` writes the WMT CSV and the PRWS CSV (not counted: it is the input).
 2. import: ``manage.py import_judgments`` of both files, two processes at once, compact form (COPY).
+   With ``--web``: both files POSTed at once to the judgment import page of a gunicorn server this
+   script starts (multipart, streamed from disk as a browser sends it), each imported by the
+   background job (``annotate.jobs``) on a Celery worker; the wall time runs from the first byte
+   sent to both jobs done. ``--import-only`` stops after this stage.
 3. analysis: a TrueSkill run (``--runs`` runs in ``--chunks`` chunks, clusters) and a PRWS summary
    run, sent to a Celery worker this script starts (``celery worker -c N`` on its own queue, the
    broker of CELERY_BROKER_URL); once per ``--workers`` value, the speed-up printed.
 4. export: the TrueSkill rankings CSV and the WMT CSV of the imported pairs.
 
 End to end = import + analysis with the most worker processes + export. Peak memory (VmHWM) of every
-process: the importers (wait4's ru_maxrss), each worker process (polled from /proc), this process.
+process: the importers (wait4's ru_maxrss; with ``--web`` the web and worker processes, polled from
+/proc), each worker process (polled from /proc), this process.
 The ranking is checked against ``geceval.ranking.rank`` on the run's own frozen arrays when
 ``--check`` is given (one more 1000-run ranking in this process: slow at a million).
 """
@@ -21,12 +26,18 @@ The ranking is checked against ``geceval.ranking.rank`` on the run's own frozen 
 from __future__ import annotations
 
 import argparse
+import http.client
+import io
 import os
 import resource
+import secrets
+import socket
+import string
 import subprocess
 import sys
 import time
 import uuid
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
@@ -42,6 +53,7 @@ django.setup()
 from django.conf import settings
 from django.db import connection
 
+from annotate.jobs.models import ImportJob, ImportJobStatus
 from annotate.models import Project
 from ranking.analysis import exports
 from ranking.analysis.models import AnalysisKind, AnalysisRun, RunStatus
@@ -60,6 +72,11 @@ def hwm_mb(pid: int) -> float:
     except OSError:
         pass
     return 0.0
+
+
+def record_peaks(peaks: dict[str, float], label_of: dict[int, str]) -> None:
+    for pid, label in label_of.items():
+        peaks[label] = max(peaks.get(label, 0.0), hwm_mb(pid))
 
 
 def children(pid: int) -> list[int]:
@@ -89,6 +106,148 @@ def import_files(pairs: Path, ratings: Path, tag: str, project: str) -> tuple[fl
     campaigns = {label: Campaign.objects.get(name=f"{label}-{tag}") for label in procs}
     for label in procs:
         print(f"  {label}: " + " | ".join(outputs[label].strip().splitlines()))
+    return wall, peaks, campaigns
+
+
+class Multipart:
+    """A multipart/form-data body read from disk as it is sent: the file is never held whole here."""
+
+    def __init__(self, fields: dict[str, str], path: Path) -> None:
+        boundary = uuid.uuid4().hex
+        head = "".join(
+            f'--{boundary}\r\nContent-Disposition: form-data; name="{k}"\r\n\r\n{v}\r\n'
+            for k, v in fields.items()
+        )
+        head += (
+            f'--{boundary}\r\nContent-Disposition: form-data; name="file"; filename="{path.name}"\r\n'
+            "Content-Type: text/csv\r\n\r\n"
+        )
+        tail = f"\r\n--{boundary}--\r\n".encode()
+        self.length = len(head.encode()) + path.stat().st_size + len(tail)
+        self.content_type = f"multipart/form-data; boundary={boundary}"
+        self.parts = [io.BytesIO(head.encode()), path.open("rb"), io.BytesIO(tail)]
+
+    def read(self, size: int = -1) -> bytes:
+        while self.parts:
+            chunk = self.parts[0].read(size)
+            if chunk:
+                return chunk
+            self.parts.pop(0).close()
+        return b""
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def start_server(port: int) -> subprocess.Popen:
+    """gunicorn as docker-compose.yml runs it (sync workers), two workers: both uploads at once."""
+    cmd = [PYTHON, "-m", "gunicorn", "config.wsgi:application", "--bind", f"127.0.0.1:{port}"]
+    cmd += ["--workers", "2", "--timeout", "300", "--log-level", "warning"]
+    server = subprocess.Popen(cmd, cwd=REPO, env=dict(os.environ), stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        try:
+            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+            conn.request("GET", "/healthz")
+            if conn.getresponse().status in (200, 503):
+                return server
+        except OSError:
+            pass
+        if server.poll() is not None:
+            break
+        time.sleep(0.3)
+    server.kill()
+    raise SystemExit(f"gunicorn did not start: {server.stderr.read().decode()[-2000:]}")
+
+
+def post_judgments(
+    port: int, cookies: str, token: str, fields: dict[str, str], path: Path
+) -> tuple[int, float]:
+    """POST one file to the judgment import page; the background job's id and the upload's seconds."""
+    body = Multipart(fields, path)
+    headers = {
+        "Content-Type": body.content_type,
+        "Content-Length": str(body.length),
+        "Cookie": cookies,
+        "X-CSRFToken": token,
+    }
+    t0 = time.perf_counter()
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=600, blocksize=1 << 20)
+    conn.request("POST", "/crowd/import/", body=body, headers=headers)
+    answer = conn.getresponse()
+    text = answer.read().decode(errors="replace")
+    location = answer.getheader("Location") or ""
+    if answer.status != 302 or not location.startswith("/imports/"):
+        raise SystemExit(f"the upload of {path} answered {answer.status} {location}: {text[:2000]}")
+    return int(location.strip("/").split("/")[1]), time.perf_counter() - t0
+
+
+def web_import_files(
+    pairs: Path, ratings: Path, tag: str, project: str
+) -> tuple[float, dict[str, float], dict]:
+    """Both files through the web's background import at once; wall time, peak MB, campaigns."""
+    from django.contrib.auth.models import Group
+    from django.test import Client
+
+    owner = Project.objects.get(name=project).owner
+    owner.groups.add(Group.objects.get(name="researcher"))
+    client = Client()
+    client.force_login(owner)  # a session row the server reads: the bench logs in as a browser would
+    token = "".join(secrets.choice(string.ascii_letters + string.digits) for _ in range(32))
+    cookies = f"{settings.SESSION_COOKIE_NAME}={client.cookies[settings.SESSION_COOKIE_NAME].value}; "
+    cookies += f"{settings.CSRF_COOKIE_NAME}={token}"
+    port = free_port()
+    server, worker = start_server(port), start_worker(2)
+    peaks: dict[str, float] = {}
+    try:
+        wait_ready(worker, 2)
+        project_pk = str(Project.objects.get(name=project).pk)
+        t0 = time.perf_counter()
+        with ThreadPoolExecutor(2) as pool:
+            sent = {
+                label: pool.submit(
+                    post_judgments,
+                    port,
+                    cookies,
+                    token,
+                    {"format": fmt, "name": f"{label}-{tag}", "project": project_pk},
+                    path,
+                )
+                for label, path, fmt in (("pairs", pairs, "wmt-csv"), ("ratings", ratings, "prws-csv"))
+            }
+            label_of = {server.pid: "web master", worker.pid: "celery main"}
+            label_of |= {pid: f"web worker {pid}" for pid in children(server.pid)}
+            label_of |= {pid: f"celery pool process {pid}" for pid in children(worker.pid)}
+            while not all(f.done() for f in sent.values()):
+                record_peaks(peaks, label_of)
+                time.sleep(0.1)
+            jobs = {label: f.result() for label, f in sent.items()}
+        for label, (job_id, seconds) in jobs.items():
+            print(f"  {label}: uploaded in {seconds:.1f} s, background job {job_id}")
+        finished = {}
+        while len(finished) < len(jobs):
+            record_peaks(peaks, label_of)
+            for label, (job_id, _) in jobs.items():
+                if label not in finished:
+                    job = ImportJob.objects.get(pk=job_id)
+                    if job.status in (ImportJobStatus.DONE, ImportJobStatus.FAILED):
+                        finished[label] = (job, time.perf_counter() - t0)
+            if worker.poll() is not None:
+                raise SystemExit(f"the Celery worker died: {worker.stderr.read().decode()[-2000:]}")
+            time.sleep(0.25)
+        wall = time.perf_counter() - t0
+    finally:
+        for proc in (worker, server):
+            proc.terminate()
+            proc.wait(30)
+    for label, (job, seconds) in finished.items():
+        if job.status != ImportJobStatus.DONE:
+            raise SystemExit(f"the import of {label} failed: {job.message}")
+        print(f"  {label}: job done {seconds:.1f} s after the first byte: {job.message}")
+    campaigns = {label: Campaign.objects.get(name=f"{label}-{tag}") for label in jobs}
     return wall, peaks, campaigns
 
 
@@ -172,6 +331,8 @@ def main() -> int:
     parser.add_argument("--chunks", type=int, default=8)
     parser.add_argument("--workers", type=int, nargs="+", default=[1, 2])
     parser.add_argument("--out", type=Path, default=Path("/tmp/bench-million"))
+    parser.add_argument("--web", action="store_true", help="import through the web's background import")
+    parser.add_argument("--import-only", action="store_true", help="stop after the import")
     args = parser.parse_args()
     if connection.vendor != "postgresql" or settings.CELERY_TASK_ALWAYS_EAGER:
         raise SystemExit(
@@ -197,11 +358,16 @@ def main() -> int:
 
     stages: dict[str, float] = {}
     peaks: dict[str, float] = {}
-    stages["import"], found, campaigns = import_files(
+    importer = web_import_files if args.web else import_files
+    stages["import"], found, campaigns = importer(
         args.out / "pairs.csv", args.out / "ratings.csv", tag, project
     )
     peaks.update(found)
-    print(f"import (both files at once): {stages['import']:.1f} s")
+    print(f"import (both files at once{', through the web' if args.web else ''}): {stages['import']:.1f} s")
+    if args.import_only:
+        print(f"peak memory (VmHWM, MB): {', '.join(f'{k} {v:.0f}' for k, v in sorted(peaks.items()))}")
+        print(f"uptime: {subprocess.run(['uptime'], capture_output=True, text=True).stdout.strip()}")
+        return 0
     walls = {}
     runs = {}
     for n in args.workers:

@@ -168,6 +168,13 @@ STORAGES = {
 # Uploads: corpora and system outputs are read in memory and validated whole. UPLOAD_MAX_BYTES also
 # bounds a gzip-compressed input after decompression (geceval.formats.inputs), uploaded or read by a command.
 UPLOAD_MAX_BYTES = env_int("UPLOAD_MAX_BYTES", 50 * 1024 * 1024)
+# Judgment files (the import of past results, crowd/import/) have their own bound: a WMT CSV or PRWS
+# CSV over IMPORT_COMPACT_BYTES is streamed, never held whole (crowd.importing.compact), so its size
+# costs time and disk, not memory (a million pairwise judgments: 51 MB, just under UPLOAD_MAX_BYTES).
+# It bounds that upload while it streams (413) and the file's decompressed size when the background
+# job or import_judgments streams it. Files read whole (MTurk CSV, Appraise XML, small files) keep
+# UPLOAD_MAX_BYTES.
+JUDGMENT_UPLOAD_MAX_BYTES = env_int("JUDGMENT_UPLOAD_MAX_BYTES", 1024 * 1024 * 1024)
 # WMT CSV and PRWS CSV judgment files larger than this import in the compact form (streamed, COPY;
 # crowd.importing.compact); smaller ones keep one screen per judgment.
 IMPORT_COMPACT_BYTES = env_int("IMPORT_COMPACT_BYTES", 5 * 1024 * 1024)
@@ -178,8 +185,9 @@ IMPORT_INLINE_MAX_BYTES = env_int("IMPORT_INLINE_MAX_BYTES", 2 * 1024 * 1024)
 IMPORT_JOB_STALLED_SECONDS = env_int("IMPORT_JOB_STALLED_SECONDS", 3600)
 DATA_UPLOAD_MAX_MEMORY_SIZE = UPLOAD_MAX_BYTES
 FILE_UPLOAD_MAX_MEMORY_SIZE = DATA_UPLOAD_MAX_MEMORY_SIZE
-# Every file part is counted while it streams; past UPLOAD_MAX_BYTES the request answers 413
-# (config/uploads.py: those thresholds alone do not bound file parts).
+# Every file part is counted while it streams; past UPLOAD_MAX_BYTES (JUDGMENT_UPLOAD_MAX_BYTES for a
+# view marked with annotate.decorators.upload_bound) the request answers 413 (config/uploads.py:
+# those thresholds alone do not bound file parts).
 FILE_UPLOAD_HANDLERS = [
     "config.uploads.BoundedUploadHandler",
     "django.core.files.uploadhandler.MemoryFileUploadHandler",

@@ -7,6 +7,10 @@ the upload handlers and counts every byte of every file part as it arrives; past
 answers 413 with a page that says the limit, wherever the body was first read. With DEBUG on,
 Django shows its technical page (status 400) instead. A request whose Content-Length is over the limit (plus room for the form's
 other fields) is refused before its body is read.
+
+A view marked with ``annotate.decorators.upload_bound("JUDGMENT_UPLOAD_MAX_BYTES")`` (the judgment
+import, whose large files stream) is bounded by that setting instead. The handler finds the mark on
+the resolved view: the URL is resolved before any middleware or view reads the body.
 """
 
 from __future__ import annotations
@@ -20,23 +24,52 @@ from django.template.defaultfilters import filesizeformat
 from django.views import defaults
 
 FORM_ROOM = 64 * 1024  # the multipart boundaries and the form's other fields
+DEFAULT_BOUND = "UPLOAD_MAX_BYTES"  # the setting that bounds a view's uploads unless it says another
 
 
 class UploadTooLarge(RequestDataTooBig):
-    """The upload passed UPLOAD_MAX_BYTES (Django answers a RequestDataTooBig with handler400)."""
+    """The upload passed its bound (Django answers a RequestDataTooBig with handler400)."""
+
+    def __init__(self, setting: str = DEFAULT_BOUND) -> None:
+        super().__init__(setting)
+        self.setting = setting
+
+
+def bound_bytes(setting: str) -> int:
+    """The value of a bound a view may name (only these: a misspelt name fails on its first upload)."""
+    bounds = {
+        "UPLOAD_MAX_BYTES": settings.UPLOAD_MAX_BYTES,
+        "JUDGMENT_UPLOAD_MAX_BYTES": settings.JUDGMENT_UPLOAD_MAX_BYTES,
+    }
+    return bounds[setting]
+
+
+def upload_bound(request: HttpRequest | None) -> str:
+    """The name of the setting that bounds this request's uploads (its view's mark, or the default)."""
+    match = getattr(request, "resolver_match", None)
+    return getattr(match.func, "upload_bound", DEFAULT_BOUND) if match is not None else DEFAULT_BOUND
 
 
 class BoundedUploadHandler(FileUploadHandler):
+    def __init__(self, request: HttpRequest | None = None) -> None:
+        super().__init__(request)
+        self.setting = upload_bound(request)  # handlers are made when the body is first read
+        self.total = 0
+
+    @property
+    def limit(self) -> int:
+        return bound_bytes(self.setting)
+
     def handle_raw_input(self, input_data, META, content_length, boundary, encoding=None):
         self.total = 0
-        if content_length and content_length > settings.UPLOAD_MAX_BYTES + FORM_ROOM:
-            raise UploadTooLarge
+        if content_length and content_length > self.limit + FORM_ROOM:
+            raise UploadTooLarge(self.setting)
         return None
 
     def receive_data_chunk(self, raw_data: bytes, start: int) -> bytes:
-        self.total = getattr(self, "total", 0) + len(raw_data)
-        if self.total > settings.UPLOAD_MAX_BYTES:
-            raise UploadTooLarge
+        self.total += len(raw_data)
+        if self.total > self.limit:
+            raise UploadTooLarge(self.setting)
         return raw_data  # the next handler (memory or temporary file) keeps it
 
     def file_complete(self, file_size: int) -> None:
@@ -47,13 +80,14 @@ _TOO_LARGE_PAGE = engines["django"].from_string(
     '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Upload too large · GEC Arena</title>'
     '<meta name="viewport" content="width=device-width, initial-scale=1"></head><body><main>'
     '<h1>Upload too large</h1><p role="alert">The upload is larger than the limit of {{ limit }} '
-    "(UPLOAD_MAX_BYTES). Nothing was saved. Compress the file with gzip, split it, or ask the "
+    "({{ setting }}). Nothing was saved. Compress the file with gzip, split it, or ask the "
     "administrator to raise the limit.</p></main></body></html>"
 )
 
 
-def too_large_response() -> HttpResponse:
-    html = _TOO_LARGE_PAGE.render({"limit": filesizeformat(settings.UPLOAD_MAX_BYTES).replace("\xa0", " ")})
+def too_large_response(setting: str = DEFAULT_BOUND) -> HttpResponse:
+    limit = filesizeformat(bound_bytes(setting)).replace("\xa0", " ")
+    html = _TOO_LARGE_PAGE.render({"limit": limit, "setting": setting})
     response = HttpResponse(html, status=413)
     response["Connection"] = "close"  # the rest of the body is not read
     return response
@@ -63,5 +97,5 @@ def bad_request(request: HttpRequest, exception: Exception | None = None) -> Htt
     """handler400: UploadTooLarge (a RequestDataTooBig, wherever the body was read: the CSRF check, a
     form) is a 413 with the limit; every other bad request is Django's 400."""
     if isinstance(exception, UploadTooLarge):
-        return too_large_response()
+        return too_large_response(exception.setting)
     return defaults.bad_request(request, exception)

@@ -3,8 +3,11 @@ from __future__ import annotations
 import json
 
 from django import forms
+from django.conf import settings
+from django.template.defaultfilters import filesizeformat
 
 from crowd.importing import FORMATS
+from crowd.importing.saving import COMPACT_FORMATS, compact_by_default
 from crowd.models import CrowdSettings
 
 
@@ -94,6 +97,17 @@ class ImportForm(forms.Form):
             self.add_error("corpus", "this corpus belongs to another project")
         if data.get("mapping") is not None and data.get("format") != "mturk-csv":
             self.add_error("mapping", "a column mapping is read only for MTurk batch files")
+        upload, fmt = data.get("file"), data.get("format")
+        # The view takes uploads up to JUDGMENT_UPLOAD_MAX_BYTES, for the files that stream; a file
+        # read whole keeps the bound of every other upload (nothing is kept or queued before this).
+        too_large = upload is not None and fmt and upload.size > settings.UPLOAD_MAX_BYTES
+        if too_large and not compact_by_default(fmt, upload.size):
+            limit = filesizeformat(settings.UPLOAD_MAX_BYTES).replace("\xa0", " ")
+            self.add_error(
+                "file",
+                f"a {fmt} file is read whole, so it may be at most {limit} (UPLOAD_MAX_BYTES); "
+                f"only {' and '.join(COMPACT_FORMATS)} files larger than that are streamed",
+            )
         return data
 
     def clean_mapping(self):

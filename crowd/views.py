@@ -6,6 +6,7 @@ import csv
 import json
 import uuid
 
+from django.conf import settings
 from django.contrib import messages
 from django.core.files.base import ContentFile
 from django.core.files.storage import default_storage
@@ -15,7 +16,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
-from annotate.decorators import researcher_required
+from annotate.decorators import researcher_required, upload_bound
 from annotate.http import csv_cell
 from annotate.jobs.services import import_job_create, runs_in_background
 from annotate.jobs.views import job_redirect
@@ -30,6 +31,7 @@ from crowd.services.mturk import sandbox_default
 from crowd.services.sessions import campaign_key, crowd_settings_for, invite_links_create
 from crowd.views_requester import BonusForm, MturkPublishForm, MturkReviewForm, ProlificReviewForm
 from geceval.errors import GecInputError
+from geceval.formats.inputs import content_size
 from ranking.selectors import campaign_list_for
 
 PROLIFIC_PARAMS = "PROLIFIC_PID={{%PROLIFIC_PID%}}&STUDY_ID={{%STUDY_ID%}}&SESSION_ID={{%SESSION_ID%}}"
@@ -179,6 +181,7 @@ def _kept_upload(name: str) -> bytes:
         raise GecInputError("the previewed file is gone; upload it again") from None
 
 
+@upload_bound("JUDGMENT_UPLOAD_MAX_BYTES")  # large WMT/PRWS CSV files stream (crowd.importing.compact)
 @researcher_required
 def import_judgments_view(request: HttpRequest) -> HttpResponse:
     """Upload -> preview with the detected column mapping -> confirm (same service as the command)."""
@@ -202,10 +205,11 @@ def import_judgments_view(request: HttpRequest) -> HttpResponse:
     if request.method == "POST" and form.is_valid():
         upload = form.cleaned_data["file"]
         try:
-            opened = None if runs_in_background(upload.size) else open_upload(upload, name=upload.name)
-            # a large file, or a small gzip file of a large one, skips the preview
-            if opened is None or runs_in_background(len(opened.data)):
+            # a large file, or a small gzip file of a large one, skips the preview (which reads it whole)
+            held = content_size(upload, upto=settings.IMPORT_INLINE_MAX_BYTES + 1)
+            if runs_in_background(max(upload.size, held)):
                 return job_redirect(request, _judgments_job(request, form.cleaned_data))
+            opened = open_upload(upload, name=upload.name)
             context |= _preview(request, form.cleaned_data, opened)
         except GecInputError as exc:
             form.add_error(None, str(exc))

@@ -23,7 +23,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from geceval.errors import GecInputError
-from geceval.formats.inputs import GZIP_MAGIC, Input, Source
+from geceval.formats.inputs import DEFAULT_LIMIT, GZIP_MAGIC, Input, Source, _too_large
 from geceval.judgments import _SYSTEM_ID, SKIPPED, _parse_rank
 from geceval.prws import _FALSE, _PRWS_COLUMNS, _TRUE, _columns, _float
 
@@ -63,9 +63,28 @@ class JudgmentArrays:
         return len(self.item)
 
 
+class _Bounded(io.RawIOBase):
+    """A binary stream that refuses to give more than ``limit`` bytes (counted after gzip), as
+    ``read_input`` bounds a whole read: a small gzip file cannot stream gigabytes of rows."""
+
+    def __init__(self, inner: io.BufferedIOBase, *, limit: int, name: str, compressed: bool) -> None:
+        self.inner, self.limit, self.name, self.compressed, self.total = inner, limit, name, compressed, 0
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer) -> int:  # type: ignore[override]
+        n = self.inner.readinto(buffer)
+        self.total += n
+        if self.total > self.limit:
+            raise _too_large(self.name, self.limit, compressed=self.compressed)
+        return n
+
+
 @contextmanager
-def open_stream(source: Source) -> Iterator[tuple[str, io.TextIOBase]]:
-    """The source as UTF-8 text lines read as they are needed (gzip detected by its magic bytes)."""
+def open_stream(source: Source, *, limit: int = DEFAULT_LIMIT) -> Iterator[tuple[str, io.TextIOBase]]:
+    """The source as UTF-8 text lines read as they are needed (gzip detected by its magic bytes);
+    more than ``limit`` bytes of text (after decompression) is a ``GecInputError``."""
     if isinstance(source, Input):
         name, raw, owned = source.name, io.BytesIO(source.data), True
     elif isinstance(source, bytes | bytearray | memoryview):
@@ -82,8 +101,10 @@ def open_stream(source: Source) -> Iterator[tuple[str, io.TextIOBase]]:
         name, raw, owned = str(getattr(source, "name", None) or "<input>"), source, False
     try:
         buffered = raw if hasattr(raw, "peek") else io.BufferedReader(raw)  # type: ignore[arg-type]
-        binary = gzip.GzipFile(fileobj=buffered) if buffered.peek(2)[:2] == GZIP_MAGIC else buffered
-        text = io.TextIOWrapper(binary, encoding="utf-8-sig", newline="")
+        compressed = buffered.peek(2)[:2] == GZIP_MAGIC
+        binary = gzip.GzipFile(fileobj=buffered) if compressed else buffered
+        bounded = _Bounded(binary, limit=limit, name=name, compressed=compressed)  # type: ignore[arg-type]
+        text = io.TextIOWrapper(io.BufferedReader(bounded, 1 << 20), encoding="utf-8-sig", newline="")
         try:
             yield name, text
         except UnicodeDecodeError as exc:
@@ -127,11 +148,13 @@ def _wmt_columns(header: list[str], name: str) -> tuple[list[tuple[int, int, str
     return pairs, judge_col, item_col
 
 
-def stream_wmt_csv(source: Source, *, exclude_judges: Sequence[str] = ()) -> JudgmentArrays:
+def stream_wmt_csv(
+    source: Source, *, exclude_judges: Sequence[str] = (), limit: int = DEFAULT_LIMIT
+) -> JudgmentArrays:
     """A WMT ranking CSV (see ``geceval.judgments.read_wmt_csv``) as arrays, ranks 1-5 kept."""
     out = JudgmentArrays("rank")
     excluded = set(exclude_judges)
-    with open_stream(source) as (name, handle):
+    with open_stream(source, limit=limit) as (name, handle):
         reader = csv.reader(handle)
         header = next(reader, None)
         if header is None:
@@ -206,12 +229,14 @@ def stream_wmt_csv(source: Source, *, exclude_judges: Sequence[str] = ()) -> Jud
     return out
 
 
-def stream_prws_csv(source: Source, *, exclude_judges: Sequence[str] = ()) -> JudgmentArrays:
+def stream_prws_csv(
+    source: Source, *, exclude_judges: Sequence[str] = (), limit: int = DEFAULT_LIMIT
+) -> JudgmentArrays:
     """A PRWS ratings CSV (see ``geceval.prws.read_prws_csv``) as arrays: one judgment per (item, worker)."""
     out = JudgmentArrays("score")
     excluded = set(exclude_judges)
     number_of: dict[tuple[int, int], int] = {}
-    with open_stream(source) as (name, handle):
+    with open_stream(source, limit=limit) as (name, handle):
         reader = csv.reader(handle)
         header = next(reader, None)
         if header is None:

@@ -10,7 +10,11 @@ from __future__ import annotations
 
 import csv
 import io
+import os
+import subprocess
+import sys
 import time
+from pathlib import Path
 
 import pytest
 
@@ -21,9 +25,9 @@ from geceval.ranking import rank
 from ranking.analysis import compute, services
 from ranking.analysis.exports import iter_judgments
 from ranking.analysis.models import AnalysisRun, RunInput, RunStatus, SystemRankResult
-from ranking.models import ImportedEntry, Rating, ScreenJudgment
+from ranking.models import Campaign, ImportedEntry, Rating, ScreenJudgment
 from ranking.rankings import campaign_rankings
-from tests.celery_workers import celery_workers
+from tests.celery_workers import celery_workers, database_url
 from tests.factories import researcher_and_project
 
 RUNS, SEED = 200, 3
@@ -127,3 +131,30 @@ def test_ten_thousand_judgments_import_compact_and_rank_on_a_worker_as_the_comma
     exported = _wmt_rows_without_judge(pairs_campaign)
     assert len(exported) == 10_001
     assert exported == _wmt_rows_without_judge(full["wmt-csv"].campaign)
+
+
+@pytest.mark.slow
+def test_the_benchmark_imports_both_files_through_the_web_and_its_background_jobs(
+    transactional_db, real_postgres, real_redis, tmp_path
+):
+    """bench_million.py --web at 10,000 judgments: gunicorn takes the two uploads, a Celery worker
+    imports them in the background, in the compact form (thresholds lowered so files this small take
+    the path of a million judgments); the stored rows are checked here, the timing is not."""
+    env = dict(os.environ, DATABASE_URL=database_url(), IMPORT_INLINE_MAX_BYTES="100000")
+    env["IMPORT_COMPACT_BYTES"] = "100000"
+    script = Path(__file__).resolve().parents[1] / "bench" / "bench_million.py"
+    args = ["--pairs", "10000", "--ratings", "10000", "--web", "--import-only", "--out", str(tmp_path)]
+    done = subprocess.run(
+        [sys.executable, str(script), *args],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    assert "import (both files at once, through the web): " in done.stdout
+    pairs, ratings = (Campaign.objects.get(name__startswith=f"{label}-") for label in ("pairs", "ratings"))
+    assert ImportedEntry.objects.filter(campaign=pairs).count() == 20_000
+    assert ImportedEntry.objects.filter(campaign=ratings).count() == 10_000
+    assert "judgments: 10000; pairwise: 10000; skipped: 0" in done.stdout
+    assert not ScreenJudgment.objects.filter(screen__campaign__in=[pairs, ratings]).exists()

@@ -28,6 +28,7 @@ def judgments_run(job: ImportJob, progress: Progress) -> JobResult:
     if p["format"] in COMPACT_FORMATS:
         # streamed from storage: the compact import reads row by row and picks its form by the size
         with default_storage.open(job.files[0], "rb") as handle:
+            handle.name = p["filename"]  # errors name the uploaded file, not where it is kept
             progress("checking and saving the judgments", 1, 2)
             report = judgments_import(path_or_bytes=handle, **common)
     else:

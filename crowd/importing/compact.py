@@ -1,8 +1,8 @@
 """Large WMT CSV and PRWS CSV imports in the compact stored form (``ranking.imported.ImportedEntry``).
 
-The file is read once, streaming, into integer arrays (``geceval.judgment_stream``);
-the corpus, systems and judges are found or made as the full import does; the
-entries then go in with PostgreSQL ``COPY`` from a buffer written in blocks
+The file is read once, streaming, into integer arrays (``geceval.judgment_stream``), at most
+``JUDGMENT_UPLOAD_MAX_BYTES`` of it (after gzip); the corpus, systems and judges are found or made
+as the full import does; the entries then go in with PostgreSQL ``COPY`` from a buffer written in blocks
 (other databases: ``bulk_create`` in batches). All in the caller's transaction:
 all or nothing. No screens, candidates or empty outputs are made: these files
 carry no texts and no HITs. Analyses and exports read the rows through
@@ -16,6 +16,7 @@ from collections import Counter
 from collections.abc import Sequence
 
 import numpy as np
+from django.conf import settings
 from django.db import connection
 
 from annotate.models import Corpus, Project, System
@@ -48,7 +49,8 @@ def compact_import(
 ) -> ImportReport:
     """Import ``fmt`` (one of COMPACT_FORMATS) as a closed campaign; returns an ``ImportReport``."""
     reader = stream_wmt_csv if fmt == "wmt-csv" else stream_prws_csv
-    data = reader(path_or_bytes, exclude_judges=exclude_judges)
+    # streamed, so bounded by the judgment files' own limit, not by what may be held in memory
+    data = reader(path_or_bytes, exclude_judges=exclude_judges, limit=settings.JUDGMENT_UPLOAD_MAX_BYTES)
     skipped = data.skipped
     items = data.items.names()
     if not items:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -18,7 +17,7 @@ from crowd.importing.readers import Entry, Parsed, ParsedJudgment, judgments_par
 from crowd.models import Platform
 from crowd.services.workers import crowd_workers_bulk
 from geceval.errors import GecInputError
-from geceval.formats.inputs import Input, Source
+from geceval.formats.inputs import Source, content_size
 from geceval.formats.mturk import ranking_of
 from ranking.models import (
     Assignment,
@@ -62,18 +61,11 @@ class ImportReport:
 COMPACT_FORMATS = ("wmt-csv", "prws-csv")
 
 
-def _size(source: Source) -> int:
-    """The stored size of an input in bytes (0 when unknown: a stream of unknown length)."""
-    if isinstance(source, Input):
-        return len(source.data)
-    if isinstance(source, bytes | bytearray | memoryview):
-        return len(source)
-    if isinstance(source, str | os.PathLike):
-        try:
-            return os.path.getsize(source)
-        except OSError:
-            return 0
-    return int(getattr(source, "size", 0) or 0)
+def compact_by_default(fmt: str, size: int) -> bool:
+    """Whether a ``fmt`` file holding ``size`` bytes (after gzip) is stored in the compact form unless
+    told otherwise. Then it is streamed and may be as large as ``JUDGMENT_UPLOAD_MAX_BYTES``; any
+    other file is read whole, within ``UPLOAD_MAX_BYTES`` (the full form builds objects per judgment)."""
+    return fmt in COMPACT_FORMATS and size > settings.IMPORT_COMPACT_BYTES
 
 
 def _system_kind(name: str) -> str:
@@ -146,8 +138,8 @@ def judgments_import(
     gec-ranking's all_judgments.xml, as its all_judgments.csv was made).
 
     ``compact``: store a WMT CSV or PRWS CSV in the compact form (``crowd.importing.compact``:
-    streamed, COPY, one row per entry, no screens). ``None`` chooses it for files of more than
-    ``settings.IMPORT_COMPACT_BYTES``; smaller ones keep screens a researcher can open one by one.
+    streamed, COPY, one row per entry, no screens). ``None`` chooses it for files holding more than
+    ``settings.IMPORT_COMPACT_BYTES`` (after gzip); smaller ones keep screens a researcher can open one by one.
     """
     name = (name or "").strip()
     if not name:
@@ -157,7 +149,8 @@ def judgments_import(
     if Campaign.objects.filter(project=project, name=name).exists():
         raise GecInputError(f"a campaign named {name!r} already exists in project {project.name!r}")
     if compact is None:
-        compact = fmt in COMPACT_FORMATS and _size(path_or_bytes) > settings.IMPORT_COMPACT_BYTES
+        # the content's size, not the file's: a small gzip file of a million ratings is large
+        compact = compact_by_default(fmt, content_size(path_or_bytes, upto=settings.IMPORT_COMPACT_BYTES + 1))
     if compact:
         if fmt not in COMPACT_FORMATS:
             raise GecInputError(f"only {' and '.join(COMPACT_FORMATS)} files import in the compact form")

@@ -273,3 +273,24 @@ def test_a_large_wmt_csv_imports_in_the_background_in_the_compact_form(
     assert ImportedEntry.objects.filter(campaign=campaign).count() == 3000
     assert not ScreenJudgment.objects.filter(screen__campaign=campaign).exists()
     assert job.message.startswith("Imported: items: 300; workers: 7; judgments: 1500; pairwise: 1500")
+
+
+def test_a_large_wmt_csv_with_a_bad_row_fails_its_job_naming_the_uploaded_file_and_line(
+    client, researcher, settings, tmp_path, django_capture_on_commit_callbacks
+):
+    """Streamed from storage, the file still goes by its uploaded name: the job's message never shows
+    the server path it is kept under."""
+    _, project = researcher
+    rows = ["system1Id,system1rank,system2Id,system2rank,judgeId,segmentId"]
+    rows += [f"amu,{1 + k % 2},camb,{2 - k % 2},j{k % 7},{k % 300}" for k in range(1500)]
+    rows[1000] = "amu,one,camb,2,j1,5"
+    data = ("\n".join(rows) + "\n").encode()
+    settings.IMPORT_COMPACT_BYTES = len(data) - 1
+    with django_capture_on_commit_callbacks(execute=True):
+        client.post(
+            reverse("crowd-import"),
+            {"file": upload("big.csv", data), "format": "wmt-csv", "name": "big", "project": project.pk},
+        )
+    job = ImportJob.objects.get(kind="judgments")
+    assert job.status == "failed" and job.message.startswith("big.csv:1001: "), job.message
+    assert str(tmp_path) not in job.message and not Campaign.objects.exists() and kept_files(tmp_path) == []

@@ -12,10 +12,11 @@ import pytest
 
 from geceval.cli import main
 from geceval.errors import GecInputError
-from geceval.formats.inputs import Input, read_input
+from geceval.formats.inputs import Input, content_size, read_input
 from geceval.formats.ixml import read_ixml
 from geceval.formats.m2 import read_m2
 from geceval.formats.text import read_lines
+from geceval.judgment_stream import stream_prws_csv, stream_wmt_csv
 from geceval.judgments import read_appraise_xml, read_wmt_csv
 from geceval.prws import read_gmeg_segment_csv, read_system_scores_csv
 from tests.shared_data import shared_path
@@ -60,6 +61,46 @@ def test_a_plain_file_past_the_limit_is_refused(tmp_path):
         read_input(path, limit=3)
     assert str(caught.value) == f"{path}: is larger than 3 bytes, the largest input allowed"
     assert read_input(path, limit=4).data == b"abcd"
+
+
+def test_the_streaming_judgment_readers_stop_at_the_limit_plain_or_gzip(tmp_path):
+    """The compact import never holds a file whole, but it still refuses more than its bound of text,
+    however small the gzip file (issue 23: JUDGMENT_UPLOAD_MAX_BYTES)."""
+    wmt = "system1Id,system1rank,system2Id,system2rank,judgeId,segmentId\n"
+    wmt += "".join(f"a,1,b,2,j{k % 7},{k}\n" for k in range(3000))
+    prws = "item,worker,system,score\n" + "".join(f"{k},j{k % 7},a,60\n" for k in range(3000))
+    for reader, data in ((stream_wmt_csv, wmt.encode()), (stream_prws_csv, prws.encode())):
+        assert reader(data, limit=len(data)).judgments == 3000
+        path = tmp_path / "j.csv"
+        path.write_bytes(data)
+        with pytest.raises(GecInputError) as caught:
+            reader(path, limit=len(data) - 1)
+        assert str(caught.value) == f"{path}: is larger than {len(data) - 1} bytes, the largest input allowed"
+        packed = gzip.compress(data)
+        assert len(packed) < len(data) // 3
+        with pytest.raises(GecInputError) as caught:
+            reader(io.BytesIO(packed), limit=len(data) - 1)
+        assert (
+            str(caught.value) == f"decompresses to more than {len(data) - 1} bytes, the largest input allowed"
+        )
+        assert reader(io.BytesIO(packed), limit=len(data)).judgments == 3000
+
+
+def test_content_size_counts_what_a_gzip_file_holds_up_to_a_bound_and_leaves_a_stream_where_it_was(tmp_path):
+    data = b"".join(f"{k},judge{k % 7},sys{k % 5},60\n".encode() for k in range(5000))
+    packed = gzip.compress(data[:40_000]) + gzip.compress(data[40_000:])  # two members, as gzip(1) allows
+    path = tmp_path / "ratings.csv.gz"
+    path.write_bytes(packed)
+    assert len(packed) < 30_000 < len(data)
+    assert content_size(path, upto=10**9) == len(data)
+    assert content_size(packed, upto=10**9) == len(data)
+    assert content_size(packed, upto=30_000) == 30_000  # read no further than the question needs
+    assert content_size(data, upto=10**9) == len(data) and content_size(Input("x", data), upto=5) == 5
+    handle = io.BytesIO(b"xx" + packed)
+    handle.seek(2)
+    assert content_size(handle, upto=10**9) == len(data) and handle.tell() == 2
+    assert content_size(tmp_path / "missing", upto=10) == 0
+    assert content_size(packed[: len(packed) // 3], upto=10**9) == 0  # damaged: its reader says so
 
 
 def test_a_truncated_gzip_file_is_an_input_error():

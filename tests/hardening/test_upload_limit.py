@@ -11,9 +11,10 @@ import io
 import pytest
 from django.core.files.uploadhandler import MemoryFileUploadHandler
 from django.test import Client, RequestFactory
+from django.urls import resolve, reverse
 
 from annotate.models import Corpus
-from config.uploads import BoundedUploadHandler, UploadTooLarge
+from config.uploads import FORM_ROOM, BoundedUploadHandler, UploadTooLarge
 from tests import factories
 
 pytestmark = pytest.mark.django_db
@@ -68,3 +69,22 @@ def test_the_handler_counts_the_bytes_of_a_stream_without_a_length(settings):
         handler.receive_data_chunk(b"x", LIMIT)
     # Handlers after it still receive what it passes on.
     assert isinstance(MemoryFileUploadHandler(request), MemoryFileUploadHandler)
+
+
+def test_a_view_naming_its_own_bound_gets_it_and_a_long_content_length_is_refused_unread(settings):
+    """The judgment import is marked with JUDGMENT_UPLOAD_MAX_BYTES (issue 23); the handler reads the
+    mark from the resolved view, before the CSRF check reads the body. Every other view keeps
+    UPLOAD_MAX_BYTES."""
+    settings.UPLOAD_MAX_BYTES, settings.JUDGMENT_UPLOAD_MAX_BYTES = LIMIT, 10 * LIMIT
+    for url, setting, limit in (
+        (reverse("crowd-import"), "JUDGMENT_UPLOAD_MAX_BYTES", 10 * LIMIT),
+        (reverse("corpus-upload"), "UPLOAD_MAX_BYTES", LIMIT),
+    ):
+        request = RequestFactory().post(url)
+        request.resolver_match = resolve(url)
+        handler = BoundedUploadHandler(request)
+        assert (handler.setting, handler.limit) == (setting, limit)
+        assert handler.handle_raw_input(io.BytesIO(), {}, limit + FORM_ROOM, b"b") is None
+        with pytest.raises(UploadTooLarge) as caught:
+            handler.handle_raw_input(io.BytesIO(), {}, limit + FORM_ROOM + 1, b"b")
+        assert caught.value.setting == setting

@@ -35,8 +35,9 @@ class Command(BaseCommand):
             "--store",
             choices=("auto", "compact", "full"),
             default="auto",
-            help="compact: one row per entry, loaded with COPY (wmt-csv, prws-csv); full: screens and "
-            "ratings; auto: compact for files over IMPORT_COMPACT_BYTES",
+            help="compact: one row per entry, loaded with COPY (wmt-csv, prws-csv), the file streamed "
+            "(at most JUDGMENT_UPLOAD_MAX_BYTES); full: screens and ratings, the file read whole (at "
+            "most UPLOAD_MAX_BYTES); auto: compact for files over IMPORT_COMPACT_BYTES",
         )
         parser.add_argument(
             "--exclude-judge", action="append", default=[], help="drop this judge (repeatable)"

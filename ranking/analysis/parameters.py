@@ -126,6 +126,8 @@ def _clean_metric_scores(p: dict, campaign: Campaign) -> None:
     if not sets:
         raise AnalysisError("the corpus has no reference systems to score against")
     for name, members in sets.items():
+        if name == "imported":  # sentence_meta.IMPORTED: where a meta-evaluation lists imported scores
+            raise AnalysisError("'imported' is kept for imported scores: name the reference set otherwise")
         missing = [m for m in members if m not in refs]
         if not members or missing:
             raise AnalysisError(f"reference set {name!r}: not references of the corpus: {missing or 'empty'}")

@@ -207,6 +207,16 @@ def test_imported_scores_are_uploaded_checked_and_meta_evaluated_beside_ours(cli
         )
 
 
+def test_a_reference_set_cannot_take_the_name_imported_scores_are_listed_under():
+    _user, campaign = _campaign()
+    with pytest.raises(services.AnalysisError, match="'imported' is kept for imported scores"):
+        services.analysis_run_create(
+            campaign=campaign,
+            kind="metric_scores",
+            parameters={"metrics": ["chrf"], "reference_sets": {"imported": ["ref"]}},
+        )
+
+
 def test_imported_scores_of_another_project_cannot_be_deleted(client):
     from tests import factories
 

@@ -3,6 +3,7 @@ from __future__ import annotations
 from django import forms
 
 from annotate.models import Project, SystemKind
+from geceval.metaeval_2024 import TAGS as SYSTEM_TAGS
 
 
 class MultipleFileInput(forms.ClearableFileInput):
@@ -49,3 +50,15 @@ class OutputsUploadForm(forms.Form):
 
         super().__init__(*args, **kwargs)
         self.fields["kind"].choices = SystemKind.choices
+
+
+class SystemTagsForm(forms.Form):
+    """A system's meta-evaluation tags (Kobayashi et al. 2024's subsets), by checkboxes."""
+
+    tags = forms.MultipleChoiceField(
+        choices=[(t, t) for t in SYSTEM_TAGS], required=False, widget=forms.CheckboxSelectMultiple
+    )
+
+    def tags_text(self) -> str:
+        chosen = set(self.cleaned_data["tags"])
+        return " ".join(t for t in SYSTEM_TAGS if t in chosen)

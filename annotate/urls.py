@@ -23,6 +23,7 @@ urlpatterns = [
     path("qualifications/", rw_lists.qualification_list, name="qualification-list"),
     path("corpora/upload/", views.corpus_upload, name="corpus-upload"),
     path("corpora/<int:pk>/", views.corpus_detail, name="corpus-detail"),
+    path("corpora/<int:pk>/systems/<int:system_pk>/tags/", views.system_tags, name="system-tags"),
     path("imports/", job_views.import_jobs, name="import-jobs"),
     path("imports/<int:pk>/", job_views.import_job, name="import-job"),
     path("imports/<int:pk>/progress/", job_views.import_job_progress, name="import-job-progress"),

@@ -5,13 +5,16 @@ from django.contrib import messages
 from django.contrib.auth import login
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_POST
 
 from annotate.decorators import researcher_required
 from annotate.first_account import FirstAccountForm, FirstAccountTaken, first_account_create, setup_open
-from annotate.forms import CorpusUploadForm, OutputsUploadForm
+from annotate.forms import SYSTEM_TAGS, CorpusUploadForm, OutputsUploadForm, SystemTagsForm
 from annotate.jobs.runners import CORPUS, OUTPUTS
 from annotate.jobs.services import import_job_create, runs_in_background
 from annotate.jobs.views import job_redirect
+from annotate.models import System
 from annotate.paging import paginate
 from annotate.projects.selectors import current_project_id
 from annotate.selectors import corpus_list_for, project_list_for
@@ -110,6 +113,7 @@ def corpus_detail(request: HttpRequest, pk: int) -> HttpResponse:
             request, corpus.sentences.order_by("position"), search=("text",), label="Search the sentences"
         ),
         "systems": corpus.systems.order_by("kind", "name"),
+        "system_tags": SYSTEM_TAGS,
         "form": form,
     }
     return render(request, "annotate/corpus_detail.html", context, status=400 if form.errors else 200)
@@ -136,3 +140,19 @@ def first_account(request: HttpRequest) -> HttpResponse:
         return redirect("home")
     status = 400 if form.errors else 200
     return render(request, "annotate/first_account.html", {"form": form}, status=status)
+
+
+@researcher_required
+@require_POST
+def system_tags(request: HttpRequest, pk: int, system_pk: int) -> HttpResponse:
+    """Set a system's meta-evaluation tags (classic, fluent, input) from the corpus page."""
+    corpus = get_object_or_404(corpus_list_for(request.user), pk=pk)
+    system = get_object_or_404(System, pk=system_pk, corpus=corpus)
+    form = SystemTagsForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, f"Tags of {system.name}: choose among classic, fluent and input.")
+        return redirect(f"{reverse('corpus-detail', args=[corpus.pk])}#systems")
+    system.tags = form.tags_text()
+    system.save(update_fields=["tags"])
+    messages.success(request, f"Tags of {system.name}: {system.tags or 'none'}.")
+    return redirect(f"{reverse('corpus-detail', args=[corpus.pk])}#systems")

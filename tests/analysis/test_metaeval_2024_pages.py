@@ -69,3 +69,30 @@ def test_meta_evaluation_page_shows_subsets_and_the_window_plot(client):
     svg = client.get(reverse("analysis-run-plot", args=[meta.pk, "window"]))
     assert svg.status_code == 200 and svg["Content-Type"] == "image/svg+xml"
     assert b"<svg" in svg.content and b"<script" not in svg.content
+
+
+def test_a_researcher_sets_a_systems_tags_on_the_corpus_page(client):
+    from tests import factories
+
+    user, campaign = prws_corpus_campaign()
+    system = System.objects.get(corpus=campaign.corpus, name="a")
+    client.force_login(user)
+    page = client.get(reverse("corpus-detail", args=[campaign.corpus_id])).content.decode()
+    assert f'action="{reverse("system-tags", args=[campaign.corpus_id, system.pk])}"' in page
+    url = reverse("system-tags", args=[campaign.corpus_id, system.pk])
+    response = client.post(url, {"tags": ["input", "classic"]})
+    assert response.status_code == 302 and response["Location"].endswith("#systems")
+    system.refresh_from_db()
+    assert system.tags == "classic input"
+    page = client.get(reverse("corpus-detail", args=[campaign.corpus_id])).content.decode()
+    assert 'value="classic" checked' in page
+    # an unknown tag changes nothing and says why; no boxes ticked clears them
+    client.post(url, {"tags": ["neural"]})
+    system.refresh_from_db()
+    assert system.tags == "classic input"
+    client.post(url, {})
+    system.refresh_from_db()
+    assert system.tags == ""
+    # another project's researcher cannot tag it
+    client.force_login(factories.user("other", "researcher"))
+    assert client.post(url, {"tags": ["fluent"]}).status_code == 404

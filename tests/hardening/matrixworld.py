@@ -126,6 +126,7 @@ def params_for(world: World) -> dict[str, dict[str, object]]:
     ):
         values[name] = campaign
     values["crowd-payments-csv"] = campaign
+    values["system-tags"] = corpus | {"system_pk": world.systems["a"].pk}
     values["imported-scores-upload"] = campaign
     values["imported-scores-delete"] = campaign | {"scores_pk": e["imported_scores"].pk}
     for name in ("campaign-gold-test", "campaign-gold-record", "api:judgment-export-detail"):

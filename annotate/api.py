@@ -63,7 +63,7 @@ class SystemSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = System
-        fields = ["id", "corpus", "name", "kind", "output_count", "created"]
+        fields = ["id", "corpus", "name", "kind", "tags", "output_count", "created"]
 
 
 class SystemViewSet(viewsets.ReadOnlyModelViewSet):

@@ -60,6 +60,8 @@ class CorpusViewSet(viewsets.ReadOnlyModelViewSet):
 
 class SystemSerializer(serializers.ModelSerializer):
     output_count = serializers.IntegerField(read_only=True)
+    # declared: the model field's pattern and blank make the schema a oneOf that "" matches twice
+    tags = serializers.CharField(read_only=True, help_text="meta-evaluation tags: classic, fluent, input")
 
     class Meta:
         model = System

@@ -306,7 +306,7 @@ if _CACHE_URL:
         raise ImproperlyConfigured(f"CACHE_URL={_CACHE_URL!r}: expected a redis:// URL")
     CACHES = {
         "default": {
-            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "BACKEND": "config.cache.RedisCache",  # Django's, keeping its client (config/cache.py)
             "LOCATION": _CACHE_URL,
             "OPTIONS": {"socket_connect_timeout": 1, "socket_timeout": 1},
         }

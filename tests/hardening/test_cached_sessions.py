@@ -25,7 +25,7 @@ def cached_sessions(settings, tmp_path):
     REAL_PARTS["session cache"] = f"a private redis-server at {server.url}"
     settings.CACHES = {
         "default": {
-            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "BACKEND": "config.cache.RedisCache",
             "LOCATION": server.url,
             "OPTIONS": {"socket_connect_timeout": 1, "socket_timeout": 1},
         }
@@ -79,3 +79,28 @@ def test_with_redis_stopped_pages_work_from_the_database(cached_sessions, caplog
     again = Client()
     again.force_login(worker)  # a new login saves the row; the copy is skipped with a warning
     assert session_reads(again) == (200, 1)
+
+
+def test_the_cache_keeps_one_client_per_thread_and_survives_a_redis_restart(cached_sessions):
+    """config/cache.py keeps the redis.Redis Django's backend made anew on every call: one per thread's
+    cache object, and a kept client reconnects through its pool after the server comes back."""
+    import threading
+
+    from django.core.cache import caches
+
+    cache = caches["default"]
+    cache.set("kept", 1)
+    assert cache._cache.get_client() is cache._cache.get_client(write=True)
+    other = {}
+    thread = threading.Thread(target=lambda: other.setdefault("client", caches["default"]._cache.get_client()))
+    thread.start()
+    thread.join()
+    assert other["client"] is not cache._cache.get_client()
+
+    kept = cache._cache.get_client()
+    cached_sessions.stop()
+    with pytest.raises(redis.ConnectionError):  # as from Django's backend; the sessions fall back
+        cache.get("kept")
+    cached_sessions.start()  # an empty server on the same port
+    cache.set("back", 2)
+    assert cache.get("back") == 2 and cache._cache.get_client() is kept

@@ -214,7 +214,7 @@ def test_password_spraying_from_one_address_is_capped(client, login_user, settin
 def test_a_cache_outage_does_not_lock_anybody_out(client, login_user, settings):
     settings.CACHES = {
         "default": {
-            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "BACKEND": "config.cache.RedisCache",
             "LOCATION": "redis://127.0.0.1:1/0",  # nothing listens there
             "OPTIONS": {"socket_connect_timeout": 0.2, "socket_timeout": 0.2},
         }

@@ -7,11 +7,11 @@ from ranking.work_api import WorkViewSet
 
 app_name = "api"
 router = DefaultRouter()
+router.register("work", WorkViewSet, basename="work")  # first: the crowd's requests (config/urls.py)
 router.register("projects", ProjectViewSet, basename="project")
 router.register("corpora", CorpusViewSet, basename="corpus")
 router.register("systems", SystemViewSet, basename="system")
 router.register("campaigns", CampaignViewSet, basename="campaign")
-router.register("work", WorkViewSet, basename="work")
 router.register("analysis-runs", AnalysisRunViewSet, basename="analysis-run")
 router.register("judgment-exports", JudgmentExportViewSet, basename="judgment-export")
 

@@ -12,6 +12,7 @@ from django.core.exceptions import ValidationError
 from django.db import connection
 
 from annotate.models import Role
+from annotate.sql_rows import columns, joined_rows
 
 ResearchUser = AbstractBaseUser | AnonymousUser
 
@@ -44,8 +45,9 @@ def _user_with_roles_sql() -> str:
         user_col = through.get_field("user").column
         group_col = through.get_field("group").column
         q = connection.ops.quote_name
+        (u,) = columns((User, "u"))
         _USER_WITH_ROLES_SQL = (
-            f"SELECT u.*, g.{q(Group._meta.get_field('name').column)} AS gec_role "
+            f"SELECT {u.select}, g.{q(Group._meta.get_field('name').column)} "
             f"FROM {q(User._meta.db_table)} u "
             f"LEFT OUTER JOIN {q(through.db_table)} ug ON ug.{q(user_col)} = u.{q(User._meta.pk.column)} "
             f"LEFT OUTER JOIN {q(Group._meta.db_table)} g ON g.{q(Group._meta.pk.column)} = ug.{q(group_col)} "
@@ -63,11 +65,11 @@ def user_with_roles(pk: object) -> AbstractBaseUser | None:
         pk = User._meta.pk.to_python(pk)
     except ValidationError:
         return None
-    rows = list(User.objects.raw(_user_with_roles_sql(), [pk]))
+    rows = joined_rows(columns((User, "u")), _user_with_roles_sql(), [pk])
     if not rows:
         return None
-    user = rows[0]
-    _roles_keep(user, {row.gec_role for row in rows if row.gec_role is not None})
+    user = rows[0][0]
+    _roles_keep(user, {role for _, role in rows if role is not None})
     return user
 
 

@@ -3,8 +3,9 @@
 A claim, a screen and a submit each read the assignment with its HIT and campaign, the screen with
 its sentence and candidates, and the next screen with the HIT's progress. Built by the ORM these
 cost 0.4-1.5 ms of the web process's CPU each (``select_related`` of the campaign's fifty columns
-alone 1.3 ms), most of a request's cost; as plain statements run through ``Model.objects.raw``
-(which still applies every field's database converters) they cost about 0.1 ms each:
+alone 1.3 ms), most of a request's cost; as plain statements whose rows become instances as the ORM makes them
+(``annotate.sql_rows``: every field's database converters, then ``from_db``) they cost about
+0.1 ms each:
 ``bench/load_workers.py`` prints the CPU per request, and docs/benchmarks.md has the figures.
 
 Every statement here is portable SQL (PostgreSQL and the embedded SQLite), names tables and columns
@@ -17,93 +18,27 @@ from __future__ import annotations
 from functools import cache
 
 from django.db import connection
-from django.db.models import Model
 
-from annotate.models import Sentence
-from ranking.models import Assignment, Campaign, Candidate, Control, Hit, Rating, Screen, ScreenJudgment
-
-
-def _q(name: str) -> str:
-    return connection.ops.quote_name(name)
-
-
-def _table(model: type[Model]) -> str:
-    return _q(model._meta.db_table)
-
-
-def _col(model: type[Model], field: str) -> str:
-    meta = model._meta
-    return _q((meta.pk if field == "pk" else meta.get_field(field)).column)
-
-
-@cache
-def _by_fields_sql(model: type[Model], fields: tuple[str, ...], for_update: bool, first_by: str) -> str:
-    where = " AND ".join(f"{_col(model, f)} = %s" for f in fields)
-    order = f" ORDER BY {_col(model, first_by)} LIMIT 1" if first_by else ""
-    lock = " FOR UPDATE" if for_update and connection.features.has_select_for_update else ""
-    return f"SELECT * FROM {_table(model)} WHERE {where}{order}{lock}"
+from annotate.models import Project, Sentence
+from annotate.sql_rows import Columns, columns, joined_rows
+from annotate.sql_rows import column as _col
+from annotate.sql_rows import quote as _q
+from annotate.sql_rows import table as _table
+from ranking.models import (
+    LIVE_STATUSES,
+    Assignment,
+    Campaign,
+    Candidate,
+    Control,
+    Hit,
+    Rating,
+    Screen,
+    ScreenJudgment,
+)
 
 
-def row(model: type[Model], *, for_update: bool = False, first_by: str = "", **equal: object):
-    """The one row of ``model`` whose fields equal ``equal`` (None if there is none): what
-    ``model.objects.filter(**equal).first()`` gives for a unique match, without building a query;
-    ``first_by`` a field: the first of several in its order. ``for_update`` locks the row
-    (``select_for_update``) where the database can."""
-    names = tuple(sorted(equal))
-    sql = _by_fields_sql(model, names, for_update, first_by)
-    rows = list(model.objects.raw(sql, [equal[n] for n in names]))
-    return rows[0] if rows else None
-
-
-class _Part:
-    """One model's columns in a joined statement: its concrete fields in order, under ``alias``, and
-    the converters the ORM would apply to each (as its compiler does for ``select_related``)."""
-
-    def __init__(self, model: type[Model], alias: str):
-        self.model, self.alias = model, alias
-        fields = model._meta.concrete_fields
-        self.attnames = [f.attname for f in fields]
-        self.select = ", ".join(f"{alias}.{_q(f.column)}" for f in fields)
-        cols = [f.get_col(alias) for f in fields]
-        self.converters = [
-            (col, convs)
-            for col in cols
-            if (convs := connection.ops.get_db_converters(col) + col.get_db_converters(connection))
-        ]
-        self.positions = {id(col): i for i, col in enumerate(cols)}
-
-    def instance(self, values: list):
-        for col, convs in self.converters:
-            i = self.positions[id(col)]
-            for convert in convs:
-                values[i] = convert(values[i], col, connection)
-        return self.model.from_db(connection.alias, self.attnames, values)
-
-
-@cache
-def _parts(*spec: tuple[type[Model], str]) -> tuple[_Part, ...]:
-    return tuple(_Part(model, alias) for model, alias in spec)
-
-
-def _joined(parts: tuple[_Part, ...], sql: str, params: list) -> list[tuple]:
-    """Rows of ``sql`` (which selects every part's columns first, in order, then any extras), each
-    as (instance per part..., extra values...)."""
-    with connection.cursor() as cursor:
-        cursor.execute(sql, params)
-        found = cursor.fetchall()
-    out = []
-    for values in found:
-        values, i, made = list(values), 0, []
-        for part in parts:
-            n = len(part.attnames)
-            made.append(part.instance(values[i : i + n]))
-            i += n
-        out.append((*made, *values[i:]))
-    return out
-
-
-def _assignment_parts() -> tuple[_Part, ...]:
-    return _parts((Assignment, "a"), (Hit, "h"), (Campaign, "c"))
+def _assignment_parts() -> tuple[Columns, ...]:
+    return columns((Assignment, "a"), (Hit, "h"), (Campaign, "c"))
 
 
 @cache
@@ -120,7 +55,7 @@ def _assignment_sql() -> str:
 def assignment_with_campaign(*, worker_id: int, pk: int) -> Assignment | None:
     """The worker's assignment ``pk`` with its HIT and campaign loaded (``assignment.hit.campaign``
     needs no query), in one statement: the workers' API's twin of ``selectors.assignment_for_worker``."""
-    found = _joined(_assignment_parts(), _assignment_sql(), [pk, worker_id])
+    found = joined_rows(_assignment_parts(), _assignment_sql(), [pk, worker_id])
     if not found:
         return None
     assignment, hit, campaign = found[0]
@@ -129,8 +64,8 @@ def assignment_with_campaign(*, worker_id: int, pk: int) -> Assignment | None:
     return assignment
 
 
-def _claim_parts() -> tuple[_Part, ...]:
-    return _parts((Assignment, "a"), (Hit, "h"))
+def _claim_parts() -> tuple[Columns, ...]:
+    return columns((Assignment, "a"), (Hit, "h"))
 
 
 @cache
@@ -148,7 +83,7 @@ def _active_sql() -> str:
 def active_assignment(*, campaign_id: int, worker_id: int, now) -> Assignment | None:
     """The worker's active, not overdue assignment in the campaign, with its HIT loaded."""
     params = [campaign_id, worker_id, "active", connection.ops.adapt_datetimefield_value(now)]
-    found = _joined(_claim_parts(), _active_sql(), params)
+    found = joined_rows(_claim_parts(), _active_sql(), params)
     if not found:
         return None
     assignment, hit = found[0]
@@ -156,8 +91,71 @@ def active_assignment(*, campaign_id: int, worker_id: int, now) -> Assignment | 
     return assignment
 
 
-def _screen_parts() -> tuple[_Part, ...]:
-    return _parts((Screen, "s"), (Sentence, "t"))
+@cache
+def _claimable_sql(pilot: int, domains: int) -> str:
+    (h,) = columns((Hit, "h"))
+    a, pk = _table(Assignment), _col(Hit, "pk")
+    hit, worker, status = (_col(Assignment, f) for f in ("hit", "worker", "status"))
+    only_pilot = f" AND h.{pk} IN ({', '.join(['%s'] * pilot)})" if pilot else ""
+    only_domains = f" AND h.{_col(Hit, 'domain')} IN ({', '.join(['%s'] * domains)})" if domains else ""
+    return (
+        f"SELECT {h.select}, h.live FROM (SELECT h.*, (SELECT COUNT(*) FROM {a} l "
+        f"WHERE l.{hit} = h.{pk} AND l.{status} IN ({', '.join(['%s'] * len(LIVE_STATUSES))})) AS live FROM {_table(Hit)} h "
+        f"WHERE h.{_col(Hit, 'campaign')} = %s AND h.{_col(Hit, 'qualification')} = %s "
+        f"AND NOT EXISTS (SELECT 1 FROM {a} m WHERE m.{hit} = h.{pk} AND m.{worker} = %s)"
+        f"{only_pilot}{only_domains}) h "
+        f"WHERE h.live < %s ORDER BY h.live DESC, h.{_col(Hit, 'index')} LIMIT %s"
+    )
+
+
+def claimable_hits(
+    *,
+    campaign_id: int,
+    worker_id: int,
+    target: int,
+    hit_ids: list[int] | None = None,
+    domains: set[str] | None = None,
+    limit: int = 50,
+) -> list[Hit]:
+    """The campaign's HITs (qualification tests apart) the worker has never had, with fewer than
+    ``target`` live assignments, fullest first then by index, each with ``live`` (its live
+    assignments); only ``hit_ids`` (a pilot's) and only ``domains`` when given. The claim's twin of
+    the ORM query it replaced (tests/test_work_reads.py)."""
+    if (hit_ids is not None and not hit_ids) or (domains is not None and not domains):
+        return []
+    pilot, kinds = list(hit_ids or ()), sorted(domains or ())
+    params = [*(status.value for status in LIVE_STATUSES), campaign_id, False, worker_id]
+    sql = _claimable_sql(len(pilot), len(kinds))
+    found = []
+    for hit, live in joined_rows(columns((Hit, "h")), sql, [*params, *pilot, *kinds, target, limit]):
+        hit.live = live
+        found.append(hit)
+    return found
+
+
+@cache
+def _member_campaign_sql() -> str:
+    (c,) = columns((Campaign, "c"))
+    p, members = Project._meta, Project.members.through._meta
+    return (
+        f"SELECT {c.select} FROM {_table(Campaign)} c "
+        f"INNER JOIN {_q(p.db_table)} p ON p.{_q(p.pk.column)} = c.{_col(Campaign, 'project')} "
+        f"WHERE c.{_col(Campaign, 'pk')} = %s AND (p.{_q(p.get_field('owner').column)} = %s OR EXISTS ("
+        f"SELECT 1 FROM {_q(members.db_table)} m WHERE m.{_q(members.get_field('project').column)} = "
+        f"p.{_q(p.pk.column)} AND m.{_q(members.get_field('user').column)} = %s))"
+    )
+
+
+def member_campaign(*, pk: int, user_id: int) -> Campaign | None:
+    """Campaign ``pk`` if it belongs to a project the user owns or is a member of, whatever its
+    status: the claim's twin of ``selectors.campaign_member_list_for(user).filter(pk=pk).first()``
+    (the caller checks the user is an annotator)."""
+    found = joined_rows(columns((Campaign, "c")), _member_campaign_sql(), [pk, user_id, user_id])
+    return found[0][0] if found else None
+
+
+def _screen_parts() -> tuple[Columns, ...]:
+    return columns((Screen, "s"), (Sentence, "t"))
 
 
 @cache
@@ -172,7 +170,7 @@ def _screen_sql() -> str:
 
 def screen_of_hit(*, pk: int, hit_id: int) -> Screen | None:
     """Screen ``pk`` if it belongs to HIT ``hit_id``, with its sentence loaded: one statement."""
-    found = _joined(_screen_parts(), _screen_sql(), [pk, hit_id])
+    found = joined_rows(_screen_parts(), _screen_sql(), [pk, hit_id])
     if not found:
         return None
     screen, sentence = found[0]
@@ -180,22 +178,26 @@ def screen_of_hit(*, pk: int, hit_id: int) -> Screen | None:
     return screen
 
 
+def _candidate_parts() -> tuple[Columns, ...]:
+    return columns((Candidate, "c", ("pk", "position", "text")))
+
+
 @cache
 def _candidates_sql(with_traps: bool) -> str:
-    c, through = _table(Candidate), Candidate.outputs.through
+    (c,) = _candidate_parts()
+    through = Candidate.outputs.through
     output = through._meta.get_field("output").remote_field.model
     trap = (
         f"EXISTS (SELECT 1 FROM {_q(through._meta.db_table)} co "
         f"INNER JOIN {_table(output)} o ON o.{_q(output._meta.pk.column)} = co.{_q(through._meta.get_field('output').column)} "
-        f"WHERE co.{_q(through._meta.get_field('candidate').column)} = {c}.{_q(Candidate._meta.pk.column)} "
+        f"WHERE co.{_q(through._meta.get_field('candidate').column)} = c.{_q(Candidate._meta.pk.column)} "
         f"AND o.{_col(output, 'system')} = %s)"
         if with_traps
         else "0"
     )
     return (
-        f"SELECT {c}.{_q(Candidate._meta.pk.column)}, {c}.{_col(Candidate, 'position')}, "
-        f"{c}.{_col(Candidate, 'text')}, {trap} AS is_trap "
-        f"FROM {c} WHERE {c}.{_col(Candidate, 'screen')} = %s ORDER BY {c}.{_col(Candidate, 'position')}"
+        f"SELECT {c.select}, {trap} FROM {_table(Candidate)} c "
+        f"WHERE c.{_col(Candidate, 'screen')} = %s ORDER BY c.{_col(Candidate, 'position')}"
     )
 
 
@@ -203,25 +205,28 @@ def screen_candidates_marked(*, screen_id: int, trap_system_id: int | None) -> l
     """The screen's candidates in display order with ``is_trap`` (stands for an output of the trap
     system): the twin of ``selectors.screen_candidates_for_submit``. For the server's checks only."""
     params = [trap_system_id, screen_id] if trap_system_id else [screen_id]
-    found = list(Candidate.objects.raw(_candidates_sql(bool(trap_system_id)), params))
-    for candidate in found:
-        candidate.is_trap = bool(candidate.is_trap)
+    found = []
+    for candidate, is_trap in joined_rows(_candidate_parts(), _candidates_sql(bool(trap_system_id)), params):
+        candidate.is_trap = bool(is_trap)
+        found.append(candidate)
     return found
 
 
 @cache
 def _shown_candidates_sql() -> str:
-    c = _table(Candidate)
+    (c,) = _candidate_parts()
     return (
-        f"SELECT {_q(Candidate._meta.pk.column)}, {_col(Candidate, 'position')}, {_col(Candidate, 'text')} "
-        f"FROM {c} WHERE {_col(Candidate, 'screen')} = %s ORDER BY {_col(Candidate, 'position')}"
+        f"SELECT {c.select} FROM {_table(Candidate)} c "
+        f"WHERE c.{_col(Candidate, 'screen')} = %s ORDER BY c.{_col(Candidate, 'position')}"
     )
 
 
 def screen_candidates_shown(screen_id: int) -> list[Candidate]:
     """Candidates in display order, id, position and text only: the twin of
     ``selectors.screen_candidates``."""
-    return list(Candidate.objects.raw(_shown_candidates_sql(), [screen_id]))
+    return [
+        candidate for (candidate,) in joined_rows(_candidate_parts(), _shown_candidates_sql(), [screen_id])
+    ]
 
 
 @cache
@@ -244,7 +249,7 @@ def first_unjudged_screen(*, hit_id: int, worker_id: int) -> tuple[Screen | None
     """(The HIT's first screen in order that the worker has not judged, with its sentence loaded, or
     None; the screens the worker has left in the HIT; the HIT's screens), in one statement. Without
     an unjudged screen the counts are (0, 0): ask ``assignment_progress`` then."""
-    found = _joined(_screen_parts(), _unjudged_sql(), [hit_id, hit_id, worker_id])
+    found = joined_rows(_screen_parts(), _unjudged_sql(), [hit_id, hit_id, worker_id])
     if not found:
         return None, 0, 0
     screen, sentence, left, total = found[0]
@@ -267,6 +272,25 @@ def screens_left(*, hit_id: int, worker_id: int) -> bool:
     with connection.cursor() as cursor:
         cursor.execute(_left_sql(), [hit_id, worker_id])
         return cursor.fetchone() is not None
+
+
+@cache
+def _progress_sql() -> str:
+    s, j = _table(Screen), _table(ScreenJudgment)
+    return (
+        f"SELECT (SELECT COUNT(*) FROM {s} WHERE {_col(Screen, 'hit')} = %s), "
+        f"(SELECT COUNT(DISTINCT j.{_col(ScreenJudgment, 'screen')}) FROM {j} j "
+        f"INNER JOIN {s} s ON s.{_col(Screen, 'pk')} = j.{_col(ScreenJudgment, 'screen')} "
+        f"WHERE s.{_col(Screen, 'hit')} = %s AND j.{_col(ScreenJudgment, 'judge')} = %s)"
+    )
+
+
+def hit_progress(*, hit_id: int, worker_id: int) -> tuple[int, int]:
+    """(screens of the HIT the worker has judged, screens in the HIT): ``assignment_progress``."""
+    with connection.cursor() as cursor:
+        cursor.execute(_progress_sql(), [hit_id, hit_id, worker_id])
+        total, done = cursor.fetchone()
+    return done, total
 
 
 # ------------------------------------------------------------------ a worker's evidence (issue 17)

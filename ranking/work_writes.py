@@ -46,3 +46,26 @@ def rows_insert(objs: list[Model]) -> None:
     for obj, key in zip(objs, keys, strict=True):
         obj.pk = key
         obj._state.adding, obj._state.db = False, connection.alias
+
+
+@cache
+def _update_sql(model: type[Model], names: tuple[str, ...]) -> tuple[str, tuple]:
+    meta = model._meta
+    fields = (
+        tuple(meta.get_field(n) for n in names)
+        if names
+        else tuple(f for f in meta.concrete_fields if f is not meta.pk)
+    )
+    q = connection.ops.quote_name
+    sets = ", ".join(f"{q(f.column)} = %s" for f in fields)
+    return f"UPDATE {q(meta.db_table)} SET {sets} WHERE {q(meta.pk.column)} = %s", fields
+
+
+def row_update(obj: Model, names: tuple[str, ...] = ()) -> None:
+    """UPDATE the saved instance's row with its fields ``names`` (all but the key when empty): what
+    ``obj.save(update_fields=names)`` (or ``obj.save()``) writes to an existing row, ``auto_now``
+    fields included, in a statement built once per model and fields."""
+    sql, fields = _update_sql(type(obj), tuple(names))
+    params = [f.get_db_prep_save(f.pre_save(obj, False), connection) for f in fields]
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [*params, obj.pk])

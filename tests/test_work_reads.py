@@ -7,25 +7,40 @@ from __future__ import annotations
 
 import pytest
 from django.contrib.auth import get_user_model
-from django.db.models import Exists, OuterRef
+from django.db.models import Count, Exists, OuterRef, Q
 from django.utils import timezone
 
 from annotate.roles import user_roles, user_with_roles
-from ranking.models import Assignment, Candidate, Rating, Screen, ScreenJudgment
+from annotate.sql_rows import row
+from ranking.models import (
+    LIVE_STATUSES,
+    Assignment,
+    Campaign,
+    Candidate,
+    Hit,
+    Rating,
+    Screen,
+    ScreenJudgment,
+    WorkerRecord,
+)
 from ranking.services import assignment_request, campaign_create
 from ranking.services.leases import assignment_lease_extend
 from ranking.work_api import WorkAssignmentSerializer, _assignment_body
 from ranking.work_reads import (
     active_assignment,
     assignment_with_campaign,
+    claimable_hits,
     first_unjudged_screen,
-    row,
+    hit_progress,
+    member_campaign,
     screen_candidates_marked,
+    screen_candidates_shown,
     screen_of_hit,
     screens_left,
     worker_ratings,
     worker_trap_verdicts,
 )
+from ranking.work_writes import row_update
 from tests.factories import trap_world
 from tests.judging import do_hit, honest_prws
 
@@ -103,6 +118,9 @@ def test_the_assignment_screen_and_candidates_are_the_orm_s(judged):
         assert [(c.pk, c.position, c.text, c.is_trap) for c in marked] == expected
         plain = screen_candidates_marked(screen_id=screen.pk, trap_system_id=None)
         assert [c.is_trap for c in plain] == [False] * len(plain)
+        shown = screen_candidates_shown(screen.pk)
+        assert [(c.pk, c.position, c.text) for c in shown] == [e[:3] for e in expected]
+        assert shown[0].screen_id == screen.pk  # a deferred column still loads, as from .only()
 
 
 def test_the_worker_s_active_assignment_is_the_orm_s(judged):
@@ -123,6 +141,63 @@ def test_the_worker_s_active_assignment_is_the_orm_s(judged):
     assert active_assignment(campaign_id=campaign.pk, worker_id=workers[1].pk, now=later) is None
 
 
+def test_the_claim_s_hits_are_the_orm_s(judged):
+    """The HITs a claim tries, in order, with their live counts: against the ORM query the claim
+    used, for workers with a finished HIT, a HIT in hand and none; every target; a pilot's HITs and
+    one day's domains."""
+    campaign, workers, half = judged
+    hits = list(Hit.objects.filter(campaign=campaign, qualification=False).order_by("index"))
+    Assignment.objects.create(hit=hits[-1], worker=workers[2], slot=5, expires=half.expires, status="expired")
+    seen_live = False
+    for i, hit in enumerate(hits):  # two domains, so the filter has something to keep and to drop
+        hit.domain = "fce" if i % 2 else "wiki"
+        hit.save(update_fields=["domain"])
+    for worker in workers:
+        for target in (1, 2, 3):
+            for hit_ids, domains in (
+                (None, None),
+                ([h.pk for h in hits[:3]], None),
+                (None, {"fce"}),
+                ([], None),
+            ):
+                orm = (
+                    Hit.objects.filter(campaign=campaign, qualification=False)
+                    .exclude(assignments__worker=worker)
+                    .annotate(live=Count("assignments", filter=Q(assignments__status__in=LIVE_STATUSES)))
+                    .filter(live__lt=target)
+                )
+                if hit_ids is not None:
+                    orm = orm.filter(pk__in=hit_ids)
+                if domains:
+                    orm = orm.filter(domain__in=domains)
+                expected = [(fields(h), h.live) for h in orm.order_by("-live", "index")[:50]]
+                mine = claimable_hits(
+                    campaign_id=campaign.pk,
+                    worker_id=worker.pk,
+                    target=target,
+                    hit_ids=hit_ids,
+                    domains=domains,
+                )
+                assert [(fields(h), h.live) for h in mine] == expected, (worker, target, hit_ids, domains)
+                seen_live = seen_live or any(h.live for h in mine)
+    assert seen_live and len(hits) > 1
+
+
+def test_the_claim_s_campaign_is_the_orm_s(judged, hidden):
+    """The campaign a claim asks for: found for its project's members and owner, whatever its status."""
+    campaign, workers, _ = judged
+    stranger = get_user_model().objects.create(username="not-a-member")
+    owner = campaign.project.owner
+    Campaign.objects.filter(pk=hidden[0].pk).update(status="closed")
+    for user in [*workers, owner, stranger]:
+        mine = Campaign.objects.filter(Q(project__members=user) | Q(project__owner=user)).distinct()
+        for pk in (campaign.pk, hidden[0].pk, 10**9):
+            got, orm = member_campaign(pk=pk, user_id=user.pk), mine.filter(pk=pk).first()
+            assert (got and fields(got)) == (orm and fields(orm)), (user, pk)
+    assert member_campaign(pk=campaign.pk, user_id=stranger.pk) is None
+    assert member_campaign(pk=campaign.pk, user_id=owner.pk) is not None
+
+
 def test_the_next_screen_and_progress_are_the_orm_s(judged):
     campaign, workers, _half = judged
     for worker in workers:
@@ -131,6 +206,11 @@ def test_the_next_screen_and_progress_are_the_orm_s(judged):
             left = in_hit.exclude(judgments__judge=worker).order_by("hit_position")
             screen, n_left, total = first_unjudged_screen(hit_id=hit_id, worker_id=worker.pk)
             assert screens_left(hit_id=hit_id, worker_id=worker.pk) == left.exists()
+            orm = in_hit.aggregate(
+                total=Count("id", distinct=True),
+                done=Count("judgments", filter=Q(judgments__judge_id=worker.pk), distinct=True),
+            )
+            assert hit_progress(hit_id=hit_id, worker_id=worker.pk) == (orm["done"], orm["total"])
             if not left.exists():
                 assert (screen, n_left, total) == (None, 0, 0)
                 continue
@@ -178,12 +258,38 @@ def test_the_lease_renewal_and_the_locked_row(judged):
     campaign, _workers, half = judged
     locked = row(Assignment, pk=half.pk, for_update=True)
     assert fields(locked) == fields(Assignment.objects.get(pk=half.pk))
+    assert row(Assignment, pk=10**9) is None
+    first = row(Assignment, worker_id=half.worker_id, status=half.status, first_by="pk")
+    orm = Assignment.objects.filter(worker_id=half.worker_id, status=half.status).order_by("pk").first()
+    assert fields(first) == fields(orm)
     later = half.started + timezone.timedelta(minutes=5)
     expires = assignment_lease_extend(assignment=half, campaign=campaign, now=later)
     assert expires > later and Assignment.objects.get(pk=half.pk).expires == expires
     locked.expires = half.expires - timezone.timedelta(minutes=1)  # a stale copy: the row's is later
     again = assignment_lease_extend(assignment=locked, campaign=campaign, now=later)
     assert again == locked.expires and Assignment.objects.get(pk=half.pk).expires == expires  # not shortened
+
+
+def test_a_row_update_writes_what_save_writes(hidden):
+    """row_update against Model.save on the same changes: every column equal but the auto_now one,
+    which both set to their own now."""
+    campaign, worker = hidden
+    record = WorkerRecord.objects.get(campaign=campaign, worker=worker)
+    by_save, by_update = WorkerRecord.objects.get(pk=record.pk), WorkerRecord.objects.get(pk=record.pk)
+    for copy in (by_save, by_update):
+        copy.traps_seen, copy.traps_passed, copy.mann_whitney_p = 9, 4, 0.25
+        copy.flat_reason, copy.position_rho, copy.excluded = "position", -0.875, True
+    by_save.save()
+    saved = fields(WorkerRecord.objects.get(pk=record.pk))
+    WorkerRecord.objects.filter(pk=record.pk).update(traps_seen=0, traps_passed=0, excluded=False)
+    row_update(by_update)
+    updated = fields(WorkerRecord.objects.get(pk=record.pk))
+    assert updated["updated"] >= saved["updated"] and updated["updated"] == by_update.updated
+    assert {**updated, "updated": None} == {**saved, "updated": None}
+    by_update.traps_seen, by_update.excluded = 12, False
+    row_update(by_update, ("traps_seen",))  # only the field named
+    again = WorkerRecord.objects.get(pk=record.pk)
+    assert (again.traps_seen, again.excluded) == (12, True)
 
 
 def test_the_api_body_is_what_its_serializer_renders(judged):

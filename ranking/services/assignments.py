@@ -13,16 +13,16 @@ from functools import cache
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import IntegrityError, connection, transaction
-from django.db.models import Count, Max, Q
+from django.db.models import Max
 from django.utils import timezone
 
 from annotate.rewrites.selectors import qualification_granted
+from annotate.sql_rows import row
 from annotate.tasking import task_send_on_commit
 from geceval.errors import GecInputError
 from ranking.models import (
     LIVE_ASSIGNMENT,
     LIVE_CAMPAIGN_STATUSES,
-    LIVE_STATUSES,
     Assignment,
     AssignmentStatus,
     Campaign,
@@ -44,8 +44,14 @@ from ranking.services.leases import assignment_lease_extend, lease_first_expiry
 from ranking.services.life_cycle import NO_WORK_BECAUSE, PILOT_FULL, pilot_hit_ids
 from ranking.services.results import TASK_CAMPAIGN_SCORES
 from ranking.services.traps import worker_record_refresh_after_submit
-from ranking.work_reads import active_assignment, first_unjudged_screen, row, screens_left
-from ranking.work_writes import rows_insert
+from ranking.work_reads import (
+    active_assignment,
+    claimable_hits,
+    first_unjudged_screen,
+    hit_progress,
+    screens_left,
+)
+from ranking.work_writes import row_update, rows_insert
 
 
 class NoWork(Exception):
@@ -118,26 +124,24 @@ def assignment_request(
         return test
 
     target = campaign.judgments_per_item
-    hits = (
-        Hit.objects.filter(campaign=campaign, qualification=False)
-        .exclude(assignments__worker=worker)
-        .annotate(live=Count("assignments", filter=Q(assignments__status__in=LIVE_STATUSES)))
-        .filter(live__lt=target)
-    )
-    if campaign.status == CampaignStatus.PILOT:
-        hits = hits.filter(pk__in=pilot_hit_ids(campaign))
+    hit_ids = pilot_hit_ids(campaign) if campaign.status == CampaignStatus.PILOT else None
+    domains = None
     if campaign.separate_domains:
         today = now.date()
-        domains = set(
-            Assignment.objects.filter(hit__campaign=campaign, worker=worker, started__date=today).values_list(
-                "hit__domain", flat=True
+        domains = (
+            set(
+                Assignment.objects.filter(
+                    hit__campaign=campaign, worker=worker, started__date=today
+                ).values_list("hit__domain", flat=True)
             )
-        )
-        if domains:
-            hits = hits.filter(domain__in=domains)
+            or None
+        )  # none yet today: any domain
     expires = lease_first_expiry(campaign, now)
     # Fill the HITs closest to complete first, so items reach their judgments sooner.
-    for hit in hits.order_by("-live", "index")[:50]:
+    hits = claimable_hits(
+        campaign_id=campaign.pk, worker_id=worker.pk, target=target, hit_ids=hit_ids, domains=domains
+    )
+    for hit in hits:
         hit.campaign = campaign
         # Slots are usually taken in order, so the one after the live ones is tried first without
         # reading them; a gap (an expired or returned slot) or a race sends us to the slots in use.
@@ -163,11 +167,13 @@ def assignment_request(
 def _claim(hit: Hit, worker: AbstractBaseUser, slot: int, expires: datetime) -> Assignment | None:
     """Insert the assignment; None when the partial unique index says the slot is live already (or
     the worker has this HIT): another worker took it a moment ago."""
+    claimed = Assignment(hit=hit, worker=worker, slot=slot, expires=expires)
     try:
         with transaction.atomic():
-            return Assignment.objects.create(hit=hit, worker=worker, slot=slot, expires=expires)
+            rows_insert([claimed])  # Assignment.objects.create's row, without building the INSERT
     except IntegrityError:
         return None
+    return claimed
 
 
 def _qualification_test(
@@ -391,7 +397,7 @@ def _after_judgment(
     if not remaining:
         locked.status = AssignmentStatus.SUBMITTED
         locked.submitted = now
-        locked.save(update_fields=["status", "submitted"])
+        row_update(locked, ("status", "submitted"))
     record = worker_record_refresh_after_submit(
         campaign=campaign, worker=worker, evidence=checked, hit_finished=not remaining
     )
@@ -452,11 +458,8 @@ def assignment_next_screen(assignment: Assignment) -> Screen | None:
 
 
 def assignment_progress(assignment: Assignment) -> tuple[int, int]:
-    counts = Screen.objects.filter(hit_id=assignment.hit_id).aggregate(
-        total=Count("id", distinct=True),
-        done=Count("judgments", filter=Q(judgments__judge_id=assignment.worker_id), distinct=True),
-    )
-    return counts["done"], counts["total"]
+    """(screens the worker has judged, screens in the HIT)."""
+    return hit_progress(hit_id=assignment.hit_id, worker_id=assignment.worker_id)
 
 
 def assignment_screen_and_progress(assignment: Assignment) -> tuple[Screen | None, int, int]:

@@ -15,6 +15,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.db.models import Max
 
+from annotate.sql_rows import row
 from geceval.errors import GecInputError
 from ranking.models import (
     Assignment,
@@ -28,7 +29,6 @@ from ranking.models import (
 )
 from ranking.protocols import protocol_get
 from ranking.services.campaigns import screen_draw_active
-from ranking.work_reads import row
 
 
 @transaction.atomic

@@ -8,6 +8,7 @@ from django.db import transaction
 from django.db.models import Max
 from django.utils import timezone
 
+from annotate.sql_rows import row
 from annotate.tasking import task_send_on_commit
 from geceval.errors import GecInputError
 from ranking.evidence import RULE_FIELDS, record_exclusion_reasons
@@ -21,7 +22,7 @@ from ranking.models import (
 )
 from ranking.services.evidence import campaign_workers_with_judgments, evidence_recount
 from ranking.services.results import TASK_CAMPAIGN_SCORES
-from ranking.work_reads import row
+from ranking.work_writes import row_update
 
 
 def _should_exclude(campaign: Campaign, record: WorkerRecord) -> bool:
@@ -48,7 +49,7 @@ def worker_record_refresh(*, campaign: Campaign, worker: AbstractBaseUser) -> Wo
     excluded = _should_exclude(campaign, record)
     changed = excluded != record.excluded
     record.excluded = excluded
-    record.save()
+    row_update(record)  # record.save() on the locked row, without building the UPDATE (issue 22)
     if changed:
         _apply_exclusion(campaign, worker, excluded)
     return record

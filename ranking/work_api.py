@@ -164,7 +164,7 @@ def _plain_answer(answer: object) -> dict | None:
 
 def plain_submit(data: object, protocol) -> dict | None:
     """``WorkSubmitSerializer``'s ``validated_data`` for a body in exactly the shape it documents
-    (whole numbers in range, true/false, a trimmed ticket, finite seconds, no other keys), or None:
+    (whole numbers in range, true/false, a trimmed ASCII ticket, finite seconds, no other keys), or None:
     then the serializer validates it and answers its errors. The serializer costs about 500 Python
     calls per submit, a sixth of a crowd worker's request (issue 22); tests/test_work_api_plain.py
     holds this to the serializer's result on generated bodies. Only for the answers of the PRWS and
@@ -174,10 +174,13 @@ def plain_submit(data: object, protocol) -> dict | None:
     answers, ticket, seconds = data.get("answers"), data.get("ticket", ""), data.get("seconds")
     if not data.keys() <= _SUBMIT_KEYS or type(answers) is not list or not 1 <= len(answers) <= 5:
         return None
+    # A ticket is ASCII without NUL (screen_time signs it): anything else, such as the NUL or the lone
+    # surrogate the serializer refuses, is the serializer's to judge.
     if (
         type(ticket) is not str
         or len(ticket) > MAX_STAMP_LENGTH
         or ticket != ticket.strip()
+        or not ticket.isascii()
         or "\0" in ticket
     ):
         return None

@@ -35,8 +35,9 @@ def rows_insert(objs: list[Model]) -> None:
     unique index refusing a row) raise as from the ORM, inside the caller's transaction."""
     if not objs:
         return
-    if not connection.features.can_return_rows_from_bulk_insert:  # neither PostgreSQL nor SQLite
-        type(objs[0]).objects.bulk_create(objs)
+    if not connection.features.can_return_rows_from_bulk_insert:  # neither PostgreSQL nor SQLite 3.35+
+        for obj in objs:  # bulk_create would leave the keys unset there; callers use them
+            obj.save(force_insert=True)
         return
     sql, fields = _insert_sql(type(objs[0]), len(objs))
     params = [f.get_db_prep_save(f.pre_save(obj, True), connection) for obj in objs for f in fields]

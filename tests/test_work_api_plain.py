@@ -54,7 +54,9 @@ def generated(rng: random.Random) -> object:
 
     body = {"answers": maybe(lambda: [answer() for _ in range(rng.randint(0, 6))], 0.95)}
     if rng.random() < 0.5:
-        body["ticket"] = maybe(lambda: rng.choice(["", "1.abc:def", " padded ", "a\0b", "x" * 300]))
+        body["ticket"] = maybe(
+            lambda: rng.choice(["", "1.abc:def", " padded ", "a\0b", "x" * 300, "\ud800", "é:1"])
+        )
     if rng.random() < 0.5:
         body["seconds"] = maybe(lambda: rng.choice([0, 3, 3.5, 86400, 86401, -0.5, None]))
     if rng.random() < 0.03:
@@ -88,6 +90,8 @@ def test_the_bodies_clients_send_take_the_plain_path():
     ranks = {"answers": [{"position": 0, "rank": 1}, {"position": 1, "rank": 1, "meaning_changed": True}]}
     assert plain_submit(ranks | {"ticket": "1.x:y"}, RANKING) == drf(ranks | {"ticket": "1.x:y"}, RANKING)
     assert plain_submit(body | {"seconds": math.nan}, PRWS) is None  # the serializer judges the rest
+    surrogate = body | {"ticket": "\ud800"}  # valid JSON; DRF refuses lone surrogates
+    assert plain_submit(surrogate, PRWS) is None and drf(surrogate, PRWS) is None
 
 
 def test_other_protocols_always_take_the_serializer():

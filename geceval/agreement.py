@@ -89,8 +89,20 @@ def cohen_kappa(
     observed = np.zeros((k, k))
     for x, y in zip(a, b):
         observed[index[x], index[y]] += 1
-    observed /= observed.sum()
+    return kappa_from_table(observed, weights=weights)
+
+
+def kappa_from_table(table: np.ndarray, *, weights: str | None = None) -> float:
+    """:func:`cohen_kappa` of a contingency table (rows: the first rater's labels, columns: the
+    second's, both in ``LABELS`` order), the form in which agreement computed on separate parts of
+    the data adds up: the table of the whole is the sum of the parts' tables."""
+    observed = np.asarray(table, dtype=float)
+    total = observed.sum()
+    if total == 0:
+        return math.nan
+    observed = observed / total
     expected = np.outer(observed.sum(axis=1), observed.sum(axis=0))
+    k = observed.shape[0]
     i, j = np.indices((k, k))
     if weights is None:
         w = (i != j).astype(float)

@@ -1,7 +1,7 @@
 """The million-judgment path at 10,000 judgments (CI's smoke test of bench/bench_million.py).
 
-Files from bench/make_million.py; the compact import (streamed, COPY); TrueSkill and PRWS runs on
-a real Celery worker process; exports. Results are checked against the command line's ranking of
+Files from bench/make_million.py; the compact import (streamed, COPY); TrueSkill (frozen in parts)
+and PRWS runs on two real Celery worker processes; exports. Results are checked against the command line's ranking of
 the same WMT CSV and against the same files imported the full (old) way; no timing is asserted.
 Skips locally without PostgreSQL and Redis (a failure under CI=true).
 """
@@ -24,7 +24,14 @@ from geceval.judgments import expand_pairwise, read_pairwise
 from geceval.ranking import rank
 from ranking.analysis import compute, services
 from ranking.analysis.exports import iter_judgments
-from ranking.analysis.models import AnalysisRun, RunInput, RunStatus, SystemRankResult
+from ranking.analysis.models import (
+    AnalysisRun,
+    ChunkPhase,
+    RunChunk,
+    RunInput,
+    RunStatus,
+    SystemRankResult,
+)
 from ranking.models import Campaign, ImportedEntry, Rating, ScreenJudgment
 from ranking.rankings import campaign_rankings
 from tests.celery_workers import celery_workers, database_url
@@ -36,6 +43,8 @@ RUNS, SEED = 200, 3
 @pytest.fixture
 def workers(transactional_db, real_postgres, real_redis):
     with celery_workers("test-million", ["-I", "ranking.analysis.tasks"]) as pool:
+        # 10,000 judgments freeze in 4 parts, as a million do in 5 with the default
+        pool.env["ANALYSIS_FREEZE_JUDGMENTS_PER_PART"] = "3000"
         yield pool.start
 
 
@@ -73,6 +82,7 @@ def _wmt_rows_without_judge(campaign) -> list[list[str]]:
 @pytest.mark.slow
 def test_ten_thousand_judgments_import_compact_and_rank_on_a_worker_as_the_command_line(workers, tmp_path):
     workers()
+    workers()  # two worker processes share the freeze parts and the chunks
     pairs_csv, ratings_csv = _files(tmp_path)
     _user, project = researcher_and_project()
     compact = {
@@ -108,9 +118,13 @@ def test_ten_thousand_judgments_import_compact_and_rank_on_a_worker_as_the_comma
         assert services.analysis_run_enqueue(run)
     _finished(*runs.values(), *prws.values())
 
-    # the compact run froze arrays, not JSON rankings
+    # the compact run froze arrays in 4 parts (a share of the sentences each), not JSON rankings
     frozen = RunInput.objects.get(run=runs["compact"])
-    assert frozen.arrays is not None and "rankings" not in frozen.data
+    assert frozen.data["parts"] == 4 and "rankings" not in frozen.data
+    parts = RunChunk.objects.filter(run=runs["compact"], phase=ChunkPhase.FREEZE)
+    assert parts.count() == 4 and all(p.arrays is not None for p in parts)
+    assert max(p.result["pairs"] for p in parts) < 0.3 * 10_000
+    assert not RunChunk.objects.filter(run=runs["full"], phase=ChunkPhase.FREEZE).exists()
     assert runs["compact"].pairs_used == runs["full"].pairs_used == 10_000
     expected = [
         (s.name, s.mu, *s.rank_range, s.cluster)

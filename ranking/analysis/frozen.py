@@ -16,7 +16,7 @@ import math
 import numpy as np
 from django.db import connection
 
-from geceval.agreement import cohen_kappa
+from geceval.agreement import kappa_from_table
 from geceval.judgments import PairwiseJudgment
 from geceval.ranking import PairData, prepare_indices
 from ranking.analysis import compute
@@ -56,14 +56,29 @@ def prepare_arrays(
 
 
 class CompactPairs:
-    """The usable pairs of a compact imported ranking campaign, as arrays (one element per pair)."""
+    """The usable pairs of a compact imported ranking campaign, as arrays (one element per pair).
+
+    ``combo`` is a pair's place among its judgment's pairs (``combinations`` order): with
+    ``judgment`` it orders pairs built from separate parts of the campaign as one pass would.
+    """
 
     def __init__(
-        self, names: tuple[str, ...], first, second, rank1, rank2, judgment, sentence, judge, rankings
+        self,
+        names: tuple[str, ...],
+        first,
+        second,
+        rank1,
+        rank2,
+        judgment,
+        sentence,
+        judge,
+        rankings,
+        combo=None,
     ):
         self.names, self.first, self.second = names, first, second
         self.rank1, self.rank2, self.judgment = rank1, rank2, judgment
         self.sentence, self.judge, self.rankings = sentence, judge, rankings
+        self.combo = np.zeros(len(first), dtype=np.int64) if combo is None else combo
 
     @property
     def outcome(self) -> np.ndarray:
@@ -77,19 +92,24 @@ class CompactPairs:
         return {n: int(c) for n, c in zip(self.names, counts) if c}
 
     def agreement_summary(self) -> dict:
-        """``compute.agreement_summary`` of these pairs without a Python object per pair: only
-        judgments whose (item, two systems) another annotator also judged are looked at one by one."""
+        """``compute.agreement_summary`` of these pairs without a Python object per pair."""
+        return agreement_from_tables(self.agreement_tables())
+
+    def agreement_tables(self) -> dict[tuple[int, int], np.ndarray]:
+        """Per pair of judges who labelled a shared item, the 3x3 table of their labels (rows: the
+        judge whose id sorts first as a string, as ``within_pairs`` orders annotators; ``LABELS``
+        order). Only judgments whose (item, two systems) another judge also judged are looked at one
+        by one. Tables of parts that split the items (sentences) add up to the whole's."""
         if not len(self.first):
-            return compute.agreement_summary([])
+            return {}
         names = np.array(self.names)
-        # pair_label: systems ordered by name, the label seen from the first; annotators' order is
-        # their ids' string order (within_pairs sorts the annotator strings)
+        # pair_label: systems ordered by name, the label seen from the first
         swap = names[self.first] > names[self.second]
         lo = np.where(swap, self.second, self.first)
         hi = np.where(swap, self.first, self.second)
         diff = np.sign(self.rank1 - self.rank2)
         label = np.where(swap, -diff, diff)
-        _strings, judge_rank = np.unique(self.judge.astype(str), return_inverse=True)
+        strings, judge_rank = np.unique(self.judge.astype(str), return_inverse=True)
         size = len(self.names)
         key = (self.sentence * size + lo) * size + hi
         # labels_by_annotator keeps an annotator's first label of a key
@@ -101,31 +121,16 @@ class CompactPairs:
         by_key: dict[int, list[tuple[int, int]]] = {}
         for k, a, x in zip(inverse[shared].tolist(), who[shared].tolist(), label[shared].tolist()):
             by_key.setdefault(k, []).append((a, x))
-        per_pair: dict[tuple[int, int], tuple[list[int], list[int]]] = {}
+        cells: dict[tuple[int, int], np.ndarray] = {}
         for entries in by_key.values():
             entries.sort()
             for i in range(len(entries)):
                 for j in range(i + 1, len(entries)):
-                    la, lb = per_pair.setdefault((entries[i][0], entries[j][0]), ([], []))
-                    la.append(entries[i][1])
-                    lb.append(entries[j][1])
-        pooled_a: list[int] = []
-        pooled_b: list[int] = []
-        kappas = []
-        for pair in sorted(per_pair):
-            xa, xb = per_pair[pair]
-            pooled_a += xa
-            pooled_b += xb
-            k = cohen_kappa(xa, xb)
-            if not math.isnan(k):
-                kappas.append(k)
-        return {
-            "kappa": compute._finite(cohen_kappa(pooled_a, pooled_b)),
-            "weighted_kappa": compute._finite(cohen_kappa(pooled_a, pooled_b, weights="quadratic")),
-            "shared": len(pooled_a),
-            "annotator_pairs": len(per_pair),
-            "mean_pair_kappa": compute._finite(float(np.mean(kappas)) if kappas else math.nan),
-        }
+                    table = cells.get((entries[i][0], entries[j][0]))
+                    if table is None:
+                        table = cells[(entries[i][0], entries[j][0])] = np.zeros(9, dtype=np.int64)
+                    table[(entries[i][1] + 1) * 3 + entries[j][1] + 1] += 1
+        return {(int(strings[a]), int(strings[b])): t for (a, b), t in cells.items()}
 
     def pairwise_judgments(self) -> list[PairwiseJudgment]:
         """As objects, for the agreement statistics (item = sentence id, annotator = judge id)."""
@@ -143,18 +148,65 @@ class CompactPairs:
         ]
 
 
-def compact_pairs(campaign: Campaign) -> CompactPairs | None:
-    """The pairs of a compact ranking campaign; None for a campaign stored otherwise or rated by score
-    (PRWS screens rank by score through ``ranking.rankings``)."""
+def agreement_from_tables(tables: dict[tuple[int, int], np.ndarray]) -> dict:
+    """``compute.agreement_summary`` from judge-pair tables (``CompactPairs.agreement_tables``, or
+    their sums over parts): pooled kappas of the summed table, the mean of each pair's kappa."""
+    pooled = np.zeros(9, dtype=np.int64)
+    kappas = []
+    for pair in sorted(tables, key=lambda p: (str(p[0]), str(p[1]))):
+        table = np.asarray(tables[pair], dtype=np.int64)
+        pooled += table
+        k = kappa_from_table(table.reshape(3, 3))
+        if not math.isnan(k):
+            kappas.append(k)
+    return {
+        "kappa": compute._finite(kappa_from_table(pooled.reshape(3, 3))),
+        "weighted_kappa": compute._finite(kappa_from_table(pooled.reshape(3, 3), weights="quadratic")),
+        "shared": int(pooled.sum()),
+        "annotator_pairs": len(tables),
+        "mean_pair_kappa": compute._finite(float(np.mean(kappas)) if kappas else math.nan),
+    }
+
+
+def tables_to_json(tables: dict[tuple[int, int], np.ndarray]) -> list:
+    return [[a, b, [int(x) for x in t]] for (a, b), t in sorted(tables.items())]
+
+
+def tables_add(into: dict[tuple[int, int], np.ndarray], encoded: list) -> None:
+    """Add a part's tables (``tables_to_json``) to ``into``."""
+    for a, b, cells in encoded:
+        table = into.get((a, b))
+        if table is None:
+            into[(a, b)] = np.array(cells, dtype=np.int64)
+        else:
+            table += np.asarray(cells, dtype=np.int64)
+
+
+def is_compact_ranking(campaign: Campaign) -> bool:
+    """Whether the campaign is stored in the compact imported form with ranks (not PRWS scores)."""
     entries = ImportedEntry.objects.filter(campaign=campaign)
-    if not entries.exists() or entries.filter(rank__isnull=True).exists():
-        return None
+    return entries.exists() and not entries.filter(rank__isnull=True).exists()
+
+
+def compact_systems(campaign: Campaign) -> tuple[tuple[str, ...], dict[int, int]]:
+    """The systems a compact campaign's entries name (sorted names; systems the campaign no longer
+    has are left out, as ``ranking.rankings._finish`` does) and each system id's index among them.
+    The database finds them (one ``DISTINCT`` over the campaign's entries)."""
     names = dict(campaign.systems.values_list("pk", "name"))
+    present = ImportedEntry.objects.filter(campaign=campaign).values_list("system_id", flat=True).distinct()
+    ordered = tuple(sorted({names[k] for k in present.order_by() if k in names}))
+    return ordered, {pk: ordered.index(n) for pk, n in names.items() if n in ordered}
+
+
+def _entry_arrays(campaign: Campaign, parts: int = 1, part: int = 0) -> tuple[np.ndarray, ...]:
+    """(judgment, sentence, judge, system, rank) of the campaign's entries in judgment order; with
+    ``parts`` > 1 only those of the sentences whose id is ``part`` modulo ``parts`` (a judgment is of
+    one sentence, so a part holds whole judgments and every judgment of its sentences)."""
     table = ImportedEntry._meta.db_table
-    sql = (
-        f"SELECT judgment, sentence_id, judge_id, system_id, rank FROM {table} "
-        f"WHERE campaign_id = {int(campaign.pk)} ORDER BY judgment, id"
-    )
+    where = f"campaign_id = {int(campaign.pk)}"
+    if parts > 1:
+        where += f" AND sentence_id % {int(parts)} = {int(part)}"
+    sql = f"SELECT judgment, sentence_id, judge_id, system_id, rank FROM {table} WHERE {where} ORDER BY judgment, id"
     if connection.vendor == "postgresql":
         buffer = io.StringIO()
         with connection.cursor() as cursor:
@@ -164,14 +216,32 @@ def compact_pairs(campaign: Campaign) -> CompactPairs | None:
         with connection.cursor() as cursor:
             cursor.execute(sql)
             flat = np.array(cursor.fetchall(), dtype=np.int64).ravel()
-    judgment, sentence, judge, system_id, rank = flat.reshape(-1, 5).T
+    return tuple(flat.reshape(-1, 5).T)
+
+
+def compact_pairs(campaign: Campaign) -> CompactPairs | None:
+    """The pairs of a compact ranking campaign; None for a campaign stored otherwise or rated by score
+    (PRWS screens rank by score through ``ranking.rankings``)."""
+    if not is_compact_ranking(campaign):
+        return None
+    ordered, code = compact_systems(campaign)
+    return _pairs_of(ordered, code, *_entry_arrays(campaign))
+
+
+def compact_part(
+    campaign: Campaign, ordered: tuple[str, ...], code: dict[int, int], parts: int, part: int
+) -> CompactPairs:
+    """The pairs of one part of a compact ranking campaign (``_entry_arrays``), systems coded as the
+    whole campaign's (``compact_systems``)."""
+    return _pairs_of(ordered, code, *_entry_arrays(campaign, parts, part))
+
+
+def _pairs_of(ordered, code, judgment, sentence, judge, system_id, rank) -> CompactPairs:
     # systems the campaign no longer has give no entry (as ranking.rankings._finish)
-    known = np.isin(system_id, np.fromiter(names, dtype=np.int64))
+    known = np.isin(system_id, np.fromiter(code, dtype=np.int64))
     judgment, sentence, judge, system_id, rank = (
         a[known] for a in (judgment, sentence, judge, system_id, rank)
     )
-    ordered = tuple(sorted({names[k] for k in np.unique(system_id).tolist()}))
-    code = {pk: ordered.index(n) for pk, n in names.items() if n in ordered}
     system = np.array([code[k] for k in system_id.tolist()], dtype=np.int64) if len(system_id) else system_id
     starts = np.flatnonzero(np.r_[True, judgment[1:] != judgment[:-1]]) if len(judgment) else judgment
     sizes = np.diff(np.r_[starts, len(judgment)])
@@ -187,14 +257,15 @@ def compact_pairs(campaign: Campaign) -> CompactPairs | None:
             combo += 1
     if not parts:
         empty = np.zeros(0, dtype=np.int64)
-        return CompactPairs(ordered, empty, empty, empty, empty, empty, empty, empty, rankings)
+        return CompactPairs(ordered, empty, empty, empty, empty, empty, empty, empty, rankings, empty)
     group = np.concatenate([p[0] for p in parts])
     left = np.concatenate([p[1] for p in parts])
     right = np.concatenate([p[2] for p in parts])
-    order = np.lexsort((np.concatenate([p[3] for p in parts]), group))
-    left, right = left[order], right[order]
+    combos = np.concatenate([p[3] for p in parts])
+    order = np.lexsort((combos, group))
+    left, right, combos = left[order], right[order], combos[order]
     usable = system[left] != system[right]
-    left, right = left[usable], right[usable]
+    left, right, combos = left[usable], right[usable], combos[usable]
     return CompactPairs(
         ordered,
         system[left],
@@ -205,6 +276,42 @@ def compact_pairs(campaign: Campaign) -> CompactPairs | None:
         sentence[left],
         judge[left],
         rankings,
+        combos,
+    )
+
+
+_PART_FIELDS = ("first", "second", "outcome", "judgment", "combo")
+
+
+def part_to_bytes(found: CompactPairs) -> bytes:
+    """A part's pairs for the run's chunks: systems' indices, outcome and the keys that order them."""
+    buffer = io.BytesIO()
+    np.savez(
+        buffer,
+        first=found.first.astype(np.int32),
+        second=found.second.astype(np.int32),
+        outcome=found.outcome.astype(np.int8),
+        judgment=found.judgment.astype(np.int64),
+        combo=found.combo.astype(np.int32),
+    )
+    return buffer.getvalue()
+
+
+def pair_data_from_parts(systems: tuple[str, ...], blobs) -> PairData:
+    """The run's PairData from its parts' pairs, in the order one pass over the campaign gives
+    (judgment, then ``combinations`` order), so results do not depend on how it was split."""
+    found: dict[str, list[np.ndarray]] = {k: [] for k in _PART_FIELDS}
+    for blob in blobs:
+        with np.load(io.BytesIO(bytes(blob)), allow_pickle=False) as arrays:
+            for k in _PART_FIELDS:
+                found[k].append(arrays[k])
+    first, second, outcome, judgment, combo = (np.concatenate(found[k]) for k in _PART_FIELDS)
+    order = np.lexsort((combo, judgment))
+    return prepare_arrays(
+        systems,
+        first[order].astype(np.int64),
+        second[order].astype(np.int64),
+        outcome[order].astype(np.int64),
     )
 
 

@@ -89,12 +89,20 @@ class ChunkStatus(models.TextChoices):
     DONE = "done"
 
 
+class ChunkPhase(models.TextChoices):
+    FREEZE = "freeze", "freeze part"
+    RUNS = "runs", "bootstrap runs"
+
+
 class RunChunk(models.Model):
-    """Some of a ranking run's bootstrap runs; a worker claims it by a conditional update."""
+    """Some of a ranking run's bootstrap runs, or one part of its freeze (the pairs of a share of a
+    compact campaign's sentences, ``services._freeze_part_execute``); a worker claims it by a
+    conditional update."""
 
     run = models.ForeignKey(AnalysisRun, on_delete=models.CASCADE, related_name="chunks")
     index = models.PositiveIntegerField()
     run_indices = models.JSONField()
+    phase = models.CharField(max_length=10, choices=ChunkPhase.choices, default=ChunkPhase.RUNS)
     status = models.CharField(max_length=10, choices=ChunkStatus.choices, default=ChunkStatus.PENDING)
     steps_done = models.PositiveBigIntegerField(default=0)
     steps_total = models.PositiveBigIntegerField(default=0)
@@ -104,7 +112,14 @@ class RunChunk(models.Model):
         null=True, blank=True, help_text="the computing worker's last sign of life: its lease on the chunk"
     )
     finished = models.DateTimeField(null=True, blank=True)
-    result = models.JSONField(null=True, blank=True, help_text="geceval.ranking.ChunkResult.to_dict()")
+    result = models.JSONField(
+        null=True,
+        blank=True,
+        help_text="geceval.ranking.ChunkResult.to_dict(); a freeze part's pair counts and agreement tables",
+    )
+    arrays = models.BinaryField(
+        null=True, blank=True, help_text="a freeze part's pairs (ranking.analysis.frozen.part_to_bytes)"
+    )
 
     class Meta:
         ordering = ["run", "index"]
@@ -112,6 +127,9 @@ class RunChunk(models.Model):
             models.UniqueConstraint(fields=["run", "index"], name="run_chunk_unique_index"),
             models.CheckConstraint(
                 condition=Q(status__in=[s.value for s in ChunkStatus]), name="run_chunk_status_valid"
+            ),
+            models.CheckConstraint(
+                condition=Q(phase__in=[p.value for p in ChunkPhase]), name="run_chunk_phase_valid"
             ),
             models.CheckConstraint(
                 condition=~Q(status=ChunkStatus.DONE) | Q(result__isnull=False),
@@ -313,6 +331,7 @@ __all__ = [
     "AnalysisCache",
     "AnalysisKind",
     "AnalysisRun",
+    "ChunkPhase",
     "ChunkStatus",
     "CorrelationResult",
     "ImportedScores",

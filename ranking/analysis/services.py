@@ -38,6 +38,7 @@ from ranking.analysis import compute, frozen, inputs, sentence_meta
 from ranking.analysis.models import (
     AnalysisKind,
     AnalysisRun,
+    ChunkPhase,
     ChunkStatus,
     RunChunk,
     RunInput,
@@ -70,6 +71,9 @@ QUEUE_DOWN = (
 )
 
 PROGRESS_EVERY = 0.5  # seconds between progress writes
+MAX_FREEZE_PARTS = (
+    64  # a freeze part per 1/64 of the sentences at most (each part's query scans the campaign)
+)
 
 
 def chunk_lease_seconds() -> int:
@@ -133,12 +137,34 @@ def _freeze_compact(run: AnalysisRun, found: frozen.CompactPairs) -> dict:
     }
 
 
+def freeze_parts_for(judgments: int) -> int:
+    """Parts a compact campaign of ``judgments`` judgments is frozen in (1: in the start task)."""
+    return max(1, min(MAX_FREEZE_PARTS, -(-judgments // settings.ANALYSIS_FREEZE_JUDGMENTS_PER_PART)))
+
+
+def _freeze_compact_ranking(run: AnalysisRun) -> dict:
+    """A compact ranking campaign: frozen here when small, else in parts by the workers
+    (``_freeze_part_execute``); the start task then notes only the systems and their codes."""
+    campaign = run.campaign
+    parts = freeze_parts_for(frozen.compact_judgment_count(campaign) or 0)
+    if parts == 1:
+        return _freeze_compact(run, frozen.compact_pairs(campaign))
+    ordered, code = frozen.compact_systems(campaign)
+    if len(ordered) < 2:
+        raise AnalysisError("fewer than two systems have valid ranking judgments")
+    return {
+        "compact": True,
+        "parts": parts,
+        "systems": list(ordered),
+        "codes": [[k, v] for k, v in code.items()],
+    }
+
+
 def _freeze_input(run: AnalysisRun) -> dict:
     campaign = run.campaign
     data: dict = {}
-    found = frozen.compact_pairs(campaign) if run.kind in RANKING_KINDS else None
-    if found is not None:
-        data = _freeze_compact(run, found)
+    if run.kind in RANKING_KINDS and frozen.is_compact_ranking(campaign):
+        data = _freeze_compact_ranking(run)
     elif run.kind in RANKING_KINDS:
         rankings = campaign_rankings(campaign)
         data["rankings"] = compute.rankings_to_json(rankings)
@@ -191,6 +217,8 @@ def analysis_run_start(*, run_id: int) -> list[int]:
                     run=run, data=data, arrays=getattr(run, "_frozen_arrays", None)
                 )
                 run.save(update_fields=["judgments_used", "pairs_used", "excluded_workers"])
+            if run.kind in RANKING_KINDS and frozen_input.data.get("parts"):
+                return _make_freeze_parts(run, frozen_input.data["parts"], t0)
             if run.kind in RANKING_KINDS:
                 return _make_chunks(run, t0)
     except Exception as exc:
@@ -200,20 +228,115 @@ def analysis_run_start(*, run_id: int) -> list[int]:
     return []
 
 
-def _make_chunks(run: AnalysisRun, t0: float) -> list[int]:
+def _make_chunks(run: AnalysisRun, t0: float | None, first_index: int = 0) -> list[int]:
+    """The run's chunks of bootstrap runs (indices from ``first_index``: after its freeze parts);
+    returns the ids of those not done."""
     runs, n_chunks = run.parameters["runs"], run.parameters["chunks"]
     size = -(-runs // n_chunks)
     parts = [list(range(start, min(start + size, runs))) for start in range(0, runs, size)]
     RunChunk.objects.bulk_create(
-        [RunChunk(run=run, index=i, run_indices=p, steps_total=len(p)) for i, p in enumerate(parts)],
+        [
+            RunChunk(run=run, index=first_index + i, run_indices=p, steps_total=len(p))
+            for i, p in enumerate(parts)
+        ],
+        ignore_conflicts=True,
+    )
+    update: dict = {"progress_total": runs}
+    if t0 is not None:
+        update["timings"] = {"freeze": round(time.perf_counter() - t0, 3)}
+    AnalysisRun.objects.filter(pk=run.pk).update(**update)
+    return list(
+        RunChunk.objects.filter(run=run, phase=ChunkPhase.RUNS)
+        .exclude(status=ChunkStatus.DONE)
+        .values_list("pk", flat=True)
+    )
+
+
+def _make_freeze_parts(run: AnalysisRun, parts: int, t0: float) -> list[int]:
+    """One chunk per freeze part (a share of the sentences, ``frozen.compact_part``); the part that
+    finds every part done makes the bootstrap chunks (``_after_freeze``)."""
+    RunChunk.objects.bulk_create(
+        [RunChunk(run=run, index=i, phase=ChunkPhase.FREEZE, run_indices=[]) for i in range(parts)],
         ignore_conflicts=True,
     )
     AnalysisRun.objects.filter(pk=run.pk).update(
-        progress_total=runs, timings={"freeze": round(time.perf_counter() - t0, 3)}
+        progress_total=run.parameters["runs"], timings={"freeze_start": round(time.perf_counter() - t0, 3)}
     )
     return list(
-        RunChunk.objects.filter(run=run).exclude(status=ChunkStatus.DONE).values_list("pk", flat=True)
+        RunChunk.objects.filter(run=run, phase=ChunkPhase.FREEZE)
+        .exclude(status=ChunkStatus.DONE)
+        .values_list("pk", flat=True)
     )
+
+
+def _freeze_part_execute(chunk: RunChunk, run: AnalysisRun) -> bool:
+    """Freeze one part: its sentences' pairs (stored as arrays), pair counts and the judges'
+    agreement tables; the part that finds every part done goes on to the bootstrap chunks."""
+    data = RunInput.objects.filter(run=run).values_list("data", flat=True).get()
+    code = {int(k): int(v) for k, v in data["codes"]}
+    try:
+        found = frozen.compact_part(run.campaign, tuple(data["systems"]), code, data["parts"], chunk.index)
+        result = {
+            "rankings": found.rankings,
+            "pairs": len(found.first),
+            "pair_counts": found.pair_counts(),
+            "agreement_tables": frozen.tables_to_json(found.agreement_tables()),
+        }
+        blob = frozen.part_to_bytes(found)
+    except Exception as exc:
+        _fail(run.pk, exc)
+        raise
+    RunChunk.objects.filter(pk=chunk.pk).exclude(status=ChunkStatus.DONE).update(
+        status=ChunkStatus.DONE, result=result, arrays=blob, finished=timezone.now()
+    )
+    if (
+        not RunChunk.objects.filter(run=run, phase=ChunkPhase.FREEZE)
+        .exclude(status=ChunkStatus.DONE)
+        .exists()
+    ):
+        for chunk_id in _after_freeze(run.pk):
+            task_send(TASK_RUN_CHUNK, chunk_id=chunk_id)
+    return True
+
+
+def _after_freeze(run_id: int) -> list[int]:
+    """Once every freeze part is done: the parts' summaries added up into the run's input (the
+    merge of the freeze: systems x systems counts and judge-pair tables, not the pairs) and the
+    bootstrap chunks made. Returns the chunk ids to send; [] when another process did it (the run's
+    row is locked while it is done) or the run failed (no usable pairs)."""
+    try:
+        with transaction.atomic():
+            run = AnalysisRun.objects.select_for_update().get(pk=run_id)
+            if run.status != RunStatus.RUNNING or run.chunks.filter(phase=ChunkPhase.RUNS).exists():
+                return []
+            parts = list(
+                RunChunk.objects.filter(run=run, phase=ChunkPhase.FREEZE).values_list("result", flat=True)
+            )
+            counts: dict[str, int] = {}
+            tables: dict = {}
+            for part in parts:
+                for name, n in part["pair_counts"].items():
+                    counts[name] = counts.get(name, 0) + n
+                frozen.tables_add(tables, part["agreement_tables"])
+            if len(counts) < 2:
+                raise AnalysisError("fewer than two systems have valid ranking judgments")
+            run.judgments_used = sum(p["rankings"] for p in parts)
+            run.pairs_used = sum(p["pairs"] for p in parts)
+            run.save(update_fields=["judgments_used", "pairs_used"])
+            frozen_input = RunInput.objects.select_for_update().get(run=run)
+            frozen_input.data = {
+                **frozen_input.data,
+                "pair_counts": dict(sorted(counts.items())),
+                "agreement": frozen.agreement_from_tables(tables),
+            }
+            frozen_input.save(update_fields=["data"])
+            timings = dict(run.timings)
+            timings["freeze"] = round((timezone.now() - run.started).total_seconds(), 3)
+            AnalysisRun.objects.filter(pk=run.pk).update(timings=timings)
+            return _make_chunks(run, None, first_index=len(parts))
+    except Exception as exc:
+        _fail(run_id, exc)
+        return []
 
 
 # --------------------------------------------------------------------------- chunks and merge
@@ -229,6 +352,10 @@ def _pair_data(run_id: int, started: str):
     blob = RunInput.objects.filter(run_id=run_id).values_list("arrays", flat=True).get()
     if blob is not None:
         return frozen.pair_data_from_bytes(blob)
+    systems = RunInput.objects.filter(run_id=run_id).values_list("data__systems", flat=True).get()
+    if systems is not None:  # frozen in parts: each part's pairs, put in one pass's order
+        blobs = RunChunk.objects.filter(run_id=run_id, phase=ChunkPhase.FREEZE).order_by("index")
+        return frozen.pair_data_from_parts(tuple(systems), blobs.values_list("arrays", flat=True).iterator())
     encoded = RunInput.objects.filter(run_id=run_id).values_list("data__pair_data", flat=True).get()
     if encoded is not None:
         return PairData.from_dict(encoded)
@@ -260,10 +387,12 @@ def run_chunk_execute(*, chunk_id: int) -> bool:
     )
     if not claimed:
         return False
-    chunk = RunChunk.objects.select_related("run").get(pk=chunk_id)
+    chunk = RunChunk.objects.select_related("run", "run__campaign").get(pk=chunk_id)
     run = chunk.run
     if run.status != RunStatus.RUNNING:
         return False
+    if chunk.phase == ChunkPhase.FREEZE:
+        return _freeze_part_execute(chunk, run)
 
     method = "trueskill" if run.kind == AnalysisKind.TRUESKILL else "ew"
     n_runs = len(chunk.run_indices)
@@ -307,13 +436,31 @@ def _run_progress(run_id: int) -> None:
 
 
 def analysis_run_merge(*, run_id: int) -> bool:
-    """Merge the chunks of a ranking run and write its rows (once: claimed running -> merging)."""
+    """Merge the chunks of a ranking run and write its rows (once: claimed running -> merging).
+
+    Asked while some chunk is not done (a message delivered twice) it does nothing: the last chunk
+    merges. Asked of a run whose freeze parts are all done but whose bootstrap chunks were never
+    made (the process that finished the last part died), it makes and sends them instead."""
+    chunks_of = RunChunk.objects.filter(run_id=run_id)
+    if chunks_of.exclude(status=ChunkStatus.DONE).exists():
+        return False
+    if (
+        chunks_of.filter(phase=ChunkPhase.FREEZE).exists()
+        and not chunks_of.filter(phase=ChunkPhase.RUNS).exists()
+    ):
+        for chunk_id in _after_freeze(run_id):
+            task_send(TASK_RUN_CHUNK, chunk_id=chunk_id)
+        return False
     if not _claim_run(run_id, RunStatus.RUNNING, RunStatus.MERGING):
         return False
     run = AnalysisRun.objects.select_related("campaign").get(pk=run_id)
     t0 = time.perf_counter()
     try:
-        chunks = list(RunChunk.objects.filter(run=run).order_by("index").values_list("result", flat=True))
+        chunks = list(
+            RunChunk.objects.filter(run=run, phase=ChunkPhase.RUNS)
+            .order_by("index")
+            .values_list("result", flat=True)
+        )
         if any(c is None for c in chunks):
             raise AnalysisError("a chunk has no result")
         result = merge([ChunkResult.from_dict(c) for c in chunks])
@@ -348,12 +495,15 @@ def analysis_run_merge(*, run_id: int) -> bool:
             )
         timings = dict(run.timings)
         timings["merge"] = round(time.perf_counter() - t0, 3)
-        chunk_times = [
-            (c.finished - c.claimed).total_seconds()
-            for c in RunChunk.objects.filter(run=run)
-            if c.finished and c.claimed
-        ]
-        timings["chunks"] = round(sum(chunk_times), 3)
+        chunk_times: dict[str, float] = {}
+        for phase, claimed, finished in RunChunk.objects.filter(run=run).values_list(
+            "phase", "claimed", "finished"
+        ):
+            if claimed and finished:
+                chunk_times[phase] = chunk_times.get(phase, 0.0) + (finished - claimed).total_seconds()
+        timings["chunks"] = round(chunk_times.get(ChunkPhase.RUNS, 0.0), 3)
+        if ChunkPhase.FREEZE in chunk_times:
+            timings["freeze_parts"] = round(chunk_times[ChunkPhase.FREEZE], 3)
         timings["total"] = round((timezone.now() - run.started).total_seconds(), 3) if run.started else None
         return _write(run, t0, summary=summary, ranks=ranks, from_status=RunStatus.MERGING, timings=timings)
     except Exception as exc:

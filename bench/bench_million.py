@@ -56,7 +56,7 @@ from django.db import connection
 from annotate.jobs.models import ImportJob, ImportJobStatus
 from annotate.models import Project
 from ranking.analysis import exports
-from ranking.analysis.models import AnalysisKind, AnalysisRun, RunStatus
+from ranking.analysis.models import AnalysisKind, AnalysisRun, ChunkPhase, RunStatus
 from ranking.analysis.services import analysis_run_create, analysis_run_enqueue
 from ranking.models import Campaign
 
@@ -310,6 +310,28 @@ def analyse(campaigns: dict, processes: int, runs: int, chunks: int) -> tuple[fl
     return wall, peaks, done
 
 
+def spread(run: AnalysisRun) -> str:
+    """Past one machine: how the run's freeze parts and chunks were shared out between processes,
+    and the largest share of the judgments one freeze part read."""
+    chunks = list(run.chunks.order_by("index").values_list("phase", "worker", "result"))
+    parts = [r for phase, _w, r in chunks if phase == ChunkPhase.FREEZE]
+    if not parts:
+        return f"frozen at once in the start task; {len(chunks)} chunks"
+    size = "rankings" if run.kind != AnalysisKind.PRWS_SUMMARY else "ratings"
+    largest = max(p[size] for p in parts) / max(1, sum(p[size] for p in parts))
+    by_phase: dict[str, dict[str, int]] = {}
+    for phase, worker, _r in chunks:
+        by_phase.setdefault(phase, {})
+        by_phase[phase][worker] = by_phase[phase].get(worker, 0) + 1
+    shares = "; ".join(
+        f"{phase}: " + ", ".join(f"{w.rsplit(':', 1)[-1]} x{k}" for w, k in sorted(who.items()))
+        for phase, who in by_phase.items()
+    )
+    return (
+        f"frozen in {len(parts)} parts (largest {largest:.1%} of the {size}), chunks by process id: {shares}"
+    )
+
+
 def export(runs: dict, campaigns: dict, out: Path) -> float:
     t0 = time.perf_counter()
     rows = runs["trueskill"].rank_results.order_by("position")
@@ -378,6 +400,8 @@ def main() -> int:
             f"analysis with {n} worker process(es): {walls[n]:.1f} s "
             f"(TrueSkill timings {ts.timings}; PRWS timings {runs['prws'].timings})"
         )
+        for name, run in runs.items():
+            print(f"  {name}: {spread(run)}")
     stages["analysis"] = walls[max(args.workers)]
     stages["export"] = export(runs, campaigns, args.out)
     print(f"export (rankings CSV + WMT CSV): {stages['export']:.1f} s")

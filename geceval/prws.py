@@ -31,8 +31,10 @@ stated where it decides a number):
   rating is left out; cells with fewer than 2 * group_size ratings are
   skipped). Sentence level: Pearson and Spearman between the two halves'
   cell means over all cells; system level: between the two halves' system
-  means. Each figure is the mean over ``samples`` (100) samples drawn from
-  ``numpy.random.default_rng(seed)``.
+  means. Each figure is the mean over ``samples`` (100) samples; sample i
+  draws from its own stream (``SeedSequence(seed, spawn_key=(i,))``), so a
+  run may share its samples out between worker processes and get the same
+  figures.
 - Traps: for each (worker, item) where the worker rated both the trap output
   (``source+error``) and the source output, the trap passes when its score is
   strictly lower (a tie fails); a worker's several ratings of one output are
@@ -48,6 +50,7 @@ import math
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import Protocol
 
 import numpy as np
@@ -57,7 +60,15 @@ from geceval.errors import GecInputError
 from geceval.formats.inputs import Source
 from geceval.formats.text import open_text
 from geceval.judgments import PrwsRating
-from geceval.progress import ProgressFn, no_progress
+from geceval.prws_reliability import (  # noqa: F401  (re-exported: part of this module's interface)
+    Reliability,
+    ReliabilityCells,
+    reliability_cells,
+    reliability_from_samples,
+    reliability_samples,
+    sample_rng,
+    split_half_reliability,
+)
 
 Segments = dict[str, dict[str, float]]
 """system -> item -> segment score (mean of that output's ratings)."""
@@ -105,22 +116,39 @@ def system_means(segments: Mapping[str, Mapping[str, float]]) -> dict[str, float
 def z_scores(ratings: Sequence[RatingLike], *, ddof: int = 0) -> list[float]:
     """Each rating standardised by its annotator's mean and std (``ddof`` 0 = population).
 
-    An annotator with std 0 (or, with ddof=1, a single rating) gets z = 0.
+    An annotator with std 0 (or, with ddof=1, a single rating) gets z = 0. Mean and std come from
+    exact sums (:func:`z_params`), so sums added up over separate parts of the ratings give the
+    same figures to the last digit.
     """
-    by_annotator: dict[str, list[float]] = defaultdict(list)
+    sums: dict[str, list] = {}
     for r in ratings:
-        by_annotator[r.annotator].append(float(r.score))
-    params = {}
-    for annotator, values in by_annotator.items():
-        arr = np.asarray(values, dtype=float)
-        mean = float(arr.mean())
-        std = float(arr.std(ddof=ddof)) if len(arr) > ddof else 0.0
-        params[annotator] = (mean, std)
+        acc = sums.get(r.annotator)
+        if acc is None:
+            acc = sums[r.annotator] = [0, 0, 0]
+        x = _exact(float(r.score))
+        acc[0] += 1
+        acc[1] += x
+        acc[2] += x * x
+    params = {a: z_params(n, total, squares, ddof=ddof) for a, (n, total, squares) in sums.items()}
     out = []
     for r in ratings:
         mean, std = params[r.annotator]
         out.append((float(r.score) - mean) / std if std > 0 else 0.0)
     return out
+
+
+def _exact(x: float) -> int | Fraction:
+    return int(x) if x.is_integer() else Fraction(x)
+
+
+def z_params(n: int, total: int | Fraction, squares: int | Fraction, *, ddof: int = 0) -> tuple[float, float]:
+    """An annotator's mean and std from the count, sum and sum of squares of their scores, computed
+    exactly and rounded once (as ``statistics.pvariance`` does)."""
+    mean = Fraction(total) / n
+    if n <= ddof:
+        return float(mean), 0.0
+    variance = (Fraction(squares) - Fraction(total) ** 2 / n) / (n - ddof)
+    return float(mean), math.sqrt(float(variance)) if variance > 0 else 0.0
 
 
 # --------------------------------------------------------------------------- clusters
@@ -201,86 +229,6 @@ def significance_clusters(
         beats = [b for b in order if b != name and sig[(name, b)]]
         rows.append(ClusteredSystem(name, means[name], cluster, n_items, beats))
     return rows
-
-
-# --------------------------------------------------------------------------- reliability
-
-
-@dataclass
-class Reliability:
-    system_pearson: float
-    system_spearman: float
-    sentence_pearson: float
-    sentence_spearman: float
-    samples: int
-    cells: int
-    """(item, system) cells used (those with at least 2 * group_size ratings)."""
-    group_size: int | None
-
-
-def _ratings_by_cell(ratings: Iterable[RatingLike]) -> dict[tuple[str, str], list[float]]:
-    cells: dict[tuple[str, str], list[float]] = defaultdict(list)
-    for r in ratings:
-        cells[(r.system, r.item)].append(float(r.score))
-    return cells
-
-
-def split_half_reliability(
-    ratings: Iterable[RatingLike],
-    *,
-    samples: int = 100,
-    seed: int = 0,
-    group_size: int | None = None,
-    progress: ProgressFn = no_progress,
-) -> Reliability:
-    """Correlations between two random halves of each output's ratings (GMEG Table 7)."""
-    cells = _ratings_by_cell(ratings)
-    keys = sorted(k for k, v in cells.items() if len(v) >= 2 * (group_size or 1))
-    if not keys:
-        raise ValueError("no (item, system) with enough ratings for a split half")
-    systems = sorted({s for s, _ in keys})
-    sys_index = np.array([systems.index(s) for s, _ in keys])
-    # Group cells by rating count so each sample is a few vectorised shuffles.
-    by_count: dict[int, list[int]] = defaultdict(list)
-    for idx, key in enumerate(keys):
-        by_count[len(cells[key])].append(idx)
-    blocks = [
-        (np.array(idxs), np.array([cells[keys[i]] for i in idxs], dtype=float), count)
-        for count, idxs in sorted(by_count.items())
-    ]
-    rng = np.random.default_rng(seed)
-    acc = np.zeros(4)
-    counted = np.zeros(4)
-    for sample in range(samples):
-        half_a = np.empty(len(keys))
-        half_b = np.empty(len(keys))
-        for idxs, values, count in blocks:
-            g = group_size or count // 2
-            perm = np.argsort(rng.random(values.shape), axis=1)
-            shuffled = np.take_along_axis(values, perm, axis=1)
-            half_a[idxs] = shuffled[:, :g].mean(axis=1)
-            half_b[idxs] = shuffled[:, g : 2 * g].mean(axis=1)
-        sys_a = np.bincount(sys_index, half_a) / np.bincount(sys_index)
-        sys_b = np.bincount(sys_index, half_b) / np.bincount(sys_index)
-        values = [
-            _safe_corr(stats.pearsonr, sys_a, sys_b),
-            _safe_corr(stats.spearmanr, sys_a, sys_b),
-            _safe_corr(stats.pearsonr, half_a, half_b),
-            _safe_corr(stats.spearmanr, half_a, half_b),
-        ]
-        for j, v in enumerate(values):
-            if not math.isnan(v):
-                acc[j] += v
-                counted[j] += 1
-        progress(sample + 1, samples)
-    mean = [float(a / c) if c else math.nan for a, c in zip(acc, counted)]
-    return Reliability(*mean, samples=samples, cells=len(keys), group_size=group_size)
-
-
-def _safe_corr(fn, x: np.ndarray, y: np.ndarray) -> float:
-    if len(x) < 2 or np.all(x == x[0]) or np.all(y == y[0]):
-        return math.nan
-    return float(fn(x, y)[0])
 
 
 # --------------------------------------------------------------------------- traps

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 
@@ -122,14 +122,43 @@ def prws_summary(ratings: Sequence[PrwsRating], *, seed: int, samples: int = 100
     """
 
     segments = prws.segment_means(ratings)
-    z = prws.z_scores(ratings)
-    z_means = prws.system_means(prws.segment_means(ratings, scores=z))
-    clustered = prws.significance_clusters(segments)
+    z_segments = prws.segment_means(ratings, scores=prws.z_scores(ratings))
     counts: dict[str, int] = defaultdict(int)
     changed: dict[str, int] = defaultdict(int)
     for r in ratings:
         counts[r.system] += 1
         changed[r.system] += bool(r.meaning_changed)
+    try:
+        reliability: prws.Reliability | ValueError = prws.split_half_reliability(
+            ratings, samples=samples, seed=seed
+        )
+    except ValueError as exc:
+        reliability = exc
+    return prws_tables(
+        segments,
+        z_segments,
+        counts,
+        changed,
+        ratings=len(ratings),
+        annotators=len({r.annotator for r in ratings}),
+        reliability=reliability,
+    )
+
+
+def prws_tables(
+    segments: prws.Segments,
+    z_segments: prws.Segments,
+    counts: Mapping[str, int],
+    changed: Mapping[str, int],
+    *,
+    ratings: int,
+    annotators: int,
+    reliability: prws.Reliability | ValueError,
+) -> tuple[list[dict], dict]:
+    """:func:`prws_summary`'s rows and summary from its statistics, however they were computed
+    (in one pass here, or added up from parts by ``ranking.analysis.prws_parts``)."""
+    z_means = prws.system_means(z_segments)
+    clustered = prws.significance_clusters(segments)
     rows = [
         {
             "name": c.name,
@@ -143,20 +172,19 @@ def prws_summary(ratings: Sequence[PrwsRating], *, seed: int, samples: int = 100
         }
         for k, c in enumerate(clustered)
     ]
-    summary: dict = {"ratings": len(ratings), "annotators": len({r.annotator for r in ratings})}
-    try:
-        rel = prws.split_half_reliability(ratings, samples=samples, seed=seed)
-        summary["reliability"] = {
-            "system_pearson": _finite(rel.system_pearson),
-            "system_spearman": _finite(rel.system_spearman),
-            "sentence_pearson": _finite(rel.sentence_pearson),
-            "sentence_spearman": _finite(rel.sentence_spearman),
-            "samples": rel.samples,
-            "cells": rel.cells,
-        }
-    except ValueError as exc:
+    summary: dict = {"ratings": ratings, "annotators": annotators}
+    if isinstance(reliability, ValueError):
         summary["reliability"] = None
-        summary["reliability_note"] = str(exc)
+        summary["reliability_note"] = str(reliability)
+    else:
+        summary["reliability"] = {
+            "system_pearson": _finite(reliability.system_pearson),
+            "system_spearman": _finite(reliability.system_spearman),
+            "sentence_pearson": _finite(reliability.sentence_pearson),
+            "sentence_spearman": _finite(reliability.sentence_spearman),
+            "samples": reliability.samples,
+            "cells": reliability.cells,
+        }
     return rows, summary
 
 

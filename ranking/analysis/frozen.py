@@ -198,15 +198,28 @@ def compact_systems(campaign: Campaign) -> tuple[tuple[str, ...], dict[int, int]
     return ordered, {pk: ordered.index(n) for pk, n in names.items() if n in ordered}
 
 
-def _entry_arrays(campaign: Campaign, parts: int = 1, part: int = 0) -> tuple[np.ndarray, ...]:
-    """(judgment, sentence, judge, system, rank) of the campaign's entries in judgment order; with
-    ``parts`` > 1 only those of the sentences whose id is ``part`` modulo ``parts`` (a judgment is of
-    one sentence, so a part holds whole judgments and every judgment of its sentences)."""
+RANKING_COLUMNS = ("judgment", "sentence_id", "judge_id", "system_id", "rank")
+PRWS_COLUMNS = (
+    "judgment",
+    "sentence_id",
+    "judge_id",
+    "system_id",
+    "COALESCE(score, -1)",
+    "CASE WHEN meaning_changed THEN 1 ELSE 0 END",
+)
+
+
+def entry_arrays(
+    campaign: Campaign, parts: int = 1, part: int = 0, *, columns: tuple[str, ...] = RANKING_COLUMNS
+) -> tuple[np.ndarray, ...]:
+    """The campaign's entries in judgment order, one integer array per column; with ``parts`` > 1
+    only those of the sentences whose id is ``part`` modulo ``parts`` (a judgment is of one
+    sentence, so a part holds whole judgments and every judgment of its sentences)."""
     table = ImportedEntry._meta.db_table
     where = f"campaign_id = {int(campaign.pk)}"
     if parts > 1:
         where += f" AND sentence_id % {int(parts)} = {int(part)}"
-    sql = f"SELECT judgment, sentence_id, judge_id, system_id, rank FROM {table} WHERE {where} ORDER BY judgment, id"
+    sql = f"SELECT {', '.join(columns)} FROM {table} WHERE {where} ORDER BY judgment, id"
     if connection.vendor == "postgresql":
         buffer = io.StringIO()
         with connection.cursor() as cursor:
@@ -216,7 +229,7 @@ def _entry_arrays(campaign: Campaign, parts: int = 1, part: int = 0) -> tuple[np
         with connection.cursor() as cursor:
             cursor.execute(sql)
             flat = np.array(cursor.fetchall(), dtype=np.int64).ravel()
-    return tuple(flat.reshape(-1, 5).T)
+    return tuple(flat.reshape(-1, len(columns)).T)
 
 
 def compact_pairs(campaign: Campaign) -> CompactPairs | None:
@@ -225,15 +238,15 @@ def compact_pairs(campaign: Campaign) -> CompactPairs | None:
     if not is_compact_ranking(campaign):
         return None
     ordered, code = compact_systems(campaign)
-    return _pairs_of(ordered, code, *_entry_arrays(campaign))
+    return _pairs_of(ordered, code, *entry_arrays(campaign))
 
 
 def compact_part(
     campaign: Campaign, ordered: tuple[str, ...], code: dict[int, int], parts: int, part: int
 ) -> CompactPairs:
-    """The pairs of one part of a compact ranking campaign (``_entry_arrays``), systems coded as the
+    """The pairs of one part of a compact ranking campaign (``entry_arrays``), systems coded as the
     whole campaign's (``compact_systems``)."""
-    return _pairs_of(ordered, code, *_entry_arrays(campaign, parts, part))
+    return _pairs_of(ordered, code, *entry_arrays(campaign, parts, part))
 
 
 def _pairs_of(ordered, code, judgment, sentence, judge, system_id, rank) -> CompactPairs:

@@ -112,6 +112,9 @@ class RunChunk(models.Model):
         null=True, blank=True, help_text="the computing worker's last sign of life: its lease on the chunk"
     )
     finished = models.DateTimeField(null=True, blank=True)
+    worker = models.CharField(
+        max_length=120, blank=True, help_text="host:pid of the process that last claimed it"
+    )
     result = models.JSONField(
         null=True,
         blank=True,

@@ -11,7 +11,7 @@ from django.utils import timezone
 
 from annotate.models import System
 from geceval.prws import segment_means
-from ranking.analysis import compute, metrics, sentence_meta
+from ranking.analysis import compute, metrics, prws_parts, sentence_meta
 from ranking.analysis.models import (
     AnalysisCache,
     AnalysisKind,
@@ -98,8 +98,7 @@ def execute_one_step(run: AnalysisRun, data: dict, t0: float) -> None:
             )
             _write(run, t0, metrics=rows)
         elif run.kind == AnalysisKind.ENSEMBLE:
-            human_input = RunInput.objects.get(run_id=run.parameters["human_run"]).data
-            segments = _segments_by_index(human_input, data.get("sentence_ids", []))
+            segments = _segments_by_index(run.parameters["human_run"], data.get("sentence_ids", []))
             rows, summary = compute.ensemble_train(
                 data["source"],
                 [data["references"][n] for n in sorted(data["references"])],
@@ -144,11 +143,16 @@ def execute_one_step(run: AnalysisRun, data: dict, t0: float) -> None:
         _fail(run.pk, exc)
 
 
-def _segments_by_index(human_input: dict, sentence_ids: list[int]) -> dict[str, dict[str, float]]:
-    """PRWS segment means keyed by the 0-based line of a frozen corpus (items are sentence ids)."""
+def _segments_by_index(human_run_id: int, sentence_ids: list[int]) -> dict[str, dict[str, float]]:
+    """A PRWS run's segment means keyed by the 0-based line of a frozen corpus (items are sentence
+    ids): from its frozen ratings, or from its freeze parts' cells (``prws_parts``)."""
 
     position = {str(pk): str(i) for i, pk in enumerate(sentence_ids)}
-    segments = segment_means(compute.ratings_from_json(human_input["ratings"]))
+    human_input = RunInput.objects.get(run_id=human_run_id).data
+    if "ratings" in human_input:
+        segments = segment_means(compute.ratings_from_json(human_input["ratings"]))
+    else:
+        segments = prws_parts.run_segments(human_run_id)
     return {
         system: {position[item]: v for item, v in cells.items() if item in position}
         for system, cells in segments.items()
@@ -158,10 +162,9 @@ def _segments_by_index(human_input: dict, sentence_ids: list[int]) -> dict[str, 
 def _synthetic(run: AnalysisRun, progress) -> tuple[list[dict], dict[str, float]]:
     """Hybrid super-sampled systems (Graham and Liu 2016) scored by every metric × reference set of the
     metric run, with human scores from the PRWS human run's segment means."""
-    human_input = RunInput.objects.get(run_id=run.parameters["human_run"]).data
     metric_run = AnalysisRun.objects.get(pk=run.parameters["metric_run"])
     metric_input = RunInput.objects.get(run=metric_run).data
-    by_index = _segments_by_index(human_input, metric_input.get("sentence_ids", []))
+    by_index = _segments_by_index(run.parameters["human_run"], metric_input.get("sentence_ids", []))
     refs = metric_input["references"]
     sets = {
         name: [refs[m] for m in members] for name, members in metric_run.parameters["reference_sets"].items()

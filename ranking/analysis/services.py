@@ -14,6 +14,10 @@ Life of a run (statuses in ``RunStatus``):
    ``ChunkResult``; the chunk that finds every chunk done calls
    ``analysis_run_merge``, which claims the run (running -> merging) and writes
    the result rows (unique per run and system) in one transaction.
+   A large compact imported campaign is frozen by the workers in parts
+   (``ranking.analysis.parts``: chunks of phase ``freeze``, a share of the
+   sentences each) before the chunks are made; PRWS summaries of such a
+   campaign share their split-half samples out as chunks too.
 4. ``analysis_run_resume``: after a worker died, unfinished chunks go back to
    pending and are sent again; a run stuck in start or merge is restarted
    from there. Runs are deterministic given their seed and frozen input, so a
@@ -25,6 +29,8 @@ from __future__ import annotations
 import datetime
 import functools
 import logging
+import os
+import socket
 import time
 
 from django.conf import settings
@@ -33,8 +39,9 @@ from django.db.models import F, Q, Sum
 from django.utils import timezone
 
 from annotate.tasking import task_send
+from geceval.prws import reliability_samples
 from geceval.ranking import ChunkResult, PairData, merge, prepare, run_chunk
-from ranking.analysis import compute, frozen, inputs, sentence_meta
+from ranking.analysis import compute, frozen, inputs, parts, prws_parts, sentence_meta
 from ranking.analysis.models import (
     AnalysisKind,
     AnalysisRun,
@@ -56,6 +63,7 @@ from ranking.analysis.parameters import (  # noqa: F401  (re-exported)
     code_versions,
 )
 from ranking.models import Campaign
+from ranking.protocols import protocol_get
 from ranking.rankings import campaign_rankings
 
 logger = logging.getLogger(__name__)
@@ -71,9 +79,6 @@ QUEUE_DOWN = (
 )
 
 PROGRESS_EVERY = 0.5  # seconds between progress writes
-MAX_FREEZE_PARTS = (
-    64  # a freeze part per 1/64 of the sentences at most (each part's query scans the campaign)
-)
 
 
 def chunk_lease_seconds() -> int:
@@ -137,27 +142,13 @@ def _freeze_compact(run: AnalysisRun, found: frozen.CompactPairs) -> dict:
     }
 
 
-def freeze_parts_for(judgments: int) -> int:
-    """Parts a compact campaign of ``judgments`` judgments is frozen in (1: in the start task)."""
-    return max(1, min(MAX_FREEZE_PARTS, -(-judgments // settings.ANALYSIS_FREEZE_JUDGMENTS_PER_PART)))
-
-
 def _freeze_compact_ranking(run: AnalysisRun) -> dict:
     """A compact ranking campaign: frozen here when small, else in parts by the workers
-    (``_freeze_part_execute``); the start task then notes only the systems and their codes."""
-    campaign = run.campaign
-    parts = freeze_parts_for(frozen.compact_judgment_count(campaign) or 0)
-    if parts == 1:
-        return _freeze_compact(run, frozen.compact_pairs(campaign))
-    ordered, code = frozen.compact_systems(campaign)
-    if len(ordered) < 2:
-        raise AnalysisError("fewer than two systems have valid ranking judgments")
-    return {
-        "compact": True,
-        "parts": parts,
-        "systems": list(ordered),
-        "codes": [[k, v] for k, v in code.items()],
-    }
+    (``ranking.analysis.parts``); the start task then notes only the systems and their codes."""
+    n = parts.parts_for(frozen.compact_judgment_count(run.campaign) or 0)
+    if n == 1:
+        return _freeze_compact(run, frozen.compact_pairs(run.campaign))
+    return parts.ranking_start(run, n)
 
 
 def _freeze_input(run: AnalysisRun) -> dict:
@@ -178,6 +169,8 @@ def _freeze_input(run: AnalysisRun) -> dict:
         data["pair_data"] = prepare(pairs).to_dict()
         data["pair_counts"] = compute.pair_counts(pairs)
         data["agreement"] = compute.agreement_summary(pairs)
+    elif run.kind == AnalysisKind.PRWS_SUMMARY and _prws_parts(campaign) > 1:
+        data = parts.prws_start(run, _prws_parts(campaign))
     elif run.kind == AnalysisKind.PRWS_SUMMARY:
         ratings = inputs.campaign_prws_ratings(campaign)
         if not ratings:
@@ -202,6 +195,13 @@ def _freeze_input(run: AnalysisRun) -> dict:
     return data
 
 
+def _prws_parts(campaign: Campaign) -> int:
+    """Freeze parts of a PRWS summary: more than 1 only for a large compact campaign."""
+    if not protocol_get(campaign.protocol).prws_ratings:
+        return 1
+    return parts.parts_for(frozen.compact_judgment_count(campaign) or 0)
+
+
 def analysis_run_start(*, run_id: int) -> list[int]:
     """Claim and prepare a pending run; returns the chunk ids to send (empty for one-step kinds)."""
     if not _claim_run(run_id, RunStatus.PENDING, RunStatus.RUNNING, started=timezone.now()):
@@ -217,126 +217,15 @@ def analysis_run_start(*, run_id: int) -> list[int]:
                     run=run, data=data, arrays=getattr(run, "_frozen_arrays", None)
                 )
                 run.save(update_fields=["judgments_used", "pairs_used", "excluded_workers"])
-            if run.kind in RANKING_KINDS and frozen_input.data.get("parts"):
-                return _make_freeze_parts(run, frozen_input.data["parts"], t0)
+            if frozen_input.data.get("parts"):
+                return parts.make_freeze_parts(run, frozen_input.data["parts"], t0)
             if run.kind in RANKING_KINDS:
-                return _make_chunks(run, t0)
+                return parts.make_chunks(run, t0)
     except Exception as exc:
         _fail(run.pk, exc)
         return []
     execute_one_step(run, frozen_input.data, t0)
     return []
-
-
-def _make_chunks(run: AnalysisRun, t0: float | None, first_index: int = 0) -> list[int]:
-    """The run's chunks of bootstrap runs (indices from ``first_index``: after its freeze parts);
-    returns the ids of those not done."""
-    runs, n_chunks = run.parameters["runs"], run.parameters["chunks"]
-    size = -(-runs // n_chunks)
-    parts = [list(range(start, min(start + size, runs))) for start in range(0, runs, size)]
-    RunChunk.objects.bulk_create(
-        [
-            RunChunk(run=run, index=first_index + i, run_indices=p, steps_total=len(p))
-            for i, p in enumerate(parts)
-        ],
-        ignore_conflicts=True,
-    )
-    update: dict = {"progress_total": runs}
-    if t0 is not None:
-        update["timings"] = {"freeze": round(time.perf_counter() - t0, 3)}
-    AnalysisRun.objects.filter(pk=run.pk).update(**update)
-    return list(
-        RunChunk.objects.filter(run=run, phase=ChunkPhase.RUNS)
-        .exclude(status=ChunkStatus.DONE)
-        .values_list("pk", flat=True)
-    )
-
-
-def _make_freeze_parts(run: AnalysisRun, parts: int, t0: float) -> list[int]:
-    """One chunk per freeze part (a share of the sentences, ``frozen.compact_part``); the part that
-    finds every part done makes the bootstrap chunks (``_after_freeze``)."""
-    RunChunk.objects.bulk_create(
-        [RunChunk(run=run, index=i, phase=ChunkPhase.FREEZE, run_indices=[]) for i in range(parts)],
-        ignore_conflicts=True,
-    )
-    AnalysisRun.objects.filter(pk=run.pk).update(
-        progress_total=run.parameters["runs"], timings={"freeze_start": round(time.perf_counter() - t0, 3)}
-    )
-    return list(
-        RunChunk.objects.filter(run=run, phase=ChunkPhase.FREEZE)
-        .exclude(status=ChunkStatus.DONE)
-        .values_list("pk", flat=True)
-    )
-
-
-def _freeze_part_execute(chunk: RunChunk, run: AnalysisRun) -> bool:
-    """Freeze one part: its sentences' pairs (stored as arrays), pair counts and the judges'
-    agreement tables; the part that finds every part done goes on to the bootstrap chunks."""
-    data = RunInput.objects.filter(run=run).values_list("data", flat=True).get()
-    code = {int(k): int(v) for k, v in data["codes"]}
-    try:
-        found = frozen.compact_part(run.campaign, tuple(data["systems"]), code, data["parts"], chunk.index)
-        result = {
-            "rankings": found.rankings,
-            "pairs": len(found.first),
-            "pair_counts": found.pair_counts(),
-            "agreement_tables": frozen.tables_to_json(found.agreement_tables()),
-        }
-        blob = frozen.part_to_bytes(found)
-    except Exception as exc:
-        _fail(run.pk, exc)
-        raise
-    RunChunk.objects.filter(pk=chunk.pk).exclude(status=ChunkStatus.DONE).update(
-        status=ChunkStatus.DONE, result=result, arrays=blob, finished=timezone.now()
-    )
-    if (
-        not RunChunk.objects.filter(run=run, phase=ChunkPhase.FREEZE)
-        .exclude(status=ChunkStatus.DONE)
-        .exists()
-    ):
-        for chunk_id in _after_freeze(run.pk):
-            task_send(TASK_RUN_CHUNK, chunk_id=chunk_id)
-    return True
-
-
-def _after_freeze(run_id: int) -> list[int]:
-    """Once every freeze part is done: the parts' summaries added up into the run's input (the
-    merge of the freeze: systems x systems counts and judge-pair tables, not the pairs) and the
-    bootstrap chunks made. Returns the chunk ids to send; [] when another process did it (the run's
-    row is locked while it is done) or the run failed (no usable pairs)."""
-    try:
-        with transaction.atomic():
-            run = AnalysisRun.objects.select_for_update().get(pk=run_id)
-            if run.status != RunStatus.RUNNING or run.chunks.filter(phase=ChunkPhase.RUNS).exists():
-                return []
-            parts = list(
-                RunChunk.objects.filter(run=run, phase=ChunkPhase.FREEZE).values_list("result", flat=True)
-            )
-            counts: dict[str, int] = {}
-            tables: dict = {}
-            for part in parts:
-                for name, n in part["pair_counts"].items():
-                    counts[name] = counts.get(name, 0) + n
-                frozen.tables_add(tables, part["agreement_tables"])
-            if len(counts) < 2:
-                raise AnalysisError("fewer than two systems have valid ranking judgments")
-            run.judgments_used = sum(p["rankings"] for p in parts)
-            run.pairs_used = sum(p["pairs"] for p in parts)
-            run.save(update_fields=["judgments_used", "pairs_used"])
-            frozen_input = RunInput.objects.select_for_update().get(run=run)
-            frozen_input.data = {
-                **frozen_input.data,
-                "pair_counts": dict(sorted(counts.items())),
-                "agreement": frozen.agreement_from_tables(tables),
-            }
-            frozen_input.save(update_fields=["data"])
-            timings = dict(run.timings)
-            timings["freeze"] = round((timezone.now() - run.started).total_seconds(), 3)
-            AnalysisRun.objects.filter(pk=run.pk).update(timings=timings)
-            return _make_chunks(run, None, first_index=len(parts))
-    except Exception as exc:
-        _fail(run_id, exc)
-        return []
 
 
 # --------------------------------------------------------------------------- chunks and merge
@@ -383,7 +272,12 @@ def run_chunk_execute(*, chunk_id: int) -> bool:
     # died is computed again, with the same numbers (seeded by run index), and stored once.
     claimable = Q(status=ChunkStatus.PENDING) | Q(status=ChunkStatus.RUNNING, alive__lt=_lease_cutoff(now))
     claimed = RunChunk.objects.filter(claimable, pk=chunk_id).update(
-        status=ChunkStatus.RUNNING, claimed=now, alive=now, attempts=F("attempts") + 1, steps_done=0
+        status=ChunkStatus.RUNNING,
+        claimed=now,
+        alive=now,
+        attempts=F("attempts") + 1,
+        steps_done=0,
+        worker=f"{socket.gethostname()}:{os.getpid()}"[:120],  # at claim: prefork children differ
     )
     if not claimed:
         return False
@@ -392,7 +286,7 @@ def run_chunk_execute(*, chunk_id: int) -> bool:
     if run.status != RunStatus.RUNNING:
         return False
     if chunk.phase == ChunkPhase.FREEZE:
-        return _freeze_part_execute(chunk, run)
+        return parts.freeze_part_execute(chunk, run)
 
     method = "trueskill" if run.kind == AnalysisKind.TRUESKILL else "ew"
     n_runs = len(chunk.run_indices)
@@ -409,18 +303,27 @@ def run_chunk_execute(*, chunk_id: int) -> bool:
         _run_progress(run.pk)
 
     try:
-        result = run_chunk(
-            _pair_data(run.pk, str(run.started)),
-            chunk.run_indices,
-            run.seed,
-            method=method,
-            progress=progress,
-        )
+        if run.kind == AnalysisKind.PRWS_SUMMARY:
+            values = reliability_samples(
+                prws_parts.run_cells(run.pk, str(run.started)),
+                chunk.run_indices,
+                seed=run.seed,
+                progress=progress,
+            )
+            result = {"samples": prws_parts.samples_to_json(values)}
+        else:
+            result = run_chunk(
+                _pair_data(run.pk, str(run.started)),
+                chunk.run_indices,
+                run.seed,
+                method=method,
+                progress=progress,
+            ).to_dict()
     except Exception as exc:
         _fail(run.pk, exc)
         raise
     RunChunk.objects.filter(pk=chunk_id).exclude(status=ChunkStatus.DONE).update(
-        status=ChunkStatus.DONE, result=result.to_dict(), steps_done=n_runs, finished=timezone.now()
+        status=ChunkStatus.DONE, result=result, steps_done=n_runs, finished=timezone.now()
     )
     _run_progress(run.pk)
     if not RunChunk.objects.filter(run=run).exclude(status=ChunkStatus.DONE).exists():
@@ -446,15 +349,16 @@ def analysis_run_merge(*, run_id: int) -> bool:
         return False
     if (
         chunks_of.filter(phase=ChunkPhase.FREEZE).exists()
-        and not chunks_of.filter(phase=ChunkPhase.RUNS).exists()
+        and not RunInput.objects.filter(run_id=run_id, data__assembled=True).exists()
     ):
-        for chunk_id in _after_freeze(run_id):
-            task_send(TASK_RUN_CHUNK, chunk_id=chunk_id)
+        parts.send_after_freeze(run_id)
         return False
     if not _claim_run(run_id, RunStatus.RUNNING, RunStatus.MERGING):
         return False
     run = AnalysisRun.objects.select_related("campaign").get(pk=run_id)
     t0 = time.perf_counter()
+    if run.kind == AnalysisKind.PRWS_SUMMARY:
+        return parts.merge_prws(run, t0)
     try:
         chunks = list(
             RunChunk.objects.filter(run=run, phase=ChunkPhase.RUNS)
@@ -493,18 +397,7 @@ def analysis_run_merge(*, run_id: int) -> bool:
             summary["needed"] = compute.judgments_needed(
                 pairs, seed=run.seed, runs=int(run.parameters.get("estimate_runs", 100))
             )
-        timings = dict(run.timings)
-        timings["merge"] = round(time.perf_counter() - t0, 3)
-        chunk_times: dict[str, float] = {}
-        for phase, claimed, finished in RunChunk.objects.filter(run=run).values_list(
-            "phase", "claimed", "finished"
-        ):
-            if claimed and finished:
-                chunk_times[phase] = chunk_times.get(phase, 0.0) + (finished - claimed).total_seconds()
-        timings["chunks"] = round(chunk_times.get(ChunkPhase.RUNS, 0.0), 3)
-        if ChunkPhase.FREEZE in chunk_times:
-            timings["freeze_parts"] = round(chunk_times[ChunkPhase.FREEZE], 3)
-        timings["total"] = round((timezone.now() - run.started).total_seconds(), 3) if run.started else None
+        timings = parts.chunk_times(run, dict(run.timings, merge=round(time.perf_counter() - t0, 3)))
         return _write(run, t0, summary=summary, ranks=ranks, from_status=RunStatus.MERGING, timings=timings)
     except Exception as exc:
         _fail(run.pk, exc)

@@ -10,9 +10,11 @@ import numpy as np
 import pytest
 from django.utils import timezone
 
+from bench.make_million import write_ratings
 from crowd.importing import judgments_import
 from geceval.judgments import expand_pairwise
-from ranking.analysis import compute, frozen, services
+from ranking.analysis import compute, frozen, onestep, parts, services
+from ranking.analysis.inputs import campaign_prws_ratings
 from ranking.analysis.models import AnalysisRun, ChunkPhase, ChunkStatus, RunChunk, RunInput, RunStatus
 from ranking.rankings import campaign_rankings
 from tests.factories import researcher_and_project
@@ -120,13 +122,14 @@ def test_the_last_part_s_process_dying_before_the_chunks_were_made_is_repaired_b
     settings.ANALYSIS_FREEZE_JUDGMENTS_PER_PART = 10
     settings.ANALYSIS_CHUNK_LEASE_SECONDS = 60
     sent: list = []
-    monkeypatch.setattr(
-        services,
-        "task_send",
-        lambda name, **kw: sent.append(kw["chunk_id" if "chunk_id" in kw else "run_id"]),
-    )
-    real_after = services._after_freeze
-    monkeypatch.setattr(services, "_after_freeze", lambda run_id: [])  # dies before its commit
+
+    def record(name, **kw):
+        sent.append(kw["chunk_id" if "chunk_id" in kw else "run_id"])
+
+    monkeypatch.setattr(services, "task_send", record)
+    monkeypatch.setattr(parts, "task_send", record)
+    real_after = parts.after_freeze
+    monkeypatch.setattr(parts, "after_freeze", lambda run_id: [])  # dies before its commit
     run = services.analysis_run_create(
         campaign=campaign, kind="trueskill", parameters={"runs": 8, "chunks": 2}
     )
@@ -135,7 +138,7 @@ def test_the_last_part_s_process_dying_before_the_chunks_were_made_is_repaired_b
     for chunk_id in part_ids:
         assert services.run_chunk_execute(chunk_id=chunk_id) is True
     assert not RunChunk.objects.filter(run=run, phase=ChunkPhase.RUNS).exists()
-    monkeypatch.setattr(services, "_after_freeze", real_after)
+    monkeypatch.setattr(parts, "after_freeze", real_after)
 
     past = timezone.now() - datetime.timedelta(seconds=600)
     AnalysisRun.objects.filter(pk=run.pk).update(started=past)
@@ -182,3 +185,72 @@ def test_parts_whose_pairs_name_fewer_than_two_systems_fail_the_run_with_a_reaso
     assert run.status == RunStatus.FAILED
     assert "fewer than two systems" in run.error
     assert not RunChunk.objects.filter(run=run, phase=ChunkPhase.RUNS).exists()
+
+
+# --------------------------------------------------------------------------- PRWS
+
+
+def _ratings_campaign(tmp_path, ratings: int, sentences: int):
+    write_ratings(tmp_path / "r.csv", ratings=ratings, systems=6, sentences=sentences, judges=15, seed=1)
+    _user, project = researcher_and_project()
+    return judgments_import(
+        project=project, name=f"r{ratings}", fmt="prws-csv", path_or_bytes=tmp_path / "r.csv", compact=True
+    ).campaign
+
+
+def _prws_run(campaign, settings, per_part: int, samples: int = 30) -> AnalysisRun:
+    settings.ANALYSIS_FREEZE_JUDGMENTS_PER_PART = per_part
+    run = services.analysis_run_create(
+        campaign=campaign, kind="prws_summary", parameters={"samples": samples}, seed=SEED
+    )
+    services.analysis_run_enqueue(run)
+    run.refresh_from_db()
+    assert run.status == RunStatus.DONE, run.error
+    return run
+
+
+def _prws_table(run):
+    return list(
+        run.prws_results.order_by("position").values_list(
+            "name", "mean", "z_mean", "cluster", "ratings", "items", "meaning_changed"
+        )
+    )
+
+
+def test_a_prws_summary_frozen_in_parts_equals_the_summary_of_the_ratings_to_the_last_digit(
+    tmp_path, settings
+):
+    campaign = _ratings_campaign(tmp_path, ratings=3000, sentences=150)
+    whole = _prws_run(campaign, settings, per_part=10**9)
+    parted = _prws_run(campaign, settings, per_part=130)  # 600 screens: 5 parts
+
+    assert "ratings" in RunInput.objects.get(run=whole).data
+    data = RunInput.objects.get(run=parted).data
+    assert data["parts"] == 5 and "ratings" not in data
+    assert RunChunk.objects.filter(run=parted, phase=ChunkPhase.FREEZE).count() == 5
+    sample_chunks = RunChunk.objects.filter(run=parted, phase=ChunkPhase.RUNS).order_by("index")
+    assert [len(c.run_indices) for c in sample_chunks] == [8, 8, 8, 6]  # 30 samples, 4 chunks
+    assert parted.summary["reliability"]["cells"] > 100  # cells with two ratings or more were split
+
+    assert _prws_table(parted) == _prws_table(whole)
+    assert parted.summary == whole.summary
+    assert parted.judgments_used == whole.judgments_used == 600
+    # and both are the one-step summary of the campaign's ratings
+    rows, summary = compute.prws_summary(campaign_prws_ratings(campaign), seed=SEED, samples=30)
+    assert parted.summary == summary
+    assert [r["z_mean"] for r in rows] == [t[2] for t in _prws_table(parted)]
+    # an ensemble or meta-evaluation reads the same segment means from either run
+    ids = sorted(campaign.corpus.sentences.values_list("pk", flat=True))
+    assert onestep._segments_by_index(parted.pk, ids) == onestep._segments_by_index(whole.pk, ids)
+
+
+def test_a_prws_summary_in_parts_without_a_cell_to_split_says_why_as_the_one_step_summary_does(
+    tmp_path, settings
+):
+    campaign = _ratings_campaign(tmp_path, ratings=600, sentences=5000)  # every output rated once
+    whole = _prws_run(campaign, settings, per_part=10**9)
+    parted = _prws_run(campaign, settings, per_part=40)
+    assert not RunChunk.objects.filter(run=parted, phase=ChunkPhase.RUNS).exists()
+    assert parted.summary["reliability"] is None
+    assert parted.summary == whole.summary
+    assert _prws_table(parted) == _prws_table(whole)

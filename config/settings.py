@@ -213,11 +213,12 @@ CELERY_REPAIR_SECONDS = env_int("CELERY_REPAIR_SECONDS", 300)
 # A running analysis chunk holds a lease its progress renews (about twice a second); past this
 # many seconds without a sign of life its worker is presumed dead and beat sends the chunk again.
 ANALYSIS_CHUNK_LEASE_SECONDS = env_int("ANALYSIS_CHUNK_LEASE_SECONDS", 120)
-# A ranking run on a compact imported campaign of more judgments than this freezes its pairs in
-# parts (a share of the sentences each), one task per part, so no worker process reads them all.
-ANALYSIS_FREEZE_JUDGMENTS_PER_PART = env_int("ANALYSIS_FREEZE_JUDGMENTS_PER_PART", 200_000)
-if ANALYSIS_FREEZE_JUDGMENTS_PER_PART < 1:
-    raise ImproperlyConfigured("ANALYSIS_FREEZE_JUDGMENTS_PER_PART must be at least 1")
+# A ranking run or PRWS summary of a compact imported campaign of more entries (one system's rank
+# or score in a judgment) than this is frozen in parts (a share of the sentences each), one task per
+# part, so no worker process reads them all.
+ANALYSIS_FREEZE_ENTRIES_PER_PART = env_int("ANALYSIS_FREEZE_ENTRIES_PER_PART", 400_000)
+if ANALYSIS_FREEZE_ENTRIES_PER_PART < 1:
+    raise ImproperlyConfigured("ANALYSIS_FREEZE_ENTRIES_PER_PART must be at least 1")
 if CELERY_REPAIR_SECONDS < 1:
     raise ImproperlyConfigured("CELERY_REPAIR_SECONDS must be at least 1")
 CELERY_BEAT_SCHEDULE = {

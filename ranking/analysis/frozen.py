@@ -328,6 +328,11 @@ def pair_data_from_parts(systems: tuple[str, ...], blobs) -> PairData:
     )
 
 
+def compact_entry_count(campaign: Campaign) -> int:
+    """Entries (one system's rank or score in a judgment) of a compact imported campaign; 0 otherwise."""
+    return ImportedEntry.objects.filter(campaign=campaign).count()
+
+
 def compact_judgment_count(campaign: Campaign) -> int | None:
     """Judgments of a compact imported campaign (all valid); None for a campaign stored otherwise."""
     found = (

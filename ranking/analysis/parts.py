@@ -1,7 +1,7 @@
 """Runs on large compact campaigns frozen in parts by the workers (issue 23, past one machine).
 
 A TrueSkill or Expected Wins run, or a PRWS summary, of a compact imported campaign of more than
-``ANALYSIS_FREEZE_JUDGMENTS_PER_PART`` judgments does not read every judgment in one process. Its
+``ANALYSIS_FREEZE_ENTRIES_PER_PART`` entries does not read every judgment in one process. Its
 start task notes only what every part needs (the systems' codes; for PRWS the judges' sums, from
 one ``GROUP BY``) and makes one freeze part per share of the sentences (``RunChunk`` of phase
 ``freeze``, sent as any chunk). Each part reads its sentences' entries and keeps what adds up:
@@ -42,9 +42,10 @@ TASK_RUN_CHUNK = "ranking.analysis.tasks.task_run_chunk"
 MAX_FREEZE_PARTS = 64  # each part's query scans the campaign's entries once
 
 
-def parts_for(judgments: int) -> int:
-    """Parts a compact campaign of ``judgments`` judgments is frozen in (1: at once, in the start task)."""
-    return max(1, min(MAX_FREEZE_PARTS, -(-judgments // settings.ANALYSIS_FREEZE_JUDGMENTS_PER_PART)))
+def parts_for(campaign) -> int:
+    """Parts a compact campaign is frozen in, by its entries (1: at once, in the start task)."""
+    entries = frozen.compact_entry_count(campaign)
+    return max(1, min(MAX_FREEZE_PARTS, -(-entries // settings.ANALYSIS_FREEZE_ENTRIES_PER_PART)))
 
 
 def ranking_start(run: AnalysisRun, parts: int) -> dict:

@@ -145,7 +145,7 @@ def _freeze_compact(run: AnalysisRun, found: frozen.CompactPairs) -> dict:
 def _freeze_compact_ranking(run: AnalysisRun) -> dict:
     """A compact ranking campaign: frozen here when small, else in parts by the workers
     (``ranking.analysis.parts``); the start task then notes only the systems and their codes."""
-    n = parts.parts_for(frozen.compact_judgment_count(run.campaign) or 0)
+    n = parts.parts_for(run.campaign)
     if n == 1:
         return _freeze_compact(run, frozen.compact_pairs(run.campaign))
     return parts.ranking_start(run, n)
@@ -199,7 +199,7 @@ def _prws_parts(campaign: Campaign) -> int:
     """Freeze parts of a PRWS summary: more than 1 only for a large compact campaign."""
     if not protocol_get(campaign.protocol).prws_ratings:
         return 1
-    return parts.parts_for(frozen.compact_judgment_count(campaign) or 0)
+    return parts.parts_for(campaign)
 
 
 def analysis_run_start(*, run_id: int) -> list[int]:

@@ -34,7 +34,7 @@ def _table(run):
 
 
 def _run(campaign, settings, per_part: int) -> AnalysisRun:
-    settings.ANALYSIS_FREEZE_JUDGMENTS_PER_PART = per_part
+    settings.ANALYSIS_FREEZE_ENTRIES_PER_PART = per_part
     run = services.analysis_run_create(
         campaign=campaign, kind="trueskill", parameters={"runs": RUNS, "chunks": 3}, seed=SEED
     )
@@ -65,7 +65,7 @@ def test_a_run_frozen_in_seven_parts_equals_the_run_frozen_at_once_on_the_gec_ra
     gec_ranking_campaign, settings
 ):
     whole = _run(gec_ranking_campaign, settings, per_part=10**9)
-    parted = _run(gec_ranking_campaign, settings, per_part=4100)
+    parted = _run(gec_ranking_campaign, settings, per_part=8100)
 
     assert not RunChunk.objects.filter(run=whole, phase=ChunkPhase.FREEZE).exists()
     parts = RunChunk.objects.filter(run=parted, phase=ChunkPhase.FREEZE)
@@ -119,7 +119,7 @@ def test_the_last_part_s_process_dying_before_the_chunks_were_made_is_repaired_b
     campaign = judgments_import(
         project=project, name="c", fmt="wmt-csv", path_or_bytes=_wmt(rows), compact=True
     ).campaign
-    settings.ANALYSIS_FREEZE_JUDGMENTS_PER_PART = 10
+    settings.ANALYSIS_FREEZE_ENTRIES_PER_PART = 20
     settings.ANALYSIS_CHUNK_LEASE_SECONDS = 60
     sent: list = []
 
@@ -134,7 +134,7 @@ def test_the_last_part_s_process_dying_before_the_chunks_were_made_is_repaired_b
         campaign=campaign, kind="trueskill", parameters={"runs": 8, "chunks": 2}
     )
     part_ids = services.analysis_run_start(run_id=run.pk)
-    assert len(part_ids) == 5  # 48 judgments, 10 per part
+    assert len(part_ids) == 5  # 48 judgments of 2 entries, 20 entries per part
     for chunk_id in part_ids:
         assert services.run_chunk_execute(chunk_id=chunk_id) is True
     assert not RunChunk.objects.filter(run=run, phase=ChunkPhase.RUNS).exists()
@@ -166,7 +166,7 @@ def test_parts_whose_pairs_name_fewer_than_two_systems_fail_the_run_with_a_reaso
     campaign = judgments_import(
         project=project, name="c", fmt="wmt-csv", path_or_bytes=_wmt(rows), compact=True
     ).campaign
-    settings.ANALYSIS_FREEZE_JUDGMENTS_PER_PART = 10
+    settings.ANALYSIS_FREEZE_ENTRIES_PER_PART = 10
     run = services.analysis_run_create(
         campaign=campaign, kind="trueskill", parameters={"runs": 4, "chunks": 2}
     )
@@ -199,7 +199,7 @@ def _ratings_campaign(tmp_path, ratings: int, sentences: int):
 
 
 def _prws_run(campaign, settings, per_part: int, samples: int = 30) -> AnalysisRun:
-    settings.ANALYSIS_FREEZE_JUDGMENTS_PER_PART = per_part
+    settings.ANALYSIS_FREEZE_ENTRIES_PER_PART = per_part
     run = services.analysis_run_create(
         campaign=campaign, kind="prws_summary", parameters={"samples": samples}, seed=SEED
     )
@@ -222,7 +222,7 @@ def test_a_prws_summary_frozen_in_parts_equals_the_summary_of_the_ratings_to_the
 ):
     campaign = _ratings_campaign(tmp_path, ratings=3000, sentences=150)
     whole = _prws_run(campaign, settings, per_part=10**9)
-    parted = _prws_run(campaign, settings, per_part=130)  # 600 screens: 5 parts
+    parted = _prws_run(campaign, settings, per_part=600)  # 3000 ratings: 5 parts
 
     assert "ratings" in RunInput.objects.get(run=whole).data
     data = RunInput.objects.get(run=parted).data

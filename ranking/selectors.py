@@ -25,6 +25,7 @@ from ranking.models import (
     CampaignStatus,
     Candidate,
     Hit,
+    ImportedEntry,
     Rating,
     Screen,
     ScreenJudgment,
@@ -64,17 +65,24 @@ def valid_ratings(campaign: Campaign) -> QuerySet[Rating]:
 
 
 def campaign_list_for(user: AbstractBaseUser) -> QuerySet[Campaign]:
+    last_imported = (
+        ImportedEntry.objects.filter(campaign=OuterRef("pk")).order_by("-judgment").values("judgment")[:1]
+    )
     return (
         Campaign.objects.filter(project__in=project_list_for(user))
         .select_related("project", "corpus")
         .prefetch_related(Prefetch("systems", queryset=System.objects.order_by("name")))
         .annotate(
             screen_count=Count("screens", distinct=True),
+            # a compact imported campaign has no screens: its judgments are numbered 0..n-1
+            # (the (campaign, judgment) index finds its last)
             judgment_count=Count(
                 "screens__judgments",
                 filter=valid_judgment("screens__judgments__"),
                 distinct=True,
-            ),
+            )
+            + Coalesce(Subquery(last_imported, output_field=IntegerField()), -1)
+            + 1,
         )
         .order_by("-created")
     )

@@ -112,3 +112,17 @@ def test_prws_ratings_in_the_compact_form_group_by_item_and_worker_with_rounded_
         (0, "C", 30, None, True),
         (1, "A", 50, None, False),
     ]
+
+
+def test_the_campaign_list_counts_a_compact_campaign_s_judgments_as_a_full_one_s():
+    """A researcher who imported a million judgments sees a million on the home page and in the
+    API, not 0 (a compact campaign has no screens to count)."""
+    from ranking.selectors import campaign_list_for
+
+    data = b"system1Id,system1rank,system2Id,system2rank,judgeId,segmentId\nA,1,B,2,j1,1\nA,2,B,1,j2,1\nA,1,B,1,j1,2\n"
+    user, project = researcher_and_project()
+    compact = judgments_import(project=project, name="c", fmt="wmt-csv", path_or_bytes=data, compact=True)
+    full = judgments_import(project=project, name="f", fmt="wmt-csv", path_or_bytes=data, compact=False)
+    counts = dict(campaign_list_for(user).values_list("name", "judgment_count"))
+    assert counts == {"c": 3, "f": 3}
+    assert compact.judgments == full.judgments == 3

@@ -65,6 +65,16 @@ def valid_ratings(campaign: Campaign) -> QuerySet[Rating]:
 
 
 def campaign_list_for(user: AbstractBaseUser) -> QuerySet[Campaign]:
+    """The user's campaigns with their screens and valid judgments counted, each by a subquery of
+    its own (no join of every screen and judgment under a GROUP BY). A compact imported campaign
+    has no screens: its judgments are numbered 0..n-1, and the (campaign, judgment) index finds its
+    last."""
+    screens = Screen.objects.filter(campaign=OuterRef("pk")).order_by().values("campaign")
+    judgments = (
+        ScreenJudgment.objects.filter(valid_judgment(), screen__campaign=OuterRef("pk"))
+        .order_by()
+        .values("screen__campaign")
+    )
     last_imported = (
         ImportedEntry.objects.filter(campaign=OuterRef("pk")).order_by("-judgment").values("judgment")[:1]
     )
@@ -73,19 +83,19 @@ def campaign_list_for(user: AbstractBaseUser) -> QuerySet[Campaign]:
         .select_related("project", "corpus")
         .prefetch_related(Prefetch("systems", queryset=System.objects.order_by("name")))
         .annotate(
-            screen_count=Count("screens", distinct=True),
-            # a compact imported campaign has no screens: its judgments are numbered 0..n-1
-            # (the (campaign, judgment) index finds its last)
-            judgment_count=Count(
-                "screens__judgments",
-                filter=valid_judgment("screens__judgments__"),
-                distinct=True,
-            )
+            screen_count=_subquery_count(screens),
+            judgment_count=_subquery_count(judgments)
             + Coalesce(Subquery(last_imported, output_field=IntegerField()), -1)
             + 1,
         )
         .order_by("-created")
     )
+
+
+def _subquery_count(rows: QuerySet) -> Coalesce:
+    """COUNT(*) of ``rows`` (grouped by the outer row's key, as ``values(...)`` made them), 0 for none."""
+    counted = rows.annotate(n=Count("pk", distinct=True)).values("n")
+    return Coalesce(Subquery(counted, output_field=IntegerField()), 0)
 
 
 def campaign_member_list_for(user: AbstractBaseUser) -> QuerySet[Campaign]:

@@ -123,9 +123,10 @@ def make_freeze_parts(run: AnalysisRun, parts: int, t0: float) -> list[int]:
     )
 
 
-def _ranking_part(run: AnalysisRun, data: dict, part: int) -> tuple[dict, bytes]:
+def _ranking_part(run: AnalysisRun, data: dict, part: int, touch) -> tuple[dict, bytes]:
     code = {int(k): int(v) for k, v in data["codes"]}
     found = frozen.compact_part(run.campaign, tuple(data["systems"]), code, data["parts"], part)
+    touch()
     result = {
         "rankings": found.rankings,
         "pairs": len(found.first),
@@ -139,11 +140,16 @@ def freeze_part_execute(chunk: RunChunk, run: AnalysisRun) -> bool:
     """Freeze one part (a claimed chunk of phase freeze); the part that finds every part done goes
     on to the run's other chunks."""
     data = RunInput.objects.filter(run=run).values_list("data", flat=True).get()
+
+    def touch() -> None:
+        """Renew the part's lease between its query and its computing (beat would send it again)."""
+        RunChunk.objects.filter(pk=chunk.pk, status=ChunkStatus.RUNNING).update(alive=timezone.now())
+
     try:
         if run.kind == AnalysisKind.PRWS_SUMMARY:
-            result, blob = prws_parts.part_compute(run.campaign, data, chunk.index)
+            result, blob = prws_parts.part_compute(run.campaign, data, chunk.index, touch=touch)
         else:
-            result, blob = _ranking_part(run, data, chunk.index)
+            result, blob = _ranking_part(run, data, chunk.index, touch)
     except Exception as exc:
         _fail(run.pk, exc)
         raise
@@ -218,9 +224,11 @@ def after_freeze(run_id: int) -> list[int]:
             if not splittable:
                 return [MERGE_NOW]
             return make_chunks(run, None, first_index=len(parts))
-    except Exception as exc:
+    except (AnalysisError, ValueError) as exc:
         _fail(run_id, exc)
         return []
+    # any other error (the database, a lock) leaves the run as it was: every part done and the run
+    # not assembled, which beat's repair finds and sends again (services.chunks_reclaim -> merge)
 
 
 def chunk_times(run: AnalysisRun, timings: dict) -> dict:

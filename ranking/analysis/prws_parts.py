@@ -22,6 +22,7 @@ from django.db import connection
 from geceval import prws
 from ranking.analysis import compute, frozen
 from ranking.analysis.models import ChunkPhase, RunChunk, RunInput
+from ranking.analysis.parameters import AnalysisError
 from ranking.models import Campaign, ImportedEntry
 
 _CELLS = ("cell_system", "cell_sentence", "cell_count", "cell_sum", "cell_zsum")
@@ -48,25 +49,38 @@ def judge_sums(campaign: Campaign, codes: dict[int, int]) -> list[list[int]]:
         return [[int(j), int(n), int(s), int(q)] for j, n, s, q in cursor.fetchall()]
 
 
-def part_compute(campaign: Campaign, data: dict, part: int) -> tuple[dict, bytes]:
-    """One part's summary (JSON) and cell arrays (``.npz``)."""
-    codes = {int(k): int(v) for k, v in data["codes"]}
+def _lookup(keys: np.ndarray, wanted: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Index of each wanted value in the sorted ``keys`` and whether it is there."""
+    where = np.minimum(np.searchsorted(keys, wanted), max(len(keys) - 1, 0))
+    found = keys[where] == wanted if len(keys) else np.zeros(len(wanted), dtype=bool)
+    return where, found
+
+
+def part_compute(campaign: Campaign, data: dict, part: int, *, touch=lambda: None) -> tuple[dict, bytes]:
+    """One part's summary (JSON) and cell arrays (``.npz``); ``touch`` is called once its entries are read."""
+    pks = np.array(sorted(int(k) for k, _ in data["codes"]), dtype=np.int64)
+    code_of = {int(k): int(v) for k, v in data["codes"]}
+    codes = np.array([code_of[k] for k in pks.tolist()], dtype=np.int64)
     size = len(data["systems"])
     _judgment, sentence, judge, system_id, score, changed = frozen.entry_arrays(
         campaign, data["parts"], part, columns=frozen.PRWS_COLUMNS
     )
-    lut = np.full(max(codes) + 1, -1, dtype=np.int64)
-    lut[list(codes)] = list(codes.values())
-    known = (system_id <= max(codes)) & (score >= 0)
-    known[known] &= lut[system_id[known]] >= 0
+    touch()
+    where, known = _lookup(pks, system_id)
+    known &= score >= 0
     sentence, judge, score, changed = sentence[known], judge[known], score[known], changed[known]
-    system = lut[system_id[known]]
+    system = codes[where[known]]
 
     judges = np.array([j for j, *_ in data["judges"]], dtype=np.int64)
     params = [prws.z_params(n, s, q) for _j, n, s, q in data["judges"]]
     means = np.array([m for m, _ in params])
     stds = np.array([d for _, d in params])
-    where = np.searchsorted(judges, judge)
+    where, seen = _lookup(judges, judge)
+    if not seen.all():
+        raise AnalysisError(
+            "the campaign's ratings changed while the run was frozen (a judge it did not count at the "
+            "start): run it again"
+        )
     mean, std = means[where], stds[where]
     values = score.astype(np.float64)
     z = np.zeros(len(values))

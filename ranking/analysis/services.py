@@ -79,6 +79,8 @@ QUEUE_DOWN = (
 )
 
 PROGRESS_EVERY = 0.5  # seconds between progress writes
+# kinds that may have chunks: ranking runs always, a PRWS summary frozen in parts (beat repairs them)
+CHUNKED_KINDS = (*RANKING_KINDS, AnalysisKind.PRWS_SUMMARY)
 
 
 def chunk_lease_seconds() -> int:
@@ -169,8 +171,8 @@ def _freeze_input(run: AnalysisRun) -> dict:
         data["pair_data"] = prepare(pairs).to_dict()
         data["pair_counts"] = compute.pair_counts(pairs)
         data["agreement"] = compute.agreement_summary(pairs)
-    elif run.kind == AnalysisKind.PRWS_SUMMARY and _prws_parts(campaign) > 1:
-        data = parts.prws_start(run, _prws_parts(campaign))
+    elif run.kind == AnalysisKind.PRWS_SUMMARY and (n := _prws_parts(campaign)) > 1:
+        data = parts.prws_start(run, n)
     elif run.kind == AnalysisKind.PRWS_SUMMARY:
         ratings = inputs.campaign_prws_ratings(campaign)
         if not ratings:
@@ -389,7 +391,16 @@ def analysis_run_merge(*, run_id: int) -> bool:
             "pairs": result.judgments,
             "agreement": agreement,
         }
-        if run.parameters.get("estimate_needed"):
+        in_parts = RunInput.objects.filter(run=run, data__assembled=True).exists()
+        if run.parameters.get("estimate_needed") and in_parts:
+            # resampling needs every pair as an object in this one process: not for a campaign
+            # large enough to be frozen in parts
+            summary["needed"] = None
+            summary["needed_note"] = (
+                "not estimated: the campaign is large enough to be frozen in parts, and the estimate "
+                "resamples every judgment in one process"
+            )
+        elif run.parameters.get("estimate_needed"):
             if pairs is None and RunInput.objects.filter(run=run, data__compact=True).exists():
                 pairs = frozen.compact_pairs(run.campaign).pairwise_judgments()
             if pairs is None:
@@ -423,7 +434,7 @@ def analysis_run_resume(*, run: AnalysisRun) -> list[int]:
         AnalysisRun.objects.filter(pk=run.pk, status=RunStatus.MERGING).update(status=RunStatus.RUNNING)
         task_send(TASK_RUN_MERGE, run_id=run.pk)
         return []
-    if run.status == RunStatus.RUNNING and run.kind in RANKING_KINDS and run.chunks.exists():
+    if run.status == RunStatus.RUNNING and run.chunks.exists():  # ranking runs, runs frozen in parts
         RunChunk.objects.filter(run=run, status=ChunkStatus.RUNNING).update(status=ChunkStatus.PENDING)
         ids = list(run.chunks.exclude(status=ChunkStatus.DONE).values_list("pk", flat=True))
         if not ids:
@@ -473,7 +484,7 @@ def chunks_reclaim() -> int:
     cutoff = _lease_cutoff(now)
     sent = 0
     for run in AnalysisRun.objects.filter(
-        status=RunStatus.RUNNING, kind__in=RANKING_KINDS, started__lt=cutoff
+        status=RunStatus.RUNNING, kind__in=CHUNKED_KINDS, started__lt=cutoff
     ):
         chunks = RunChunk.objects.filter(run=run)
         moving = chunks.filter(

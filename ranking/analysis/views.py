@@ -151,6 +151,7 @@ def run_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "is_ranking": run.kind in services.RANKING_KINDS,
         "is_curve": run.kind == AnalysisKind.GLEU_VS_REFS,
         "needed": run.summary.get("needed"),
+        "needed_note": run.summary.get("needed_note"),
         "reliability": run.summary.get("reliability"),
         "cross_validation": run.summary.get("cross_validation"),
         "agreement": run.summary.get("agreement"),

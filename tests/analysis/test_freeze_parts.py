@@ -254,3 +254,65 @@ def test_a_prws_summary_in_parts_without_a_cell_to_split_says_why_as_the_one_ste
     assert parted.summary["reliability"] is None
     assert parted.summary == whole.summary
     assert _prws_table(parted) == _prws_table(whole)
+
+
+def test_a_prws_run_whose_last_part_died_before_the_chunks_were_made_is_resumed(
+    tmp_path, settings, monkeypatch
+):
+    campaign = _ratings_campaign(tmp_path, ratings=3000, sentences=150)
+    whole = _prws_run(campaign, settings, per_part=10**9)
+    settings.ANALYSIS_FREEZE_ENTRIES_PER_PART = 600
+    real_after = parts.after_freeze
+    monkeypatch.setattr(parts, "after_freeze", lambda run_id: [])  # its process died
+    run = services.analysis_run_create(
+        campaign=campaign, kind="prws_summary", parameters={"samples": 30}, seed=SEED
+    )
+    services.analysis_run_enqueue(run)
+    run.refresh_from_db()
+    assert run.status == RunStatus.RUNNING
+    assert not RunChunk.objects.filter(run=run, phase=ChunkPhase.RUNS).exists()
+    monkeypatch.setattr(parts, "after_freeze", real_after)
+    services.analysis_run_resume(run=run)  # the researcher's button, or beat's stale-run repair
+    run.refresh_from_db()
+    assert run.status == RunStatus.DONE, run.error
+    assert run.summary == whole.summary
+
+
+def test_a_prws_sample_chunk_whose_worker_died_is_sent_again_by_beat(tmp_path, settings, monkeypatch):
+    campaign = _ratings_campaign(tmp_path, ratings=3000, sentences=150)
+    whole = _prws_run(campaign, settings, per_part=10**9)
+    settings.ANALYSIS_FREEZE_ENTRIES_PER_PART = 600
+    settings.ANALYSIS_CHUNK_LEASE_SECONDS = 60
+    sent: list = []
+    monkeypatch.setattr(parts, "task_send", lambda name, **kw: sent.append(kw))  # chunk messages lost
+    run = services.analysis_run_create(
+        campaign=campaign, kind="prws_summary", parameters={"samples": 30}, seed=SEED
+    )
+    services.analysis_run_enqueue(run)
+    chunks = RunChunk.objects.filter(run=run, phase=ChunkPhase.RUNS)
+    assert len(sent) == chunks.count() == 4
+    past = timezone.now() - datetime.timedelta(seconds=600)
+    AnalysisRun.objects.filter(pk=run.pk).update(started=past)
+    RunChunk.objects.filter(run=run, phase=ChunkPhase.FREEZE).update(claimed=past, finished=past)
+    RunChunk.objects.filter(pk=chunks.first().pk).update(status=ChunkStatus.RUNNING, claimed=past, alive=past)
+    assert services.chunks_reclaim() == 4  # nothing moved within a lease: every chunk sent again
+    run.refresh_from_db()
+    assert run.status == RunStatus.DONE, run.error
+    assert run.summary == whole.summary
+
+
+def test_a_run_frozen_in_parts_says_why_it_did_not_estimate_the_judgments_needed(settings):
+    rows = [(s, 1 + (s + j) % 2, "A", 2 - (s + j) % 2, "B", f"j{j}") for s in range(12) for j in range(3)]
+    _user, project = researcher_and_project()
+    campaign = judgments_import(
+        project=project, name="c", fmt="wmt-csv", path_or_bytes=_wmt(rows), compact=True
+    ).campaign
+    settings.ANALYSIS_FREEZE_ENTRIES_PER_PART = 20
+    run = services.analysis_run_create(
+        campaign=campaign, kind="trueskill", parameters={"runs": 4, "chunks": 2, "estimate_needed": True}
+    )
+    services.analysis_run_enqueue(run)
+    run.refresh_from_db()
+    assert run.status == RunStatus.DONE, run.error
+    assert run.summary["needed"] is None
+    assert "frozen in parts" in run.summary["needed_note"]

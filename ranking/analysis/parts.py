@@ -48,6 +48,21 @@ def parts_for(campaign) -> int:
     return max(1, min(MAX_FREEZE_PARTS, -(-entries // settings.ANALYSIS_FREEZE_ENTRIES_PER_PART)))
 
 
+def compact_ranking_freeze(run: AnalysisRun) -> dict:
+    """A compact ranking campaign's frozen input: frozen at once (arrays in ``RunInput.arrays``,
+    summaries in the data) when small, else only what its parts read (``ranking_start``)."""
+    n = parts_for(run.campaign)
+    if n > 1:
+        return ranking_start(run, n)
+    found = frozen.compact_pairs(run.campaign)
+    run.judgments_used = found.rankings
+    run.pairs_used = len(found.first)
+    if len(set(found.first.tolist()) | set(found.second.tolist())) < 2:
+        raise AnalysisError("fewer than two systems have valid ranking judgments")
+    run._frozen_arrays = frozen.pair_data_to_bytes(found.pair_data())
+    return {"compact": True, "pair_counts": found.pair_counts(), "agreement": found.agreement_summary()}
+
+
 def ranking_start(run: AnalysisRun, parts: int) -> dict:
     """What the parts of a ranking run read: the systems (sorted names) and their codes."""
     ordered, code = frozen.compact_systems(run.campaign)

@@ -130,34 +130,11 @@ def _claim_run(run_id: int, old: str, new: str, **extra) -> bool:
     return bool(AnalysisRun.objects.filter(pk=run_id, status=old).update(status=new, **extra))
 
 
-def _freeze_compact(run: AnalysisRun, found: frozen.CompactPairs) -> dict:
-    """A compact imported campaign's pairs, frozen as arrays (``RunInput.arrays``) and summaries only."""
-    run.judgments_used = found.rankings
-    run.pairs_used = len(found.first)
-    if len(set(found.first.tolist()) | set(found.second.tolist())) < 2:
-        raise AnalysisError("fewer than two systems have valid ranking judgments")
-    run._frozen_arrays = frozen.pair_data_to_bytes(found.pair_data())
-    return {
-        "compact": True,
-        "pair_counts": found.pair_counts(),
-        "agreement": found.agreement_summary(),
-    }
-
-
-def _freeze_compact_ranking(run: AnalysisRun) -> dict:
-    """A compact ranking campaign: frozen here when small, else in parts by the workers
-    (``ranking.analysis.parts``); the start task then notes only the systems and their codes."""
-    n = parts.parts_for(run.campaign)
-    if n == 1:
-        return _freeze_compact(run, frozen.compact_pairs(run.campaign))
-    return parts.ranking_start(run, n)
-
-
 def _freeze_input(run: AnalysisRun) -> dict:
     campaign = run.campaign
     data: dict = {}
     if run.kind in RANKING_KINDS and frozen.is_compact_ranking(campaign):
-        data = _freeze_compact_ranking(run)
+        data = parts.compact_ranking_freeze(run)
     elif run.kind in RANKING_KINDS:
         rankings = campaign_rankings(campaign)
         data["rankings"] = compute.rankings_to_json(rankings)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import io
 import math
+from collections.abc import Iterable, Iterator
 
 import numpy as np
 from django.db import connection
@@ -20,6 +21,7 @@ from geceval.agreement import kappa_from_table
 from geceval.judgments import PairwiseJudgment
 from geceval.ranking import PairData, prepare_indices
 from ranking.analysis import compute
+from ranking.analysis.models import ChunkPhase, RunChunk
 from ranking.models import Campaign, ImportedEntry
 
 _FIELDS = ("winner_loser", "offsets", "counts", "outcomes")
@@ -310,15 +312,27 @@ def part_to_bytes(found: CompactPairs) -> bytes:
     return buffer.getvalue()
 
 
-def pair_data_from_parts(systems: tuple[str, ...], blobs) -> PairData:
-    """The run's PairData from its parts' pairs, in the order one pass over the campaign gives
-    (judgment, then ``combinations`` order), so results do not depend on how it was split."""
-    found: dict[str, list[np.ndarray]] = {k: [] for k in _PART_FIELDS}
+def part_blobs(run_id: int) -> Iterator[bytes]:
+    """The ``.npz`` archives of a run's freeze parts (``RunChunk.arrays``), in part order, one at a time."""
+    parts = RunChunk.objects.filter(run_id=run_id, phase=ChunkPhase.FREEZE).order_by("index")
+    return parts.values_list("arrays", flat=True).iterator()
+
+
+def load_parts(blobs: Iterable[bytes], fields: tuple[str, ...]) -> dict[str, np.ndarray]:
+    """Each field of the parts' archives, concatenated in the parts' order."""
+    found: dict[str, list[np.ndarray]] = {k: [] for k in fields}
     for blob in blobs:
         with np.load(io.BytesIO(bytes(blob)), allow_pickle=False) as arrays:
-            for k in _PART_FIELDS:
+            for k in fields:
                 found[k].append(arrays[k])
-    first, second, outcome, judgment, combo = (np.concatenate(found[k]) for k in _PART_FIELDS)
+    return {k: np.concatenate(v) for k, v in found.items()}
+
+
+def pair_data_from_parts(systems: tuple[str, ...], blobs: Iterable[bytes]) -> PairData:
+    """The run's PairData from its parts' pairs, in the order one pass over the campaign gives
+    (judgment, then ``combinations`` order), so results do not depend on how it was split."""
+    found = load_parts(blobs, _PART_FIELDS)
+    first, second, outcome, judgment, combo = (found[k] for k in _PART_FIELDS)
     order = np.lexsort((combo, judgment))
     return prepare_arrays(
         systems,

@@ -63,33 +63,33 @@ def compact_ranking_freeze(run: AnalysisRun) -> dict:
     return {"compact": True, "pair_counts": found.pair_counts(), "agreement": found.agreement_summary()}
 
 
-def ranking_start(run: AnalysisRun, parts: int) -> dict:
-    """What the parts of a ranking run read: the systems (sorted names) and their codes."""
+def _parts_read(run: AnalysisRun, parts: int) -> dict:
+    """What every part of a run reads: the systems (sorted names) and each system id's code."""
     ordered, code = frozen.compact_systems(run.campaign)
-    if len(ordered) < 2:
-        raise AnalysisError("fewer than two systems have valid ranking judgments")
     return {
         "compact": True,
         "parts": parts,
         "systems": list(ordered),
         "codes": [[k, v] for k, v in code.items()],
     }
+
+
+def ranking_start(run: AnalysisRun, parts: int) -> dict:
+    """What the parts of a ranking run read."""
+    data = _parts_read(run, parts)
+    if len(data["systems"]) < 2:
+        raise AnalysisError("fewer than two systems have valid ranking judgments")
+    return data
 
 
 def prws_start(run: AnalysisRun, parts: int) -> dict:
-    """What the parts of a PRWS summary read: systems, codes and every judge's exact sums."""
-    ordered, code = frozen.compact_systems(run.campaign)
-    judges = prws_parts.judge_sums(run.campaign, code)
-    if not judges:
+    """What the parts of a PRWS summary read: ``_parts_read`` and every judge's exact sums."""
+    data = _parts_read(run, parts)
+    data["judges"] = prws_parts.judge_sums(run.campaign, dict(data["codes"]))
+    if not data["judges"]:
         raise AnalysisError("the campaign has no valid PRWS ratings")
     run.judgments_used = frozen.compact_judgment_count(run.campaign) or 0
-    return {
-        "compact": True,
-        "parts": parts,
-        "systems": list(ordered),
-        "codes": [[k, v] for k, v in code.items()],
-        "judges": judges,
-    }
+    return data
 
 
 def units(run: AnalysisRun) -> int:
@@ -266,8 +266,11 @@ def merge_prws(run: AnalysisRun, t0: float) -> bool:
     the chunks' split-half samples, in sample order."""
     try:
         data = RunInput.objects.filter(run=run).values_list("data", flat=True).get()
-        frozen_parts = RunChunk.objects.filter(run=run, phase=ChunkPhase.FREEZE).order_by("index")
-        results = list(frozen_parts.values_list("result", flat=True))
+        results = list(
+            RunChunk.objects.filter(run=run, phase=ChunkPhase.FREEZE)
+            .order_by("index")
+            .values_list("result", flat=True)
+        )
         chunks = list(
             RunChunk.objects.filter(run=run, phase=ChunkPhase.RUNS)
             .order_by("index")
@@ -276,8 +279,7 @@ def merge_prws(run: AnalysisRun, t0: float) -> bool:
         samples = (
             [row for c in chunks for row in prws_parts.samples_from_json(c["samples"])] if chunks else None
         )
-        blobs = frozen_parts.values_list("arrays", flat=True).iterator()
-        rows, summary = prws_parts.summary_of_parts(data, results, blobs, samples)
+        rows, summary = prws_parts.summary_of_parts(data, results, frozen.part_blobs(run.pk), samples)
         timings = dict(run.timings, merge=round(time.perf_counter() - t0, 3))
         return _write(
             run,

@@ -21,7 +21,7 @@ from django.db import connection
 
 from geceval import prws
 from ranking.analysis import compute, frozen
-from ranking.analysis.models import ChunkPhase, RunChunk, RunInput
+from ranking.analysis.models import RunInput
 from ranking.analysis.parameters import AnalysisError
 from ranking.models import Campaign, ImportedEntry
 
@@ -118,18 +118,9 @@ def part_compute(campaign: Campaign, data: dict, part: int, *, touch=lambda: Non
     return summary, buffer.getvalue()
 
 
-def _load(blobs, fields: tuple[str, ...]) -> dict[str, np.ndarray]:
-    found: dict[str, list[np.ndarray]] = {k: [] for k in fields}
-    for blob in blobs:
-        with np.load(io.BytesIO(bytes(blob)), allow_pickle=False) as arrays:
-            for k in fields:
-                found[k].append(arrays[k])
-    return {k: np.concatenate(v) for k, v in found.items()}
-
-
 def reliability_cells(systems: list[str], blobs) -> prws.ReliabilityCells:
     """The splittable cells of every part, keyed and ordered as ``split_half_reliability`` keys them."""
-    a = _load(blobs, _RELIABILITY)
+    a = frozen.load_parts(blobs, _RELIABILITY)
     ends = np.cumsum(a["rel_count"])
     values = np.split(a["rel_values"], ends[:-1]) if len(ends) else []
     cells = {
@@ -141,7 +132,7 @@ def reliability_cells(systems: list[str], blobs) -> prws.ReliabilityCells:
 
 def segments(systems: list[str], blobs) -> tuple[prws.Segments, prws.Segments]:
     """Raw and z segment means of every cell of every part (items: sentence ids as strings)."""
-    a = _load(blobs, _CELLS)
+    a = frozen.load_parts(blobs, _CELLS)
     raw: prws.Segments = {}
     z: prws.Segments = {}
     for s, t, n, total, zsum in zip(
@@ -196,12 +187,10 @@ def run_cells(run_id: int, started: str) -> prws.ReliabilityCells:
     """A PRWS run's splittable cells from its freeze parts, prepared once per worker process (keyed
     by start time too: a database that reuses ids cannot hand a new run an old run's cells)."""
     systems = RunInput.objects.filter(run_id=run_id).values_list("data__systems", flat=True).get()
-    blobs = RunChunk.objects.filter(run_id=run_id, phase=ChunkPhase.FREEZE).order_by("index")
-    return reliability_cells(systems, blobs.values_list("arrays", flat=True).iterator())
+    return reliability_cells(systems, frozen.part_blobs(run_id))
 
 
 def run_segments(run_id: int) -> prws.Segments:
     """The raw segment means of a PRWS run frozen in parts (what its ratings would give)."""
     systems = RunInput.objects.filter(run_id=run_id).values_list("data__systems", flat=True).get()
-    blobs = RunChunk.objects.filter(run_id=run_id, phase=ChunkPhase.FREEZE).order_by("index")
-    return segments(systems, blobs.values_list("arrays", flat=True).iterator())[0]
+    return segments(systems, frozen.part_blobs(run_id))[0]

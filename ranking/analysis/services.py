@@ -222,8 +222,7 @@ def _pair_data(run_id: int, started: str):
         return frozen.pair_data_from_bytes(blob)
     systems = RunInput.objects.filter(run_id=run_id).values_list("data__systems", flat=True).get()
     if systems is not None:  # frozen in parts: each part's pairs, put in one pass's order
-        blobs = RunChunk.objects.filter(run_id=run_id, phase=ChunkPhase.FREEZE).order_by("index")
-        return frozen.pair_data_from_parts(tuple(systems), blobs.values_list("arrays", flat=True).iterator())
+        return frozen.pair_data_from_parts(tuple(systems), frozen.part_blobs(run_id))
     encoded = RunInput.objects.filter(run_id=run_id).values_list("data__pair_data", flat=True).get()
     if encoded is not None:
         return PairData.from_dict(encoded)

@@ -47,6 +47,7 @@ from bench.bot_strategies import (
     answers,
 )
 from bench.serving import (
+    add_service_args,
     api_client,
     check_assignments,
     check_trap_records,
@@ -82,13 +83,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--gunicorn-workers", type=int, default=(os.cpu_count() or 2) * 2 + 1)
     p.add_argument("--threads", type=int, default=4)
     p.add_argument("--port", type=int, default=8766)
-    p.add_argument(
-        "--pg-url", default=os.environ.get("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/postgres")
-    )
-    p.add_argument(
-        "--database", default="gec_bots_bench", help="database created (dropped first) for the run"
-    )
-    p.add_argument("--broker-url", default=os.environ.get("CELERY_BROKER_URL", "redis://127.0.0.1:6379/0"))
+    add_service_args(p, database="gec_bots_bench")
     p.add_argument("--data", type=Path, default=GMEG_FCE, help="GMEG dev FCE directory")
     p.add_argument(
         "--judgments-per-item",

@@ -52,7 +52,9 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from bench.serving import (
+    add_service_args,
     api_client,
+    cache_url_default,
     check_assignments,
     check_trap_records,
     db_url,
@@ -92,17 +94,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "longer reconnect for each screen, as browsers behind most proxies do)",
     )
     p.add_argument("--port", type=int, default=8765)
-    p.add_argument(
-        "--pg-url", default=os.environ.get("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/postgres")
-    )
-    p.add_argument("--database", default="gec_load", help="database created (dropped first) for the run")
-    p.add_argument("--broker-url", default=os.environ.get("CELERY_BROKER_URL", "redis://127.0.0.1:6379/0"))
-    p.add_argument(
-        "--cache-url",
-        default=None,
-        help="the web processes' shared cache, as CACHE_URL (default: db 1 of the broker's Redis, as "
-        "docker-compose.yml gives them; '' for none)",
-    )
+    add_service_args(p, database="gec_load", cache=True)
     p.add_argument(
         "--busy-cores",
         type=int,
@@ -118,8 +110,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         p.error("--workers must be 1..2000 and --duration 0..1800 seconds")
     if not 0 <= args.busy_cores <= (os.cpu_count() or 1):
         p.error("--busy-cores must be between 0 and the machine's cores")
-    if args.cache_url is None:
-        args.cache_url = db_url(args.broker_url, "1") if args.broker_url.startswith("redis") else ""
+    cache_url_default(args)
     return args
 
 

@@ -25,6 +25,32 @@ FAULT_SETTINGS = "tests.hardening.fault_settings"  # production settings, static
 collectstatic step."""
 
 
+def add_service_args(parser, *, database: str, cache: bool = False) -> None:
+    """The options every benchmark that makes its own database takes: ``--pg-url`` (default:
+    DATABASE_URL's server), ``--database`` (made fresh, dropped first), ``--broker-url`` and, with
+    ``cache``, ``--cache-url`` (fill it in with :func:`cache_url_default` after parsing)."""
+    parser.add_argument(
+        "--pg-url", default=os.environ.get("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/postgres")
+    )
+    parser.add_argument("--database", default=database, help="database created (dropped first) for the run")
+    parser.add_argument(
+        "--broker-url", default=os.environ.get("CELERY_BROKER_URL", "redis://127.0.0.1:6379/0")
+    )
+    if cache:
+        parser.add_argument(
+            "--cache-url",
+            default=None,
+            help="the web processes' shared cache, as CACHE_URL (default: db 1 of the broker's Redis, as "
+            "docker-compose.yml gives them; '' for none)",
+        )
+
+
+def cache_url_default(args) -> None:
+    """``--cache-url`` left out: db 1 of the broker's Redis (none without a Redis broker)."""
+    if args.cache_url is None:
+        args.cache_url = db_url(args.broker_url, "1") if args.broker_url.startswith("redis") else ""
+
+
 def db_url(base: str, name: str) -> str:
     parts = urlparse(base)
     return urlunparse(parts._replace(path=f"/{name}"))

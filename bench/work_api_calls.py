@@ -34,7 +34,14 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from bench.serving import FAULT_SETTINGS, db_url, finish_database, fresh_database, server_env
+from bench.serving import (
+    FAULT_SETTINGS,
+    add_service_args,
+    cache_url_default,
+    finish_database,
+    fresh_database,
+    server_env,
+)
 
 CSRF = "c" * 32  # the CSRF pair (cookie and header agree), as bench.serving.api_client sends it
 
@@ -44,23 +51,13 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--workers", type=int, default=150, help="workers, each doing 2 HITs (at most 2000)")
     p.add_argument("--calls", action="store_true", help="count Python calls instead of timing CPU")
     p.add_argument("--top", type=int, default=0, help="with --calls: the N functions of ours making most")
-    p.add_argument(
-        "--pg-url", default=os.environ.get("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/postgres")
-    )
-    p.add_argument("--database", default="gec_calls", help="database created (dropped first) for the run")
-    p.add_argument("--broker-url", default=os.environ.get("CELERY_BROKER_URL", "redis://127.0.0.1:6379/0"))
-    p.add_argument(
-        "--cache-url",
-        default=None,
-        help="CACHE_URL of the process (default: db 1 of the broker's Redis, as load_workers.py)",
-    )
+    add_service_args(p, database="gec_calls", cache=True)
     p.add_argument("--keep-database", action="store_true")
     p.add_argument("--out", help="write the figures as JSON here")
     args = p.parse_args(argv)
     if not 1 <= args.workers <= 2000:
         p.error("--workers must be 1..2000")
-    if args.cache_url is None:
-        args.cache_url = db_url(args.broker_url, "1") if args.broker_url.startswith("redis") else ""
+    cache_url_default(args)
     return args
 
 

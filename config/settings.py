@@ -56,6 +56,15 @@ if not SECRET_KEY:
     if not DEBUG:
         raise ImproperlyConfigured("SECRET_KEY must be set when DEBUG is false (see .env.example)")
     SECRET_KEY = _DEV_SECRET
+elif not DEBUG:
+    # Django flags a weak key only under `check --deploy` (security.W009); production refuses it at start-up.
+    from django.core.checks.security.base import SECRET_KEY_WARNING_MSG, _check_secret_key
+
+    if not _check_secret_key(SECRET_KEY):
+        raise ImproperlyConfigured(
+            (SECRET_KEY_WARNING_MSG % "SECRET_KEY")
+            + ' Generate one: python -c "import secrets; print(secrets.token_urlsafe(50))"'
+        )
 
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["127.0.0.1", "localhost", "[::1]"] if DEBUG else [])
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])

@@ -23,6 +23,7 @@ urlpatterns = [
         projects.member_remove,
         name="project-member-remove",
     ),
+    path("invitations/<int:pk>/answer/", projects.invitation_answer, name="invitation-answer"),
     path("invitations/<str:token>/", projects.invitation, name="invitation"),
     path("qualifications/", rw_lists.qualification_list, name="qualification-list"),
     path("corpora/upload/", views.corpus_upload, name="corpus-upload"),

@@ -81,6 +81,7 @@ def params_for(world: World) -> dict[str, dict[str, object]]:
         "crowd-invite": {"code": "no-such-code"},
         "invitation": {"token": "no-such-token"},
         "login-unlock": {"token": "no-such-token"},
+        "invitation-answer": {"pk": 999999},
         "account": {"pk": world.researcher.pk},
         "project": {"pk": world.project.pk},
         # two different members: the researcher's empty POST to "remove" does remove its member

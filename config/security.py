@@ -238,9 +238,9 @@ def rate_limited_login(view: Callable[..., HttpResponse]) -> Callable[..., HttpR
     """
 
     def wrapped(request: HttpRequest, *args, **kwargs) -> HttpResponse:
-        if request.method != "POST" or settings.LOGIN_FAILURES_MAX <= 0:
+        if request.method != "POST":
             return view(request, *args, **kwargs)
-        if login_limited(request, request.POST.get("username", "")):
+        if login_limited(request, request.POST.get("username", "")):  # False when LOGIN_FAILURES_MAX <= 0
             log.warning("login rate limit reached for %s", client_ip(request))
             return locked_response(request)
         response = view(request, *args, **kwargs)

@@ -7,7 +7,7 @@ from rest_framework.exceptions import ValidationError
 
 from annotate.http import parse_id
 from annotate.models import Corpus, Project, System
-from annotate.roles import is_researcher
+from annotate.roles import is_researcher, researches_a_project
 from annotate.selectors import corpus_list_for, project_list_for, system_list_for
 
 
@@ -15,7 +15,9 @@ class IsResearcher(permissions.BasePermission):
     message = "Researchers only."
 
     def has_permission(self, request, view) -> bool:
-        return bool(request.user and request.user.is_authenticated and is_researcher(request.user))
+        """Site-wide researchers and researchers of a project (every list is scoped to their projects)."""
+        user = request.user
+        return bool(user and user.is_authenticated and (is_researcher(user) or researches_a_project(user)))
 
 
 class ProjectSerializer(serializers.ModelSerializer):

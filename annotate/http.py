@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ipaddress
 from collections.abc import Mapping
 
 from django.conf import settings
@@ -43,11 +44,28 @@ def csv_cell(value: object) -> object:
 
 
 def client_address(request: HttpRequest) -> str:
-    """REMOTE_ADDR, or the header the TLS proxy sets (LOGIN_CLIENT_IP_HEADER, e.g. HTTP_X_REAL_IP).
+    """The client's address as the trusted proxies saw it; REMOTE_ADDR without any.
 
-    Used by the login limiter and the crowd pages' per-address limits; never a header clients can forge.
+    ``TRUSTED_PROXY_COUNT`` proxies (nginx, a load balancer) each append the address they received
+    the request from to X-Forwarded-For (``LOGIN_CLIENT_IP_HEADER``, default ``HTTP_X_FORWARDED_FOR``),
+    after whatever the client sent. The client's address is therefore the entry the outermost one wrote,
+    the ``TRUSTED_PROXY_COUNT``-th from the right; entries left of it are the client's own words
+    (issue 36: the first entry was taken, so every guess could claim a new address). A header set by
+    ``LOGIN_CLIENT_IP_HEADER`` alone (e.g. HTTP_X_REAL_IP) counts as one proxy: its right-most entry.
+    A header with fewer entries than proxies, or not an IP address, gives REMOTE_ADDR.
+    Used by the login limiter and the crowd pages' per-address limits.
     """
-    header = settings.LOGIN_CLIENT_IP_HEADER
-    if header and request.META.get(header):
-        return request.META[header].split(",")[0].strip()[:64]
-    return request.META.get("REMOTE_ADDR", "")[:64]
+    remote = request.META.get("REMOTE_ADDR", "")[:64]
+    proxies = settings.TRUSTED_PROXY_COUNT
+    header = settings.LOGIN_CLIENT_IP_HEADER or ("HTTP_X_FORWARDED_FOR" if proxies > 0 else "")
+    if not header:
+        return remote
+    entries = [entry.strip() for entry in request.META.get(header, "").split(",")]
+    entries = [entry for entry in entries if entry]
+    proxies = max(1, proxies)
+    if len(entries) < proxies:
+        return remote
+    try:
+        return str(ipaddress.ip_address(entries[-proxies]))
+    except ValueError:
+        return remote

@@ -494,5 +494,6 @@ class RewriteSkip(models.Model):
 
 
 # Defined in their own modules to keep this one short; imported here so Django registers them.
+from annotate.accounts.models import AccountLoginThrottle, LoginCounter  # noqa: E402, F401
 from annotate.jobs.models import ImportJob, ImportJobStatus  # noqa: E402, F401
 from annotate.projects.models import ProjectInvitation, ProjectRole  # noqa: E402, F401

@@ -11,7 +11,7 @@ from django.contrib.auth.models import AbstractBaseUser, AnonymousUser, Group
 from django.core.exceptions import ValidationError
 from django.db import connection
 
-from annotate.models import Role
+from annotate.models import ProjectRole, Role
 from annotate.sql_rows import columns, joined_rows
 
 ResearchUser = AbstractBaseUser | AnonymousUser
@@ -75,6 +75,14 @@ def user_with_roles(pk: object) -> AbstractBaseUser | None:
 
 def is_researcher(user: ResearchUser) -> bool:
     return bool(user_roles(user) & {Role.RESEARCHER, Role.ADMIN})
+
+
+def researches_a_project(user: ResearchUser) -> bool:
+    """A researcher of some project without the site-wide role: their project's researcher pages open
+    (each scoped to the projects where they are one), creating projects and uploading corpora do not."""
+    if not user.is_authenticated:
+        return False
+    return ProjectRole.objects.filter(user=user, role=Role.RESEARCHER).exists()
 
 
 def is_annotator(user: ResearchUser) -> bool:

@@ -19,12 +19,13 @@ def project_ids_with_role(user: AbstractBaseUser, role: str) -> QuerySet[Project
 def project_list_for(user: AbstractBaseUser) -> QuerySet[Project]:
     """Projects a researcher owns or is a researcher of (``ProjectRole``); admins see all; others none.
 
-    The site-wide researcher group only opens the door: without a researcher row in a project
-    (or owning it), it gives nothing there."""
+    The site-wide researcher group gives nothing in a project without a researcher row there (or
+    owning it); a researcher row opens its project without the group (issue 36: a project role never
+    gives the site-wide one, so it must not need it either)."""
     roles = user_roles(user)  # cached on the user: no query after the first call of a request
     if Role.ADMIN in roles:
         return Project.objects.all()
-    if Role.RESEARCHER not in roles:
+    if not user.is_authenticated:
         return Project.objects.none()
     return Project.objects.filter(Q(owner=user) | Q(pk__in=project_ids_with_role(user, Role.RESEARCHER)))
 

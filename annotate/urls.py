@@ -1,6 +1,7 @@
 from django.urls import path
 
 from annotate import views
+from annotate.accounts import views as accounts
 from annotate.formats import views as io_views
 from annotate.jobs import views as job_views
 from annotate.projects import views as projects
@@ -9,6 +10,9 @@ from annotate.rewrites import views_lists as rw_lists
 
 urlpatterns = [
     path("setup/", views.first_account, name="first-account"),
+    path("accounts/", accounts.account_list, name="account-list"),
+    path("accounts/<int:pk>/", accounts.account_detail, name="account"),
+    path("accounts/unlock/<str:token>/", accounts.login_unlock, name="login-unlock"),
     path("projects/", projects.project_list, name="project-list"),
     path("projects/new/", projects.project_new, name="project-new"),
     path("projects/switch/", projects.project_switch, name="project-switch"),
@@ -19,6 +23,7 @@ urlpatterns = [
         projects.member_remove,
         name="project-member-remove",
     ),
+    path("invitations/<int:pk>/answer/", projects.invitation_answer, name="invitation-answer"),
     path("invitations/<str:token>/", projects.invitation, name="invitation"),
     path("qualifications/", rw_lists.qualification_list, name="qualification-list"),
     path("corpora/upload/", views.corpus_upload, name="corpus-upload"),

@@ -8,7 +8,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
-from annotate.decorators import researcher_required
+from annotate.decorators import researcher_required, site_researcher_required
 from annotate.first_account import FirstAccountForm, FirstAccountTaken, first_account_create, setup_open
 from annotate.forms import SYSTEM_TAGS, CorpusUploadForm, OutputsUploadForm, SystemTagsForm
 from annotate.jobs.runners import CORPUS, OUTPUTS
@@ -26,7 +26,7 @@ def _file(upload) -> InputFile:
     return open_upload(upload, name=upload.name)
 
 
-@researcher_required
+@site_researcher_required
 def corpus_upload(request: HttpRequest) -> HttpResponse:
     projects = project_list_for(request.user)
     form = CorpusUploadForm(

@@ -11,18 +11,20 @@ itself; its directives win, the site policy fills in the others, and they are
 enforced even where the site policy is off or only reported. ``@csp_exempt()``
 leaves a response alone.
 
-Login rate limit: failed logins are counted in the cache per client IP and
-username (``LOGIN_FAILURES_MAX`` in ``LOGIN_FAILURES_WINDOW_SECONDS``) and per
-client IP over all usernames (``LOGIN_FAILURES_MAX_PER_IP``, against password
-spraying). Past a limit, POSTs to the login pages (the site's and the admin's)
-answer 429 without checking the password until the window ends; a successful
-login clears its IP+username count. Counting happens in the authentication
-backend (RateLimitedModelBackend), so every endpoint that checks a password
-(an API token endpoint too) shares the counts; refused attempts count for the
-address. The counts live in the default cache: set ``CACHE_URL`` to
-Redis when several web processes serve the site, or each process counts alone.
-A cache that cannot be reached does not lock anybody out (the login proceeds
-and a warning is logged).
+Login rate limit: failed logins are counted per client IP and username (``LOGIN_FAILURES_MAX`` in
+``LOGIN_FAILURES_WINDOW_SECONDS``) and per client IP over all usernames (``LOGIN_FAILURES_MAX_PER_IP``,
+against password spraying), and per account over every address (issue 36: after
+``LOGIN_ACCOUNT_DELAY_AFTER`` failures each attempt waits an increasing delay, a lock after
+``LOGIN_ACCOUNT_LOCK_AFTER``; annotate.accounts.logins). Past a per-address limit, POSTs to the login
+pages (the site's and the admin's) answer 429 without checking the password until the window ends;
+an account that must wait answers 429 with "try again in N s" and ``Retry-After: N`` (a locked one
+403), whatever the address and even with the right password; no process sleeps. A successful login
+clears its IP+username count and the account's failures. Counting happens in the authentication
+backend (RateLimitedModelBackend), so every endpoint that checks a password (an API token endpoint
+too) shares the counts; refused attempts count for the address. The client's address is the one the
+trusted proxies saw (``TRUSTED_PROXY_COUNT``, annotate.http.client_address). The per-address counts
+live in the default cache (``CACHE_URL``: Redis, shared by the web processes); while it cannot be
+reached they are kept in the database instead (a warning is logged), so an outage lets no guess through.
 """
 
 from __future__ import annotations
@@ -39,12 +41,20 @@ from django.contrib import admin
 from django.contrib.auth import get_user_model
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.backends import ModelBackend
-from django.core.cache import cache
 from django.core.exceptions import PermissionDenied
 from django.db import InterfaceError, OperationalError
 from django.http import HttpRequest, HttpResponse, HttpResponseBase
 from django.template import engines
 
+from annotate.accounts.logins import (
+    Refusal,
+    account_failed,
+    account_gate,
+    account_succeeded,
+    counter_bump,
+    counter_clear,
+    counter_get,
+)
 from annotate.first_account import setup_open
 from annotate.http import client_address
 from annotate.roles import user_with_roles
@@ -105,6 +115,19 @@ _LOCKED_PAGE = engines["django"].from_string(
 )
 
 
+_ACCOUNT_PAGE = engines["django"].from_string(
+    '{% extends "base.html" %}{% block title %}Login paused · GEC Arena{% endblock %}'
+    '{% block content %}{% if refusal.locked %}<h1>This account is locked</h1><p class="error" role="alert">'
+    "There were too many wrong passwords for this account, so nobody can log in to it, not even with the "
+    "right password. Its owner has been sent a link by e-mail that lifts the lock; an administrator can "
+    "also lift it on the account's page.</p>{% else %}<h1>Too many wrong passwords for this account</h1>"
+    '<p class="error" role="alert">Logins to this account are slowed down after many wrong passwords. '
+    "Try again in {{ refusal.retry_after }} second{{ refusal.retry_after|pluralize }}: any attempt before then "
+    "is refused, even with the right password.</p>{% endif %}"
+    '<p><a href="{% url "login" %}">Back to the login page</a></p>{% endblock %}'
+)
+
+
 def client_ip(request: HttpRequest) -> str:
     return client_address(request)
 
@@ -120,24 +143,6 @@ def _keys(request: HttpRequest, username: object) -> tuple[str, str]:
     return _key("user", ip, name), _key("ip", ip)
 
 
-def _count(key: str) -> int:
-    try:
-        return int(cache.get(key, 0))
-    except Exception:  # a cache outage must not lock everybody out
-        log.warning("login rate limit: cache unavailable, not counting", exc_info=True)
-        return 0
-
-
-def _bump(key: str, window: int) -> None:
-    try:
-        if not cache.add(key, 1, timeout=window):
-            cache.incr(key)
-    except ValueError:  # expired between add and incr
-        cache.set(key, 1, timeout=window)
-    except Exception:
-        log.warning("login rate limit: cache unavailable, not counting", exc_info=True)
-
-
 def login_limited(request: HttpRequest, username: object) -> bool:
     """True when this address is past a limit, for this username or over all usernames.
 
@@ -149,27 +154,26 @@ def login_limited(request: HttpRequest, username: object) -> bool:
         return False
     user_key, ip_key = _keys(request, username)
     limited = (
-        _count(user_key) >= settings.LOGIN_FAILURES_MAX
-        or _count(ip_key) >= settings.LOGIN_FAILURES_MAX_PER_IP
+        counter_get(user_key) >= settings.LOGIN_FAILURES_MAX
+        or counter_get(ip_key) >= settings.LOGIN_FAILURES_MAX_PER_IP
     )
     if limited:
-        _bump(ip_key, settings.LOGIN_FAILURES_WINDOW_SECONDS)
+        counter_bump(ip_key, settings.LOGIN_FAILURES_WINDOW_SECONDS)
     return limited
 
 
-def login_failed(request: HttpRequest, username: object) -> None:
+def login_failed(request: HttpRequest, username: object, *, account: bool = True) -> None:
+    if account:
+        account_failed(username, request)
     if settings.LOGIN_FAILURES_MAX <= 0:
         return
     window = settings.LOGIN_FAILURES_WINDOW_SECONDS
     for key in _keys(request, username):
-        _bump(key, window)
+        counter_bump(key, window)
 
 
 def login_succeeded(request: HttpRequest, username: object) -> None:
-    try:
-        cache.delete(_keys(request, username)[0])
-    except Exception:
-        log.warning("login rate limit: cache unavailable", exc_info=True)
+    counter_clear(_keys(request, username)[0])
 
 
 class RateLimitedModelBackend(ModelBackend):
@@ -195,11 +199,17 @@ class RateLimitedModelBackend(ModelBackend):
         if login_limited(request, username):
             log.warning("login rate limit reached for %s", client_ip(request))
             raise PermissionDenied("too many failed logins")
+        refusal = account_gate(username)
+        if refusal is not None:  # the account waits or is locked, whatever the address: no password checked
+            request.login_refusal = refusal
+            login_failed(request, username, account=False)  # counts for the address, not the account
+            raise PermissionDenied("this account must wait")
         user = super().authenticate(request, username=username, password=password, **kwargs)
         if user is None:
             login_failed(request, username)
         else:
             login_succeeded(request, username)
+            account_succeeded(username)
         return user
 
 
@@ -211,6 +221,16 @@ def locked_response(request: HttpRequest) -> HttpResponse:
     return response
 
 
+def account_refused_response(request: HttpRequest, refusal: Refusal) -> HttpResponse:
+    """The account waits (429, "try again in N s", Retry-After N) or is locked (403, how to lift it)."""
+    html = _ACCOUNT_PAGE.render({"refusal": refusal}, request)
+    if refusal.locked:
+        return HttpResponse(html, status=403)
+    response = HttpResponse(html, status=429)
+    response["Retry-After"] = str(refusal.retry_after)
+    return response
+
+
 def rate_limited_login(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
     """Wrap an HTML login view: POSTs past the limits answer 429 with a page and Retry-After.
 
@@ -218,12 +238,14 @@ def rate_limited_login(view: Callable[..., HttpResponse]) -> Callable[..., HttpR
     """
 
     def wrapped(request: HttpRequest, *args, **kwargs) -> HttpResponse:
-        if request.method != "POST" or settings.LOGIN_FAILURES_MAX <= 0:
+        if request.method != "POST":
             return view(request, *args, **kwargs)
-        if login_limited(request, request.POST.get("username", "")):
+        if login_limited(request, request.POST.get("username", "")):  # False when LOGIN_FAILURES_MAX <= 0
             log.warning("login rate limit reached for %s", client_ip(request))
             return locked_response(request)
-        return view(request, *args, **kwargs)
+        response = view(request, *args, **kwargs)
+        refusal = getattr(request, "login_refusal", None)  # set by the backend: the account must wait
+        return account_refused_response(request, refusal) if refusal is not None else response
 
     wrapped.__name__ = getattr(view, "__name__", "login")
     wrapped.__doc__ = view.__doc__

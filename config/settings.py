@@ -56,6 +56,15 @@ if not SECRET_KEY:
     if not DEBUG:
         raise ImproperlyConfigured("SECRET_KEY must be set when DEBUG is false (see .env.example)")
     SECRET_KEY = _DEV_SECRET
+elif not DEBUG:
+    # Django flags a weak key only under `check --deploy` (security.W009); production refuses it at start-up.
+    from django.core.checks.security.base import SECRET_KEY_WARNING_MSG, _check_secret_key
+
+    if not _check_secret_key(SECRET_KEY):
+        raise ImproperlyConfigured(
+            (SECRET_KEY_WARNING_MSG % "SECRET_KEY")
+            + ' Generate one: python -c "import secrets; print(secrets.token_urlsafe(50))"'
+        )
 
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["127.0.0.1", "localhost", "[::1]"] if DEBUG else [])
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
@@ -305,6 +314,12 @@ LOGIN_FAILURES_MAX = env_int("LOGIN_FAILURES_MAX", 5)
 LOGIN_FAILURES_MAX_PER_IP = env_int("LOGIN_FAILURES_MAX_PER_IP", 50)
 LOGIN_FAILURES_WINDOW_SECONDS = env_int("LOGIN_FAILURES_WINDOW_SECONDS", 900)
 LOGIN_CLIENT_IP_HEADER = os.environ.get("LOGIN_CLIENT_IP_HEADER", "").strip()
+# Proxies in front of gunicorn that append to X-Forwarded-For: the client is the entry the outermost wrote.
+TRUSTED_PROXY_COUNT = env_int("TRUSTED_PROXY_COUNT", 0)
+# Per account, over every address (annotate/accounts/logins.py): delays after 10 failures, a lock after 50.
+LOGIN_ACCOUNT_DELAY_AFTER = env_int("LOGIN_ACCOUNT_DELAY_AFTER", 10)
+LOGIN_ACCOUNT_DELAY_MAX_SECONDS = env_int("LOGIN_ACCOUNT_DELAY_MAX_SECONDS", 300)
+LOGIN_ACCOUNT_LOCK_AFTER = env_int("LOGIN_ACCOUNT_LOCK_AFTER", 50)
 # The counts live in the default cache: Redis (CACHE_URL) so that every web process shares them.
 _CACHE_URL = os.environ.get("CACHE_URL", "").strip()
 if _CACHE_URL:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import secrets
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -35,13 +36,18 @@ DEMO_ACCOUNTS = [
 @dataclass
 class DemoInfo:
     created: bool
-    accounts: list[tuple[str, str, str]]
+    accounts: list[tuple[str, str | None, str]]
 
 
 @transaction.atomic
-def demo_load() -> DemoInfo:
-    """Create the demo accounts, project, corpus, systems and one PRWS campaign; idempotent."""
-    users = _demo_users()
+def demo_load(*, random_passwords: bool = False) -> DemoInfo:
+    """Create the demo accounts, project, corpus, systems and one PRWS campaign; idempotent.
+
+    ``random_passwords`` (production): accounts made now get a random password instead of the published
+    one; ``accounts`` then lists it, and accounts that already existed as ``None`` (left unchanged).
+    """
+    users, passwords = _demo_users(random_passwords)
+    accounts = [(u, passwords[u], r.value) for u, _p, r in DEMO_ACCOUNTS]
     project, _ = Project.objects.get_or_create(name=DEMO_PROJECT, defaults={"owner": users["researcher"]})
     project.members.add(*users.values())
     for username, _password, role in DEMO_ACCOUNTS:  # a role changed on the project page stays
@@ -49,7 +55,7 @@ def demo_load() -> DemoInfo:
         ProjectRole.objects.get_or_create(project=project, user=users[username], defaults={"role": here})
     if Corpus.objects.filter(project=project).exists():
         _demo_rewrites(project, users)
-        return DemoInfo(created=False, accounts=[(u, p, r.value) for u, p, r in DEMO_ACCOUNTS])
+        return DemoInfo(created=False, accounts=accounts)
 
     corpus, systems = _demo_corpus(project)
     traps = trap_system_generate(corpus=corpus)
@@ -68,22 +74,25 @@ def demo_load() -> DemoInfo:
     campaign_create(name=DEMO_CAMPAIGN, **shared)
     campaign_create(name=DEMO_RANKING_CAMPAIGN, protocol="ranking", max_candidates=5, **shared)
     _demo_rewrites(project, users)
-    return DemoInfo(created=True, accounts=[(u, p, r.value) for u, p, r in DEMO_ACCOUNTS])
+    return DemoInfo(created=True, accounts=accounts)
 
 
-def _demo_users() -> dict:
-    """The demo accounts by username, each in its role's group (passwords set when first made)."""
+def _demo_users(random_passwords: bool) -> tuple[dict, dict]:
+    """The demo accounts by username, each in its role's group, and the passwords set when first made."""
     User = get_user_model()
-    users = {}
+    users, passwords = {}, {}
     for username, password, role in DEMO_ACCOUNTS:
         user, made = User.objects.get_or_create(username=username)
+        passwords[username] = password
+        if random_passwords:
+            passwords[username] = secrets.token_urlsafe(15) if made else None
         if made:
-            user.set_password(password)
+            user.set_password(passwords[username])
             user.is_staff = user.is_superuser = role == Role.ADMIN
             user.save()
         user.groups.add(Group.objects.get_or_create(name=role)[0])
         users[username] = user
-    return users
+    return users, passwords
 
 
 def _demo_corpus(project: Project) -> tuple[Corpus, list[System]]:

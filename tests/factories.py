@@ -476,3 +476,13 @@ def done_run(campaign, kind: str = "trueskill", *, seed: int = 3, **parameters):
     run.refresh_from_db()
     assert run.status == RunStatus.DONE, run.error
     return run
+
+
+def join(*, actor, project: Project, username: str, role: str):
+    """Issue 36: a researcher invites the account by username and it accepts; the account."""
+    from annotate.projects import services as project_services
+
+    invitation = project_services.member_invite(actor=actor, project=project, username=username, role=role)
+    user = get_user_model().objects.get(username=username)
+    project_services.invitation_answer(invitation=invitation, user=user, accept=True)
+    return user

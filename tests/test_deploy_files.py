@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import os
 import re
+import secrets
 import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 import yaml
 
 REPO = Path(__file__).resolve().parents[1]
@@ -87,6 +89,24 @@ def test_misconfiguration_fails_loudly_at_start_up():
     assert bad_broker.returncode != 0 and "CELERY_BROKER_URL" in bad_broker.stderr
     ok = _start({"DEBUG": "true"})
     assert ok.returncode == 0, ok.stderr
+
+
+@pytest.mark.parametrize(
+    "weak",
+    [
+        "a-forty-seven-character-key-of-low-entropy-aaaa",  # the issue's 47 characters
+        "ab" * 40,  # long enough, two distinct characters
+        "django-insecure-" + "k3x9-q7w2-z8r4-m1n6-p5t0-y2v8-b4c6-d1f3-g7h9",  # startproject's prefix
+    ],
+)
+def test_production_refuses_a_secret_key_that_the_deploy_check_flags(weak):
+    """Issue 36: Django warns about a weak key only under `check --deploy`; production start-up now refuses it."""
+    result = _start({"DEBUG": "false", "ALLOWED_HOSTS": "x", "SECRET_KEY": weak})
+    assert result.returncode != 0
+    assert "ImproperlyConfigured" in result.stderr and "less than 50 characters" in result.stderr
+    assert _start({"DEBUG": "true", "SECRET_KEY": weak}).returncode == 0  # a local run may use anything
+    strong = _start({"DEBUG": "false", "ALLOWED_HOSTS": "x", "SECRET_KEY": secrets.token_urlsafe(50)})
+    assert strong.returncode == 0, strong.stderr
 
 
 def test_production_settings_pass_the_deploy_check():

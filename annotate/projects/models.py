@@ -15,12 +15,19 @@ INVITABLE_ROLES = (Role.RESEARCHER, Role.EXPERT, Role.ANNOTATOR)
 class ProjectInvitation(models.Model):
     """The link carries a secret token; only its SHA-256 is stored, so a database leak gives no link.
 
+    Addressed (issue 36): to an e-mail, accepted only by an account with that e-mail address; or to
+    one account (a researcher "adds" a person by username), accepted only by that account.
+
     Single use: ``used`` is set by a conditional UPDATE (``used IS NULL``), so two people
     opening the same link at once cannot both join.
     """
 
     project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="invitations")
-    email = models.EmailField()
+    # addressed to an e-mail (accepted only by an account with that address) or to one account
+    email = models.EmailField(blank=True)
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, null=True, blank=True, related_name="+"
+    )
     role = models.CharField(max_length=16, choices=[(r.value, r.label) for r in INVITABLE_ROLES])
     token_hash = models.CharField(max_length=64, unique=True)
     invited_by = models.ForeignKey(
@@ -38,6 +45,9 @@ class ProjectInvitation(models.Model):
         constraints = [
             models.CheckConstraint(
                 condition=Q(role__in=[r.value for r in INVITABLE_ROLES]), name="invitation_role_valid"
+            ),
+            models.CheckConstraint(
+                condition=Q(user__isnull=False) | ~Q(email=""), name="invitation_addressed"
             ),
         ]
 

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from django.contrib.auth.models import AbstractBaseUser
 from django.db.models import Case, OuterRef, Q, QuerySet, Subquery, Value, When
 from django.http import HttpRequest
+from django.utils import timezone
 
 from annotate.models import Project, Role
 from annotate.projects.models import ProjectInvitation, ProjectRole
@@ -64,7 +65,19 @@ def project_members(project: Project) -> list[Member]:
 
 
 def invitation_pending_list(project: Project) -> QuerySet[ProjectInvitation]:
-    return project.invitations.filter(used__isnull=True).select_related("invited_by").order_by("-created")
+    """E-mail invitations only: listing the accounts invited by username would tell which names exist."""
+    pending = project.invitations.filter(used__isnull=True, user__isnull=True)
+    return pending.select_related("invited_by").order_by("-created")
+
+
+def invitations_for(user: AbstractBaseUser) -> QuerySet[ProjectInvitation]:
+    """Pending invitations this account may accept: addressed to it, or to its e-mail address."""
+    addressed = Q(user=user)
+    email = (user.email or "").strip()
+    if email:
+        addressed |= Q(user__isnull=True, email__iexact=email)
+    pending = ProjectInvitation.objects.filter(addressed, used__isnull=True, expires__gt=timezone.now())
+    return pending.select_related("project", "invited_by").order_by("-created")
 
 
 def token_digest(token: str) -> str:

@@ -1,8 +1,10 @@
 """Writes for projects in the browser: create, members and roles, e-mail invitations.
 
 A project's members are ``Project.members``; each has one role in that project (``ProjectRole``),
-which is what gives access there. The site-wide groups of the same names are added with a role and
-only choose which pages the nav offers. Every function checks that ``actor`` may do it, so a view
+which is what gives access there. Nobody is added without consent: a researcher invites an account
+(by username) or an e-mail address, and the account accepts (issue 36). The expert and annotator
+groups are added with a role and only choose which pages the nav offers; the researcher group is the
+site-wide researcher role and is never given by a project (annotate.accounts.services). Every function checks that ``actor`` may do it, so a view
 cannot forget to.
 """
 
@@ -59,32 +61,54 @@ def project_new(*, actor: AbstractBaseUser, name: str, description: str = "") ->
 def _give_role(project: Project, user: AbstractBaseUser, role: str) -> None:
     """Make ``user`` a member of ``project`` with ``role`` there (and nowhere else).
 
-    The role's site-wide group is added too: it only says which pages the nav offers."""
+    An expert's or annotator's site-wide group is added too: it only says which pages the nav offers.
+    The researcher group is not: it is the site-wide researcher role (creating projects, uploading
+    corpora), given by an administrator on the account's page or by the first-account set-up (issue 36)."""
     project.members.add(user)
     ProjectRole.objects.update_or_create(project=project, user=user, defaults={"role": role})
-    user.groups.add(Group.objects.get(name=role))
+    if role != Role.RESEARCHER:
+        user.groups.add(Group.objects.get(name=role))
+
+
+INVITED_BY_NAME = (
+    "If an account is called “{username}”, it is invited as {role}: it joins {project} when it accepts "
+    "(its invitations are on its Projects page)."
+)
 
 
 @transaction.atomic
-def member_add(*, actor: AbstractBaseUser, project: Project, username: str, role: str) -> AbstractBaseUser:
-    """Add an existing account to the project with a role in this project."""
+def member_invite(
+    *, actor: AbstractBaseUser, project: Project, username: str, role: str
+) -> ProjectInvitation | None:
+    """Invite an existing account by username; it joins when it accepts (issue 36: no one is added
+    without consent). None when no account has that name: the caller says the same either way
+    (``INVITED_BY_NAME``), so the answer tells nobody which usernames exist."""
     _check_manager(actor, project)
     _check_role(role)
     user = get_user_model().objects.filter(username=username.strip()).first()
     if user is None:
-        raise ProjectError(f"No account is called “{username.strip()}”. Invite them by e-mail instead.")
-    if project.members.filter(pk=user.pk).exists():
+        return None
+    if project.members.filter(pk=user.pk).exists():  # the manager sees the members' list anyway
         raise ProjectError(f"{user.get_username()} is already a member; change their role in the list.")
-    _give_role(project, user, role)
-    return user
+    ProjectInvitation.objects.filter(
+        project=project, user=user, used__isnull=True
+    ).delete()  # the newest counts
+    return ProjectInvitation.objects.create(
+        project=project,
+        user=user,
+        email="",
+        role=role,
+        token_hash=token_digest(secrets.token_urlsafe(32)),  # answered from the account's page, not a link
+        invited_by=actor,
+        expires=timezone.now() + timedelta(days=settings.INVITATION_DAYS),
+    )
 
 
 def _drop_unused_groups(user: AbstractBaseUser) -> None:
-    """Keep the role groups (the nav's pages) to the roles ``user`` holds in some project."""
+    """Keep the expert and annotator groups (the nav's pages) to the roles ``user`` holds in some project;
+    the researcher group is the site-wide role an administrator gives, and stays."""
     held = set(ProjectRole.objects.filter(user=user).values_list("role", flat=True))
-    if Project.objects.filter(owner=user).exists():
-        held.add(Role.RESEARCHER)
-    user.groups.remove(*Group.objects.filter(name__in=ROLE_NAMES - held))
+    user.groups.remove(*Group.objects.filter(name__in=ROLE_NAMES - held - {Role.RESEARCHER}))
 
 
 @transaction.atomic
@@ -182,14 +206,32 @@ def invitation_problem(invitation: ProjectInvitation | None, *, now=None) -> str
     return ""
 
 
-def _use(token: str, user: AbstractBaseUser) -> ProjectInvitation:
+def addressed_to(invitation: ProjectInvitation, user: AbstractBaseUser) -> bool:
+    """Whether ``user`` may accept: the account it names, or an account with its e-mail address."""
+    if invitation.user_id is not None:
+        return invitation.user_id == user.pk
+    email = (getattr(user, "email", "") or "").strip().lower()
+    return bool(email) and email == invitation.email.strip().lower()
+
+
+def wrong_account(invitation: ProjectInvitation) -> str:
+    if invitation.user_id is not None:
+        return "This invitation is for another account. Sign in as that account to accept it."
+    return (
+        f"This invitation was sent to {invitation.email}, and only an account with that e-mail address "
+        "can accept it. Sign out, then sign in as that account or create it from this link."
+    )
+
+
+def _claim(invitation: ProjectInvitation | None, user: AbstractBaseUser) -> ProjectInvitation:
     """Mark the invitation used by ``user`` and add them; inside the caller's transaction."""
-    invitation = invitation_for_token(token)
     if invitation is not None:
         invitation = ProjectInvitation.objects.select_for_update().get(pk=invitation.pk)
     problem = invitation_problem(invitation)
     if problem:
         raise ProjectError(problem)
+    if not addressed_to(invitation, user):
+        raise ProjectError(wrong_account(invitation))
     # the conditional UPDATE is the single-use guarantee, even where select_for_update is a no-op
     claimed = ProjectInvitation.objects.filter(pk=invitation.pk, used__isnull=True).update(
         used=timezone.now(), used_by=user
@@ -203,8 +245,19 @@ def _use(token: str, user: AbstractBaseUser) -> ProjectInvitation:
 
 @transaction.atomic
 def invitation_accept(*, token: str, user: AbstractBaseUser) -> ProjectInvitation:
-    """A signed-in person accepts: they join the project with the invitation's role."""
-    return _use(token, user)
+    """A signed-in person accepts the link: they join the project with the invitation's role."""
+    return _claim(invitation_for_token(token), user)
+
+
+@transaction.atomic
+def invitation_answer(*, invitation: ProjectInvitation, user: AbstractBaseUser, accept: bool) -> None:
+    """The invited account accepts (joins) or declines (the invitation is deleted) from its Projects page."""
+    if not addressed_to(invitation, user):
+        raise PermissionDenied("not your invitation")
+    if accept:
+        _claim(invitation, user)
+    else:
+        ProjectInvitation.objects.filter(pk=invitation.pk, used__isnull=True).delete()
 
 
 def _valid_username(username: str) -> bool:
@@ -222,6 +275,8 @@ def invitation_signup(*, token: str, username: str, password: str, password2: st
     problem = invitation_problem(invitation)
     if problem:
         raise ProjectError(problem)
+    if invitation.user_id is not None:
+        raise ProjectError(wrong_account(invitation))
     User = get_user_model()
     username = username.strip()
     errors = []
@@ -241,5 +296,5 @@ def invitation_signup(*, token: str, username: str, password: str, password2: st
     if errors:
         raise ProjectError(" ".join(dict.fromkeys(errors)))
     user = User.objects.create_user(username=username, email=invitation.email, password=password)
-    _use(token, user)
+    _claim(invitation, user)
     return user

@@ -13,7 +13,7 @@ from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_POST
 
-from annotate.decorators import researcher_required
+from annotate.decorators import site_researcher_required
 from annotate.http import id_field
 from annotate.projects import selectors as sel
 from annotate.projects import services
@@ -22,11 +22,33 @@ from annotate.projects.forms import InviteForm, MemberAddForm, ProjectForm, Sign
 
 @login_required
 def project_list(request: HttpRequest) -> HttpResponse:
-    context = {"projects": sel.project_visible_list_for(request.user).select_related("owner")}
+    context = {
+        "projects": sel.project_visible_list_for(request.user).select_related("owner"),
+        "my_invitations": sel.invitations_for(request.user),
+    }
     return render(request, "annotate/project_list.html", context)
 
 
-@researcher_required
+@login_required
+@require_POST
+def invitation_answer(request: HttpRequest, pk: int) -> HttpResponse:
+    """Accept or decline an invitation addressed to this account (anyone else's: 404)."""
+    found = get_object_or_404(sel.invitations_for(request.user), pk=pk)
+    accept = request.POST.get("answer") == "accept"
+    try:
+        services.invitation_answer(invitation=found, user=request.user, accept=accept)
+    except services.ProjectError as exc:
+        messages.error(request, str(exc))
+        return redirect("project-list")
+    if not accept:
+        messages.success(request, f"You declined the invitation to {found.project.name}.")
+        return redirect("project-list")
+    request.session[sel.SESSION_KEY] = found.project_id
+    messages.success(request, f"Welcome to {found.project.name}: you joined as {found.role}.")
+    return redirect("project", pk=found.project_id)
+
+
+@site_researcher_required
 def project_new(request: HttpRequest) -> HttpResponse:
     form = ProjectForm(request.POST if request.method == "POST" else None)
     if request.method == "POST" and form.is_valid():
@@ -81,15 +103,17 @@ def project_detail(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 def _add_member(request: HttpRequest, project, form: MemberAddForm) -> bool:
+    """An invitation to the account, which joins when it accepts; the same words whether it exists."""
     data = form.cleaned_data
     try:
-        user = services.member_add(
+        services.member_invite(
             actor=request.user, project=project, username=data["username"], role=data["role"]
         )
     except services.ProjectError as exc:
         form.add_error("username", str(exc))
         return False
-    messages.success(request, f"{user.get_username()} joined {project.name} as {data['role']}.")
+    words = {"username": data["username"].strip(), "role": data["role"], "project": project.name}
+    messages.success(request, services.INVITED_BY_NAME.format(**words))
     return True
 
 
@@ -185,6 +209,10 @@ def invitation(request: HttpRequest, token: str) -> HttpResponse:
         return render(
             request, "annotate/invitation.html", {"problem": problem, "invitation": found}, status=410
         )
+    if request.user.is_authenticated and not services.addressed_to(found, request.user):
+        # issue 36: accepted by the addressed account only; say so, and offer to switch accounts
+        context = {"invitation": found, "wrong_account": services.wrong_account(found)}
+        return render(request, "annotate/invitation.html", context, status=403)
     form = SignupForm(request.POST or None)
     error = ""
     if request.method == "POST":

@@ -81,7 +81,8 @@ def test_project_names_and_descriptions_are_escaped(client):
 # --------------------------------------------------------------------------- members
 
 
-def test_researcher_adds_an_annotator_by_username_with_a_role(client):
+def test_adding_by_username_is_an_invitation_that_the_account_accepts(client):
+    """Issue 36: a researcher added any account by username, without its consent."""
     res, project = factories.researcher_and_project()
     ann = get_user_model().objects.create_user("ann", password="x")
     client.force_login(res)
@@ -89,20 +90,47 @@ def test_researcher_adds_an_annotator_by_username_with_a_role(client):
         reverse("project", args=[project.pk]), {"add-username": "ann", "add-role": "annotator"}
     )
     assert response.status_code == 302
-    assert project.members.filter(pk=ann.pk).exists() and roles_of(ann) == {"annotator"}
+    assert not project.members.filter(pk=ann.pk).exists() and roles_of(ann) == set()
     page = client.get(reverse("project", args=[project.pk])).content.decode()
-    assert "ann joined Team A as annotator." in page
+    assert "If an account is called “ann”, it is invited as annotator" in page
+    invitation = ProjectInvitation.objects.get(user=ann)
+    answer = reverse("invitation-answer", args=[invitation.pk])
+    # nobody else can answer it: not the researcher, not another account
+    for other in (res, factories.user("mallory", "annotator")):
+        client.force_login(other)
+        assert client.post(answer, {"answer": "accept"}).status_code == 404
+    client.force_login(ann)
+    assert "invites you to Team A as annotator" in client.get(reverse("project-list")).content.decode()
+    assert client.post(answer, {"answer": "accept"}).status_code == 302
+    assert project.members.filter(pk=ann.pk).exists() and roles_of(ann) == {"annotator"}
+    assert ProjectRole.objects.get(project=project, user=ann).role == "annotator"
 
 
-def test_adding_an_unknown_username_says_so_and_changes_nothing(client):
+def test_an_invited_account_may_decline():
     res, project = factories.researcher_and_project()
+    ann = get_user_model().objects.create_user("ann", password="x")
+    invitation = services.member_invite(actor=res, project=project, username="ann", role="expert")
+    services.invitation_answer(invitation=invitation, user=ann, accept=False)
+    assert not project.members.filter(pk=ann.pk).exists() and not ProjectInvitation.objects.exists()
+
+
+def test_adding_an_unknown_username_says_the_same_as_a_known_one(client):
+    """Issue 36: "No account is called …" told a researcher which usernames exist."""
+    res, project = factories.researcher_and_project()
+    get_user_model().objects.create_user("qixreal", password="x")
     client.force_login(res)
-    response = client.post(
-        reverse("project", args=[project.pk]), {"add-username": "ghost", "add-role": "expert"}
-    )
-    assert response.status_code == 400
-    assert "No account is called “ghost”. Invite them by e-mail instead." in response.content.decode()
+    said = {}
+    for name in ("qixghost", "qixreal"):
+        response = client.post(
+            reverse("project", args=[project.pk]), {"add-username": name, "add-role": "expert"}
+        )
+        assert response.status_code == 302
+        page = client.get(reverse("project", args=[project.pk])).content.decode()
+        said[name] = re.sub(r'value="[\w-]{40,}"', "", page.replace(name, "NAME"))  # CSRF tokens
+    assert said["qixghost"] == said["qixreal"]
+    assert "No account is called" not in said["qixghost"]
     assert project.members.count() == 1
+    assert list(ProjectInvitation.objects.values_list("user__username", flat=True)) == ["qixreal"]
 
 
 def test_an_annotator_member_cannot_add_members(client):
@@ -118,7 +146,7 @@ def test_an_annotator_member_cannot_add_members(client):
     )
     assert response.status_code == 403
     with pytest.raises(PermissionDenied):
-        services.member_add(actor=ann, project=project, username="other", role="researcher")
+        factories.join(actor=ann, project=project, username="other", role="researcher")
     assert not project.members.filter(pk=other.pk).exists() and roles_of(other) == {"annotator"}
 
 
@@ -137,7 +165,7 @@ def test_a_researcher_of_project_x_cannot_manage_project_y(client):
     role = reverse("project-member-role", args=[y.pk, member.pk])
     assert client.post(role, {"role": "researcher"}).status_code == 404
     for call in (
-        lambda: services.member_add(actor=res_x, project=y, username="ann", role="expert"),
+        lambda: factories.join(actor=res_x, project=y, username="ann", role="expert"),
         lambda: services.member_remove(actor=res_x, project=y, user=member),
         lambda: services.member_set_role(actor=res_x, project=y, user=member, role="researcher"),
         lambda: invite(res_x, y),
@@ -160,7 +188,7 @@ def test_role_change_sets_exactly_one_role(client):
 def test_role_change_refused_for_the_owner():
     res, project = factories.researcher_and_project()
     colleague = factories.user("col", "researcher")
-    services.member_add(actor=res, project=project, username="col", role="researcher")
+    factories.join(actor=res, project=project, username="col", role="researcher")
     with pytest.raises(services.ProjectError, match="owner stays a researcher"):
         services.member_set_role(actor=colleague, project=project, user=res, role="annotator")
     assert roles_of(res) == {"researcher"}
@@ -171,12 +199,13 @@ def test_a_role_changes_in_this_project_only_even_for_a_member_of_projects_the_a
     res, project = factories.researcher_and_project()
     shared = factories.user("shared", "annotator")
     z = factories.project(factories.user("resz", "researcher"), name="Team Z", members=[shared])
-    services.member_add(actor=res, project=project, username="shared", role="annotator")
+    factories.join(actor=res, project=project, username="shared", role="annotator")
     services.member_set_role(actor=res, project=project, user=shared, role="researcher")
     assert ProjectRole.objects.get(project=project, user=shared).role == "researcher"
     assert ProjectRole.objects.get(project=z, user=shared).role == "annotator"
-    # both groups stay: the nav offers researcher pages and annotator work
-    assert roles_of(shared) == {"annotator", "researcher"}
+    # the annotator group stays (the nav offers annotator work); a project role gives no site-wide
+    # researcher role (issue 36)
+    assert roles_of(shared) == {"annotator"}
 
 
 def test_removal_asks_for_confirmation_then_removes(client):
@@ -195,7 +224,7 @@ def test_removal_asks_for_confirmation_then_removes(client):
 def test_the_owner_cannot_be_removed():
     res, project = factories.researcher_and_project()
     colleague = factories.user("col", "researcher")
-    services.member_add(actor=res, project=project, username="col", role="researcher")
+    factories.join(actor=res, project=project, username="col", role="researcher")
     with pytest.raises(services.ProjectError, match="owner cannot be removed"):
         services.member_remove(actor=colleague, project=project, user=res)
     assert project.members.filter(pk=res.pk).exists()
@@ -273,8 +302,11 @@ def test_a_used_invitation_link_says_so_and_cannot_be_used_twice(client):
     token = invite(res, project)
     stale = ProjectInvitation.objects.get()  # read before the first use, as a racing request would
     first = factories.user("first", "annotator")
-    services.invitation_accept(token=token, user=first)
     second = factories.user("second", "annotator")
+    get_user_model().objects.filter(pk__in=[first.pk, second.pk]).update(email="new@example.org")
+    first.refresh_from_db()
+    second.refresh_from_db()
+    services.invitation_accept(token=token, user=first)
     with pytest.raises(services.ProjectError, match="already used"):
         services.invitation_accept(token=token, user=second)
     # the single-use guarantee is the conditional UPDATE, not the earlier read
@@ -330,7 +362,7 @@ def test_an_unknown_token_is_a_404_with_plain_words(client):
 def test_a_signed_in_user_accepts_the_invitation(client):
     res, project = factories.researcher_and_project()
     token = invite(res, project, role="annotator")
-    someone = get_user_model().objects.create_user("someone", password="x")
+    someone = get_user_model().objects.create_user("someone", email="New@Example.org", password="x")
     client.force_login(someone)
     page = client.get(reverse("invitation", args=[token]))
     assert "You are signed in as someone." in page.content.decode()

@@ -1,5 +1,5 @@
-"""Issue 20 in Debian's Chromium: a researcher with nothing but their account makes a project, adds
-an annotator by username and invites an expert by e-mail; the expert opens the mailed link, creates
+"""Issue 20 in Debian's Chromium: a researcher with nothing but their account makes a project, invites
+an annotator by username (who accepts) and invites an expert by e-mail; the expert opens the mailed link, creates
 an account and finds the project in the nav's switcher. Labels and roles only, no CSS selectors."""
 
 from __future__ import annotations
@@ -40,12 +40,24 @@ def test_researcher_builds_a_team_and_the_invited_expert_joins_from_the_mail(liv
     page.get_by_role("heading", name="Project: Learner <English>").wait_for()
     page.get_by_text("Project Learner <English> created.").wait_for()
 
-    add = page.get_by_role("region", name="Add a member by username")
+    add = page.get_by_role("region", name="Add member: invite an account by username")
     add.get_by_label("Username").fill("ann")
     add.get_by_label("Role").select_option(label="Annotator")
-    add.get_by_role("button", name="Add member").click()
-    page.get_by_text("ann joined Learner <English> as annotator.").wait_for()
+    add.get_by_role("button", name="Invite the account").click()
+    page.get_by_text("If an account is called “ann”, it is invited as annotator").wait_for()
     members = page.get_by_role("table")
+    expect(members.get_by_role("row", name=re.compile(r"^ann annotator"))).to_have_count(0)  # not yet
+
+    annotator = new_page()  # issue 36: ann joins by accepting, from their Projects page
+    annotator.goto(f"{base}/accounts/login/")
+    annotator.get_by_label("Username").fill("ann")
+    annotator.get_by_label("Password").fill("ann-pass-long-1")
+    annotator.keyboard.press("Enter")
+    annotator.wait_for_url(f"{base}/")
+    annotator.goto(f"{base}/projects/")
+    annotator.get_by_role("button", name="Accept").click()
+    annotator.get_by_text("Welcome to Learner <English>: you joined as annotator.").wait_for()
+    page.reload()
     expect(members.get_by_role("row", name=re.compile(r"^ann annotator"))).to_have_count(1)
 
     invite = page.get_by_role("region", name="Invite by e-mail")

@@ -80,6 +80,9 @@ def params_for(world: World) -> dict[str, dict[str, object]]:
         "crowd-platform-action": campaign | {"platform": "mturk", "action": "sync"},
         "crowd-invite": {"code": "no-such-code"},
         "invitation": {"token": "no-such-token"},
+        "login-unlock": {"token": "no-such-token"},
+        "invitation-answer": {"pk": 999999},
+        "account": {"pk": world.researcher.pk},
         "project": {"pk": world.project.pk},
         # two different members: the researcher's empty POST to "remove" does remove its member
         "project-member-remove": {"pk": world.project.pk, "user_id": world.workers[2].pk},

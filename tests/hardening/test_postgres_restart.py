@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import secrets
 import shutil
 import subprocess
 import sys
@@ -122,7 +123,7 @@ def served_by_private_cluster():
             DJANGO_SETTINGS_MODULE="tests.hardening.fault_settings",
             DATABASE_URL=cluster.url,
             DEBUG="false",
-            SECRET_KEY="restart-test-" + "x" * 40,
+            SECRET_KEY=secrets.token_urlsafe(50),
             ALLOWED_HOSTS="127.0.0.1",
             SESSION_COOKIE_SECURE="false",
             CSRF_COOKIE_SECURE="false",
@@ -130,7 +131,7 @@ def served_by_private_cluster():
         )
         env.pop("CELERY_BROKER_URL", None)
         _manage(env, "migrate", "--noinput")
-        _manage(env, "load_demo")
+        _manage(env, "load_demo", "--i-know-this-is-production")
         session_key, campaign_id = _manage(env, "shell", "-c", MAKE_SESSION).splitlines()[-1].split()
         port = _free_port()
         # one sync process: every request after the restart uses the same persistent connection

@@ -41,6 +41,7 @@ from crowd.services.sessions import (
     prolific_open,
     session_finish,
 )
+from crowd.services.workers import check_external_id
 from geceval.errors import GecInputError
 from ranking.models import AssignmentStatus, Campaign, WorkerRecord
 
@@ -219,10 +220,11 @@ def invite_enter(
                 if today >= limit:
                     raise EntryRefused(TOO_MANY.format(limit=limit), 429)
                 return _address(_bind(invite_open(invite=invite, resume=resume), browser), address)
-    session = invite_open(invite=invite, resume=resume)
-    if not invite.reusable and not own and session.browser and session.browser != browser:
-        raise EntryRefused(IN_USE.format(minutes=_lease_minutes()), 409)  # opened at once elsewhere
-    return _address(_bind(session, browser), address)
+    with transaction.atomic():  # the link's row stays locked (invite_open) until the browser is bound
+        session = invite_open(invite=invite, resume=resume)
+        if not invite.reusable and not own and session.browser and session.browser != browser:
+            raise EntryRefused(IN_USE.format(minutes=_lease_minutes()), 409)  # opened at once elsewhere
+        return _address(_bind(session, browser), address)
 
 
 def _single_use_take(invite: InviteLink, browser: str) -> None:
@@ -274,12 +276,10 @@ def mturk_enter(
     worker whose HIT is live in another session: refused from another browser (a workerId is no
     secret); from the same browser it takes that HIT over and the older session is superseded.
     """
-    worker_id = (worker_id or "").strip()
     assignment_id = (assignment_id or "").strip()[:200]
     if not assignment_id or assignment_id == MTURK_PREVIEW:
         raise GecInputError("accept the HIT first")
-    if not worker_id:
-        raise GecInputError("the workerId is missing")
+    worker_id = check_external_id(Platform.MTURK, worker_id)
     if not mturk_submit_allowed(submit_to):
         raise GecInputError("turkSubmitTo is not an MTurk address")
     with transaction.atomic():
@@ -327,16 +327,12 @@ def _mturk_session(campaign: Campaign, assignment_id: str) -> CrowdSession | Non
 
 
 def _live_sessions(campaign: Campaign, worker: CrowdWorker) -> list[CrowdSession]:
-    """The worker's sessions in the campaign that hold a live (active, not overdue) HIT."""
-    return list(
-        CrowdSession.objects.filter(
-            campaign=campaign,
-            worker=worker,
-            finished__isnull=True,
-            assignments__status=AssignmentStatus.ACTIVE,
-            assignments__expires__gte=timezone.now(),
-        ).distinct()
+    """The worker's MTurk sessions in the campaign that are live (``session_live``: holding a live
+    HIT, or opened less than a lease ago and about to claim one, e.g. at the consent page)."""
+    unfinished = CrowdSession.objects.filter(
+        campaign=campaign, worker=worker, platform=Platform.MTURK, finished__isnull=True
     )
+    return [s for s in unfinished if session_live(s)]
 
 
 def _take_over(older: CrowdSession, newer: CrowdSession) -> None:

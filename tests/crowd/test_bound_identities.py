@@ -7,10 +7,13 @@ client address) presenting what a victim's URL shows."""
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 import pytest
 from django.db import IntegrityError, transaction
 from django.test import Client
 from django.urls import reverse
+from django.utils import timezone
 
 from crowd.models import CrowdSession, CrowdWorker
 from crowd.services.sessions import campaign_key, invite_links_create, session_from_token
@@ -177,12 +180,34 @@ def test_one_assignment_belongs_to_one_session_in_the_database(campaign):
         link.objects.create(crowdsession=other, assignment=Assignment.objects.get())
 
 
-def test_a_session_that_finds_its_workers_hit_in_another_session_refuses_the_submit(campaign):
-    """A tab opened on one assignment (still at the consent page) while a newer assignment of the same
-    worker, in the same browser, claimed the HIT: the older tab never works on, nor submits into,
-    the newer one's HIT."""
+def test_a_thief_cannot_slip_in_while_the_victim_is_at_the_consent_page(campaign):
+    """The victim's session has no HIT yet (consent not given): it is live all the same."""
+    victim = browser(VICTIM_ADDRESS)
+    url = _mturk(victim, campaign)["Location"]
+    assert _mturk(browser(THIEF_ADDRESS), campaign, assignment="MADE-UP-4").status_code == 409
+    again, _ = _consented_page(victim, _mturk(victim, campaign))  # MTurk's page reloaded
+    assert _session(again).pk == _session(url).pk
+    assert _session(url).assignments.count() == 1
+    assert CrowdSession.objects.count() == 1
+
+
+def test_a_tab_at_the_consent_page_is_superseded_by_a_newer_assignment_in_the_same_browser(campaign):
     worker = browser(VICTIM_ADDRESS)
     old_url = _mturk(worker, campaign)["Location"]
+    new_url, new_page = _consented_page(worker, _mturk(worker, campaign, assignment="ASG2"))
+    refused = worker.post(old_url, {"consent": "yes"})
+    assert refused.status_code == 409
+    assert "continues in a newer MTurk assignment" in refused.content.decode()
+    assert worker.post(new_url, rank_form(new_page)).status_code == 302
+
+
+def test_a_session_that_finds_its_workers_hit_in_another_session_refuses_the_submit(campaign):
+    """A tab left at the consent page for longer than a lease (no longer live) while another
+    assignment of the same worker claimed the HIT: the older tab never works on, nor submits into,
+    the other one's HIT."""
+    worker = browser(VICTIM_ADDRESS)
+    old_url = _mturk(worker, campaign)["Location"]
+    CrowdSession.objects.filter(pk=_session(old_url).pk).update(created=timezone.now() - timedelta(hours=1))
     new_url, new_page = _consented_page(worker, _mturk(worker, campaign, assignment="ASG2"))
     assert worker.post(old_url, {"consent": "yes"}).status_code == 302
     shown = worker.get(old_url)

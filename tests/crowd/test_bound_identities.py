@@ -96,6 +96,9 @@ def test_the_victims_own_assignment_id_from_another_browser_is_refused(campaign)
     assert refused.status_code == 409
     assert "open in another browser" in refused.content.decode()
     assert CrowdSession.objects.count() == 1
+    # The page that says why is shown inside MTurk's frame, not blocked by it.
+    assert "X-Frame-Options" not in refused
+    assert "https://worker.mturk.com" in refused["Content-Security-Policy"]
 
 
 def test_a_made_up_worker_id_for_a_victims_assignment_id_is_refused(campaign):

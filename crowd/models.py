@@ -108,7 +108,10 @@ class InviteLink(models.Model):
 
 class CrowdSession(models.Model):
     """One arrival of a worker in a campaign through a platform (a Prolific session, an MTurk
-    assignment, an invite visit). Its signed id in the URL carries the session: no cookies."""
+    assignment, an invite visit). Its signed id in the URL carries the session: no cookies.
+
+    One of our assignments belongs to one session (a unique index on the assignments table,
+    migration 0006): two browsers never work on, nor submit into, the same HIT."""
 
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="crowd_sessions")
     worker = models.ForeignKey(CrowdWorker, on_delete=models.PROTECT, related_name="sessions")
@@ -121,12 +124,19 @@ class CrowdSession(models.Model):
     assignments = models.ManyToManyField(Assignment, blank=True, related_name="crowd_sessions")
     consented = models.DateTimeField(null=True, blank=True)
     finished = models.DateTimeField(null=True, blank=True)
-    outcome = models.CharField(max_length=16, blank=True, help_text="completed | screened-out | no-work")
+    outcome = models.CharField(
+        max_length=16, blank=True, help_text="completed | screened-out | no-work | superseded"
+    )
     client_address = models.CharField(
         max_length=64, blank=True, help_text="the address of the request that last claimed a HIT"
     )
     browser = models.CharField(
         max_length=32, blank=True, help_text="the random id of the browser that opened it (a signed cookie)"
+    )
+    browser_proven = models.BooleanField(
+        default=False,
+        help_text="that browser sent its cookie back (in MTurk's iframe it may not): from then on only "
+        "the cookie, never the client address, tells it apart",
     )
     created = models.DateTimeField(auto_now_add=True)
 

@@ -13,6 +13,7 @@ from urllib.parse import urlencode
 
 from csp.constants import NONE
 from django.conf import settings
+from django.core import signing
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
@@ -22,13 +23,20 @@ from django.views.decorators.http import require_POST
 
 from annotate.http import client_address
 from crowd.models import CrowdSession, InviteLink, Platform
-from crowd.services.entry import EntryRefused, browser_id_new, invite_enter, prolific_enter
+from crowd.services.entry import (
+    Browser,
+    EntryRefused,
+    browser_id_new,
+    invite_enter,
+    mturk_enter,
+    prolific_enter,
+)
 from crowd.services.sessions import (
     MTURK_PREVIEW,
+    SUPERSEDED,
     Outcome,
     campaign_from_key,
     crowd_settings_for,
-    mturk_open,
     mturk_submit_url,
     session_assignment,
     session_consent,
@@ -93,10 +101,50 @@ def _remember_browser(request: HttpRequest, response: HttpResponse, browser: str
     return response
 
 
-def _refused(request: HttpRequest, campaign, exc: GecInputError) -> HttpResponse:
+MTURK_BROWSER_COOKIE = "crowd_browser_mturk"
+_YEAR = 365 * 86400
+
+
+def _mturk_browser(request: HttpRequest) -> Browser:
+    """The browser in MTurk's iframe: the id in its cookie if it sent one back, and its address."""
+    found = _mturk_cookie(request)
+    return Browser(id=found or browser_id_new(), returned=bool(found), address=client_address(request))
+
+
+def _mturk_cookie(request: HttpRequest) -> str:
+    found = request.get_signed_cookie(MTURK_BROWSER_COOKIE, default="", salt=MTURK_BROWSER_COOKIE)
+    return found if len(found) == 32 else ""
+
+
+def _remember_mturk_browser(request: HttpRequest, response: HttpResponse, browser: Browser) -> HttpResponse:
+    """The browser cookie for a page framed by worker.mturk.com, a third-party context.
+
+    SameSite=Lax or Strict cookies are never sent in a cross-site iframe, so over HTTPS the cookie is
+    SameSite=None; Secure and Partitioned (CHIPS: kept per top-level site, which browsers that block
+    third-party cookies still allow; Python 3.11's http.cookies cannot write the attribute, hence
+    the header by hand). Browsers that send none back are told apart by their address
+    (``crowd.services.entry.same_browser``). Plain HTTP (development) gets a Lax cookie."""
+    if not request.is_secure():
+        response.set_signed_cookie(
+            MTURK_BROWSER_COOKIE,
+            browser.id,
+            salt=MTURK_BROWSER_COOKIE,
+            max_age=_YEAR,
+            httponly=True,
+            samesite="Lax",
+        )
+        return response
+    value = signing.get_cookie_signer(salt=MTURK_BROWSER_COOKIE * 2).sign(browser.id)
+    response["Set-Cookie"] = (
+        f"{MTURK_BROWSER_COOKIE}={value}; Max-Age={_YEAR}; Path=/; HttpOnly; Secure; SameSite=None; Partitioned"
+    )
+    return response
+
+
+def _refused(request: HttpRequest, campaign, exc: GecInputError, *, mturk: bool = False) -> HttpResponse:
     status = getattr(exc, "status", 400)
     page = render(request, "crowd/problem.html", {"campaign": campaign, "problem": str(exc)}, status=status)
-    return _frame_headers(page, False)
+    return _frame_headers(page, mturk)
 
 
 @never_cache
@@ -163,20 +211,21 @@ def mturk_entry(request: HttpRequest, key: str) -> HttpResponse:
             context |= screen_context(campaign, screen)
             context["candidates"] = screen_candidates(screen)
         return _frame_headers(render(request, "crowd/mturk_preview.html", context), mturk=True)
+    browser = _mturk_browser(request)
     try:
-        session = mturk_open(
+        session = mturk_enter(
             campaign=campaign,
             worker_id=request.GET.get("workerId", ""),
             assignment_id=assignment_id,
             hit_id=request.GET.get("hitId", ""),
             submit_to=request.GET.get("turkSubmitTo", ""),
+            browser=browser,
         )
     except GecInputError as exc:
-        return _frame_headers(
-            render(request, "crowd/problem.html", {"campaign": campaign, "problem": str(exc)}, status=400),
-            True,
-        )
-    return _frame_headers(redirect(_session_url(session)), mturk=True)
+        return _remember_mturk_browser(request, _refused(request, campaign, exc, mturk=True), browser)
+    return _remember_mturk_browser(
+        request, _frame_headers(redirect(_session_url(session)), mturk=True), browser
+    )
 
 
 # --------------------------------------------------------------------------- the visit
@@ -216,6 +265,11 @@ def session_view(request: HttpRequest, token: str) -> HttpResponse:
     campaign = session.campaign
     mturk = session.platform == Platform.MTURK
     crowd = crowd_settings_for(campaign)
+    if session.outcome == Outcome.SUPERSEDED:
+        return _not_saved(request, session, SUPERSEDED)
+    if mturk and not session.browser_proven and session.browser and _mturk_cookie(request) == session.browser:
+        # The browser keeps our cookie in MTurk's frame: from now on the cookie alone tells it apart.
+        CrowdSession.objects.filter(pk=session.pk).update(browser_proven=True)
 
     if session.consented is None:
         if request.method == "POST" and request.POST.get("consent") == "yes":
@@ -239,6 +293,8 @@ def session_view(request: HttpRequest, token: str) -> HttpResponse:
             return _frame_headers(render(request, "crowd/hit_done.html", context), mturk)
 
     assignment = session_assignment(session=session, address=client_address(request))
+    if assignment is None and getattr(session, "foreign", False):
+        return _not_saved(request, session, session.no_work_reason)
     if assignment is None:
         return _end(request, session)
 
@@ -266,6 +322,14 @@ def session_view(request: HttpRequest, token: str) -> HttpResponse:
     return _frame_headers(
         render(request, work_template(campaign), context, status=400 if error else 200), mturk
     )
+
+
+def _not_saved(request: HttpRequest, session: CrowdSession, why: str) -> HttpResponse:
+    """A session that may no longer work on its HIT: why, and (409) that a posted answer was refused."""
+    status = 409 if request.method == "POST" else 200
+    context = {"campaign": session.campaign, "problem": why}
+    page = render(request, "crowd/problem.html", context, status=status)
+    return _frame_headers(page, session.platform == Platform.MTURK)
 
 
 @csrf_exempt

@@ -36,6 +36,17 @@ class Outcome:
     COMPLETED = "completed"
     SCREENED_OUT = "screened-out"
     NO_WORK = "no-work"
+    SUPERSEDED = "superseded"  # a newer MTurk assignment of the same worker took its HIT over
+
+
+SUPERSEDED = (
+    "This HIT continues in a newer MTurk assignment you accepted (in another tab or window). Nothing "
+    "from this page is saved any more: continue there, and return this assignment on MTurk."
+)
+FOREIGN = (
+    "Your HIT of this study is open in another session (another tab, window or browser). Nothing from "
+    "this page is saved: continue there."
+)
 
 
 def token_max_age() -> int:
@@ -246,6 +257,18 @@ def _address_full(session: CrowdSession) -> bool:
     return live >= limit
 
 
+def _session_takes(session: CrowdSession, assignment: Assignment) -> bool:
+    """Link the assignment to the session unless it is another session's: the worker's live HIT
+    (which assignment_request hands back) held by another of their sessions. The unique index on the
+    assignment (migration 0006) decides a race; the M2M manager's add would ignore the conflict."""
+    through = CrowdSession.assignments.through
+    link = through(crowdsession_id=session.pk, assignment_id=assignment.pk)
+    through.objects.bulk_create([link], ignore_conflicts=True)
+    return (
+        not through.objects.filter(assignment_id=assignment.pk).exclude(crowdsession_id=session.pk).exists()
+    )
+
+
 class AddressFull(NoWork):
     """Too many live HITs from this address: the visit stays open and may try again later."""
 
@@ -257,7 +280,8 @@ ADDRESS_FULL = (
 
 
 def session_assignment(*, session: CrowdSession, address: str = "") -> Assignment | None:
-    """The assignment to work on now, or None after finishing the session (outcome set).
+    """The assignment to work on now, or None after finishing the session (outcome set), or None
+    with ``session.foreign`` set when the worker's live HIT belongs to another of their sessions.
 
     MTurk sessions end after one HIT (one MTurk assignment = one of ours);
     others after ``hits_per_visit`` HITs (0 = until no work is left). ``address``: the client's,
@@ -281,7 +305,10 @@ def session_assignment(*, session: CrowdSession, address: str = "") -> Assignmen
             if _address_full(session):
                 raise AddressFull(ADDRESS_FULL)
             assignment = assignment_request(campaign=session.campaign, worker=session.worker.user)
-            session.assignments.add(assignment)
+            if not _session_takes(session, assignment):
+                session.no_work_reason = FOREIGN
+                session.foreign = True
+                return None
     except NoWork as reason:
         outcome = Outcome.NO_WORK if isinstance(reason, AddressFull) else _no_work_outcome(session)
         if outcome == Outcome.NO_WORK:  # maybe later (paused, all slots taken): the visit stays open

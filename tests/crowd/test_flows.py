@@ -98,15 +98,15 @@ def test_prolific_pid_identifies_the_worker_and_the_end_redirects_with_the_compl
     assert end["Location"] == "https://app.prolific.com/submissions/complete?cc=PROLIFIC-OK"
     session = CrowdSession.objects.get()
     assert (session.worker.external_id, session.study, session.external_session) == ("5f00aa", "st1", "se1")
-    # The same PID in another session of the study is the same user: no HIT twice.
+    # The same PID in another session of the study: its visit ended, so no second one opens (issue
+    # 35); its own browser is shown its end again.
     url2 = follow_to_session(
         client, client.get(base, {"PROLIFIC_PID": "5f00aa", "STUDY_ID": "st1", "SESSION_ID": "se2"})
     )
-    client.post(url2, {"consent": "yes"})
-    page = client.get(url2)
-    assignment = Assignment.objects.filter(worker=session.worker.user, status="active").get()
-    assert assignment.hit_id != Assignment.objects.get(worker=session.worker.user, status="submitted").hit_id
-    assert page.status_code == 200
+    assert session_of(url2).pk == session.pk
+    assert client.get(url2)["Location"].endswith("cc=PROLIFIC-OK")
+    assert CrowdSession.objects.count() == 1
+    assert not Assignment.objects.filter(worker=session.worker.user, status="active").exists()
 
 
 def test_prolific_worker_excluded_by_traps_gets_the_screened_out_code(client, campaign):

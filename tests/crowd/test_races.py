@@ -59,3 +59,34 @@ def test_one_mturk_assignment_opened_four_times_at_once_is_one_session(real_post
     )
     assert errors == []
     assert len(set(results)) == 1 and CrowdSession.objects.count() == 1
+
+
+def test_one_mturk_assignment_presented_by_four_browsers_at_once_is_one_browsers(real_postgres):
+    """Issue 35: the assignment belongs to the first browser; the three others are refused."""
+    from itertools import count
+
+    from crowd.services.entry import Browser, EntryRefused, mturk_enter
+
+    _, _, campaign = crowd_campaign()
+    numbers = count()
+
+    def enter():
+        n = next(numbers)
+        browser = Browser(id=f"{n:032x}", returned=True, address=f"203.0.113.{n}")
+        try:
+            return mturk_enter(
+                campaign=campaign,
+                worker_id="AW1",
+                assignment_id="ASG1",
+                hit_id="H1",
+                submit_to="https://workersandbox.mturk.com",
+                browser=browser,
+            ).browser
+        except EntryRefused as refused:
+            return refused.status
+
+    results, errors = run_at_once(enter)
+    assert errors == []
+    assert results.count(409) == 3
+    (session,) = CrowdSession.objects.all()
+    assert [r for r in results if r != 409] == [session.browser]

@@ -120,9 +120,12 @@ def test_an_excluded_worker_is_not_readmitted_through_the_same_single_use_link_o
     _start(browser, browser.get(reverse("crowd-invite", args=[invite.code])))
     worker = CrowdWorker.objects.get(platform="invite")
     worker_override_set(campaign=campaign, worker=worker.user, override=WorkerOverride.EXCLUDE)
-    fresh = Client()
-    url = fresh.get(reverse("crowd-invite", args=[invite.code]))["Location"]
+    # Another browser is refused while the visit is live (issue 35: a single-use link in use opens
+    # no second session); the owner's browser is led back to the excluded identity.
+    assert Client().get(reverse("crowd-invite", args=[invite.code])).status_code == 409
+    url = browser.get(reverse("crowd-invite", args=[invite.code]))["Location"]
     assert session_from_token(url.rstrip("/").split("/")[-1]).worker == worker
-    end = fresh.get(url)
+    end = browser.get(url)
     assert "ranking/work_rank.html" not in [t.name for t in end.templates]
     assert CrowdSession.objects.get(worker=worker).outcome == "screened-out"
+    assert CrowdWorker.objects.filter(platform="invite").count() == 1

@@ -1,0 +1,110 @@
+"""The MTurk finding of issue 35 against a real gunicorn (production settings, PostgreSQL): two
+browsers (their own cookie jars, their own client addresses) presenting the same workerId.
+
+Before: the second browser, with a made-up assignmentId, got the victim's live HIT at the same screen
+and its submit was stored; the victim's later answer was discarded while the victim was told "saved"
+(a redirect to the next screen). Now the second browser is refused and the victim's answer is stored.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+from urllib.parse import urljoin
+
+import httpx
+import pytest
+from django.conf import settings as django_settings
+from django.db import connection
+from django.urls import reverse
+
+from crowd.services.sessions import campaign_key
+from ranking.models import Rating, ScreenJudgment
+from tests.factories import crowd_campaign
+from tests.hardening.test_faults import GUNICORN, REPO, _free_port, _wait
+from tests.processes import stop
+
+MTURK_SUBMIT = "https://workersandbox.mturk.com"
+
+
+@pytest.fixture
+def served(real_postgres, transactional_db):
+    """gunicorn with production settings on this test's database; the client address comes from
+    X-Real-IP (as behind the TLS proxy), so one machine can play two networks."""
+    s = connection.settings_dict
+    auth = s["USER"] + (f":{s['PASSWORD']}" if s["PASSWORD"] else "")
+    port = _free_port()
+    env = dict(
+        os.environ,
+        DJANGO_SETTINGS_MODULE="tests.hardening.fault_settings",
+        DATABASE_URL=f"postgres://{auth}@{s['HOST'] or '127.0.0.1'}:{s['PORT'] or 5432}/{s['NAME']}",
+        DEBUG="false",
+        SECRET_KEY=django_settings.SECRET_KEY,  # the campaign key the test signs must be valid there
+        ALLOWED_HOSTS="127.0.0.1",
+        SESSION_COOKIE_SECURE="false",
+        CSRF_COOKIE_SECURE="false",
+        LOGIN_CLIENT_IP_HEADER="HTTP_X_REAL_IP",
+        LIVE_ASSIGNMENTS_PER_ADDRESS="0",
+        LOG_LEVEL="ERROR",
+    )
+    env.pop("CELERY_BROKER_URL", None)
+    server = subprocess.Popen(
+        [str(GUNICORN), "config.wsgi", "-b", f"127.0.0.1:{port}", "-w", "2", "--timeout", "30"],
+        cwd=REPO,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        _wait(f"http://127.0.0.1:{port}/healthz", lambda r: r.status_code == 200)
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        stop(server, timeout=10)
+
+
+def _browser(base: str, address: str) -> httpx.Client:
+    return httpx.Client(base_url=base, headers={"X-Real-IP": address}, timeout=15)
+
+
+def _form(page: httpx.Response, reverse_ranks: bool) -> dict[str, str]:
+    html = page.text
+    screen = re.search(r'name="screen" value="(\d+)"', html).group(1)
+    started = re.search(r'name="started" value="([^"]*)"', html).group(1)
+    positions = sorted(set(re.findall(r'name="rank-(\d+)"', html)), key=int)
+    ranks = range(len(positions), 0, -1) if reverse_ranks else range(1, len(positions) + 1)
+    return {"screen": screen, "started": started} | {f"rank-{p}": str(r) for p, r in zip(positions, ranks)}
+
+
+def test_a_second_browser_with_the_victims_worker_id_gets_nothing_and_the_victims_answer_is_stored(served):
+    campaign = crowd_campaign(judgments_per_item=4)[2]
+    entry = reverse("crowd-mturk", args=[campaign_key(campaign)])
+    params = {"hitId": "H1", "workerId": "AVICTIM", "turkSubmitTo": MTURK_SUBMIT}
+    with _browser(served, "198.51.100.7") as victim, _browser(served, "203.0.113.9") as thief:
+        opened = victim.get(entry, params=params | {"assignmentId": "ASG1"})
+        assert opened.status_code == 302
+        url = urljoin(served, opened.headers["location"])
+        assert victim.post(url, data={"consent": "yes"}).status_code == 302
+        page = victim.get(url)
+        assert page.status_code == 200
+        answer = _form(page, reverse_ranks=True)
+
+        stolen = thief.get(entry, params=params | {"assignmentId": "MADE-UP-1"})
+        if stolen.status_code == 302:  # the finding: the thief has a session; it answers first
+            thief_url = urljoin(served, stolen.headers["location"])
+            thief.post(thief_url, data={"consent": "yes"})
+            thief.post(thief_url, data=_form(thief.get(thief_url), reverse_ranks=False))
+        told = victim.post(url, data=answer)
+        assert told.status_code == 302  # "saved": on to the next screen
+    judgment = ScreenJudgment.objects.get(screen_id=int(answer["screen"]))
+    stored = {
+        f"rank-{r.candidate.position}": str(r.rank)
+        for r in Rating.objects.filter(judgment=judgment).select_related("candidate")
+    }
+    assert stored == {k: v for k, v in answer.items() if k.startswith("rank-")}, (
+        "the victim's answer was dropped"
+    )
+    assert stolen.status_code == 409
+    assert "open in another browser" in stolen.text
+    with _browser(served, "203.0.113.9") as thief:
+        assert thief.get(entry, params=params | {"assignmentId": "ASG1"}).status_code == 409

@@ -154,3 +154,42 @@ def test_meta_eval_sentence_level_detects_base_one_from_the_source_line_count(tm
     items = json.loads(out.stdout)["items"]
     assert (items["attribute"], items["base"]) == ("src-id", 1)
     assert "line count, 4" in items["how"]
+
+
+def _geceval(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "geceval", *args], capture_output=True, text=True, cwd=REPO, timeout=300
+    )
+
+
+# two annotators rank the same sentence (src-id 5) in two HITs (ids 1 and 2)
+TWO_HITS = """<appraise-results><ranking-result>
+  <ranking-item src-id="5" id="1" user="a1"><translation system="A" rank="1"/><translation system="B" rank="2"/></ranking-item>
+  <ranking-item src-id="5" id="2" user="a2"><translation system="A" rank="1"/><translation system="B" rank="2"/></ranking-item>
+  <ranking-item src-id="0" id="3" user="a2"><translation system="A" rank="2"/><translation system="B" rank="1"/></ranking-item>
+</ranking-result></appraise-results>
+"""
+
+
+def test_agreement_compares_annotators_on_the_sentence_src_id_names(tmp_path: Path) -> None:
+    (tmp_path / "j.xml").write_text(TWO_HITS)
+    proc = _geceval("agreement", str(tmp_path / "j.xml"), "--format", "appraise-xml", "--json")
+    assert proc.returncode == 0, proc.stderr
+    assert 'sentences keyed by src-id, base 0 (detected: an item has src-id="0")' in proc.stderr
+    (pair,) = json.loads(proc.stdout)["pairs"]
+    assert pair["n"] == 1  # keyed by id, the two HITs would share nothing
+
+
+def test_rank_follows_the_same_rule_and_says_which(tmp_path: Path) -> None:
+    (tmp_path / "j.xml").write_text(SEEDA_LIKE)
+    refused = _geceval("rank", str(tmp_path / "j.xml"), "--runs", "2")
+    assert refused.returncode == 2 and "give --src-id-base 0 or 1" in refused.stderr
+    proc = _geceval("rank", str(tmp_path / "j.xml"), "--runs", "2", "--src-id-base", "1", "--json")
+    assert proc.returncode == 0, proc.stderr
+    assert "sentences keyed by src-id, base 1 (given)" in proc.stderr
+    assert json.loads(proc.stdout)["judgments"] == 7
+    (tmp_path / "j.csv").write_text(
+        "system1Id,system1rank,system2Id,system2rank,judgeId,segmentId\nA,1,B,2,j,0\n"
+    )
+    wrong = _geceval("rank", str(tmp_path / "j.csv"), "--src-id-base", "1")
+    assert wrong.returncode == 2 and "--src-id-base applies to appraise-xml judgments only" in wrong.stderr

@@ -54,14 +54,20 @@ class JoinCount:
         return f"{self.matched} of {self.total} {self.what} ({100 * self.share:.1f}%) found their scores"
 
 
-def require_share(count: JoinCount, *, min_share: float = MIN_SHARE, where: str = "") -> JoinCount:
-    """``count`` when at least ``min_share`` of it matched, else a ``JoinError`` with its detail."""
+CLI_HINT = "pass --allow-missing to accept it"
+
+
+def require_share(
+    count: JoinCount, *, min_share: float = MIN_SHARE, where: str = "", hint: str = CLI_HINT
+) -> JoinCount:
+    """``count`` when at least ``min_share`` of it matched, else a ``JoinError`` with its detail;
+    ``hint`` says how to accept a partial join on purpose."""
     if count.total and count.share < min_share:
         head = f"{where}: " if where else ""
         raise JoinError(
             f"{head}only {count.describe()}, at least {100 * min_share:.0f}% are needed"
             + (f"; {count.detail}" if count.detail else "")
-            + " (check the names and how sentences are keyed, or pass --allow-missing to accept it)"
+            + f" (check the names and how sentences are keyed, or {hint})"
         )
     return count
 

@@ -171,3 +171,61 @@ def test_an_option_the_mode_does_not_read_is_refused(args: tuple[str, ...], refu
     proc = _meta_eval(*args)
     assert proc.returncode == 2
     assert f"{refused}: not used by" in proc.stderr and "leave it out" in proc.stderr
+
+
+def _geceval(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "geceval", *args], capture_output=True, text=True, cwd=REPO, timeout=300
+    )
+
+
+@pytest.mark.parametrize(
+    ("metric", "extra", "refused"),
+    [
+        ("bleu", ("--beta", "1"), "--beta"),
+        ("ter", ("--lambda", "0.5"), "--lambda"),
+        ("chrf", ("--nomix", "--case-sensitive"), "--nomix, --case-sensitive"),
+        ("gleu", ("--align", "levenshtein"), "--align"),
+        ("gotoscorer", ("--sentence",), "--sentence"),
+    ],
+)
+def test_score_refuses_an_option_the_metric_does_not_read(
+    tmp_path: Path, metric: str, extra: tuple[str, ...], refused: str
+) -> None:
+    (tmp_path / "r").write_text("a b c\n")
+    proc = _geceval("score", metric, "--refs", str(tmp_path / "r"), "--hyp", str(tmp_path / "r"), *extra)
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert f"error: {refused}: not used by {metric}; leave it out" in proc.stderr
+
+
+def test_score_keeps_the_options_a_metric_reads(tmp_path: Path) -> None:
+    (tmp_path / "r").write_text("a b c\n")
+    proc = _geceval(
+        "score", "chrf", "--refs", str(tmp_path / "r"), "--hyp", str(tmp_path / "r"), "--beta", "1", "--json"
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)[0]["beta"] == 1.0
+
+
+def test_prws_refuses_rating_options_on_segment_means(tmp_path: Path) -> None:
+    (tmp_path / "seg.csv").write_text("a,b\n50,60\n55,65\n")
+    args = ("prws", str(tmp_path / "seg.csv"), "--format", "gmeg-segment-csv")
+    assert _geceval(*args).returncode == 0
+    proc = _geceval(*args, "--seed", "3", "--min-traps", "5")
+    assert proc.returncode == 2
+    assert "--seed, --min-traps: not used with --format gmeg-segment-csv" in proc.stderr
+
+
+def test_ensemble_train_refuses_hybrid_options_without_synthetic_systems(tmp_path: Path) -> None:
+    proc = _geceval(
+        "ensemble",
+        "train",
+        str(tmp_path),
+        "--out",
+        str(tmp_path / "m.json"),
+        "--no-synthetic",
+        "--samples",
+        "3",
+    )
+    assert proc.returncode == 2 and "--samples: not used with --no-synthetic" in proc.stderr
+    assert not (tmp_path / "m.json").exists()

@@ -188,6 +188,10 @@ def judgments_import(
     built = _screens_build(project=project, name=name, fmt=fmt, protocol=parsed.protocol, resolved=resolved)
     report = _judgments_save(fmt=fmt, parsed=parsed, resolved=resolved, built=built)
     report.item_key = parsed.item_key.describe() if parsed.item_key is not None else ""
+    if report.item_key:
+        # kept with the campaign so every run over it says how its sentences were found
+        Campaign.objects.filter(pk=report.campaign.pk).update(item_key=report.item_key)
+        report.campaign.item_key = report.item_key
     return report
 
 

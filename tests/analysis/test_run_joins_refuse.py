@@ -60,3 +60,25 @@ def test_a_run_with_sentence_scores_for_half_the_judged_sentences_fails(client):
     allowed = _meta(client, campaign, human, metric, imported=["FIVE"], allow_missing="on")
     assert allowed.status == RunStatus.DONE, allowed.error
     assert SentenceCorrelationResult.objects.filter(run=allowed, metric="FIVE").exists()
+
+
+def test_a_run_over_imported_appraise_judgments_says_how_their_items_named_sentences(client):
+    from crowd.importing import judgments_import
+    from tests.crowd.test_import import APPRAISE_SRC_ID
+    from tests.factories import corpus_with_systems, researcher_and_project
+
+    user, project = researcher_and_project()
+    lines = ["First one .", "Second one .", "Third one ."]
+    corpus, _ = corpus_with_systems(
+        project, sources=lines, systems={"BART": lines, "T5": lines, "Riken": lines}
+    )
+    report = judgments_import(
+        project=project, name="seeda", fmt="appraise-xml", path_or_bytes=APPRAISE_SRC_ID, corpus=corpus
+    )
+    run = done_run(report.campaign, "trueskill", runs=10, chunks=1)
+    client.force_login(user)
+    page = client.get(reverse("analysis-run", args=[run.pk])).content.decode()
+    assert (
+        '<li id="item-key">Judgments imported from Appraise XML: sentences keyed by src-id, base 1 '
+        "(detected: an item has the corpus&#x27; line count, 3, as src-id); sentence index = src-id - 1</li>"
+    ) in page

@@ -302,6 +302,8 @@ def test_appraise_src_id_lands_on_the_sentence_it_names_with_the_base_detected(p
         "items: sentences keyed by src-id, base 1 (detected: an item has the corpus' line count, 3, "
         "as src-id); sentence index = src-id - 1"
     )
+    report.campaign.refresh_from_db()
+    assert report.campaign.item_key == report.lines()[-1].removeprefix("items: ")
     screens = Screen.objects.filter(campaign=report.campaign).order_by("sentence__position")
     assert [s.sentence.position for s in screens] == [1, 2]  # src-id 2 and 3, not the HITs' ids 1 and 2
     first = screens.get(sentence__position=2)

@@ -20,11 +20,12 @@ import argparse
 import json
 import sys
 
+from geceval.appraise_items import SRC_ID_BASES
 from geceval.errors import GecInputError
 from geceval.formats.inputs import display_name, read_input
 from geceval.formats.mturk import parse_mturk_csv, rankings_of
 from geceval.gcpause import gc_paused
-from geceval.judgments import FORMATS, SRC_ID_BASES, RankingJudgment, read_rankings_keyed
+from geceval.judgments import FORMATS, RankingJudgment, read_rankings_keyed
 from geceval.progress import StderrProgress
 from geceval.ranking import METHODS, RankingResult, prepare_rankings, rank
 

@@ -25,8 +25,9 @@ import sys
 from dataclasses import asdict
 
 from geceval import agreement
+from geceval.appraise_items import SRC_ID_BASES
 from geceval.errors import GecInputError
-from geceval.judgments import SRC_ID_BASES, expand_pairwise, read_rankings_keyed
+from geceval.judgments import expand_pairwise, read_rankings_keyed
 from geceval.stats_cli import fmt, print_json
 
 FORMATS = ("wmt-csv", "appraise-xml", "jsonl")

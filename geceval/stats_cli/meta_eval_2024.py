@@ -43,8 +43,8 @@ from scipy import stats
 
 from geceval import joins, metaeval
 from geceval import metaeval_2024 as m24
+from geceval.appraise_items import SRC_ID_BASES
 from geceval.errors import GecInputError
-from geceval.judgments import SRC_ID_BASES
 from geceval.stats_cli import fmt, print_json
 
 

@@ -243,11 +243,12 @@ def synthetic_systems(
 RUN_HINT = "make the run again with allow missing (parameter allow_missing) to accept it"
 
 
-def require_system_join(
-    metric_rows: Sequence[dict], human: dict[str, float], *, exclude: Sequence[str] = (), allow_missing: bool
-) -> None:
-    """A ``JoinError`` (the run fails with it) when fewer than 90% of the judged systems (minus
-    ``exclude``) have a score of some metric/reference set (``geceval.joins``)."""
+def require_system_join(metric_rows: Sequence[dict], human: dict[str, float], parameters: dict) -> None:
+    """A ``JoinError`` (the run fails with it) when fewer than 90% of the judged systems (minus the
+    run's ``exclude``) have a score of some metric/reference set (``geceval.joins``), unless the
+    run's ``allow_missing``."""
+    exclude = parameters.get("exclude", [])
+    allow_missing = bool(parameters.get("allow_missing"))
     table: dict[tuple[str, str], set[str]] = defaultdict(set)
     for row in metric_rows:
         table[(row["metric"], row["reference_set"])].add(row["name"])

@@ -87,6 +87,14 @@ def human_pairs(human_run: AnalysisRun) -> list[PairwiseJudgment] | None:
     return found.pairwise_judgments() if found is not None else []
 
 
+def _joined(
+    pairs: list[PairwiseJudgment], scores: dict, exclude: list[str], share: float, where: str
+) -> None:
+    """The run fails unless at least ``share`` of the judged pairs find their scores (``geceval.joins``)."""
+    found = pair_join(pairs, scores, exclude=exclude, judged_as="the human run's judgments")
+    require_share(found, min_share=share, where=where, hint=RUN_HINT)
+
+
 def sentence_level(
     run: AnalysisRun,
     imported: list[dict],
@@ -112,20 +120,9 @@ def sentence_level(
     total = len(wanted) * len(sets) + len(sentence_imports)
     share = min_share(bool(run.parameters.get("allow_missing")))
 
-    def joined(scores: dict, where: str) -> dict:
-        """The scores, once at least the share of the judged pairs find theirs (else the run fails)."""
-        judged_as = "the human run's judgments"
-        require_share(
-            pair_join(pairs, scores, exclude=exclude, judged_as=judged_as),
-            min_share=share,
-            where=where,
-            hint=RUN_HINT,
-        )
-        return scores
-
     rows = []
     for s in sentence_imports:
-        joined(s["scores"], f"{s['name']}/{IMPORTED} (sentence level)")
+        _joined(pairs, s["scores"], exclude, share, f"{s['name']}/{IMPORTED} (sentence level)")
         rows.append(
             {
                 "metric": s["name"],
@@ -154,7 +151,7 @@ def sentence_level(
                     system: {str(sentence_ids[int(i)]): v for i, v in cells.items()}
                     for system, cells in per.items()
                 }
-                joined(scores, f"{metric}/{ref_name} (sentence level)")
+                _joined(pairs, scores, exclude, share, f"{metric}/{ref_name} (sentence level)")
                 rows.append(
                     {
                         "metric": metric,

@@ -87,7 +87,8 @@ def appraise_item_key(
         known = f"the corpus has {corpus_lines} lines" if corpus_lines is not None else "no corpus to count"
         raise GecInputError(
             f"items carry src-id ({min(values)}..{max(values)}) but its base cannot be told: no item has "
-            f'src-id="0" and none has the corpus\' line count ({known}); give --src-id-base 0 or 1',
+            f'src-id="0" and none has the corpus\' line count ({known}); give --src-id-base 0 or 1 '
+            '(the import page: "Appraise src-id base")',
             path=path,
         )
     low = min(values) - key.base  # type: ignore[operator]

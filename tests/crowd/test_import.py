@@ -410,3 +410,37 @@ def test_prws_csv_gives_a_prws_campaign_with_scores_and_meaning_changed(project)
         ("amu", 70, False),
         ("ref", 90, True),
     ]
+
+
+def test_import_page_takes_the_src_id_base_previews_the_rule_and_imports_with_it(client, owner, project):
+    import io
+
+    from django.urls import reverse
+
+    corpus = _three_sentences(project)
+    client.force_login(owner)
+    subset = APPRAISE_SRC_ID.replace(b'src-id="3"', b'src-id="1"')  # neither 0 nor 3: base unknown
+
+    def post(**extra):
+        upload = io.BytesIO(subset)
+        upload.name = "seeda.xml"
+        form = {"file": upload, "format": "appraise-xml", "name": "seeda", "project": project.pk}
+        return client.post(reverse("crowd-import"), {**form, "corpus": corpus.pk, **extra})
+
+    refused = post()
+    assert refused.status_code == 400 and b"give --src-id-base 0 or 1" in refused.content
+    preview = post(src_id_base="0")
+    assert preview.status_code == 200
+    assert b'<p id="preview-items">Items: sentences keyed by src-id, base 0 (given)' in preview.content
+    done = client.post(reverse("crowd-import"), {"action": "import", "mapping": ""})
+    campaign = Campaign.objects.get(name="seeda")
+    assert done.status_code == 302 and campaign.item_key.startswith("sentences keyed by src-id, base 0")
+    positions = Screen.objects.filter(campaign=campaign).values_list("sentence__position", flat=True)
+    assert sorted(positions) == [1, 2]
+    upload = io.BytesIO(b"system1Id,system1rank,system2Id,system2rank,judgeId,segmentId\nA,1,B,2,j,0\n")
+    upload.name = "j.csv"
+    wrong = client.post(
+        reverse("crowd-import"),
+        {"file": upload, "format": "wmt-csv", "name": "w", "project": project.pk, "src_id_base": "1"},
+    )
+    assert wrong.status_code == 400 and b"a src-id base is read only for Appraise XML files" in wrong.content

@@ -10,9 +10,9 @@ out, in every mode (with ``--hybrids`` on top of GMEG's own: they leave the real
 no hybrid is made of them either). Every mode refuses (exit 2, naming what did not match and
 what was there) when fewer than 90% of the judged systems (judged pairs at sentence level) find
 their scores; ``--allow-missing`` (no value) lowers the share to 0 on purpose
-(:mod:`geceval.joins`). An option the chosen mode does not read is refused, never dropped. With two or more metric files, each pair is also compared with the
-Williams test (one-sided: does the first correlate more strongly with the
-human scores than the second?).
+(:mod:`geceval.joins`). An option the chosen mode does not read is refused, never dropped.
+With two or more metric files, each pair is also compared with the Williams test (one-sided:
+does the first correlate more strongly with the human scores than the second?).
 
 ``--json`` prints ``{"human_scores": path, "metrics": [{"metric": path, "n",
 "systems", "excluded", "unmatched", "pearson", "pearson_p", "spearman",
@@ -28,8 +28,8 @@ the 2024 modes (Kobayashi et al. 2024): :mod:`geceval.stats_cli.meta_eval_2024`.
 [--metrics M ...] [--json]`` is GMEG 2019 Table 8 and Figure 3 for one
 GMEG-layout domain (``DIR/source``, ``DIR/ref0..N``, one file per system,
 ``DIR-segment-scores.csv`` beside it): the real systems minus ref, source and
-source+error (and ``--exclude``), plus N hybrid systems (Graham and Liu 2016; GMEG used 674) drawn
-with seed S as :mod:`geceval.hybrid_metaeval` documents; the metrics (default
+source+error (and ``--exclude``), plus N hybrid systems (Graham and Liu 2016; GMEG used 674)
+drawn with seed S as :mod:`geceval.hybrid_metaeval` documents; the metrics (default
 all of Table 8: chrf, errant-0.2, errant-0.5, gleu, chargleu, imeasure,
 m2-0.2, m2-0.5) score every system; it reports Pearson r and Spearman rho and
 the Williams matrix (one-sided p that the row metric beats the column metric).

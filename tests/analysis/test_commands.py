@@ -70,6 +70,9 @@ def test_reproduce_gec_ranking_with_1000_runs_through_the_crowd_importer(capsys)
         (("conll14-metrics", "--split", "dev"), "--split"),
         (("gmeg", "--runs", "10"), "--runs"),
         (("gmeg-dev", "--split", "test"), "--split"),
+        (("gmeg", "--tables", "3", "6", "--hybrids", "10"), "--hybrids"),
+        (("gmeg", "--tables", "9", "--metrics", "gleu"), "--metrics"),
+        (("gmeg-dev", "--tables", "8", "--folds", "5", "--features", "gleu"), "--folds, --features"),
     ],
 )
 def test_reproduce_refuses_an_option_the_study_does_not_read(tmp_path, args, refused):

@@ -70,6 +70,11 @@ class Command(BaseCommand):
             unused = ["runs", "split"]  # gmeg-dev is the dev split of GMEG/data under --data
         else:
             unused = list(GMEG_ONLY)
+        if study in ("gmeg", "gmeg-dev"):
+            tables = set(options["tables"])
+            # each of these feeds only some tables: given without them, it would change nothing
+            needs = {"metrics": {"8"}, "hybrids": {"8", "9"}, "folds": {"9"}, "features": {"9"}}
+            unused += [n for n, wanted in needs.items() if not tables & wanted]
         given = [f"--{n}" for n in unused if options[n] != defaults[n]]
         if given:
             raise CommandError(f"{', '.join(given)}: not used by study {study}; leave it out")

@@ -78,6 +78,19 @@ class ImportForm(forms.Form):
     project = forms.ModelChoiceField(label="Project", queryset=None)
     corpus = forms.ModelChoiceField(label="Corpus (optional)", queryset=None, required=False)
     include_rejected = forms.BooleanField(label="Include rejected assignments", required=False)
+    src_id_base = forms.TypedChoiceField(
+        label="Appraise src-id base",
+        choices=[
+            ("", "detect"),
+            ("0", "0 (src-id 0 is the first sentence)"),
+            ("1", "1 (src-id 1 is the first)"),
+        ],
+        coerce=int,
+        empty_value=None,
+        required=False,
+        help_text="Appraise XML whose items carry src-id: the sentence is src-id minus this base. Detected "
+        "when an item has src-id 0 (base 0) or the corpus' sentence count (base 1); otherwise choose.",
+    )
     mapping = _mapping_field(
         "MTurk files only, and only when the preview says the columns cannot be told apart: the "
         "message lists the columns found and the ones needed. Example: "
@@ -97,6 +110,8 @@ class ImportForm(forms.Form):
             self.add_error("corpus", "this corpus belongs to another project")
         if data.get("mapping") is not None and data.get("format") != "mturk-csv":
             self.add_error("mapping", "a column mapping is read only for MTurk batch files")
+        if data.get("src_id_base") is not None and data.get("format") != "appraise-xml":
+            self.add_error("src_id_base", "a src-id base is read only for Appraise XML files")
         upload, fmt = data.get("file"), data.get("format")
         # The view takes uploads up to JUDGMENT_UPLOAD_MAX_BYTES, for the files that stream; a file
         # read whole keeps the bound of every other upload (nothing is kept or queued before this).

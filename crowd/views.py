@@ -218,19 +218,24 @@ def import_judgments_view(request: HttpRequest) -> HttpResponse:
 
 def _preview(request: HttpRequest, data: dict, opened) -> dict:
     """Parse the upload, keep it in file storage for the confirm step, and say what it holds."""
+    corpus = data["corpus"]
     parsed = judgments_parse(
         fmt=data["format"],
         path_or_bytes=opened,
         mapping=data["mapping"],
         include_rejected=data["include_rejected"],
+        src_id_base=data["src_id_base"],
+        corpus_lines=corpus.sentences.count()
+        if corpus is not None and data["format"] == "appraise-xml"
+        else None,
     )
-    corpus = data["corpus"]
     stored = {
         "name": data["name"],
         "format": data["format"],
         "corpus": corpus.pk if corpus else None,
         "project": data["project"].pk,
         "include_rejected": data["include_rejected"],
+        "src_id_base": data["src_id_base"],
         "file": _keep_upload(opened.data, request.session.get(IMPORT_SESSION_KEY)),
         "filename": data["file"].name,
     }
@@ -241,6 +246,7 @@ def _preview(request: HttpRequest, data: dict, opened) -> dict:
         "skipped": sorted(parsed.skipped.items()),
         "workers": len({j.worker for j in parsed.judgments}),
         "items": len({j.item for j in parsed.judgments}),
+        "item_key": parsed.item_key.describe() if parsed.item_key is not None else "",
         "stored": stored,
         "confirm": ConfirmImportForm(
             initial={"mapping": json.dumps(parsed.mapping, indent=2) if parsed.mapping else ""}
@@ -266,6 +272,7 @@ def _judgments_job(request: HttpRequest, data: dict):
             "corpus": corpus.pk if corpus else None,
             "mapping": data["mapping"],
             "include_rejected": data["include_rejected"],
+            "src_id_base": data["src_id_base"],
         },
     )
 
@@ -285,6 +292,7 @@ def _import_confirm(request: HttpRequest, stored: dict, corpora, projects) -> Ht
                 corpus=corpus,
                 mapping=confirm.cleaned_data["mapping"],
                 include_rejected=stored["include_rejected"],
+                src_id_base=stored.get("src_id_base"),
             )
         except GecInputError as exc:
             messages.error(request, str(exc))

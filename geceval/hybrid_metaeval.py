@@ -37,6 +37,7 @@ from scipy import stats
 
 from geceval.ensemble import gmeg_corpus
 from geceval.ensemble_features import METRIC_COMPONENTS, ScorerFeatures
+from geceval.joins import MIN_SHARE, require_share, system_join
 from geceval.metaeval import hybrid_systems, williams_test
 from geceval.progress import ProgressFn, no_progress
 from geceval.prws import system_means
@@ -108,13 +109,25 @@ def hybrid_meta_eval(
     left_out: Sequence[str] = GMEG_LEFT_OUT,
     scorer: ScorerFactory = ScorerFeatures,
     progress: ProgressFn = no_progress,
+    min_share: float = MIN_SHARE,
 ) -> HybridMetaEval:
-    """Table 8 row values and the Figure 3 matrix for one GMEG-layout domain directory."""
+    """Table 8 row values and the Figure 3 matrix for one GMEG-layout domain directory.
+
+    Systems named in ``left_out`` (case-insensitive) leave the real systems, the hybrids and the
+    correlations. A ``JoinError`` when fewer than ``min_share`` of the systems the segment scores
+    judge (minus ``left_out``) have an output file (:mod:`geceval.joins`)."""
     unknown = [m for m in metrics if m not in METRIC_COMPONENTS]
     if unknown:
         raise ValueError(f"unknown metric {unknown[0]!r}; choose from {', '.join(METRIC_COMPONENTS)}")
     source, references, outputs, segments = gmeg_corpus(corpus_dir, segment_csv=segment_csv)
     dropped = {x.lower() for x in left_out}
+    require_share(
+        system_join(
+            segments, outputs, exclude=dropped, judged_as="the segment scores", scored_as="the files"
+        ),
+        min_share=min_share,
+        where=str(corpus_dir),
+    )
     real = {n: lines for n, lines in outputs.items() if n.lower() not in dropped}
     if len(real) < 2:
         raise ValueError("hybrids need at least 2 systems besides those left out")

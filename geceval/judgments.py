@@ -21,7 +21,9 @@ consume them.
 Readers (all return ``list[RankingJudgment]``; ``read_pairwise`` expands):
 
 - Appraise XML (``read_appraise_xml``): ``<ranking-item id=.. user=..>`` with
-  ``<translation system=".." rank=".."/>`` children; collapsed systems joined by
+  ``<translation system=".." rank=".."/>`` children; the item (sentence) is taken by
+  ``appraise_item_key``'s rule: ``src-id`` minus its base when the items carry ``src-id``, else
+  ``id`` as written; collapsed systems joined by
   commas or spaces (one entry each; ``RankingJudgment.shown`` keeps the
   groups, ``groups()`` gives them back); ``user`` is the annotator; items marked ``skipped="true"``
   or without translations give no judgment.
@@ -46,6 +48,7 @@ from dataclasses import dataclass, field
 from itertools import combinations
 from pathlib import Path
 
+from geceval.appraise_items import ItemKey, appraise_item_key
 from geceval.errors import GecInputError
 from geceval.formats.inputs import Source, read_input
 from geceval.formats.text import open_text
@@ -141,13 +144,33 @@ _SYSTEM_SPLIT = re.compile(r"[,\s]+")
 
 
 def read_appraise_xml(
-    source: Source, *, exclude_judges: Sequence[str] = (), limit: int | None = None
+    source: Source,
+    *,
+    exclude_judges: Sequence[str] = (),
+    limit: int | None = None,
+    src_id_base: int | None = None,
+    corpus_lines: int | None = None,
 ) -> list[RankingJudgment]:
     """Ranking items of an Appraise results file, in document order (see the module docstring)."""
+    return read_appraise_xml_keyed(
+        source, exclude_judges=exclude_judges, limit=limit, src_id_base=src_id_base, corpus_lines=corpus_lines
+    )[0]
+
+
+def read_appraise_xml_keyed(
+    source: Source,
+    *,
+    exclude_judges: Sequence[str] = (),
+    limit: int | None = None,
+    src_id_base: int | None = None,
+    corpus_lines: int | None = None,
+) -> tuple[list[RankingJudgment], ItemKey]:
+    """``read_appraise_xml`` and the ``ItemKey`` it used (``appraise_item_key``) to say so."""
     opened = read_input(source, limit=limit)
     name = opened.name
     excluded = set(exclude_judges)
-    judgments: list[RankingJudgment] = []
+    found: list[dict] = []
+    src_ids: list[str] = []
     parser = xml.parsers.expat.ParserCreate()
     current: dict | None = None
 
@@ -160,13 +183,17 @@ def read_appraise_xml(
             item = attrs.get("id")
             if item is None:
                 raise GecInputError("<ranking-item> without an id attribute", path=name, line=line)
+            if "src-id" in attrs:
+                src_ids.append(attrs["src-id"])
             current = {
                 "item": item,
+                "src-id": attrs.get("src-id"),
                 "annotator": attrs.get("user", ""),
                 "skipped": attrs.get("skipped", "").lower() == "true",
                 "entries": [],
                 "shown": [],
             }
+            found.append(current)
         elif tag == "translation" and current is not None:
             systems = [s for s in _SYSTEM_SPLIT.split(attrs.get("system", "")) if s]
             if not systems:
@@ -180,15 +207,6 @@ def read_appraise_xml(
     def end(tag: str) -> None:
         nonlocal current
         if tag == "ranking-item" and current is not None:
-            if current["entries"] and not current["skipped"] and current["annotator"] not in excluded:
-                judgments.append(
-                    RankingJudgment(
-                        current["item"],
-                        current["annotator"],
-                        tuple(current["entries"]),
-                        shown=tuple(current["shown"]),
-                    )
-                )
             current = None
 
     parser.StartElementHandler = start
@@ -199,7 +217,26 @@ def read_appraise_xml(
         raise GecInputError(f"not well-formed XML: {exc}", path=name, line=exc.lineno) from None
     except LookupError as exc:  # an encoding expat does not know, named in the XML declaration
         raise GecInputError(f"unknown encoding: {exc}", path=name, line=1) from None
-    return judgments
+    key = appraise_item_key(
+        src_ids, items=len(found), src_id_base=src_id_base, corpus_lines=corpus_lines, path=name
+    )
+    judgments = [
+        RankingJudgment(
+            _item_of(c, key),
+            c["annotator"],
+            tuple(c["entries"]),
+            shown=tuple(c["shown"]),
+        )
+        for c in found
+        if c["entries"] and not c["skipped"] and c["annotator"] not in excluded
+    ]
+    return judgments, key
+
+
+def _item_of(item: dict, key: ItemKey) -> str:
+    if key.attribute == "id":
+        return item["item"]
+    return str(int(item["src-id"].strip()) - key.base)  # type: ignore[operator]
 
 
 _SYSTEM_ID = re.compile(r"^system(\d+)id$")
@@ -346,18 +383,73 @@ def write_jsonl(rankings: Iterable[RankingJudgment], path: str | Path) -> None:
             handle.write(json.dumps(record, ensure_ascii=False) + "\n")
 
 
+def read_rankings_keyed(
+    source: Source,
+    fmt: str,
+    *,
+    exclude_judges: Sequence[str] = (),
+    limit: int | None = None,
+    src_id_base: int | None = None,
+    corpus_lines: int | None = None,
+) -> tuple[list[RankingJudgment], ItemKey | None]:
+    """``read_rankings`` and, for Appraise XML, the ``ItemKey`` its items were read by (else None)."""
+    if fmt == "appraise-xml":
+        return read_appraise_xml_keyed(
+            source,
+            exclude_judges=exclude_judges,
+            limit=limit,
+            src_id_base=src_id_base,
+            corpus_lines=corpus_lines,
+        )
+    if src_id_base is not None:
+        raise GecInputError(f"--src-id-base applies to appraise-xml judgments only, not {fmt}")
+    return read_rankings(source, fmt, exclude_judges=exclude_judges, limit=limit), None
+
+
 def read_rankings(
-    source: Source, fmt: str, *, exclude_judges: Sequence[str] = (), limit: int | None = None
+    source: Source,
+    fmt: str,
+    *,
+    exclude_judges: Sequence[str] = (),
+    limit: int | None = None,
+    src_id_base: int | None = None,
+    corpus_lines: int | None = None,
 ) -> list[RankingJudgment]:
-    """Read k-way rankings in one of ``FORMATS`` (path, bytes or binary file, gzip or not)."""
-    readers = {"wmt-csv": read_wmt_csv, "appraise-xml": read_appraise_xml, "jsonl": read_jsonl}
+    """Read k-way rankings in one of ``FORMATS`` (path, bytes or binary file, gzip or not); Appraise
+    XML items named as ``appraise_item_key`` says (``src_id_base``/``corpus_lines`` are its inputs)."""
+    if fmt == "appraise-xml":
+        return read_appraise_xml(
+            source,
+            exclude_judges=exclude_judges,
+            limit=limit,
+            src_id_base=src_id_base,
+            corpus_lines=corpus_lines,
+        )
+    readers = {"wmt-csv": read_wmt_csv, "jsonl": read_jsonl}
     if fmt not in readers:
         raise ValueError(f"unknown judgment format {fmt!r}; expected one of {', '.join(FORMATS)}")
+    if src_id_base is not None:
+        raise GecInputError(f"--src-id-base applies to appraise-xml judgments only, not {fmt}")
     return readers[fmt](source, exclude_judges=exclude_judges, limit=limit)
 
 
 def read_pairwise(
-    source: Source, fmt: str, *, exclude_judges: Sequence[str] = (), limit: int | None = None
+    source: Source,
+    fmt: str,
+    *,
+    exclude_judges: Sequence[str] = (),
+    limit: int | None = None,
+    src_id_base: int | None = None,
+    corpus_lines: int | None = None,
 ) -> list[PairwiseJudgment]:
     """Read rankings and expand them to pairwise judgments (the reference's ``-n 2``)."""
-    return expand_pairwise(read_rankings(source, fmt, exclude_judges=exclude_judges, limit=limit))
+    return expand_pairwise(
+        read_rankings(
+            source,
+            fmt,
+            exclude_judges=exclude_judges,
+            limit=limit,
+            src_id_base=src_id_base,
+            corpus_lines=corpus_lines,
+        )
+    )

@@ -1,7 +1,8 @@
 """``python -m geceval rank FILE``: rank systems from relative-ranking judgments (TrueSkill or Expected Wins).
 
 Reads k-way rankings (``--format wmt-csv|appraise-xml|jsonl|mturk-csv``;
-guessed from the file name when omitted, ``.csv`` read as WMT), expands them to pairwise judgments as the
+guessed from the file name when omitted, ``.csv`` read as WMT; Appraise items named as
+``geceval.judgments.appraise_item_key`` says, the rule printed on stderr), expands them to pairwise judgments as the
 reference's ``-n 2`` and prints one line per system in ranked order with its
 score (mean mu for TrueSkill, Expected Wins for ``ew``), its 95% rank range
 and a rule between clusters. ``--json`` prints
@@ -19,11 +20,12 @@ import argparse
 import json
 import sys
 
+from geceval.appraise_items import SRC_ID_BASES
 from geceval.errors import GecInputError
 from geceval.formats.inputs import display_name, read_input
 from geceval.formats.mturk import parse_mturk_csv, rankings_of
 from geceval.gcpause import gc_paused
-from geceval.judgments import FORMATS, RankingJudgment, read_rankings
+from geceval.judgments import FORMATS, RankingJudgment, read_rankings_keyed
 from geceval.progress import StderrProgress
 from geceval.ranking import METHODS, RankingResult, prepare_rankings, rank
 
@@ -50,6 +52,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--mapping", metavar="JSON", help="mturk-csv: column mapping, for a layout that cannot be detected"
     )
+    parser.add_argument(
+        "--src-id-base",
+        type=int,
+        choices=SRC_ID_BASES,
+        help="appraise-xml items with src-id: sentence = src-id - BASE (default: 0 when an item has src-id 0)",
+    )
     parser.add_argument("--workers", type=int, default=1, help="processes to split the runs over (1)")
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
 
@@ -69,7 +77,14 @@ def read_judgments(args: argparse.Namespace) -> list[RankingJudgment]:
     if fmt != "mturk-csv":
         if args.include_rejected or args.mapping:
             raise GecInputError("--include-rejected and --mapping apply to --format mturk-csv only")
-        return read_rankings(args.file, fmt, exclude_judges=args.exclude_judge)
+        rankings, key = read_rankings_keyed(
+            args.file, fmt, exclude_judges=args.exclude_judge, src_id_base=args.src_id_base
+        )
+        if key is not None:
+            print(key.describe(), file=sys.stderr)
+        return rankings
+    if args.src_id_base is not None:
+        raise GecInputError("--src-id-base applies to appraise-xml judgments only, not mturk-csv")
     mapping = None
     if args.mapping:
         try:

@@ -69,7 +69,39 @@ def _adapter(metric: str) -> Any:
     return getattr(importlib.import_module(module_name), func)
 
 
+_ALIGNED = {"m2", "imeasure", "errant", "sentm2", "senterrant", "gotoscorer"}
+OPTION_READERS: dict[str, tuple[str, frozenset[str]]] = {
+    # dest: (flag, the metrics whose adapter reads it); any other metric refuses the flag
+    "beta": ("--beta", frozenset({*_ALIGNED, "chrf"})),
+    "lam": ("--lambda", frozenset({"gleu", "gleu2015"})),
+    "nomix": ("--nomix", frozenset({"imeasure"})),
+    "align": ("--align", frozenset(_ALIGNED)),
+    "case_sensitive": ("--case-sensitive", frozenset({"ter"})),
+    "sentence": ("--sentence", frozenset(METRICS) - {"gotoscorer"}),
+}
+_DEFAULTS = {
+    "beta": None,
+    "lam": 0.0,
+    "nomix": False,
+    "align": "errant",
+    "case_sensitive": False,
+    "sentence": False,
+}
+
+
+def refuse_unread(args: argparse.Namespace) -> None:
+    """An option the metric's adapter does not read is refused, never dropped (issue 34)."""
+    unread = [
+        flag
+        for dest, (flag, readers) in OPTION_READERS.items()
+        if getattr(args, dest) != _DEFAULTS[dest] and args.metric not in readers
+    ]
+    if unread:
+        raise GecInputError(f"{', '.join(unread)}: not used by {args.metric}; leave it out")
+
+
 def run(args: argparse.Namespace) -> int:
+    refuse_unread(args)
     if args.beta is None:
         args.beta = DEFAULT_BETA.get(args.metric, 0.5)
     if args.variant is not None and args.metric != "gleu":

@@ -67,6 +67,11 @@ class Campaign(models.Model):
     )
     status = models.CharField(max_length=16, choices=CampaignStatus.choices, default=CampaignStatus.ACTIVE)
     origin = models.CharField(max_length=16, choices=CampaignOrigin.choices, default=CampaignOrigin.COLLECTED)
+    item_key = models.CharField(
+        max_length=300,
+        blank=True,
+        help_text="imported from Appraise XML: how its items named sentences (src-id and base, or id)",
+    )
     judgments_per_item = models.PositiveSmallIntegerField(
         default=8, help_text="distinct valid judges per item"
     )

@@ -14,7 +14,7 @@ from django.conf import settings
 from geceval.errors import GecInputError
 from geceval.formats.inputs import Input, Source, read_input
 from geceval.formats.mturk import Entry, ParsedJudgment, parse_mturk_csv
-from geceval.judgments import SKIPPED, RankingJudgment, read_appraise_xml, read_wmt_csv
+from geceval.judgments import SKIPPED, ItemKey, RankingJudgment, read_appraise_xml_keyed, read_wmt_csv
 from geceval.prws import read_prws_csv
 from ranking.protocols import protocol_get
 
@@ -32,6 +32,8 @@ class Parsed:
     skipped: Counter
     mapping: dict | None = None
     columns: list[str] = field(default_factory=list)
+    item_key: ItemKey | None = None
+    """How an Appraise file's items name sentences (``geceval.judgments.appraise_item_key``)."""
 
 
 # --------------------------------------------------------------------------- reading
@@ -68,14 +70,23 @@ def judgments_parse(
     mapping: Mapping | None = None,
     include_rejected: bool = False,
     exclude_judges: Sequence[str] = (),
+    src_id_base: int | None = None,
+    corpus_lines: int | None = None,
 ) -> Parsed:
-    """Read a results file into plain judgments (no database): the preview and the import use this."""
+    """Read a results file into plain judgments (no database): the preview and the import use this.
+
+    Appraise XML items name sentences by ``geceval.judgments.appraise_item_key``'s rule (src-id
+    minus ``src_id_base``, given or detected with the corpus' ``corpus_lines``, else id)."""
+    if src_id_base is not None and fmt != "appraise-xml":
+        raise GecInputError(f"a src-id base applies to appraise-xml files only, not {fmt}")
     parsed = _judgments_parse(
         fmt=fmt,
         path_or_bytes=path_or_bytes,
         mapping=mapping,
         include_rejected=include_rejected,
         exclude_judges=exclude_judges,
+        src_id_base=src_id_base,
+        corpus_lines=corpus_lines,
     )
     _refuse_nul(parsed)
     return parsed
@@ -98,6 +109,8 @@ def _judgments_parse(
     mapping: Mapping | None,
     include_rejected: bool,
     exclude_judges: Sequence[str],
+    src_id_base: int | None = None,
+    corpus_lines: int | None = None,
 ) -> Parsed:
     if fmt not in FORMATS:
         raise GecInputError(f"unknown format {fmt!r}; one of {', '.join(FORMATS)}")
@@ -109,8 +122,10 @@ def _judgments_parse(
             parsed.judgments = [j for j in parsed.judgments if j.worker not in exclude]
         return parsed
     if fmt == "appraise-xml":
-        rankings = read_appraise_xml(opened, exclude_judges=sorted(exclude))
-        return _clean_ranks(Parsed(RANKING, _from_rankings(rankings), Counter()))
+        rankings, key = read_appraise_xml_keyed(
+            opened, exclude_judges=sorted(exclude), src_id_base=src_id_base, corpus_lines=corpus_lines
+        )
+        return _clean_ranks(Parsed(RANKING, _from_rankings(rankings), Counter(), item_key=key))
     if fmt == "wmt-csv":
         rankings = read_wmt_csv(opened, exclude_judges=sorted(exclude))
         return _clean_ranks(Parsed(RANKING, _from_rankings(rankings), Counter()))

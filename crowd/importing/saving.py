@@ -42,6 +42,8 @@ class ImportReport:
     judgments: int = 0
     pairwise: int = 0
     skipped: Counter = field(default_factory=Counter)
+    item_key: str = ""
+    """How an Appraise file's items named sentences (``ItemKey.describe``); empty for other formats."""
 
     @property
     def skipped_total(self) -> int:
@@ -55,6 +57,7 @@ class ImportReport:
             f"judgments: {self.judgments}",
             f"pairwise: {self.pairwise}",
             f"skipped: {self.skipped_total}" + (f" ({reasons})" if reasons else ""),
+            *([f"items: {self.item_key}"] if self.item_key else []),
         ]
 
 
@@ -131,11 +134,17 @@ def judgments_import(
     include_rejected: bool = False,
     exclude_judges: Sequence[str] = (),
     compact: bool | None = None,
+    src_id_base: int | None = None,
 ) -> ImportReport:
     """Import a results file as a closed campaign of origin ``imported`` (see the module docstring).
 
     ``exclude_judges`` drops judges by name (e.g. ``["non-native"]`` for
     gec-ranking's all_judgments.xml, as its all_judgments.csv was made).
+
+    ``src_id_base``: an Appraise file whose items carry ``src-id`` names sentence ``src-id - base``
+    (0-based positions of ``corpus``); without it the base is detected (0 when an item has src-id 0,
+    1 when an item has the corpus' sentence count) or the file is refused
+    (``geceval.judgments.appraise_item_key``). The report says which attribute and base were used.
 
     ``compact``: store a WMT CSV or PRWS CSV in the compact form (``crowd.importing.compact``:
     streamed, COPY, one row per entry, no screens). ``None`` chooses it for files holding more than
@@ -146,6 +155,8 @@ def judgments_import(
         raise GecInputError("the imported campaign needs a name")
     if corpus is not None and corpus.project_id != project.pk:
         raise GecInputError("the corpus belongs to another project")
+    if src_id_base is not None and fmt != "appraise-xml":
+        raise GecInputError(f"a src-id base applies to appraise-xml files only, not {fmt}")
     if Campaign.objects.filter(project=project, name=name).exists():
         raise GecInputError(f"a campaign named {name!r} already exists in project {project.name!r}")
     if compact is None:
@@ -170,10 +181,18 @@ def judgments_import(
         mapping=mapping,
         include_rejected=include_rejected,
         exclude_judges=exclude_judges,
+        src_id_base=src_id_base,
+        corpus_lines=corpus.sentences.count() if corpus is not None and fmt == "appraise-xml" else None,
     )
     resolved = _resolve(project=project, name=name, corpus=corpus, parsed=parsed)
     built = _screens_build(project=project, name=name, fmt=fmt, protocol=parsed.protocol, resolved=resolved)
-    return _judgments_save(fmt=fmt, parsed=parsed, resolved=resolved, built=built)
+    report = _judgments_save(fmt=fmt, parsed=parsed, resolved=resolved, built=built)
+    report.item_key = parsed.item_key.describe() if parsed.item_key is not None else ""
+    if report.item_key:
+        # kept with the campaign so every run over it says how its sentences were found
+        Campaign.objects.filter(pk=report.campaign.pk).update(item_key=report.item_key)
+        report.campaign.item_key = report.item_key
+    return report
 
 
 def _resolve(*, project: Project, name: str, corpus: Corpus | None, parsed: Parsed) -> _Resolved:

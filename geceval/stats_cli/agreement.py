@@ -1,4 +1,7 @@
-"""``python -m geceval agreement FILE --format wmt-csv|appraise-xml|jsonl [--groups JSON]``.
+"""``python -m geceval agreement FILE --format wmt-csv|appraise-xml|jsonl [--groups JSON] [--src-id-base 0|1]``.
+
+Appraise items are named as ``geceval.judgments.appraise_item_key`` says (printed on stderr): two
+annotators agree or not on the same sentence, which ``src-id`` names when the items carry it.
 
 Cohen's kappa and quadratic-weighted kappa of the pairwise judgments (labels
 < = >) between annotators, on the pairs both judged (see
@@ -22,8 +25,9 @@ import sys
 from dataclasses import asdict
 
 from geceval import agreement
+from geceval.appraise_items import SRC_ID_BASES
 from geceval.errors import GecInputError
-from geceval.judgments import read_pairwise
+from geceval.judgments import expand_pairwise, read_rankings_keyed
 from geceval.stats_cli import fmt, print_json
 
 FORMATS = ("wmt-csv", "appraise-xml", "jsonl")
@@ -34,6 +38,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--format", choices=FORMATS, required=True)
     parser.add_argument("--groups", help='JSON object {"group": ["annotator", ...]} or a path to one')
     parser.add_argument("--exclude-judge", nargs="*", default=[], metavar="NAME")
+    parser.add_argument(
+        "--src-id-base",
+        type=int,
+        choices=SRC_ID_BASES,
+        help="appraise-xml items with src-id: sentence = src-id - BASE (default: 0 when an item has src-id 0)",
+    )
     parser.add_argument("--json", action="store_true")
 
 
@@ -58,7 +68,12 @@ def _groups(text: str | None) -> dict[str, list[str]] | None:
 
 def run(args: argparse.Namespace) -> int:
     groups = _groups(args.groups)
-    judgments = read_pairwise(args.file, args.format, exclude_judges=args.exclude_judge)
+    rankings, key = read_rankings_keyed(
+        args.file, args.format, exclude_judges=args.exclude_judge, src_id_base=args.src_id_base
+    )
+    if key is not None:
+        print(key.describe(), file=sys.stderr)
+    judgments = expand_pairwise(rankings)
     annotators = sorted({j.annotator for j in judgments})
     if groups:
         unknown = sorted({a for members in groups.values() for a in members} - set(annotators))

@@ -73,6 +73,11 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _train(args: argparse.Namespace) -> int:
+    if args.no_synthetic:
+        # nothing is mixed without synthetic systems: these would be dropped (issue 34)
+        unused = [f for f, v in (("--samples", args.samples != 1), ("--proportions", args.proportions)) if v]
+        if unused:
+            raise GecInputError(f"{', '.join(unused)}: not used with --no-synthetic; leave it out")
     if args.segment_scores is not None and len(args.segment_scores) != len(args.dirs):
         raise GecInputError("--segment-scores needs one CSV per DIR")
     rows: list[ensemble.TrainingRow] = []

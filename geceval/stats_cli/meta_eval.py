@@ -6,9 +6,13 @@ case-insensitive, any order, other columns ignored; GMEG's
 those columns both fit). Human scores may be PRWS means or TrueSkill mu.
 Systems named in ``--exclude`` (default: ref, reference, references,
 refmix1, source+error; ``--exclude`` with no names excludes nothing) are left
-out. With two or more metric files, each pair is also compared with the
-Williams test (one-sided: does the first correlate more strongly with the
-human scores than the second?).
+out, in every mode (with ``--hybrids`` on top of GMEG's own: they leave the real systems, so
+no hybrid is made of them either). Every mode refuses (exit 2, naming what did not match and
+what was there) when fewer than 90% of the judged systems (judged pairs at sentence level) find
+their scores; ``--allow-missing`` (no value) lowers the share to 0 on purpose
+(:mod:`geceval.joins`). An option the chosen mode does not read is refused, never dropped.
+With two or more metric files, each pair is also compared with the Williams test (one-sided:
+does the first correlate more strongly with the human scores than the second?).
 
 ``--json`` prints ``{"human_scores": path, "metrics": [{"metric": path, "n",
 "systems", "excluded", "unmatched", "pearson", "pearson_p", "spearman",
@@ -24,8 +28,8 @@ the 2024 modes (Kobayashi et al. 2024): :mod:`geceval.stats_cli.meta_eval_2024`.
 [--metrics M ...] [--json]`` is GMEG 2019 Table 8 and Figure 3 for one
 GMEG-layout domain (``DIR/source``, ``DIR/ref0..N``, one file per system,
 ``DIR-segment-scores.csv`` beside it): the real systems minus ref, source and
-source+error, plus N hybrid systems (Graham and Liu 2016; GMEG used 674) drawn
-with seed S as :mod:`geceval.hybrid_metaeval` documents; the metrics (default
+source+error (and ``--exclude``), plus N hybrid systems (Graham and Liu 2016; GMEG used 674)
+drawn with seed S as :mod:`geceval.hybrid_metaeval` documents; the metrics (default
 all of Table 8: chrf, errant-0.2, errant-0.5, gleu, chargleu, imeasure,
 m2-0.2, m2-0.5) score every system; it reports Pearson r and Spearman rho and
 the Williams matrix (one-sided p that the row metric beats the column metric).
@@ -44,7 +48,7 @@ from itertools import permutations
 import numpy as np
 from scipy import stats
 
-from geceval import metaeval
+from geceval import joins, metaeval
 from geceval.errors import GecInputError
 from geceval.metaeval_2024 import read_system_scores
 from geceval.stats_cli import fmt, meta_eval_2024, print_json
@@ -77,10 +81,70 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="systems to leave out (default: %(default)s)",
     )
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--allow-missing", action="store_true", help=joins.ALLOW_MISSING_HELP)
     meta_eval_2024.add_arguments(parser)
 
 
+# What each mode reads; any other option given is refused, never dropped.
+_COMMON = {"exclude", "json", "allow_missing"}
+_MODES: dict[str, set[str]] = {
+    "--hybrids": {"hybrids", "seed", "data", "segment_scores", "metrics"},
+    "--sentence-level": {
+        "sentence_level",
+        "judgments",
+        "judgments_format",
+        "src_id_base",
+        "exclude_judges",
+        "metric_sentence_scores",
+        "outputs",
+        "gold",
+        "source",
+        "refs",
+        "alias",
+        "metrics",
+        "tags",
+        "tag",
+        "subset",
+    },
+    "the 2024 system level (--tags, --tag, --subset, --window)": {
+        "metric_scores",
+        "human_scores",
+        "tags",
+        "tag",
+        "subset",
+        "window",
+    },
+    "the system level (--metric-scores, --human-scores)": {"metric_scores", "human_scores"},
+}
+
+
+def _mode(args: argparse.Namespace) -> str:
+    if args.hybrids is not None:
+        return "--hybrids"
+    if args.sentence_level:
+        return "--sentence-level"
+    if meta_eval_2024.wanted(args):
+        return "the 2024 system level (--tags, --tag, --subset, --window)"
+    return "the system level (--metric-scores, --human-scores)"
+
+
+def refuse_unused(args: argparse.Namespace) -> None:
+    """Refuse every option the chosen mode would not read (an option is never silently dropped)."""
+    parser = argparse.ArgumentParser(add_help=False)
+    add_arguments(parser)
+    defaults = {a.dest: a.default for a in parser._actions}
+    mode = _mode(args)
+    allowed = _MODES[mode] | _COMMON
+    given = [a for a in parser._actions if a.dest in vars(args) and getattr(args, a.dest) != defaults[a.dest]]
+    unused = [a.option_strings[0] for a in given if a.dest not in allowed]
+    if mode == "--sentence-level" and not args.outputs:
+        unused += [f"--{d}" for d in ("metrics", "gold", "source", "refs") if getattr(args, d)]
+    if unused:
+        raise GecInputError(f"{', '.join(sorted(unused))}: not used by {mode}; leave it out")
+
+
 def run(args: argparse.Namespace) -> int:
+    refuse_unused(args)
     if args.hybrids is not None:
         return _run_hybrids(args)
     if meta_eval_2024.wanted(args):
@@ -89,6 +153,11 @@ def run(args: argparse.Namespace) -> int:
         raise GecInputError("give --metric-scores and --human-scores, or --hybrids N --data DIR")
     human = read_system_scores(args.human_scores)
     metrics = {path: read_system_scores(path) for path in args.metric_scores}
+    share = joins.min_share(args.allow_missing)
+    for path, scores in metrics.items():
+        joins.require_share(
+            joins.system_join(human, scores, exclude=args.exclude), min_share=share, where=path
+        )
     rows = []
     for path, scores in metrics.items():
         corr = metaeval.system_correlations(scores, human, exclude=args.exclude)
@@ -145,7 +214,13 @@ def _run_hybrids(args: argparse.Namespace) -> int:
             f"unknown metric {unknown[0]!r}; choose from {', '.join(hybrid_metaeval.TABLE8_METRICS)}"
         )
     result = hybrid_metaeval.hybrid_meta_eval(
-        args.data, metrics=metrics, count=args.hybrids, seed=args.seed, segment_csv=args.segment_scores
+        args.data,
+        metrics=metrics,
+        count=args.hybrids,
+        seed=args.seed,
+        segment_csv=args.segment_scores,
+        left_out=(*hybrid_metaeval.GMEG_LEFT_OUT, *args.exclude),
+        min_share=joins.min_share(args.allow_missing),
     )
     rows = [asdict(c) for c in result.correlations]
     if args.json:

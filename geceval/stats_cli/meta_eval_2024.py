@@ -22,7 +22,11 @@ the pairs of outputs of one sentence that a person ranked differently. Scores co
 (any metric, :func:`geceval.metaeval_2024.read_sentence_scores`) or are computed for our
 metrics on the judged sentences (``--outputs DIR``: one file per system, named as the system;
 ``--alias JUDGED=FILE`` when the judgments name a system differently, e.g. ``src=INPUT``).
-Items are 0-based sentence indices (the CoNLL-14 Appraise file's ``id``).
+Items are 0-based sentence indices: an Appraise file's ``src-id`` minus its base when the items
+carry ``src-id`` (``--src-id-base 0|1``, else detected: 0 when an item has ``src-id="0"``, 1 when
+an item has the corpus' line count, from ``--source`` or the outputs; otherwise refused), else its
+``id`` (the CoNLL-14 file of gec-ranking); the command prints which (``items`` in ``--json``).
+Fewer than 90% of the judged pairs finding both scores is refused (``--allow-missing``).
 """
 
 from __future__ import annotations
@@ -37,8 +41,9 @@ from typing import Any
 import numpy as np
 from scipy import stats
 
-from geceval import metaeval
+from geceval import joins, metaeval
 from geceval import metaeval_2024 as m24
+from geceval.appraise_items import SRC_ID_BASES
 from geceval.errors import GecInputError
 from geceval.stats_cli import fmt, print_json
 
@@ -54,6 +59,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--judgments", metavar="FILE", help="sentence-level rankings (Appraise XML, ...)")
     parser.add_argument(
         "--judgments-format", default="appraise-xml", choices=["appraise-xml", "wmt-csv", "jsonl"]
+    )
+    parser.add_argument(
+        "--src-id-base",
+        type=int,
+        choices=SRC_ID_BASES,
+        help="Appraise XML items with src-id: sentence = src-id - BASE (default: detected, see the docs)",
     )
     parser.add_argument("--exclude-judges", nargs="*", default=[], metavar="NAME")
     parser.add_argument("--metric-sentence-scores", nargs="+", metavar="FILE", default=[])
@@ -113,6 +124,11 @@ def run(args: argparse.Namespace) -> int:
     subsets = _subsets(args, tags)
     human = m24.read_system_scores(args.human_scores)
     metrics = {path: m24.read_system_scores(path) for path in args.metric_scores}
+    share = joins.min_share(args.allow_missing)
+    for path, scores in metrics.items():
+        joins.require_share(
+            joins.system_join(human, scores, exclude=args.exclude), min_share=share, where=path
+        )
     exclude = [e.lower() for e in args.exclude]
     everyone = sorted(set(human).union(*metrics.values()))
     report: dict[str, Any] = {
@@ -188,13 +204,9 @@ def _aliases(args: argparse.Namespace) -> dict[str, str]:
     return out
 
 
-def _computed_scores(args: argparse.Namespace, items: list[int]) -> dict[str, dict[str, dict[str, float]]]:
-    # lazy: the scorers (ERRANT, sacrebleu) load only when sentences are to be scored here
-    from geceval.formats.m2 import read_m2  # lazy: as above
-    from geceval.formats.text import read_lines  # lazy: as above
-    from geceval.sentence_level import NEEDS_GOLD, SENTENCE_METRICS, sentence_level_scores  # lazy: as above
+def _read_outputs(args: argparse.Namespace) -> dict[str, list[str]]:
+    from geceval.formats.text import read_lines  # lazy: the scores-file path reads no outputs
 
-    metrics = args.metrics or list(SENTENCE_METRICS)
     if not os.path.isdir(args.outputs):
         raise GecInputError(f"{args.outputs}: not a directory of system outputs")
     aliases = _aliases(args)
@@ -203,6 +215,29 @@ def _computed_scores(args: argparse.Namespace, items: list[int]) -> dict[str, di
         path = os.path.join(args.outputs, name)
         if os.path.isfile(path) and not name.startswith("."):
             outputs[aliases.get(name, name)] = read_lines(path, allow_empty=True)
+    return outputs
+
+
+def _corpus_lines(args: argparse.Namespace, outputs: dict[str, list[str]] | None) -> int | None:
+    """The corpus' line count (to detect a 1-based src-id): the source's, else the outputs' when
+    they agree; None without either."""
+    from geceval.formats.text import read_lines  # lazy: as above
+
+    if args.source:
+        return len(read_lines(args.source, allow_empty=True))
+    counts = {len(lines) for lines in (outputs or {}).values()}
+    return counts.pop() if len(counts) == 1 else None
+
+
+def _computed_scores(
+    args: argparse.Namespace, items: list[int], outputs: dict[str, list[str]]
+) -> dict[str, dict[str, dict[str, float]]]:
+    # lazy: the scorers (ERRANT, sacrebleu) load only when sentences are to be scored here
+    from geceval.formats.m2 import read_m2  # lazy: as above
+    from geceval.formats.text import read_lines  # lazy: as above
+    from geceval.sentence_level import NEEDS_GOLD, SENTENCE_METRICS, sentence_level_scores  # lazy: as above
+
+    metrics = args.metrics or list(SENTENCE_METRICS)
     gold = read_m2(args.gold) if args.gold and any(m in NEEDS_GOLD for m in metrics) else None
     source = read_lines(args.source) if args.source else None
     refs = [read_lines(r, allow_empty=True) for r in args.refs] if args.refs else None
@@ -214,13 +249,21 @@ def _computed_scores(args: argparse.Namespace, items: list[int]) -> dict[str, di
 
 def _run_sentence(args: argparse.Namespace) -> int:
     # lazy: the system-level path reads no judgments
-    from geceval.judgments import read_pairwise
+    from geceval.judgments import expand_pairwise, read_rankings_keyed
 
     if not args.judgments:
         raise GecInputError("--sentence-level needs --judgments FILE (sentence-level rankings)")
     if not args.metric_sentence_scores and not args.outputs:
         raise GecInputError("give --metric-sentence-scores FILE ... or --outputs DIR to score")
-    judgments = read_pairwise(args.judgments, args.judgments_format, exclude_judges=args.exclude_judges)
+    outputs = _read_outputs(args) if args.outputs else None
+    rankings, key = read_rankings_keyed(
+        args.judgments,
+        args.judgments_format,
+        exclude_judges=args.exclude_judges,
+        src_id_base=args.src_id_base,
+        corpus_lines=_corpus_lines(args, outputs),
+    )
+    judgments = expand_pairwise(rankings)
     aliases = _aliases(args)
     metric_scores: dict[str, dict[str, dict[str, float]]] = {}
     for path in args.metric_sentence_scores:
@@ -233,11 +276,23 @@ def _run_sentence(args: argparse.Namespace) -> int:
                 items.append(int(j.item))
             except ValueError:
                 raise GecInputError(f"judgment item {j.item!r} is not a sentence index") from None
-        metric_scores.update(_computed_scores(args, items))
+        metric_scores.update(_computed_scores(args, items, outputs or {}))
     tags = _tags(args)
     subsets = _subsets(args, tags)
     systems = sorted({j.sys1 for j in judgments} | {j.sys2 for j in judgments})
-    report: dict[str, Any] = {"judgments": args.judgments, "subsets": {}}
+    share = joins.min_share(args.allow_missing)
+    joined = {
+        metric: joins.require_share(
+            joins.pair_join(judgments, scores, exclude=args.exclude), min_share=share, where=metric
+        )
+        for metric, scores in metric_scores.items()
+    }
+    report: dict[str, Any] = {
+        "judgments": args.judgments,
+        "items": key.as_dict() if key is not None else None,
+        "joined": {m: {"matched": c.matched, "total": c.total} for m, c in joined.items()},
+        "subsets": {},
+    }
     for name in subsets:
         members = m24.subset_members(name, systems, tags)
         chosen = m24.judgments_in(judgments, members)
@@ -252,6 +307,10 @@ def _run_sentence(args: argparse.Namespace) -> int:
     print(
         f"judgments: {args.judgments} ({len(judgments)} pairwise); excluded: {', '.join(args.exclude) or 'none'}"
     )
+    if key is not None:
+        print(key.describe())
+    for metric, count in joined.items():
+        print(f"{metric}: {count.describe()}")
     for name, sub in report["subsets"].items():
         print(f"\n[{name}] {len(sub['systems'])} systems")
         print(

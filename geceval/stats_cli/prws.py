@@ -22,6 +22,7 @@ import sys
 from dataclasses import asdict
 
 from geceval import prws
+from geceval.errors import GecInputError
 from geceval.progress import StderrProgress
 from geceval.stats_cli import fmt, print_json
 
@@ -41,7 +42,27 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--min-traps", type=int, default=3, help="traps needed for a verdict (3)")
 
 
+RATINGS_ONLY = {
+    # what a GMEG segment-scores CSV (means per output, no individual ratings) cannot honour
+    "ddof": ("--ddof", 0),
+    "samples": ("--samples", 100),
+    "seed": ("--seed", 0),
+    "group_size": ("--group-size", None),
+    "trap_system": ("--trap-system", "source+error"),
+    "source_system": ("--source-system", "source"),
+    "trap_threshold": ("--trap-threshold", 0.70),
+    "min_traps": ("--min-traps", 3),
+}
+
+
 def run(args: argparse.Namespace) -> int:
+    if args.format == "gmeg-segment-csv":
+        unused = [flag for dest, (flag, default) in RATINGS_ONLY.items() if getattr(args, dest) != default]
+        if unused:
+            raise GecInputError(
+                f"{', '.join(unused)}: not used with --format gmeg-segment-csv (segment means, no "
+                "individual ratings: no z-scores, reliability or traps); leave it out"
+            )
     reliability = None
     traps: list[prws.WorkerTraps] = []
     z_means: dict[str, float] = {}

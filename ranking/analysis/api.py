@@ -73,7 +73,8 @@ class AnalysisRunCreateSerializer(serializers.Serializer):
         default=dict,
         help_text="trueskill/expected_wins: runs, chunks, estimate_needed; prws_summary: samples; "
         "metric_scores: metrics, reference_sets {name: [reference system names]}; "
-        "meta_eval: human_run, metric_run, exclude, imported [names of imported scores of the corpus]",
+        "meta_eval: human_run, metric_run, exclude, imported [names of imported scores of the corpus], "
+        "allow_missing (true: run even when under 90% of the judged systems or pairs find their scores)",
     )
 
     def validate_parameters(self, value: dict) -> dict:

@@ -14,6 +14,7 @@ import numpy as np
 from geceval import prws
 from geceval.agreement import group_agreement
 from geceval.ensemble import ScorerFeatures, TrainingRow, component_versions, cross_validate, fit, matrix
+from geceval.joins import min_share, require_share, system_join
 from geceval.judgments import PairwiseJudgment, PrwsRating, RankingJudgment, expand_pairwise
 from geceval.metaeval import hybrid_systems, system_correlations, williams_test
 from geceval.progress import ProgressFn, no_progress
@@ -237,6 +238,27 @@ def synthetic_systems(
                 )
                 progress(len(rows), total)
     return rows, human
+
+
+RUN_HINT = "make the run again with allow missing (parameter allow_missing) to accept it"
+
+
+def require_system_join(metric_rows: Sequence[dict], human: dict[str, float], parameters: dict) -> None:
+    """A ``JoinError`` (the run fails with it) when fewer than 90% of the judged systems (minus the
+    run's ``exclude``) have a score of some metric/reference set (``geceval.joins``), unless the
+    run's ``allow_missing``."""
+    exclude = parameters.get("exclude", [])
+    allow_missing = bool(parameters.get("allow_missing"))
+    table: dict[tuple[str, str], set[str]] = defaultdict(set)
+    for row in metric_rows:
+        table[(row["metric"], row["reference_set"])].add(row["name"])
+    for (metric, reference_set), names in sorted(table.items()):
+        require_share(
+            system_join(human, names, exclude=exclude, judged_as="the human run's systems"),
+            min_share=min_share(allow_missing),
+            where=f"{metric}/{reference_set}",
+            hint=RUN_HINT,
+        )
 
 
 def correlations(

@@ -52,6 +52,12 @@ class RunForm(forms.Form):
     synthetic = forms.BooleanField(
         required=False, label="Add synthetic systems (hybrid super-sampling; needs a PRWS human run)"
     )
+    allow_missing = forms.BooleanField(
+        required=False,
+        label="Allow missing scores",
+        help_text="run even when fewer than 90% of the judged systems (or, at sentence level, judged "
+        "pairs) find their metric scores; without it such a run fails naming what did not match",
+    )
     imported = forms.MultipleChoiceField(
         choices=[],
         required=False,
@@ -111,6 +117,8 @@ class RunForm(forms.Form):
                 params["human_score"] = d["human_score"]
             if d.get("imported"):
                 params["imported"] = d["imported"]
+            if d.get("allow_missing"):
+                params["allow_missing"] = True
             return params
         return {}
 

@@ -134,6 +134,7 @@ def execute_one_step(run: AnalysisRun, data: dict, t0: float) -> None:
                 summary["synthetic"] = len(extra_human)
             imported = data.get("imported", [])
             metric_rows += sentence_meta.imported_system_rows(imported)
+            compute.require_system_join(metric_rows, human, run.parameters)
             rows = compute.correlations(metric_rows, human, exclude=run.parameters.get("exclude", []))
             sentence_rows, summary["sentence_level"] = sentence_meta.sentence_level(
                 run, imported, store=DbCache(), progress=progress

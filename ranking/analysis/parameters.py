@@ -160,6 +160,10 @@ def _clean_meta_eval(p: dict, campaign: Campaign) -> None:
     if AnalysisRun.objects.get(pk=p["metric_run"]).kind != AnalysisKind.METRIC_SCORES:
         raise AnalysisError("The metric scores must come from a metric scores run.")
     p["exclude"] = [str(x) for x in p.get("exclude", [])]
+    if p.get("allow_missing"):
+        p["allow_missing"] = True
+    else:
+        p.pop("allow_missing", None)
     synthetic = p.get("synthetic") or None
     if synthetic:
         if human.kind != AnalysisKind.PRWS_SUMMARY:
@@ -222,6 +226,7 @@ _PLAIN = {
     "human_run": lambda v: f"human judgments from run #{v}",
     "metric_run": lambda v: f"metric scores from run #{v}",
     "exclude": lambda v: ("leaving out " + ", ".join(v)) if v else "",
+    "allow_missing": lambda v: "accepting judged systems or pairs without scores" if v else "",
     "synthetic": lambda v: f"{v.get('samples', 1)} synthetic systems per system" if v else "",
     "components": lambda v: "combining " + ", ".join(v),
     "imported": lambda v: ("with imported scores " + ", ".join(v)) if v else "",

@@ -142,9 +142,10 @@ def _run(campaign, kind: str, parameters: dict, seed: int, user, timeout: float 
 
 
 def _import_rankings(project, name: str, *, path: Path, fmt: str, exclude=()):
+    """The import's report: its campaign and, for Appraise XML, how items named sentences."""
     return judgments_importer()(
         project=project, name=name, fmt=fmt, path_or_bytes=str(path), exclude_judges=tuple(exclude)
-    ).campaign
+    )
 
 
 def _ranking_rows(study: str, run, reference, clusters_ref, unstable=frozenset()) -> list[Row]:
@@ -181,10 +182,11 @@ def _ranking_rows(study: str, run, reference, clusters_ref, unstable=frozenset()
 def study_gec_ranking(data: Path, *, runs: int, seed: int) -> list[Row]:
     path = _need(data / "gec-ranking" / "data" / "all_judgments.xml")
     user, project = _project("gec-ranking")
-    campaign = _import_rankings(project, "gec-ranking", path=path, fmt="appraise-xml", exclude=["non-native"])
-    run = _run(campaign, "trueskill", {"runs": runs, "chunks": 4}, seed, user)
+    report = _import_rankings(project, "gec-ranking", path=path, fmt="appraise-xml", exclude=["non-native"])
+    run = _run(report.campaign, "trueskill", {"runs": runs, "chunks": 4}, seed, user)
+    # the file has no src-id: items are keyed by id (the sentence's 0-based line), said in the note
     rows = [Row("gec-ranking", "pairwise judgments", str(run.pairs_used), "28146", str(run.pairs_used - 28146),
-                run.pairs_used == 28146)]  # fmt: skip
+                run.pairs_used == 28146, note=report.item_key)]  # fmt: skip
     return rows + _ranking_rows(
         "gec-ranking", run, GEC_RANKING, GEC_RANKING_CLUSTERS, UNSTABLE_BOUNDARIES["gec-ranking"]
     )
@@ -194,7 +196,7 @@ def study_jfleg(data: Path, *, runs: int, seed: int) -> list[Row]:
 
     path = _need(data / "jfleg" / "EACL_exp" / "mturk" / "pairwise.csv")
     user, project = _project("jfleg")
-    campaign = _import_rankings(project, "jfleg table 5", path=path, fmt="wmt-csv")
+    campaign = _import_rankings(project, "jfleg table 5", path=path, fmt="wmt-csv").campaign
     run = _run(campaign, "trueskill", {"runs": runs, "chunks": 4}, seed, user)
     rows = _ranking_rows("jfleg", run, JFLEG, JFLEG_CLUSTERS)
     for split, expected in JFLEG_BOUNDS.items():

@@ -25,9 +25,11 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from geceval import metaeval_2024 as m24
+from geceval.joins import min_share, pair_join, require_share
 from geceval.judgments import PairwiseJudgment
 from geceval.sentence_level import NEEDS_GOLD, SENTENCE_METRICS, sentence_level_scores
 from ranking.analysis import compute, frozen, metrics
+from ranking.analysis.compute import RUN_HINT
 from ranking.analysis.imported_scores import sentence_items
 from ranking.analysis.models import AnalysisKind, AnalysisRun, ImportedScores, RunInput, ScoreLevel
 from ranking.analysis.parameters import AnalysisError
@@ -85,6 +87,14 @@ def human_pairs(human_run: AnalysisRun) -> list[PairwiseJudgment] | None:
     return found.pairwise_judgments() if found is not None else []
 
 
+def _joined(
+    pairs: list[PairwiseJudgment], scores: dict, exclude: list[str], share: float, where: str
+) -> None:
+    """The run fails unless at least ``share`` of the judged pairs find their scores (``geceval.joins``)."""
+    found = pair_join(pairs, scores, exclude=exclude, judged_as="the human run's judgments")
+    require_share(found, min_share=share, where=where, hint=RUN_HINT)
+
+
 def sentence_level(
     run: AnalysisRun,
     imported: list[dict],
@@ -108,8 +118,11 @@ def sentence_level(
     sets = metric_run.parameters["reference_sets"]
     sentence_imports = [s for s in imported if s["level"] == ScoreLevel.SENTENCE]
     total = len(wanted) * len(sets) + len(sentence_imports)
+    share = min_share(bool(run.parameters.get("allow_missing")))
+
     rows = []
     for s in sentence_imports:
+        _joined(pairs, s["scores"], exclude, share, f"{s['name']}/{IMPORTED} (sentence level)")
         rows.append(
             {
                 "metric": s["name"],
@@ -118,6 +131,11 @@ def sentence_level(
             }
         )
         progress(len(rows), total)
+    if wanted and pairs and not judged and share > 0:
+        raise AnalysisError(
+            "sentence level: none of the human run's judged sentences is among the metric run's "
+            f"{len(line)} sentences (another corpus?); {RUN_HINT}"
+        )
     if judged:
         sentence_ids = data["sentence_ids"]
         for ref_name, members in sets.items():
@@ -133,6 +151,7 @@ def sentence_level(
                     system: {str(sentence_ids[int(i)]): v for i, v in cells.items()}
                     for system, cells in per.items()
                 }
+                _joined(pairs, scores, exclude, share, f"{metric}/{ref_name} (sentence level)")
                 rows.append(
                     {
                         "metric": metric,

@@ -58,6 +58,26 @@ def test_reproduce_gec_ranking_with_1000_runs_through_the_crowd_importer(capsys)
     out = capsys.readouterr().out
     assert re.search(r"pairwise judgments +28146 +28146", out) and "FAIL" not in out
     assert "20 of 20 within tolerance" in out
+    # the file has no src-id: the run says its items were keyed by id
+    assert "sentences keyed by the items' id attribute, as written (no src-id in the file)" in out
+
+
+@pytest.mark.parametrize(
+    ("args", "refused"),
+    [
+        (("gec-ranking", "--tables", "8"), "--tables"),
+        (("jfleg", "--hybrids", "10", "--json"), "--json, --hybrids"),
+        (("conll14-metrics", "--split", "dev"), "--split"),
+        (("gmeg", "--runs", "10"), "--runs"),
+        (("gmeg-dev", "--split", "test"), "--split"),
+        (("gmeg", "--tables", "3", "6", "--hybrids", "10"), "--hybrids"),
+        (("gmeg", "--tables", "9", "--metrics", "gleu"), "--metrics"),
+        (("gmeg-dev", "--tables", "8", "--folds", "5", "--features", "gleu"), "--folds, --features"),
+    ],
+)
+def test_reproduce_refuses_an_option_the_study_does_not_read(tmp_path, args, refused):
+    with pytest.raises(CommandError, match=f"^{refused}: not used by study {args[0]}; leave it out$"):
+        call_command("reproduce", args[0], "--data", str(tmp_path), *args[1:])
 
 
 def _gmeg_rows(capsys, *args):

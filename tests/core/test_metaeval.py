@@ -199,7 +199,15 @@ def test_meta_eval_command_json_with_williams() -> None:
 
 def test_meta_eval_command_exclude_nothing() -> None:
     m1, h = str(FIX / "metric1_scores.csv"), str(FIX / "human_scores.csv")
+    # with nothing excluded, the human scores' Source+Error finds no score (metric1 says
+    # source+error): 6 of 7 judged systems is under the 90% share, refused unless allowed
     proc = _run("meta-eval", "--metric-scores", m1, "--human-scores", h, "--exclude", "--json")
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert "only 6 of 7 judged systems" in proc.stderr and "name Source+Error" in proc.stderr
+    assert "the scores have F, source+error" in proc.stderr
+    proc = _run(
+        "meta-eval", "--metric-scores", m1, "--human-scores", h, "--exclude", "--allow-missing", "--json"
+    )
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["metrics"][0]["n"] == 6
     text = _run("meta-eval", "--metric-scores", m1, "--human-scores", h)

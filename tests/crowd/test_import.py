@@ -259,13 +259,88 @@ def test_appraise_xml_collapsed_systems_become_one_candidate_and_excluded_judges
         project=project, name="ax", fmt="appraise-xml", path_or_bytes=APPRAISE, exclude_judges=["non-native"]
     )
     # Per judgment: A, B, C -> pairs A-B (tie), A-C, B-C.
-    assert report.lines() == ["items: 1", "workers: 2", "judgments: 2", "pairwise: 6", "skipped: 0"]
+    assert report.lines() == [
+        "items: 1",
+        "workers: 2",
+        "judgments: 2",
+        "pairwise: 6",
+        "skipped: 0",
+        "items: sentences keyed by the items' id attribute, as written (no src-id in the file)",
+    ]
     (screen,) = Screen.objects.filter(campaign=report.campaign)
     assert [sorted(c.outputs.values_list("system__name", flat=True)) for c in screen.candidates.all()] == [
         ["A", "B"],
         ["C"],
     ]
     assert list(report.campaign.corpus.sentences.values_list("text", "metadata")) == [("3", {"id": "3"})]
+
+
+# Appraise as SEEDA and the CoNLL-14 judgments write it: id numbers the HIT, src-id the sentence
+# (1-based: the corpus has 3 sentences and one item has src-id 3); "T5 Riken" two systems shown once
+APPRAISE_SRC_ID = b"""<appraise-results><ranking-result>
+  <ranking-item src-id="3" doc-id="d" id="1" user="annotator1"><translation system="BART" rank="2"/><translation system="T5 Riken" rank="1"/></ranking-item>
+  <ranking-item src-id="2" doc-id="d" id="2" user="annotator1"><translation system="BART" rank="1"/><translation system="T5" rank="2"/></ranking-item>
+</ranking-result></appraise-results>
+"""
+
+
+def _three_sentences(project):
+    corpus, _ = factories.corpus_with_systems(
+        project,
+        sources=["First one .", "Second one .", "Third one ."],
+        systems={"BART": ["First one .", "Second one .", "Third one ."]},
+    )
+    return corpus
+
+
+def test_appraise_src_id_lands_on_the_sentence_it_names_with_the_base_detected(project):
+    corpus = _three_sentences(project)
+    report = judgments_import(
+        project=project, name="seeda", fmt="appraise-xml", path_or_bytes=APPRAISE_SRC_ID, corpus=corpus
+    )
+    assert report.lines()[-1] == (
+        "items: sentences keyed by src-id, base 1 (detected: an item has the corpus' line count, 3, "
+        "as src-id); sentence index = src-id - 1"
+    )
+    report.campaign.refresh_from_db()
+    assert report.campaign.item_key == report.lines()[-1].removeprefix("items: ")
+    screens = Screen.objects.filter(campaign=report.campaign).order_by("sentence__position")
+    assert [s.sentence.position for s in screens] == [1, 2]  # src-id 2 and 3, not the HITs' ids 1 and 2
+    first = screens.get(sentence__position=2)
+    assert [sorted(c.outputs.values_list("system__name", flat=True)) for c in first.candidates.all()] == [
+        ["BART"],
+        ["Riken", "T5"],
+    ]
+
+
+def test_appraise_src_id_whose_base_cannot_be_told_is_refused_until_given(project, tmp_path):
+    corpus = _three_sentences(project)
+    subset = APPRAISE_SRC_ID.replace(b'src-id="3"', b'src-id="1"')  # neither 0 nor 3: base unknown
+    with pytest.raises(GecInputError, match="give --src-id-base 0 or 1"):
+        judgments_import(project=project, name="s", fmt="appraise-xml", path_or_bytes=subset, corpus=corpus)
+    assert not Campaign.objects.exists()
+    path = tmp_path / "seeda.xml"
+    path.write_bytes(subset)
+    out = StringIO()
+    args = [
+        str(path),
+        "--format",
+        "appraise-xml",
+        "--name",
+        "s",
+        "--project",
+        project.name,
+        "--corpus",
+        corpus.name,
+    ]
+    call_command("import_judgments", *args, "--src-id-base", "0", stdout=out)
+    assert "items: sentences keyed by src-id, base 0 (given)" in out.getvalue()
+    positions = Screen.objects.filter(campaign__name="s").values_list("sentence__position", flat=True)
+    assert sorted(positions) == [1, 2]
+    with pytest.raises(GecInputError, match="applies to appraise-xml files only"):
+        judgments_import(
+            project=project, name="w", fmt="wmt-csv", path_or_bytes=b"x", corpus=corpus, src_id_base=1
+        )
 
 
 def test_appraise_xml_is_parsed_once_by_the_core_reader(monkeypatch):
@@ -335,3 +410,37 @@ def test_prws_csv_gives_a_prws_campaign_with_scores_and_meaning_changed(project)
         ("amu", 70, False),
         ("ref", 90, True),
     ]
+
+
+def test_import_page_takes_the_src_id_base_previews_the_rule_and_imports_with_it(client, owner, project):
+    import io
+
+    from django.urls import reverse
+
+    corpus = _three_sentences(project)
+    client.force_login(owner)
+    subset = APPRAISE_SRC_ID.replace(b'src-id="3"', b'src-id="1"')  # neither 0 nor 3: base unknown
+
+    def post(**extra):
+        upload = io.BytesIO(subset)
+        upload.name = "seeda.xml"
+        form = {"file": upload, "format": "appraise-xml", "name": "seeda", "project": project.pk}
+        return client.post(reverse("crowd-import"), {**form, "corpus": corpus.pk, **extra})
+
+    refused = post()
+    assert refused.status_code == 400 and b"give --src-id-base 0 or 1" in refused.content
+    preview = post(src_id_base="0")
+    assert preview.status_code == 200
+    assert b'<p id="preview-items">Items: sentences keyed by src-id, base 0 (given)' in preview.content
+    done = client.post(reverse("crowd-import"), {"action": "import", "mapping": ""})
+    campaign = Campaign.objects.get(name="seeda")
+    assert done.status_code == 302 and campaign.item_key.startswith("sentences keyed by src-id, base 0")
+    positions = Screen.objects.filter(campaign=campaign).values_list("sentence__position", flat=True)
+    assert sorted(positions) == [1, 2]
+    upload = io.BytesIO(b"system1Id,system1rank,system2Id,system2rank,judgeId,segmentId\nA,1,B,2,j,0\n")
+    upload.name = "j.csv"
+    wrong = client.post(
+        reverse("crowd-import"),
+        {"file": upload, "format": "wmt-csv", "name": "w", "project": project.pk, "src_id_base": "1"},
+    )
+    assert wrong.status_code == 400 and b"a src-id base is read only for Appraise XML files" in wrong.content

@@ -9,6 +9,7 @@ from django.core.management.base import BaseCommand, CommandError
 from annotate.management.commands._common import find_project
 from annotate.models import Corpus
 from crowd.importing import FORMATS, judgments_import
+from geceval.appraise_items import SRC_ID_BASES
 from geceval.errors import GecInputError
 
 
@@ -43,6 +44,13 @@ class Command(BaseCommand):
             "--exclude-judge", action="append", default=[], help="drop this judge (repeatable)"
         )
         parser.add_argument(
+            "--src-id-base",
+            type=int,
+            choices=SRC_ID_BASES,
+            help="appraise-xml items with src-id: sentence = src-id - BASE (default: detected; 0 when an "
+            "item has src-id 0, 1 when one has the corpus' sentence count, else refused)",
+        )
+        parser.add_argument(
             "--project",
             help="project name or id (needed when there are several; created when missing, `default` when there is none)",
         )
@@ -70,6 +78,7 @@ class Command(BaseCommand):
                 include_rejected=opts["include_rejected"],
                 exclude_judges=opts["exclude_judge"],
                 compact={"auto": None, "compact": True, "full": False}[opts["store"]],
+                src_id_base=opts["src_id_base"],
             )
         except GecInputError as exc:
             raise CommandError(str(exc)) from None

@@ -14,6 +14,9 @@ from geceval.hybrid_metaeval import GMEG_HYBRIDS, TABLE8_METRICS
 from ranking.analysis.reproduce import STUDIES, ReproduceError, celery_mode, format_rows, reproduce
 from ranking.analysis.reproduce_gmeg import format_table_rows, gmeg_tables
 
+GMEG_ONLY = ("split", "json", "tables", "metrics", "hybrids", "folds", "features")
+"""Options only the gmeg studies read; ``--runs`` only the others."""
+
 
 class Command(BaseCommand):
     help = (
@@ -56,7 +59,28 @@ class Command(BaseCommand):
         parser.add_argument("--runs", type=int, default=1000, help="TrueSkill runs (the papers: 1000)")
         parser.add_argument("--seed", type=int, default=0)
 
+    def _refuse_unused(self, options: dict) -> None:
+        """An option the study does not read is refused, never dropped (issue 34)."""
+        parser = self.create_parser("manage.py", "reproduce")
+        defaults = {a.dest: a.default for a in parser._actions}
+        study = options["study"]
+        if study == "gmeg":
+            unused = ["runs"]
+        elif study == "gmeg-dev":
+            unused = ["runs", "split"]  # gmeg-dev is the dev split of GMEG/data under --data
+        else:
+            unused = list(GMEG_ONLY)
+        if study in ("gmeg", "gmeg-dev"):
+            tables = set(options["tables"])
+            # each of these feeds only some tables: given without them, it would change nothing
+            needs = {"metrics": {"8"}, "hybrids": {"8", "9"}, "folds": {"9"}, "features": {"9"}}
+            unused += [n for n, wanted in needs.items() if not tables & wanted]
+        given = [f"--{n}" for n in unused if options[n] != defaults[n]]
+        if given:
+            raise CommandError(f"{', '.join(given)}: not used by study {study}; leave it out")
+
     def handle(self, *args, **options) -> None:
+        self._refuse_unused(options)
         data = Path(options["data"])
         if not data.is_dir():
             raise CommandError(f"--data {data} is not a folder")

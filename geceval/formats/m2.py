@@ -16,9 +16,10 @@ grammaticality-metrics release have some) is read as m2scorer 3.2 reads it:
 its ``load_annotation`` keeps only edits with ``0 <= start, end <= tokens``, so
 the edit is ignored while its annotator stays present in the block (with its
 other edits, or with none). We keep the line, flagged ``out_of_range`` (it is
-written back verbatim and counts as a no-op everywhere), and count them:
+written back verbatim and counts as a no-op: ``is_noop``), and count them:
 :func:`out_of_range_count`; :func:`read_m2` prints one warning line with the
-count to stderr.
+count to stderr. The ERRANT scorer alone keeps such an edit as a gold edit, as
+``errant_compare`` does (it never looks at the tokens).
 """
 
 from __future__ import annotations
@@ -156,7 +157,7 @@ def out_of_range_warning(sentences: Iterable[M2Sentence], path: str) -> str | No
         return None
     return (
         f"warning: {path}: {n} edit(s) past the end of their sentence, ignored as m2scorer ignores "
-        "them (their annotators stay present)"
+        "them (their annotators stay present; ERRANT counts them, as errant_compare does)"
     )
 
 

@@ -325,7 +325,7 @@ def test_m2_import_ignores_an_edit_past_the_end_as_m2scorer_warns_once_and_expor
     call_command("import_corpus", str(tmp_path / "in.m2"), format="m2", name="oor", stderr=err)
     assert err.getvalue().splitlines() == [
         f"warning: {tmp_path / 'in.m2'}: 2 edit(s) past the end of their sentence, ignored as m2scorer "
-        "ignores them (their annotators stay present)"
+        "ignores them (their annotators stay present; ERRANT counts them, as errant_compare does)"
     ]
     corpus = Corpus.objects.get(name="oor")
     refs = {

@@ -72,7 +72,7 @@ def test_the_command_line_warns_once_with_the_count(tmp_path: Path) -> None:
     warnings = [line for line in result.stderr.splitlines() if line.startswith("warning:")]
     assert warnings == [
         f"warning: {tmp_path / 'gold.m2'}: 2 edit(s) past the end of their sentence, ignored as m2scorer "
-        "ignores them (their annotators stay present)"
+        "ignores them (their annotators stay present; ERRANT counts them, as errant_compare does)"
     ]
     assert json.loads(result.stdout)[0]["f"] == 1.0
 
@@ -118,3 +118,15 @@ def test_amu_and_camb_match_m2scorer_on_each_grammaticality_metrics_reference(re
         res = m2_score(hyp, gold)
         ours = [f"{res.p:.4f}", f"{res.r:.4f}", f"{res.f:.4f}"]
         assert ours == [row["precision"], row["recall"], row["f0.5"]], (row["system"], reference)
+
+
+def test_errant_keeps_an_edit_past_the_end_as_a_gold_edit_as_errant_compare_does() -> None:
+    # errant_compare -hyp (A 0 1 x) -ref (A 0 1 x, A 5 5 y on "a b c") prints TP 1, FP 0, FN 1 (errant 3.0.2)
+    from geceval.errant_scorer import errant_compare
+
+    gold = parse_m2(
+        "S a b c\nA 0 1|||R:X|||x|||REQUIRED|||-NONE-|||0\nA 5 5|||M:X|||y|||REQUIRED|||-NONE-|||0\n"
+    )
+    hyp = parse_m2("S a b c\nA 0 1|||R:X|||x|||REQUIRED|||-NONE-|||0\n")
+    res = errant_compare(hyp, gold)
+    assert (res.tp, res.fp, res.fn) == (1, 0, 1)

@@ -105,9 +105,13 @@ def run(args: argparse.Namespace) -> int:
             }
         )
         return 0
-    t = table3
-    skipped = f", {len(skip)} line(s) of {args.skip_lines} left out" if skip else ""
-    print(f"source {args.source}{skipped}, {len(corrections)} correction file(s) pooled (GMEG 2019 Table 3):")
+    _print_text(args, len(corrections), len(skip), table3, files, pairs, pairs_mean)
+    return 0
+
+
+def _print_text(args, n_files: int, n_skipped: int, t, files: list, pairs: list, pairs_mean) -> None:
+    skipped = f", {n_skipped} line(s) of {args.skip_lines} left out" if n_skipped else ""
+    print(f"source {args.source}{skipped}, {n_files} correction file(s) pooled (GMEG 2019 Table 3):")
     print(
         f"  sentences {t.sentences}; tokens/sentence {t.tokens_per_sentence:.1f} ± {t.tokens_per_sentence_sd:.1f}; "
         f"unchanged {t.pct_unchanged:.1f}%; edits/changed sentence {t.edits_per_changed_sentence:.2f}; "
@@ -143,4 +147,3 @@ def run(args: argparse.Namespace) -> int:
     ):
         print(f"  {label}: {UNITS[key]}")
     print(f"Note: {editstats.TABLE4_NOTE}")
-    return 0

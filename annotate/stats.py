@@ -3,12 +3,13 @@
 Per rewrite campaign and per annotator group (Sakaguchi et al. 2016, Table 4;
 Napoles et al. 2019, Figure 1), from :mod:`geceval.editstats`:
 
-- % of rewrites that change the sentence and mean character LD, word LD and
-  sTER against the source (``edit_stats``: stripped lines, sTER with the
-  SOURCE as the reference, sacrebleu's scale of edits per 100 tokens);
+- % of rewrites that change the sentence and mean character LD, word LD,
+  sTER (edits per sentence, as Sakaguchi et al. define it) and TER x 100
+  (edits per 100 source tokens) against the source (``edit_stats``: stripped
+  lines, the SOURCE as the reference);
 - between annotators: every unordered pair of rewrites of the same sentence
   within the group (the earlier-submitted one as ``a``), pooled:
-  % identical and mean sTER of ``b`` against ``a`` (``pair_stats``); with two
+  % identical and mean sTER and TER x 100 of ``b`` against ``a`` (``pair_stats``); with two
   rewrites per sentence and group this is exactly Table 4's pair;
 - difficulty (1-5, JFLEG): mean, sample standard deviation (n-1) and
   Pearson's r (``scipy.stats.pearsonr``) between a rewrite's difficulty and
@@ -64,10 +65,12 @@ class RewriteStats:
     pct_changed: float
     mean_char_ld: float
     mean_word_ld: float
-    mean_ster: float | None
+    mean_ster: float | None  # edits per sentence
     n_pairs: int
     pct_identical: float | None  # between two annotators of the same sentence
-    mean_pair_ster: float | None
+    mean_pair_ster: float | None  # edits per sentence
+    mean_ter_x100: float | None  # edits per 100 source tokens
+    mean_pair_ter_x100: float | None  # edits per 100 tokens of the earlier rewrite
     difficulty_n: int
     difficulty_mean: float | None
     difficulty_sd: float | None
@@ -136,6 +139,8 @@ def rewrite_stats(
         n_pairs=len(a_texts),
         pct_identical=pair.pct_identical if pair else None,
         mean_pair_ster=pair.mean_ster if pair else None,
+        mean_ter_x100=e.mean_ter_x100,
+        mean_pair_ter_x100=pair.mean_ter_x100 if pair else None,
         difficulty_n=dn,
         difficulty_mean=dmean,
         difficulty_sd=dsd,

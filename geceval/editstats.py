@@ -7,29 +7,37 @@ reproduces its dev figures, e.g. FCE ``amu`` 60.7%). Then per sentence:
 - unchanged: the rewrite equals the source;
 - character LD: Levenshtein distance between the two strings (unit costs,
   spaces count as characters); word LD: the same over whitespace tokens;
-- sTER: sentence TER of the rewrite with the SOURCE as the reference,
-  case-sensitive (sacrebleu's TER, otherwise default: whitespace tokens, no
-  normalisation, shifts allowed), on sacrebleu's scale (edits per 100 source
-  tokens; an empty source gives 100 if the rewrite is not empty, else 0).
+- sTER (edits per sentence), as Sakaguchi et al. 2016 define it: the number
+  of TER edits (insertions, deletions, substitutions, and shifts of a phrase
+  counting one) that turn the rewrite into the SOURCE, NOT divided by the
+  source length; case-insensitive as tercom is by default (whitespace
+  tokens, no other normalisation; sacrebleu's TER). This reproduces all seven
+  cells of their Table 4 from the released rewrites (docs/reproducing-papers.md);
+- TER x 100 (edits per 100 source tokens): sacrebleu's case-sensitive
+  sentence TER on its 0-100 scale (an empty source gives 100 if the rewrite
+  is not empty, else 0): what was printed as "sTER" before issue 34.
 
 Means are over all sentences. Between two annotators (:func:`pair_stats`):
-% identical rewrites, and the mean sTER of ``b`` with ``a`` as the reference.
+% identical rewrites, and the mean sTER and TER x 100 of ``b`` with ``a`` as
+the reference. ``skip`` (0-based line indices) leaves sentences out of every
+figure, as Sakaguchi et al. left out the 34 CoNLL-14 sentences listed in
+reassess-gec's ``merged_ids``.
 
 The distances come from :mod:`geceval.sacre` (``char_ld``, ``word_ld`` via
-rapidfuzz; ``ster`` via sacrebleu), re-exported here.
+rapidfuzz; ``ster`` and ``ter_x100`` via sacrebleu), re-exported here.
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
 from geceval.errant_annotation import errant_annotate_references
 from geceval.errant_scorer import errant_annotate, main_category
 from geceval.errors import GecInputError
 from geceval.formats.m2 import M2Sentence
-from geceval.sacre import char_ld, ster, word_ld
+from geceval.sacre import char_ld, ster, ter_x100, word_ld
 
 
 @dataclass(frozen=True)
@@ -39,7 +47,8 @@ class EditStats:
     pct_unchanged: float  # 0..100
     mean_char_ld: float
     mean_word_ld: float
-    mean_ster: float | None  # None when computed with with_ster=False
+    mean_ster: float | None  # edits per sentence (the paper's sTER); None when with_ster=False
+    mean_ter_x100: float | None  # edits per 100 source tokens; None when with_ster=False
 
 
 @dataclass(frozen=True)
@@ -47,7 +56,8 @@ class PairStats:
     n: int
     n_identical: int
     pct_identical: float  # 0..100
-    mean_ster: float  # sTER of b with a as the reference
+    mean_ster: float  # sTER of b with a as the reference: edits per sentence
+    mean_ter_x100: float  # TER x 100 of b with a as the reference: edits per 100 tokens of a
 
 
 def _check(a: Sequence[str], b: Sequence[str], what: str) -> int:
@@ -63,19 +73,25 @@ def pct_unchanged(source: Sequence[str], rewrites: Sequence[str]) -> float:
     return 100.0 * same / n if n else 0.0
 
 
-def edit_stats(source: Sequence[str], rewrites: Sequence[str], *, with_ster: bool = True) -> EditStats:
-    """% unchanged, mean character and word LD, mean sTER of ``rewrites`` against ``source``.
+def edit_stats(
+    source: Sequence[str], rewrites: Sequence[str], *, with_ster: bool = True, skip: Collection[int] = ()
+) -> EditStats:
+    """% unchanged, mean character and word LD, mean sTER and TER x 100 of ``rewrites`` against ``source``.
 
-    sTER (sacrebleu's TER with shifts) dominates the cost on long sentences
-    (about 1 to 10 ms a changed sentence); ``with_ster=False`` leaves it out.
+    TER (sacrebleu's, with shifts) dominates the cost on long sentences
+    (about 1 to 10 ms a changed sentence); ``with_ster=False`` leaves both out.
+    ``skip``: 0-based line indices left out.
     """
-    n = _check(source, rewrites, "rewrites")
+    _check(source, rewrites, "rewrites")
+    pairs = [(s, r) for i, (s, r) in enumerate(zip(source, rewrites)) if i not in skip]
+    n = len(pairs)
     if n == 0:
-        return EditStats(0, 0, 0.0, 0.0, 0.0, 0.0 if with_ster else None)
+        zero = 0.0 if with_ster else None
+        return EditStats(0, 0, 0.0, 0.0, 0.0, zero, zero)
     unchanged = 0
     cld = wld = 0
-    ter = 0.0
-    for s, r in zip(source, rewrites):
+    edits = ter = 0.0
+    for s, r in pairs:
         s, r = s.strip(), r.strip()
         if s == r:
             unchanged += 1
@@ -83,24 +99,36 @@ def edit_stats(source: Sequence[str], rewrites: Sequence[str], *, with_ster: boo
         cld += char_ld(s, r)
         wld += word_ld(s, r)
         if with_ster:
-            ter += ster(s, r)
-    return EditStats(n, unchanged, 100.0 * unchanged / n, cld / n, wld / n, ter / n if with_ster else None)
+            edits += ster(s, r)
+            ter += ter_x100(s, r)
+    return EditStats(
+        n,
+        unchanged,
+        100.0 * unchanged / n,
+        cld / n,
+        wld / n,
+        edits / n if with_ster else None,
+        ter / n if with_ster else None,
+    )
 
 
-def pair_stats(a: Sequence[str], b: Sequence[str]) -> PairStats:
-    """Agreement of two annotators' rewrites of the same source lines."""
-    n = _check(a, b, "second annotator")
+def pair_stats(a: Sequence[str], b: Sequence[str], *, skip: Collection[int] = ()) -> PairStats:
+    """Agreement of two annotators' rewrites of the same source lines (``skip``: 0-based lines left out)."""
+    _check(a, b, "second annotator")
+    pairs = [(x, y) for i, (x, y) in enumerate(zip(a, b)) if i not in skip]
+    n = len(pairs)
     if n == 0:
-        return PairStats(0, 0, 0.0, 0.0)
+        return PairStats(0, 0, 0.0, 0.0, 0.0)
     same = 0
-    ter = 0.0
-    for x, y in zip(a, b):
+    edits = ter = 0.0
+    for x, y in pairs:
         x, y = x.strip(), y.strip()
         if x == y:
             same += 1
         else:
-            ter += ster(x, y)
-    return PairStats(n, same, 100.0 * same / n, ter / n)
+            edits += ster(x, y)
+            ter += ter_x100(x, y)
+    return PairStats(n, same, 100.0 * same / n, edits / n, ter / n)
 
 
 def error_type_distribution(m2: Sequence[M2Sentence], *, main: bool = False) -> dict[str, int]:
@@ -132,6 +160,7 @@ __all__ = [
     "pct_unchanged",
     "rewrite_type_distribution",
     "ster",
+    "ter_x100",
     "word_ld",
 ]
 
@@ -224,11 +253,13 @@ def describe_corpus(source: Sequence[str], corrections: Sequence[Sequence[str]])
     )
 
 
-def pairwise_agreement(corrections: Sequence[Sequence[str]]) -> list[tuple[int, int, PairStats]]:
+def pairwise_agreement(
+    corrections: Sequence[Sequence[str]], *, skip: Collection[int] = ()
+) -> list[tuple[int, int, PairStats]]:
     """Sakaguchi et al. 2016 Table 4: % identical and mean sTER of every pair (i < j) of
     annotators; sTER of j with i as the reference, i.e. the earlier file is the reference."""
     return [
-        (i, j, pair_stats(corrections[i], corrections[j]))
+        (i, j, pair_stats(corrections[i], corrections[j], skip=skip))
         for i in range(len(corrections))
         for j in range(i + 1, len(corrections))
     ]

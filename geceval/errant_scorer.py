@@ -194,7 +194,8 @@ def _coders(sentence: M2Sentence) -> dict[int, dict[_EditKey, list[str]]]:
         coders[0] = {}
     for e in sentence.edits:
         edits = coders.setdefault(e.annotator, {})
-        if e.is_noop or e.type == "noop" or e.type == "UNK":
+        # errant_compare keeps an edit past the end of the sentence as a gold edit (m2scorer drops it)
+        if (e.start == -1 and e.end == -1) or e.type == "noop" or e.type == "UNK":
             continue
         edits.setdefault((e.start, e.end, "||".join(e.corrections)), []).append(e.type)
     return coders

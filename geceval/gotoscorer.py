@@ -147,7 +147,12 @@ def f_beta(counts: GoToCounts, beta: float) -> tuple[float, float, float]:
 def _edits(sentence: M2Sentence, annotator: int | None = None) -> list[Edit]:
     out = []
     for e in sentence.edits:
-        if e.type == "noop" or e.start < 0 or (annotator is not None and e.annotator != annotator):
+        if (
+            e.type == "noop"
+            or e.is_noop
+            or e.start < 0
+            or (annotator is not None and e.annotator != annotator)
+        ):
             continue
         out.append((e.start, e.end, e.corrections[0] if e.corrections else ""))
     return out

@@ -37,7 +37,7 @@ def gold_edits(sentence: M2Sentence) -> dict[int, list[GoldEdit]]:
     out: dict[int, list[GoldEdit]] = {}
     for e in sentence.edits:
         edits = out.setdefault(e.annotator, [])
-        if e.type == "noop" or e.start < 0 or e.end < 0:
+        if e.type == "noop" or e.start < 0 or e.end < 0 or e.out_of_range:
             continue
         corrections = tuple(c.strip() for c in (e.corrections or ("",)))
         edits.append((e.start, e.end, " ".join(tokens[e.start : e.end]), corrections))

@@ -1,4 +1,4 @@
-"""BLEU, chrF++ and TER through sacrebleu (pinned 2.6.0), plus sTER and Levenshtein distances.
+"""BLEU, chrF++ and TER through sacrebleu (pinned 2.6.0), plus sTER, sentence TER x 100 and Levenshtein distances.
 
 Scores keep sacrebleu's 0-100 scale and come with sacrebleu's signature
 string, so a number can be reproduced with the ``sacrebleu`` command.
@@ -190,18 +190,40 @@ def ter(
 
 
 @lru_cache(maxsize=1)
-def _ster_metric() -> TER:
+def _ter_x100_metric() -> TER:
     return TER(case_sensitive=True)
 
 
-def ster(source_sentence: str, hyp_sentence: str) -> float:
-    """Sentence TER of a rewrite against its SOURCE, case-sensitive, on sacrebleu's 0-100 scale.
+@lru_cache(maxsize=1)
+def _ster_metric() -> TER:
+    return TER()  # case-insensitive: tercom's default, which reproduces Sakaguchi et al. 2016 Table 4
+
+
+def ster(reference_sentence: str, hyp_sentence: str) -> float:
+    """sTER as Sakaguchi et al. 2016 define it (Section 3.2): TER edits per SENTENCE, not per token.
+
+    The number of word edits (insertion, deletion, substitution, and a shift
+    of a phrase counting one) that turn the hypothesis into the reference,
+    not divided by the reference length: "TER is calculated as the number of
+    changes per token, but instead we report the number of changes per
+    sentence ... which we call the sTER". Case-insensitive, as tercom (the
+    TER tool of the time) is by default: with it the mean over the released
+    rewrites gives all seven Table 4 cells to the printed decimal, while
+    case-sensitive edits give five of them 0.1 too high (docs/reproducing-papers.md).
+    Whitespace tokens, no other normalisation (sacrebleu's TER, shifts as tercom).
+    """
+    return float(_ster_metric().sentence_score(hyp_sentence, [reference_sentence]).num_edits)
+
+
+def ter_x100(reference_sentence: str, hyp_sentence: str) -> float:
+    """Sentence TER x 100 of a rewrite against a reference (edits per 100 reference tokens), case-sensitive.
 
     (Number of word edits, shifts included, needed to turn the hypothesis
-    into the source, divided by the source length, times 100; an empty source
-    gives 0 for an empty hypothesis and 100 otherwise, as sacrebleu does.)
+    into the reference, divided by the reference length, times 100; an empty
+    reference gives 0 for an empty hypothesis and 100 otherwise, as sacrebleu
+    does.) What this module called sTER before issue 34; not the paper's sTER.
     """
-    return _ster_metric().sentence_score(hyp_sentence, [source_sentence]).score
+    return _ter_x100_metric().sentence_score(hyp_sentence, [reference_sentence]).score
 
 
 def char_ld(a: str, b: str) -> int:

@@ -36,6 +36,7 @@ class CorpusData:
     sentences: list[SentenceRecord]
     systems: list[SystemData] = field(default_factory=list)
     tokenized: bool = False
+    warnings: list[str] = field(default_factory=list)  # one line each, for the importer to show
 
     @property
     def source(self) -> list[str]:

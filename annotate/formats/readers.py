@@ -33,7 +33,7 @@ from annotate.services import (
 )
 from geceval.errors import GecInputError
 from geceval.formats.inputs import display_name
-from geceval.formats.m2 import M2Sentence, parse_m2
+from geceval.formats.m2 import M2Sentence, out_of_range_warning, parse_m2
 from geceval.formats.text import decode_lines, jfleg_reference_paths, jfleg_source_path
 
 FORMATS = ("jfleg", "gmeg", "m2", "text", "jsonl")
@@ -191,7 +191,9 @@ def parse_m2_file(file: InputFile, *, domain: str = "") -> CorpusData:
     Each sentence keeps its block's ``A`` lines verbatim in
     ``metadata["m2"]`` (``{"edits": [...], "annotators": [...]}``), so a typed
     M2 export reproduces the original edits and types. An annotator absent
-    from a block gets the source unchanged there.
+    from a block gets the source unchanged there. An edit past the end of its
+    sentence is ignored as m2scorer ignores it (its annotator stays present;
+    the line is kept verbatim) and counted in one line of ``warnings``.
     """
     text = "\n".join(decode_lines(file.data, path=file.name))
     if "\x00" in text:
@@ -220,7 +222,13 @@ def parse_m2_file(file: InputFile, *, domain: str = "") -> CorpusData:
         )
         for a in annotators:
             refs[a].append(" ".join(corrected_tokens(block, a)) if a in present else " ".join(block.tokens))
-    return CorpusData(sentences, [SystemData(f"ref{a}", REFERENCE, refs[a]) for a in annotators], True)
+    warning = out_of_range_warning(parsed, file.name)
+    return CorpusData(
+        sentences,
+        [SystemData(f"ref{a}", REFERENCE, refs[a]) for a in annotators],
+        True,
+        [warning] if warning else [],
+    )
 
 
 def load_m2(path: str, *, domain: str = "") -> CorpusData:

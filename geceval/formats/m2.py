@@ -9,11 +9,23 @@ A block is an ``S`` line (tokenised source) followed by ``A`` lines::
 annotator saw the sentence and made no edit. A correction of ``-NONE-`` or the
 empty string is a deletion; ``a||b`` gives alternatives. The last field is the
 annotator id. Blocks are separated by blank lines.
+
+An edit whose span runs past the end of its sentence (``A 120 120`` on a
+114-token ``S`` line; 5 of the 7 reference files of Sakaguchi et al. 2016's
+grammaticality-metrics release have some) is read as m2scorer 3.2 reads it:
+its ``load_annotation`` keeps only edits with ``0 <= start, end <= tokens``, so
+the edit is ignored while its annotator stays present in the block (with its
+other edits, or with none). We keep the line, flagged ``out_of_range`` (it is
+written back verbatim and counts as a no-op: ``is_noop``), and count them:
+:func:`out_of_range_count`; :func:`read_m2` prints one warning line with the
+count to stderr. The ERRANT scorer alone keeps such an edit as a gold edit, as
+``errant_compare`` does (it never looks at the tokens).
 """
 
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
@@ -31,10 +43,12 @@ class M2Edit:
     annotator: int = 0
     required: str = "REQUIRED"
     comment: str = "-NONE-"
+    out_of_range: bool = False  # span past the end of the sentence: ignored, as m2scorer does
 
     @property
     def is_noop(self) -> bool:
-        return self.start == -1 and self.end == -1
+        """No edit: a ``-1 -1`` line, or a span past the sentence's end (m2scorer drops it)."""
+        return (self.start == -1 and self.end == -1) or self.out_of_range
 
     @property
     def correction(self) -> str:
@@ -78,10 +92,11 @@ def _parse_edit(text: str, *, path: str, line: int, n_tokens: int) -> M2Edit:
         raise GecInputError(
             f"bad span {fields[0]!r}: offsets must be integers", path=path, line=line
         ) from None
+    out_of_range = False
     if not (start == end == -1) and not (0 <= start <= end <= n_tokens):
-        raise GecInputError(
-            f"span {start} {end} is outside the sentence's {n_tokens} tokens", path=path, line=line
-        )
+        if not (0 <= start <= end):
+            raise GecInputError(f"span {start} {end} is not a span of the sentence", path=path, line=line)
+        out_of_range = True  # past the end: kept and ignored, see the module docstring
     correction = fields[2]
     alternatives = tuple("" if c.strip() == "-NONE-" else c for c in correction.split("||"))
     annotator = 0
@@ -100,6 +115,7 @@ def _parse_edit(text: str, *, path: str, line: int, n_tokens: int) -> M2Edit:
         annotator,
         fields[3] if len(fields) > 3 else "REQUIRED",
         fields[4] if len(fields) > 4 else "-NONE-",
+        out_of_range,
     )
 
 
@@ -129,15 +145,38 @@ def parse_m2(text: str, *, path: str = "<m2>") -> list[M2Sentence]:
     return sentences
 
 
-def read_m2(source: Source, *, limit: int | None = None) -> list[M2Sentence]:
-    """An M2 file from a path, bytes or binary file (gzip or not; see ``geceval.formats.inputs``)."""
+def out_of_range_count(sentences: Iterable[M2Sentence]) -> int:
+    """How many ``A`` lines have a span past the end of their sentence (read as no-ops)."""
+    return sum(1 for s in sentences for e in s.edits if e.out_of_range)
+
+
+def out_of_range_warning(sentences: Iterable[M2Sentence], path: str) -> str | None:
+    """The one-line warning about edits past the end of their sentence, or None when there are none."""
+    n = out_of_range_count(sentences)
+    if not n:
+        return None
+    return (
+        f"warning: {path}: {n} edit(s) past the end of their sentence, ignored as m2scorer ignores "
+        "them (their annotators stay present; ERRANT counts them, as errant_compare does)"
+    )
+
+
+def read_m2(source: Source, *, limit: int | None = None, warn: bool = True) -> list[M2Sentence]:
+    """An M2 file from a path, bytes or binary file (gzip or not; see ``geceval.formats.inputs``).
+
+    ``warn`` prints :func:`out_of_range_warning` to stderr (one line) when the file has such edits.
+    """
     name, text = open_text(source, limit=limit)
-    return parse_m2(text, path=name)
+    sentences = parse_m2(text, path=name)
+    message = out_of_range_warning(sentences, name) if warn else None
+    if message:
+        print(message, file=sys.stderr)
+    return sentences
 
 
 def format_edit(edit: M2Edit) -> str:
     correction = "||".join(edit.corrections) if edit.corrections else ""
-    if edit.is_noop:
+    if edit.start == edit.end == -1:
         correction = "-NONE-"
     return f"A {edit.start} {edit.end}|||{edit.type}|||{correction}|||{edit.required}|||{edit.comment}|||{edit.annotator}"
 

@@ -19,6 +19,8 @@ for the workers), and compares with the reference tools' figures:
   Computed by geceval directly: the published cells are means of 8 ratings
   (non-integers) whose individual ratings are not public, and the product
   stores PRWS ratings as 0-100 integers, so they cannot become a campaign.
+- ``sakaguchi2016``: Sakaguchi et al. 2016 Table 4 (% identical, sTER in edits per
+  sentence) from the released rewrites, see :mod:`ranking.analysis.reproduce_sakaguchi`.
 - ``conll14-metrics``: GLEU+ of the 13 CoNLL-14 outputs against the 2 official
   references as a metric_scores analysis run over an imported corpus (exact to
   6 decimals), and M2 F0.5 against the official gold M2 (exact to 4 decimals;
@@ -54,7 +56,7 @@ from ranking.judgment_import import judgments_importer
 from ranking.models import Campaign, CampaignOrigin, CampaignStatus
 from ranking.protocols.relative import RELATIVE_RANKING
 
-STUDIES = ("gec-ranking", "jfleg", "gmeg-dev", "conll14-metrics", "gmeg")
+STUDIES = ("gec-ranking", "jfleg", "gmeg-dev", "conll14-metrics", "gmeg", "sakaguchi2016")
 UNSTABLE_BOUNDARIES = {"gec-ranking": {("IPN", "NTHU")}}
 
 GEC_RANKING = [
@@ -273,8 +275,11 @@ def _m2_reference(data: Path) -> dict[str, float]:
 
 
 def reproduce(study: str, data: Path, *, runs: int = 1000, seed: int = 0) -> list[Row]:
-    if study in ("gmeg", "gmeg-dev"):
-        raise ReproduceError(f"{study} is table-shaped: use ranking.analysis.reproduce_gmeg.gmeg_tables")
+    if study in ("gmeg", "gmeg-dev", "sakaguchi2016"):
+        raise ReproduceError(
+            f"{study} is table-shaped: use ranking.analysis.reproduce_gmeg.gmeg_tables or "
+            "ranking.analysis.reproduce_sakaguchi.table4_rows"
+        )
     if study not in STUDIES:
         raise ReproduceError(f"unknown study {study!r}; one of {', '.join(STUDIES)}")
     fn = {

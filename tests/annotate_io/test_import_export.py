@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 from pathlib import Path
 
@@ -172,7 +173,7 @@ M2_TEXT = (
     ("text", "message"),
     [
         ("S a b .\nA 1 x|||R:NOUN|||c|||REQUIRED|||-NONE-|||0\n\n", r"bad\.m2:2: bad span"),
-        ("S a b .\nA 1 9|||R:NOUN|||c|||REQUIRED|||-NONE-|||0\n\n", r"bad\.m2:2: span 1 9 is outside"),
+        ("S a b .\nA 2 1|||R:NOUN|||c|||REQUIRED|||-NONE-|||0\n\n", r"bad\.m2:2: span 2 1 is not a span"),
         ("S a .\n\nS b .\nQ what\n", r"bad\.m2:4: line starts with 'Q "),
         ("A 0 1|||R|||c|||REQUIRED|||-NONE-|||0\n", r"bad\.m2:1: A line before any S line"),
         ("", r"bad\.m2: file is empty"),
@@ -307,6 +308,42 @@ def test_m2_import_makes_one_reference_per_annotator_and_exports_the_same_file(p
     }
     call_command("export_corpus", "conll", format="m2", out=str(tmp_path / "out"))
     assert (tmp_path / "out" / "conll.m2").read_text() == M2_TEXT
+
+
+def test_m2_import_ignores_an_edit_past_the_end_as_m2scorer_warns_once_and_exports_it_verbatim(
+    project, tmp_path
+):
+    # issue 34: 5 of the 7 grammaticality-metrics reference files have such edits; m2scorer keeps only
+    # edits with 0 <= start, end <= tokens, and the annotator stays present.
+    text = (
+        "S He go home .\nA 1 2|||R:VERB:SVA|||goes|||REQUIRED|||-NONE-|||0\n"
+        "A 9 9|||M:ADV|||now|||REQUIRED|||-NONE-|||1\n\n"
+        "S Fine .\nA 4 6|||R:OTHER|||x|||REQUIRED|||-NONE-|||1\n\n"
+    )
+    (tmp_path / "in.m2").write_text(text)
+    err = io.StringIO()
+    call_command("import_corpus", str(tmp_path / "in.m2"), format="m2", name="oor", stderr=err)
+    assert err.getvalue().splitlines() == [
+        f"warning: {tmp_path / 'in.m2'}: 2 edit(s) past the end of their sentence, ignored as m2scorer "
+        "ignores them (their annotators stay present; ERRANT counts them, as errant_compare does)"
+    ]
+    corpus = Corpus.objects.get(name="oor")
+    refs = {
+        s.name: list(s.outputs.order_by("sentence__position").values_list("text", flat=True))
+        for s in corpus.systems.all()
+    }
+    assert refs == {"ref0": ["He goes home .", "Fine ."], "ref1": ["He go home .", "Fine ."]}
+    call_command("export_corpus", "oor", format="m2", out=str(tmp_path / "out"))
+    assert (tmp_path / "out" / "oor.m2").read_text() == text
+
+
+@pytest.mark.shared
+def test_every_grammaticality_metrics_reference_m2_imports(project):
+    folder = shared_path("grammaticality-metrics", "references", "EXPFLUENCY.m2").parent
+    for ref in ("EXPFLUENCY", "TURKMIN"):
+        data = load(str(folder / f"{ref}.m2"), "m2")
+        assert len(data.sentences) == 1312 and len(data.references()) == 2
+        assert len(data.warnings) == 1 and "past the end of their sentence" in data.warnings[0]
 
 
 def test_m2_export_untyped_aligns_by_levenshtein_with_type_x(project):

@@ -20,8 +20,9 @@ from annotate.stats import (
 from tests import factories
 from tests.shared_data import shared_path
 
-# Hand-worked: sentence 0 "He go home ." -> A "He goes home ." (char LD 2, word LD 1, sTER 1/4 = 25),
-# B unchanged (0, 0, 0); sentence 1 "I like cat ." -> A and B "I like cats ." (1, 1, 25 each).
+# Hand-worked: sentence 0 "He go home ." -> A "He goes home ." (char LD 2, word LD 1, sTER 1 edit,
+# TER x 100 1/4 = 25), B unchanged (0, 0, 0, 0); sentence 1 "I like cat ." -> A and B "I like cats ."
+# (1, 1, 1, 25 each).
 ROWS = [
     RewriteRow(0, "He go home .", "A", "expert", "He goes home .", 3, 1),
     RewriteRow(0, "He go home .", "B", "expert", "He go home . ", 1, 2),  # trailing space: still unchanged
@@ -36,9 +37,11 @@ def test_rewrite_statistics_match_the_hand_worked_example():
     assert s.pct_changed == 75.0
     assert s.mean_char_ld == 1.0  # (2 + 0 + 1 + 1) / 4
     assert s.mean_word_ld == 0.75
-    assert s.mean_ster == pytest.approx(18.75)  # (25 + 0 + 25 + 25) / 4
-    # pairs: sentence 0 differs (sTER of B against A: 1 edit / 4 tokens), sentence 1 identical
-    assert (s.n_pairs, s.pct_identical, s.mean_pair_ster) == (2, 50.0, pytest.approx(12.5))
+    assert s.mean_ster == pytest.approx(0.75)  # (1 + 0 + 1 + 1) / 4 edits per sentence
+    assert s.mean_ter_x100 == pytest.approx(18.75)  # (25 + 0 + 25 + 25) / 4 edits per 100 tokens
+    # pairs: sentence 0 differs (B against A: 1 edit, 1 / 4 tokens), sentence 1 identical
+    assert (s.n_pairs, s.pct_identical, s.mean_pair_ster) == (2, 50.0, pytest.approx(0.5))
+    assert s.mean_pair_ter_x100 == pytest.approx(12.5)
     # difficulty 3, 1, 2, 2: mean 2, sample sd sqrt(2/3); LD = difficulty - 1 so r = 1
     assert s.difficulty_n == 4 and s.difficulty_mean == 2.0
     assert s.difficulty_sd == pytest.approx(math.sqrt(2 / 3))

@@ -14,6 +14,7 @@ from geceval.editstats import (
     pct_unchanged,
     rewrite_type_distribution,
     ster,
+    ter_x100,
     word_ld,
 )
 from geceval.errors import GecInputError
@@ -27,9 +28,17 @@ FIX = Path(__file__).parent / "fixtures" / "errant"
 def test_distances_by_hand() -> None:
     assert char_ld("kitten", "sitting") == 3
     assert word_ld("the cat sat", "a cat sat down") == 2
-    assert ster("a b c d", "a c d b") == pytest.approx(25.0)  # one shift over 4 source words
-    assert ster("a b c", "A b c") == pytest.approx(100 / 3)  # case-sensitive
+    # sTER (Sakaguchi et al. 2016): edits per sentence, not per token; case-insensitive as tercom
+    assert ster("a b c d", "a c d b") == 1.0  # one shift
+    assert (
+        ster("a b c d e f g h", "a b x d e f g") == 2.0
+    )  # a substitution and a deletion, whatever the length
+    assert ster("a b c", "A b c") == 0.0
     assert ster("a b c", "a b c") == 0.0
+    # TER x 100: edits per 100 reference tokens, case-sensitive
+    assert ter_x100("a b c d", "a c d b") == pytest.approx(25.0)
+    assert ter_x100("a b c", "A b c") == pytest.approx(100 / 3)
+    assert ter_x100("a b c", "a b c") == 0.0
 
 
 def test_edit_stats_strip_lines_and_average_over_all_sentences() -> None:
@@ -40,8 +49,12 @@ def test_edit_stats_strip_lines_and_average_over_all_sentences() -> None:
     assert stats.pct_unchanged == pytest.approx(100 / 3)
     assert stats.mean_char_ld == pytest.approx((1 + 0 + 4) / 3)
     assert stats.mean_word_ld == pytest.approx((1 + 0 + 2) / 3)
-    assert stats.mean_ster == pytest.approx((25.0 + 0 + 100.0) / 3)
+    assert stats.mean_ster == pytest.approx((1 + 0 + 2) / 3)  # edits per sentence
+    assert stats.mean_ter_x100 == pytest.approx((25.0 + 0 + 100.0) / 3)  # edits per 100 source tokens
     assert edit_stats(source, rewrites, with_ster=False).mean_ster is None
+    assert edit_stats(source, rewrites, with_ster=False).mean_ter_x100 is None
+    skipped = edit_stats(source, rewrites, skip={2})
+    assert (skipped.n, skipped.mean_ster, skipped.mean_ter_x100) == (2, 0.5, 12.5)
     assert pct_unchanged(source, rewrites) == pytest.approx(100 / 3)
 
 
@@ -51,7 +64,9 @@ def test_pair_stats_identical_and_ster_of_b_against_a() -> None:
     stats = pair_stats(a, b)
     assert (stats.n, stats.n_identical) == (3, 2)
     assert stats.pct_identical == pytest.approx(200 / 3)
-    assert stats.mean_ster == pytest.approx((100 / 3) / 3)
+    assert stats.mean_ster == pytest.approx(1 / 3)  # one deletion in three sentences
+    assert stats.mean_ter_x100 == pytest.approx((100 / 3) / 3)
+    assert pair_stats(a, b, skip={0}).mean_ster == 0.0
 
 
 def test_misaligned_rewrites_are_rejected() -> None:

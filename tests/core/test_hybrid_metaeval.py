@@ -140,7 +140,8 @@ def test_edit_stats_describes_the_first_60_gmeg_fce_test_sentences(tmp_path: Pat
     assert len(out["pairs"]) == 6
     assert out["pairs"][0]["n_identical"] == 25
     assert out["pairs_mean"]["pct_identical"] == pytest.approx(42.22222222222222, abs=1e-12)
-    assert out["pairs_mean"]["mean_ster"] == pytest.approx(10.605101385404033, abs=1e-9)
+    assert out["pairs_mean"]["mean_ster"] == pytest.approx(1.8722222222222225, abs=1e-9)  # edits/sentence
+    assert out["pairs_mean"]["mean_ter_x100"] == pytest.approx(10.605101385404033, abs=1e-9)  # as before
     assert "GMEG release does not include" in out["gmeg_table4"]
 
 

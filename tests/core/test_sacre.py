@@ -25,6 +25,7 @@ from geceval.sacre import (
     cli_ter,
     ster,
     ter,
+    ter_x100,
     word_ld,
 )
 from tests.shared_data import shared_path
@@ -110,11 +111,18 @@ def test_misaligned_references_are_rejected():
 # --------------------------------------------------------------------------- sTER and distances
 
 
-def test_ster_is_case_sensitive_ter_against_the_source():
+def test_ter_x100_is_case_sensitive_ter_against_the_source():
     # "this is test ." -> "This is a test .": 1 substitution (case) + 1 insertion over 5 source words.
-    assert ster("This is a test .", "this is test .") == 40.0
-    assert ster("This is a test .", "This is a test .") == 0.0
-    assert ster("a b", "") == 100.0
+    assert ter_x100("This is a test .", "this is test .") == 40.0
+    assert ter_x100("This is a test .", "This is a test .") == 0.0
+    assert ter_x100("a b", "") == 100.0
+
+
+def test_ster_counts_edits_per_sentence_ignoring_case():
+    # Sakaguchi et al. 2016: the number of TER edits, not divided by the length; tercom ignores case.
+    assert ster("This is a test .", "this is test .") == 1.0
+    assert ster("a b", "") == 2.0
+    assert ster("", "a b c") == 3.0
 
 
 def test_levenshtein_distances_on_characters_and_whitespace_tokens():

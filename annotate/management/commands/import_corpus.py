@@ -39,6 +39,8 @@ class Command(BaseCommand):
             corpus = corpus_import(project=project, name=opts["name"], data=data, language=opts["language"])
         except GecInputError as exc:
             raise CommandError(str(exc)) from None
+        for warning in data.warnings:
+            self.stderr.write(warning)
         refs = len(data.references())
         others = len(data.systems) - refs
         self.stdout.write(

@@ -13,6 +13,7 @@ from geceval.errors import GecInputError
 from geceval.hybrid_metaeval import GMEG_HYBRIDS, TABLE8_METRICS
 from ranking.analysis.reproduce import STUDIES, ReproduceError, celery_mode, format_rows, reproduce
 from ranking.analysis.reproduce_gmeg import format_table_rows, gmeg_tables
+from ranking.analysis.reproduce_sakaguchi import HOW, format_table4, table4_rows
 
 GMEG_ONLY = ("split", "json", "tables", "metrics", "hybrids", "folds", "features")
 """Options only the gmeg studies read; ``--runs`` only the others."""
@@ -30,7 +31,7 @@ class Command(BaseCommand):
         )
         parser.add_argument("--split", choices=("dev", "test", "all"), default="all", help="gmeg only")
         parser.add_argument(
-            "--json", action="store_true", help="gmeg: one JSON list, a row per published cell"
+            "--json", action="store_true", help="gmeg, sakaguchi2016: one JSON list, a row per published cell"
         )
         parser.add_argument(
             "--tables", nargs="+", default=["3", "6", "7", "8", "9"], choices=["3", "6", "7", "8", "9"]
@@ -86,6 +87,8 @@ class Command(BaseCommand):
             raise CommandError(f"--data {data} is not a folder")
         if options["study"] in ("gmeg", "gmeg-dev"):
             return self._gmeg(data, options)
+        if options["study"] == "sakaguchi2016":
+            return self._sakaguchi(data, options)
         started = time.monotonic()
         self.stdout.write(f"{options['study']}: data {data}, celery {celery_mode()}, runs {options['runs']}")
         try:
@@ -105,6 +108,29 @@ class Command(BaseCommand):
         if failed:
             raise CommandError(
                 f"{len(failed)} figure(s) outside tolerance: {', '.join(r.what for r in failed)}"
+            )
+
+    def _sakaguchi(self, data: Path, options: dict) -> None:
+        started = time.monotonic()
+        try:
+            rows = table4_rows(data)
+        except (FileNotFoundError, GecInputError) as exc:
+            raise CommandError(str(exc)) from None
+        failed = [r for r in rows if r.ok is False]
+        if options["json"]:
+            self.stdout.write(json.dumps([r.as_json() for r in rows], indent=1))
+        else:
+            self.stdout.write(f"sakaguchi2016 Table 4: data {data}")
+            self.stdout.write(format_table4(rows))
+            self.stdout.write(HOW)
+            compared = [r for r in rows if r.ok is not None]
+            self.stdout.write(
+                f"{len(compared) - len(failed)} of {len(compared)} published cells reproduced to the "
+                f"printed decimal ({time.monotonic() - started:.1f} s)"
+            )
+        if failed:
+            raise CommandError(
+                f"{len(failed)} cell(s) differ: " + ", ".join(f"{r.cell} {r.measure}" for r in failed)
             )
 
     def _gmeg(self, data: Path, options: dict) -> None:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
 
@@ -259,6 +259,24 @@ def require_system_join(metric_rows: Sequence[dict], human: dict[str, float], pa
             where=f"{metric}/{reference_set}",
             hint=RUN_HINT,
         )
+
+
+def require_output_join(judged: Iterable[str], outputs: Iterable[str], parameters: dict) -> None:
+    """A ``JoinError`` when fewer than 90% of the systems with human segment scores (minus the run's
+    ``exclude``) have outputs to score, unless the run's ``allow_missing``: an ensemble or synthetic
+    systems built from the rest would otherwise leave judged systems out without a word."""
+    require_share(
+        system_join(
+            judged,
+            outputs,
+            exclude=parameters.get("exclude", []),
+            judged_as="the human run's segment scores",
+            scored_as="the corpus' outputs",
+        ),
+        min_share=min_share(bool(parameters.get("allow_missing"))),
+        where="outputs",
+        hint=RUN_HINT,
+    )
 
 
 def correlations(

@@ -99,6 +99,7 @@ def execute_one_step(run: AnalysisRun, data: dict, t0: float) -> None:
             _write(run, t0, metrics=rows)
         elif run.kind == AnalysisKind.ENSEMBLE:
             segments = _segments_by_index(run.parameters["human_run"], data.get("sentence_ids", []))
+            compute.require_output_join(segments, data["outputs"], run.parameters)
             rows, summary = compute.ensemble_train(
                 data["source"],
                 [data["references"][n] for n in sorted(data["references"])],
@@ -166,6 +167,7 @@ def _synthetic(run: AnalysisRun, progress) -> tuple[list[dict], dict[str, float]
     metric_run = AnalysisRun.objects.get(pk=run.parameters["metric_run"])
     metric_input = RunInput.objects.get(run=metric_run).data
     by_index = _segments_by_index(run.parameters["human_run"], metric_input.get("sentence_ids", []))
+    compute.require_output_join(by_index, metric_input["outputs"], run.parameters)
     refs = metric_input["references"]
     sets = {
         name: [refs[m] for m in members] for name, members in metric_run.parameters["reference_sets"].items()

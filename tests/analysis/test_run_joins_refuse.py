@@ -82,3 +82,30 @@ def test_a_run_over_imported_appraise_judgments_says_how_their_items_named_sente
         '<li id="item-key">Judgments imported from Appraise XML: sentences keyed by src-id, base 1 '
         "(detected: an item has the corpus&#x27; line count, 3, as src-id); sentence index = src-id - 1</li>"
     ) in page
+
+
+def test_synthetic_systems_refuse_when_judged_systems_have_no_outputs_to_score():
+    """Hybrids are built from the systems that have both segment scores and outputs: a metric run
+    whose outputs lack half the judged systems used to leave them out of the hybrids silently."""
+    from ranking.analysis.models import RunInput
+    from tests.factories import prws_corpus_campaign
+
+    _user, campaign = prws_corpus_campaign()
+    human = done_run(campaign, "prws_summary", samples=5)
+    metric = done_run(campaign, "metric_scores", metrics=["gleu"])
+    metric_input = RunInput.objects.get(run=metric)
+    metric_input.data["outputs"] = {
+        n: v for n, v in metric_input.data["outputs"].items() if n in ("a", "src")
+    }
+    metric_input.save(update_fields=["data"])
+    meta = services.analysis_run_create(
+        campaign=campaign,
+        kind="meta_eval",
+        parameters={"human_run": human.pk, "metric_run": metric.pk, "synthetic": {"samples": 1}},
+        seed=3,
+    )
+    services.analysis_run_enqueue(meta)
+    meta.refresh_from_db()
+    assert meta.status == RunStatus.FAILED
+    assert "outputs: only 2 of 4 judged systems (50.0%) found their scores" in meta.error
+    assert "the human run's segment scores name b, c but the corpus' outputs have a, src" in meta.error

@@ -91,6 +91,12 @@ class ImportForm(forms.Form):
         help_text="Appraise XML whose items carry src-id: the sentence is src-id minus this base. Detected "
         "when an item has src-id 0 (base 0) or the corpus' sentence count (base 1); otherwise choose.",
     )
+    allow_missing = forms.BooleanField(
+        label="Accept judgments that miss the corpus",
+        required=False,
+        help_text="Onto a chosen corpus the import refuses when under 90% of the judgments name one of its "
+        "sentences (a wrong corpus or src-id base); tick to import the rest anyway.",
+    )
     mapping = _mapping_field(
         "MTurk files only, and only when the preview says the columns cannot be told apart: the "
         "message lists the columns found and the ones needed. Example: "

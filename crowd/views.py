@@ -236,6 +236,7 @@ def _preview(request: HttpRequest, data: dict, opened) -> dict:
         "project": data["project"].pk,
         "include_rejected": data["include_rejected"],
         "src_id_base": data["src_id_base"],
+        "allow_missing": data["allow_missing"],
         "file": _keep_upload(opened.data, request.session.get(IMPORT_SESSION_KEY)),
         "filename": data["file"].name,
     }
@@ -273,6 +274,7 @@ def _judgments_job(request: HttpRequest, data: dict):
             "mapping": data["mapping"],
             "include_rejected": data["include_rejected"],
             "src_id_base": data["src_id_base"],
+            "allow_missing": data["allow_missing"],
         },
     )
 
@@ -293,6 +295,7 @@ def _import_confirm(request: HttpRequest, stored: dict, corpora, projects) -> Ht
                 mapping=confirm.cleaned_data["mapping"],
                 include_rejected=stored["include_rejected"],
                 src_id_base=stored.get("src_id_base"),
+                allow_missing=stored.get("allow_missing", False),
             )
         except GecInputError as exc:
             messages.error(request, str(exc))

@@ -45,13 +45,14 @@ class JoinCount:
     total: int
     detail: str = ""
     """What did not match and what was there."""
+    found: str = "found their scores"
 
     @property
     def share(self) -> float:
         return self.matched / self.total if self.total else 1.0
 
     def describe(self) -> str:
-        return f"{self.matched} of {self.total} {self.what} ({100 * self.share:.1f}%) found their scores"
+        return f"{self.matched} of {self.total} {self.what} ({100 * self.share:.1f}%) {self.found}"
 
 
 CLI_HINT = "pass --allow-missing to accept it"

@@ -25,6 +25,7 @@ def judgments_run(job: ImportJob, progress: Progress) -> JobResult:
         "mapping": p.get("mapping"),
         "include_rejected": p.get("include_rejected", False),
         "src_id_base": p.get("src_id_base"),
+        "allow_missing": p.get("allow_missing", False),
     }
     if p["format"] in COMPACT_FORMATS:
         # streamed from storage: the compact import reads row by row and picks its form by the size

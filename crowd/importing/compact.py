@@ -26,6 +26,7 @@ from crowd.importing.saving import (
     _item_order,
     _sentences_for,
     _system_kind,
+    corpus_join_check,
 )
 from crowd.models import Platform
 from crowd.services.workers import crowd_workers_bulk
@@ -46,6 +47,7 @@ def compact_import(
     path_or_bytes: Source,
     corpus: Corpus | None,
     exclude_judges: Sequence[str],
+    allow_missing: bool = False,
 ) -> ImportReport:
     """Import ``fmt`` (one of COMPACT_FORMATS) as a closed campaign; returns an ``ImportReport``."""
     reader = stream_wmt_csv if fmt == "wmt-csv" else stream_prws_csv
@@ -55,10 +57,19 @@ def compact_import(
     items = data.items.names()
     if not items:
         raise GecInputError("the file has no judgments to import")
+    given = corpus is not None
     corpus, sentence_ids = _sentences(project=project, name=name, corpus=corpus, items=items)
     keep = sentence_ids[np.frombuffer(data.item, dtype=np.int64)] > 0 if data.judgments else np.zeros(0, bool)
     if not keep.all():
         skipped["item not in corpus"] += int((~keep).sum())
+    if given:
+        corpus_join_check(
+            corpus,
+            kept=int(keep.sum()),
+            total=len(keep),
+            missing_items=[i for i, sid in zip(items, sentence_ids.tolist(), strict=True) if not sid],
+            allow_missing=allow_missing,
+        )
     if not keep.any():
         raise GecInputError("nothing to import: every judgment was skipped (" + ", ".join(skipped) + ")")
     entry_judgment = np.frombuffer(data.entry_judgment, dtype=np.int64)

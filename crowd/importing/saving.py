@@ -19,6 +19,7 @@ from crowd.services.workers import crowd_workers_bulk
 from geceval.errors import GecInputError
 from geceval.formats.inputs import Source, content_size
 from geceval.formats.mturk import ranking_of
+from geceval.joins import JoinCount, min_share, require_share
 from ranking.models import (
     Assignment,
     AssignmentStatus,
@@ -135,6 +136,7 @@ def judgments_import(
     exclude_judges: Sequence[str] = (),
     compact: bool | None = None,
     src_id_base: int | None = None,
+    allow_missing: bool = False,
 ) -> ImportReport:
     """Import a results file as a closed campaign of origin ``imported`` (see the module docstring).
 
@@ -145,6 +147,10 @@ def judgments_import(
     (0-based positions of ``corpus``); without it the base is detected (0 when an item has src-id 0,
     1 when an item has the corpus' sentence count) or the file is refused
     (``geceval.judgments.appraise_item_key``). The report says which attribute and base were used.
+
+    ``allow_missing``: onto a given ``corpus``, the import refuses (``geceval.joins``) when fewer than
+    90% of the judgments name one of its sentences (a wrong corpus or src-id base); ``allow_missing``
+    accepts that on purpose (the skipped judgments are still counted in the report).
 
     ``compact``: store a WMT CSV or PRWS CSV in the compact form (``crowd.importing.compact``:
     streamed, COPY, one row per entry, no screens). ``None`` chooses it for files holding more than
@@ -174,6 +180,7 @@ def judgments_import(
             path_or_bytes=path_or_bytes,
             corpus=corpus,
             exclude_judges=exclude_judges,
+            allow_missing=allow_missing,
         )
     parsed = judgments_parse(
         fmt=fmt,
@@ -184,7 +191,7 @@ def judgments_import(
         src_id_base=src_id_base,
         corpus_lines=corpus.sentences.count() if corpus is not None and fmt == "appraise-xml" else None,
     )
-    resolved = _resolve(project=project, name=name, corpus=corpus, parsed=parsed)
+    resolved = _resolve(project=project, name=name, corpus=corpus, parsed=parsed, allow_missing=allow_missing)
     built = _screens_build(project=project, name=name, fmt=fmt, protocol=parsed.protocol, resolved=resolved)
     report = _judgments_save(fmt=fmt, parsed=parsed, resolved=resolved, built=built)
     report.item_key = parsed.item_key.describe() if parsed.item_key is not None else ""
@@ -195,10 +202,13 @@ def judgments_import(
     return report
 
 
-def _resolve(*, project: Project, name: str, corpus: Corpus | None, parsed: Parsed) -> _Resolved:
+def _resolve(
+    *, project: Project, name: str, corpus: Corpus | None, parsed: Parsed, allow_missing: bool = False
+) -> _Resolved:
     """Find (or make) the corpus, keep the judgments whose item is in it, then find or make systems and outputs."""
     judgments = parsed.judgments
     items = _item_order(list(dict.fromkeys(j.item for j in judgments)))
+    given = corpus is not None
     if corpus is None:
         if not items:
             raise GecInputError("the file has no judgments to import")
@@ -210,6 +220,14 @@ def _resolve(*, project: Project, name: str, corpus: Corpus | None, parsed: Pars
             kept.append(j)
         else:
             parsed.skipped["item not in corpus"] += 1
+    if given:
+        corpus_join_check(
+            corpus,
+            kept=len(kept),
+            total=len(judgments),
+            missing_items=[i for i in items if i not in sentence_of],
+            allow_missing=allow_missing,
+        )
     if not kept:
         raise GecInputError(
             "nothing to import: every judgment was skipped (" + ", ".join(parsed.skipped) + ")"
@@ -217,6 +235,35 @@ def _resolve(*, project: Project, name: str, corpus: Corpus | None, parsed: Pars
     systems, outputs = _systems_and_outputs(corpus=corpus, judgments=kept, sentence_of=sentence_of)
     texts = dict(Output.objects.filter(pk__in=outputs.values()).values_list("pk", "text"))
     return _Resolved(corpus, kept, sentence_of, systems, outputs, texts)
+
+
+def corpus_join_check(
+    corpus: Corpus,
+    *,
+    kept: int,
+    total: int,
+    missing_items: Sequence[str],
+    allow_missing: bool,
+) -> None:
+    """Refuse (``JoinError``) judgments that mostly miss the given corpus: under 90% of them naming
+    one of its sentences, unless ``allow_missing``."""
+    share = min_share(allow_missing)
+    hint = "choose the right corpus, or accept it with --allow-missing (on the page: accept judgments that miss the corpus)"
+    shown = ", ".join(list(missing_items)[:5]) + (", ..." if len(missing_items) > 5 else "")
+    require_share(
+        JoinCount(
+            "judgments",
+            kept,
+            total,
+            f"items {shown} name no sentence of corpus {corpus.name!r} ({corpus.sentences.count()} sentences)"
+            if missing_items
+            else "",
+            found="name a sentence of the corpus",
+        ),
+        min_share=share,
+        where=f"corpus {corpus.name!r}",
+        hint=hint,
+    )
 
 
 def _corpus_of_items(

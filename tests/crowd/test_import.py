@@ -7,7 +7,7 @@ import xml.parsers.expat
 from io import StringIO
 
 import pytest
-from django.core.management import call_command
+from django.core.management import CommandError, call_command
 
 from annotate.models import System
 from crowd.importing import detect_mturk_mapping, judgments_import, judgments_parse
@@ -444,3 +444,28 @@ def test_import_page_takes_the_src_id_base_previews_the_rule_and_imports_with_it
         {"file": upload, "format": "wmt-csv", "name": "w", "project": project.pk, "src_id_base": "1"},
     )
     assert wrong.status_code == 400 and b"a src-id base is read only for Appraise XML files" in wrong.content
+
+
+def test_judgments_that_mostly_miss_the_chosen_corpus_are_refused_unless_allowed(project, tmp_path):
+    """Issue 34: onto a corpus too short for the file (or a wrong src-id base), most judgments used to
+    be skipped with only a count in the report; now under 90% landing is refused, naming the items."""
+    corpus, _ = factories.corpus_with_systems(
+        project, sources=["He go home ."], systems={"CAMB": ["He goes home ."]}
+    )
+    with pytest.raises(GecInputError) as refused:
+        judgments_import(
+            project=project, name="short", fmt="mturk-csv", path_or_bytes=mturk_csv(), corpus=corpus
+        )
+    assert "only 2 of 3 judgments (66.7%) name a sentence of the corpus, at least 90% are needed" in str(
+        refused.value
+    )
+    assert "items 1 name no sentence of corpus" in str(refused.value)
+    assert not Campaign.objects.exists()
+    path = tmp_path / "batch.csv"
+    path.write_bytes(mturk_csv())
+    args = [str(path), "--format", "mturk-csv", "--name", "short", "--corpus", str(corpus.pk)]
+    with pytest.raises(CommandError, match="name a sentence of the corpus"):
+        call_command("import_judgments", *args, stdout=StringIO())
+    call_command("import_judgments", *args, "--allow-missing", stdout=StringIO())
+    campaign = Campaign.objects.get(name="short")
+    assert set(Screen.objects.filter(campaign=campaign).values_list("sentence__position", flat=True)) == {0}

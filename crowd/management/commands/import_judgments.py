@@ -51,6 +51,12 @@ class Command(BaseCommand):
             "item has src-id 0, 1 when one has the corpus' sentence count, else refused)",
         )
         parser.add_argument(
+            "--allow-missing",
+            action="store_true",
+            help="with --corpus: import even when under 90%% of the judgments name one of its sentences "
+            "(otherwise refused, naming the items that did not match)",
+        )
+        parser.add_argument(
             "--project",
             help="project name or id (needed when there are several; created when missing, `default` when there is none)",
         )
@@ -79,6 +85,7 @@ class Command(BaseCommand):
                 exclude_judges=opts["exclude_judge"],
                 compact={"auto": None, "compact": True, "full": False}[opts["store"]],
                 src_id_base=opts["src_id_base"],
+                allow_missing=opts["allow_missing"],
             )
         except GecInputError as exc:
             raise CommandError(str(exc)) from None

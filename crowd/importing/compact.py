@@ -93,6 +93,7 @@ def compact_import(
         created_by=project.owner,
         instructions=f"Imported from {fmt}.",
     )
+    had = set(System.objects.filter(corpus=corpus).values_list("name", flat=True)) if given else set()
     system_of = _systems(corpus, used_systems)
     campaign.systems.set(system_of.values())
     judge_names = data.judges.names()
@@ -122,6 +123,7 @@ def compact_import(
         judgments=int(keep.sum()),
         pairwise=_pairwise(data, keep) if protocol_get(protocol).shows_ranking else 0,
         skipped=skipped,
+        systems_added=sorted(set(used_systems) - had) if had else [],
     )
 
 

@@ -45,6 +45,8 @@ class ImportReport:
     skipped: Counter = field(default_factory=Counter)
     item_key: str = ""
     """How an Appraise file's items named sentences (``ItemKey.describe``); empty for other formats."""
+    systems_added: list[str] = field(default_factory=list)
+    """Systems not found by name in a chosen corpus that already had systems, so made by the import."""
 
     @property
     def skipped_total(self) -> int:
@@ -58,6 +60,14 @@ class ImportReport:
             f"judgments: {self.judgments}",
             f"pairwise: {self.pairwise}",
             f"skipped: {self.skipped_total}" + (f" ({reasons})" if reasons else ""),
+            *(
+                [
+                    f"systems added to the corpus (no system of that name was there): "
+                    f"{', '.join(self.systems_added)}"
+                ]
+                if self.systems_added
+                else []
+            ),
             *([f"items: {self.item_key}"] if self.item_key else []),
         ]
 
@@ -109,6 +119,7 @@ class _Resolved:
     systems: dict[str, System]
     outputs: dict[tuple[int, int], int]
     texts: dict[int, str]
+    added: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -232,9 +243,11 @@ def _resolve(
         raise GecInputError(
             "nothing to import: every judgment was skipped (" + ", ".join(parsed.skipped) + ")"
         )
+    had = set(System.objects.filter(corpus=corpus).values_list("name", flat=True)) if given else set()
     systems, outputs = _systems_and_outputs(corpus=corpus, judgments=kept, sentence_of=sentence_of)
     texts = dict(Output.objects.filter(pk__in=outputs.values()).values_list("pk", "text"))
-    return _Resolved(corpus, kept, sentence_of, systems, outputs, texts)
+    added = sorted(set(systems) - had) if had else []
+    return _Resolved(corpus, kept, sentence_of, systems, outputs, texts, added)
 
 
 def corpus_join_check(
@@ -444,6 +457,7 @@ def _judgments_save(*, fmt: str, parsed: Parsed, resolved: _Resolved, built: _Sc
         judgments=len(saved),
         pairwise=pairwise,
         skipped=parsed.skipped,
+        systems_added=resolved.added,
     )
 
 

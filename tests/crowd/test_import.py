@@ -171,6 +171,10 @@ def test_items_attach_to_the_given_corpus_by_position(project):
     )
     assert report.campaign.corpus == corpus
     assert System.objects.filter(corpus=corpus).count() == 4  # CAMB reused; AMU, src, NUS added
+    # said, not silent: a judged name that differs from the corpus' (BART / BART.txt) shows here
+    assert (
+        report.lines()[-1] == "systems added to the corpus (no system of that name was there): AMU, NUS, src"
+    )
     screen = Screen.objects.get(campaign=report.campaign, sentence__position=1)
     assert screen.sentence.text == "She like cats ."
 

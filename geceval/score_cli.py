@@ -78,6 +78,7 @@ OPTION_READERS: dict[str, tuple[str, frozenset[str]]] = {
     "align": ("--align", frozenset(_ALIGNED)),
     "case_sensitive": ("--case-sensitive", frozenset({"ter"})),
     "sentence": ("--sentence", frozenset(METRICS) - {"gotoscorer"}),
+    "source": ("--source", frozenset(METRICS) - {"bleu", "chrf", "ter"}),  # sacrebleu reads no source
 }
 _DEFAULTS = {
     "beta": None,
@@ -86,6 +87,7 @@ _DEFAULTS = {
     "align": "errant",
     "case_sensitive": False,
     "sentence": False,
+    "source": None,
 }
 
 

@@ -187,6 +187,9 @@ def _geceval(*args: str) -> subprocess.CompletedProcess[str]:
         ("chrf", ("--nomix", "--case-sensitive"), "--nomix, --case-sensitive"),
         ("gleu", ("--align", "levenshtein"), "--align"),
         ("gotoscorer", ("--sentence",), "--sentence"),
+        ("bleu", ("--source", "r"), "--source"),
+        ("chrf", ("--source", "r"), "--source"),
+        ("ter", ("--source", "r"), "--source"),
     ],
 )
 def test_score_refuses_an_option_the_metric_does_not_read(

@@ -18,12 +18,8 @@ from annotate.models import System
 from annotate.paging import paginate
 from annotate.projects.selectors import current_project_id
 from annotate.selectors import corpus_list_for, project_list_for
-from annotate.services import InputFile, corpus_import_text, open_upload, outputs_import
+from annotate.services import corpus_import_text, outputs_import
 from geceval.errors import GecInputError
-
-
-def _file(upload) -> InputFile:
-    return open_upload(upload, name=upload.name)
 
 
 @researcher_required
@@ -59,8 +55,8 @@ def corpus_upload(request: HttpRequest) -> HttpResponse:
             corpus = corpus_import_text(
                 project=data["project"],
                 name=data["name"],
-                source=_file(data["source"]),
-                references=[_file(f) for f in data["references"]],
+                source=data["source"],
+                references=data["references"],
                 domain=data["domain"],
                 tokenized=data["tokenized"],
                 language=data["language"],
@@ -100,7 +96,7 @@ def corpus_detail(request: HttpRequest, pk: int) -> HttpResponse:
                 corpus=corpus,
                 system_name=form.cleaned_data["system"],
                 kind=form.cleaned_data["kind"],
-                file=_file(form.cleaned_data["file"]),
+                file=form.cleaned_data["file"],
             )
         except GecInputError as exc:
             form.add_error(None, str(exc))

@@ -26,7 +26,7 @@ from annotate.models import Corpus, Output, Project, Sentence, System, SystemKin
 from annotate.records import MAX_LINE_CHARS, MAX_SENTENCES, MAX_SYSTEMS, SentenceRecord
 from geceval.errors import GecInputError
 from geceval.formats.inputs import Source
-from geceval.formats.stream import iter_lines, source_name
+from geceval.formats.stream import check_line_count, iter_lines, source_name
 
 BATCH = 2000
 SYSTEM_KINDS = ("model", "source", "reference", "source+error")
@@ -57,6 +57,11 @@ def upload_lines(
         yield line
 
 
+def sentence_count_check(file: Source) -> None:
+    """A file of one sentence a line with more than ``MAX_SENTENCES`` lines, refused at C speed."""
+    check_line_count(file, max_lines=MAX_SENTENCES, limit=settings.UPLOAD_MAX_BYTES, what="sentences")
+
+
 def count_lines(file: Source, **kwargs) -> int:
     return sum(1 for _ in upload_lines(file, **kwargs))
 
@@ -76,11 +81,15 @@ class CorpusStream:
     tokenized: bool = False
     systems: dict[str, str] = field(default_factory=dict)
     count: int = 0
+    precheck: Callable[[], None] | None = None
+    """A quick look before the line-by-line check (the line count of a one-sentence-a-line file)."""
 
     def scan(self, corpus: str | None = None) -> int:
         """The checking pass: every row read and checked, nothing kept but the count and systems.
         Errors about the sentences themselves name ``corpus`` (else the stream's file)."""
         where = corpus or self.where
+        if self.precheck is not None:
+            self.precheck()
         found: dict[str, str] = {}
         count = 0
         for row in self.read(found):
@@ -117,13 +126,14 @@ def check_sentence(s: SentenceRecord, where: str, line: int) -> None:
         raise GecInputError("contains a NUL character", path=where, line=line)
     if len(s.text) > MAX_LINE_CHARS:
         raise GecInputError(f"sentence is longer than {MAX_LINE_CHARS} characters", path=where, line=line)
-    for name in ("domain", "document_id"):
-        limit = Sentence._meta.get_field(name).max_length
-        value = getattr(s, name)
-        if len(value) > limit or "\x00" in value:
-            raise GecInputError(
-                f"{name} is longer than {limit} characters or has a NUL", path=where, line=line
-            )
+    if s.domain or s.document_id:
+        for name in ("domain", "document_id"):
+            limit = Sentence._meta.get_field(name).max_length
+            value = getattr(s, name)
+            if len(value) > limit or "\x00" in value:
+                raise GecInputError(
+                    f"{name} is longer than {limit} characters or has a NUL", path=where, line=line
+                )
 
 
 _END = object()
@@ -171,7 +181,7 @@ def text_stream(
         for text, *texts in aligned(files):
             yield Row(SentenceRecord(text=text, domain=domain), dict(zip(names, texts)))
 
-    return CorpusStream(where or label, read, tokenized)
+    return CorpusStream(where or label, read, tokenized, precheck=lambda: sentence_count_check(source))
 
 
 def chained(parts: list[CorpusStream], where: str) -> CorpusStream:
@@ -313,6 +323,7 @@ def outputs_import_streamed(
 ) -> System:
     """One system's line-aligned outputs from a file, checked whole first, then saved in batches."""
     label = source_name(file)
+    check_line_count(file, max_lines=MAX_SENTENCES, limit=settings.UPLOAD_MAX_BYTES)
     count = count_lines(file)
     expected = corpus.sentences.count()
     if count != expected:

@@ -27,7 +27,7 @@ from annotate.formats.data import (
     natural_key,
 )
 from annotate.records import MAX_LINE_CHARS, MAX_SYSTEMS, SentenceRecord
-from annotate.streaming import CorpusStream, Row, chained, text_stream, upload_lines
+from annotate.streaming import CorpusStream, Row, chained, sentence_count_check, text_stream, upload_lines
 from geceval.errors import GecInputError
 from geceval.formats.inputs import Source, display_name
 from geceval.formats.m2 import M2Sentence, iter_m2
@@ -308,7 +308,7 @@ def jsonl_stream(file: Source, *, domain: str = "", tokenized: bool = False) -> 
                 raise GecInputError("output_kinds differ from line 1's", **where)
             yield Row(record, {**r, **o})
 
-    return CorpusStream(label, read, tokenized)
+    return CorpusStream(label, read, tokenized, precheck=lambda: sentence_count_check(file))
 
 
 def _jsonl_row(raw: str, domain: str, *, path: str, line: int) -> tuple[SentenceRecord, dict, dict, dict]:

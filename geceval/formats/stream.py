@@ -184,3 +184,20 @@ def iter_lines(
 def count_lines(source: Source, **kwargs) -> int:
     """How many lines ``iter_lines`` gives (every check made, nothing held)."""
     return sum(1 for _ in iter_lines(source, **kwargs))
+
+
+def check_line_count(
+    source: Source, *, max_lines: int, limit: int | None = None, name: str | None = None, what: str = "lines"
+) -> None:
+    """Refuse an input of more than ``max_lines`` lines as fast as its bytes decompress (newlines are
+    counted a chunk at a time, no line is built): the quick first look before a line-by-line check."""
+    label = source_name(source, name)
+    count = 0
+    last = b"\n"
+    for chunk in iter_bytes(source, limit=limit, name=label):
+        count += chunk.count(b"\n")
+        last = chunk[-1:]
+        if count > max_lines:
+            raise GecInputError(f"more than {max_lines} {what}", path=label, line=max_lines + 1)
+    if last != b"\n" and count + 1 > max_lines:
+        raise GecInputError(f"more than {max_lines} {what}", path=label, line=max_lines + 1)

@@ -53,7 +53,13 @@ started = time.monotonic()
 error = ""
 try:
     if mode == "upload":
-        corpus_import_text(project=project, name="probe", source=upload)
+        try:  # what the upload view passes: the upload itself (streamed); before issue 36 it opened it
+            import annotate.streaming  # noqa: F401
+            source = upload
+        except ImportError:
+            from annotate.services import open_upload
+            source = open_upload(upload, name=upload.name)
+        corpus_import_text(project=project, name="probe", source=source)
     else:
         job = import_job_run(job_id=int(arg))
         error = job.message if job.status == "failed" else ""
@@ -75,6 +81,7 @@ def _probe(mode: str, arg: str, path: Path, database_url: str | None = None) -> 
     )  # fmt: skip
     assert done.returncode == 0, done.stderr[-3000:]
     got = json.loads(done.stdout.strip().splitlines()[-1])
+    print(f"{mode} {path.name}: peak +{got['growth_mb']:.1f} MB, {got['seconds']:.2f} s, {got['error']!r}")
     got["stderr"] = done.stderr[-2000:]
     return got
 

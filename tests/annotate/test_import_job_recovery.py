@@ -151,6 +151,7 @@ def test_a_worker_killed_mid_import_is_replaced_and_the_same_import_finishes_wit
             time.sleep(0.05)
         else:
             pytest.fail(f"the import never got under way: {job.status} {job.step} {job.done}")
+        killed_at, done_at_kill = time.monotonic(), job.done
         os.kill(first.pid, signal.SIGKILL)
         first.wait(timeout=10)
         assert len(kept_files(tmp_path)) == 2  # the kept files stay for the retry
@@ -165,6 +166,10 @@ def test_a_worker_killed_mid_import_is_replaced_and_the_same_import_finishes_wit
                 break
             time.sleep(0.2)
     job.refresh_from_db()
+    print(
+        f"killed at {done_at_kill} of {n} sentences saved (uncommitted); {job.status} "
+        f"{time.monotonic() - killed_at:.1f} s after the kill, attempts {job.attempts}"
+    )
     assert job.status == "done", (job.status, job.message)
     assert job.attempts == 2 and saw_retrying
     corpus = Corpus.objects.get(name="big")

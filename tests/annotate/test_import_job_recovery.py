@@ -127,9 +127,10 @@ def test_a_worker_killed_mid_import_is_replaced_and_the_same_import_finishes_wit
     client, settings, tmp_path, monkeypatch, transactional_db, real_postgres, real_redis
 ):
     """Real worker and beat processes (tests/celery_workers.py) on PostgreSQL + Redis: the first worker
-    is killed with SIGKILL while it saves; a second worker and beat (lease 5 s, repair every 2 s)
+    is killed with SIGKILL while it saves; a second worker and beat (lease 10 s, repair every 2 s)
     finish the same job with no one acting."""
     monkeypatch.setenv("MEDIA_ROOT", str(tmp_path))
+    monkeypatch.setenv("IMPORT_JOB_LEASE_SECONDS", "10")  # the workers write the lease, beat reads it
     settings.MEDIA_ROOT = tmp_path
     settings.IMPORT_INLINE_MAX_BYTES = 1000
     user = factories.user("res", "researcher", password="res-pass-123")
@@ -156,7 +157,7 @@ def test_a_worker_killed_mid_import_is_replaced_and_the_same_import_finishes_wit
         first.wait(timeout=10)
         assert len(kept_files(tmp_path)) == 2  # the kept files stay for the retry
         workers.start()
-        workers.start_beat(tmp_path, CELERY_REPAIR_SECONDS="2", IMPORT_JOB_LEASE_SECONDS="5")
+        workers.start_beat(tmp_path, CELERY_REPAIR_SECONDS="2")
         saw_retrying = False
         deadline = time.monotonic() + 240
         while time.monotonic() < deadline:

@@ -160,3 +160,33 @@ def test_a_legitimate_large_import_streams_its_rows_into_the_database_in_batches
         == f"He go to school number {n - 1} yesterday ."
     )
     assert not Output.objects.exists()
+
+
+@pytest.mark.django_db
+def test_a_small_gzip_of_a_large_corpus_is_imported_in_the_background_not_in_the_request(
+    client, settings, tmp_path, django_capture_on_commit_callbacks
+):
+    import io
+
+    from django.urls import reverse
+
+    from annotate.jobs.models import ImportJob
+
+    settings.MEDIA_ROOT = tmp_path
+    settings.IMPORT_INLINE_MAX_BYTES = 1000
+    user = factories.user("res-gz", "researcher", password="res-pass-123")
+    project = factories.project(user)
+    client.login(username="res-gz", password="res-pass-123")
+    source = io.BytesIO(gzip.compress(b"He go home .\n" * 1000))  # 13 KB in a few hundred bytes
+    source.name = "src.txt.gz"
+    assert len(source.getvalue()) < 1000
+    with django_capture_on_commit_callbacks(execute=True):
+        answer = client.post(
+            reverse("corpus-upload"),
+            {"project": project.pk, "name": "gz", "language": "en", "source": source},
+        )
+    job = ImportJob.objects.get()
+    assert answer.url == reverse("import-job", args=[job.pk])
+    job.refresh_from_db()
+    assert job.status == "done", job.message
+    assert Corpus.objects.get(name="gz").sentences.count() == 1000

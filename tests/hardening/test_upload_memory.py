@@ -35,6 +35,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from annotate.jobs.services import import_job_run
 from annotate.models import Project
 from annotate.services import corpus_import_text
+from crowd.importing.readers import judgments_parse
 from geceval.errors import GecInputError
 
 def peak_kb():
@@ -52,7 +53,9 @@ base = peak_kb()
 started = time.monotonic()
 error = ""
 try:
-    if mode == "upload":
+    if mode == "mturk":
+        judgments_parse(fmt="mturk-csv", path_or_bytes=SimpleUploadedFile("batch.csv.gz", open(path, "rb").read()))
+    elif mode == "upload":
         try:  # what the upload view passes: the upload itself (streamed); before issue 36 it opened it
             import annotate.streaming  # noqa: F401
             source = upload
@@ -60,7 +63,7 @@ try:
             from annotate.services import open_upload
             source = open_upload(upload, name=upload.name)
         corpus_import_text(project=project, name="probe", source=source)
-    else:
+    elif mode == "job":
         job = import_job_run(job_id=int(arg))
         error = job.message if job.status == "failed" else ""
 except GecInputError as exc:
@@ -190,3 +193,24 @@ def test_a_small_gzip_of_a_large_corpus_is_imported_in_the_background_not_in_the
     job.refresh_from_db()
     assert job.status == "done", job.message
     assert Corpus.objects.get(name="gz").sentences.count() == 1000
+
+
+MTURK_HEADER = (
+    b"HITId,AssignmentId,WorkerId,AssignmentStatus,WorkTimeInSeconds,Input.item_id,Input.source,"
+    b"Input.system1,Input.text1,Input.system2,Input.text2,Answer.rank_1,Answer.rank_2\n"
+)
+
+
+@pytest.mark.slow
+def test_an_mturk_batch_file_read_whole_is_refused_past_its_row_limit_within_the_bound(tmp_path):
+    # the judgment import reads an MTurk batch whole: 300,000 short rows (1.4 MB of gzip) cost
+    # ~260 MB parsed; past MTURK_MAX_ROWS the file is refused as its newlines stream
+    row = b"H%d,A%d,W%d,Approved,6,%d,s,a,x,b,y,1,2\n"
+    path = tmp_path / "batch.csv.gz"
+    path.write_bytes(
+        gzip.compress(MTURK_HEADER + b"".join(row % (i // 3, i, i % 50, i // 3) for i in range(300_000)))
+    )
+    got = _probe("mturk", "-", path)
+    assert "more than 100001 lines (an MTurk batch file may hold at most 100000 rows" in got["error"], got
+    assert got["growth_mb"] < BOUND_MB, got
+    assert got["seconds"] < 10, got

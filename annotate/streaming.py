@@ -14,6 +14,7 @@ from the start of its files and names each system it meets in ``found`` (name ->
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from itertools import islice
@@ -35,6 +36,40 @@ Progress = Callable[[int, int], None]
 """``progress(done, total)``: rows saved so far of the file's rows."""
 
 
+_PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
+MEMORY_CHECK_LINES = 1 << 16
+
+
+def resident_bytes() -> int | None:
+    """This process's resident memory now (Linux ``/proc``), None where it cannot be read."""
+    try:
+        with open("/proc/self/statm") as statm:
+            return int(statm.read().split()[1]) * _PAGE
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+class MemoryGuard:
+    """Refuses an import whose process grew more than ``UPLOAD_MEMORY_MAX_BYTES`` since the guard was
+    made: a last line of defence (the streamed imports stay far below it), checked every
+    ``MEMORY_CHECK_LINES`` lines so that it costs nothing."""
+
+    def __init__(self, where: str) -> None:
+        self.where = where
+        self.base = resident_bytes()
+        self.bound = settings.UPLOAD_MEMORY_MAX_BYTES
+
+    def check(self, line: int) -> None:
+        now = resident_bytes() if self.base is not None else None
+        if now is not None and now - self.base > self.bound:
+            raise GecInputError(
+                f"reading this file took more than {self.bound // 2**20} MB of memory, the most an upload "
+                "may take (UPLOAD_MEMORY_MAX_BYTES)",
+                path=self.where,
+                line=line,
+            )
+
+
 def upload_lines(
     file: Source, *, name: str | None = None, allow_empty: bool = False, what: str = "lines"
 ) -> Iterator[str]:
@@ -51,9 +86,12 @@ def upload_lines(
         allow_empty=allow_empty,
         what=what,
     )
+    guard = MemoryGuard(label)
     for number, line in enumerate(lines, start=1):
         if "\x00" in line:
             raise GecInputError("contains a NUL character", path=label, line=number)
+        if not number % MEMORY_CHECK_LINES:
+            guard.check(number)
         yield line
 
 

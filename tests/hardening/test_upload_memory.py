@@ -214,3 +214,17 @@ def test_an_mturk_batch_file_read_whole_is_refused_past_its_row_limit_within_the
     assert "more than 100001 lines (an MTurk batch file may hold at most 100000 rows" in got["error"], got
     assert got["growth_mb"] < BOUND_MB, got
     assert got["seconds"] < 10, got
+
+
+def test_the_memory_guard_refuses_a_reading_that_holds_more_than_the_bound(settings, tmp_path):
+    # The streamed imports never come near the bound; a caller that holds every row (here the
+    # in-memory reading tests use) trips the guard as soon as the process has grown past it.
+    from annotate.formats.readers import parse_text
+
+    settings.UPLOAD_MEMORY_MAX_BYTES = 8 * 2**20
+    path = tmp_path / "held.txt"
+    path.write_bytes(b"".join(b"He go to school number %d yesterday .\n" % i for i in range(400_000)))
+    with pytest.raises(Exception, match=r"took more than 8 MB of memory, the most an upload may take"):
+        parse_text(str(path))
+    settings.UPLOAD_MEMORY_MAX_BYTES = 200 * 2**20
+    assert len(parse_text(str(path)).sentences) == 400_000

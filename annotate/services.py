@@ -9,8 +9,7 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Sequence
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
@@ -19,17 +18,14 @@ from django.db import IntegrityError, transaction
 from django.db.models import Q
 
 from annotate.models import Corpus, Output, Project, ProjectRole, Role, Sentence, System, SystemKind
+from annotate.records import MAX_LINE_CHARS, MAX_SENTENCES, MAX_SYSTEMS, SentenceRecord
 from annotate.selectors import corpus_references
+from annotate.streaming import Progress, corpus_save, outputs_import_streamed, text_stream
 from geceval.errors import GecInputError
 from geceval.formats.inputs import Input, Source, read_input
 from geceval.formats.text import decode_lines
 from geceval.insert_errors import line_seed
 from geceval.traps import DEFAULT_MIN_DROP, source_error
-
-MAX_LINE_CHARS = 10_000
-MAX_SENTENCES = 1_000_000
-MAX_SYSTEMS = 200
-
 
 InputFile = Input
 """An uploaded or opened file: its display name and bytes, opened by ``open_upload`` (gzip undone)."""
@@ -39,15 +35,6 @@ def open_upload(source: Source, *, name: str | None = None) -> InputFile:
     """A path, bytes or uploaded file opened as every import opens it: gzip detected by its magic
     bytes and the decompressed size bounded by ``settings.UPLOAD_MAX_BYTES``."""
     return read_input(source, limit=settings.UPLOAD_MAX_BYTES, name=name)
-
-
-@dataclass
-class SentenceRecord:
-    text: str
-    domain: str = ""
-    document_id: str = ""
-    paragraph_position: int | None = None
-    metadata: dict[str, Any] = field(default_factory=dict)
 
 
 def text_lines(file: InputFile, *, allow_empty_file: bool = False) -> list[str]:
@@ -135,45 +122,41 @@ def _check_sentence_fields(sentences: list[SentenceRecord], where: str) -> None:
                 )
 
 
-@transaction.atomic
 def corpus_import_text(
     *,
     project: Project,
     name: str,
-    source: InputFile,
-    references: list[InputFile] | None = None,
+    source: Source,
+    references: list[Source] | None = None,
     reference_names: list[str] | None = None,
     domain: str = "",
     tokenized: bool = False,
     language: str = "en",
     description: str = "",
+    progress: Progress | None = None,
 ) -> Corpus:
     """A plain text corpus (one sentence a line), or JFLEG layout when references are given.
 
     Each reference file becomes a System of kind ``reference`` (named
-    ``ref0``, ``ref1``, ... unless ``reference_names`` says otherwise).
+    ``ref0``, ``ref1``, ... unless ``reference_names`` says otherwise). The files (paths, uploads or
+    opened files, gzip or not) stream: checked whole, then saved in batches (``annotate.streaming``).
     """
     references = references or []
-    src_lines = text_lines(source)
-    ref_lines = [text_lines(ref, allow_empty_file=True) for ref in references]
-    for ref, lines in zip(references, ref_lines):
-        check_same_length(len(src_lines), source.name, lines, ref.name)
     names = reference_names or [f"ref{i}" for i in range(len(references))]
     if len(set(names)) != len(names):
         raise GecInputError(f"reference names repeat: {names}")
-    corpus = corpus_create(
+    stream = text_stream(
+        source, [(n, SystemKind.REFERENCE, f) for n, f in zip(names, references)], domain=domain
+    )
+    return corpus_save(
         project=project,
         name=name,
-        sentences=[SentenceRecord(text=t, domain=domain) for t in src_lines],
+        stream=stream,
         language=language,
         description=description,
         tokenized=tokenized,
+        progress=progress,
     )
-    for ref_name, ref, lines in zip(names, references, ref_lines):
-        outputs_import_lines(
-            corpus=corpus, system_name=ref_name, kind="reference", lines=lines, filename=ref.name
-        )
-    return corpus
 
 
 def project_create(*, name: str, owner: AbstractBaseUser | None, description: str = "") -> Project:
@@ -295,11 +278,12 @@ def outputs_import_lines(
     return system
 
 
-def outputs_import(*, corpus: Corpus, system_name: str, kind: str, file: InputFile) -> System:
-    if not file.data:
-        raise GecInputError("file is empty", path=file.name)
-    return outputs_import_lines(
-        corpus=corpus, system_name=system_name, kind=kind, lines=text_lines(file), filename=file.name
+def outputs_import(
+    *, corpus: Corpus, system_name: str, kind: str, file: Source, progress: Progress | None = None
+) -> System:
+    """One system's outputs from a file (path, upload or opened file), streamed (``annotate.streaming``)."""
+    return outputs_import_streamed(
+        corpus=corpus, system_name=system_name, kind=kind, file=file, progress=progress
     )
 
 

@@ -18,12 +18,15 @@ from annotate.models import System
 from annotate.paging import paginate
 from annotate.projects.selectors import current_project_id
 from annotate.selectors import corpus_list_for, project_list_for
-from annotate.services import InputFile, corpus_import_text, open_upload, outputs_import
+from annotate.services import corpus_import_text, outputs_import
 from geceval.errors import GecInputError
+from geceval.formats.inputs import content_size
 
 
-def _file(upload) -> InputFile:
-    return open_upload(upload, name=upload.name)
+def _held(upload) -> int:
+    """What an upload holds: its size, or what a gzip upload decompresses to (counted up to the inline
+    bound), so a small gzip of a large corpus is imported in the background, not in the request."""
+    return max(upload.size, content_size(upload, upto=settings.IMPORT_INLINE_MAX_BYTES + 1))
 
 
 @site_researcher_required
@@ -38,7 +41,7 @@ def corpus_upload(request: HttpRequest) -> HttpResponse:
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
         uploads = [data["source"], *data["references"]]
-        if runs_in_background(*(u.size for u in uploads)):
+        if runs_in_background(*(_held(u) for u in uploads)):
             job = import_job_create(
                 kind=CORPUS,
                 project=data["project"],
@@ -59,8 +62,8 @@ def corpus_upload(request: HttpRequest) -> HttpResponse:
             corpus = corpus_import_text(
                 project=data["project"],
                 name=data["name"],
-                source=_file(data["source"]),
-                references=[_file(f) for f in data["references"]],
+                source=data["source"],
+                references=data["references"],
                 domain=data["domain"],
                 tokenized=data["tokenized"],
                 language=data["language"],
@@ -80,7 +83,7 @@ def corpus_detail(request: HttpRequest, pk: int) -> HttpResponse:
     form = OutputsUploadForm(request.POST or None, request.FILES or None)
     if request.method == "POST" and form.is_valid():
         upload = form.cleaned_data["file"]
-        if runs_in_background(upload.size):
+        if runs_in_background(_held(upload)):
             job = import_job_create(
                 kind=OUTPUTS,
                 project=corpus.project,
@@ -100,7 +103,7 @@ def corpus_detail(request: HttpRequest, pk: int) -> HttpResponse:
                 corpus=corpus,
                 system_name=form.cleaned_data["system"],
                 kind=form.cleaned_data["kind"],
-                file=_file(form.cleaned_data["file"]),
+                file=form.cleaned_data["file"],
             )
         except GecInputError as exc:
             form.add_error(None, str(exc))

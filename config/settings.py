@@ -188,10 +188,16 @@ JUDGMENT_UPLOAD_MAX_BYTES = env_int("JUDGMENT_UPLOAD_MAX_BYTES", 1024 * 1024 * 1
 # crowd.importing.compact); smaller ones keep one screen per judgment.
 IMPORT_COMPACT_BYTES = env_int("IMPORT_COMPACT_BYTES", 5 * 1024 * 1024)
 # Web uploads larger than this (all files of one upload together) are imported by a Celery task with
-# a progress page (annotate.jobs); smaller ones inline, as the request waits. A running import silent
-# for IMPORT_JOB_STALLED_SECONDS lost its worker and is failed by beat (nothing of it was saved).
+# a progress page (annotate.jobs); smaller ones inline, as the request waits. A running import holds
+# a lease its worker renews (about once a second); past IMPORT_JOB_LEASE_SECONDS without renewal its
+# worker is presumed dead (its transaction died with it: nothing was saved) and beat sends the job
+# again, up to 3 starts, then fails it (annotate.jobs.services).
 IMPORT_INLINE_MAX_BYTES = env_int("IMPORT_INLINE_MAX_BYTES", 2 * 1024 * 1024)
-IMPORT_JOB_STALLED_SECONDS = env_int("IMPORT_JOB_STALLED_SECONDS", 3600)
+IMPORT_JOB_LEASE_SECONDS = env_int("IMPORT_JOB_LEASE_SECONDS", 120)
+# What one upload may cost in memory above the process's baseline (web process and Celery worker
+# alike), in bytes: every import streams its file (annotate.streaming) and tests/hardening/
+# test_upload_memory.py measures the peak against this bound.
+UPLOAD_MEMORY_MAX_BYTES = env_int("UPLOAD_MEMORY_MAX_BYTES", 200 * 1024 * 1024)
 DATA_UPLOAD_MAX_MEMORY_SIZE = UPLOAD_MAX_BYTES
 FILE_UPLOAD_MAX_MEMORY_SIZE = DATA_UPLOAD_MAX_MEMORY_SIZE
 # Every file part is counted while it streams; past UPLOAD_MAX_BYTES (JUDGMENT_UPLOAD_MAX_BYTES for a
@@ -248,9 +254,10 @@ CELERY_BEAT_SCHEDULE = {
         "task": "ranking.analysis.tasks.task_reclaim_chunks",
         "schedule": float(min(60, CELERY_REPAIR_SECONDS)),
     },
+    # a lost message, or a job whose worker gave no sign of life for IMPORT_JOB_LEASE_SECONDS
     "repair-import-jobs": {
         "task": "annotate.jobs.tasks.task_import_repair",
-        "schedule": float(CELERY_REPAIR_SECONDS),
+        "schedule": float(min(60, CELERY_REPAIR_SECONDS)),
     },
     "resume-stalled-analysis-runs": {
         "task": "ranking.analysis.tasks.task_resume_stale_runs",

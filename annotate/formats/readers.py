@@ -1,9 +1,11 @@
-"""File layouts -> :class:`CorpusData`. Every check runs before anything is saved.
+"""File layouts -> :class:`~annotate.streaming.CorpusStream` (and :class:`CorpusData`, for small data).
 
-``parse_*`` take :class:`~annotate.services.InputFile` objects (names and raw
-bytes, from disk or an upload); ``load_*`` find the files of a layout on disk.
-Text is kept exactly as in the files (tokenisation, trailing spaces, ``\\r``);
-only the ``\\n`` line terminators are removed (see geceval.formats.text).
+Each ``*_stream`` function reads its files (paths, uploads or opened files, gzip or not) line by line
+with every limit counted as they stream (``annotate.streaming.upload_lines``): an import checks the
+whole stream, then saves it in batches, holding neither (issue 36). ``parse_*`` give the same reading
+as a :class:`CorpusData` held in memory (tests, small files); ``load_*`` find the files of a layout
+on disk. Text is kept exactly as in the files (tokenisation, trailing spaces, ``\\r``); only the
+``\\n`` line terminators are removed (see geceval.formats.text).
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from __future__ import annotations
 import json
 import os
 import re
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -23,58 +26,83 @@ from annotate.formats.data import (
     SystemData,
     natural_key,
 )
-from annotate.services import (
-    MAX_LINE_CHARS,
-    InputFile,
-    SentenceRecord,
-    check_same_length,
-    open_upload,
-    text_lines,
-)
+from annotate.records import MAX_LINE_CHARS, MAX_SYSTEMS, SentenceRecord
+from annotate.streaming import CorpusStream, Row, chained, sentence_count_check, text_stream, upload_lines
 from geceval.errors import GecInputError
-from geceval.formats.inputs import display_name
-from geceval.formats.m2 import M2Sentence, out_of_range_warning, parse_m2
-from geceval.formats.text import decode_lines, jfleg_reference_paths, jfleg_source_path
+from geceval.formats.inputs import Source, display_name
+from geceval.formats.m2 import M2Sentence, iter_m2, out_of_range_message
+from geceval.formats.stream import source_name
+from geceval.formats.text import jfleg_reference_paths, jfleg_source_path
 
 FORMATS = ("jfleg", "gmeg", "m2", "text", "jsonl")
 _GMEG_REF = re.compile(r"^ref\d+$")
+MAX_M2_EDITS = 10_000
+"""A block's A lines: far more than any annotators' edits of a 10,000-character sentence need."""
 
 
-def _read(path: Path | str) -> InputFile:
-    return open_upload(os.fspath(path))
+def materialize(stream: CorpusStream) -> CorpusData:
+    """A stream checked and held whole (for tests and small data; imports save streams instead)."""
+    stream.scan()
+    sentences: list[SentenceRecord] = []
+    lines: dict[str, list[str]] = {name: [] for name in stream.systems}
+    for row in stream.rows():
+        sentences.append(row.sentence)
+        for name, out in lines.items():
+            out.append(row.texts.get(name, row.default))
+    systems = [SystemData(name, kind, lines[name]) for name, kind in stream.systems.items()]
+    return CorpusData(sentences, systems, stream.tokenized, list(stream.warnings))
+
+
+def data_stream(data: CorpusData, where: str = "<corpus>") -> CorpusStream:
+    """A :class:`CorpusData` held in memory as a stream (one save path for every import)."""
+    data.check(where=where)
+
+    def read(found: dict[str, str]) -> Iterator[Row]:
+        found.update({s.name: s.kind for s in data.systems})
+        for i, sentence in enumerate(data.sentences):
+            yield Row(sentence, {s.name: s.lines[i] for s in data.systems})
+
+    return CorpusStream(where, read, data.tokenized)
 
 
 # -- text and JFLEG ---------------------------------------------------------------------------
 
 
-def parse_text(source: InputFile, *, domain: str = "", tokenized: bool = False) -> CorpusData:
+def text_corpus_stream(source: Source, *, domain: str = "", tokenized: bool = False) -> CorpusStream:
     """One sentence a line."""
-    return CorpusData([SentenceRecord(text=t, domain=domain) for t in text_lines(source)], [], tokenized)
+    return text_stream(source, [], domain=domain, tokenized=tokenized)
+
+
+def parse_text(source: Source, *, domain: str = "", tokenized: bool = False) -> CorpusData:
+    return materialize(text_corpus_stream(source, domain=domain, tokenized=tokenized))
+
+
+def jfleg_stream(
+    source: Source, references: list[tuple[str, Source]], *, domain: str = "", tokenized: bool = False
+) -> CorpusStream:
+    """A source file and named, line-aligned reference files (each a System of kind reference)."""
+    return text_stream(source, [(n, REFERENCE, f) for n, f in references], domain=domain, tokenized=tokenized)
 
 
 def parse_jfleg(
-    source: InputFile,
-    references: list[tuple[str, InputFile]],
-    *,
-    domain: str = "",
-    tokenized: bool = False,
+    source: Source, references: list[tuple[str, Source]], *, domain: str = "", tokenized: bool = False
 ) -> CorpusData:
-    """A source file and named, line-aligned reference files (each a System of kind reference)."""
-    data = parse_text(source, domain=domain, tokenized=tokenized)
-    for name, file in references:
-        lines = text_lines(file, allow_empty_file=True)
-        check_same_length(len(data.sentences), source.name, lines, file.name)
-        data.systems.append(SystemData(name, REFERENCE, lines))
-    return data
+    return materialize(jfleg_stream(source, references, domain=domain, tokenized=tokenized))
+
+
+def _jfleg_files(prefix: str) -> tuple[str, list[tuple[str, str]]]:
+    source = jfleg_source_path(prefix)
+    if not os.path.isfile(source):
+        raise GecInputError("no such file", path=source)
+    ref_paths = jfleg_reference_paths(prefix)
+    if not ref_paths:
+        raise GecInputError("no reference files PREFIX.ref0..N (JFLEG layout)", path=prefix + ".ref0")
+    return source, [(display_name(p).rsplit(".", 1)[1], p) for p in ref_paths]
 
 
 def load_jfleg(prefix: str, *, domain: str = "", tokenized: bool = False) -> CorpusData:
     """``prefix.src`` + ``prefix.ref0..N`` (references named ``ref0..N`` after their suffix)."""
-    source = _read(jfleg_source_path(prefix))
-    ref_paths = jfleg_reference_paths(prefix)
-    if not ref_paths:
-        raise GecInputError("no reference files PREFIX.ref0..N (JFLEG layout)", path=prefix + ".ref0")
-    refs = [(display_name(p).rsplit(".", 1)[1], _read(p)) for p in ref_paths]
+    source, refs = _jfleg_files(prefix)
     return parse_jfleg(source, refs, domain=domain, tokenized=tokenized)
 
 
@@ -89,7 +117,7 @@ def gmeg_kind(name: str) -> str:
     return MODEL
 
 
-def parse_gmeg(files: dict[str, InputFile], *, domain: str, tokenized: bool = False) -> CorpusData:
+def gmeg_stream(files: dict[str, Source], *, domain: str, tokenized: bool = False) -> CorpusStream:
     """One GMEG domain folder: ``source``, ``ref0..N``, ``source+error`` and system outputs.
 
     ``files`` maps a file name to its content; every name but ``source`` is a
@@ -98,19 +126,17 @@ def parse_gmeg(files: dict[str, InputFile], *, domain: str, tokenized: bool = Fa
     """
     if "source" not in files:
         raise GecInputError("no 'source' file (GMEG layout: source, ref0..N, system outputs)", path=domain)
-    data = parse_text(files["source"], domain=domain, tokenized=tokenized)
-    for name in sorted(files, key=natural_key):
-        if name == "source":
-            continue
-        lines = text_lines(files[name], allow_empty_file=True)
-        check_same_length(len(data.sentences), files["source"].name, lines, files[name].name)
-        data.systems.append(SystemData(name, gmeg_kind(name), lines))
-    return data
+    systems = [(n, gmeg_kind(n), files[n]) for n in sorted(files, key=natural_key) if n != "source"]
+    return text_stream(files["source"], systems, domain=domain, tokenized=tokenized)
 
 
-def _folder_files(folder: Path) -> dict[str, InputFile]:
+def parse_gmeg(files: dict[str, Source], *, domain: str, tokenized: bool = False) -> CorpusData:
+    return materialize(gmeg_stream(files, domain=domain, tokenized=tokenized))
+
+
+def _folder_files(folder: Path) -> dict[str, str]:
     return {
-        display_name(p.name): _read(p)
+        display_name(p.name): str(p)
         for p in sorted(folder.iterdir())
         if p.is_file() and not p.name.startswith(".")
     }
@@ -120,7 +146,7 @@ def _has_source(folder: Path) -> bool:
     return (folder / "source").is_file() or (folder / "source.gz").is_file()
 
 
-def load_gmeg(path: str, *, domain: str = "", tokenized: bool = False) -> CorpusData:
+def load_gmeg_stream(path: str, *, domain: str = "", tokenized: bool = False) -> CorpusStream:
     """A GMEG domain folder (``data/dev/fce``), or a folder of domain folders (``data/dev``).
 
     The domain is the folder's name unless ``domain`` is given. In a folder of
@@ -131,25 +157,20 @@ def load_gmeg(path: str, *, domain: str = "", tokenized: bool = False) -> Corpus
     if not folder.is_dir():
         raise GecInputError("not a folder (GMEG layout: a domain folder with source, ref0..N)", path=path)
     if _has_source(folder):
-        return parse_gmeg(_folder_files(folder), domain=domain or folder.name, tokenized=tokenized)
+        return gmeg_stream(_folder_files(folder), domain=domain or folder.name, tokenized=tokenized)
     domains = sorted((d for d in folder.iterdir() if _has_source(d)), key=lambda d: d.name)
     if not domains:
         raise GecInputError("no 'source' file here nor in any sub-folder (GMEG layout)", path=path)
     if domain:
         raise GecInputError("--domain applies to one domain folder, not a folder of domains", path=path)
-    parts = [parse_gmeg(_folder_files(d), domain=d.name, tokenized=tokenized) for d in domains]
-    names = [s.name for s in parts[0].systems]
+    parts = [gmeg_stream(_folder_files(d), domain=d.name, tokenized=tokenized) for d in domains]
     for d, part in zip(domains, parts):
-        if [s.name for s in part.systems] != names:
-            raise GecInputError(
-                f"holds systems {[s.name for s in part.systems]} but {domains[0].name} holds {names}",
-                path=str(d),
-            )
-    merged = CorpusData([s for p in parts for s in p.sentences], [], tokenized)
-    for k, name in enumerate(names):
-        lines = [line for p in parts for line in p.systems[k].lines]
-        merged.systems.append(SystemData(name, parts[0].systems[k].kind, lines))
-    return merged
+        part.where = str(d)
+    return chained(parts, path)
+
+
+def load_gmeg(path: str, *, domain: str = "", tokenized: bool = False) -> CorpusData:
+    return materialize(load_gmeg_stream(path, domain=domain, tokenized=tokenized))
 
 
 # -- M2 -----------------------------------------------------------------------------------------
@@ -185,54 +206,54 @@ def corrected_tokens(sentence: M2Sentence, annotator: int) -> list[str]:
     return out
 
 
-def parse_m2_file(file: InputFile, *, domain: str = "") -> CorpusData:
+def m2_stream(file: Source, *, domain: str = "") -> CorpusStream:
     """S lines as the (tokenised) source; each annotator's corrected text is system ``ref<id>``.
 
     Each sentence keeps its block's ``A`` lines verbatim in
     ``metadata["m2"]`` (``{"edits": [...], "annotators": [...]}``), so a typed
     M2 export reproduces the original edits and types. An annotator absent
-    from a block gets the source unchanged there. An edit past the end of its
-    sentence is ignored as m2scorer ignores it (its annotator stays present;
-    the line is kept verbatim) and counted in one line of ``warnings``.
+    from a block gets the source unchanged there. One block is held at a time; the systems (the
+    annotators of every block) are known after the checking pass. An edit past the end of its
+    sentence is ignored as m2scorer ignores it (its annotator stays present; the line is kept
+    verbatim) and counted in one line of the stream's ``warnings`` (set by each full reading).
     """
-    text = "\n".join(decode_lines(file.data, path=file.name))
-    if "\x00" in text:
-        raise GecInputError("contains a NUL character", path=file.name)
-    parsed = parse_m2(text, path=file.name)
-    raw: list[list[str]] = []
-    for line in text.split("\n"):
-        line = line.rstrip("\r")
-        if line.startswith("S ") or line == "S":
-            raw.append([])
-        elif line.startswith("A "):
-            raw[-1].append(line)
-    annotators = sorted({a for s in parsed for a in s.annotators()})
-    sentences = []
-    refs: dict[int, list[str]] = {a: [] for a in annotators}
-    for block, lines in zip(parsed, raw):
-        if len(block.source) > MAX_LINE_CHARS:
-            raise GecInputError(
-                f"line is longer than {MAX_LINE_CHARS} characters", path=file.name, line=block.line
+    label = source_name(file)
+
+    def read(found: dict[str, str]) -> Iterator[Row]:
+        lines = upload_lines(file, what="lines")
+        seen: set[int] = set()
+        past_end = 0
+        for block, raw in iter_m2(lines, path=label, max_edits=MAX_M2_EDITS):
+            past_end += sum(1 for e in block.edits if e.out_of_range)
+            if len(block.source) > MAX_LINE_CHARS:
+                raise GecInputError(
+                    f"line is longer than {MAX_LINE_CHARS} characters", path=label, line=block.line
+                )
+            present = block.annotators()
+            seen.update(present)
+            if len(seen) > MAX_SYSTEMS:
+                raise GecInputError(f"more than {MAX_SYSTEMS} annotators", path=label, line=block.line)
+            texts = {f"ref{a}": " ".join(corrected_tokens(block, a)) for a in present}
+            metadata = {"m2": {"edits": raw, "annotators": present}}
+            yield Row(
+                SentenceRecord(text=block.source, domain=domain, metadata=metadata),
+                texts,
+                " ".join(block.tokens),
             )
-        present = block.annotators()
-        sentences.append(
-            SentenceRecord(
-                text=block.source, domain=domain, metadata={"m2": {"edits": lines, "annotators": present}}
-            )
-        )
-        for a in annotators:
-            refs[a].append(" ".join(corrected_tokens(block, a)) if a in present else " ".join(block.tokens))
-    warning = out_of_range_warning(parsed, file.name)
-    return CorpusData(
-        sentences,
-        [SystemData(f"ref{a}", REFERENCE, refs[a]) for a in annotators],
-        True,
-        [warning] if warning else [],
-    )
+        found.update({f"ref{a}": REFERENCE for a in sorted(seen)})
+        warning = out_of_range_message(past_end, label)
+        stream.warnings[:] = [warning] if warning else []
+
+    stream = CorpusStream(label, read, True)
+    return stream
+
+
+def parse_m2_file(file: Source, *, domain: str = "") -> CorpusData:
+    return materialize(m2_stream(file, domain=domain))
 
 
 def load_m2(path: str, *, domain: str = "") -> CorpusData:
-    return parse_m2_file(_read(path), domain=domain)
+    return parse_m2_file(path, domain=domain)
 
 
 # -- JSONL --------------------------------------------------------------------------------------
@@ -264,91 +285,104 @@ def _jsonl_texts(value: Any, what: str, *, path: str, line: int) -> dict[str, st
     return out
 
 
-def parse_jsonl(file: InputFile, *, domain: str = "", tokenized: bool = False) -> CorpusData:
+def jsonl_stream(file: Source, *, domain: str = "", tokenized: bool = False) -> CorpusStream:
     """One JSON object a line (schema in :mod:`annotate.formats`); ``domain`` fills empty domains.
 
     Every line must name the same references and outputs (systems are
     line-aligned). ``rewrites`` (written by a campaign export) is accepted and
     not imported: the accepted rewrites are already the ``references``.
     """
-    lines = text_lines(file)
-    sentences: list[SentenceRecord] = []
-    refs: dict[str, list[str]] = {}
-    outs: dict[str, list[str]] = {}
-    kinds: dict[str, str] = {}
-    for number, raw in enumerate(lines, start=1):
-        where = {"path": file.name, "line": number}
-        try:
-            obj = json.loads(raw)
-        except json.JSONDecodeError as exc:
-            raise GecInputError(f"not valid JSON ({exc.msg}, column {exc.colno})", **where) from None
-        if not isinstance(obj, dict):
-            raise GecInputError("each line must be a JSON object", **where)
-        unknown = set(obj) - JSONL_KEYS - JSONL_OPTIONAL
-        if unknown:
-            raise GecInputError(f"unknown field(s) {sorted(unknown)}", **where)
-        if "text" not in obj:
-            raise GecInputError("missing field 'text'", **where)
-        text = _jsonl_text(obj["text"], "text", **where)
-        dom = _jsonl_text(obj.get("domain", ""), "domain", **where) or domain
-        if len(dom) > 100:
-            raise GecInputError("domain is longer than 100 characters", **where)
-        doc = _jsonl_text(obj.get("document_id", ""), "document_id", **where)
-        if len(doc) > 200:
-            raise GecInputError("document_id is longer than 200 characters", **where)
-        para = obj.get("paragraph_position")
-        if para is not None and (not isinstance(para, int) or isinstance(para, bool) or para < 0):
-            raise GecInputError("paragraph_position must be a non-negative integer or null", **where)
-        meta = obj.get("metadata", {})
-        if meta is None:
-            meta = {}
-        if not isinstance(meta, dict):
-            raise GecInputError("metadata must be an object", **where)
-        sentences.append(
-            SentenceRecord(text=text, domain=dom, document_id=doc, paragraph_position=para, metadata=meta)
-        )
-        r = _jsonl_texts(obj.get("references"), "references", **where)
-        o = _jsonl_texts(obj.get("outputs"), "outputs", **where)
-        k = obj.get("output_kinds") or {}
-        if not isinstance(k, dict) or any(v not in SYSTEM_KINDS or v == REFERENCE for v in k.values()):
-            raise GecInputError("output_kinds must map output names to model|source|source+error", **where)
-        if set(r) & set(o):
-            raise GecInputError(f"{sorted(set(r) & set(o))} are both references and outputs", **where)
-        if number == 1:
-            refs = {name: [] for name in r}
-            outs = {name: [] for name in o}
-            kinds = {name: k.get(name, MODEL) for name in o}
-        elif set(r) != set(refs) or set(o) != set(outs):
-            raise GecInputError(
-                f"names references {sorted(r)} and outputs {sorted(o)}, but line 1 names "
-                f"{sorted(refs)} and {sorted(outs)}; every line must have the same systems",
-                **where,
-            )
-        if set(k) - set(o) or any(k.get(name, MODEL) != kinds[name] for name in o):
-            raise GecInputError("output_kinds differ from line 1's", **where)
-        for name, value in r.items():
-            refs[name].append(value)
-        for name, value in o.items():
-            outs[name].append(value)
-    systems = [SystemData(n, REFERENCE, v) for n, v in refs.items()]
-    systems += [SystemData(n, kinds[n], v) for n, v in outs.items()]
-    return CorpusData(sentences, systems, tokenized)
+    label = source_name(file)
+
+    def read(found: dict[str, str]) -> Iterator[Row]:
+        refs: set[str] = set()
+        outs: dict[str, str] = {}
+        for number, raw in enumerate(upload_lines(file, what="sentences"), start=1):
+            record, r, o, k = _jsonl_row(raw, domain, path=label, line=number)
+            where = {"path": label, "line": number}
+            if number == 1:
+                refs = set(r)
+                outs = {name: k.get(name, MODEL) for name in o}
+                found.update(dict.fromkeys(r, REFERENCE))
+                found.update(outs)
+            elif set(r) != refs or set(o) != set(outs):
+                raise GecInputError(
+                    f"names references {sorted(r)} and outputs {sorted(o)}, but line 1 names "
+                    f"{sorted(refs)} and {sorted(outs)}; every line must have the same systems",
+                    **where,
+                )
+            if set(k) - set(o) or any(k.get(name, MODEL) != outs[name] for name in o):
+                raise GecInputError("output_kinds differ from line 1's", **where)
+            yield Row(record, {**r, **o})
+
+    return CorpusStream(label, read, tokenized, precheck=lambda: sentence_count_check(file))
+
+
+def _jsonl_row(raw: str, domain: str, *, path: str, line: int) -> tuple[SentenceRecord, dict, dict, dict]:
+    where = {"path": path, "line": line}
+    try:
+        obj = json.loads(raw)
+    except json.JSONDecodeError as exc:
+        raise GecInputError(f"not valid JSON ({exc.msg}, column {exc.colno})", **where) from None
+    if not isinstance(obj, dict):
+        raise GecInputError("each line must be a JSON object", **where)
+    unknown = set(obj) - JSONL_KEYS - JSONL_OPTIONAL
+    if unknown:
+        raise GecInputError(f"unknown field(s) {sorted(unknown)}", **where)
+    if "text" not in obj:
+        raise GecInputError("missing field 'text'", **where)
+    text = _jsonl_text(obj["text"], "text", **where)
+    dom = _jsonl_text(obj.get("domain", ""), "domain", **where) or domain
+    if len(dom) > 100:
+        raise GecInputError("domain is longer than 100 characters", **where)
+    doc = _jsonl_text(obj.get("document_id", ""), "document_id", **where)
+    if len(doc) > 200:
+        raise GecInputError("document_id is longer than 200 characters", **where)
+    para = obj.get("paragraph_position")
+    if para is not None and (not isinstance(para, int) or isinstance(para, bool) or para < 0):
+        raise GecInputError("paragraph_position must be a non-negative integer or null", **where)
+    meta = obj.get("metadata", {})
+    if meta is None:
+        meta = {}
+    if not isinstance(meta, dict):
+        raise GecInputError("metadata must be an object", **where)
+    r = _jsonl_texts(obj.get("references"), "references", **where)
+    o = _jsonl_texts(obj.get("outputs"), "outputs", **where)
+    if len(r) + len(o) > MAX_SYSTEMS:
+        raise GecInputError(f"more than {MAX_SYSTEMS} systems (references and outputs)", **where)
+    k = obj.get("output_kinds") or {}
+    if not isinstance(k, dict) or any(v not in SYSTEM_KINDS or v == REFERENCE for v in k.values()):
+        raise GecInputError("output_kinds must map output names to model|source|source+error", **where)
+    if set(r) & set(o):
+        raise GecInputError(f"{sorted(set(r) & set(o))} are both references and outputs", **where)
+    record = SentenceRecord(text=text, domain=dom, document_id=doc, paragraph_position=para, metadata=meta)
+    return record, r, o, k
+
+
+def parse_jsonl(file: Source, *, domain: str = "", tokenized: bool = False) -> CorpusData:
+    return materialize(jsonl_stream(file, domain=domain, tokenized=tokenized))
 
 
 def load_jsonl(path: str, *, domain: str = "", tokenized: bool = False) -> CorpusData:
-    return parse_jsonl(_read(path), domain=domain, tokenized=tokenized)
+    return parse_jsonl(path, domain=domain, tokenized=tokenized)
+
+
+def load_stream(path: str, fmt: str, *, domain: str = "", tokenized: bool = False) -> CorpusStream:
+    """PATH in one of :data:`FORMATS` as a stream (PATH is the prefix for jfleg, a folder for gmeg)."""
+    if fmt == "jfleg":
+        source, refs = _jfleg_files(path)
+        return jfleg_stream(source, refs, domain=domain, tokenized=tokenized)
+    if fmt == "gmeg":
+        return load_gmeg_stream(path, domain=domain, tokenized=tokenized)
+    if fmt == "m2":
+        return m2_stream(path, domain=domain)
+    if fmt == "text":
+        return text_corpus_stream(path, domain=domain, tokenized=tokenized)
+    if fmt == "jsonl":
+        return jsonl_stream(path, domain=domain, tokenized=tokenized)
+    raise GecInputError(f"unknown format {fmt!r}; one of {', '.join(FORMATS)}")
 
 
 def load(path: str, fmt: str, *, domain: str = "", tokenized: bool = False) -> CorpusData:
-    """Read PATH in one of :data:`FORMATS` (PATH is the prefix for jfleg, a folder for gmeg)."""
-    if fmt == "jfleg":
-        return load_jfleg(path, domain=domain, tokenized=tokenized)
-    if fmt == "gmeg":
-        return load_gmeg(path, domain=domain, tokenized=tokenized)
-    if fmt == "m2":
-        return load_m2(path, domain=domain)
-    if fmt == "text":
-        return parse_text(_read(path), domain=domain, tokenized=tokenized)
-    if fmt == "jsonl":
-        return load_jsonl(path, domain=domain, tokenized=tokenized)
-    raise GecInputError(f"unknown format {fmt!r}; one of {', '.join(FORMATS)}")
+    """Read PATH in one of :data:`FORMATS`, held whole (see :func:`load_stream`)."""
+    return materialize(load_stream(path, fmt, domain=domain, tokenized=tokenized))

@@ -6,14 +6,15 @@ from django.db import transaction
 
 from annotate.formats.campaign import RewriteRecord, build_campaign_corpus, pseudonym
 from annotate.formats.data import CorpusData, SystemData
+from annotate.formats.readers import data_stream
 from annotate.formats.writers import EXPORT_FORMATS, write, write_jsonl
 from annotate.models import Corpus, Output, Project, Rewrite
 from annotate.rewrites.selectors import rewrite_campaign_sentences
-from annotate.services import SentenceRecord, corpus_create, outputs_import_lines
+from annotate.services import SentenceRecord, outputs_import_lines
+from annotate.streaming import corpus_save
 from geceval.errors import GecInputError
 
 
-@transaction.atomic
 def corpus_import(
     *,
     project: Project,
@@ -27,23 +28,16 @@ def corpus_import(
 
     ``data`` is checked whole first (every system covers every sentence, names
     unique); any error leaves the database unchanged. ``tokenized`` defaults to
-    the reader's reading (True for M2).
+    the reader's reading (True for M2). Saved as every import is (``annotate.streaming``).
     """
-
-    data.check(where=name)
-    corpus = corpus_create(
+    return corpus_save(
         project=project,
         name=name,
-        sentences=data.sentences,
+        stream=data_stream(data, where=name),
         language=language,
         description=description,
-        tokenized=data.tokenized if tokenized is None else tokenized,
+        tokenized=tokenized,
     )
-    for system in data.systems:
-        outputs_import_lines(
-            corpus=corpus, system_name=system.name, kind=system.kind, lines=system.lines, filename=system.name
-        )
-    return corpus
 
 
 def corpus_data(corpus: Corpus) -> CorpusData:

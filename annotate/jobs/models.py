@@ -8,6 +8,9 @@ from django.db.models import Q
 
 from annotate.models import Project
 
+MAX_ATTEMPTS = 3
+"""A job whose worker died this many times on it fails (the file may be what kills the worker)."""
+
 
 class ImportJobStatus(models.TextChoices):
     QUEUED = "queued"
@@ -36,6 +39,12 @@ class ImportJob(models.Model):
     result_url = models.CharField(max_length=300, blank=True)
     created = models.DateTimeField(auto_now_add=True)
     updated = models.DateTimeField(auto_now=True, help_text="the last sign of life (progress included)")
+    attempts = models.PositiveSmallIntegerField(
+        default=0, help_text="how many times a worker started it (more than one: a worker died on it)"
+    )
+    lease_until = models.DateTimeField(
+        null=True, blank=True, help_text="a running job's lease, renewed by its worker while it lives"
+    )
     finished = models.DateTimeField(null=True, blank=True)
 
     class Meta:
@@ -45,6 +54,9 @@ class ImportJob(models.Model):
                 condition=Q(status__in=[s.value for s in ImportJobStatus]), name="import_job_status_valid"
             ),
             models.CheckConstraint(condition=Q(done__lte=models.F("total")), name="import_job_done_le_total"),
+            models.CheckConstraint(
+                condition=Q(attempts__lte=MAX_ATTEMPTS), name="import_job_attempts_at_most_max"
+            ),
         ]
 
     def __str__(self) -> str:
@@ -55,6 +67,13 @@ class ImportJob(models.Model):
         if self.status == ImportJobStatus.DONE:
             return 100
         return int(100 * self.done / self.total) if self.total else 0
+
+    @property
+    def retrying(self) -> bool:
+        """A worker died on it and it runs (or waits to run) again: the page says so."""
+        return not self.finished_state and (
+            self.attempts > 1 or (self.attempts == 1 and self.status == ImportJobStatus.QUEUED)
+        )
 
     @property
     def finished_state(self) -> bool:

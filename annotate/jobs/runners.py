@@ -1,5 +1,6 @@
 """The background imports annotate owns: a corpus (source and references) and one system's outputs.
-Each reads the kept files as the inline upload does and calls the same service."""
+Each streams the kept files as the inline upload does and calls the same service, which reports how
+many rows it saved (the job's progress, which renews its lease)."""
 
 from __future__ import annotations
 
@@ -15,11 +16,8 @@ CORPUS, OUTPUTS = "corpus", "outputs"
 def corpus_run(job: ImportJob, progress: Progress) -> JobResult:
     p = job.params
     names = p["filenames"]
-    files = []
-    for i, name in enumerate(names):
-        progress(f"reading {name}", i, len(names) + 1)
-        files.append(job_file(job, i, name))
-    progress("checking and saving the sentences", len(names), len(names) + 1)
+    files = [job_file(job, i, name) for i, name in enumerate(names)]
+    progress(f"checking {', '.join(names)}", 0, 0)
     corpus = corpus_import_text(
         project=job.project,
         name=p["name"],
@@ -29,6 +27,7 @@ def corpus_run(job: ImportJob, progress: Progress) -> JobResult:
         tokenized=p.get("tokenized", False),
         language=p.get("language", "en"),
         description=p.get("description", ""),
+        progress=lambda done, total: progress("saving the sentences", done, total),
     )
     return JobResult(
         f"Imported {corpus.sentences.count()} sentences into {corpus.name}.",
@@ -39,10 +38,15 @@ def corpus_run(job: ImportJob, progress: Progress) -> JobResult:
 def outputs_run(job: ImportJob, progress: Progress) -> JobResult:
     p = job.params
     corpus = job_corpus(job, p["corpus"], "its outputs")
-    progress(f"reading {p['filename']}", 0, 2)
     file = job_file(job, 0, p["filename"])
-    progress("checking and saving the outputs", 1, 2)
-    system = outputs_import(corpus=corpus, system_name=p["system"], kind=p["kind"], file=file)
+    progress(f"checking {p['filename']}", 0, 0)
+    system = outputs_import(
+        corpus=corpus,
+        system_name=p["system"],
+        kind=p["kind"],
+        file=file,
+        progress=lambda done, total: progress("saving the outputs", done, total),
+    )
     return JobResult(f"Imported outputs of {system.name}.", reverse("corpus-detail", args=[corpus.pk]))
 
 

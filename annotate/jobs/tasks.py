@@ -16,8 +16,6 @@ def task_import_run(*, job_id: int) -> str:
 
 @shared_task(name="annotate.jobs.tasks.task_import_repair")
 def task_import_repair() -> int:
-    """Periodic (beat): jobs whose message was lost run; jobs whose worker died fail."""
-    return import_jobs_repair(
-        queued_after_seconds=settings.CELERY_REPAIR_SECONDS,
-        stalled_after_seconds=settings.IMPORT_JOB_STALLED_SECONDS,
-    )
+    """Periodic (beat): jobs whose message was lost run; jobs whose worker died (lease ran out) run
+    again, up to three starts."""
+    return import_jobs_repair(queued_after_seconds=settings.CELERY_REPAIR_SECONDS)

@@ -8,7 +8,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET
 
 from annotate.decorators import researcher_required
-from annotate.jobs.models import ImportJob
+from annotate.jobs.models import MAX_ATTEMPTS, ImportJob
 from annotate.projects.selectors import in_current_project
 from annotate.selectors import project_list_for
 
@@ -36,6 +36,7 @@ def job_progress(job: ImportJob) -> dict:
         "done": job.done,
         "total": job.total,
         "percent": job.percent,
+        "retrying": job.retrying,
     }
 
 
@@ -43,7 +44,8 @@ def job_progress(job: ImportJob) -> dict:
 @require_GET
 def import_job(request: HttpRequest, pk: int) -> HttpResponse:
     job = get_object_or_404(import_jobs_for(request.user), pk=pk)
-    return render(request, "annotate/import_job.html", {"job": job, "progress": job_progress(job)})
+    context = {"job": job, "progress": job_progress(job), "max_attempts": MAX_ATTEMPTS}
+    return render(request, "annotate/import_job.html", context)
 
 
 @researcher_required

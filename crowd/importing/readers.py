@@ -14,6 +14,7 @@ from django.conf import settings
 from geceval.errors import GecInputError
 from geceval.formats.inputs import Input, Source, read_input
 from geceval.formats.mturk import Entry, ParsedJudgment, parse_mturk_csv
+from geceval.formats.stream import check_line_count
 from geceval.judgments import SKIPPED, ItemKey, RankingJudgment, read_appraise_xml_keyed, read_wmt_csv
 from geceval.prws import read_prws_csv
 from ranking.protocols import protocol_get
@@ -23,6 +24,10 @@ RANKING = protocol_get("ranking").name
 PRWS = protocol_get("prws").name
 
 FORMATS = ("mturk-csv", "appraise-xml", "wmt-csv", "prws-csv")
+MTURK_MAX_ROWS = 100_000
+"""An MTurk batch file is read whole, at ~0.9 KB of memory a row once parsed (200,000 rows: +173 MB):
+more rows are refused before it is read, so it stays within UPLOAD_MEMORY_MAX_BYTES (issue 36).
+Real batches are far smaller (JFLEG's pairwise judgments: 1,629 rows)."""
 
 
 @dataclass
@@ -42,6 +47,19 @@ class Parsed:
 def _open(path_or_bytes: Source) -> Input:
     """The file as every import opens it: gzip detected by its magic bytes, bounded by UPLOAD_MAX_BYTES."""
     return read_input(path_or_bytes, limit=settings.UPLOAD_MAX_BYTES)
+
+
+def _check_rows(path_or_bytes: Source) -> None:
+    """Refuse a file of more than ``MTURK_MAX_ROWS`` rows (and its header) as its newlines stream, before
+    it is read whole; a stream is left at its start for the reading."""
+    check_line_count(
+        path_or_bytes,
+        max_lines=MTURK_MAX_ROWS + 1,
+        limit=settings.UPLOAD_MAX_BYTES,
+        what="lines (an MTurk batch file may hold at most 100000 rows: split it)",
+    )
+    if hasattr(path_or_bytes, "seek"):
+        path_or_bytes.seek(0)
 
 
 def _from_rankings(rankings: list[RankingJudgment]) -> list[ParsedJudgment]:
@@ -115,6 +133,8 @@ def _judgments_parse(
     if fmt not in FORMATS:
         raise GecInputError(f"unknown format {fmt!r}; one of {', '.join(FORMATS)}")
     exclude = set(exclude_judges)
+    if fmt == "mturk-csv":
+        _check_rows(path_or_bytes)
     opened = _open(path_or_bytes)
     if fmt == "mturk-csv":
         parsed = _parse_mturk(opened.data, opened.name, mapping, include_rejected)

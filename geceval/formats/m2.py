@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
 from geceval.errors import GecInputError
@@ -120,29 +120,44 @@ def _parse_edit(text: str, *, path: str, line: int, n_tokens: int) -> M2Edit:
 
 
 def parse_m2(text: str, *, path: str = "<m2>") -> list[M2Sentence]:
-    sentences: list[M2Sentence] = []
+    return [sentence for sentence, _ in iter_m2(text.split("\n"), path=path)]
+
+
+def iter_m2(
+    lines: Iterable[str], *, path: str = "<m2>", max_edits: int | None = None
+) -> Iterator[tuple[M2Sentence, list[str]]]:
+    """Blocks as the lines stream, each with its ``A`` lines as written (``\r`` removed); one block is
+    held at a time, and a block of more than ``max_edits`` ``A`` lines is refused when it gets there."""
     current: M2Sentence | None = None
-    for lineno, raw in enumerate(text.split("\n"), start=1):
-        line = raw.rstrip("\r")
+    raw: list[str] = []
+    any_sentence = False
+    for lineno, text in enumerate(lines, start=1):
+        line = text.rstrip("\r")
         if not line.strip():
-            current = None
+            if current is not None:
+                yield current, raw
+            current, raw = None, []
             continue
         if line.startswith("S ") or line == "S":
             if current is not None:
                 raise GecInputError("S line inside a block (missing blank line?)", path=path, line=lineno)
-            current = M2Sentence(line[2:], [], lineno)
-            sentences.append(current)
+            current, raw = M2Sentence(line[2:], [], lineno), []
+            any_sentence = True
         elif line.startswith("A "):
             if current is None:
                 raise GecInputError("A line before any S line", path=path, line=lineno)
+            if max_edits is not None and len(raw) >= max_edits:
+                raise GecInputError(f"more than {max_edits} A lines in one block", path=path, line=lineno)
             current.edits.append(_parse_edit(line[2:], path=path, line=lineno, n_tokens=len(current.tokens)))
+            raw.append(line)
         else:
             raise GecInputError(
                 f"line starts with {line[:2]!r}; expected 'S ' or 'A '", path=path, line=lineno
             )
-    if not sentences:
+    if current is not None:
+        yield current, raw
+    if not any_sentence:
         raise GecInputError("no sentences (no S lines)", path=path)
-    return sentences
 
 
 def out_of_range_count(sentences: Iterable[M2Sentence]) -> int:
@@ -152,7 +167,11 @@ def out_of_range_count(sentences: Iterable[M2Sentence]) -> int:
 
 def out_of_range_warning(sentences: Iterable[M2Sentence], path: str) -> str | None:
     """The one-line warning about edits past the end of their sentence, or None when there are none."""
-    n = out_of_range_count(sentences)
+    return out_of_range_message(out_of_range_count(sentences), path)
+
+
+def out_of_range_message(n: int, path: str) -> str | None:
+    """The warning for ``n`` edits past the end of their sentence (None for 0), for streamed readers."""
     if not n:
         return None
     return (

@@ -206,13 +206,15 @@ def test_beat_sends_a_lost_job_again_and_fails_one_whose_worker_died(
     lost, dead = ImportJob.objects.order_by("pk")
     old = timezone.now() - timedelta(hours=2)
     ImportJob.objects.filter(pk=lost.pk).update(updated=old)
-    ImportJob.objects.filter(pk=dead.pk).update(status="running", updated=old)
+    ImportJob.objects.filter(pk=dead.pk).update(status="running", updated=old, attempts=3, lease_until=old)
     with django_capture_on_commit_callbacks(execute=True):
-        assert import_jobs_repair(queued_after_seconds=300, stalled_after_seconds=3600) == 2
+        assert import_jobs_repair(queued_after_seconds=300) == 2
     lost.refresh_from_db()
     dead.refresh_from_db()
     assert lost.status == "done" and Corpus.objects.filter(name="lost").exists()
-    assert dead.status == "failed" and "nothing was saved" in dead.message
+    assert (
+        dead.status == "failed" and dead.message == "the worker died 3 times on this file; nothing was saved"
+    )
     assert not Corpus.objects.filter(name="dead").exists()
 
 

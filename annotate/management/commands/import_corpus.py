@@ -2,9 +2,9 @@ from __future__ import annotations
 
 from django.core.management.base import BaseCommand, CommandError
 
-from annotate.formats.readers import FORMATS, load
-from annotate.formats.services import corpus_import
+from annotate.formats.readers import FORMATS, load_stream
 from annotate.management.commands._common import find_project
+from annotate.streaming import corpus_save
 from geceval.errors import GecInputError
 
 
@@ -35,15 +35,24 @@ class Command(BaseCommand):
     def handle(self, *args, **opts):
         project = find_project(opts["project"], self.stdout)
         try:
-            data = load(opts["path"], opts["format"], domain=opts["domain"], tokenized=opts["tokenized"])
-            corpus = corpus_import(project=project, name=opts["name"], data=data, language=opts["language"])
+            stream = load_stream(
+                opts["path"], opts["format"], domain=opts["domain"], tokenized=opts["tokenized"]
+            )
+            tokenized = True if opts["format"] == "m2" else opts["tokenized"]
+            corpus = corpus_save(
+                project=project,
+                name=opts["name"],
+                stream=stream,
+                language=opts["language"],
+                tokenized=tokenized,
+            )
         except GecInputError as exc:
             raise CommandError(str(exc)) from None
-        for warning in data.warnings:
+        for warning in stream.warnings:
             self.stderr.write(warning)
-        refs = len(data.references())
-        others = len(data.systems) - refs
+        refs = sum(1 for kind in stream.systems.values() if kind == "reference")
+        others = len(stream.systems) - refs
         self.stdout.write(
-            f"imported corpus {corpus.name!r}: {len(data.sentences)} sentences, {refs} references"
+            f"imported corpus {corpus.name!r}: {stream.count} sentences, {refs} references"
             + (f", {others} other systems" if others else "")
         )

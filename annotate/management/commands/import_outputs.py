@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from django.core.management.base import BaseCommand, CommandError
 
-from annotate.management.commands._common import find_corpus, read_input
+from annotate.management.commands._common import find_corpus
 from annotate.models import SystemKind
 from annotate.services import outputs_import
 from geceval.errors import GecInputError
@@ -22,7 +22,7 @@ class Command(BaseCommand):
         corpus = find_corpus(opts["corpus"], opts["project"])
         try:
             system = outputs_import(
-                corpus=corpus, system_name=opts["system"], kind=opts["kind"], file=read_input(opts["file"])
+                corpus=corpus, system_name=opts["system"], kind=opts["kind"], file=opts["file"]
             )
         except GecInputError as exc:
             raise CommandError(str(exc)) from None

@@ -132,7 +132,20 @@ class Campaign(models.Model):
     trap_min_seen = models.PositiveSmallIntegerField(
         default=checks.DEFAULT_TRAP_MIN_SEEN, help_text="traps seen before exclusion applies"
     )
-    min_seconds = models.FloatField(default=5.0, help_text="screens faster than this are flagged too fast")
+    min_seconds = models.FloatField(
+        default=5.0, help_text="screens faster than this are flagged too fast (with the speed rule off)"
+    )
+    # Speed is evidence (issue 35): a screen answered faster than its minimum counts as a failed trap,
+    # a HIT finished in under half its screens' minimum is held (ranking.services.holds).
+    speed_rule = models.BooleanField(
+        default=False,
+        help_text="a screen answered faster than its minimum plausible time counts as a failed trap; a HIT "
+        "finished in under half its screens' minimum is held (on for campaigns made on the form or the API)",
+    )
+    speed_base_seconds = models.FloatField(default=2.0, help_text="speed rule: seconds every screen needs")
+    speed_seconds_per_word = models.FloatField(
+        default=0.05, help_text="speed rule: seconds more per word shown (the source and every candidate)"
+    )
     # Which evidence excludes a worker (issue 17; geceval.worker_checks); every signal is shown either way.
     exclude_by_pass_rate = models.BooleanField(default=True, help_text="trap pass rate below the threshold")
     exclude_by_mann_whitney = models.BooleanField(
@@ -210,6 +223,13 @@ class Campaign(models.Model):
             ),
             models.CheckConstraint(
                 condition=Q(status__in=[s.value for s in CampaignStatus]), name="campaign_status_valid"
+            ),
+            models.CheckConstraint(
+                condition=Q(speed_base_seconds__gte=0)
+                & Q(speed_base_seconds__lte=600)
+                & Q(speed_seconds_per_word__gte=0)
+                & Q(speed_seconds_per_word__lte=10),
+                name="campaign_speed_rule_range",
             ),
         ]
 
@@ -344,10 +364,26 @@ class AssignmentStatus(models.TextChoices):
     EXPIRED = "expired"
     RETURNED = "returned"
     EXCLUDED = "excluded", "excluded (worker failed traps)"
+    HELD = "held", "held (finished, counted once released)"
+    DROPPED = "dropped", "dropped (a held HIT that never counts)"
 
 
-LIVE_STATUSES = [AssignmentStatus.ACTIVE, AssignmentStatus.SUBMITTED]
+class HoldReason(models.TextChoices):
+    """Why a finished assignment is held (``AssignmentStatus.HELD``) or was dropped (issue 35)."""
+
+    NONE = "", "not held"
+    UNCONFIRMED = "unconfirmed", "awaiting the platform's confirmation of the submission"
+    TOO_FAST = "too_fast", "finished in under half its screens' minimum time"
+    OTHER_WORKER = "other_worker", "the platform names another worker or HIT for the submission"
+    NEVER_SUBMITTED = "never_submitted", "the platform never received the submission"
+
+
+LIVE_STATUSES = [AssignmentStatus.ACTIVE, AssignmentStatus.SUBMITTED, AssignmentStatus.HELD]
+"""A live assignment holds one of its HIT's slots: a held one keeps it, so a campaign waiting for a
+platform's confirmation does not over-collect."""
 LIVE_ASSIGNMENT = Q(status__in=LIVE_STATUSES)
+FINISHED_STATUSES = [AssignmentStatus.SUBMITTED, AssignmentStatus.HELD]
+"""The worker finished the HIT (counted or held): what a worker's page and a platform's end page see."""
 
 
 class Assignment(models.Model):
@@ -363,6 +399,13 @@ class Assignment(models.Model):
     expires = models.DateTimeField()
     submitted = models.DateTimeField(null=True, blank=True)
     gold = models.BooleanField(default=False, help_text="an expert's answers to a qualification HIT")
+    hold_reason = models.CharField(
+        max_length=16,
+        choices=HoldReason.choices,
+        blank=True,
+        default="",
+        help_text="why it is held (or was dropped); kept while excluded, so inclusion holds it again",
+    )
 
     class Meta:
         ordering = ["-started"]
@@ -375,6 +418,25 @@ class Assignment(models.Model):
             ),
             models.CheckConstraint(
                 condition=Q(status__in=[s.value for s in AssignmentStatus]), name="assignment_status_valid"
+            ),
+            # Held and dropped say why; excluded may remember a hold; every other status has none.
+            models.CheckConstraint(
+                condition=Q(
+                    status__in=[AssignmentStatus.HELD, AssignmentStatus.DROPPED],
+                    hold_reason__in=[r.value for r in HoldReason if r.value],
+                )
+                | Q(status=AssignmentStatus.EXCLUDED, hold_reason__in=[r.value for r in HoldReason])
+                | (
+                    ~Q(
+                        status__in=[
+                            AssignmentStatus.HELD,
+                            AssignmentStatus.DROPPED,
+                            AssignmentStatus.EXCLUDED,
+                        ]
+                    )
+                    & Q(hold_reason="")
+                ),
+                name="assignment_hold_reason_valid",
             ),
         ]
         indexes = [models.Index(fields=["status", "expires"])]
@@ -402,6 +464,11 @@ class ScreenJudgment(models.Model):
     client_seconds = models.FloatField(
         null=True, blank=True, help_text="time the worker's client reported: kept, never used for checks"
     )
+    min_seconds = models.FloatField(
+        null=True,
+        blank=True,
+        help_text="the screen's minimum plausible time under the campaign's speed rule (null: rule off)",
+    )
     trap_passed = models.BooleanField(null=True, help_text="null: no trap on the screen (or no verdict yet)")
     trap_base_answer = models.SmallIntegerField(
         null=True, blank=True, help_text="the worker's score or rank of the trap's base"
@@ -415,6 +482,9 @@ class ScreenJudgment(models.Model):
             models.UniqueConstraint(fields=["screen", "judge"], name="judgment_one_per_judge_screen"),
             models.CheckConstraint(
                 condition=Q(seconds__gte=0) | Q(seconds__isnull=True), name="judgment_seconds_ok"
+            ),
+            models.CheckConstraint(
+                condition=Q(min_seconds__gte=0) | Q(min_seconds__isnull=True), name="judgment_min_seconds_ok"
             ),
         ]
 

@@ -105,7 +105,9 @@ def test_prolific_pid_identifies_the_worker_and_the_end_redirects_with_the_compl
     client.post(url2, {"consent": "yes"})
     page = client.get(url2)
     assignment = Assignment.objects.filter(worker=session.worker.user, status="active").get()
-    assert assignment.hit_id != Assignment.objects.get(worker=session.worker.user, status="submitted").hit_id
+    # the finished HIT waits for Prolific's confirmation of the submission (issue 35): held, slot kept
+    finished = Assignment.objects.get(worker=session.worker.user, status="held")
+    assert (assignment.hit_id != finished.hit_id, finished.hold_reason) == (True, "unconfirmed")
     assert page.status_code == 200
 
 

@@ -6,6 +6,17 @@ trap settings.
     .venv/bin/python bench/bots.py --per-strategy 20 --sentences 300
     .venv/bin/python bench/bots.py --strategies careful,source-first --protocols prws
     .venv/bin/python bench/bots.py --per-strategy 40 --protocols edits
+    .venv/bin/python bench/bots.py --speed-rule off    # traps and the other evidence alone
+
+Speed is evidence (issue 35): with ``--speed-rule on`` (the default) the campaigns keep the speed rule
+a campaign made on the form or the API gets, and each simulated worker spends a time on each screen
+that the server sees: a careful worker a plausible reading time (``careful_seconds``: 3 s + 0.25 s a
+word shown, +-20%), a bot its own (``bot_seconds``: 0.1-1 s). So that the benchmark does not take
+hours, the harness does not sleep: it moves the screen's server-side "served at" back by that time,
+as a clock would have, by re-signing the ticket the server issued with the server's SECRET_KEY
+(``ranking.services.screen_time.stamp_backdated``). This is a benchmark-only device: a real worker
+does not have the key, so a real worker's time on a screen is the time that really passed. With
+``--speed-rule off`` the campaigns have the rule off and the tickets go back untouched.
 
 A careful worker rates each candidate by its sentence-level GLEU+ against the four references plus
 Gaussian noise (sigma 15 points), and on an edit-level screen labels each edit by what it alone does
@@ -40,11 +51,13 @@ from bench.bot_report import figures, table
 from bench.bot_strategies import (
     LABELLERS,
     REFERENCES,
+    SECONDS,
     STRATEGIES,
     SYSTEMS,
     TIE_TOLERANCE,
     Gmeg,
     answers,
+    bot_seconds,
 )
 from bench.serving import (
     add_service_args,
@@ -94,6 +107,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--out", help="write the figures as JSON here")
     p.add_argument("--keep-database", action="store_true")
+    p.add_argument(
+        "--speed-rule",
+        choices=("on", "off"),
+        default="on",
+        help="on: the campaigns' speed rule, each strategy's time on a screen seen by the server; off: no rule",
+    )
     args = p.parse_args(argv)
     args.strategies = [s for s in args.strategies.split(",") if s]
     args.protocols = [s for s in args.protocols.split(",") if s]
@@ -112,7 +131,15 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 
 
 def make_campaign(
-    protocol: str, corpus, systems: list, refs: list, user, *, judgments_per_item: int, seed: int
+    protocol: str,
+    corpus,
+    systems: list,
+    refs: list,
+    user,
+    *,
+    judgments_per_item: int,
+    seed: int,
+    speed_rule: bool = True,
 ):
     """The campaign under test, with the DEFAULT trap settings a researcher gets from the campaign
     form or the API: hidden traps and repeats at the recommended rates (``campaign_options`` of no
@@ -129,7 +156,7 @@ def make_campaign(
         protocol=protocol,
         judgments_per_item=judgments_per_item,
         seed=seed,
-        **campaign_options({}),
+        **campaign_options({"speed_rule": speed_rule}),
     )
 
 
@@ -174,7 +201,14 @@ def build_world(args: argparse.Namespace, gmeg: Gmeg) -> World:
     campaigns, screens, workers = {}, {}, []
     for protocol in args.protocols:
         campaign = make_campaign(
-            protocol, corpus, systems, refs, researcher, judgments_per_item=jpi, seed=args.seed
+            protocol,
+            corpus,
+            systems,
+            refs,
+            researcher,
+            judgments_per_item=jpi,
+            seed=args.seed,
+            speed_rule=args.speed_rule == "on",
         )
         campaigns[protocol] = campaign.pk
         screens[protocol] = Screen.objects.filter(campaign=campaign).count()
@@ -248,7 +282,10 @@ async def run_worker(worker: Worker, args, base: str, gmeg: Gmeg, reader: Record
 
     out = Outcome(worker.protocol, worker.strategy, worker.username)
     log.outcomes.append(out)
+    from ranking.services.screen_time import stamp_backdated
+
     strategy, labeller = STRATEGIES[worker.strategy], LABELLERS[worker.strategy]
+    seconds_on = SECONDS.get(worker.strategy, bot_seconds)
     tolerance = TIE_TOLERANCE.get(worker.strategy, 0.0)
     async with api_client(base, worker.session) as http:
 
@@ -285,7 +322,10 @@ async def run_worker(worker: Worker, args, base: str, gmeg: Gmeg, reader: Record
                 url = f"/api/work/assignments/{body['id']}/screens/{screen['id']}/"
                 # No "seconds": the server measures the time from the ticket it served with the screen.
                 sent = answers(worker.protocol, values, tolerance, labels)
-                payload = {"answers": sent, "ticket": screen["ticket"]}
+                ticket = screen["ticket"]
+                if args.speed_rule == "on":  # the time this strategy spends, as the server's clock sees it
+                    ticket = stamp_backdated(ticket, seconds_on(screen, rng))
+                payload = {"answers": sent, "ticket": ticket}
                 response = await call("submit", url, json=payload)
                 if response is None or response.status_code != 201:
                     log.errors.append(f"{worker.username} submit: {_said(response)}")

@@ -10,6 +10,14 @@ from annotate.models import Corpus, Output, Project, Sentence, System
 from geceval import worker_checks as checks
 from geceval.errors import GecInputError
 from geceval.insert_errors import ERROR_TYPES
+from ranking.statuses import (  # noqa: F401  (re-exported: where every caller imports them from)
+    FINISHED_STATUSES,
+    HOLD_REASON_VALID,
+    LIVE_ASSIGNMENT,
+    LIVE_STATUSES,
+    AssignmentStatus,
+    HoldReason,
+)
 
 _ONE_TYPE = "(" + "|".join(ERROR_TYPES) + ")"
 _ERROR_TYPES_LIST = f"^({_ONE_TYPE}(,{_ONE_TYPE})*)?$"
@@ -358,34 +366,6 @@ class Control(models.Model):
         return f"{self.kind} control of screen {self.original_id}"
 
 
-class AssignmentStatus(models.TextChoices):
-    ACTIVE = "active"
-    SUBMITTED = "submitted"
-    EXPIRED = "expired"
-    RETURNED = "returned"
-    EXCLUDED = "excluded", "excluded (worker failed traps)"
-    HELD = "held", "held (finished, counted once released)"
-    DROPPED = "dropped", "dropped (a held HIT that never counts)"
-
-
-class HoldReason(models.TextChoices):
-    """Why a finished assignment is held (``AssignmentStatus.HELD``) or was dropped (issue 35)."""
-
-    NONE = "", "not held"
-    UNCONFIRMED = "unconfirmed", "awaiting the platform's confirmation of the submission"
-    TOO_FAST = "too_fast", "finished in under half its screens' minimum time"
-    OTHER_WORKER = "other_worker", "the platform names another worker or HIT for the submission"
-    NEVER_SUBMITTED = "never_submitted", "the platform never received the submission"
-
-
-LIVE_STATUSES = [AssignmentStatus.ACTIVE, AssignmentStatus.SUBMITTED, AssignmentStatus.HELD]
-"""A live assignment holds one of its HIT's slots: a held one keeps it, so a campaign waiting for a
-platform's confirmation does not over-collect."""
-LIVE_ASSIGNMENT = Q(status__in=LIVE_STATUSES)
-FINISHED_STATUSES = [AssignmentStatus.SUBMITTED, AssignmentStatus.HELD]
-"""The worker finished the HIT (counted or held): what a worker's page and a platform's end page see."""
-
-
 class Assignment(models.Model):
     """One worker doing one HIT. A live assignment (active or submitted) holds one of the HIT's slots."""
 
@@ -419,25 +399,7 @@ class Assignment(models.Model):
             models.CheckConstraint(
                 condition=Q(status__in=[s.value for s in AssignmentStatus]), name="assignment_status_valid"
             ),
-            # Held and dropped say why; excluded may remember a hold; every other status has none.
-            models.CheckConstraint(
-                condition=Q(
-                    status__in=[AssignmentStatus.HELD, AssignmentStatus.DROPPED],
-                    hold_reason__in=[r.value for r in HoldReason if r.value],
-                )
-                | Q(status=AssignmentStatus.EXCLUDED, hold_reason__in=[r.value for r in HoldReason])
-                | (
-                    ~Q(
-                        status__in=[
-                            AssignmentStatus.HELD,
-                            AssignmentStatus.DROPPED,
-                            AssignmentStatus.EXCLUDED,
-                        ]
-                    )
-                    & Q(hold_reason="")
-                ),
-                name="assignment_hold_reason_valid",
-            ),
+            models.CheckConstraint(condition=HOLD_REASON_VALID, name="assignment_hold_reason_valid"),
         ]
         indexes = [models.Index(fields=["status", "expires"])]
 

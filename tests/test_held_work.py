@@ -32,6 +32,7 @@ from ranking.services import CandidateScore, assignment_request, screen_submit
 from ranking.services.assignments import NoWork, assignment_next_screen
 from ranking.services.holds import screen_min_seconds
 from ranking.services.results import campaign_scores_recompute
+from ranking.work_api import _assignment_body
 from tests.factories import crowd_campaign
 
 pytestmark = pytest.mark.django_db
@@ -80,6 +81,8 @@ def test_a_hit_finished_in_under_half_its_minimum_is_held_too_fast_and_counts_no
     fast = _work(campaign, _user("fast"), seconds=0.2)
     assert (fast.status, fast.hold_reason) == ("held", "too_fast")
     assert not valid_judgments(campaign).filter(assignment=fast).exists()
+    # the worker is told "submitted": whether and why it waits is no signal to tune a bot's speed by
+    assert _assignment_body(fast)["status"] == "submitted"
     careful = _work(campaign, _user("careful"), seconds=30.0)
     assert (careful.status, careful.hold_reason) == ("submitted", "")
     assert valid_judgments(campaign).filter(assignment=careful).count() == 2

@@ -286,6 +286,7 @@ async def run_worker(worker: Worker, args, base: str, gmeg: Gmeg, reader: Record
 
     strategy, labeller = STRATEGIES[worker.strategy], LABELLERS[worker.strategy]
     seconds_on = SECONDS.get(worker.strategy, bot_seconds)
+    timing = random.Random(f"{args.seed}-{worker.username}")  # its own draws: answers as with the rule off
     tolerance = TIE_TOLERANCE.get(worker.strategy, 0.0)
     async with api_client(base, worker.session) as http:
 
@@ -324,7 +325,7 @@ async def run_worker(worker: Worker, args, base: str, gmeg: Gmeg, reader: Record
                 sent = answers(worker.protocol, values, tolerance, labels)
                 ticket = screen["ticket"]
                 if args.speed_rule == "on":  # the time this strategy spends, as the server's clock sees it
-                    ticket = stamp_backdated(ticket, seconds_on(screen, rng))
+                    ticket = stamp_backdated(ticket, seconds_on(screen, timing))
                 payload = {"answers": sent, "ticket": ticket}
                 response = await call("submit", url, json=payload)
                 if response is None or response.status_code != 201:
@@ -429,6 +430,28 @@ def check_database(world: World, log: Log) -> list[str]:
 # -------------------------------------------------------------------------------------------- main
 
 
+def speed_summary(world: World) -> str:
+    """Per protocol and strategy: workers with a screen under its minimum (the speed rule's failed
+    traps), those screens, and HITs held too fast: the careful workers must have none."""
+    from ranking.models import Assignment, WorkerRecord
+
+    lines = ["\nspeed rule: workers with a too-fast screen / too-fast screens / HITs held too fast"]
+    for protocol, campaign_id in world.campaigns.items():
+        per: dict[str, list[int]] = {}
+        for username, fast in WorkerRecord.objects.filter(campaign_id=campaign_id).values_list(
+            "worker__username", "too_fast"
+        ):
+            row = per.setdefault(username.split("-", 2)[2].rsplit("-", 1)[0], [0, 0, 0])
+            row[0] += fast > 0
+            row[1] += fast
+        held = Assignment.objects.filter(hit__campaign_id=campaign_id, hold_reason="too_fast")
+        for username in held.values_list("worker__username", flat=True):
+            per.setdefault(username.split("-", 2)[2].rsplit("-", 1)[0], [0, 0, 0])[2] += 1
+        cells = ", ".join(f"{s} {a}/{b}/{c}" for s, (a, b, c) in per.items())
+        lines.append(f"{protocol}: {cells}")
+    return "\n".join(lines)
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     import logging
@@ -452,11 +475,13 @@ def main(argv: list[str] | None = None) -> int:
         log = asyncio.run(run_crowd(world, args, base, gmeg, reader))
         crowd, generator_cpu = time.monotonic() - crowd_started, time.process_time() - cpu_started
     problems = check_database(world, log)
+    speed = speed_summary(world)
     result = figures(log, world, args)
     delete_queue(args.broker_url, queue)
     finish_database(args.pg_url, args.database, args.keep_database)
     screens = sum(o.screens for o in log.outcomes)
     print(table(result, world, args))
+    print(speed)
     print(
         f"\ntime: setup {setup:.0f}s, crowd {crowd:.0f}s ({screens} screens submitted, "
         f"{screens / crowd:.1f}/s at concurrency {args.concurrency}; this process used {generator_cpu:.0f}s "

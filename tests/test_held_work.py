@@ -320,3 +320,14 @@ def test_invite_links_count_at_once():
     session = CrowdSession.objects.create(campaign=campaign, worker=worker, platform="invite")
     ours = _work(campaign, worker.user, seconds=30.0, session=session)
     assert ours.status == "submitted"
+
+
+def test_the_benchmarks_back_dated_ticket_reads_as_that_much_server_time():
+    """bench/bots.py --speed-rule on: the harness re-signs the served ticket as issued earlier (it has
+    the server's key; a worker has not); the server then measures that time."""
+    from ranking.services.screen_time import screen_seconds, screen_stamp, stamp_backdated
+
+    stamp = screen_stamp(screen_id=7, assignment_id=3, now=1000.0)
+    back = stamp_backdated(stamp, 12.5)
+    assert screen_seconds(back, screen_id=7, assignment_id=3, now=1001.0) == pytest.approx(13.5)
+    assert screen_seconds(back, screen_id=8, assignment_id=3, now=1001.0) is None

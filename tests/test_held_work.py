@@ -157,6 +157,8 @@ def test_held_work_counts_in_no_result_analysis_export_or_payment_but_keeps_its_
     page = client.get(reverse("campaign-detail", args=[campaign.pk])).content.decode()
     assert "finished in under half its screens&#x27; minimum time" in page or "minimum time" in page
     assert 'id="held"' in page
+    payments = client.get(reverse("crowd-payments-csv", args=[campaign.pk])).content.decode()
+    assert ("invite,careful," in payments, ",fast," in payments) == (True, False)
 
 
 def test_the_researcher_releases_a_held_hit_and_it_counts(client):

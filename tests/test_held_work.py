@@ -333,3 +333,46 @@ def test_the_benchmarks_back_dated_ticket_reads_as_that_much_server_time():
     back = stamp_backdated(stamp, 12.5)
     assert screen_seconds(back, screen_id=7, assignment_id=3, now=1001.0) == pytest.approx(13.5)
     assert screen_seconds(back, screen_id=8, assignment_id=3, now=1001.0) is None
+
+
+def test_through_the_workers_api_the_server_clock_decides_and_a_claimed_time_is_ignored():
+    """The speed rule reads the server's time on the screen (the ticket it served), never the
+    client's "seconds": a worker answering at once while claiming 60 s has a too-fast screen."""
+    from rest_framework.test import APIClient
+
+    from ranking.models import ScreenJudgment
+
+    from annotate.models import ProjectRole, Role
+    from tests import factories
+
+    _, project, campaign = _speed_campaign()
+    worker = factories.user("claims", "annotator")
+    project.members.add(worker)
+    ProjectRole.objects.create(project=project, user=worker, role=Role.ANNOTATOR)
+    api = APIClient()
+    api.force_authenticate(worker)
+    body = api.post(f"/api/work/campaigns/{campaign.pk}/request/").json()
+    screen = body["screen"]
+    answers = [{"position": c["position"], "rank": 1 + c["position"]} for c in screen["candidates"]]
+    url = f"/api/work/assignments/{body['id']}/screens/{screen['id']}/"
+    sent = {"answers": answers, "ticket": screen["ticket"], "seconds": 60.0}
+    assert api.post(url, sent, format="json").status_code == 201
+    judgment = ScreenJudgment.objects.get()
+    assert judgment.seconds < judgment.min_seconds and judgment.client_seconds == 60.0
+    record = WorkerRecord.objects.get(campaign=campaign, worker=judgment.judge)
+    assert (record.too_fast, record.traps_seen, record.traps_passed) == (1, 1, 0)
+
+
+def test_a_held_hit_excluded_then_included_is_held_again_not_counted():
+    from ranking.services import worker_override_set
+
+    _, _, campaign = _speed_campaign()
+    campaign.trap_min_seen = 2
+    campaign.save(update_fields=["trap_min_seen"])
+    fast = _work(campaign, _user("fast"), seconds=0.5)
+    fast.refresh_from_db()
+    assert (fast.status, fast.hold_reason) == ("excluded", "too_fast")
+    worker_override_set(campaign=campaign, worker=fast.worker, override="include")
+    fast.refresh_from_db()
+    assert (fast.status, fast.hold_reason) == ("held", "too_fast")
+    assert not valid_judgments(campaign).exists()

@@ -340,9 +340,8 @@ def test_through_the_workers_api_the_server_clock_decides_and_a_claimed_time_is_
     client's "seconds": a worker answering at once while claiming 60 s has a too-fast screen."""
     from rest_framework.test import APIClient
 
-    from ranking.models import ScreenJudgment
-
     from annotate.models import ProjectRole, Role
+    from ranking.models import ScreenJudgment
     from tests import factories
 
     _, project, campaign = _speed_campaign()

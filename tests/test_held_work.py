@@ -375,3 +375,15 @@ def test_a_held_hit_excluded_then_included_is_held_again_not_counted():
     fast.refresh_from_db()
     assert (fast.status, fast.hold_reason) == ("held", "too_fast")
     assert not valid_judgments(campaign).exists()
+
+
+def test_the_beat_task_skips_a_platform_without_credentials(monkeypatch):
+    from crowd.tasks import task_confirm_held
+
+    for name in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "PROLIFIC_API_TOKEN"):
+        monkeypatch.delenv(name, raising=False)
+    _, _, campaign = crowd_campaign(judgments_per_item=1)
+    _, ours = _mturk_visit(campaign, "AW1", "ASG1")
+    assert task_confirm_held() == {"confirmed": 0, "dropped": 0, "waiting": 0}
+    ours.refresh_from_db()
+    assert ours.status == "held"

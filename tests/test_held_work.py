@@ -387,3 +387,46 @@ def test_the_beat_task_skips_a_platform_without_credentials(monkeypatch):
     assert task_confirm_held() == {"confirmed": 0, "dropped": 0, "waiting": 0}
     ours.refresh_from_db()
     assert ours.status == "held"
+
+
+def test_finding_made_up_mturk_identities_no_longer_count_at_once_nor_get_paid(mturk_client, settings):
+    """Issue 35's finding, through the MTurk entry page: made-up workerId/assignmentId pairs from one
+    address finished whole HITs in a moment, counted as valid at once, took the campaign's slots and
+    were listed as paid. Now their HITs are held (slots kept, nothing counted or paid) until MTurk
+    confirms; MTurk knows no such assignments, so after the wait they are dropped and the slots freed."""
+    from django.test import Client
+
+    from crowd.services.sessions import campaign_key
+    from tests.factories import rank_form
+
+    researcher, _, campaign = crowd_campaign(judgments_per_item=2)
+    url = reverse("crowd-mturk", args=[campaign_key(campaign)])
+    for k in range(3):
+        client = Client()
+        params = {
+            "assignmentId": f"MADEUP{k}",
+            "hitId": "HIT0",
+            "workerId": f"AFAKE{k}",
+            "turkSubmitTo": "https://workersandbox.mturk.com",
+        }
+        response = client.get(url, params)
+        while response.status_code == 302 and "/crowd/s/" not in response["Location"]:
+            response = client.get(response["Location"])
+        session_url = response["Location"] if response.status_code == 302 else response.request["PATH_INFO"]
+        client.post(session_url, {"consent": "yes"})
+        for _ in range(2):
+            client.post(session_url, rank_form(client.get(session_url)))
+    finished = Assignment.objects.filter(hit__campaign=campaign).exclude(status="active")
+    assert sorted(finished.values_list("status", "hold_reason")) == [("held", "unconfirmed")] * 3
+    assert valid_judgments(campaign).count() == 0
+    assert campaign_progress(campaign)["held_assignments"] == 3
+    web = Client()
+    web.force_login(researcher)
+    payments = web.get(reverse("crowd-payments-csv", args=[campaign.pk])).content.decode()
+    assert "AFAKE" not in payments
+    later = timezone.now() + timedelta(hours=settings.CROWD_CONFIRM_WAIT_HOURS + 1)
+    for _ in range(3):
+        mturk_client.stub.add_client_error("get_assignment", "RequestError", "no such assignment")
+    assert held_sessions_confirm(mturk_client=mturk_client, now=later)["dropped"] == 3
+    assert set(finished.values_list("status", flat=True)) == {"dropped"}
+    assert campaign_progress(campaign)["held_assignments"] == 0

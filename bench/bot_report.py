@@ -47,7 +47,8 @@ def table(table_figures: dict[str, dict[str, dict]], world: World, args) -> str:
     for protocol, rows in table_figures.items():
         lines.append(
             f"\n{protocol}: {world.sentences} sentences, {world.screens[protocol]} screens, "
-            f"judgments_per_item {world.judgments_per_item}, stop at {args.max_traps} traps"
+            f"judgments_per_item {world.judgments_per_item}, stop at {args.max_traps} traps, "
+            f"speed rule {getattr(args, 'speed_rule', 'on')}"
         )
         lines.append(
             f"{'strategy':<14} {'workers':>7} {'excluded <=' + str(args.max_traps) + ' traps':>20} "

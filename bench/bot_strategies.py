@@ -272,6 +272,27 @@ LABELLERS: dict[str, Labeller] = {
     "regenerate": regenerate_labels,
     "agreement": agreement_labels,
 }
+
+
+def screen_words(screen: Screen) -> int:
+    """Words shown: the source and every candidate (what the server's speed rule counts)."""
+    return len(screen["source"].split()) + sum(len(c["text"].split()) for c in screen["candidates"])
+
+
+def careful_seconds(screen: Screen, rng: random.Random) -> float:
+    """A careful worker's time on a screen: 3 s to take it in, then reading at 240 words a minute
+    (0.25 s a word), give or take 20%: about three times the speed rule's default minimum."""
+    return (3.0 + 0.25 * screen_words(screen)) * rng.uniform(0.8, 1.2)
+
+
+def bot_seconds(screen: Screen, rng: random.Random) -> float:
+    """A bot's own time on a screen: a script answers as soon as the page is there (0.1-1 s)."""
+    return rng.uniform(0.1, 1.0)
+
+
+SECONDS: dict[str, Callable[[Screen, random.Random], float]] = {"careful": careful_seconds}
+"""Per strategy, the time on a screen the server sees with ``--speed-rule on`` (else ``bot_seconds``)."""
+
 TIE_TOLERANCE = {"careful": CAREFUL_TIE}
 """Points within which two values share a rank (0 elsewhere: only equal values tie)."""
 

@@ -6,6 +6,17 @@ trap settings.
     .venv/bin/python bench/bots.py --per-strategy 20 --sentences 300
     .venv/bin/python bench/bots.py --strategies careful,source-first --protocols prws
     .venv/bin/python bench/bots.py --per-strategy 40 --protocols edits
+    .venv/bin/python bench/bots.py --speed-rule off    # traps and the other evidence alone
+
+Speed is evidence (issue 35): with ``--speed-rule on`` (the default) the campaigns keep the speed rule
+a campaign made on the form or the API gets, and each simulated worker spends a time on each screen
+that the server sees: a careful worker a plausible reading time (``careful_seconds``: 3 s + 0.25 s a
+word shown, +-20%), a bot its own (``bot_seconds``: 0.1-1 s). So that the benchmark does not take
+hours, the harness does not sleep: it moves the screen's server-side "served at" back by that time,
+as a clock would have, by re-signing the ticket the server issued with the server's SECRET_KEY
+(``ranking.services.screen_time.stamp_backdated``). This is a benchmark-only device: a real worker
+does not have the key, so a real worker's time on a screen is the time that really passed. With
+``--speed-rule off`` the campaigns have the rule off and the tickets go back untouched.
 
 A careful worker rates each candidate by its sentence-level GLEU+ against the four references plus
 Gaussian noise (sigma 15 points), and on an edit-level screen labels each edit by what it alone does
@@ -40,11 +51,13 @@ from bench.bot_report import figures, table
 from bench.bot_strategies import (
     LABELLERS,
     REFERENCES,
+    SECONDS,
     STRATEGIES,
     SYSTEMS,
     TIE_TOLERANCE,
     Gmeg,
     answers,
+    bot_seconds,
 )
 from bench.serving import (
     add_service_args,
@@ -94,6 +107,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--out", help="write the figures as JSON here")
     p.add_argument("--keep-database", action="store_true")
+    p.add_argument(
+        "--speed-rule",
+        choices=("on", "off"),
+        default="on",
+        help="on: the campaigns' speed rule, each strategy's time on a screen seen by the server; off: no rule",
+    )
     args = p.parse_args(argv)
     args.strategies = [s for s in args.strategies.split(",") if s]
     args.protocols = [s for s in args.protocols.split(",") if s]
@@ -112,7 +131,15 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 
 
 def make_campaign(
-    protocol: str, corpus, systems: list, refs: list, user, *, judgments_per_item: int, seed: int
+    protocol: str,
+    corpus,
+    systems: list,
+    refs: list,
+    user,
+    *,
+    judgments_per_item: int,
+    seed: int,
+    speed_rule: bool = True,
 ):
     """The campaign under test, with the DEFAULT trap settings a researcher gets from the campaign
     form or the API: hidden traps and repeats at the recommended rates (``campaign_options`` of no
@@ -129,7 +156,7 @@ def make_campaign(
         protocol=protocol,
         judgments_per_item=judgments_per_item,
         seed=seed,
-        **campaign_options({}),
+        **campaign_options({"speed_rule": speed_rule}),
     )
 
 
@@ -174,7 +201,14 @@ def build_world(args: argparse.Namespace, gmeg: Gmeg) -> World:
     campaigns, screens, workers = {}, {}, []
     for protocol in args.protocols:
         campaign = make_campaign(
-            protocol, corpus, systems, refs, researcher, judgments_per_item=jpi, seed=args.seed
+            protocol,
+            corpus,
+            systems,
+            refs,
+            researcher,
+            judgments_per_item=jpi,
+            seed=args.seed,
+            speed_rule=args.speed_rule == "on",
         )
         campaigns[protocol] = campaign.pk
         screens[protocol] = Screen.objects.filter(campaign=campaign).count()
@@ -248,7 +282,11 @@ async def run_worker(worker: Worker, args, base: str, gmeg: Gmeg, reader: Record
 
     out = Outcome(worker.protocol, worker.strategy, worker.username)
     log.outcomes.append(out)
+    from ranking.services.screen_time import stamp_backdated
+
     strategy, labeller = STRATEGIES[worker.strategy], LABELLERS[worker.strategy]
+    seconds_on = SECONDS.get(worker.strategy, bot_seconds)
+    timing = random.Random(f"{args.seed}-{worker.username}")  # its own draws: answers as with the rule off
     tolerance = TIE_TOLERANCE.get(worker.strategy, 0.0)
     async with api_client(base, worker.session) as http:
 
@@ -285,7 +323,10 @@ async def run_worker(worker: Worker, args, base: str, gmeg: Gmeg, reader: Record
                 url = f"/api/work/assignments/{body['id']}/screens/{screen['id']}/"
                 # No "seconds": the server measures the time from the ticket it served with the screen.
                 sent = answers(worker.protocol, values, tolerance, labels)
-                payload = {"answers": sent, "ticket": screen["ticket"]}
+                ticket = screen["ticket"]
+                if args.speed_rule == "on":  # the time this strategy spends, as the server's clock sees it
+                    ticket = stamp_backdated(ticket, seconds_on(screen, timing))
+                payload = {"answers": sent, "ticket": ticket}
                 response = await call("submit", url, json=payload)
                 if response is None or response.status_code != 201:
                     log.errors.append(f"{worker.username} submit: {_said(response)}")
@@ -389,6 +430,28 @@ def check_database(world: World, log: Log) -> list[str]:
 # -------------------------------------------------------------------------------------------- main
 
 
+def speed_summary(world: World) -> str:
+    """Per protocol and strategy: workers with a screen under its minimum (the speed rule's failed
+    traps), those screens, and HITs held too fast: the careful workers must have none."""
+    from ranking.models import Assignment, WorkerRecord
+
+    lines = ["\nspeed rule: workers with a too-fast screen / too-fast screens / HITs held too fast"]
+    for protocol, campaign_id in world.campaigns.items():
+        per: dict[str, list[int]] = {}
+        for username, fast in WorkerRecord.objects.filter(campaign_id=campaign_id).values_list(
+            "worker__username", "too_fast"
+        ):
+            row = per.setdefault(username.split("-", 2)[2].rsplit("-", 1)[0], [0, 0, 0])
+            row[0] += fast > 0
+            row[1] += fast
+        held = Assignment.objects.filter(hit__campaign_id=campaign_id, hold_reason="too_fast")
+        for username in held.values_list("worker__username", flat=True):
+            per.setdefault(username.split("-", 2)[2].rsplit("-", 1)[0], [0, 0, 0])[2] += 1
+        cells = ", ".join(f"{s} {a}/{b}/{c}" for s, (a, b, c) in per.items())
+        lines.append(f"{protocol}: {cells}")
+    return "\n".join(lines)
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     import logging
@@ -412,11 +475,13 @@ def main(argv: list[str] | None = None) -> int:
         log = asyncio.run(run_crowd(world, args, base, gmeg, reader))
         crowd, generator_cpu = time.monotonic() - crowd_started, time.process_time() - cpu_started
     problems = check_database(world, log)
+    speed = speed_summary(world)
     result = figures(log, world, args)
     delete_queue(args.broker_url, queue)
     finish_database(args.pg_url, args.database, args.keep_database)
     screens = sum(o.screens for o in log.outcomes)
     print(table(result, world, args))
+    print(speed)
     print(
         f"\ntime: setup {setup:.0f}s, crowd {crowd:.0f}s ({screens} screens submitted, "
         f"{screens / crowd:.1f}/s at concurrency {args.concurrency}; this process used {generator_cpu:.0f}s "

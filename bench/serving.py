@@ -276,14 +276,18 @@ def check_trap_records(campaign_id: int) -> tuple[dict[int, tuple[int, int]], li
     problems)."""
     from django.db.models import Count, Q
 
-    from ranking.models import ScreenJudgment, WorkerRecord
+    from ranking.models import Campaign, ScreenJudgment, WorkerRecord
+    from ranking.services.holds import TOO_FAST_JUDGMENT
 
     judgments = ScreenJudgment.objects.filter(screen__campaign_id=campaign_id)
+    # the speed rule (issue 35): a screen under its minimum is one more trap failed (qualification aside)
+    speed = Campaign.objects.filter(pk=campaign_id, speed_rule=True).exists()
+    fast = TOO_FAST_JUDGMENT & ~Q(screen__hit__qualification=True) if speed else Q(pk__in=[])
     recount = {
         row["judge_id"]: (row["seen"], row["passed"])
-        for row in judgments.filter(trap_passed__isnull=False)
+        for row in judgments.filter(Q(trap_passed__isnull=False) | fast)
         .values("judge_id")
-        .annotate(seen=Count("id"), passed=Count("id", filter=Q(trap_passed=True)))
+        .annotate(seen=Count("id"), passed=Count("id", filter=Q(trap_passed=True) & ~fast))
     }
     records = {
         r.worker_id: (r.traps_seen, r.traps_passed)

@@ -241,6 +241,11 @@ CELERY_BEAT_SCHEDULE = {
         "task": "ranking.tasks.task_expire_assignments",
         "schedule": float(min(60, CELERY_REPAIR_SECONDS)),
     },
+    # issue 35: finished MTurk and Prolific HITs are held until the platform confirms the submission
+    "confirm-held-work": {
+        "task": "crowd.tasks.task_confirm_held",
+        "schedule": float(CELERY_REPAIR_SECONDS),
+    },
     "recompute-active-campaigns": {
         "task": "ranking.tasks.task_recompute_active_campaigns",
         "schedule": float(CELERY_REPAIR_SECONDS),
@@ -375,6 +380,9 @@ ASSIGNMENT_LEASE_MINUTES = env_int("ASSIGNMENT_LEASE_MINUTES", 15)
 # Live (active, not overdue) assignments of one campaign held at once from one client address
 # through the crowd pages (invite links, Prolific, MTurk); 0 disables the limit.
 LIVE_ASSIGNMENTS_PER_ADDRESS = env_int("LIVE_ASSIGNMENTS_PER_ADDRESS", 2)
+# A HIT held for its platform's confirmation (MTurk, Prolific) that the platform still does not report
+# as submitted this many hours after it was finished is dropped: its slot returns to the pool.
+CROWD_CONFIRM_WAIT_HOURS = env_int("CROWD_CONFIRM_WAIT_HOURS", 24)
 # New identities a reusable invite link admits per client address per day (crowd/services/entry.py).
 INVITE_IDENTITIES_PER_ADDRESS_PER_DAY = env_int("INVITE_IDENTITIES_PER_ADDRESS_PER_DAY", 3)
 # Seconds between two heartbeats of an open work page.

@@ -12,9 +12,12 @@ class CrowdConfig(AppConfig):
         from crowd import tasks  # noqa: F401  (registers the tasks by name in every process)
         from crowd.importing import judgments_import
         from crowd.importing.background import register_runner
+        from crowd.services.confirmation import platform_hold_needed
         from crowd.services.privacy import crowd_identities_forget
         from ranking.judgment_import import judgments_importer_register
+        from ranking.services.holds import platform_hold_register
 
         personal_data_eraser_register("crowd identities", crowd_identities_forget)
         judgments_importer_register(judgments_import)
         register_runner()
+        platform_hold_register(platform_hold_needed)

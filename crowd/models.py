@@ -124,6 +124,12 @@ class CrowdSession(models.Model):
     assignments = models.ManyToManyField(Assignment, blank=True, related_name="crowd_sessions")
     consented = models.DateTimeField(null=True, blank=True)
     finished = models.DateTimeField(null=True, blank=True)
+    confirmed = models.DateTimeField(
+        null=True,
+        blank=True,
+        help_text="when the platform confirmed the submission (MTurk GetAssignment, Prolific's submission); "
+        "until then the session's finished HITs are held (MTurk and Prolific only)",
+    )
     outcome = models.CharField(
         max_length=16, blank=True, help_text="completed | screened-out | no-work | superseded"
     )

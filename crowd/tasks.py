@@ -5,7 +5,9 @@ from __future__ import annotations
 from celery import shared_task
 
 from crowd.models import MturkHit
-from crowd.services import mturk
+from crowd.services import mturk, prolific
+from crowd.services.confirmation import held_sessions_confirm
+from geceval.errors import GecInputError
 from ranking.models import Campaign
 
 
@@ -25,3 +27,17 @@ def task_mturk_sync_open() -> int:
     for campaign_id in ids:
         task_mturk_sync(campaign_id=campaign_id)
     return len(ids)
+
+
+@shared_task(name="crowd.tasks.task_confirm_held")
+def task_confirm_held() -> dict:
+    """Periodic (beat): ask MTurk and Prolific about every session whose finished HITs are held for
+    their confirmation; release or drop them (crowd.services.confirmation). A platform without
+    credentials in the environment is skipped."""
+    clients = {}
+    for name, make in (("mturk_client", mturk.mturk_client), ("prolific_client", prolific.prolific_client)):
+        try:
+            clients[name] = make()
+        except GecInputError:
+            clients[name] = None
+    return held_sessions_confirm(**clients)

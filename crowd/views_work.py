@@ -46,7 +46,7 @@ from crowd.services.sessions import (
     session_token,
 )
 from geceval.errors import GecInputError
-from ranking.models import LIVE_CAMPAIGN_STATUSES, AssignmentStatus, Screen
+from ranking.models import FINISHED_STATUSES, LIVE_CAMPAIGN_STATUSES, AssignmentStatus, Screen
 from ranking.selectors import screen_candidates
 from ranking.services.assignments import assignment_screen_and_progress
 from ranking.views import (
@@ -302,7 +302,7 @@ def session_view(request: HttpRequest, token: str) -> HttpResponse:
     if request.method == "POST" and request.POST.get("screen"):
         error, saved = screen_form_submit(request, assignment=assignment, worker=session.worker.user)
         if saved:
-            if assignment.status == AssignmentStatus.SUBMITTED:
+            if assignment.status in FINISHED_STATUSES:
                 return _frame_headers(redirect(request.path + ("" if mturk else "?done=1")), mturk)
             return _frame_headers(redirect(request.path), mturk)
         assignment.refresh_from_db()

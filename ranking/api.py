@@ -71,6 +71,9 @@ class CampaignSerializer(serializers.ModelSerializer):
             "trap_error_types",
             "trap_errors",
             "repeat_rate",
+            "speed_rule",
+            "speed_base_seconds",
+            "speed_seconds_per_word",
             "trap_threshold",
             "trap_min_seen",
             "exclude_by_pass_rate",
@@ -140,6 +143,11 @@ class CampaignCreateSerializer(serializers.Serializer):
     trap_errors = serializers.ChoiceField(
         choices=[1, 2], allow_null=True, default=None, help_text="errors per generated trap (null: 1 or 2)"
     )
+    speed_rule = serializers.BooleanField(
+        default=True, help_text="a screen faster than its minimum is a failed trap; a HIT under half is held"
+    )
+    speed_base_seconds = serializers.FloatField(min_value=0, max_value=600, default=2.0)
+    speed_seconds_per_word = serializers.FloatField(min_value=0, max_value=10, default=0.05)
     repeat_rate = serializers.FloatField(
         min_value=0,
         max_value=1,

@@ -144,6 +144,25 @@ class CampaignForm(forms.Form):
         required=False,
         help_text="Hidden design: exact repeats per judged screen, for the consistency check (blank: 0.05).",
     )
+    speed_rule = forms.BooleanField(
+        required=False,
+        initial=True,
+        label="Speed is evidence",
+        help_text="A screen answered faster than its minimum plausible time (below) counts as a failed trap; "
+        "a HIT finished in under half its screens' minimum is held until you release it.",
+    )
+    speed_base_seconds = forms.FloatField(
+        min_value=0, max_value=600, initial=2.0, required=False, label="Minimum seconds per screen"
+    )
+    speed_seconds_per_word = forms.FloatField(
+        min_value=0,
+        max_value=10,
+        initial=0.05,
+        required=False,
+        label="Minimum seconds per word shown",
+        help_text="Words of the source and of every candidate (default: a source and five 20-word "
+        "candidates need 2 + 0.05 x 120 = 8 s).",
+    )
     trap_threshold = forms.FloatField(
         min_value=0,
         max_value=1,

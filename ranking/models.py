@@ -10,6 +10,14 @@ from annotate.models import Corpus, Output, Project, Sentence, System
 from geceval import worker_checks as checks
 from geceval.errors import GecInputError
 from geceval.insert_errors import ERROR_TYPES
+from ranking.statuses import (  # noqa: F401  (re-exported: where every caller imports them from)
+    FINISHED_STATUSES,
+    HOLD_REASON_VALID,
+    LIVE_ASSIGNMENT,
+    LIVE_STATUSES,
+    AssignmentStatus,
+    HoldReason,
+)
 
 _ONE_TYPE = "(" + "|".join(ERROR_TYPES) + ")"
 _ERROR_TYPES_LIST = f"^({_ONE_TYPE}(,{_ONE_TYPE})*)?$"
@@ -137,7 +145,20 @@ class Campaign(models.Model):
     trap_min_seen = models.PositiveSmallIntegerField(
         default=checks.DEFAULT_TRAP_MIN_SEEN, help_text="traps seen before exclusion applies"
     )
-    min_seconds = models.FloatField(default=5.0, help_text="screens faster than this are flagged too fast")
+    min_seconds = models.FloatField(
+        default=5.0, help_text="screens faster than this are flagged too fast (with the speed rule off)"
+    )
+    # Speed is evidence (issue 35): a screen answered faster than its minimum counts as a failed trap,
+    # a HIT finished in under half its screens' minimum is held (ranking.services.holds).
+    speed_rule = models.BooleanField(
+        default=False,
+        help_text="a screen answered faster than its minimum plausible time counts as a failed trap; a HIT "
+        "finished in under half its screens' minimum is held (on for campaigns made on the form or the API)",
+    )
+    speed_base_seconds = models.FloatField(default=2.0, help_text="speed rule: seconds every screen needs")
+    speed_seconds_per_word = models.FloatField(
+        default=0.05, help_text="speed rule: seconds more per word shown (the source and every candidate)"
+    )
     # Which evidence excludes a worker (issue 17; geceval.worker_checks); every signal is shown either way.
     exclude_by_pass_rate = models.BooleanField(default=True, help_text="trap pass rate below the threshold")
     exclude_by_mann_whitney = models.BooleanField(
@@ -215,6 +236,13 @@ class Campaign(models.Model):
             ),
             models.CheckConstraint(
                 condition=Q(status__in=[s.value for s in CampaignStatus]), name="campaign_status_valid"
+            ),
+            models.CheckConstraint(
+                condition=Q(speed_base_seconds__gte=0)
+                & Q(speed_base_seconds__lte=600)
+                & Q(speed_seconds_per_word__gte=0)
+                & Q(speed_seconds_per_word__lte=10),
+                name="campaign_speed_rule_range",
             ),
         ]
 
@@ -343,18 +371,6 @@ class Control(models.Model):
         return f"{self.kind} control of screen {self.original_id}"
 
 
-class AssignmentStatus(models.TextChoices):
-    ACTIVE = "active"
-    SUBMITTED = "submitted"
-    EXPIRED = "expired"
-    RETURNED = "returned"
-    EXCLUDED = "excluded", "excluded (worker failed traps)"
-
-
-LIVE_STATUSES = [AssignmentStatus.ACTIVE, AssignmentStatus.SUBMITTED]
-LIVE_ASSIGNMENT = Q(status__in=LIVE_STATUSES)
-
-
 class Assignment(models.Model):
     """One worker doing one HIT. A live assignment (active or submitted) holds one of the HIT's slots."""
 
@@ -368,6 +384,13 @@ class Assignment(models.Model):
     expires = models.DateTimeField()
     submitted = models.DateTimeField(null=True, blank=True)
     gold = models.BooleanField(default=False, help_text="an expert's answers to a qualification HIT")
+    hold_reason = models.CharField(
+        max_length=16,
+        choices=HoldReason.choices,
+        blank=True,
+        default="",
+        help_text="why it is held (or was dropped); kept while excluded, so inclusion holds it again",
+    )
 
     class Meta:
         ordering = ["-started"]
@@ -381,6 +404,7 @@ class Assignment(models.Model):
             models.CheckConstraint(
                 condition=Q(status__in=[s.value for s in AssignmentStatus]), name="assignment_status_valid"
             ),
+            models.CheckConstraint(condition=HOLD_REASON_VALID, name="assignment_hold_reason_valid"),
         ]
         indexes = [models.Index(fields=["status", "expires"])]
 
@@ -407,6 +431,11 @@ class ScreenJudgment(models.Model):
     client_seconds = models.FloatField(
         null=True, blank=True, help_text="time the worker's client reported: kept, never used for checks"
     )
+    min_seconds = models.FloatField(
+        null=True,
+        blank=True,
+        help_text="the screen's minimum plausible time under the campaign's speed rule (null: rule off)",
+    )
     trap_passed = models.BooleanField(null=True, help_text="null: no trap on the screen (or no verdict yet)")
     trap_base_answer = models.SmallIntegerField(
         null=True, blank=True, help_text="the worker's score or rank of the trap's base"
@@ -420,6 +449,9 @@ class ScreenJudgment(models.Model):
             models.UniqueConstraint(fields=["screen", "judge"], name="judgment_one_per_judge_screen"),
             models.CheckConstraint(
                 condition=Q(seconds__gte=0) | Q(seconds__isnull=True), name="judgment_seconds_ok"
+            ),
+            models.CheckConstraint(
+                condition=Q(min_seconds__gte=0) | Q(min_seconds__isnull=True), name="judgment_min_seconds_ok"
             ),
         ]
 

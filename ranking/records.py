@@ -25,8 +25,15 @@ class WorkerRecord(models.Model):
 
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="worker_records")
     worker = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
-    traps_seen = models.PositiveIntegerField(default=0)
-    traps_passed = models.PositiveIntegerField(default=0)
+    traps_seen = models.PositiveIntegerField(
+        default=0, help_text="trap verdicts, and screens answered under their minimum (the speed rule)"
+    )
+    traps_passed = models.PositiveIntegerField(
+        default=0, help_text="traps passed in no less than the minimum"
+    )
+    too_fast = models.PositiveIntegerField(
+        default=0, help_text="screens answered under their minimum time (speed rule), each a failed trap"
+    )
     excluded = models.BooleanField(default=False)
     override = models.CharField(max_length=8, choices=WorkerOverride.choices, blank=True, default="")
     qualified = models.BooleanField(null=True, help_text="passed the campaign's gold test (null: not taken)")

@@ -39,7 +39,8 @@ def valid_judgment(prefix: str = "") -> Q:
     """The one rule of a valid judgment, as a filter on ``ScreenJudgment`` reached through ``prefix``
     (``"judgment__"`` from a ``Rating``, ``"screens__judgments__"`` from a ``Campaign``).
 
-    Valid: its assignment is submitted, i.e. finished, neither expired nor returned, and not excluded
+    Valid: its assignment is submitted, i.e. finished, neither expired nor returned, not held (awaiting
+    the platform's confirmation or finished too fast, ``ranking.services.holds``) and not excluded
     (an excluded worker's assignments leave ``submitted``; a researcher's "include" override puts them
     back), it is not on a qualification HIT (neither the expert's gold answers nor a worker's test), and
     it is not on a control screen (a hidden trap's or a repeat's copy: it tests the worker; its
@@ -136,6 +137,19 @@ def campaign_work_progress_for(user: AbstractBaseUser) -> QuerySet[Campaign]:
     )
 
 
+def campaign_held_assignments(campaign: Campaign) -> QuerySet[Assignment]:
+    """The campaign's held and dropped assignments (newest first), with their worker and HIT: what
+    the campaign page lists with why, and release and drop buttons for the held ones."""
+    return (
+        Assignment.objects.filter(
+            hit__campaign=campaign, status__in=[AssignmentStatus.HELD, AssignmentStatus.DROPPED]
+        )
+        .select_related("worker", "hit")
+        .annotate(screens=Count("judgments"))
+        .order_by("-status", "-submitted", "-pk")
+    )
+
+
 def campaign_results(campaign: Campaign) -> QuerySet[SystemScore]:
     return (
         SystemScore.objects.filter(campaign=campaign)
@@ -145,19 +159,22 @@ def campaign_results(campaign: Campaign) -> QuerySet[SystemScore]:
 
 
 def campaign_progress(campaign: Campaign) -> dict[str, int | float]:
-    """Items with their valid judgments, against ``judgments_per_item`` per screen (HIT-level slots)."""
+    """Items with their valid judgments, against ``judgments_per_item`` per screen (HIT-level slots).
+    Held assignments (``ranking.services.holds``) keep their slots but are not judgments yet."""
     target = campaign.judgments_per_item
     hits = Hit.objects.filter(campaign=campaign, qualification=False).annotate(
         n_screens=Count("screens", distinct=True),
         valid=Count("assignments", filter=Q(assignments__status=AssignmentStatus.SUBMITTED), distinct=True),
         active=Count("assignments", filter=Q(assignments__status=AssignmentStatus.ACTIVE), distinct=True),
+        held=Count("assignments", filter=Q(assignments__status=AssignmentStatus.HELD), distinct=True),
     )
-    screens = done = judgments = active = 0
+    screens = done = judgments = active = held = 0
     for hit in hits:
         screens += hit.n_screens
         done += hit.n_screens if hit.valid >= target else 0
         judgments += hit.n_screens * min(hit.valid, target)
         active += hit.active
+        held += hit.held
     recent = ScreenJudgment.objects.filter(
         screen__campaign=campaign,
         screen__hit__qualification=False,
@@ -171,6 +188,7 @@ def campaign_progress(campaign: Campaign) -> dict[str, int | float]:
         "judgments_needed": needed,
         "percent": round(100 * judgments / needed) if needed else 0,
         "active_assignments": active,
+        "held_assignments": held,
         "judgments_last_hour": recent,
         "hits": len(hits),
     }
@@ -228,12 +246,16 @@ def campaign_worker_rows(campaign: Campaign, workers: Iterable[tuple[int, str]])
     ids = [pk for pk, _ in workers]
     times: dict[int, list[float]] = {pk: [] for pk in ids}
     untimed: dict[int, int] = {}
+    fast: dict[int, int] = {}
     judged = ScreenJudgment.objects.filter(screen__campaign=campaign, judge_id__in=ids)
-    for judge_id, seconds in judged.values_list("judge_id", "seconds"):
+    for judge_id, seconds, minimum in judged.values_list("judge_id", "seconds", "min_seconds"):
         if seconds is not None:
             times[judge_id].append(seconds)
         else:
             untimed[judge_id] = untimed.get(judge_id, 0) + 1
+        # under the speed rule each screen has its own minimum; else the campaign's flat one flags
+        if seconds is not None and seconds < (campaign.min_seconds if minimum is None else minimum):
+            fast[judge_id] = fast.get(judge_id, 0) + 1
     records = {r.worker_id: r for r in WorkerRecord.objects.filter(campaign=campaign, worker_id__in=ids)}
     rows = []
     for worker_id, username in workers:
@@ -245,7 +267,7 @@ def campaign_worker_rows(campaign: Campaign, workers: Iterable[tuple[int, str]])
                 username=username,
                 screens=len(seconds) + untimed.get(worker_id, 0),
                 median_seconds=statistics.median(seconds) if seconds else None,
-                too_fast=sum(s < campaign.min_seconds for s in seconds),
+                too_fast=fast.get(worker_id, 0),
                 traps_seen=record.traps_seen if record else 0,
                 traps_passed=record.traps_passed if record else 0,
                 pass_rate=record.pass_rate if record else None,

@@ -13,6 +13,7 @@ urlpatterns = [
     path(
         "campaigns/<int:pk>/exclusion-rules/", views.campaign_exclusion_rules, name="campaign-exclusion-rules"
     ),
+    path("campaigns/<int:pk>/held/<int:assignment_id>/", views.campaign_hold, name="campaign-hold"),
     path(
         "campaigns/<int:pk>/workers/<int:worker_id>/override/",
         views.campaign_worker_override,

@@ -29,6 +29,7 @@ from ranking.models import Assignment, AssignmentStatus, Campaign, Screen
 from ranking.protocols import protocol_get
 from ranking.selectors import (
     assignment_for_worker,
+    campaign_held_assignments,
     campaign_list_for,
     campaign_member_list_for,
     campaign_progress,
@@ -57,6 +58,7 @@ from ranking.services.gold import (
     qualification_hit,
     qualification_hit_create,
 )
+from ranking.services.holds import assignment_hold_drop, assignment_hold_release
 from ranking.services.leases import assignment_heartbeat
 from ranking.services.life_cycle import STATUS_EXPLAINED, transitions_for
 from ranking.services.screen_time import screen_seconds, screen_stamp
@@ -93,6 +95,7 @@ def campaign_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "transitions": transitions_for(campaign),
         "status_explained": STATUS_EXPLAINED[campaign.status],
         "progress": campaign_progress(campaign),
+        "held": list(campaign_held_assignments(campaign)[:200]),
         "results": campaign_results(campaign),
         "workers": paginate(
             request,
@@ -124,6 +127,26 @@ def campaign_exclusion_rules(request: HttpRequest, pk: int) -> HttpResponse:
     else:
         excluded = campaign_exclusion_rules_set(campaign=campaign, **exclusion_rules(form.cleaned_data))
         messages.success(request, f"Exclusion rules saved; {excluded} workers are now excluded.")
+    return redirect("campaign-detail", pk=campaign.pk)
+
+
+@researcher_required
+@require_POST
+def campaign_hold(request: HttpRequest, pk: int, assignment_id: int) -> HttpResponse:
+    """The researcher releases a held HIT (it counts) or drops it (it never does; its slot is freed)."""
+    campaign = get_object_or_404(campaign_list_for(request.user), pk=pk)
+    held = get_object_or_404(Assignment, pk=assignment_id, hit__campaign=campaign)
+    action = request.POST.get("action", "")
+    if held.status != AssignmentStatus.HELD:
+        messages.error(request, "That HIT is not held (released or dropped already).")
+    elif action == "release":
+        assignment_hold_release(assignment=held, by_researcher=True)
+        messages.success(request, f"Released: the HIT of {held.worker} counts.")
+    elif action == "drop":
+        assignment_hold_drop(assignment=held)
+        messages.success(request, f"Dropped: the HIT of {held.worker} never counts; its slot is free.")
+    else:
+        messages.error(request, "Release or drop, with the buttons on this page.")
     return redirect("campaign-detail", pk=campaign.pk)
 
 

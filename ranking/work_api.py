@@ -24,6 +24,7 @@ from ranking.services import NoWork, assignment_request, screen_submit
 from ranking.services.assignments import assignment_screen_and_progress
 from ranking.services.leases import assignment_heartbeat
 from ranking.services.screen_time import MAX_STAMP_LENGTH, screen_seconds, screen_stamp
+from ranking.statuses import worker_status
 from ranking.work_reads import assignment_with_campaign, member_campaign, screen_of_hit
 
 
@@ -206,7 +207,7 @@ def _assignment_body(assignment: Assignment) -> dict:
         "id": assignment.pk,
         "campaign": campaign.pk,
         "protocol": campaign.protocol,
-        "status": assignment.status,
+        "status": worker_status(assignment.status),
         "expires": _EXPIRES.to_representation(assignment.expires),
         "done": done,
         "total": total,

@@ -165,6 +165,7 @@ def test_beat_schedules_every_repair_task_and_each_is_a_registered_task():
         "ranking.analysis.tasks.task_resume_stale_runs",
         "ranking.analysis.tasks.task_reclaim_chunks",  # issue 18: chunks of a dead worker
         "annotate.jobs.tasks.task_import_repair",  # issue 18: background imports lost or orphaned
+        "crowd.tasks.task_confirm_held",  # issue 35: held MTurk and Prolific work confirmed (or dropped)
     }
     assert scheduled <= set(app.tasks)
     assert settings.CELERY_BEAT_SCHEDULE["expire-assignments"]["schedule"] == 60.0

@@ -32,9 +32,10 @@ SUBMIT = 14  # + assignment, screen, candidates, lock, judgment, ratings, screen
 TRAP_FIRST = 10  # the worker's trap record: look for it and lock it (issue 22: a plain statement, for
 # every later refresh), look again and create it (get_or_create: two savepoints), recount, save,
 # + the worker's ratings in the campaign (issue 17: consistency on repeats and flat scoring read them)
-SUBMIT_LAST = 13 + TRAP_FIRST  # as SUBMIT, + status update, - lease renewal, - candidates of a next
+SUBMIT_LAST = 14 + TRAP_FIRST  # as SUBMIT, + status update, - lease renewal, - candidates of a next
 # screen, + the worker's record (issue 17: a HIT's last screen refreshes it, so flat scoring is judged
-# in campaigns without traps; once per HIT)
+# in campaigns without traps; once per HIT), + whether a platform must confirm the HIT before it counts
+# (issue 35: the held state; once per HIT)
 TRAP_LATER = 6  # the record exists: lock it, recount, ratings, save (one savepoint)
 RESUBMIT = 7  # + assignment, screen, candidates, judgment found, next screen, candidates
 
@@ -179,8 +180,8 @@ PAGE_SCREEN = 6  # session, user with roles, assignment (with the corpus: how te
 # with progress, candidates, the nav's projects (issue 20's switcher: 6 before it, 7 before that)
 PAGE_SUBMIT = 12  # the API's submit less the next screen and its candidates (was 13: candidates twice,
 # then 12, then 13 with the lease renewal of issue 18)
-PAGE_SUBMIT_LAST = 12 + TRAP_FIRST  # as PAGE_SUBMIT, + the assignment's status update, - the lease
-# renewal, + the worker's record (as SUBMIT_LAST)
+PAGE_SUBMIT_LAST = 13 + TRAP_FIRST  # as PAGE_SUBMIT, + the assignment's status update, - the lease
+# renewal, + the worker's record, + the platform's confirmation check (as SUBMIT_LAST)
 
 
 def test_a_worker_doing_a_hit_through_the_pages_takes_the_pinned_queries_per_request(world):

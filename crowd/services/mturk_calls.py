@@ -17,7 +17,7 @@ from django.core.serializers.json import DjangoJSONEncoder
 from crowd.models import Platform, PlatformCall
 from crowd.selectors import platform_session
 from geceval.errors import GecInputError
-from ranking.models import AssignmentStatus, Campaign
+from ranking.models import FINISHED_STATUSES, Campaign
 
 
 def _is_sandbox(client) -> bool:
@@ -87,7 +87,7 @@ def mturk_assignment_check(
     ours = session.worker.external_id
     if worker_id is not None and worker_id != ours:
         raise GecInputError(f"assignment {assignment_id} was worked by {ours!r}, not {worker_id!r}")
-    if not session.assignments.filter(status=AssignmentStatus.SUBMITTED).exists():
+    if not session.assignments.filter(status__in=FINISHED_STATUSES).exists():
         raise GecInputError(f"assignment {assignment_id} finished no HIT in this campaign")
     token = _token("get", assignment_id, uuid.uuid4().hex[:12])  # a read: asked every time
     remote = _call(client, "GetAssignment", {"AssignmentId": assignment_id}, token=token, campaign=campaign)

@@ -20,7 +20,7 @@ from crowd.models import Bonus, CrowdSession, CrowdSettings, Platform, PlatformC
 from crowd.selectors import platform_session
 from crowd.services.workers import crowd_worker_get_or_create
 from geceval.errors import GecInputError
-from ranking.models import AssignmentStatus, Campaign
+from ranking.models import FINISHED_STATUSES, Campaign
 
 API = "https://api.prolific.com/api/v1/"
 REJECTION_CATEGORIES = (
@@ -142,7 +142,7 @@ def prolific_submission_check(
     session = platform_session(campaign, Platform.PROLIFIC, submission_id)
     if session is None:
         raise GecInputError(f"submission {submission_id} did not come through this campaign")
-    if not session.assignments.filter(status=AssignmentStatus.SUBMITTED).exists():
+    if not session.assignments.filter(status__in=FINISHED_STATUSES).exists():
         raise GecInputError(f"submission {submission_id} finished no HIT in this campaign")
     body = _request(
         client,
@@ -270,7 +270,7 @@ def _bonus_check(client: httpx.Client, campaign: Campaign, study_id: str, partic
         platform=Platform.PROLIFIC,
         worker__external_id=participant_id,
         study=study_id,
-        assignments__status=AssignmentStatus.SUBMITTED,
+        assignments__status__in=FINISHED_STATUSES,
     ).exclude(external_session="")
     session_id = sessions.values_list("external_session", flat=True).first()
     if session_id is None:

@@ -24,7 +24,7 @@ from annotate.rewrites.selectors import qualification_granted
 from crowd.models import CrowdSession, CrowdSettings, InviteLink, Platform
 from crowd.services.workers import crowd_worker_get_or_create
 from geceval.errors import GecInputError
-from ranking.models import Assignment, AssignmentStatus, Campaign, WorkerRecord
+from ranking.models import FINISHED_STATUSES, Assignment, AssignmentStatus, Campaign, WorkerRecord
 from ranking.services import NoWork, assignment_request
 
 _SESSION_SALT = "crowd.session"
@@ -222,7 +222,7 @@ def _no_work_outcome(session: CrowdSession) -> str:
 
 
 def session_hits_done(session: CrowdSession) -> int:
-    return session.assignments.filter(status=AssignmentStatus.SUBMITTED).count()
+    return session.assignments.filter(status__in=FINISHED_STATUSES).count()
 
 
 def _address_lock(session: CrowdSession) -> None:

@@ -39,6 +39,7 @@ from ranking.selectors import screen_candidates_for_submit
 from ranking.services.campaigns import screen_draw_active
 from ranking.services.controls import controls_judged, has_controls
 from ranking.services.gold import gold_assignment, qualification_grade, qualification_hit
+from ranking.services.holds import finished_hold, screen_min_seconds, too_fast
 from ranking.services.judging import CandidateScore, TrapVerdict, trap_outcome, validate_answers
 from ranking.services.leases import assignment_lease_extend, lease_first_expiry
 from ranking.services.life_cycle import NO_WORK_BECAUSE, PILOT_FULL, pilot_hit_ids
@@ -268,6 +269,7 @@ def screen_submit(
     if refusal is not None:
         return _refused(assignment, screen, worker, refusal, expired)
     seconds, client_seconds = (_in_range(x) for x in (seconds, client_seconds))
+    min_seconds = screen_min_seconds(campaign, screen.sentence.text, (c.text for c in candidates))
     trap_ids = {c.pk for c in candidates if c.is_trap}
     verdict = trap_outcome(
         campaign.protocol, screen.sentence.text, candidates, trap_ids, answers, campaign.trap_margin
@@ -279,6 +281,7 @@ def screen_submit(
         answers,
         seconds=seconds,
         client_seconds=client_seconds,
+        min_seconds=min_seconds,
         verdict=verdict,
         now=now,
     )
@@ -319,6 +322,7 @@ def _judgment_save(
     *,
     seconds: float | None,
     client_seconds: float | None,
+    min_seconds: float | None,
     verdict: TrapVerdict,
     now: datetime,
 ) -> tuple[ScreenJudgment, bool]:
@@ -340,6 +344,7 @@ def _judgment_save(
                 judge=worker,
                 seconds=seconds,
                 client_seconds=client_seconds,
+                min_seconds=min_seconds,
                 trap_passed=verdict.passed,
                 trap_base_answer=verdict.base_answer,
                 trap_answer=verdict.trap_answer,
@@ -362,6 +367,8 @@ def _judgment_save(
             checked = verdict.passed is not None
             if has_controls(screen.campaign):
                 checked = controls_judged(campaign=screen.campaign, screen_id=screen.pk, worker_id=worker.pk)
+            # a screen answered under its minimum is evidence too: it counts as a failed trap
+            checked = checked or too_fast(seconds, min_seconds)
             _after_judgment(assignment, locked, screen, worker, checked=checked, now=now)
     except _NotOpen:
         _sync(assignment, locked)
@@ -395,9 +402,11 @@ def _after_judgment(
     campaign = screen.campaign
     remaining = screens_left(hit_id=locked.hit_id, worker_id=worker.pk)
     if not remaining:
-        locked.status = AssignmentStatus.SUBMITTED
+        # held (issue 35): finished, its slot kept, counted once the platform or the researcher releases it
+        locked.hold_reason = "" if assignment.hit.qualification else finished_hold(locked, campaign)
+        locked.status = AssignmentStatus.HELD if locked.hold_reason else AssignmentStatus.SUBMITTED
         locked.submitted = now
-        row_update(locked, ("status", "submitted"))
+        row_update(locked, ("status", "submitted", "hold_reason"))
     record = worker_record_refresh_after_submit(
         campaign=campaign, worker=worker, evidence=checked, hit_finished=not remaining
     )
@@ -412,10 +421,11 @@ def _after_judgment(
 
 def _sync(assignment: Assignment, locked: Assignment) -> None:
     """The caller's copy learns what the locked row said (no reload needed to answer the worker)."""
-    assignment.status, assignment.submitted, assignment.expires = (
+    assignment.status, assignment.submitted, assignment.expires, assignment.hold_reason = (
         locked.status,
         locked.submitted,
         locked.expires,
+        locked.hold_reason,
     )
 
 

@@ -50,6 +50,9 @@ CAMPAIGN_OPTIONS = (
     "qualification",
     "active_selection",
     "show_changes",
+    "speed_rule",
+    "speed_base_seconds",
+    "speed_seconds_per_word",
 )
 """The optional keyword arguments of ``campaign_create``, as forms and the API name them."""
 
@@ -74,6 +77,11 @@ def campaign_options(data: dict) -> dict:
     for key, recommended in RECOMMENDED_TRAPS.items():
         if options.get(key) is None:
             options[key] = recommended if design == TrapDesign.HIDDEN else 0.0
+    if options.get("speed_rule") is None:  # issue 35: speed is evidence unless the researcher says no
+        options["speed_rule"] = True
+    for key in ("speed_base_seconds", "speed_seconds_per_word"):  # blank: the model's default
+        if options.get(key) is None:
+            options.pop(key, None)
     return options
 
 
@@ -105,6 +113,9 @@ def campaign_create(
     trap_threshold: float = DEFAULT_TRAP_THRESHOLD,
     trap_min_seen: int = DEFAULT_TRAP_MIN_SEEN,
     min_seconds: float = 5.0,
+    speed_rule: bool = False,
+    speed_base_seconds: float = 2.0,
+    speed_seconds_per_word: float = 0.05,
     reward_per_hit: Decimal | float = 0,
     budget: Decimal | float | None = None,
     instructions: str = "",
@@ -116,22 +127,18 @@ def campaign_create(
     status: str = CampaignStatus.ACTIVE,
 ) -> Campaign:
     """Validate, save the campaign, build its screens and HITs, all or nothing.
-
-    PRWS (GMEG): per sentence the distinct texts of the chosen systems, up to
-    ``max_candidates`` per screen. Ranking (Napoles et al. 2015): per sentence
-    ``screens_per_sentence`` random draws of ``max_candidates`` systems, their
-    identical outputs collapsed.
-
-    Traps: by default hidden (``ranking.services.controls``): each HIT gets
-    ``trap_rate`` trap copies and ``repeat_rate`` exact repeats per judged
-    screen. With a Source+error ``trap_system`` the design is the GMEG paper's (``trap_design="paper"``,
-    chosen by giving the system): a share ``trap_rate`` of sentences get the Source+error text on the
-    same screen as the source; a trap equal to the source (or to another output) is not used.
-    ``trap_error_types`` (empty: all) and ``trap_errors`` (None: 1 or 2): what a generated trap adds.
-    ``trap_secret`` (tests only; no form or API sets it): the secret behind the traps, else drawn.
-    ``status``: active by default (demos, benchmarks and tests want work at once); the campaign
-    form and the API pass ``draft``, so nothing is handed out before the researcher launches it.
-    """
+    PRWS (GMEG): per sentence the distinct texts of the chosen systems, up to ``max_candidates`` per
+    screen. Ranking (Napoles et al. 2015): per sentence ``screens_per_sentence`` random draws of
+    ``max_candidates`` systems, their identical outputs collapsed.
+    Traps: by default hidden (``ranking.services.controls``): each HIT gets ``trap_rate`` trap copies
+    and ``repeat_rate`` exact repeats per judged screen. With a Source+error ``trap_system`` the design
+    is the GMEG paper's (``trap_design="paper"``, chosen by giving the system): a share ``trap_rate`` of
+    sentences get the Source+error text on the same screen as the source; a trap equal to the source
+    (or to another output) is not used. ``trap_error_types`` (empty: all) and ``trap_errors`` (None: 1
+    or 2): what a generated trap adds. ``trap_secret`` (tests only): the secret behind the traps, else
+    drawn. ``speed_rule`` (``ranking.services.holds``): off here as trap rates are 0 here; the form and
+    the API turn it on (``campaign_options``). ``status``: active by default (demos, benchmarks and
+    tests want work at once); the form and the API pass ``draft``."""
     if status not in (CampaignStatus.DRAFT, CampaignStatus.ACTIVE, CampaignStatus.PILOT):
         raise GecInputError("a new campaign is a draft, a pilot or active")
     given = dict(locals())  # the arguments as given, for the row below (before any local is bound)
@@ -143,6 +150,7 @@ def campaign_create(
     trap_design = trap_design or (TrapDesign.PAPER if trap_system is not None else TrapDesign.HIDDEN)
     rates = (trap_rate, trap_threshold, repeat_rate, trap_min_drop)
     _check_traps(corpus, trap_design, trap_system, rates, active_selection)
+    _check_speed(speed_base_seconds, speed_seconds_per_word)
     _check_related(project, reference, qualification, protocol, active_selection, corpus=corpus, name=name)
     sentences = _campaign_sentences(corpus, domain)
     campaign = Campaign.objects.create(
@@ -164,9 +172,14 @@ _ROW_FIELDS = (
     *("screens_per_sentence", "screens_per_hit", "assignment_minutes", "separate_domains"),
     *("trap_system", "trap_rate", "trap_margin", "trap_min_drop", "repeat_rate", "trap_threshold"),
     *("trap_min_seen", "min_seconds", "instructions", "seed", "qualification", "active_selection"),
-    *("show_changes", "created_by", "status"),
+    *("show_changes", "created_by", "status", "speed_rule", "speed_base_seconds", "speed_seconds_per_word"),
 )
 """``campaign_create``'s arguments stored as given."""
+
+
+def _check_speed(base: float, per_word: float) -> None:
+    if not (0 <= base <= 600 and 0 <= per_word <= 10):
+        raise GecInputError("the speed rule's seconds per screen are 0 to 600, per word 0 to 10")
 
 
 def _check_scope(project: Project, corpus: Corpus, name: str, systems: list[System], protocol: str) -> None:

@@ -10,8 +10,9 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db.models import Q
 
 from geceval.worker_checks import ANSWERS, consistency, flatness, trap_test
-from ranking.models import Campaign, ControlKind, WorkerRecord
+from ranking.models import Campaign, ControlKind, ScreenJudgment, WorkerRecord
 from ranking.protocols import protocol_get
+from ranking.services.holds import TOO_FAST_JUDGMENT
 from ranking.services.judging import normalise
 from ranking.work_reads import worker_ratings, worker_trap_verdicts
 
@@ -24,6 +25,7 @@ def evidence_recount(record: WorkerRecord) -> None:
     campaign = record.campaign
     traps = worker_trap_verdicts(campaign_id=campaign.pk, worker_id=record.worker_id)
     record.traps_seen, record.traps_passed = len(traps), sum(passed for passed, _, _ in traps)
+    _speed_recount(record)
     answer = protocol_get(campaign.protocol).answer_field
     if answer not in ANSWERS:  # a protocol without comparable answers: the pass rate is all there is
         return
@@ -41,6 +43,28 @@ def evidence_recount(record: WorkerRecord) -> None:
     )
     flat = flatness([[(pos, value) for pos, _, value in s] for s in screens.values()], answer=answer)
     record.flat_reason, record.score_spread, record.position_rho = flat.reason, flat.spread, flat.position_rho
+
+
+def _speed_recount(record: WorkerRecord) -> None:
+    """The speed rule (issue 35): a screen answered under its minimum counts as a failed trap: one
+    more trap seen (none passed) on a screen without a verdict, a pass taken back on a trap passed.
+    One query, and none while the campaign's rule is off."""
+    record.too_fast = 0
+    if not record.campaign.speed_rule:
+        return
+    verdicts = (
+        ScreenJudgment.objects.filter(
+            TOO_FAST_JUDGMENT, judge_id=record.worker_id, screen__campaign_id=record.campaign.pk
+        )
+        .exclude(screen__hit__qualification=True)
+        .values_list("trap_passed", flat=True)
+    )
+    for passed in verdicts:
+        record.too_fast += 1
+        if passed is None:
+            record.traps_seen += 1
+        elif passed:
+            record.traps_passed -= 1
 
 
 def _worker_answers(

@@ -40,3 +40,11 @@ def screen_seconds(
     if stamped_screen != str(screen_id) or stamped_assignment != str(assignment_id):
         return None
     return max(0.0, (time.time() if now is None else now) - issued_at)
+
+
+def stamp_backdated(stamp: str, seconds: float) -> str:
+    """BENCHMARK ONLY (bench/bots.py ``--speed-rule on``): the same stamp issued ``seconds`` earlier, as
+    if the worker had spent that long on the screen, without the benchmark waiting for it. It needs the
+    server's SECRET_KEY, which no worker has; no page, API or service calls it."""
+    screen, within, issued = _signer.unsign(stamp).split(":")
+    return _signer.sign(f"{screen}:{within}:{float(issued) - seconds:.3f}")

@@ -64,8 +64,10 @@ def _apply_exclusion(campaign: Campaign, worker: AbstractBaseUser, excluded: boo
         # slot above any in use, so no live slot clashes.
         now = timezone.now()
         for assignment in mine.filter(status=AssignmentStatus.EXCLUDED):
-            if assignment.submitted is not None:
-                assignment.status = AssignmentStatus.SUBMITTED
+            if assignment.submitted is not None:  # finished: counted, or held again for its reason
+                assignment.status = (
+                    AssignmentStatus.HELD if assignment.hold_reason else AssignmentStatus.SUBMITTED
+                )
             elif assignment.expires > now:
                 assignment.status = AssignmentStatus.ACTIVE
             else:

@@ -135,7 +135,9 @@ def test_mturk_external_question_inside_a_foreign_iframe_preview_accept_work_sub
     ]
     session = CrowdSession.objects.get()
     assert session.worker.external_id == "AWORKER1"
-    assert Assignment.objects.get(worker=session.worker.user).status == "submitted"
+    # counted once MTurk confirms the submission (issue 35): held until then
+    finished = Assignment.objects.get(worker=session.worker.user)
+    assert (finished.status, finished.hold_reason) == ("held", "unconfirmed")
     assert ScreenJudgment.objects.filter(judge=session.worker.user).count() == 2
 
 

@@ -107,6 +107,9 @@ def test_prolific_pid_identifies_the_worker_and_the_end_redirects_with_the_compl
     assert client.get(url2)["Location"].endswith("cc=PROLIFIC-OK")
     assert CrowdSession.objects.count() == 1
     assert not Assignment.objects.filter(worker=session.worker.user, status="active").exists()
+    # the finished HIT waits for Prolific's confirmation of the submission (issue 35): held, slot kept
+    finished = Assignment.objects.get(worker=session.worker.user, status="held")
+    assert finished.hold_reason == "unconfirmed"
 
 
 def test_prolific_worker_excluded_by_traps_gets_the_screened_out_code(client, campaign):

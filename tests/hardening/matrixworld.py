@@ -70,6 +70,7 @@ def params_for(world: World) -> dict[str, dict[str, object]]:
         "qualification-take": {"pk": e["qualification"].pk},
         "qualification-decide": {"pk": e["attempt"].pk},
         "campaign-worker-override": campaign | {"worker_id": world.workers[0].pk},
+        "campaign-hold": campaign | {"assignment_id": e["assignment"].pk},
         "campaign-worker-forget": campaign | {"worker_id": world.workers[0].pk},
         "campaign-judgments-export": campaign | {"fmt": "wmt-csv"},
         "assignment": {"pk": e["assignment"].pk},

@@ -92,7 +92,9 @@ def test_the_cache_keeps_one_client_per_thread_and_survives_a_redis_restart(cach
     cache.set("kept", 1)
     assert cache._cache.get_client() is cache._cache.get_client(write=True)
     other = {}
-    thread = threading.Thread(target=lambda: other.setdefault("client", caches["default"]._cache.get_client()))
+    thread = threading.Thread(
+        target=lambda: other.setdefault("client", caches["default"]._cache.get_client())
+    )
     thread.start()
     thread.join()
     assert other["client"] is not cache._cache.get_client()

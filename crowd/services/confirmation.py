@@ -1,0 +1,172 @@
+"""Work is counted when the platform confirms it (issue 35).
+
+A HIT finished through an MTurk assignment or a Prolific session is held (``HoldReason.UNCONFIRMED``,
+``ranking.services.holds``) until the platform reports the submission as made by that worker:
+
+- MTurk: ``GetAssignment`` names the same WorkerId and HIT, with the status Submitted, Approved or
+  Rejected (each means MTurk received the worker's submission);
+- Prolific: the submission (``submissions/<SESSION_ID>/``) names the same participant and study with
+  the status AWAITING REVIEW, APPROVED or REJECTED (and our completion code, when the campaign has one).
+
+Then the session is ``confirmed`` and its held HITs are released (the speed rule still applies).
+If the platform names another worker or HIT, the held HITs are dropped at once (``other_worker``):
+the identity was made up or borrowed. If the platform has no submission (an error, MTurk's unknown
+assignment, Prolific's ACTIVE, RETURNED, TIMED-OUT...) they stay held and are asked again on the next
+poll, until ``CROWD_CONFIRM_WAIT_HOURS`` after the HIT was finished: then they are dropped
+(``never_submitted``) and their slots return to the pool. Invite links need no confirmation.
+
+Polled by beat (``crowd.tasks.task_confirm_held``); the remote APIs are the only thing tests mock.
+"""
+
+from __future__ import annotations
+
+import uuid
+from datetime import datetime, timedelta
+
+from django.conf import settings
+from django.db.models import Max
+from django.utils import timezone
+
+from crowd.models import CrowdSession, CrowdSettings, Platform
+from crowd.services.mturk_calls import _call, _token
+from geceval.errors import GecInputError
+from ranking.models import Assignment, AssignmentStatus, HoldReason
+from ranking.services.holds import assignment_hold_drop, assignment_hold_release
+
+CONFIRMED_PLATFORMS = (Platform.MTURK, Platform.PROLIFIC)
+MTURK_SUBMITTED = ("Submitted", "Approved", "Rejected")
+PROLIFIC_SUBMITTED = ("AWAITING REVIEW", "APPROVED", "REJECTED")
+
+
+def platform_hold_needed(assignment: Assignment) -> bool:
+    """Registered with ``ranking.services.holds``: the assignment came through an MTurk or Prolific
+    session whose submission the platform has not confirmed yet. One query, at a HIT's end."""
+    return CrowdSession.objects.filter(
+        assignments=assignment.pk, platform__in=CONFIRMED_PLATFORMS, confirmed__isnull=True
+    ).exists()
+
+
+def sessions_awaiting_confirmation(platform: str) -> list[CrowdSession]:
+    """Sessions of ``platform`` with a HIT held for the platform's confirmation."""
+    return list(
+        CrowdSession.objects.filter(
+            platform=platform,
+            confirmed__isnull=True,
+            assignments__status=AssignmentStatus.HELD,
+            assignments__hold_reason=HoldReason.UNCONFIRMED,
+        )
+        .select_related("worker", "campaign")
+        .distinct()
+        .order_by("pk")
+    )
+
+
+def _held(session: CrowdSession) -> list[Assignment]:
+    return list(session.assignments.filter(status=AssignmentStatus.HELD, hold_reason=HoldReason.UNCONFIRMED))
+
+
+def session_confirmed(session: CrowdSession, now: datetime | None = None) -> int:
+    """The platform confirmed the submission: release the session's held HITs; returns how many."""
+    session.confirmed = now or timezone.now()
+    session.save(update_fields=["confirmed"])
+    held = _held(session)
+    for assignment in held:
+        assignment_hold_release(assignment=assignment, reason=HoldReason.UNCONFIRMED)
+    return len(held)
+
+
+def session_refused(session: CrowdSession, reason: str) -> int:
+    """The platform's record contradicts ours (or never came): drop the held HITs; returns how many."""
+    held = _held(session)
+    for assignment in held:
+        assignment_hold_drop(assignment=assignment, reason=reason)
+    return len(held)
+
+
+def _waited_too_long(session: CrowdSession, now: datetime) -> bool:
+    last = session.assignments.filter(status=AssignmentStatus.HELD).aggregate(m=Max("submitted"))["m"]
+    return last is not None and now - last > timedelta(hours=settings.CROWD_CONFIRM_WAIT_HOURS)
+
+
+def _not_yet(session: CrowdSession, now: datetime) -> str:
+    if _waited_too_long(session, now):
+        session_refused(session, HoldReason.NEVER_SUBMITTED)
+        return "dropped"
+    return "waiting"
+
+
+def mturk_session_confirm(*, client, session: CrowdSession, now: datetime | None = None) -> str:
+    """Ask MTurk (GetAssignment) about the session's assignment: "confirmed", "dropped" or "waiting"."""
+    now = now or timezone.now()
+    assignment_id = session.external_session
+    try:
+        remote = _call(
+            client,
+            "GetAssignment",
+            {"AssignmentId": assignment_id},
+            token=_token("confirm", assignment_id, uuid.uuid4().hex[:12]),  # a read: asked every time
+            campaign=session.campaign,
+        )
+    except GecInputError:  # unknown to MTurk (a made-up id), not submitted yet, or MTurk unreachable
+        return _not_yet(session, now)
+    found = remote.get("Assignment") or {}
+    if found.get("WorkerId") != session.worker.external_id or (
+        session.study and found.get("HITId") != session.study
+    ):
+        session_refused(session, HoldReason.OTHER_WORKER)
+        return "dropped"
+    if found.get("AssignmentStatus") not in MTURK_SUBMITTED:
+        return _not_yet(session, now)
+    session_confirmed(session, now)
+    return "confirmed"
+
+
+def prolific_session_confirm(*, client, session: CrowdSession, now: datetime | None = None) -> str:
+    """Ask Prolific about the session's submission: "confirmed", "dropped" or "waiting"."""
+    from crowd.services.prolific import _request
+
+    now = now or timezone.now()
+    try:
+        body = _request(
+            client,
+            "GET",
+            f"submissions/{session.external_session}/",
+            operation="GetSubmission",
+            token=f"confirm-{session.external_session}",
+            campaign=session.campaign,
+            once=False,
+        )
+    except GecInputError:
+        return _not_yet(session, now)
+    if not isinstance(body, dict):
+        return _not_yet(session, now)
+    participant = body.get("participant") or body.get("participant_id")
+    if participant != session.worker.external_id or (session.study and body.get("study_id") != session.study):
+        session_refused(session, HoldReason.OTHER_WORKER)
+        return "dropped"
+    if body.get("status") not in PROLIFIC_SUBMITTED:
+        return _not_yet(session, now)
+    code = (
+        CrowdSettings.objects.filter(campaign=session.campaign)
+        .values_list("prolific_completed_code", flat=True)
+        .first()
+    )
+    if code and body.get("entered_code") not in (None, code):
+        return _not_yet(session, now)  # the researcher decides (release or drop) on the campaign page
+    session_confirmed(session, now)
+    return "confirmed"
+
+
+def held_sessions_confirm(*, mturk_client=None, prolific_client=None, now: datetime | None = None) -> dict:
+    """One poll: every session awaiting its platform's confirmation, asked once. A platform without a
+    client (no credentials in the environment) is skipped. Returns counts per outcome."""
+    counts: dict[str, int] = {"confirmed": 0, "dropped": 0, "waiting": 0}
+    for platform, client, confirm in (
+        (Platform.MTURK, mturk_client, mturk_session_confirm),
+        (Platform.PROLIFIC, prolific_client, prolific_session_confirm),
+    ):
+        if client is None:
+            continue
+        for session in sessions_awaiting_confirmation(platform):
+            counts[confirm(client=client, session=session, now=now)] += 1
+    return counts

@@ -1,0 +1,56 @@
+"""An assignment's statuses and why a finished one is held (issue 35), apart from ranking/models.py
+(its size); ranking.models re-exports every name."""
+
+from __future__ import annotations
+
+from django.db import models
+from django.db.models import Q
+
+
+class AssignmentStatus(models.TextChoices):
+    ACTIVE = "active"
+    SUBMITTED = "submitted"
+    EXPIRED = "expired"
+    RETURNED = "returned"
+    EXCLUDED = "excluded", "excluded (worker failed traps)"
+    HELD = "held", "held (finished, counted once released)"
+    DROPPED = "dropped", "dropped (a held HIT that never counts)"
+
+
+class HoldReason(models.TextChoices):
+    """Why a finished assignment is held (``AssignmentStatus.HELD``) or was dropped (issue 35)."""
+
+    NONE = "", "not held"
+    UNCONFIRMED = "unconfirmed", "awaiting the platform's confirmation of the submission"
+    TOO_FAST = "too_fast", "finished in under half its screens' minimum time"
+    OTHER_WORKER = "other_worker", "the platform names another worker or HIT for the submission"
+    NEVER_SUBMITTED = "never_submitted", "the platform never received the submission"
+
+
+LIVE_STATUSES = [AssignmentStatus.ACTIVE, AssignmentStatus.SUBMITTED, AssignmentStatus.HELD]
+"""A live assignment holds one of its HIT's slots: a held one keeps it, so a campaign waiting for a
+platform's confirmation does not over-collect."""
+LIVE_ASSIGNMENT = Q(status__in=LIVE_STATUSES)
+FINISHED_STATUSES = [AssignmentStatus.SUBMITTED, AssignmentStatus.HELD]
+"""The worker finished the HIT (counted or held): what a worker's page and a platform's end page see."""
+
+
+HOLD_REASON_VALID = (
+    Q(
+        status__in=[AssignmentStatus.HELD, AssignmentStatus.DROPPED],
+        hold_reason__in=[r.value for r in HoldReason if r.value],
+    )
+    | Q(status=AssignmentStatus.EXCLUDED, hold_reason__in=[r.value for r in HoldReason])
+    | (
+        ~Q(status__in=[AssignmentStatus.HELD, AssignmentStatus.DROPPED, AssignmentStatus.EXCLUDED])
+        & Q(hold_reason="")
+    )
+)
+"""Held and dropped say why; excluded may remember a hold (so inclusion holds it again); every other
+status has no reason (the check constraint ``assignment_hold_reason_valid``)."""
+
+
+def worker_status(status: str) -> str:
+    """The status the worker is told: a held HIT is "submitted" (the worker's part is done; whether
+    and why it waits is the researcher's to see, not a signal a bot could tune its speed by)."""
+    return AssignmentStatus.SUBMITTED if status == AssignmentStatus.HELD else status

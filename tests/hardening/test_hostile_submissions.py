@@ -17,6 +17,7 @@ from geceval.errors import GecInputError
 from ranking.models import Assignment, Rating, Screen, ScreenJudgment
 from ranking.services import CandidateScore, assignment_request, screen_submit
 from ranking.services.assignments import assignment_next_screen
+from ranking.services.screen_handles import screen_handle
 from tests.factories import build_world
 
 pytestmark = pytest.mark.django_db
@@ -113,7 +114,8 @@ def test_html_form_refuses_out_of_range_and_non_numeric_scores(client, world):
     screen = assignment_next_screen(assignment)
     client.force_login(worker)
     for bad in ("101", "-5", "1e3", "0x10", "", "50;DROP"):
-        data = {"screen": screen.pk} | {f"score-{c.position}": bad for c in screen.candidates.all()}
+        handle = screen_handle(assignment_id=assignment.pk, screen_id=screen.pk)
+        data = {"screen": handle} | {f"score-{c.position}": bad for c in screen.candidates.all()}
         response = client.post(f"/assignments/{assignment.pk}/", data)
         assert response.status_code == 400, bad
     assert not ScreenJudgment.objects.exists()

@@ -249,6 +249,8 @@ async def run_worker(worker: Worker, args, base: str, gmeg: Gmeg, reader: Record
     out = Outcome(worker.protocol, worker.strategy, worker.username)
     log.outcomes.append(out)
     strategy, labeller = STRATEGIES[worker.strategy], LABELLERS[worker.strategy]
+    if isinstance(strategy, type):  # a stateful bot (the id reader): one of its own per worker
+        strategy = strategy.fresh()
     tolerance = TIE_TOLERANCE.get(worker.strategy, 0.0)
     async with api_client(base, worker.session) as http:
 
@@ -278,6 +280,8 @@ async def run_worker(worker: Worker, args, base: str, gmeg: Gmeg, reader: Record
                 log.errors.append(f"{worker.username} request: a HIT with no screen to judge: {body}")
                 out.stopped = "error"
                 break
+            if hasattr(strategy, "new_hit"):
+                strategy.new_hit()
             while body.get("screen") and not out.stopped:
                 screen = body["screen"]
                 values = strategy(screen, gmeg, rng)

@@ -359,3 +359,31 @@ def test_a_preview_line_outside_the_corpus_or_without_outputs_is_refused_with_no
     assert made.status_code == 201, made.content
     assert made.json()["preview_line"] == 2
     assert Campaign.objects.get().preview_sentence.position == 1
+
+
+def test_the_campaign_form_takes_the_preview_line_and_refuses_one_outside_the_corpus(client):
+    researcher, _workers, _project, corpus, by_name = f.trap_world(1)
+    client.force_login(researcher)
+    form = {
+        "name": "form preview",
+        "protocol": "prws",
+        "corpus": corpus.pk,
+        "systems": [by_name["a"].pk, by_name["b"].pk],
+        "judgments_per_item": 1,
+        "max_candidates": 3,
+        "screens_per_sentence": 1,
+        "screens_per_hit": 2,
+        "assignment_minutes": 60,
+        "trap_rate": 0,
+        "repeat_rate": 0,
+        "trap_threshold": 0.6,
+        "trap_min_seen": 10,
+        "reward_per_hit": 0,
+    }
+    page = client.get(reverse("campaign-new")).content.decode()
+    assert 'name="preview_line"' in page
+    refused = client.post(reverse("campaign-new"), form | {"preview_line": corpus.sentences.count() + 1})
+    assert refused.status_code == 400 and b"no line" in refused.content
+    assert not Campaign.objects.exists()
+    assert client.post(reverse("campaign-new"), form | {"preview_line": 1}).status_code == 302
+    assert Campaign.objects.get().preview_sentence.position == 0

@@ -260,16 +260,15 @@ class IdReader:
     control. From its second HIT on it rates low (0-10) every screen whose id is above the largest
     of the first HIT's other (ordinary) screens, and high (60-100) the rest: on a PRWS trap the copy
     with the trap is all low while the base, on the original, is high. Stateful: one per worker
-    (``fresh``), told of each new HIT (``new_hit``)."""
+    (``fresh()`` of the one in ``STRATEGIES``), told of each new HIT (``new_hit``)."""
 
     def __init__(self) -> None:
         self.hits = 0
         self.first: list[tuple[int, str]] = []
         self.threshold: int | None = None
 
-    @classmethod
-    def fresh(cls) -> IdReader:
-        return cls()
+    def fresh(self) -> IdReader:
+        return type(self)()
 
     def new_hit(self) -> None:
         self.hits += 1
@@ -292,7 +291,7 @@ class IdReader:
             return int.from_bytes(text.encode(), "big")
 
     def __call__(self, screen: Screen, gmeg: Gmeg, rng: random.Random) -> dict[int, float]:
-        key = self.order_key(screen["id"])
+        key = self.order_key(screen.get("id", 0))
         if self.hits <= 1:
             self.first.append((key, screen["source"]))
             return random_bot(screen, gmeg, rng)
@@ -302,7 +301,7 @@ class IdReader:
         }
 
 
-STRATEGIES: dict[str, Strategy | type[IdReader]] = {
+STRATEGIES: dict[str, Strategy] = {
     "careful": careful,
     "random": random_bot,
     "constant": constant,
@@ -312,9 +311,9 @@ STRATEGIES: dict[str, Strategy | type[IdReader]] = {
     "position": position,
     "regenerate": regenerate,
     "agreement": agreement,
-    "id-reader": IdReader,
+    "id-reader": IdReader(),
 }
-"""Each a function of the screen, or a class of one (a stateful bot: ``fresh()`` per worker)."""
+"""Each a function of the screen; a stateful one (the id reader) has ``fresh()``, a new one per worker."""
 LABELLERS: dict[str, Labeller] = {
     "careful": careful_labels,
     "random": random_labels,

@@ -249,7 +249,7 @@ async def run_worker(worker: Worker, args, base: str, gmeg: Gmeg, reader: Record
     out = Outcome(worker.protocol, worker.strategy, worker.username)
     log.outcomes.append(out)
     strategy, labeller = STRATEGIES[worker.strategy], LABELLERS[worker.strategy]
-    if isinstance(strategy, type):  # a stateful bot (the id reader): one of its own per worker
+    if hasattr(strategy, "fresh"):  # a stateful bot (the id reader): one of its own per worker
         strategy = strategy.fresh()
     tolerance = TIE_TOLERANCE.get(worker.strategy, 0.0)
     async with api_client(base, worker.session) as http:

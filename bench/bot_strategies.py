@@ -12,6 +12,7 @@ an edit-level screen the ranks come with a label per edit, from the strategy's l
 
 from __future__ import annotations
 
+import base64
 import difflib
 import random
 from collections.abc import Callable
@@ -250,6 +251,56 @@ def agreement_labels(screen: Screen, gmeg: Gmeg, rng: random.Random, values: dic
     return {p: ["good" if s else "bad" for s in shared] for p, shared in shared_edits(screen).items()}
 
 
+class IdReader:
+    """Issue 35's finding: never reads. Control screens (traps, repeats) used to be saved after a
+    campaign's judged screens, so their ids were the campaign's largest, and the API showed the id.
+    In its first HIT this bot answers at random and notes each screen's id as it can order it (a
+    number, else the bytes the text encodes: whatever ordering the API's ``id`` offers) and source;
+    a sentence shown twice in a HIT is a control and its original, and the larger id of the two the
+    control. From its second HIT on it rates low (0-10) every screen whose id is above the largest
+    of the first HIT's other (ordinary) screens, and high (60-100) the rest: on a PRWS trap the copy
+    with the trap is all low while the base, on the original, is high. Stateful: one per worker
+    (``fresh()`` of the one in ``STRATEGIES``), told of each new HIT (``new_hit``)."""
+
+    def __init__(self) -> None:
+        self.hits = 0
+        self.first: list[tuple[int, str]] = []
+        self.threshold: int | None = None
+
+    def fresh(self) -> IdReader:
+        return type(self)()
+
+    def new_hit(self) -> None:
+        self.hits += 1
+        if self.hits == 2 and self.first:
+            seen: dict[str, list[int]] = {}
+            for key, source in self.first:
+                seen.setdefault(source, []).append(key)
+            controls = {key for keys in seen.values() for key in sorted(keys)[1:]}
+            ordinary = [key for key, _ in self.first if key not in controls]
+            self.threshold = max(ordinary or [key for key, _ in self.first])
+
+    @staticmethod
+    def order_key(value: object) -> int:
+        text = str(value)
+        if text.isdigit():
+            return int(text)
+        try:
+            return int.from_bytes(base64.urlsafe_b64decode(text + "=" * (-len(text) % 4)), "big")
+        except ValueError:
+            return int.from_bytes(text.encode(), "big")
+
+    def __call__(self, screen: Screen, gmeg: Gmeg, rng: random.Random) -> dict[int, float]:
+        key = self.order_key(screen.get("id", 0))
+        if self.hits <= 1:
+            self.first.append((key, screen["source"]))
+            return random_bot(screen, gmeg, rng)
+        low = self.threshold is not None and key > self.threshold
+        return {
+            c["position"]: rng.uniform(0, 10) if low else rng.uniform(60, 100) for c in screen["candidates"]
+        }
+
+
 STRATEGIES: dict[str, Strategy] = {
     "careful": careful,
     "random": random_bot,
@@ -260,7 +311,9 @@ STRATEGIES: dict[str, Strategy] = {
     "position": position,
     "regenerate": regenerate,
     "agreement": agreement,
+    "id-reader": IdReader(),
 }
+"""Each a function of the screen; a stateful one (the id reader) has ``fresh()``, a new one per worker."""
 LABELLERS: dict[str, Labeller] = {
     "careful": careful_labels,
     "random": random_labels,
@@ -271,6 +324,7 @@ LABELLERS: dict[str, Labeller] = {
     "position": position_labels,
     "regenerate": regenerate_labels,
     "agreement": agreement_labels,
+    "id-reader": random_labels,
 }
 
 

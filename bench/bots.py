@@ -287,6 +287,8 @@ async def run_worker(worker: Worker, args, base: str, gmeg: Gmeg, reader: Record
     strategy, labeller = STRATEGIES[worker.strategy], LABELLERS[worker.strategy]
     seconds_on = SECONDS.get(worker.strategy, bot_seconds)
     timing = random.Random(f"{args.seed}-{worker.username}")  # its own draws: answers as with the rule off
+    if hasattr(strategy, "fresh"):  # a stateful bot (the id reader): one of its own per worker
+        strategy = strategy.fresh()
     tolerance = TIE_TOLERANCE.get(worker.strategy, 0.0)
     async with api_client(base, worker.session) as http:
 
@@ -316,6 +318,8 @@ async def run_worker(worker: Worker, args, base: str, gmeg: Gmeg, reader: Record
                 log.errors.append(f"{worker.username} request: a HIT with no screen to judge: {body}")
                 out.stopped = "error"
                 break
+            if hasattr(strategy, "new_hit"):
+                strategy.new_hit()
             while body.get("screen") and not out.stopped:
                 screen = body["screen"]
                 values = strategy(screen, gmeg, rng)

@@ -279,7 +279,12 @@ async def _work(index: int, world: World, args, base: str, log: Log, deadline: f
                     break
                 if response.status_code == 201:
                     log.submitted.append(
-                        {"worker": world.usernames[index], "screen": screen["id"], "scores": scores}
+                        {
+                            "worker": world.usernames[index],
+                            "assignment": body["id"],
+                            "screen": screen["id"],  # its handle within the assignment
+                            "scores": scores,
+                        }
                     )
                     body = response.json()
                 else:
@@ -311,6 +316,7 @@ async def run_crowd(world: World, args, base: str) -> tuple[Log, float]:
 
 def check_database(world: World, log: Log) -> dict[str, object]:
     from ranking.models import Rating, ScreenJudgment, WorkerRecord
+    from ranking.services.screen_handles import screen_id_from_handle
 
     problems: list[str] = []
     judgments = ScreenJudgment.objects.filter(screen__campaign_id=world.campaign_id)
@@ -322,7 +328,8 @@ def check_database(world: World, log: Log) -> dict[str, object]:
     ).values_list("judgment__judge__username", "judgment__screen_id", "candidate__position", "score"):
         stored[(username, screen_id)][position] = score
     for entry in log.submitted:
-        got = stored.get((entry["worker"], entry["screen"]))
+        screen_id = screen_id_from_handle(entry["screen"], assignment_id=entry["assignment"])
+        got = stored.get((entry["worker"], screen_id))
         if got != entry["scores"]:
             problems.append(
                 f"{entry['worker']} screen {entry['screen']}: stored {got}, sent {entry['scores']}"

@@ -46,8 +46,8 @@ from crowd.services.sessions import (
     session_token,
 )
 from geceval.errors import GecInputError
-from ranking.models import FINISHED_STATUSES, LIVE_CAMPAIGN_STATUSES, AssignmentStatus, Screen
-from ranking.selectors import screen_candidates
+from ranking.models import FINISHED_STATUSES, LIVE_CAMPAIGN_STATUSES, AssignmentStatus
+from ranking.preview import campaign_preview
 from ranking.services.assignments import assignment_screen_and_progress
 from ranking.views import (
     heartbeat_context,
@@ -194,22 +194,19 @@ def prolific_entry(request: HttpRequest, key: str) -> HttpResponse:
 @csrf_exempt
 @never_cache
 def mturk_entry(request: HttpRequest, key: str) -> HttpResponse:
-    """The ExternalQuestion URL. Preview (ASSIGNMENT_ID_NOT_AVAILABLE): an example screen, no work."""
+    """The ExternalQuestion URL. Preview (ASSIGNMENT_ID_NOT_AVAILABLE): an example screen
+    (``ranking.preview``), no work."""
     campaign = campaign_from_key(key)
     if campaign is None:
         raise Http404("no such task")
     assignment_id = request.GET.get("assignmentId", "")
     if not assignment_id or assignment_id == MTURK_PREVIEW:
-        screen = (
-            Screen.objects.filter(campaign=campaign)
-            .select_related("sentence")
-            .order_by("hit__index", "hit_position")
-            .first()
-        )
-        context = {"campaign": campaign, "settings_": crowd_settings_for(campaign)}
-        if screen is not None:
-            context |= screen_context(campaign, screen)
-            context["candidates"] = screen_candidates(screen)
+        # Never a screen of the pool (its first was often a trap): the researcher's example or ours.
+        context = {
+            "campaign": campaign,
+            "settings_": crowd_settings_for(campaign),
+            "example": campaign_preview(campaign),
+        }
         return _frame_headers(render(request, "crowd/mturk_preview.html", context), mturk=True)
     browser = _mturk_browser(request)
     try:

@@ -41,6 +41,9 @@ class CampaignSerializer(serializers.ModelSerializer):
     screen_count = serializers.IntegerField(read_only=True)
     judgment_count = serializers.IntegerField(read_only=True)
     trap_error_types = serializers.SerializerMethodField(help_text="empty: every type")
+    preview_line = serializers.SerializerMethodField(
+        help_text="the corpus line (from 1) the preview shows; null: the built-in example"
+    )
 
     class Meta:
         model = Campaign
@@ -60,6 +63,7 @@ class CampaignSerializer(serializers.ModelSerializer):
             "screens_per_sentence",
             "active_selection",
             "show_changes",
+            "preview_line",
             "screens_per_hit",
             "assignment_minutes",
             "separate_domains",
@@ -91,6 +95,10 @@ class CampaignSerializer(serializers.ModelSerializer):
 
     def get_trap_error_types(self, campaign: Campaign) -> list[str]:
         return list(campaign.trap_types or ())
+
+    def get_preview_line(self, campaign: Campaign) -> int | None:
+        sentence = campaign.preview_sentence
+        return None if sentence is None else sentence.position + 1
 
 
 class CampaignCreateSerializer(serializers.Serializer):
@@ -172,6 +180,14 @@ class CampaignCreateSerializer(serializers.Serializer):
         default=False, help_text="near-constant answers, or answers that follow display position"
     )
     instructions = serializers.CharField(required=False, allow_blank=True, default="")
+    preview_line = serializers.IntegerField(
+        min_value=1,
+        required=False,
+        allow_null=True,
+        default=None,
+        help_text="the corpus line (from 1) a platform's preview shows as an example screen, never "
+        "judged, stored or counted (null: a built-in example; never a screen of the campaign)",
+    )
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)

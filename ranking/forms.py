@@ -208,6 +208,14 @@ class CampaignForm(forms.Form):
         help_text="Workers must have passed this screening.",
     )
     instructions = forms.CharField(widget=forms.Textarea(attrs={"rows": 4}), required=False)
+    preview_line = forms.IntegerField(
+        min_value=1,
+        required=False,
+        label="Preview example (corpus line)",
+        help_text="A platform's preview (MTurk's, before a worker accepts) shows this line of the corpus "
+        "with the chosen systems' outputs as an example screen: never judged, stored or counted. "
+        "Blank: a built-in example. The preview never shows a screen of the campaign.",
+    )
     confirm_few_outputs = forms.BooleanField(
         required=False,
         label="Create it anyway",

@@ -94,6 +94,15 @@ class Campaign(models.Model):
     active_selection = models.BooleanField(
         default=False, help_text="ranking: TrueSkill picks each screen's systems from the judgments so far"
     )
+    preview_sentence = models.ForeignKey(
+        Sentence,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        help_text="the example a platform's preview shows (never judged, stored or counted); "
+        "null: the built-in example",
+    )
     screens_per_hit = models.PositiveSmallIntegerField(default=20)
     assignment_minutes = models.PositiveIntegerField(
         default=60, help_text="an unfinished HIT returns to the pool"

@@ -81,7 +81,7 @@ def campaign_list_for(user: AbstractBaseUser) -> QuerySet[Campaign]:
     )
     return (
         Campaign.objects.filter(project__in=project_list_for(user))
-        .select_related("project", "corpus")
+        .select_related("project", "corpus", "preview_sentence")
         .prefetch_related(Prefetch("systems", queryset=System.objects.order_by("name")))
         .annotate(
             screen_count=_subquery_count(screens),

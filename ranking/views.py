@@ -15,7 +15,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from annotate.decorators import annotator_required, researcher_required
-from annotate.http import csv_cell, id_field
+from annotate.http import csv_cell
 from annotate.paging import paginate
 from annotate.privacy import worker_forget
 from annotate.projects.selectors import in_current_project
@@ -61,6 +61,7 @@ from ranking.services.gold import (
 from ranking.services.holds import assignment_hold_drop, assignment_hold_release
 from ranking.services.leases import assignment_heartbeat
 from ranking.services.life_cycle import STATUS_EXPLAINED, transitions_for
+from ranking.services.screen_handles import screen_handle, screen_id_from_handle
 from ranking.services.screen_time import screen_seconds, screen_stamp
 
 
@@ -225,6 +226,14 @@ def _read_answers(request: HttpRequest, campaign: Campaign, screen: Screen) -> d
     return answers_from_form(campaign.protocol, screen_candidates(screen), request.POST)
 
 
+def _posted_screen(request: HttpRequest, assignment: Assignment, *related: str) -> Screen | None:
+    """The screen of the assignment's HIT that the page's ``screen`` field names by its handle."""
+    pk = screen_id_from_handle(request.POST.get("screen"), assignment_id=assignment.pk)
+    if pk is None:
+        return None
+    return Screen.objects.filter(pk=pk, hit_id=assignment.hit_id).select_related(*related).first()
+
+
 def screen_form_submit(
     request: HttpRequest, *, assignment: Assignment, worker: AbstractBaseUser
 ) -> tuple[str | None, bool]:
@@ -233,11 +242,7 @@ def screen_form_submit(
     Returns (error for the worker or None, whether a screen was saved); ``assignment`` leaves with
     the status the submission gave it. The screen's candidates are read once, for the form and the
     check alike."""
-    screen = (
-        Screen.objects.filter(pk=id_field(request.POST, "screen"), hit_id=assignment.hit_id)
-        .select_related("sentence", "campaign")
-        .first()
-    )
+    screen = _posted_screen(request, assignment, "sentence", "campaign")
     if screen is None:
         return "This screen is not part of your HIT.", False
     candidates = screen_candidates_for_submit(screen, screen.campaign)
@@ -285,6 +290,11 @@ def screen_context(campaign: Campaign, screen: Screen, assignment: Assignment | 
         "tokenized": campaign.corpus.tokenized,
         "show_changes": campaign.show_changes,
         "started": screen_stamp(screen_id=screen.pk, assignment_id=assignment.pk if assignment else None),
+        # The page names the screen by its opaque handle, never its id (issue 35); a page outside any
+        # assignment (the pilot) posts none.
+        "screen_handle": screen_handle(assignment_id=assignment.pk, screen_id=screen.pk)
+        if assignment
+        else "",
         **protocol_get(campaign.protocol).screen_extra(screen, candidates),
     }
 
@@ -400,11 +410,7 @@ def campaign_gold_record(request: HttpRequest, pk: int) -> HttpResponse:
         return redirect("campaign-detail", pk=campaign.pk)
     error = None
     if request.method == "POST":
-        screen = (
-            Screen.objects.filter(pk=id_field(request.POST, "screen"), hit_id=assignment.hit_id)
-            .select_related("sentence", "campaign", "hit")
-            .first()
-        )
+        screen = _posted_screen(request, assignment, "sentence", "campaign", "hit")
         try:
             if screen is None:
                 raise GecInputError("This screen is not part of the test.")
@@ -423,7 +429,12 @@ def campaign_gold_record(request: HttpRequest, pk: int) -> HttpResponse:
     if screen is None:
         messages.success(request, "Gold answers recorded: workers now take the test before their first HIT.")
         return redirect("campaign-detail", pk=campaign.pk)
-    context = screen_context(campaign, screen) | {"done": done, "total": total, "error": error, "gold": True}
+    context = screen_context(campaign, screen, assignment) | {
+        "done": done,
+        "total": total,
+        "error": error,
+        "gold": True,
+    }
     return render(request, work_template(campaign), context, status=400 if error else 200)
 
 

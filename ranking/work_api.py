@@ -1,8 +1,9 @@
 """The workers' API (``/api/work/...``): ask for a HIT, read its next screen, submit screens.
 
-What a worker sees of a screen is what the page shows: positions and texts, and what the protocol's
-page shows of each candidate (``Protocol.api_candidate_fields``: an edit-level campaign's edits);
-nothing that tells a trap apart."""
+What a worker sees of a screen is what the page shows: its opaque handle (never its id:
+``ranking.services.screen_handles``), positions and texts, and what the protocol's page shows of each
+candidate (``Protocol.api_candidate_fields``: an edit-level campaign's edits); nothing that tells a
+trap apart."""
 
 from __future__ import annotations
 
@@ -23,6 +24,7 @@ from ranking.selectors import screen_candidates, screen_candidates_for_submit
 from ranking.services import NoWork, assignment_request, screen_submit
 from ranking.services.assignments import assignment_screen_and_progress
 from ranking.services.leases import assignment_heartbeat
+from ranking.services.screen_handles import screen_handle, screen_id_from_handle
 from ranking.services.screen_time import MAX_STAMP_LENGTH, screen_seconds, screen_stamp
 from ranking.statuses import worker_status
 from ranking.work_reads import assignment_with_campaign, member_campaign, screen_of_hit
@@ -59,7 +61,10 @@ class WorkCandidateSerializer(serializers.Serializer):
 
 
 class WorkScreenSerializer(serializers.Serializer):
-    id = serializers.IntegerField()
+    id = serializers.CharField(
+        help_text="The screen's opaque handle within this assignment (not a database id; another "
+        "assignment names the same screen otherwise): submit to .../screens/<id>/."
+    )
     source = serializers.CharField()
     context_before = serializers.ListField(child=serializers.CharField())
     context_after = serializers.ListField(child=serializers.CharField())
@@ -225,7 +230,7 @@ def _assignment_body(assignment: Assignment) -> dict:
         candidates = screen_candidates(screen)
         extra = protocol_get(campaign.protocol).api_candidate_fields(screen, candidates)
         body["screen"] = {
-            "id": screen.pk,
+            "id": screen_handle(assignment_id=assignment.pk, screen_id=screen.pk),
             "source": screen.sentence.text,
             "context_before": [s.text for s in before],
             "context_after": [s.text for s in after],
@@ -286,14 +291,14 @@ class WorkViewSet(viewsets.ViewSet):
     @action(
         detail=False,
         methods=["post"],
-        url_path=r"assignments/(?P<assignment_id>\d+)/screens/(?P<screen_id>\d+)",
+        url_path=r"assignments/(?P<assignment_id>\d+)/screens/(?P<screen_id>[A-Za-z0-9_-]+)",
     )
     def submit(self, request, assignment_id=None, screen_id=None):
         pk = parse_id(assignment_id)
         found = None if pk is None else assignment_with_campaign(worker_id=request.user.pk, pk=pk)
         if found is None:
             raise NotFound("no such assignment of yours")
-        screen_pk = parse_id(screen_id)
+        screen_pk = screen_id_from_handle(screen_id, assignment_id=found.pk)
         screen = None if screen_pk is None else screen_of_hit(pk=screen_pk, hit_id=found.hit_id)
         if screen is None:
             raise NotFound("this screen is not part of your HIT")

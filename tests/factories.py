@@ -330,7 +330,7 @@ def crowd_campaign(*, protocol="ranking", judgments_per_item=2, hits_per_visit=1
 def rank_form(response) -> dict:
     """Answers for the ranking screen in a response: rank by display position, screen id, timer."""
     context = response.context
-    data = {"screen": str(context["screen"].pk), "started": context["started"]}
+    data = {"screen": context["screen_handle"], "started": context["started"]}
     for i, c in enumerate(context["candidates"]):
         data[f"rank-{c.position}"] = str(i + 1)
     return data

@@ -13,6 +13,7 @@ from rest_framework.test import APIClient
 from ranking.models import Candidate, Control, ControlKind, Rating, ScreenJudgment
 from ranking.protocols.edits.models import EditLabel
 from ranking.services import campaign_create
+from ranking.services.screen_handles import screen_id_from_handle
 from ranking.work_api import WorkAssignmentSerializer, _assignment_body
 from ranking.work_reads import assignment_with_campaign
 from tests import factories
@@ -150,7 +151,7 @@ def test_the_api_lists_the_edits_the_page_shows(client, world):
     body = claim(api_for(worker), campaign)
     client.force_login(worker)
     page = client.get(client.get(reverse("campaign-work", args=[campaign.pk])).url)
-    assert page.context["screen"].pk == body["screen"]["id"]
+    assert page.context["screen"].pk == screen_id_from_handle(body["screen"]["id"], assignment_id=body["id"])
     shown = {
         c.position: [(s["edit"].index, s["old"], s["new"]) for s in segments if "edit" in s]
         for c, segments, _count in page.context["edit_rows"]
@@ -200,7 +201,7 @@ def test_a_worker_completes_an_edit_level_hit_through_the_api_and_passes_the_tra
     while body["screen"] is not None:
         screen = body["screen"]
         answers = api_answers(screen)
-        sent[screen["id"]] = {
+        sent[screen_id_from_handle(screen["id"], assignment_id=body["id"])] = {
             (a["position"], i, label) for a in answers for i, label in enumerate(a["labels"])
         }
         response = submit(api, body, answers)
@@ -223,7 +224,7 @@ def test_a_worker_completes_an_edit_level_hit_through_the_api_and_passes_the_tra
 
 def page_form(response, how: str) -> dict:
     context = response.context
-    data = {"screen": str(context["screen"].pk), "started": context["started"]}
+    data = {"screen": context["screen_handle"], "started": context["started"]}
     for c, _segments, count in context["edit_rows"]:
         rank, labels = decide(c.text, count, how)
         data[f"rank-{c.position}"] = str(rank)
@@ -243,7 +244,9 @@ def test_the_trap_verdict_and_labels_are_the_page_s_for_the_same_answers(client,
     client.force_login(page_worker)
     url = client.get(reverse("campaign-work", args=[campaign.pk])).url
     page = client.get(url)
-    assert page.context["screen"].pk == body["screen"]["id"]  # the same screen, the other slot
+    assert page.context["screen"].pk == screen_id_from_handle(
+        body["screen"]["id"], assignment_id=body["id"]
+    )  # the same screen, the other slot
     assert client.post(url, page_form(page, how)).status_code == 302
 
     by_api = ScreenJudgment.objects.get(judge=api_worker)
@@ -251,10 +254,7 @@ def test_the_trap_verdict_and_labels_are_the_page_s_for_the_same_answers(client,
     assert (
         (by_api.screen_id, by_api.trap_passed)
         == (by_page.screen_id, by_page.trap_passed)
-        == (
-            body["screen"]["id"],
-            passed,
-        )
+        == (screen_id_from_handle(body["screen"]["id"], assignment_id=body["id"]), passed)
     )
     assert saved_labels(by_api) == saved_labels(by_page) and len(saved_labels(by_api)) == 4
     ranks = {
@@ -384,7 +384,11 @@ def _work_through_api(campaign, worker, *, careful: bool, max_screens: int = 12)
     done = 0
     while body["screen"] is not None and done < max_screens:
         screen = body["screen"]
-        ids = dict(Candidate.objects.filter(screen_id=screen["id"]).values_list("position", "pk"))
+        ids = dict(
+            Candidate.objects.filter(
+                screen_id=screen_id_from_handle(screen["id"], assignment_id=body["id"])
+            ).values_list("position", "pk")
+        )
         by_id = {ids[c["position"]]: c for c in screen["candidates"]}
         answers = []
         for c in screen["candidates"]:

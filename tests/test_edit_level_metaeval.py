@@ -60,7 +60,7 @@ def test_a_meta_evaluation_against_the_share_of_edits_marked_good(client):
     while "screen" in ((response := client.get(url)).context or {}):
         context = response.context
         screen: Screen = context["screen"]
-        data = {"screen": str(screen.pk), "started": context["started"]}
+        data = {"screen": context["screen_handle"], "started": context["started"]}
         for c, segments, _count in context["edit_rows"]:
             (system,) = {o.system.name for o in c.outputs.all()}
             for s in segments:

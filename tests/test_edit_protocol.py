@@ -95,7 +95,7 @@ def _page(client, worker, campaign):
 def _form(response, *, trap_text: str | None, careful: bool) -> dict:
     """Label every edit and rank: careful = the trap's edits bad and the trap last."""
     context = response.context
-    data = {"screen": str(context["screen"].pk), "started": context["started"]}
+    data = {"screen": context["screen_handle"], "started": context["started"]}
     for c, segments, _count in context["edit_rows"]:
         is_trap = c.text == trap_text
         for s in segments:

@@ -13,6 +13,7 @@ from rest_framework.test import APIClient
 from ranking.models import Candidate, Rating, Screen, ScreenJudgment, SystemScore
 from ranking.services import CandidateScore, assignment_request, campaign_create, screen_submit
 from ranking.services.assignments import assignment_next_screen
+from ranking.services.screen_handles import screen_handle
 from tests import factories
 from tests.judging import do_hit
 
@@ -138,7 +139,7 @@ def test_work_page_post_saves_scores_and_moves_on(client, setup):
     url = client.get(reverse("campaign-work", args=[campaign.pk])).url
     assignment = assignment_request(campaign=campaign, worker=annotators[0])
     screen = assignment_next_screen(assignment)
-    form = {"screen": screen.pk, "started": "forged"}
+    form = {"screen": screen_handle(assignment_id=assignment.pk, screen_id=screen.pk), "started": "forged"}
     for c in screen.candidates.all():
         form[f"score-{c.position}"] = "55"
     form[f"changed-{c.position}"] = "on"
@@ -154,8 +155,10 @@ def test_work_page_refuses_an_unmoved_slider(client, setup):
     _, annotators, *_, campaign = setup
     client.force_login(annotators[0])
     url = client.get(reverse("campaign-work", args=[campaign.pk])).url
-    screen = assignment_next_screen(assignment_request(campaign=campaign, worker=annotators[0]))
-    form = {"screen": screen.pk} | {f"score-{c.position}": "" for c in screen.candidates.all()}
+    assignment = assignment_request(campaign=campaign, worker=annotators[0])
+    screen = assignment_next_screen(assignment)
+    handle = screen_handle(assignment_id=assignment.pk, screen_id=screen.pk)
+    form = {"screen": handle} | {f"score-{c.position}": "" for c in screen.candidates.all()}
     response = client.post(url, form)
     assert response.status_code == 400
     assert b"move every slider" in response.content

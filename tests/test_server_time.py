@@ -16,6 +16,7 @@ from rest_framework.test import APIClient
 from ranking.models import ScreenJudgment
 from ranking.selectors import campaign_workers
 from ranking.services import campaign_create
+from ranking.services.screen_handles import screen_id_from_handle
 from ranking.services.screen_time import screen_seconds, screen_stamp
 from tests.factories import trap_world
 
@@ -76,10 +77,11 @@ def test_the_ticket_served_with_a_screen_gives_the_server_time_whatever_the_clie
     # the next screen's ticket, issued 40 s before the submit, gives 40 s
     nxt = response.json()["screen"]
     url2 = f"/api/work/assignments/{body['id']}/screens/{nxt['id']}/"
-    early = screen_stamp(screen_id=nxt["id"], assignment_id=body["id"], now=time.time() - 40)
+    nxt_pk = screen_id_from_handle(nxt["id"], assignment_id=body["id"])
+    early = screen_stamp(screen_id=nxt_pk, assignment_id=body["id"], now=time.time() - 40)
     answers2 = [{"position": c["position"], "score": 60} for c in nxt["candidates"]]
     assert api.post(url2, {"answers": answers2, "ticket": early}, format="json").status_code == 201
-    later = ScreenJudgment.objects.get(screen_id=nxt["id"])
+    later = ScreenJudgment.objects.get(screen_id=nxt_pk)
     assert 40 <= later.seconds < 45 and later.client_seconds is None
 
 
@@ -88,9 +90,11 @@ def test_a_forged_or_borrowed_ticket_gives_no_time(api_world):
     mine, url, answers = first_screen(client_for(workers[0]), campaign)
     theirs, their_url, their_answers = first_screen(client_for(workers[1]), campaign)
     old = time.time() - 60
-    forged = screen_stamp(screen_id=mine["screen"]["id"], assignment_id=mine["id"], now=old)[:-2] + "xx"
-    other_screen = screen_stamp(screen_id=mine["screen"]["id"] + 1000, assignment_id=mine["id"], now=old)
-    other_assignment = screen_stamp(screen_id=theirs["screen"]["id"], assignment_id=mine["id"], now=old)
+    my_pk = screen_id_from_handle(mine["screen"]["id"], assignment_id=mine["id"])
+    their_pk = screen_id_from_handle(theirs["screen"]["id"], assignment_id=theirs["id"])
+    forged = screen_stamp(screen_id=my_pk, assignment_id=mine["id"], now=old)[:-2] + "xx"
+    other_screen = screen_stamp(screen_id=my_pk + 1000, assignment_id=mine["id"], now=old)
+    other_assignment = screen_stamp(screen_id=their_pk, assignment_id=mine["id"], now=old)
     for ticket in (forged, other_screen, "x" * 150):
         response = client_for(workers[0]).post(url, {"answers": answers, "ticket": ticket}, format="json")
         assert response.status_code == 201
@@ -124,7 +128,7 @@ def test_the_work_page_stamp_counts_only_for_its_own_assignment(client, api_worl
     client.force_login(workers[0])
     page = client.get(reverse("campaign-work", args=[campaign.pk]), follow=True)
     url, context = page.redirect_chain[-1][0], page.context
-    form = {"screen": str(context["screen"].pk), "started": context["started"]}
+    form = {"screen": context["screen_handle"], "started": context["started"]}
     form |= {f"score-{c.position}": "55" for c in context["candidates"]}
     assert client.post(url, form).status_code == 302
     judgment = ScreenJudgment.objects.get()
@@ -134,7 +138,7 @@ def test_the_work_page_stamp_counts_only_for_its_own_assignment(client, api_worl
     page = client.get(reverse("campaign-work", args=[campaign.pk]), follow=True)
     url, context = page.redirect_chain[-1][0], page.context
     foreign = screen_stamp(screen_id=context["screen"].pk, assignment_id=context["assignment"].pk + 99)
-    form = {"screen": str(context["screen"].pk), "started": foreign}
+    form = {"screen": context["screen_handle"], "started": foreign}
     form |= {f"score-{c.position}": "55" for c in context["candidates"]}
     assert client.post(url, form).status_code == 302
     assert ScreenJudgment.objects.get(judge=workers[1]).seconds is None

@@ -19,6 +19,7 @@ from rest_framework.test import APIClient
 
 from ranking.models import Assignment, Candidate, ScreenJudgment, WorkerRecord
 from ranking.services import assignment_return, campaign_create
+from ranking.services.screen_handles import screen_handle, screen_id_from_handle
 from tests.factories import TRAPS, trap_world
 from tests.judging import do_hit, honest_prws
 
@@ -139,7 +140,7 @@ def test_a_trap_screen_adds_the_trap_record_queries_and_nothing_else(world):
         screen = body["screen"]
         last = body["done"] == body["total"] - 1
         base = SUBMIT_LAST - TRAP_FIRST if last else SUBMIT  # the record's refresh is added below
-        trap = has_trap(screen["id"])
+        trap = has_trap(screen_id_from_handle(screen["id"], assignment_id=body["id"]))
         if trap or last:  # a trap's verdict or the HIT's last screen refreshes the record, once
             base += TRAP_FIRST if traps == 0 else TRAP_LATER
         traps += trap
@@ -206,7 +207,7 @@ def test_a_worker_doing_a_hit_through_the_pages_takes_the_pinned_queries_per_req
         response, queries = counted(browser.get, page)
         assert response.status_code == 200
         seen.append(queries)
-        form = {"screen": str(screen.pk)}
+        form = {"screen": screen_handle(assignment_id=mine.pk, screen_id=screen.pk)}
         for c in screen.candidates.all():
             form[f"score-{c.position}"] = "10" if c.text in TRAPS else "70"
         response, queries = counted(browser.post, page, form)

@@ -53,6 +53,7 @@ CAMPAIGN_OPTIONS = (
     "speed_rule",
     "speed_base_seconds",
     "speed_seconds_per_word",
+    "preview_line",
 )
 """The optional keyword arguments of ``campaign_create``, as forms and the API name them."""
 
@@ -125,6 +126,7 @@ def campaign_create(
     show_changes: bool = False,
     trap_secret: str | None = None,
     status: str = CampaignStatus.ACTIVE,
+    preview_line: int | None = None,
 ) -> Campaign:
     """Validate, save the campaign, build its screens and HITs, all or nothing.
     PRWS (GMEG): per sentence the distinct texts of the chosen systems, up to ``max_candidates`` per
@@ -137,7 +139,8 @@ def campaign_create(
     (or to another output) is not used. ``trap_error_types`` (empty: all) and ``trap_errors`` (None: 1
     or 2): what a generated trap adds. ``trap_secret`` (tests only): the secret behind the traps, else
     drawn. ``speed_rule`` (``ranking.services.holds``): off here as trap rates are 0 here; the form and
-    the API turn it on (``campaign_options``). ``status``: active by default (demos, benchmarks and
+    the API turn it on (``campaign_options``). ``preview_line``: the corpus line (1-based) whose outputs
+    a platform's preview shows as an example screen (``ranking.preview``; None: a built-in one). ``status``: active by default (demos, benchmarks and
     tests want work at once); the form and the API pass ``draft``."""
     if status not in (CampaignStatus.DRAFT, CampaignStatus.ACTIVE, CampaignStatus.PILOT):
         raise GecInputError("a new campaign is a draft, a pilot or active")
@@ -153,6 +156,7 @@ def campaign_create(
     _check_speed(speed_base_seconds, speed_seconds_per_word)
     _check_related(project, reference, qualification, protocol, active_selection, corpus=corpus, name=name)
     sentences = _campaign_sentences(corpus, domain)
+    preview_sentence = _preview_sentence(corpus, systems, preview_line)
     campaign = Campaign.objects.create(
         **{field: given[field] for field in _ROW_FIELDS},
         name=name,
@@ -161,6 +165,7 @@ def campaign_create(
         **_trap_errors_row(trap_error_types, trap_errors),
         reward_per_hit=Decimal(str(reward_per_hit)),
         budget=None if budget is None else Decimal(str(budget)),
+        preview_sentence=preview_sentence,
     )
     campaign.systems.set(systems)
     _build(campaign, systems, sentences)
@@ -277,6 +282,19 @@ def _check_related(
         raise GecInputError(f"a campaign named {name!r} already exists in project {project.name!r}")
 
 
+def _preview_sentence(corpus: Corpus, systems: list[System], line: int | None) -> Sentence | None:
+    if line is None:
+        return None
+    if type(line) is not int or line < 1:
+        raise GecInputError("the preview example is a line number of the corpus, from 1")
+    sentence = corpus.sentences.filter(position=line - 1).first()
+    if sentence is None:
+        raise GecInputError(f"the corpus has no line {line} for the preview example")
+    if not Output.objects.filter(sentence=sentence, system__in=systems).exists():
+        raise GecInputError(f"line {line} has no output of the chosen systems to show in the preview")
+    return sentence
+
+
 def _campaign_sentences(corpus: Corpus, domain: str) -> list[Sentence]:
     sentences = list(corpus.sentences.filter(domain=domain) if domain else corpus.sentences.all())
     if not sentences:
@@ -328,17 +346,22 @@ def _build(campaign: Campaign, systems: list[System], sentences: list[Sentence])
     if not screens:
         raise GecInputError("no screens: the chosen systems have no outputs to judge")
     plans = controls_add(campaign, screens, screen_groups, _bundle_into_hits(campaign, screens))
-    Screen.objects.bulk_create(screens, batch_size=2000)
+    # Control screens are planned after the judged ones; saved in that order they would carry the
+    # campaign's largest ids (and their candidates too). One insert in a secret random order gives
+    # ids that say nothing of which screen is a control (issue 35).
+    order = list(range(len(screens)))
+    if plans:
+        random.Random(f"{campaign.trap_secret}:insert").shuffle(order)
+    Screen.objects.bulk_create([screens[i] for i in order], batch_size=2000)
 
     candidates: list[Candidate] = []
     members: list[list[int]] = []
-    per_screen: list[list[Candidate]] = []
-    for screen, groups in zip(screens, screen_groups):
-        per_screen.append([])
-        for position, group in enumerate(groups):
-            candidate = Candidate(screen=screen, position=position, text=group.text)
+    per_screen: list[list[Candidate]] = [[] for _ in screens]
+    for i in order:
+        for position, group in enumerate(screen_groups[i]):
+            candidate = Candidate(screen=screens[i], position=position, text=group.text)
             candidates.append(candidate)
-            per_screen[-1].append(candidate)
+            per_screen[i].append(candidate)
             members.append(group.output_ids)
     Candidate.objects.bulk_create(candidates, batch_size=2000)
     through = Candidate.outputs.through

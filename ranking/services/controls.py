@@ -338,20 +338,20 @@ def has_controls(campaign: Campaign) -> bool:
 
 def controls_judged(*, campaign: Campaign, screen_id: int, worker_id: int) -> bool:
     """In the transaction that saved the worker's judgment of a screen: the verdict of each hidden
-    trap of which the worker has now judged both the base and the trap, stored on the control
-    screen's judgment with the two answers compared. True when this judgment completed a trap or a
-    repeat (the worker's record needs a refresh)."""
+    trap of which the worker has now judged both the control and its original (so the base and the
+    trap too), stored on the control screen's judgment with the two answers compared. True when this
+    judgment completed a trap or a repeat (the worker's record needs a refresh)."""
     controls = list(
         Control.objects.filter(Q(screen_id=screen_id) | Q(original_id=screen_id)).values_list(
-            "screen_id", "original_id", "kind", "base_id", "trap_id", "base__screen_id"
+            "screen_id", "original_id", "kind", "base_id", "trap_id"
         )
     )
     if not controls:
         return False
-    needs = {
-        (copy, original if kind == ControlKind.REPEAT else base_screen): (copy, kind, base, trap)
-        for copy, original, kind, base, trap, base_screen in controls
-    }
+    # Every control waits for its original too, even a ranking trap whose base is on the copy: the
+    # verdict's work (and so the response's time) then falls on whichever of the two is judged
+    # second, never on the control itself (issue 35).
+    needs = {(copy, original): (copy, kind, base, trap) for copy, original, kind, base, trap in controls}
     screens = {s for pair in needs for s in pair} - {screen_id}
     judged = {screen_id} | set(
         ScreenJudgment.objects.filter(judge_id=worker_id, screen_id__in=screens).values_list(

@@ -4,6 +4,10 @@ When a screen is served the worker gets a signed stamp of (screen, assignment, s
 hands it back and the time on the screen is the server's now minus the stamped time. A stamp that is
 missing, forged, or for another screen or assignment gives no time (None), which the worker table
 counts as suspicious. A time the client reports is kept apart and never used for checks.
+
+A signed stamp is readable (signing is not encryption): it names the screen by its opaque handle
+(``ranking.services.screen_handles``), never by its id, so the stamp tells a control screen from a
+judged one no more than the page does (issue 35).
 """
 
 from __future__ import annotations
@@ -11,6 +15,8 @@ from __future__ import annotations
 import time
 
 from django.core.signing import BadSignature, Signer
+
+from ranking.services.screen_handles import screen_handle
 
 _signer = Signer(salt="ranking.work.started")
 MAX_STAMP_LENGTH = 200
@@ -21,8 +27,10 @@ def screen_stamp(*, screen_id: int, assignment_id: int | None, now: float | None
     """The signed issue time of a screen served within an assignment (None: a page outside any
     assignment, e.g. a pilot or a preview, whose stamp never gives a time)."""
     issued = time.time() if now is None else now
-    within = "-" if assignment_id is None else assignment_id  # "-" matches no assignment
-    return _signer.sign(f"{screen_id}:{within}:{issued:.3f}")
+    if assignment_id is None:  # "-" matches no assignment
+        return _signer.sign(f"-:-:{issued:.3f}")
+    handle = screen_handle(assignment_id=assignment_id, screen_id=screen_id)
+    return _signer.sign(f"{handle}:{assignment_id}:{issued:.3f}")
 
 
 def screen_seconds(
@@ -37,7 +45,9 @@ def screen_seconds(
         issued_at = float(issued)
     except (BadSignature, ValueError):
         return None
-    if stamped_screen != str(screen_id) or stamped_assignment != str(assignment_id):
+    if stamped_assignment != str(assignment_id) or stamped_screen != screen_handle(
+        assignment_id=assignment_id, screen_id=screen_id
+    ):
         return None
     return max(0.0, (time.time() if now is None else now) - issued_at)
 

@@ -203,3 +203,24 @@ def test_the_careful_worker_rates_a_reference_above_the_source_on_average(gmeg):
 def test_a_source_that_is_not_in_the_public_file_is_a_harness_error(gmeg):
     with pytest.raises(LookupError):
         gmeg.quality("Not a GMEG sentence at all .", "x")
+
+
+def test_the_id_reader_rates_low_what_is_above_its_first_hits_ordinary_screens(gmeg):
+    """Issue 35's finding: controls had the campaign's largest ids. The bot learns a threshold in its
+    first HIT (a sentence shown twice: the larger id is the control) and rates above it low."""
+    bot = STRATEGIES["id-reader"].fresh()
+
+    def screen(pk, source):
+        return {"id": pk, "source": source, "candidates": [{"position": 0, "text": "a"}]}
+
+    rng = random.Random(1)
+    bot.new_hit()
+    for pk, source in ((3, "s1"), (1, "s2"), (40, "s1"), (4, "s3")):
+        bot(screen(pk, source), gmeg, rng)
+    bot.new_hit()
+    assert bot.threshold == 4
+    assert bot(screen(41, "s4"), gmeg, rng)[0] <= 10
+    assert bot(screen(2, "s5"), gmeg, rng)[0] >= 60
+    # A handle is ordered by the bytes it encodes: the bot reads what it is shown, whatever it is.
+    assert STRATEGIES["id-reader"].order_key("A" * 21 + "Q") == 1  # the last 2 bits of 16 bytes
+    assert STRATEGIES["id-reader"].order_key(17) == 17

@@ -56,6 +56,7 @@ def test_bots_smoke_prints_a_row_per_strategy_and_protocol_and_the_goal(tmp_path
         "position",
         "regenerate",
         "agreement",
+        "id-reader",
     ):
         rows = [line for line in lines if line.split()[:2] == [strategy, "2"]]
         assert len(rows) == 3, (strategy, done.stdout)

@@ -141,7 +141,7 @@ def test_mturk_preview_shows_an_example_and_creates_nothing(client, campaign, se
     page = client.get(url, {"assignmentId": "ASSIGNMENT_ID_NOT_AVAILABLE", "hitId": "H1"})
     assert page.status_code == 200
     assert b"Preview" in page.content
-    assert page.context["screen"].sentence.text.encode() in page.content
+    assert page.context["example"].built_in and page.context["example"].source.encode() in page.content
     assert b"<form" not in page.content
     assert "X-Frame-Options" not in page
     assert page["Content-Security-Policy"] == (

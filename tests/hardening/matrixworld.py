@@ -7,6 +7,7 @@ from annotate.rewrites import qualifications as quals
 from ranking.analysis.models import AnalysisRun, ImportedScores
 from ranking.models import Screen
 from ranking.services import assignment_request
+from ranking.services.screen_handles import screen_handle
 from tests.factories import World, build_world
 
 ROLES = ("anonymous", "worker", "expert", "other_researcher", "researcher", "admin")
@@ -101,7 +102,10 @@ def params_for(world: World) -> dict[str, dict[str, object]]:
         "api:work-assignment": {"assignment_id": e["assignment"].pk},
         "api:work-heartbeat": {"assignment_id": e["assignment"].pk},
         "api:work-request-hit": {"campaign_id": world.campaign.pk},
-        "api:work-submit": {"assignment_id": e["assignment"].pk, "screen_id": e["screen"].pk},
+        "api:work-submit": {
+            "assignment_id": e["assignment"].pk,
+            "screen_id": screen_handle(assignment_id=e["assignment"].pk, screen_id=e["screen"].pk),
+        },
     }
     for name in (
         "rewrite-campaign",

@@ -169,7 +169,7 @@ def test_a_worker_who_closes_the_browser_mid_hit_resumes_it_or_it_expires_cleanl
     assert start.status_code == 302
     assignment = Assignment.objects.get(worker=worker)
     page = first.get(start["Location"])
-    screen_id = int(page.content.decode().split('name="screen" value="')[1].split('"')[0])
+    screen_id = page.content.decode().split('name="screen" value="')[1].split('"')[0]
     data = {"screen": screen_id} | {f"score-{p}": "55" for p in range(5)}
     assert first.post(f"/assignments/{assignment.pk}/", data).status_code == 302
     # The browser closes: a new session (another device) asks for work again.
@@ -178,7 +178,7 @@ def test_a_worker_who_closes_the_browser_mid_hit_resumes_it_or_it_expires_cleanl
     resumed = again.get(f"/campaigns/{world.campaign.pk}/work/")
     assert resumed["Location"] == f"/assignments/{assignment.pk}/"
     resumed_page = again.get(resumed["Location"]).content.decode()
-    next_id = int(resumed_page.split('name="screen" value="')[1].split('"')[0])
+    next_id = resumed_page.split('name="screen" value="')[1].split('"')[0]
     assert next_id != screen_id  # the next screen, not the one already judged
     assert ScreenJudgment.objects.filter(assignment=assignment).count() == 1
 

@@ -17,6 +17,7 @@ from geceval.errors import GecInputError
 from ranking.models import Assignment, Rating, Screen, ScreenJudgment
 from ranking.services import CandidateScore, assignment_request, screen_submit
 from ranking.services.assignments import assignment_next_screen
+from ranking.services.screen_handles import screen_handle, screen_id_from_handle
 from tests.factories import build_world
 
 pytestmark = pytest.mark.django_db
@@ -113,7 +114,8 @@ def test_html_form_refuses_out_of_range_and_non_numeric_scores(client, world):
     screen = assignment_next_screen(assignment)
     client.force_login(worker)
     for bad in ("101", "-5", "1e3", "0x10", "", "50;DROP"):
-        data = {"screen": screen.pk} | {f"score-{c.position}": bad for c in screen.candidates.all()}
+        handle = screen_handle(assignment_id=assignment.pk, screen_id=screen.pk)
+        data = {"screen": handle} | {f"score-{c.position}": bad for c in screen.candidates.all()}
         response = client.post(f"/assignments/{assignment.pk}/", data)
         assert response.status_code == 400, bad
     assert not ScreenJudgment.objects.exists()
@@ -141,7 +143,10 @@ def test_forged_screen_ids_of_another_hit_or_campaign_are_refused(world):
     other_campaign = build_world_second_campaign(world)
     elsewhere = Screen.objects.filter(campaign=other_campaign).first()
     answers = answers_all(mine, score=50)
-    for screen_id in (foreign.pk, elsewhere.pk, 0, 2**62):
+    # Raw ids are no handles; and a well-formed handle (as the server would make it for this assignment)
+    # of a screen outside the HIT is refused by the HIT check behind it.
+    handles = [screen_handle(assignment_id=mine["id"], screen_id=s.pk) for s in (foreign, elsewhere)]
+    for screen_id in (foreign.pk, elsewhere.pk, 0, 2**62, *handles):
         response = api.post(url_of(mine, screen_id), {"answers": answers}, format="json")
         assert response.status_code == 404, screen_id
     # The service refuses it too, whatever a view does.
@@ -184,7 +189,7 @@ def test_another_workers_assignment_can_be_neither_read_nor_submitted_nor_return
     assert Assignment.objects.get(pk=mine["id"]).status == "active"
     # The service refuses the thief even when handed the real objects.
     assignment = Assignment.objects.get(pk=mine["id"])
-    screen = Screen.objects.get(pk=screen_id)
+    screen = Screen.objects.get(pk=screen_id_from_handle(screen_id, assignment_id=assignment.pk))
     with pytest.raises(GecInputError, match="not your assignment"):
         screen_submit(
             assignment=assignment,

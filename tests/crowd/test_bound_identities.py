@@ -85,7 +85,7 @@ def test_a_victims_worker_id_with_a_made_up_assignment_id_from_another_browser_g
     # The victim's answer is the one stored.
     answer = _reversed_ranks(rank_form(page))
     assert victim.post(url, answer).status_code == 302
-    stored = _stored_ranks(int(answer["screen"]))
+    stored = _stored_ranks(page.context["screen"].pk)
     assert stored == {k: v for k, v in answer.items() if k.startswith("rank-")}
 
 

@@ -20,7 +20,8 @@ from django.db import connection
 from django.urls import reverse
 
 from crowd.services.sessions import campaign_key
-from ranking.models import Rating, ScreenJudgment
+from ranking.models import Assignment, Rating, ScreenJudgment
+from ranking.services.screen_handles import screen_id_from_handle
 from tests.factories import crowd_campaign
 from tests.hardening.test_faults import GUNICORN, REPO, _free_port, _wait
 from tests.processes import stop
@@ -69,7 +70,7 @@ def _browser(base: str, address: str) -> httpx.Client:
 
 def _form(page: httpx.Response, reverse_ranks: bool) -> dict[str, str]:
     html = page.text
-    screen = re.search(r'name="screen" value="(\d+)"', html).group(1)
+    screen = re.search(r'name="screen" value="([^"]+)"', html).group(1)  # an opaque handle
     started = re.search(r'name="started" value="([^"]*)"', html).group(1)
     positions = sorted(set(re.findall(r'name="rank-(\d+)"', html)), key=int)
     ranks = range(len(positions), 0, -1) if reverse_ranks else range(1, len(positions) + 1)
@@ -96,7 +97,12 @@ def test_a_second_browser_with_the_victims_worker_id_gets_nothing_and_the_victim
             thief.post(thief_url, data=_form(thief.get(thief_url), reverse_ranks=False))
         told = victim.post(url, data=answer)
         assert told.status_code == 302  # "saved": on to the next screen
-    judgment = ScreenJudgment.objects.get(screen_id=int(answer["screen"]))
+    screen_id = next(  # the handle names the screen within the victim's assignment only
+        sid
+        for a in Assignment.objects.filter(hit__campaign=campaign)
+        if (sid := screen_id_from_handle(answer["screen"], assignment_id=a.pk)) is not None
+    )
+    judgment = ScreenJudgment.objects.get(screen_id=screen_id)
     stored = {
         f"rank-{r.candidate.position}": str(r.rank)
         for r in Rating.objects.filter(judgment=judgment).select_related("candidate")

@@ -335,8 +335,9 @@ def test_the_preview_shows_the_example_the_researcher_picked_or_a_built_in_one_n
     assert escape(kept.text) in page and escape(BUILT_IN_EXAMPLE.source) not in page
     outputs = set(Output.objects.filter(sentence=kept, system__in=systems).values_list("text", flat=True))
     assert all(escape(t) in page for t in outputs)
-    # Nothing of it is a screen, a judgment or a count.
-    assert Screen.objects.filter(campaign=picked).count() == Screen.objects.filter(campaign=built_in).count()
+    # Nothing of it is a screen, a judgment or a count: the example sentence leaves the judged pool.
+    assert not Screen.objects.filter(campaign=picked, sentence=kept).exists()
+    assert Screen.objects.filter(campaign=built_in, sentence=kept).exists()
     assert not ScreenJudgment.objects.exists()
     controls = Control.objects.filter(screen__campaign=picked).select_related("trap")
     assert controls.exists()

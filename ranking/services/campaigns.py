@@ -155,8 +155,8 @@ def campaign_create(
     _check_traps(corpus, trap_design, trap_system, rates, active_selection)
     _check_speed(speed_base_seconds, speed_seconds_per_word)
     _check_related(project, reference, qualification, protocol, active_selection, corpus=corpus, name=name)
-    sentences = _campaign_sentences(corpus, domain)
     preview_sentence = _preview_sentence(corpus, systems, preview_line)
+    sentences = _campaign_sentences(corpus, domain, preview_sentence)
     campaign = Campaign.objects.create(
         **{field: given[field] for field in _ROW_FIELDS},
         name=name,
@@ -295,10 +295,15 @@ def _preview_sentence(corpus: Corpus, systems: list[System], line: int | None) -
     return sentence
 
 
-def _campaign_sentences(corpus: Corpus, domain: str) -> list[Sentence]:
+def _campaign_sentences(corpus: Corpus, domain: str, preview: Sentence | None = None) -> list[Sentence]:
+    """The judged pool: the corpus (or domain) less the preview example, which a worker sees before
+    accepting and so is never judged (a trap copy of it would differ from what the preview showed)."""
     sentences = list(corpus.sentences.filter(domain=domain) if domain else corpus.sentences.all())
+    sentences = [s for s in sentences if preview is None or s.pk != preview.pk]
     if not sentences:
-        raise GecInputError(f"the corpus has no sentences in domain {domain!r}")
+        where = f" in domain {domain!r}" if domain else ""
+        besides = " besides the preview example" if preview is not None else ""
+        raise GecInputError(f"the corpus has no sentences{where}{besides}")
     return sentences
 
 

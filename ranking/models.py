@@ -157,8 +157,7 @@ class Campaign(models.Model):
     min_seconds = models.FloatField(
         default=5.0, help_text="screens faster than this are flagged too fast (with the speed rule off)"
     )
-    # Speed is evidence (issue 35): a screen answered faster than its minimum counts as a failed trap,
-    # a HIT finished in under half its screens' minimum is held (ranking.services.holds).
+    # Speed is evidence (issue 35): a too-fast screen is a failed trap, too fast a HIT held (services.holds).
     speed_rule = models.BooleanField(
         default=False,
         help_text="a screen answered faster than its minimum plausible time counts as a failed trap; a HIT "
@@ -491,9 +490,8 @@ class Rating(models.Model):
         return f"{self.score if self.rank is None else f'rank {self.rank}'} for candidate {self.candidate_id}"
 
 
-# Worker records and system scores (computed from judgments) and analysis runs live in their own modules.
-# The edit-level protocol's tables come last: importing them runs the protocol registry, whose modules
-# import the names above (isort must not move it up).
+# Worker records, system scores and analysis runs live in their own modules. The edit-level tables come
+# last: importing them runs the protocol registry, whose modules import the names above (keep isort off).
 # isort: off
 from ranking.analysis.models import *  # noqa: E402, F403
 from ranking.imported import *  # noqa: E402, F403

@@ -59,19 +59,7 @@ def compact_import(
         raise GecInputError("the file has no judgments to import")
     given = corpus is not None
     corpus, sentence_ids = _sentences(project=project, name=name, corpus=corpus, items=items)
-    keep = sentence_ids[np.frombuffer(data.item, dtype=np.int64)] > 0 if data.judgments else np.zeros(0, bool)
-    if not keep.all():
-        skipped["item not in corpus"] += int((~keep).sum())
-    if given:
-        corpus_join_check(
-            corpus,
-            kept=int(keep.sum()),
-            total=len(keep),
-            missing_items=[i for i, sid in zip(items, sentence_ids.tolist(), strict=True) if not sid],
-            allow_missing=allow_missing,
-        )
-    if not keep.any():
-        raise GecInputError("nothing to import: every judgment was skipped (" + ", ".join(skipped) + ")")
+    keep = _kept(data, corpus if given else None, items, sentence_ids, skipped, allow_missing)
     entry_judgment = np.frombuffer(data.entry_judgment, dtype=np.int64)
     entry_keep = keep[entry_judgment]
     renumber = np.cumsum(keep) - 1  # judgment numbers without the skipped ones
@@ -125,6 +113,32 @@ def compact_import(
         skipped=skipped,
         systems_added=sorted(set(used_systems) - had) if had else [],
     )
+
+
+def _kept(
+    data: JudgmentArrays,
+    given: Corpus | None,
+    items: list[str],
+    sentence_ids: np.ndarray,
+    skipped: Counter,
+    allow_missing: bool,
+) -> np.ndarray:
+    """Which judgments name a sentence of the corpus (the others counted as skipped); onto a corpus
+    the researcher chose, under 90% of them is refused (``corpus_join_check``)."""
+    keep = sentence_ids[np.frombuffer(data.item, dtype=np.int64)] > 0 if data.judgments else np.zeros(0, bool)
+    if not keep.all():
+        skipped["item not in corpus"] += int((~keep).sum())
+    if given is not None:
+        corpus_join_check(
+            given,
+            kept=int(keep.sum()),
+            total=len(keep),
+            missing_items=[i for i, sid in zip(items, sentence_ids.tolist(), strict=True) if not sid],
+            allow_missing=allow_missing,
+        )
+    if not keep.any():
+        raise GecInputError("nothing to import: every judgment was skipped (" + ", ".join(skipped) + ")")
+    return keep
 
 
 def _sentences(

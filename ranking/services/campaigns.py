@@ -11,16 +11,25 @@ from decimal import Decimal
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 
-from annotate.models import Corpus, Output, Project, Qualification, Sentence, System, SystemKind
+from annotate.models import Corpus, Output, Project, Qualification, Sentence, System
 from geceval.errors import GecInputError
-from geceval.insert_errors import ERROR_TYPES
 from geceval.judgments import expand_pairwise
-from geceval.traps import DEFAULT_MIN_DROP, MIN_DROP_FLOOR
+from geceval.traps import DEFAULT_MIN_DROP
 from geceval.worker_checks import DEFAULT_TRAP_MIN_SEEN, DEFAULT_TRAP_THRESHOLD
 from ranking.analysis.active import next_systems
 from ranking.models import Campaign, CampaignStatus, Candidate, Hit, Screen, TrapDesign
-from ranking.protocols import DEFAULT_PROTOCOL, Protocol, protocol_get
+from ranking.protocols import DEFAULT_PROTOCOL, protocol_get
 from ranking.rankings import campaign_rankings
+from ranking.services.campaign_checks import (
+    campaign_sentences,
+    check_related,
+    check_scope,
+    check_sizes,
+    check_speed,
+    check_traps,
+    preview_sentence_pick,
+    trap_errors_row,
+)
 from ranking.services.controls import Group, controls_add, controls_save
 from ranking.services.judging import normalise
 
@@ -131,38 +140,35 @@ def campaign_create(
     """Validate, save the campaign, build its screens and HITs, all or nothing.
     PRWS (GMEG): per sentence the distinct texts of the chosen systems, up to ``max_candidates`` per
     screen. Ranking (Napoles et al. 2015): per sentence ``screens_per_sentence`` random draws of
-    ``max_candidates`` systems, their identical outputs collapsed.
-    Traps: by default hidden (``ranking.services.controls``): each HIT gets ``trap_rate`` trap copies
-    and ``repeat_rate`` exact repeats per judged screen. With a Source+error ``trap_system`` the design
-    is the GMEG paper's (``trap_design="paper"``, chosen by giving the system): a share ``trap_rate`` of
-    sentences get the Source+error text on the same screen as the source; a trap equal to the source
-    (or to another output) is not used. ``trap_error_types`` (empty: all) and ``trap_errors`` (None: 1
-    or 2): what a generated trap adds. ``trap_secret`` (tests only): the secret behind the traps, else
-    drawn. ``speed_rule`` (``ranking.services.holds``): off here as trap rates are 0 here; the form and
-    the API turn it on (``campaign_options``). ``preview_line``: the corpus line (1-based) whose outputs
-    a platform's preview shows as an example screen (``ranking.preview``; None: a built-in one). ``status``: active by default (demos, benchmarks and
-    tests want work at once); the form and the API pass ``draft``."""
+    ``max_candidates`` systems, their identical outputs collapsed. Traps: hidden by default
+    (``ranking.services.controls``; ``trap_rate`` trap copies and ``repeat_rate`` repeats per judged
+    screen); a Source+error ``trap_system`` gives the GMEG paper's design (``trap_design="paper"``: a
+    share ``trap_rate`` of sentences show the Source+error text beside the source, unless it equals an
+    output). ``trap_error_types`` (empty: all), ``trap_errors`` (None: 1 or 2): what a generated trap
+    adds; ``trap_secret`` (tests only): the traps' secret. ``speed_rule`` (``services.holds``): off here
+    like trap rates, on from the form and API. ``preview_line``: the corpus line (from 1) a preview shows
+    (``ranking.preview``), not judged. ``status``: active here; the form and the API pass ``draft``."""
     if status not in (CampaignStatus.DRAFT, CampaignStatus.ACTIVE, CampaignStatus.PILOT):
         raise GecInputError("a new campaign is a draft, a pilot or active")
     given = dict(locals())  # the arguments as given, for the row below (before any local is bound)
     systems = list(systems)
     name = name.strip()
-    _check_scope(project, corpus, name, systems, protocol)
+    check_scope(project, corpus, name, systems, protocol)
     sizes = (max_candidates, judgments_per_item, screens_per_hit, screens_per_sentence, assignment_minutes)
-    _check_sizes(protocol_get(protocol), *sizes)
+    check_sizes(protocol_get(protocol), *sizes)
     trap_design = trap_design or (TrapDesign.PAPER if trap_system is not None else TrapDesign.HIDDEN)
     rates = (trap_rate, trap_threshold, repeat_rate, trap_min_drop)
-    _check_traps(corpus, trap_design, trap_system, rates, active_selection)
-    _check_speed(speed_base_seconds, speed_seconds_per_word)
-    _check_related(project, reference, qualification, protocol, active_selection, corpus=corpus, name=name)
-    preview_sentence = _preview_sentence(corpus, systems, preview_line)
-    sentences = _campaign_sentences(corpus, domain, preview_sentence)
+    check_traps(corpus, trap_design, trap_system, rates, active_selection)
+    check_speed(speed_base_seconds, speed_seconds_per_word)
+    check_related(project, reference, qualification, protocol, active_selection, corpus=corpus, name=name)
+    preview_sentence = preview_sentence_pick(corpus, systems, preview_line)
+    sentences = campaign_sentences(corpus, domain, preview_sentence)
     campaign = Campaign.objects.create(
         **{field: given[field] for field in _ROW_FIELDS},
         name=name,
         trap_design=trap_design,
         trap_secret=trap_secret or secrets.token_hex(16),
-        **_trap_errors_row(trap_error_types, trap_errors),
+        **trap_errors_row(trap_error_types, trap_errors),
         reward_per_hit=Decimal(str(reward_per_hit)),
         budget=None if budget is None else Decimal(str(budget)),
         preview_sentence=preview_sentence,
@@ -180,131 +186,6 @@ _ROW_FIELDS = (
     *("show_changes", "created_by", "status", "speed_rule", "speed_base_seconds", "speed_seconds_per_word"),
 )
 """``campaign_create``'s arguments stored as given."""
-
-
-def _check_speed(base: float, per_word: float) -> None:
-    if not (0 <= base <= 600 and 0 <= per_word <= 10):
-        raise GecInputError("the speed rule's seconds per screen are 0 to 600, per word 0 to 10")
-
-
-def _check_scope(project: Project, corpus: Corpus, name: str, systems: list[System], protocol: str) -> None:
-    if not name:
-        raise GecInputError("the campaign needs a name")
-    chosen = protocol_get(protocol)  # GecInputError for an unknown protocol
-    if corpus.project_id != project.pk:
-        raise GecInputError("the corpus belongs to another project")
-    if not systems:
-        raise GecInputError("choose at least one system to judge")
-    if any(s.corpus_id != corpus.pk for s in systems):
-        raise GecInputError("every system must belong to the campaign's corpus")
-    if any(s.kind == SystemKind.SOURCE_ERROR for s in systems):
-        raise GecInputError("a Source+error system is a trap: choose it as the trap system, not as a system")
-    if len(systems) < chosen.min_systems:
-        count = {2: "two", 3: "three"}.get(chosen.min_systems, str(chosen.min_systems))
-        raise GecInputError(f"{chosen.name} needs at least {count} systems")
-
-
-def _check_sizes(
-    protocol: Protocol,
-    max_candidates: int,
-    judgments_per_item: int,
-    screens_per_hit: int,
-    screens_per_sentence: int,
-    assignment_minutes: int,
-) -> None:
-    low, high = protocol.screen_size
-    if not low <= max_candidates <= high:
-        raise GecInputError(f"a screen shows {low} to {high} outputs")
-    if judgments_per_item < 1 or screens_per_hit < 1 or screens_per_sentence < 1 or assignment_minutes < 1:
-        raise GecInputError("judgments per item, screens per HIT and assignment minutes must be positive")
-
-
-def _check_traps(
-    corpus: Corpus,
-    design: str,
-    trap_system: System | None,
-    rates: tuple[float, float, float, float],
-    active_selection: bool,
-) -> None:
-    trap_rate, _threshold, repeat_rate, min_drop = rates
-    if design not in TrapDesign.values:
-        raise GecInputError(f"unknown trap design {design!r}; choose from {', '.join(TrapDesign.values)}")
-    if not all(0 <= x <= 1 for x in rates):
-        raise GecInputError("trap rate, threshold, repeat rate and GLEU+ drop are between 0 and 1")
-    if min_drop < MIN_DROP_FLOOR:
-        raise GecInputError(f"a trap must lose at least {MIN_DROP_FLOOR} GLEU+ against its base")
-    if design == TrapDesign.HIDDEN:
-        if (trap_rate or repeat_rate) and active_selection:
-            raise GecInputError(
-                "hidden traps copy screens drawn when the campaign is made; active selection draws "
-                "them later: choose the paper's design or no traps"
-            )
-        if trap_system is not None:
-            raise GecInputError("hidden traps are generated: a Source+error system is the paper's design")
-        return
-    if repeat_rate:
-        raise GecInputError("repeats are part of the hidden design, not the paper's")
-    if trap_rate > 0 and trap_system is None:
-        raise GecInputError("a trap rate needs a Source+error trap system")
-    if trap_system is not None and (
-        trap_system.corpus_id != corpus.pk or trap_system.kind != SystemKind.SOURCE_ERROR
-    ):
-        raise GecInputError("the trap system must be a Source+error system of this corpus")
-
-
-def _trap_errors_row(error_types: Iterable[str], errors: int | None) -> dict:
-    chosen = list(dict.fromkeys(error_types))
-    unknown = [t for t in chosen if t not in ERROR_TYPES]
-    if unknown:
-        raise GecInputError(f"unknown error types {', '.join(unknown)}; choose from {', '.join(ERROR_TYPES)}")
-    if errors not in (None, 1, 2):
-        raise GecInputError("a generated trap adds 1 or 2 errors")
-    return {"trap_error_types": ",".join(chosen), "trap_errors": errors}
-
-
-def _check_related(
-    project: Project,
-    reference: System | None,
-    qualification: Qualification | None,
-    protocol: str,
-    active_selection: bool,
-    *,
-    corpus: Corpus,
-    name: str,
-) -> None:
-    if reference is not None and (reference.corpus_id != corpus.pk or reference.kind != SystemKind.REFERENCE):
-        raise GecInputError("the reference to show must be a reference of this corpus")
-    if qualification is not None and qualification.project_id != project.pk:
-        raise GecInputError("the qualification belongs to another project")
-    if active_selection and not protocol_get(protocol).draws_systems:
-        raise GecInputError("active selection chooses systems for ranking screens; PRWS shows them all")
-    if Campaign.objects.filter(project=project, name=name).exists():
-        raise GecInputError(f"a campaign named {name!r} already exists in project {project.name!r}")
-
-
-def _preview_sentence(corpus: Corpus, systems: list[System], line: int | None) -> Sentence | None:
-    if line is None:
-        return None
-    if type(line) is not int or line < 1:
-        raise GecInputError("the preview example is a line number of the corpus, from 1")
-    sentence = corpus.sentences.filter(position=line - 1).first()
-    if sentence is None:
-        raise GecInputError(f"the corpus has no line {line} for the preview example")
-    if not Output.objects.filter(sentence=sentence, system__in=systems).exists():
-        raise GecInputError(f"line {line} has no output of the chosen systems to show in the preview")
-    return sentence
-
-
-def _campaign_sentences(corpus: Corpus, domain: str, preview: Sentence | None = None) -> list[Sentence]:
-    """The judged pool: the corpus (or domain) less the preview example, which a worker sees before
-    accepting and so is never judged (a trap copy of it would differ from what the preview showed)."""
-    sentences = list(corpus.sentences.filter(domain=domain) if domain else corpus.sentences.all())
-    sentences = [s for s in sentences if preview is None or s.pk != preview.pk]
-    if not sentences:
-        where = f" in domain {domain!r}" if domain else ""
-        besides = " besides the preview example" if preview is not None else ""
-        raise GecInputError(f"the corpus has no sentences{where}{besides}")
-    return sentences
 
 
 def _groups(

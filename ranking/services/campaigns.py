@@ -151,8 +151,7 @@ def campaign_create(
     if status not in (CampaignStatus.DRAFT, CampaignStatus.ACTIVE, CampaignStatus.PILOT):
         raise GecInputError("a new campaign is a draft, a pilot or active")
     given = dict(locals())  # the arguments as given, for the row below (before any local is bound)
-    systems = list(systems)
-    name = name.strip()
+    systems, name = list(systems), name.strip()
     check_scope(project, corpus, name, systems, protocol)
     sizes = (max_candidates, judgments_per_item, screens_per_hit, screens_per_sentence, assignment_minutes)
     check_sizes(protocol_get(protocol), *sizes)

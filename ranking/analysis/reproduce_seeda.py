@@ -239,8 +239,10 @@ def human_rows(ours: dict[str, dict[str, float]], release: dict[str, dict[str, f
         tol = pub.TOLERANCE[name.split("_")[0]]
         for system in pub.SYSTEMS:
             value = ours.get(name, {}).get(system)
-            why = None if value is not None else "no judgment names this system"
-            rows.append(_row("human", "-", system, name, release[name][system], value, tol, why=why))
+            row = _row("human", "-", system, name, release[name][system], value, tol)
+            if value is None:  # the release scores a system no judgment names: not reproduced
+                row.ok, row.why = False, "no judgment names this system"
+            rows.append(row)
     return rows
 
 

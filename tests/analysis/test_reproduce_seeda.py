@@ -270,3 +270,12 @@ def test_reproduce_latex_and_references_are_refused_by_the_other_studies(tmp_pat
         call_command("reproduce", "seeda2024", "--data", str(tmp_path), "--json", "--latex")
     with pytest.raises(CommandError, match="--hybrids: not used by study seeda2024"):
         call_command("reproduce", "seeda2024", "--data", str(tmp_path), "--hybrids", "5")
+
+
+def test_seeda_human_row_of_a_system_no_judgment_names_is_outside_tolerance():
+    release = {name: dict.fromkeys(pub.SYSTEMS, 0.1) for name in pub.HUMAN_SCORES}
+    ours = {name: {s: 0.1 for s in pub.SYSTEMS if s != "PIE"} for name in pub.HUMAN_SCORES}
+    rows = {(r.row, r.column): r for r in rs.human_rows(ours, release)}
+    assert rows[("BART", "TS_sent")].ok is True
+    pie = rows[("PIE", "EW_edit")]
+    assert pie.failed and pie.ours is None and pie.why == "no judgment names this system"

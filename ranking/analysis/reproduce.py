@@ -56,7 +56,7 @@ from ranking.judgment_import import judgments_importer
 from ranking.models import Campaign, CampaignOrigin, CampaignStatus
 from ranking.protocols.relative import RELATIVE_RANKING
 
-STUDIES = ("gec-ranking", "jfleg", "gmeg-dev", "conll14-metrics", "gmeg", "sakaguchi2016")
+STUDIES = ("gec-ranking", "jfleg", "gmeg-dev", "conll14-metrics", "gmeg", "sakaguchi2016", "seeda2024")
 UNSTABLE_BOUNDARIES = {"gec-ranking": {("IPN", "NTHU")}}
 
 GEC_RANKING = [
@@ -275,10 +275,10 @@ def _m2_reference(data: Path) -> dict[str, float]:
 
 
 def reproduce(study: str, data: Path, *, runs: int = 1000, seed: int = 0) -> list[Row]:
-    if study in ("gmeg", "gmeg-dev", "sakaguchi2016"):
+    if study in ("gmeg", "gmeg-dev", "sakaguchi2016", "seeda2024"):
         raise ReproduceError(
-            f"{study} is table-shaped: use ranking.analysis.reproduce_gmeg.gmeg_tables or "
-            "ranking.analysis.reproduce_sakaguchi.table4_rows"
+            f"{study} is table-shaped: use ranking.analysis.reproduce_gmeg.gmeg_tables, "
+            "ranking.analysis.reproduce_sakaguchi.table4_rows or ranking.analysis.reproduce_seeda.seeda_rows"
         )
     if study not in STUDIES:
         raise ReproduceError(f"unknown study {study!r}; one of {', '.join(STUDIES)}")

@@ -14,9 +14,16 @@ from geceval.hybrid_metaeval import GMEG_HYBRIDS, TABLE8_METRICS
 from ranking.analysis.reproduce import STUDIES, ReproduceError, celery_mode, format_rows, reproduce
 from ranking.analysis.reproduce_gmeg import format_table_rows, gmeg_tables
 from ranking.analysis.reproduce_sakaguchi import HOW, format_table4, table4_rows
+from ranking.analysis.reproduce_seeda import (
+    DEFAULT_REFERENCES,
+    format_seeda_rows,
+    latex_seeda_rows,
+    seeda_rows,
+)
 
 GMEG_ONLY = ("split", "json", "tables", "metrics", "hybrids", "folds", "features")
 """Options only the gmeg studies read; ``--runs`` only the others."""
+SEEDA_ONLY = ("latex", "references")
 
 
 class Command(BaseCommand):
@@ -31,7 +38,17 @@ class Command(BaseCommand):
         )
         parser.add_argument("--split", choices=("dev", "test", "all"), default="all", help="gmeg only")
         parser.add_argument(
-            "--json", action="store_true", help="gmeg, sakaguchi2016: one JSON list, a row per published cell"
+            "--json",
+            action="store_true",
+            help="gmeg, sakaguchi2016, seeda2024: one JSON list, a row per published cell",
+        )
+        parser.add_argument("--latex", action="store_true", help="seeda2024: LaTeX tables")
+        parser.add_argument(
+            "--references",
+            default=None,
+            help="seeda2024: folder with conll14st-test.m2, conll14st-test.tok.src and "
+            "refs/conll14st-test.tok.trg0/trg1 (default: $GEC_SHARED_DIR/data/gecmetrics/data/"
+            "conll14st-test, GEC_SHARED_DIR defaulting to ../shared beside the checkout)",
         )
         parser.add_argument(
             "--tables", nargs="+", default=["3", "6", "7", "8", "9"], choices=["3", "6", "7", "8", "9"]
@@ -66,11 +83,15 @@ class Command(BaseCommand):
         defaults = {a.dest: a.default for a in parser._actions}
         study = options["study"]
         if study == "gmeg":
-            unused = ["runs"]
+            unused = ["runs", *SEEDA_ONLY]
         elif study == "gmeg-dev":
-            unused = ["runs", "split"]  # gmeg-dev is the dev split of GMEG/data under --data
+            unused = ["runs", "split", *SEEDA_ONLY]  # gmeg-dev is the dev split of GMEG/data under --data
+        elif study in ("seeda2024", "sakaguchi2016"):
+            # both print --json; only seeda2024 reads --latex and --references
+            unused = [n for n in GMEG_ONLY if n != "json"]
+            unused += list(SEEDA_ONLY) if study == "sakaguchi2016" else []
         else:
-            unused = list(GMEG_ONLY)
+            unused = [*GMEG_ONLY, *SEEDA_ONLY]
         if study in ("gmeg", "gmeg-dev"):
             tables = set(options["tables"])
             # each of these feeds only some tables: given without them, it would change nothing
@@ -89,6 +110,8 @@ class Command(BaseCommand):
             return self._gmeg(data, options)
         if options["study"] == "sakaguchi2016":
             return self._sakaguchi(data, options)
+        if options["study"] == "seeda2024":
+            return self._seeda(data, options)
         started = time.monotonic()
         self.stdout.write(f"{options['study']}: data {data}, celery {celery_mode()}, runs {options['runs']}")
         try:
@@ -168,4 +191,34 @@ class Command(BaseCommand):
             raise CommandError(
                 f"{len(failed)} cell(s) outside tolerance: "
                 + ", ".join(f"table {r.table} {r.domain} {r.row} {r.column}" for r in failed)
+            )
+
+    def _seeda(self, data: Path, options: dict) -> None:
+        if options["json"] and options["latex"]:
+            raise CommandError("--json and --latex: choose one")
+        started = time.monotonic()
+        references = Path(options["references"]) if options["references"] else DEFAULT_REFERENCES
+        try:
+            rows = seeda_rows(data, references, runs=options["runs"], seed=options["seed"])
+        except (FileNotFoundError, GecInputError) as exc:
+            raise CommandError(str(exc)) from None
+        failed = [r for r in rows if r.failed]
+        if options["json"]:
+            self.stdout.write(json.dumps([r.as_json() for r in rows], indent=1))
+        elif options["latex"]:
+            self.stdout.write(latex_seeda_rows(rows))
+        else:
+            self.stdout.write(f"seeda2024: data {data}, references {references}, runs {options['runs']}")
+            self.stdout.write(format_seeda_rows(rows))
+            compared = [r for r in rows if r.ok is not None]
+            self.stdout.write(
+                f"{sum(1 for r in compared if r.ok)} of {len(compared)} compared cells within tolerance, "
+                f"{sum(1 for r in compared if not r.ok and r.known)} outside and known, "
+                f"{len(failed)} outside and unexplained ({time.monotonic() - started:.1f} s)"
+            )
+        if failed:
+            raise CommandError(
+                f"{len(failed)} cell(s) outside tolerance: "
+                + ", ".join(f"{r.table} {r.subset} {r.row} {r.column}" for r in failed[:20])
+                + (" ..." if len(failed) > 20 else "")
             )

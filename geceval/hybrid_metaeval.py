@@ -64,6 +64,8 @@ Source+error)" are left out of the correlations; Source stays)."""
 TABLE8_METRICS: tuple[str, ...] = tuple(METRIC_COMPONENTS)
 
 ScorerFactory = Callable[..., ScorerFeatures]
+ExtraScorer = Callable[[list[str], list[list[str]]], Callable[[list[str]], float]]
+"""``factory(source, references)`` -> a scorer of one system's lines."""
 
 
 @dataclass
@@ -129,15 +131,17 @@ def hybrid_meta_eval(
     scorer: ScorerFactory = ScorerFeatures,
     progress: ProgressFn = no_progress,
     min_share: float = MIN_SHARE,
-    extra: Mapping[str, Callable[[list[str]], float]] | None = None,
+    extra: Mapping[str, ExtraScorer] | None = None,
 ) -> HybridMetaEval:
     """Table 8 row values and the Figure 3 matrix for one GMEG-layout domain directory.
 
     Systems named in ``left_out`` (case-insensitive) leave the real systems, the hybrids and the
     correlations; those named in ``hybrid_left_out`` are correlated but mixed into no hybrid
-    (GMEG: Source). ``extra`` maps further metric names to scorers of a system's lines (e.g. the
-    GMEG-Metric ensemble's prediction): they are correlated over the same systems and hybrids. A ``JoinError`` when fewer than ``min_share`` of the systems the segment scores
-    judge (minus ``left_out``) have an output file (:mod:`geceval.joins`)."""
+    (GMEG: Source). ``extra`` maps further metric names to factories of scorers of a system's
+    lines (:data:`ExtraScorer`; e.g. the GMEG-Metric ensemble's prediction): they are correlated
+    over the same systems and hybrids. A ``JoinError`` when fewer than ``min_share`` of the
+    systems the segment scores judge (minus ``left_out``) have an output file
+    (:mod:`geceval.joins`)."""
     unknown = [m for m in metrics if m not in METRIC_COMPONENTS]
     if unknown:
         raise ValueError(f"unknown metric {unknown[0]!r}; choose from {', '.join(METRIC_COMPONENTS)}")
@@ -165,17 +169,17 @@ def hybrid_meta_eval(
     rows: list[tuple[str, float, list[str]]] = [(n, human_real[n], real[n]) for n in sorted(real)]
     rows += [(h.name, h.human, h.lines) for h in hybrids if not math.isnan(h.human)]
     scores: dict[str, dict[str, float]] = {}
-    extra = dict(extra or {})
-    clash = [m for m in extra if m in metrics or m == "human"]
+    clash = [m for m in extra or {} if m in metrics or m == "human"]
     if clash:
         raise ValueError(f"extra metric {clash[0]!r} clashes with a metric of Table 8")
+    scorers = {m: make(list(source), [list(r) for r in references]) for m, make in (extra or {}).items()}
     for k, (name, human, lines) in enumerate(rows):
         scores[name] = {**features.metric_scores(lines, metrics), "human": human}
-        for m, fn in extra.items():
+        for m, fn in scorers.items():
             scores[name][m] = float(fn(list(lines)))
         progress(k + 1, len(rows))
     h = np.array([scores[n]["human"] for n, _, _ in rows])
-    every = [*metrics, *extra]
+    every = [*metrics, *scorers]
     columns = {m: np.array([scores[n][m] for n, _, _ in rows]) for m in every}
     correlations = [
         MetricCorrelation(m, _corr(stats.pearsonr, columns[m], h), _corr(stats.spearmanr, columns[m], h))

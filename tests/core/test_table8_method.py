@@ -83,3 +83,28 @@ def test_errant_table8_score_is_the_mean_of_the_category_f_scores(tmp_path: Path
         got = features.metric_scores(hyp, [f"errant-{beta}"])[f"errant-{beta}"]
         assert got == pytest.approx(macro, abs=1e-12)
         assert got != pytest.approx(result.f, abs=1e-3)
+
+
+def test_extra_scorers_are_correlated_over_the_same_systems_and_hybrids(tmp_path: Path) -> None:
+    """The GMEG-Metric row of Table 8 is the ensemble scored over Table 8's own systems and
+    hybrids; ``extra`` is how it gets there."""
+    domain = _domain(tmp_path)
+    seen = []
+
+    def factory(source: list[str], references: list[list[str]]):
+        seen.append((len(source), len(references)))
+        return lambda lines: float(sum(len(line) for line in lines))
+
+    result = hybrid_metaeval.hybrid_meta_eval(
+        domain, metrics=["chrf"], count=12, seed=1, extra={"length": factory}
+    )
+    assert seen == [(len(LINES), 1)]
+    names = list(result.scores)
+    h = np.array([result.scores[n]["human"] for n in names])
+    x = np.array([result.scores[n]["length"] for n in names])
+    got = {c.metric: c for c in result.correlations}
+    assert got["length"].pearson == pytest.approx(float(stats.pearsonr(x, h)[0]), abs=1e-12)
+    assert got["length"].spearman == pytest.approx(float(stats.spearmanr(x, h)[0]), abs=1e-12)
+    assert result.williams["length"]["chrf"] is not None
+    with pytest.raises(ValueError, match="clashes"):
+        hybrid_metaeval.hybrid_meta_eval(domain, metrics=["chrf"], count=2, extra={"chrf": factory})

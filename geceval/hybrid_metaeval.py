@@ -1,14 +1,24 @@
 """System-level meta-evaluation over real plus hybrid systems (GMEG 2019 Table 8 and Figure 3).
 
 GMEG 2019 (section 5.2 and 6) correlates each metric with the human scores
-over the 6 real systems of a domain plus 674 synthetic ones made by hybrid
-super-sampling (Graham and Liu 2016), leaving out Reference, Source and
-Source+error, and compares metrics with the Williams test over the Pearson
-correlations. What the paper fixes and what we chose where it does not:
+over the real systems of a domain plus 674 synthetic ones made by hybrid
+super-sampling (Graham and Liu 2016), and compares metrics with the Williams
+test over the Pearson correlations. The paper leaves out two different sets:
+
+- hybrids are made of the 6 GEC systems only: "We sample sentences from pairs
+  of systems (not including Reference, Source, and Source+error)" (section 5.2),
+  :data:`GMEG_HYBRID_LEFT_OUT`;
+- the correlations leave out only the bounds: "The upper and lower-bounds
+  (Reference and Source+error) could artificially inflate the correlation
+  values and are therefore not included in any of the correlation
+  calculations" (section 6), :data:`GMEG_CORRELATION_LEFT_OUT`; so Source is
+  one of the correlated systems (until issue 42 it was left out here too).
+
+What the paper fixes and what we chose where it does not:
 
 - systems: every system file of the domain with a column in the segment
-  scores, minus :data:`GMEG_LEFT_OUT` (``ref``, ``source``, ``source+error``;
-  case-insensitive); pairs: every unordered pair of those, by name;
+  scores, minus ``left_out`` (case-insensitive); pairs: every unordered pair of
+  those minus ``hybrid_left_out``, by name;
 - hybrids: :func:`geceval.metaeval.hybrid_plan` (how ``count`` is spread
   over pairs and proportions, including the remainder) and
   :func:`geceval.metaeval.hybrid_systems` (exactly ``round(p n)`` sentences
@@ -28,7 +38,7 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import combinations
 
@@ -44,11 +54,18 @@ from geceval.prws import system_means
 
 GMEG_HYBRIDS = 674
 """Synthetic systems per domain in GMEG 2019 section 5.2."""
-GMEG_LEFT_OUT: tuple[str, ...] = ("ref", "reference", "source", "source+error")
-"""Left out of hybrids and correlations (GMEG 2019 sections 5.2 and 6)."""
+GMEG_HYBRID_LEFT_OUT: tuple[str, ...] = ("ref", "reference", "source", "source+error")
+"""Not mixed into hybrids (GMEG 2019 section 5.2: "not including Reference, Source, and Source+error")."""
+GMEG_LEFT_OUT = GMEG_HYBRID_LEFT_OUT
+"""The rows of the Table 9 ensemble (:mod:`geceval.ensemble_cv`): the real GEC systems."""
+GMEG_CORRELATION_LEFT_OUT: tuple[str, ...] = ("ref", "reference", "source+error")
+"""Not correlated (GMEG 2019 section 6: only "the upper and lower-bounds (Reference and
+Source+error)" are left out of the correlations; Source stays)."""
 TABLE8_METRICS: tuple[str, ...] = tuple(METRIC_COMPONENTS)
 
 ScorerFactory = Callable[..., ScorerFeatures]
+ExtraScorer = Callable[[list[str], list[list[str]]], Callable[[list[str]], float]]
+"""``factory(source, references)`` -> a scorer of one system's lines."""
 
 
 @dataclass
@@ -64,12 +81,15 @@ class HybridMetaEval:
     n_real: int
     n_hybrids: int
     real_systems: list[str]
+    """The real systems correlated (Source included, as GMEG section 6)."""
     left_out: list[str]
     correlations: list[MetricCorrelation]
     williams: dict[str, dict[str, float | None]]
     """row metric -> column metric -> one-sided p (row better than column); diagonal None."""
     scores: dict[str, dict[str, float]] = field(default_factory=dict)
     """system (real and hybrid) -> metric -> score, plus ``"human"``."""
+    hybrid_bases: list[str] = field(default_factory=list)
+    """The real systems the hybrids are mixed from (section 5.2: not Source)."""
 
 
 def _corr(fn: Callable, x: np.ndarray, y: np.ndarray) -> float:
@@ -106,16 +126,22 @@ def hybrid_meta_eval(
     count: int = GMEG_HYBRIDS,
     seed: int = 0,
     segment_csv: str | os.PathLike[str] | None = None,
-    left_out: Sequence[str] = GMEG_LEFT_OUT,
+    left_out: Sequence[str] = GMEG_CORRELATION_LEFT_OUT,
+    hybrid_left_out: Sequence[str] = GMEG_HYBRID_LEFT_OUT,
     scorer: ScorerFactory = ScorerFeatures,
     progress: ProgressFn = no_progress,
     min_share: float = MIN_SHARE,
+    extra: Mapping[str, ExtraScorer] | None = None,
 ) -> HybridMetaEval:
     """Table 8 row values and the Figure 3 matrix for one GMEG-layout domain directory.
 
     Systems named in ``left_out`` (case-insensitive) leave the real systems, the hybrids and the
-    correlations. A ``JoinError`` when fewer than ``min_share`` of the systems the segment scores
-    judge (minus ``left_out``) have an output file (:mod:`geceval.joins`)."""
+    correlations; those named in ``hybrid_left_out`` are correlated but mixed into no hybrid
+    (GMEG: Source). ``extra`` maps further metric names to factories of scorers of a system's
+    lines (:data:`ExtraScorer`; e.g. the GMEG-Metric ensemble's prediction): they are correlated
+    over the same systems and hybrids. A ``JoinError`` when fewer than ``min_share`` of the
+    systems the segment scores judge (minus ``left_out``) have an output file
+    (:mod:`geceval.joins`)."""
     unknown = [m for m in metrics if m not in METRIC_COMPONENTS]
     if unknown:
         raise ValueError(f"unknown metric {unknown[0]!r}; choose from {', '.join(METRIC_COMPONENTS)}")
@@ -133,20 +159,31 @@ def hybrid_meta_eval(
         raise ValueError("hybrids need at least 2 systems besides those left out")
     components = sorted({METRIC_COMPONENTS[m] for m in metrics})
     features = scorer(source, references, components=components)
-    pairs = list(combinations(sorted(real), 2))
-    hybrids = hybrid_systems(real, {n: segments[n] for n in real}, pairs=pairs, count=count, seed=seed)
+    unmixed = {x.lower() for x in hybrid_left_out}
+    bases = {n: lines for n, lines in real.items() if n.lower() not in unmixed}
+    if len(bases) < 2:
+        raise ValueError("hybrids need at least 2 systems besides those left out")
+    pairs = list(combinations(sorted(bases), 2))
+    hybrids = hybrid_systems(bases, {n: segments[n] for n in bases}, pairs=pairs, count=count, seed=seed)
     human_real = system_means({n: segments[n] for n in real})
     rows: list[tuple[str, float, list[str]]] = [(n, human_real[n], real[n]) for n in sorted(real)]
     rows += [(h.name, h.human, h.lines) for h in hybrids if not math.isnan(h.human)]
     scores: dict[str, dict[str, float]] = {}
+    clash = [m for m in extra or {} if m in metrics or m == "human"]
+    if clash:
+        raise ValueError(f"extra metric {clash[0]!r} clashes with a metric of Table 8")
+    scorers = {m: make(list(source), [list(r) for r in references]) for m, make in (extra or {}).items()}
     for k, (name, human, lines) in enumerate(rows):
         scores[name] = {**features.metric_scores(lines, metrics), "human": human}
+        for m, fn in scorers.items():
+            scores[name][m] = float(fn(list(lines)))
         progress(k + 1, len(rows))
     h = np.array([scores[n]["human"] for n, _, _ in rows])
-    columns = {m: np.array([scores[n][m] for n, _, _ in rows]) for m in metrics}
+    every = [*metrics, *scorers]
+    columns = {m: np.array([scores[n][m] for n, _, _ in rows]) for m in every}
     correlations = [
         MetricCorrelation(m, _corr(stats.pearsonr, columns[m], h), _corr(stats.spearmanr, columns[m], h))
-        for m in metrics
+        for m in every
     ]
     return HybridMetaEval(
         seed=seed,
@@ -157,4 +194,5 @@ def hybrid_meta_eval(
         correlations=correlations,
         williams=williams_matrix(h.tolist(), columns),
         scores=scores,
+        hybrid_bases=sorted(bases),
     )

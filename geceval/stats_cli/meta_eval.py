@@ -219,7 +219,7 @@ def _run_hybrids(args: argparse.Namespace) -> int:
         count=args.hybrids,
         seed=args.seed,
         segment_csv=args.segment_scores,
-        left_out=(*hybrid_metaeval.GMEG_LEFT_OUT, *args.exclude),
+        left_out=(*hybrid_metaeval.GMEG_CORRELATION_LEFT_OUT, *args.exclude),
         min_share=joins.min_share(args.allow_missing),
     )
     rows = [asdict(c) for c in result.correlations]
@@ -231,6 +231,7 @@ def _run_hybrids(args: argparse.Namespace) -> int:
                 "hybrids": result.n_hybrids,
                 "n_real": result.n_real,
                 "real_systems": result.real_systems,
+                "hybrid_bases": result.hybrid_bases,
                 "left_out": result.left_out,
                 "metrics": rows,
                 "williams": result.williams,
@@ -239,7 +240,8 @@ def _run_hybrids(args: argparse.Namespace) -> int:
         return 0
     print(
         f"{args.data}: {result.n_real} real systems ({', '.join(result.real_systems)}) + "
-        f"{result.n_hybrids} hybrids, seed {result.seed}; left out: {', '.join(result.left_out) or 'none'}"
+        f"{result.n_hybrids} hybrids of {', '.join(result.hybrid_bases)}, seed {result.seed}; "
+        f"left out: {', '.join(result.left_out) or 'none'}"
     )
     print(f"{'metric':<12} {'r':>7} {'rho':>7}")
     for row in rows:

@@ -123,11 +123,14 @@ def test_hybrids_honour_exclude_the_excluded_system_leaves_real_systems_and_hybr
     domain = _gmeg_dir(tmp_path, [*names, "source+error"], [*names, "ref", "source"])
     args = ("--hybrids", "20", "--data", str(domain), "--metrics", "chrf", "--json")
     every = json.loads(_meta_eval(*args).stdout)
-    assert every["real_systems"] == sorted(names) and every["n_real"] == 5
+    # Source is correlated (GMEG section 6) but mixed into no hybrid (section 5.2)
+    assert every["real_systems"] == sorted([*names, "source"]) and every["n_real"] == 6
+    assert every["hybrid_bases"] == sorted(names)
     proc = _meta_eval(*args, "--exclude", "lstm", "ref")
     assert proc.returncode == 0, proc.stderr
     out = json.loads(proc.stdout)
-    assert out["real_systems"] == ["amu", "camb", "marian", "nus"] and out["n_real"] == 4
+    assert out["real_systems"] == ["amu", "camb", "marian", "nus", "source"] and out["n_real"] == 5
+    assert out["hybrid_bases"] == ["amu", "camb", "marian", "nus"]
     assert "lstm" in out["left_out"]
     assert out["metrics"][0]["pearson"] != every["metrics"][0]["pearson"]
 

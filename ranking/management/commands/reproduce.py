@@ -13,10 +13,20 @@ from geceval.errors import GecInputError
 from geceval.hybrid_metaeval import GMEG_HYBRIDS, TABLE8_METRICS
 from ranking.analysis.reproduce import STUDIES, ReproduceError, celery_mode, format_rows, reproduce
 from ranking.analysis.reproduce_gmeg import format_table_rows, gmeg_tables
-from ranking.analysis.reproduce_sakaguchi import HOW, format_table4, table4_rows
+from ranking.analysis.reproduce_sakaguchi import (
+    HOW,
+    HOW7,
+    HOW_ALL,
+    format_table4,
+    rows_latex,
+    table4_rows,
+    table7_rows,
+)
 
 GMEG_ONLY = ("split", "json", "tables", "metrics", "hybrids", "folds", "features")
 """Options only the gmeg studies read; ``--runs`` only the others."""
+SAKAGUCHI_ONLY = ("skip_merged", "latex")
+"""Options only sakaguchi2016 reads (it reads ``--json`` too)."""
 
 
 class Command(BaseCommand):
@@ -57,6 +67,12 @@ class Command(BaseCommand):
             choices=list(DEFAULT_COMPONENTS),
             help="Table 9 ensemble feature components (default all)",
         )
+        parser.add_argument(
+            "--skip-merged",
+            action="store_true",
+            help="sakaguchi2016: leave out the 34 sentences of reassess-gec's annotations/merged_ids",
+        )
+        parser.add_argument("--latex", action="store_true", help="sakaguchi2016: LaTeX tables")
         parser.add_argument("--runs", type=int, default=1000, help="TrueSkill runs (the papers: 1000)")
         parser.add_argument("--seed", type=int, default=0)
 
@@ -66,19 +82,23 @@ class Command(BaseCommand):
         defaults = {a.dest: a.default for a in parser._actions}
         study = options["study"]
         if study == "gmeg":
-            unused = ["runs"]
+            unused = ["runs", *SAKAGUCHI_ONLY]
         elif study == "gmeg-dev":
-            unused = ["runs", "split"]  # gmeg-dev is the dev split of GMEG/data under --data
+            unused = ["runs", "split", *SAKAGUCHI_ONLY]  # gmeg-dev is the dev split of GMEG/data under --data
+        elif study == "sakaguchi2016":
+            unused = ["runs", *(n for n in GMEG_ONLY if n != "json")]
         else:
-            unused = list(GMEG_ONLY)
+            unused = [*GMEG_ONLY, *SAKAGUCHI_ONLY]
         if study in ("gmeg", "gmeg-dev"):
             tables = set(options["tables"])
             # each of these feeds only some tables: given without them, it would change nothing
             needs = {"metrics": {"8"}, "hybrids": {"8", "9"}, "folds": {"9"}, "features": {"9"}}
             unused += [n for n, wanted in needs.items() if not tables & wanted]
-        given = [f"--{n}" for n in unused if options[n] != defaults[n]]
+        given = [f"--{n.replace('_', '-')}" for n in unused if options[n] != defaults[n]]
         if given:
             raise CommandError(f"{', '.join(given)}: not used by study {study}; leave it out")
+        if options["json"] and options["latex"]:
+            raise CommandError("--json and --latex: give one")
 
     def handle(self, *args, **options) -> None:
         self._refuse_unused(options)
@@ -112,25 +132,36 @@ class Command(BaseCommand):
 
     def _sakaguchi(self, data: Path, options: dict) -> None:
         started = time.monotonic()
+        skip = options["skip_merged"]
         try:
-            rows = table4_rows(data)
+            rows4 = table4_rows(data, skip_merged=skip)
+            rows7 = table7_rows(data, skip_merged=skip)
         except (FileNotFoundError, GecInputError) as exc:
             raise CommandError(str(exc)) from None
-        failed = [r for r in rows if r.ok is False]
+        rows = rows4 + rows7
+        failed = [r for r in rows if r.failed]
         if options["json"]:
             self.stdout.write(json.dumps([r.as_json() for r in rows], indent=1))
+        elif options["latex"]:
+            self.stdout.write(rows_latex(rows))
         else:
             self.stdout.write(f"sakaguchi2016 Table 4: data {data}")
-            self.stdout.write(format_table4(rows))
-            self.stdout.write(HOW)
+            self.stdout.write(format_table4(rows4))
+            self.stdout.write(HOW if skip else HOW_ALL)
+            self.stdout.write("")
+            self.stdout.write("sakaguchi2016 Table 7: inter-annotator agreement of pairwise system judgments")
+            self.stdout.write(format_table4(rows7))
+            self.stdout.write(HOW7)
             compared = [r for r in rows if r.ok is not None]
             self.stdout.write(
-                f"{len(compared) - len(failed)} of {len(compared)} published cells reproduced to the "
-                f"printed decimal ({time.monotonic() - started:.1f} s)"
+                f"{sum(1 for r in compared if r.ok)} of {len(compared)} published cells reproduced to the "
+                f"printed decimal, {sum(1 for r in compared if not r.ok and r.why)} outside with a reason, "
+                f"{len(failed)} outside and unexplained ({time.monotonic() - started:.1f} s)"
             )
         if failed:
             raise CommandError(
-                f"{len(failed)} cell(s) differ: " + ", ".join(f"{r.cell} {r.measure}" for r in failed)
+                f"{len(failed)} cell(s) differ: "
+                + ", ".join(f"table {r.table} {r.cell} {r.measure}" for r in failed)
             )
 
     def _gmeg(self, data: Path, options: dict) -> None:

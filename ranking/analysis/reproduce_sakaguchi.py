@@ -20,6 +20,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from geceval.sakaguchi2016 import table4
+from geceval.sakaguchi2016_table6 import COMPUTED, table6
 from geceval.sakaguchi2016_table7 import table7
 from ranking.analysis.exports import latex_escape
 
@@ -29,6 +30,28 @@ UNITS = {
     "TER x 100": "edits per 100 tokens",
     "kappa": "Cohen's kappa",
     "weighted kappa": "quadratic-weighted kappa",
+    "rho": "Spearman's rho",
+    "r": "Pearson's r",
+}
+TABLE6_METRICS: tuple[str, ...] = COMPUTED
+"""Table 6's metrics the command computes (GLEU and M2; I-measure and BLEU are not computed yet)."""
+TABLE6_TRIED = {
+    "GLEU": (
+        "GLEU+ (500 sampled iterations, geceval.gleu.gleu_plus, the jfleg variant that matches the "
+        "reference script) against the plain-text references of the set, 13 systems of Grundkiewicz "
+        "et al. 2015 Table 3c (INPUT included); --skip-merged moves GLEU's rho by at most 0.005 and r by at most "
+        "0.011 (E-fluency, N-fluency; E-min. not at all), far less than the differences; without INPUT (12 systems) E-min. gives "
+        "rho 0.497 (the figure of issue 42), with it 0.511; not tried: the paper's Equation 1 as printed "
+        "(it subtracts source n-grams differently from the released script)"
+    ),
+    "M2": (
+        "M2 F0.5 (geceval.m2, equal to m2scorer 3.2 on these 7 .m2 files: tests/core/test_m2_out_of_range.py) "
+        "against the release's .m2 of the set, 13 systems; rho of BN15, N-fluency and All match to the "
+        "third decimal and NUCLE is 0.720 against 0.725 (the official CoNLL-14 M2 scores give the same "
+        "0.720 / 0.674), so the ranking and systems are the paper's; the sets that differ are the new "
+        "rewrites, which the paper aligned itself 'using a Levenshtein edit distance algorithm' with partial "
+        "matches of the same lemma (Section 4.1, footnote 10): the release's .m2 may not be that alignment"
+    ),
 }
 
 MERGED_TABLE4 = (
@@ -105,6 +128,8 @@ class Table4Row:
             return None
         if self.table == "4":
             return round(self.ours, 1) == self.published
+        if self.table == "6":  # printed to 3 decimals
+            return abs(self.ours - self.published) <= 0.0005 + 1e-12
         return abs(self.ours - self.published) <= 0.005 + 1e-12
 
     @property
@@ -171,6 +196,23 @@ def table7_rows(data: Path, *, skip_merged: bool = False) -> list[Table4Row]:
     return rows
 
 
+def table6_rows(data: Path, *, skip_merged: bool = False) -> list[Table4Row]:
+    """Table 6: rho and r per (reference set, metric); metrics not computed say so."""
+    rows = []
+    for c in table6(data, skip_merged=skip_merged, metrics=TABLE6_METRICS):
+        for k, measure in enumerate(("rho", "r")):
+            ours = c.rho if measure == "rho" else c.r
+            row = Table4Row(
+                f"{c.reference_set} {c.metric}", measure, UNITS[measure], c.published[k], ours, table="6"
+            )
+            if ours is None:
+                row = replace(row, why="not computed by this version (Table 6 computes GLEU and M2 only)")
+            elif row.ok is False:
+                row = replace(row, tried=TABLE6_TRIED[c.metric])
+            rows.append(row)
+    return rows
+
+
 def rows_latex(rows: list[Table4Row]) -> str:
     """published | ours | difference | reason, one ``tabular`` per table."""
     out = []
@@ -206,7 +248,7 @@ def format_table4(rows: list[Table4Row]) -> str:
     """One table: cell | measure | unit | published | ours | difference | ok, then the reasons below it."""
     header = ("cell", "measure", "unit", "published", "ours", "difference", "ok")
     cells = [header]
-    places = 1 if rows and rows[0].table == "4" else 2
+    places = {"4": 1, "6": 3}.get(rows[0].table if rows else "", 2)
     for r in rows:
         missing = r.published is None or r.ours is None
         cells.append(

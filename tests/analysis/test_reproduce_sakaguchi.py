@@ -8,8 +8,15 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from geceval.sakaguchi2016 import SETS
+from ranking.analysis import reproduce_sakaguchi
 from tests.core.test_sakaguchi2016_table7 import _batch
 from tests.shared_data import shared_path
+
+
+@pytest.fixture(autouse=True)
+def _table6_not_computed(monkeypatch):
+    """Table 6's metrics take minutes; tests/core/test_sakaguchi2016_table6.py pins its cells."""
+    monkeypatch.setattr(reproduce_sakaguchi, "TABLE6_METRICS", ())
 
 
 def _root():
@@ -80,7 +87,10 @@ def test_reproduce_sakaguchi2016_json_gives_units_and_cells_that_differ_exit_1(c
     with pytest.raises(CommandError, match=r"14 cell\(s\) differ: table 4 Fluency E1 v. E2 identical"):
         call_command("reproduce", "sakaguchi2016", "--data", str(tmp_path), "--json", "--skip-merged")
     rows = json.loads(capsys.readouterr().out)
-    assert len(rows) == 21 + 6
+    assert len(rows) == 21 + 56 + 6
+    table6 = [r for r in rows if r["table"] == "6"]
+    assert all(r["ours"] is None and r["why"].startswith("not computed") for r in table6)
+    assert {r["published"] for r in table6 if r["cell"] == "E-min. GLEU"} == {0.786, 0.676}
     rows = [r for r in rows if r["table"] == "4"]
     nucle = {r["measure"]: r for r in rows if r["cell"] == "NUCLE A v. B"}
     assert nucle["identical"]["ours"] == 50.0 and nucle["identical"]["unit"] == "% of sentences"
@@ -114,7 +124,7 @@ def test_reproduce_sakaguchi2016_latex_and_table7_rows(capsys, tmp_path):
     with pytest.raises(CommandError, match="table 7 Non-experts kappa"):
         call_command("reproduce", "sakaguchi2016", "--data", str(tmp_path), "--latex")
     out = capsys.readouterr().out
-    assert out.count(r"\begin{tabular}") == 2
+    assert out.count(r"\begin{tabular}") == 3
     assert r"Cell & Measure & Unit & Published & Ours & Difference & Reason \\" in out
     assert "Sakaguchi et al. 2016, Table 7" in out
     assert "Experts & kappa & Cohen's kappa & 0.29 & -- & -- & not computed:" in out
@@ -127,3 +137,15 @@ def test_reproduce_options_of_sakaguchi2016_are_refused_elsewhere(tmp_path):
         call_command("reproduce", "gmeg", "--data", str(tmp_path), "--latex")
     with pytest.raises(CommandError, match="--json and --latex: give one"):
         call_command("reproduce", "sakaguchi2016", "--data", str(tmp_path), "--latex", "--json")
+
+
+def test_napoles2015_table2_printed_order_is_shown_beside_ours_and_wmt_trueskill():
+    from ranking.analysis.reproduce import GEC_RANKING, NAPOLES2015_TABLE2_HUMAN, napoles2015_table2_rows
+
+    # ours = wmt-trueskill's mu: the rank column then is wmt-trueskill's order
+    rows = napoles2015_table2_rows({name: mu for name, mu, _lo, _hi in GEC_RANKING})
+    assert [r.what for r in rows] == [f"Table 2 human rank {n}" for n in NAPOLES2015_TABLE2_HUMAN]
+    cuui = next(r for r in rows if r.what.endswith(" CUUI"))
+    assert (cuui.ours, cuui.reference, cuui.diff, cuui.ok) == ("7", "4", "+3", True)
+    diffs = [abs(int(r.diff)) for r in rows]
+    assert max(diffs) == 3 and round(sum(diffs) / len(diffs), 1) == 1.2

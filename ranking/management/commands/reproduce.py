@@ -20,6 +20,7 @@ from ranking.analysis.reproduce_sakaguchi import (
     format_table4,
     rows_latex,
     table4_rows,
+    table6_rows,
     table7_rows,
 )
 
@@ -135,10 +136,11 @@ class Command(BaseCommand):
         skip = options["skip_merged"]
         try:
             rows4 = table4_rows(data, skip_merged=skip)
+            rows6 = table6_rows(data, skip_merged=skip)
             rows7 = table7_rows(data, skip_merged=skip)
         except (FileNotFoundError, GecInputError) as exc:
             raise CommandError(str(exc)) from None
-        rows = rows4 + rows7
+        rows = rows4 + rows6 + rows7
         failed = [r for r in rows if r.failed]
         if options["json"]:
             self.stdout.write(json.dumps([r.as_json() for r in rows], indent=1))
@@ -148,6 +150,11 @@ class Command(BaseCommand):
             self.stdout.write(f"sakaguchi2016 Table 4: data {data}")
             self.stdout.write(format_table4(rows4))
             self.stdout.write(HOW if skip else HOW_ALL)
+            self.stdout.write("")
+            self.stdout.write(
+                "sakaguchi2016 Table 6: metric scores against Grundkiewicz et al. 2015 Table 3c (13 systems)"
+            )
+            self.stdout.write(format_table4(rows6))
             self.stdout.write("")
             self.stdout.write("sakaguchi2016 Table 7: inter-annotator agreement of pairwise system judgments")
             self.stdout.write(format_table4(rows7))

@@ -109,9 +109,14 @@ def _scores(root: Path, skip_merged: bool, metric: str, reference_set: str) -> t
 
 
 def table6(
-    data: str | Path, *, skip_merged: bool = False, metrics: tuple[str, ...] = COMPUTED
+    data: str | Path,
+    *,
+    skip_merged: bool = False,
+    metrics: tuple[str, ...] = COMPUTED,
+    reference_sets: tuple[str, ...] | None = None,
 ) -> list[Table6Cell]:
-    """Every cell of Table 6; the metrics not in ``metrics`` (or not computed here) have no value."""
+    """Every cell of Table 6; the metrics not in ``metrics`` (or not computed here) and the sets not in
+    ``reference_sets`` (None: all) have no value."""
     root = Path(data).resolve()
     out = []
     for reference_set in SETS:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import time
+from dataclasses import asdict
 from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
@@ -11,7 +12,16 @@ from django.core.management.base import BaseCommand, CommandError
 from geceval.ensemble_features import DEFAULT_COMPONENTS
 from geceval.errors import GecInputError
 from geceval.hybrid_metaeval import GMEG_HYBRIDS, TABLE8_METRICS
-from ranking.analysis.reproduce import STUDIES, ReproduceError, celery_mode, format_rows, reproduce
+from ranking.analysis.reproduce import (
+    STUDIES,
+    ReproduceError,
+    celery_mode,
+    format_rows,
+    reproduce,
+)
+from ranking.analysis.reproduce import (
+    rows_latex as generic_rows_latex,
+)
 from ranking.analysis.reproduce_gmeg import format_table_rows, gmeg_tables
 from ranking.analysis.reproduce_sakaguchi import (
     HOW,
@@ -27,7 +37,7 @@ from ranking.analysis.reproduce_sakaguchi import (
 GMEG_ONLY = ("split", "json", "tables", "metrics", "hybrids", "folds", "features")
 """Options only the gmeg studies read; ``--runs`` only the others."""
 SAKAGUCHI_ONLY = ("skip_merged", "latex")
-"""Options only sakaguchi2016 reads (it reads ``--json`` too)."""
+"""Options only sakaguchi2016 reads (it reads ``--json`` too; napoles2015 reads ``--json`` and ``--latex``)."""
 
 
 class Command(BaseCommand):
@@ -42,7 +52,9 @@ class Command(BaseCommand):
         )
         parser.add_argument("--split", choices=("dev", "test", "all"), default="all", help="gmeg only")
         parser.add_argument(
-            "--json", action="store_true", help="gmeg, sakaguchi2016: one JSON list, a row per published cell"
+            "--json",
+            action="store_true",
+            help="gmeg, sakaguchi2016, napoles2015: one JSON list, a row per published cell",
         )
         parser.add_argument(
             "--tables", nargs="+", default=["3", "6", "7", "8", "9"], choices=["3", "6", "7", "8", "9"]
@@ -73,7 +85,7 @@ class Command(BaseCommand):
             action="store_true",
             help="sakaguchi2016: leave out the 34 sentences of reassess-gec's annotations/merged_ids",
         )
-        parser.add_argument("--latex", action="store_true", help="sakaguchi2016: LaTeX tables")
+        parser.add_argument("--latex", action="store_true", help="sakaguchi2016, napoles2015: LaTeX tables")
         parser.add_argument("--runs", type=int, default=1000, help="TrueSkill runs (the papers: 1000)")
         parser.add_argument("--seed", type=int, default=0)
 
@@ -88,6 +100,8 @@ class Command(BaseCommand):
             unused = ["runs", "split", *SAKAGUCHI_ONLY]  # gmeg-dev is the dev split of GMEG/data under --data
         elif study == "sakaguchi2016":
             unused = ["runs", *(n for n in GMEG_ONLY if n != "json")]
+        elif study == "napoles2015":  # Tables 1 and 2 of Napoles et al. 2015; gec-ranking is Table 2's part
+            unused = [*(n for n in GMEG_ONLY if n != "json"), "skip_merged"]
         else:
             unused = [*GMEG_ONLY, *SAKAGUCHI_ONLY]
         if study in ("gmeg", "gmeg-dev"):
@@ -111,7 +125,11 @@ class Command(BaseCommand):
         if options["study"] == "sakaguchi2016":
             return self._sakaguchi(data, options)
         started = time.monotonic()
-        self.stdout.write(f"{options['study']}: data {data}, celery {celery_mode()}, runs {options['runs']}")
+        text = not (options["json"] or options["latex"])
+        if text:
+            self.stdout.write(
+                f"{options['study']}: data {data}, celery {celery_mode()}, runs {options['runs']}"
+            )
         try:
             rows = reproduce(
                 options["study"],
@@ -121,11 +139,16 @@ class Command(BaseCommand):
             )
         except ReproduceError as exc:
             raise CommandError(str(exc)) from None
-        self.stdout.write(format_rows(rows))
         failed = [r for r in rows if not r.ok]
-        self.stdout.write(
-            f"{len(rows) - len(failed)} of {len(rows)} within tolerance ({time.monotonic() - started:.1f} s)"
-        )
+        if options["json"]:
+            self.stdout.write(json.dumps([asdict(r) for r in rows], indent=1))
+        elif options["latex"]:
+            self.stdout.write(generic_rows_latex(rows))
+        else:
+            self.stdout.write(format_rows(rows))
+            self.stdout.write(
+                f"{len(rows) - len(failed)} of {len(rows)} within tolerance ({time.monotonic() - started:.1f} s)"
+            )
         if failed:
             raise CommandError(
                 f"{len(failed)} figure(s) outside tolerance: {', '.join(r.what for r in failed)}"

@@ -269,5 +269,9 @@ def format_table4(rows: list[Table4Row]) -> str:
         if r.why:
             reasons.setdefault(r.why, []).append(f"{r.cell} {r.measure}")
     lines += [f"  known ({', '.join(cells)}): {why}" for why, cells in reasons.items()]
-    lines += [f"  FAIL, unexplained ({r.cell} {r.measure}); tried: {r.tried}" for r in rows if r.tried]
+    tried: dict[str, list[str]] = {}
+    for r in rows:
+        if r.tried:
+            tried.setdefault(r.tried, []).append(f"{r.cell} {r.measure}")
+    lines += [f"  FAIL, unexplained ({', '.join(cells)}); tried: {text}" for text, cells in tried.items()]
     return "\n".join(lines)

@@ -159,10 +159,11 @@ class Table4Row:
 
 
 def _reason(row: Table4Row) -> Table4Row:
-    why = REASONS.get((row.table, row.cell, row.measure), "")
-    return Table4Row(
-        row.cell, row.measure, row.unit, row.published, row.ours, why if row.ok is False else "", row.table
-    )
+    """A cell outside tolerance gets its reason, or what was tried when none is known."""
+    if row.ok is not False:
+        return row
+    key = (row.table, row.cell, row.measure)
+    return replace(row, why=REASONS.get(key, ""), tried=UNEXPLAINED.get(key, ""))
 
 
 def table4_rows(data: Path, *, skip_merged: bool = True) -> list[Table4Row]:

@@ -19,6 +19,15 @@ Readings chosen here:
   annotator pairs with more shared judgments weigh more); ``mean_pair_kappa``
   also gives the unweighted mean of the per-annotator-pair kappas that are
   defined.
+- Units (``unit``): ``systems`` expands a shown candidate that stands for several
+  systems with identical outputs into one entry per system (every pair of systems
+  is a label, the pairs inside a candidate ties); ``shown`` labels the pairs of
+  candidates as the annotator saw them, a candidate named by its systems sorted and
+  space-joined, and leaves out candidates not ranked (rank below 1). ``shown`` is
+  what Grundkiewicz et al. 2015's ``data/scripts/agreement.pl`` pairs (it keeps
+  ``system="IITB INPUT IPN"`` as one entry) and what gives Sakaguchi et al. 2016
+  Table 7 (``geceval.sakaguchi2016_table7``); ``systems`` counts each tie inside a
+  collapsed candidate as an agreement of every annotator who saw it.
 - Kappa is NaN when undefined (expected agreement 1, e.g. one label only), as
   sklearn's ``cohen_kappa_score``.
 """
@@ -49,6 +58,15 @@ class PairwiseLike(Protocol):
     rank2: float
 
 
+class RankingLike(Protocol):
+    """What shown-candidate agreement needs from a k-way ranking (``geceval.judgments.RankingJudgment``)."""
+
+    item: str
+    annotator: str
+
+    def groups(self) -> list[tuple[tuple[str, ...], int]]: ...
+
+
 PairKey = tuple[str, str, str]
 """(item, first system by name, second system by name)."""
 
@@ -68,6 +86,21 @@ def labels_by_annotator(judgments: Iterable[PairwiseLike]) -> dict[str, dict[Pai
             continue
         key, label = pair_label(j)
         out.setdefault(j.annotator, {}).setdefault(key, label)
+    return out
+
+
+def shown_labels_by_annotator(rankings: Iterable[RankingLike]) -> dict[str, dict[PairKey, int]]:
+    """Labels of the pairs of shown candidates (``unit="shown"``, module docstring)."""
+    out: dict[str, dict[PairKey, int]] = {}
+    for ranking in rankings:
+        shown = [(" ".join(sorted(systems)), rank) for systems, rank in ranking.groups() if rank >= 1]
+        mine = out.setdefault(ranking.annotator, {})
+        for (s1, r1), (s2, r2) in combinations(shown, 2):
+            if s1 == s2:
+                continue
+            diff = (r1 > r2) - (r1 < r2)
+            key = (str(ranking.item), s1, s2) if s1 < s2 else (str(ranking.item), s2, s1)
+            mine.setdefault(key, diff if s1 < s2 else -diff)
     return out
 
 
@@ -188,7 +221,13 @@ def group_agreement(
 
     Without groups: one row ``all`` over every pair of annotators.
     """
-    labels = labels_by_annotator(judgments)
+    return group_agreement_of_labels(labels_by_annotator(judgments), groups)
+
+
+def group_agreement_of_labels(
+    labels: Mapping[str, Mapping[PairKey, int]], groups: Mapping[str, Sequence[str]] | None = None
+) -> list[Agreement]:
+    """:func:`group_agreement` from labels already made (by either unit)."""
     if not groups:
         return [agreement_between(labels, within_pairs(list(labels)), name="all")]
     names = list(groups)
@@ -200,7 +239,11 @@ def group_agreement(
 
 def annotator_pair_table(judgments: Iterable[PairwiseLike]) -> list[Agreement]:
     """One row per pair of annotators with shared judgments."""
-    labels = labels_by_annotator(judgments)
+    return annotator_pair_table_of_labels(labels_by_annotator(judgments))
+
+
+def annotator_pair_table_of_labels(labels: Mapping[str, Mapping[PairKey, int]]) -> list[Agreement]:
+    """:func:`annotator_pair_table` from labels already made."""
     rows = []
     for a, b in within_pairs(list(labels)):
         row = agreement_between(labels, [(a, b)], name=f"{a} / {b}")

@@ -107,7 +107,14 @@ def ranking_of(item: str, annotator: str, groups: Iterable[tuple[Sequence[str], 
     The pairs of the result (``RankingJudgment.pairs``) are what the import
     counts and what the analyses rank from.
     """
-    return RankingJudgment(item, annotator, tuple((s, rank) for systems, rank in groups for s in systems))
+    groups = [(tuple(systems), rank) for systems, rank in groups]
+    sizes = tuple(len(systems) for systems, _ in groups)
+    return RankingJudgment(
+        item,
+        annotator,
+        tuple((s, rank) for systems, rank in groups for s in systems),
+        shown=sizes if any(size != 1 for size in sizes) else None,
+    )
 
 
 def rankings_of(batch: MTurkBatch) -> list[RankingJudgment]:

@@ -1,4 +1,13 @@
-"""``python -m geceval agreement FILE --format wmt-csv|appraise-xml|jsonl [--groups JSON] [--src-id-base 0|1]``.
+"""``python -m geceval agreement FILE --format wmt-csv|appraise-xml|jsonl|mturk-csv [--groups JSON] [--src-id-base 0|1]
+[--unit systems|shown] [--include-rejected] [--mapping JSON]``.
+
+``--format mturk-csv`` reads an MTurk batch results CSV as ``rank --format mturk-csv`` does
+(``geceval.formats.mturk``: the same layout detection; rejected assignments left out unless
+``--include-rejected``), e.g. reassess-gec's ``inter_annotator_agreements/Ctrl_merged.csv``, the
+non-experts' judgments of Sakaguchi et al. 2016 Table 7. ``--unit shown`` labels pairs of candidates
+as shown (a candidate standing for several systems with identical outputs stays one), as
+Grundkiewicz et al.'s ``agreement.pl`` and Sakaguchi et al.'s Table 7; ``systems`` (the default)
+expands them into systems first (``geceval.agreement``).
 
 Appraise items are named as ``geceval.judgments.appraise_item_key`` says (printed on stderr): two
 annotators agree or not on the same sentence, which ``src-id`` names when the items carry it.
@@ -27,10 +36,11 @@ from dataclasses import asdict
 from geceval import agreement
 from geceval.appraise_items import SRC_ID_BASES
 from geceval.errors import GecInputError
-from geceval.judgments import expand_pairwise, read_rankings_keyed
+from geceval.judgments import expand_pairwise
+from geceval.rank_cli import read_judgments
 from geceval.stats_cli import fmt, print_json
 
-FORMATS = ("wmt-csv", "appraise-xml", "jsonl")
+FORMATS = ("wmt-csv", "appraise-xml", "jsonl", "mturk-csv")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -44,6 +54,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         choices=SRC_ID_BASES,
         help="appraise-xml items with src-id: sentence = src-id - BASE (default: 0 when an item has src-id 0)",
     )
+    parser.add_argument(
+        "--unit",
+        choices=("systems", "shown"),
+        default="systems",
+        help="label pairs of systems (collapsed candidates expanded) or of candidates as shown",
+    )
+    parser.add_argument(
+        "--include-rejected", action="store_true", help="mturk-csv: keep rejected assignments"
+    )
+    parser.add_argument("--mapping", metavar="JSON", help="mturk-csv: column mapping (as rank)")
     parser.add_argument("--json", action="store_true")
 
 
@@ -68,30 +88,36 @@ def _groups(text: str | None) -> dict[str, list[str]] | None:
 
 def run(args: argparse.Namespace) -> int:
     groups = _groups(args.groups)
-    rankings, key = read_rankings_keyed(
-        args.file, args.format, exclude_judges=args.exclude_judge, src_id_base=args.src_id_base
-    )
-    if key is not None:
-        print(key.describe(), file=sys.stderr)
+    # the same reading as ``rank`` (its refusals of options that do not fit the format included)
+    rankings = read_judgments(args)
     judgments = expand_pairwise(rankings)
-    annotators = sorted({j.annotator for j in judgments})
+    if args.unit == "shown":
+        labels = agreement.shown_labels_by_annotator(rankings)
+    else:
+        labels = agreement.labels_by_annotator(judgments)
+    annotators = sorted(labels)
     if groups:
         unknown = sorted({a for members in groups.values() for a in members} - set(annotators))
         if unknown:
             print(f"warning: annotators in --groups with no judgments: {', '.join(unknown)}", file=sys.stderr)
-    rows = agreement.group_agreement(judgments, groups)
-    pairs = agreement.annotator_pair_table(judgments)
+    rows = agreement.group_agreement_of_labels(labels, groups)
+    pairs = agreement.annotator_pair_table_of_labels(labels)
     if args.json:
         print_json(
             {
                 "judgments": len(judgments),
+                "unit": args.unit,
+                "labels": sum(len(v) for v in labels.values()),
                 "annotators": annotators,
                 "groups": [asdict(r) for r in rows],
                 "pairs": [asdict(r) for r in pairs],
             }
         )
         return 0
-    print(f"{len(judgments)} pairwise judgments, {len(annotators)} annotators")
+    print(
+        f"{len(judgments)} pairwise judgments, {len(annotators)} annotators, "
+        f"{sum(len(v) for v in labels.values())} labels of {args.unit} pairs"
+    )
     print(f"{'':<30} {'kappa':>7} {'w-kappa':>7} {'n':>7} {'pairs':>5}")
     for r in [*rows, None, *pairs]:
         if r is None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import time
+from dataclasses import asdict
 from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
@@ -11,9 +12,27 @@ from django.core.management.base import BaseCommand, CommandError
 from geceval.ensemble_features import DEFAULT_COMPONENTS
 from geceval.errors import GecInputError
 from geceval.hybrid_metaeval import GMEG_HYBRIDS, TABLE8_METRICS
-from ranking.analysis.reproduce import STUDIES, ReproduceError, celery_mode, format_rows, reproduce
+from ranking.analysis.reproduce import (
+    STUDIES,
+    ReproduceError,
+    celery_mode,
+    format_rows,
+    reproduce,
+)
+from ranking.analysis.reproduce import (
+    rows_latex as generic_rows_latex,
+)
 from ranking.analysis.reproduce_gmeg import format_table_rows, gmeg_tables
-from ranking.analysis.reproduce_sakaguchi import HOW, format_table4, table4_rows
+from ranking.analysis.reproduce_sakaguchi import (
+    HOW,
+    HOW7,
+    HOW_ALL,
+    format_table4,
+    rows_latex,
+    table4_rows,
+    table6_rows,
+    table7_rows,
+)
 from ranking.analysis.reproduce_seeda import (
     DEFAULT_REFERENCES,
     format_seeda_rows,
@@ -23,7 +42,10 @@ from ranking.analysis.reproduce_seeda import (
 
 GMEG_ONLY = ("split", "json", "tables", "metrics", "hybrids", "folds", "features")
 """Options only the gmeg studies read; ``--runs`` only the others."""
-SEEDA_ONLY = ("latex", "references")
+SEEDA_ONLY = ("references",)
+SAKAGUCHI_ONLY = ("skip_merged",)
+LATEX_STUDIES = ("sakaguchi2016", "napoles2015", "seeda2024")
+"""Options only seeda2024 / sakaguchi2016 read; ``--latex`` only the LATEX_STUDIES."""
 
 
 class Command(BaseCommand):
@@ -40,9 +62,8 @@ class Command(BaseCommand):
         parser.add_argument(
             "--json",
             action="store_true",
-            help="gmeg, sakaguchi2016, seeda2024: one JSON list, a row per published cell",
+            help="gmeg, sakaguchi2016, napoles2015, seeda2024: one JSON list, a row per published cell",
         )
-        parser.add_argument("--latex", action="store_true", help="seeda2024: LaTeX tables")
         parser.add_argument(
             "--references",
             default=None,
@@ -74,6 +95,14 @@ class Command(BaseCommand):
             choices=list(DEFAULT_COMPONENTS),
             help="Table 9 ensemble feature components (default all)",
         )
+        parser.add_argument(
+            "--skip-merged",
+            action="store_true",
+            help="sakaguchi2016: leave out the 34 sentences of reassess-gec's annotations/merged_ids",
+        )
+        parser.add_argument(
+            "--latex", action="store_true", help="sakaguchi2016, napoles2015, seeda2024: LaTeX tables"
+        )
         parser.add_argument("--runs", type=int, default=1000, help="TrueSkill runs (the papers: 1000)")
         parser.add_argument("--seed", type=int, default=0)
 
@@ -83,23 +112,34 @@ class Command(BaseCommand):
         defaults = {a.dest: a.default for a in parser._actions}
         study = options["study"]
         if study == "gmeg":
-            unused = ["runs", *SEEDA_ONLY]
+            unused = ["runs", *SEEDA_ONLY, *SAKAGUCHI_ONLY]
         elif study == "gmeg-dev":
-            unused = ["runs", "split", *SEEDA_ONLY]  # gmeg-dev is the dev split of GMEG/data under --data
-        elif study in ("seeda2024", "sakaguchi2016"):
-            # both print --json; only seeda2024 reads --latex and --references
-            unused = [n for n in GMEG_ONLY if n != "json"]
-            unused += list(SEEDA_ONLY) if study == "sakaguchi2016" else []
+            unused = [
+                "runs",
+                "split",
+                *SEEDA_ONLY,
+                *SAKAGUCHI_ONLY,
+            ]  # the dev split of GMEG/data under --data
+        elif study == "sakaguchi2016":
+            unused = ["runs", *(n for n in GMEG_ONLY if n != "json"), *SEEDA_ONLY]
+        elif study == "napoles2015":  # Tables 1 and 2 of Napoles et al. 2015; gec-ranking is Table 2's part
+            unused = [*(n for n in GMEG_ONLY if n != "json"), *SEEDA_ONLY, *SAKAGUCHI_ONLY]
+        elif study == "seeda2024":
+            unused = [*(n for n in GMEG_ONLY if n != "json"), *SAKAGUCHI_ONLY]
         else:
-            unused = [*GMEG_ONLY, *SEEDA_ONLY]
+            unused = [*GMEG_ONLY, *SEEDA_ONLY, *SAKAGUCHI_ONLY]
+        if study not in LATEX_STUDIES:
+            unused.append("latex")
         if study in ("gmeg", "gmeg-dev"):
             tables = set(options["tables"])
             # each of these feeds only some tables: given without them, it would change nothing
             needs = {"metrics": {"8"}, "hybrids": {"8", "9"}, "folds": {"9"}, "features": {"9"}}
             unused += [n for n, wanted in needs.items() if not tables & wanted]
-        given = [f"--{n}" for n in unused if options[n] != defaults[n]]
+        given = [f"--{n.replace('_', '-')}" for n in unused if options[n] != defaults[n]]
         if given:
             raise CommandError(f"{', '.join(given)}: not used by study {study}; leave it out")
+        if options["json"] and options["latex"]:
+            raise CommandError("--json and --latex: give one")
 
     def handle(self, *args, **options) -> None:
         self._refuse_unused(options)
@@ -113,7 +153,11 @@ class Command(BaseCommand):
         if options["study"] == "seeda2024":
             return self._seeda(data, options)
         started = time.monotonic()
-        self.stdout.write(f"{options['study']}: data {data}, celery {celery_mode()}, runs {options['runs']}")
+        text = not (options["json"] or options["latex"])
+        if text:
+            self.stdout.write(
+                f"{options['study']}: data {data}, celery {celery_mode()}, runs {options['runs']}"
+            )
         try:
             rows = reproduce(
                 options["study"],
@@ -123,11 +167,16 @@ class Command(BaseCommand):
             )
         except ReproduceError as exc:
             raise CommandError(str(exc)) from None
-        self.stdout.write(format_rows(rows))
         failed = [r for r in rows if not r.ok]
-        self.stdout.write(
-            f"{len(rows) - len(failed)} of {len(rows)} within tolerance ({time.monotonic() - started:.1f} s)"
-        )
+        if options["json"]:
+            self.stdout.write(json.dumps([asdict(r) for r in rows], indent=1))
+        elif options["latex"]:
+            self.stdout.write(generic_rows_latex(rows))
+        else:
+            self.stdout.write(format_rows(rows))
+            self.stdout.write(
+                f"{len(rows) - len(failed)} of {len(rows)} within tolerance ({time.monotonic() - started:.1f} s)"
+            )
         if failed:
             raise CommandError(
                 f"{len(failed)} figure(s) outside tolerance: {', '.join(r.what for r in failed)}"
@@ -135,25 +184,42 @@ class Command(BaseCommand):
 
     def _sakaguchi(self, data: Path, options: dict) -> None:
         started = time.monotonic()
+        skip = options["skip_merged"]
         try:
-            rows = table4_rows(data)
+            rows4 = table4_rows(data, skip_merged=skip)
+            rows6 = table6_rows(data, skip_merged=skip)
+            rows7 = table7_rows(data, skip_merged=skip)
         except (FileNotFoundError, GecInputError) as exc:
             raise CommandError(str(exc)) from None
-        failed = [r for r in rows if r.ok is False]
+        rows = rows4 + rows6 + rows7
+        failed = [r for r in rows if r.failed]
         if options["json"]:
             self.stdout.write(json.dumps([r.as_json() for r in rows], indent=1))
+        elif options["latex"]:
+            self.stdout.write(rows_latex(rows))
         else:
             self.stdout.write(f"sakaguchi2016 Table 4: data {data}")
-            self.stdout.write(format_table4(rows))
-            self.stdout.write(HOW)
+            self.stdout.write(format_table4(rows4))
+            self.stdout.write(HOW if skip else HOW_ALL)
+            self.stdout.write("")
+            self.stdout.write(
+                "sakaguchi2016 Table 6: metric scores against Grundkiewicz et al. 2015 Table 3c (13 systems)"
+            )
+            self.stdout.write(format_table4(rows6))
+            self.stdout.write("")
+            self.stdout.write("sakaguchi2016 Table 7: inter-annotator agreement of pairwise system judgments")
+            self.stdout.write(format_table4(rows7))
+            self.stdout.write(HOW7)
             compared = [r for r in rows if r.ok is not None]
             self.stdout.write(
-                f"{len(compared) - len(failed)} of {len(compared)} published cells reproduced to the "
-                f"printed decimal ({time.monotonic() - started:.1f} s)"
+                f"{sum(1 for r in compared if r.ok)} of {len(compared)} published cells reproduced to the "
+                f"printed decimal, {sum(1 for r in compared if not r.ok and r.why)} outside with a reason, "
+                f"{len(failed)} outside and unexplained ({time.monotonic() - started:.1f} s)"
             )
         if failed:
             raise CommandError(
-                f"{len(failed)} cell(s) differ: " + ", ".join(f"{r.cell} {r.measure}" for r in failed)
+                f"{len(failed)} cell(s) differ: "
+                + ", ".join(f"table {r.table} {r.cell} {r.measure}" for r in failed)
             )
 
     def _gmeg(self, data: Path, options: dict) -> None:

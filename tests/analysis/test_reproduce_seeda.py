@@ -266,7 +266,7 @@ def test_reproduce_latex_and_references_are_refused_by_the_other_studies(tmp_pat
         call_command("reproduce", "jfleg", "--data", str(tmp_path), "--latex")
     with pytest.raises(CommandError, match="--references: not used by study sakaguchi2016"):
         call_command("reproduce", "sakaguchi2016", "--data", str(tmp_path), "--references", str(tmp_path))
-    with pytest.raises(CommandError, match="--json and --latex: choose one"):
+    with pytest.raises(CommandError, match="--json and --latex: give one"):
         call_command("reproduce", "seeda2024", "--data", str(tmp_path), "--json", "--latex")
     with pytest.raises(CommandError, match="--hybrids: not used by study seeda2024"):
         call_command("reproduce", "seeda2024", "--data", str(tmp_path), "--hybrids", "5")

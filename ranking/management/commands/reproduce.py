@@ -260,8 +260,6 @@ class Command(BaseCommand):
             )
 
     def _seeda(self, data: Path, options: dict) -> None:
-        if options["json"] and options["latex"]:
-            raise CommandError("--json and --latex: choose one")
         started = time.monotonic()
         references = Path(options["references"]) if options["references"] else DEFAULT_REFERENCES
         try:

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
+from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.db.models import F, Q, Sum
 from django.db.models.functions import Coalesce
@@ -110,9 +111,20 @@ def assignment_hold_release(
     else:
         locked.status, locked.hold_reason = AssignmentStatus.SUBMITTED, HoldReason.NONE
     row_update(locked, ("status", "hold_reason"))
+    _record_recount(campaign, locked)
     if locked.status == AssignmentStatus.SUBMITTED:
         task_send_on_commit(TASK_CAMPAIGN_SCORES, campaign_id=campaign.pk)
     return locked
+
+
+def _record_recount(campaign: Campaign, assignment: Assignment) -> None:
+    """The worker's record after a hold ends: work held for a doubt on who did it was no evidence
+    (``ranking.statuses.NOT_EVIDENCE``); released it is, dropped it stays out (and the exclusion it
+    may have brought about is undone)."""
+    from ranking.services.traps import worker_record_refresh  # traps -> evidence -> holds
+
+    worker = get_user_model().objects.get(pk=assignment.worker_id)
+    worker_record_refresh(campaign=campaign, worker=worker)
 
 
 @transaction.atomic
@@ -127,4 +139,5 @@ def assignment_hold_drop(*, assignment: Assignment, reason: str | None = None) -
     locked.status = AssignmentStatus.DROPPED
     locked.hold_reason = reason or locked.hold_reason
     row_update(locked, ("status", "hold_reason"))
+    _record_recount(_campaign_of(locked), locked)
     return locked

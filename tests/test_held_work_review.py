@@ -6,14 +6,20 @@ MTurk's remote API is mocked with botocore's Stubber, as in tests/test_held_work
 
 from __future__ import annotations
 
-import pytest
+from datetime import timedelta
+from decimal import Decimal
 
-from crowd.models import CrowdSession
+import pytest
+from django.urls import reverse
+from django.utils import timezone
+
+from crowd.models import CrowdSession, MturkHit
 from crowd.services.confirmation import held_sessions_confirm
 from crowd.services.workers import crowd_worker_get_or_create
 from ranking.models import Assignment, WorkerRecord
 from ranking.services.holds import assignment_hold_drop, assignment_hold_release
 from ranking.work_reads import worker_ratings, worker_trap_verdicts
+from tests.factories import crowd_campaign
 from tests.test_held_work import _get, _speed_campaign, _work, mturk_client  # noqa: F401
 from tests.test_work_reads import hidden, judged  # noqa: F401
 
@@ -113,3 +119,108 @@ def test_trap_verdicts_and_ratings_leave_out_work_held_for_who_did_it(hidden, st
     Assignment.objects.filter(hit__campaign=campaign, worker=worker).update(status=status, hold_reason=reason)
     assert bool(worker_trap_verdicts(campaign_id=campaign.pk, worker_id=worker.pk)) is counted
     assert bool(worker_ratings(campaign_id=campaign.pk, worker_id=worker.pk, answer="score")) is counted
+
+
+# --------------------------------------------------------------------------- 2. made-up identities
+
+
+def _published(campaign, *hit_ids):
+    for hit_id in hit_ids:
+        MturkHit.objects.create(
+            campaign=campaign, hit_id=hit_id, hit_type_id="T", max_assignments=3, reward=Decimal("1.00")
+        )
+
+
+def _enter(campaign, hit_id: str, assignment_id: str = "ASG1", worker_id: str = "AW1"):
+    from django.test import Client
+
+    from crowd.services.sessions import campaign_key
+
+    return Client().get(
+        reverse("crowd-mturk", args=[campaign_key(campaign)]),
+        {
+            "assignmentId": assignment_id,
+            "hitId": hit_id,
+            "workerId": worker_id,
+            "turkSubmitTo": "https://workersandbox.mturk.com",
+        },
+    )
+
+
+def test_mturk_entry_takes_only_the_campaigns_own_hits_once_it_published_any():
+    _, _, campaign = crowd_campaign(judgments_per_item=1)
+    assert _enter(campaign, "ANYHIT", "ASGA").status_code == 302  # none published here: any hitId
+    assert _enter(campaign, "", "ASGB").status_code in (400, 403)  # but never none
+    _published(campaign, "OURHIT")
+    refused = _enter(campaign, "MADEUPHIT", "ASGC", "AW2")
+    assert refused.status_code == 403
+    assert "one of this study" in refused.content.decode()
+    assert not CrowdSession.objects.filter(external_session="ASGC").exists()
+    assert _enter(campaign, "OURHIT", "ASGD", "AW3").status_code == 302
+
+
+def test_an_assignment_mturk_does_not_have_is_dropped_after_a_short_grace_not_a_day(mturk_client, settings):  # noqa: F811
+    _, _, campaign = crowd_campaign(judgments_per_item=1)
+    session = _mturk_session(campaign, "AFAKE", "MADEUP")
+    made_up = _work(campaign, session.worker.user, 30.0, session=session)
+    assert made_up.hold_reason == "unconfirmed"
+    soon = timezone.now() + timedelta(minutes=settings.CROWD_CONFIRM_GRACE_MINUTES - 5)
+    later = timezone.now() + timedelta(minutes=settings.CROWD_CONFIRM_GRACE_MINUTES + 1)
+    mturk_client.stub.add_client_error("get_assignment", "RequestError", "Assignment MADEUP does not exist.")
+    assert held_sessions_confirm(mturk_client=mturk_client, now=soon)["waiting"] == 1  # maybe not sent yet
+    mturk_client.stub.add_client_error("get_assignment", "ServiceFault", "try again", http_status_code=500)
+    assert held_sessions_confirm(mturk_client=mturk_client, now=later)["waiting"] == 1  # transient
+    mturk_client.stub.add_client_error("get_assignment", "RequestError", "Assignment MADEUP does not exist.")
+    assert held_sessions_confirm(mturk_client=mturk_client, now=later)["dropped"] == 1
+    made_up.refresh_from_db()
+    assert (made_up.status, made_up.hold_reason) == ("dropped", "never_submitted")
+
+
+def test_hits_held_for_confirmation_count_in_the_per_address_limit(settings):
+    from crowd.services.sessions import session_assignment
+
+    settings.LIVE_ASSIGNMENTS_PER_ADDRESS = 1
+    _, _, campaign = crowd_campaign(judgments_per_item=2)
+    first = _mturk_session(campaign, "AFAKE1", "MADEUP1")
+    first.client_address = "198.51.100.7"
+    first.save(update_fields=["client_address"])
+    held = _work(campaign, first.worker.user, 30.0, session=first)
+    assert held.hold_reason == "unconfirmed"
+    second = _mturk_session(campaign, "AFAKE2", "MADEUP2")
+    assert session_assignment(session=second, address="198.51.100.7") is None
+    assert "network" in second.no_work_reason
+    assert session_assignment(session=_mturk_session(campaign, "AFAKE3", "X3"), address="203.0.113.9")
+
+
+# --------------------------------------------------------------------------- 3. the campaign's own HIT
+
+
+@pytest.mark.parametrize(("published", "supplied"), [(True, "OTHERHIT"), (False, "")])
+def test_confirmation_needs_one_of_the_campaigns_own_hits_never_the_supplied_one(
+    mturk_client,  # noqa: F811
+    published,
+    supplied,
+):
+    """MTurk reports the assignment under OTHERHIT (another HIT of the same requester): with the
+    campaign's own HITs published it is not one of them, whatever hitId the URL gave; without, an
+    empty hitId from the URL no longer skips the check."""
+    _, _, campaign = crowd_campaign(judgments_per_item=1)
+    if published:
+        _published(campaign, "OURHIT")
+    session = _mturk_session(campaign, "AW1", "ASG1", hit_id=supplied)  # the hitId the URL gave
+    ours = _work(campaign, session.worker.user, 30.0, session=session)
+    _get(mturk_client, "ASG1", worker_id="AW1", hit_id="OTHERHIT")
+    assert held_sessions_confirm(mturk_client=mturk_client)["dropped"] == 1
+    ours.refresh_from_db()
+    assert (ours.status, ours.hold_reason) == ("dropped", "other_worker")
+
+
+def test_confirmation_takes_the_campaigns_own_hit(mturk_client):  # noqa: F811
+    _, _, campaign = crowd_campaign(judgments_per_item=1)
+    _published(campaign, "OURHIT")
+    session = _mturk_session(campaign, "AW1", "ASG1", hit_id="OURHIT")
+    ours = _work(campaign, session.worker.user, 30.0, session=session)
+    _get(mturk_client, "ASG1", worker_id="AW1", hit_id="OURHIT")
+    assert held_sessions_confirm(mturk_client=mturk_client)["confirmed"] == 1
+    ours.refresh_from_db()
+    assert ours.status == "submitted"

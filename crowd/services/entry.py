@@ -31,7 +31,7 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from crowd.models import CrowdSession, CrowdWorker, InviteLink, Platform
+from crowd.models import CrowdSession, CrowdWorker, InviteLink, MturkHit, Platform
 from crowd.services.sessions import (
     MTURK_PREVIEW,
     Outcome,
@@ -83,6 +83,7 @@ MTURK_OTHER_BROWSER = (
     "this HIT on MTurk and accept a new one."
 )
 MTURK_OTHER_WORKER = "This MTurk assignment belongs to another worker."
+MTURK_NOT_OUR_HIT = "This link was not opened from one of this study's HITs on MTurk."
 MTURK_HIT_ELSEWHERE = (
     "Your HIT of this study is open in another browser right now. Continue there; if that browser is "
     "gone, return this HIT on MTurk and try again in {minutes} minutes."
@@ -282,6 +283,9 @@ def mturk_enter(
     worker_id = check_external_id(Platform.MTURK, worker_id)
     if not mturk_submit_allowed(submit_to):
         raise GecInputError("turkSubmitTo is not an MTurk address")
+    hit_id = (hit_id or "").strip()[:64]
+    if not mturk_hit_ours(campaign, hit_id):
+        raise EntryRefused(MTURK_NOT_OUR_HIT, 403)
     with transaction.atomic():
         found = _mturk_session(campaign, assignment_id)
         if found is None:
@@ -315,6 +319,16 @@ def mturk_enter(
             found.browser_proven = True
             found.save(update_fields=["browser_proven"])
         return found
+
+
+def mturk_hit_ours(campaign: Campaign, hit_id: str) -> bool:
+    """``hit_id`` is one of the MTurk HITs this campaign published (``MturkHit``). A campaign that
+    published none here (its HITs made by hand on MTurk, the sandbox, tests) takes any non-empty
+    hitId; confirmation then compares MTurk's answer with that one (crowd/services/confirmation.py)."""
+    if not hit_id:
+        return False
+    published = MturkHit.objects.filter(campaign=campaign)
+    return not published.exists() or published.filter(hit_id=hit_id).exists()
 
 
 def _mturk_session(campaign: Campaign, assignment_id: str) -> CrowdSession | None:

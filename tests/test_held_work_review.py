@@ -224,3 +224,38 @@ def test_confirmation_takes_the_campaigns_own_hit(mturk_client):  # noqa: F811
     assert held_sessions_confirm(mturk_client=mturk_client)["confirmed"] == 1
     ours.refresh_from_db()
     assert ours.status == "submitted"
+
+
+# --------------------------------------------------------------------------- 5. included again
+
+
+def test_a_hit_excluded_while_held_counts_on_inclusion_when_its_session_was_confirmed_meanwhile():
+    from ranking.services import worker_override_set
+
+    _, _, campaign = crowd_campaign(judgments_per_item=1)
+    worker = crowd_worker_get_or_create(platform="prolific", external_id="pid1")
+    session = CrowdSession.objects.create(
+        campaign=campaign, worker=worker, platform="prolific", external_session="sub1", study="st1"
+    )
+    first = _work(campaign, worker.user, seconds=30.0, session=session)
+    worker_override_set(campaign=campaign, worker=worker.user, override="exclude")
+    first.refresh_from_db()
+    assert (first.status, first.hold_reason) == ("excluded", "unconfirmed")
+    # the session is confirmed meanwhile (here by the researcher's Prolific review; the poll asks only
+    # sessions with a HIT still held, which this one no longer has)
+    from crowd.services.confirmation import session_confirmed
+
+    session_confirmed(session)
+    worker_override_set(campaign=campaign, worker=worker.user, override="include")
+    first.refresh_from_db()
+    assert (first.status, first.hold_reason) == ("submitted", "")
+    still_unconfirmed = CrowdSession.objects.create(
+        campaign=campaign, worker=worker, platform="prolific", external_session="sub2", study="st1"
+    )
+    campaign.judgments_per_item = 2
+    campaign.save(update_fields=["judgments_per_item"])
+    second = _work(campaign, worker.user, seconds=30.0, session=still_unconfirmed)
+    worker_override_set(campaign=campaign, worker=worker.user, override="exclude")
+    worker_override_set(campaign=campaign, worker=worker.user, override="include")
+    second.refresh_from_db()
+    assert (second.status, second.hold_reason) == ("held", "unconfirmed")

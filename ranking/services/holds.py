@@ -82,6 +82,17 @@ def finished_hold(assignment: Assignment, campaign: Campaign) -> str:
     return ""
 
 
+def hold_after_inclusion(assignment: Assignment, campaign: Campaign) -> str:
+    """Why a finished assignment of a worker included again is held ("": it counts). A hold for the
+    platform's confirmation whose platform has confirmed meanwhile (the confirmation released only
+    the HITs held then, not the excluded ones) ends as the confirmation would have ended it: the speed
+    rule still applies."""
+    reason = assignment.hold_reason
+    if reason == HoldReason.UNCONFIRMED and not any(check(assignment) for check in _platform_checks):
+        reason = HoldReason.TOO_FAST if campaign.speed_rule and hit_too_fast(assignment) else HoldReason.NONE
+    return reason
+
+
 def _locked_held(assignment: Assignment) -> Assignment | None:
     locked = row(Assignment, pk=assignment.pk, for_update=True)
     return locked if locked is not None and locked.status == AssignmentStatus.HELD else None

@@ -145,6 +145,12 @@ class CrowdSession(models.Model):
         "the cookie, never the client address, tells it apart",
     )
     created = models.DateTimeField(auto_now_add=True)
+    last_active = models.DateTimeField(
+        null=True,
+        blank=True,
+        help_text="the server's time of the session's last page view, heartbeat or submit (null: none since "
+        "it was made): a visit idle for less than a lease is live (crowd/services/entry.py)",
+    )
 
     class Meta:
         ordering = ["-created"]

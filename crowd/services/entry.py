@@ -131,13 +131,22 @@ def browser_excluded(campaign: Campaign, browser: str, *, except_worker: CrowdWo
 
 
 def session_live(session: CrowdSession) -> bool:
-    """Not finished and holding a HIT (or opened within a lease and about to claim one)."""
+    """Not finished, and holding a HIT or active within a lease (``last_active``: its last page view,
+    heartbeat or submit, else its creation). Measured from the last activity, not the creation: a
+    worker between two HITs, or an hour into a visit, is still in it (issue 35's review)."""
     if session.finished is not None:
         return False
     now = timezone.now()
-    if session.assignments.filter(status=AssignmentStatus.ACTIVE, expires__gte=now).exists():
+    last = max(session.created, session.last_active or session.created)
+    if last >= now - timedelta(minutes=_lease_minutes()):
         return True
-    return session.created >= now - timedelta(minutes=max(1, settings.ASSIGNMENT_LEASE_MINUTES))
+    return session.assignments.filter(status=AssignmentStatus.ACTIVE, expires__gte=now).exists()
+
+
+def session_touch(session: CrowdSession) -> None:
+    """The session was active now (server time): a page view, a heartbeat or a submit. One UPDATE."""
+    session.last_active = timezone.now()
+    CrowdSession.objects.filter(pk=session.pk).update(last_active=session.last_active)
 
 
 def prolific_enter(

@@ -18,7 +18,7 @@ from django.db import IntegrityError, transaction
 from django.urls import reverse
 from django.utils import timezone
 
-from crowd.models import CrowdSession
+from crowd.models import CrowdSession, CrowdSettings
 from crowd.selectors import campaign_costs
 from crowd.services import mturk, prolific
 from crowd.services.confirmation import held_sessions_confirm
@@ -302,6 +302,7 @@ def _prolific(monkeypatch, body):
 
 def test_prolific_work_is_held_until_the_submission_is_confirmed(monkeypatch):
     _, _, campaign = crowd_campaign(judgments_per_item=1)
+    CrowdSettings.objects.update_or_create(campaign=campaign, defaults={"prolific_study_id": "st1"})
     worker = crowd_worker_get_or_create(platform="prolific", external_id="pid1")
     session = CrowdSession.objects.create(
         campaign=campaign, worker=worker, platform="prolific", external_session="sub1", study="st1"

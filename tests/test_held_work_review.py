@@ -259,3 +259,33 @@ def test_a_hit_excluded_while_held_counts_on_inclusion_when_its_session_was_conf
     worker_override_set(campaign=campaign, worker=worker.user, override="include")
     second.refresh_from_db()
     assert (second.status, second.hold_reason) == ("held", "unconfirmed")
+
+
+@pytest.mark.parametrize(
+    ("ours", "supplied", "named", "status"),
+    [
+        ("st-ours", "st-other", "st-other", "dropped"),  # old: the URL's STUDY_ID matched, confirmed
+        ("st-ours", "", "st-other", "dropped"),  # old: an empty STUDY_ID skipped the check
+        ("", "", "st-other", "held"),  # the campaign's study unknown: nothing confirms
+        ("st-ours", "st-other", "st-ours", "submitted"),
+    ],
+)
+def test_prolific_confirmation_compares_with_the_campaigns_own_study_not_the_urls(
+    monkeypatch, ours, supplied, named, status
+):
+    """Prolific names study ``named`` for the submission; the URL gave ``supplied`` as STUDY_ID. Only
+    the campaign's own study (its crowd settings) confirms; without one nothing is confirmed."""
+    from crowd.models import CrowdSettings
+    from tests.test_held_work import _prolific
+
+    _, _, campaign = crowd_campaign(judgments_per_item=1)
+    CrowdSettings.objects.update_or_create(campaign=campaign, defaults={"prolific_study_id": ours})
+    worker = crowd_worker_get_or_create(platform="prolific", external_id="pid1")
+    session = CrowdSession.objects.create(
+        campaign=campaign, worker=worker, platform="prolific", external_session="sub1", study=supplied
+    )
+    held = _work(campaign, worker.user, seconds=30.0, session=session)
+    body = {"id": "sub1", "participant": "pid1", "study_id": named, "status": "AWAITING REVIEW"}
+    held_sessions_confirm(prolific_client=_prolific(monkeypatch, body))
+    held.refresh_from_db()
+    assert held.status == status

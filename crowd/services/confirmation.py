@@ -165,7 +165,14 @@ def prolific_session_confirm(*, client, session: CrowdSession, now: datetime | N
     if not isinstance(body, dict):
         return _not_yet(session, now)
     participant = body.get("participant") or body.get("participant_id")
-    if participant != session.worker.external_id or (session.study and body.get("study_id") != session.study):
+    study = (
+        CrowdSettings.objects.filter(campaign=session.campaign)
+        .values_list("prolific_study_id", flat=True)
+        .first()
+    )
+    if not study:  # the campaign's own study is unknown: nothing to compare with (not the URL's STUDY_ID)
+        return "waiting"  # held until the researcher sets it on the crowd settings, or releases by hand
+    if participant != session.worker.external_id or body.get("study_id") != study:
         session_refused(session, HoldReason.OTHER_WORKER)
         return "dropped"
     if body.get("status") not in PROLIFIC_SUBMITTED:

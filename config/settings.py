@@ -383,6 +383,8 @@ LIVE_ASSIGNMENTS_PER_ADDRESS = env_int("LIVE_ASSIGNMENTS_PER_ADDRESS", 2)
 # A HIT held for its platform's confirmation (MTurk, Prolific) that the platform still does not report
 # as submitted this many hours after it was finished is dropped: its slot returns to the pool.
 CROWD_CONFIRM_WAIT_HOURS = env_int("CROWD_CONFIRM_WAIT_HOURS", 24)
+# MTurk answers "no such assignment" (RequestError) this long after a HIT was finished: dropped at once
+CROWD_CONFIRM_GRACE_MINUTES = env_int("CROWD_CONFIRM_GRACE_MINUTES", 10)
 # New identities a reusable invite link admits per client address per day (crowd/services/entry.py).
 INVITE_IDENTITIES_PER_ADDRESS_PER_DAY = env_int("INVITE_IDENTITIES_PER_ADDRESS_PER_DAY", 3)
 # Seconds between two heartbeats of an open work page.

@@ -56,6 +56,12 @@ class CrowdSettings(models.Model):
     completion_code = models.CharField(max_length=64, blank=True, help_text="shown at the end (invite links)")
     prolific_completed_code = models.CharField(max_length=64, blank=True)
     prolific_screened_out_code = models.CharField(max_length=64, blank=True)
+    prolific_study_id = models.CharField(
+        max_length=64,
+        blank=True,
+        help_text="the campaign's Prolific study: a submission is confirmed only when Prolific names this "
+        "study (empty: Prolific work stays held until set, or released by the researcher)",
+    )
     hits_per_visit = models.PositiveSmallIntegerField(
         default=1, help_text="HITs before the end page; 0 = no limit"
     )
@@ -145,6 +151,12 @@ class CrowdSession(models.Model):
         "the cookie, never the client address, tells it apart",
     )
     created = models.DateTimeField(auto_now_add=True)
+    last_active = models.DateTimeField(
+        null=True,
+        blank=True,
+        help_text="the server's time of the session's last page view, heartbeat or submit (null: none since "
+        "it was made): a visit idle for less than a lease is live (crowd/services/entry.py)",
+    )
 
     class Meta:
         ordering = ["-created"]

@@ -30,6 +30,7 @@ from crowd.services.entry import (
     invite_enter,
     mturk_enter,
     prolific_enter,
+    session_touch,
 )
 from crowd.services.sessions import (
     MTURK_PREVIEW,
@@ -264,6 +265,8 @@ def session_view(request: HttpRequest, token: str) -> HttpResponse:
     crowd = crowd_settings_for(campaign)
     if session.outcome == Outcome.SUPERSEDED:
         return _not_saved(request, session, SUPERSEDED)
+    if session.finished is None:
+        session_touch(session)  # a page view or a submit: the visit is live (entry.session_live)
     if mturk and not session.browser_proven and session.browser and _mturk_cookie(request) == session.browser:
         # The browser keeps our cookie in MTurk's frame: from now on the cookie alone tells it apart.
         CrowdSession.objects.filter(pk=session.pk).update(browser_proven=True)
@@ -337,6 +340,8 @@ def session_heartbeat(request: HttpRequest, token: str) -> HttpResponse:
     session = session_from_token(token)
     if session is None:
         raise Http404("this link is not valid (or has expired)")
+    if session.finished is None and session.outcome != Outcome.SUPERSEDED:
+        session_touch(session)
     current = (
         session.assignments.filter(status=AssignmentStatus.ACTIVE).select_related("hit__campaign").first()
     )

@@ -35,6 +35,19 @@ FINISHED_STATUSES = [AssignmentStatus.SUBMITTED, AssignmentStatus.HELD]
 """The worker finished the HIT (counted or held): what a worker's page and a platform's end page see."""
 
 
+IDENTITY_HOLDS = [HoldReason.UNCONFIRMED, HoldReason.OTHER_WORKER, HoldReason.NEVER_SUBMITTED]
+"""Holds that doubt who did the work (not ``too_fast``, which is the worker's own evidence)."""
+NOT_EVIDENCE = Q(status=AssignmentStatus.DROPPED) | Q(hold_reason__in=[r.value for r in IDENTITY_HOLDS])
+"""Assignments whose judgments say nothing about the worker they name (issue 35's review): dropped,
+or held (or excluded while held) because the platform has not confirmed, or contradicted, that the
+worker did them. Anyone who knows a workerId or a PID can make such work in the worker's name, so
+it never counts as the worker's evidence (traps, repeats, flat scoring, speed, qualification)."""
+JUDGMENT_NOT_EVIDENCE = Q(assignment__status=AssignmentStatus.DROPPED) | Q(
+    assignment__hold_reason__in=[r.value for r in IDENTITY_HOLDS]
+)
+"""``NOT_EVIDENCE`` as a filter on ``ScreenJudgment`` (``ranking.work_reads`` has its SQL twin)."""
+
+
 HOLD_REASON_VALID = (
     Q(
         status__in=[AssignmentStatus.HELD, AssignmentStatus.DROPPED],

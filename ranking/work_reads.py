@@ -35,6 +35,7 @@ from ranking.models import (
     Screen,
     ScreenJudgment,
 )
+from ranking.statuses import IDENTITY_HOLDS, AssignmentStatus
 
 
 def _assignment_parts() -> tuple[Columns, ...]:
@@ -297,6 +298,24 @@ def hit_progress(*, hit_id: int, worker_id: int) -> tuple[int, int]:
 # Read after each submit that brings evidence (a trap's verdict, a repeat, a HIT's last screen).
 
 
+def _evidence_join() -> str:
+    """Joins the judgment's (``j``) assignment as ``ea``, for ``_evidence_where``."""
+    return (
+        f"INNER JOIN {_table(Assignment)} ea "
+        f"ON ea.{_col(Assignment, 'pk')} = j.{_col(ScreenJudgment, 'assignment')} "
+    )
+
+
+def _evidence_where() -> str:
+    """The judgment's assignment is the worker's evidence: not ``ranking.statuses.NOT_EVIDENCE``
+    (dropped, or held for a doubt on who did it). Literal values: no parameter to keep in order."""
+    reasons = ", ".join(f"'{reason.value}'" for reason in IDENTITY_HOLDS)
+    return (
+        f"ea.{_col(Assignment, 'status')} <> '{AssignmentStatus.DROPPED.value}' "
+        f"AND ea.{_col(Assignment, 'hold_reason')} NOT IN ({reasons})"
+    )
+
+
 @cache
 def _verdicts_sql() -> str:
     j, s = _table(ScreenJudgment), _table(Screen)
@@ -304,13 +323,16 @@ def _verdicts_sql() -> str:
         f"SELECT j.{_col(ScreenJudgment, 'trap_passed')}, j.{_col(ScreenJudgment, 'trap_base_answer')}, "
         f"j.{_col(ScreenJudgment, 'trap_answer')} FROM {j} j "
         f"INNER JOIN {s} s ON s.{_col(Screen, 'pk')} = j.{_col(ScreenJudgment, 'screen')} "
+        f"{_evidence_join()}"
         f"WHERE s.{_col(Screen, 'campaign')} = %s AND j.{_col(ScreenJudgment, 'judge')} = %s "
-        f"AND j.{_col(ScreenJudgment, 'trap_passed')} IS NOT NULL ORDER BY j.{_col(ScreenJudgment, 'pk')}"
+        f"AND j.{_col(ScreenJudgment, 'trap_passed')} IS NOT NULL AND {_evidence_where()} "
+        f"ORDER BY j.{_col(ScreenJudgment, 'pk')}"
     )
 
 
 def worker_trap_verdicts(*, campaign_id: int, worker_id: int) -> list[tuple[bool, int | None, int | None]]:
-    """(passed, answer on the base, answer on the trap) of each of the worker's trap verdicts."""
+    """(passed, answer on the base, answer on the trap) of each of the worker's trap verdicts, from
+    assignments that are their evidence (``_evidence_where``)."""
     with connection.cursor() as cursor:
         cursor.execute(_verdicts_sql(), [campaign_id, worker_id])
         return [(bool(passed), base, trap) for passed, base, trap in cursor.fetchall()]
@@ -327,15 +349,17 @@ def _ratings_sql(answer: str) -> str:
         f"INNER JOIN {c} c ON c.{_col(Candidate, 'pk')} = r.{_col(Rating, 'candidate')} "
         f"LEFT OUTER JOIN {h} h ON h.{_col(Hit, 'pk')} = s.{_col(Screen, 'hit')} "
         f"LEFT OUTER JOIN {k} k ON k.{_col(Control, 'screen')} = s.{_col(Screen, 'pk')} "
+        f"{_evidence_join()}"
         f"WHERE j.{_col(ScreenJudgment, 'judge')} = %s AND s.{_col(Screen, 'campaign')} = %s "
-        f"AND (h.{_col(Hit, 'pk')} IS NULL OR h.{_col(Hit, 'qualification')} = %s) "
+        f"AND (h.{_col(Hit, 'pk')} IS NULL OR h.{_col(Hit, 'qualification')} = %s) AND {_evidence_where()} "
         f"ORDER BY r.{_col(Rating, 'pk')}"
     )
 
 
 def worker_ratings(*, campaign_id: int, worker_id: int, answer: str) -> list[tuple]:
     """(screen, control kind or None, control's original or None, position, text, answer) of every
-    rating the worker gave in the campaign, qualification tests aside, in the order they were saved.
+    rating the worker gave in the campaign, qualification tests and assignments that are not their
+    evidence (``_evidence_where``) aside, in the order they were saved.
     ``answer``: the Rating field the protocol's answers are in."""
     with connection.cursor() as cursor:
         cursor.execute(_ratings_sql(answer), [worker_id, campaign_id, False])

@@ -25,6 +25,7 @@ from ranking.models import (
 )
 from ranking.services import assignment_request, campaign_create
 from ranking.services.leases import assignment_lease_extend
+from ranking.statuses import IDENTITY_HOLDS, JUDGMENT_NOT_EVIDENCE
 from ranking.work_api import WorkAssignmentSerializer, _assignment_body
 from ranking.work_reads import (
     active_assignment,
@@ -220,14 +221,18 @@ def test_the_next_screen_and_progress_are_the_orm_s(judged):
 
 def test_the_evidence_reads_are_the_orm_s(hidden):
     campaign, worker = hidden
-    verdicts = ScreenJudgment.objects.filter(
-        screen__campaign=campaign, judge=worker, trap_passed__isnull=False
-    ).values_list("trap_passed", "trap_base_answer", "trap_answer")
+    verdicts = (
+        ScreenJudgment.objects.filter(screen__campaign=campaign, judge=worker, trap_passed__isnull=False)
+        .exclude(JUDGMENT_NOT_EVIDENCE)
+        .values_list("trap_passed", "trap_base_answer", "trap_answer")
+    )
     assert sorted(worker_trap_verdicts(campaign_id=campaign.pk, worker_id=worker.pk)) == sorted(verdicts)
     assert len(verdicts) > 0
     orm = (
         Rating.objects.filter(judgment__judge=worker, judgment__screen__campaign=campaign)
         .exclude(judgment__screen__hit__qualification=True)
+        .exclude(judgment__assignment__status="dropped")
+        .exclude(judgment__assignment__hold_reason__in=IDENTITY_HOLDS)
         .values_list(
             "judgment__screen_id",
             "judgment__screen__control__kind",

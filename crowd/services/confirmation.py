@@ -27,8 +27,8 @@ from django.conf import settings
 from django.db.models import Max
 from django.utils import timezone
 
-from crowd.models import CrowdSession, CrowdSettings, Platform
-from crowd.services.mturk_calls import _call, _token
+from crowd.models import CrowdSession, CrowdSettings, MturkHit, Platform
+from crowd.services.mturk_calls import MturkCallFailed, _call, _token
 from geceval.errors import GecInputError
 from ranking.models import Assignment, AssignmentStatus, HoldReason
 from ranking.services.holds import assignment_hold_drop, assignment_hold_release
@@ -36,6 +36,9 @@ from ranking.services.holds import assignment_hold_drop, assignment_hold_release
 CONFIRMED_PLATFORMS = (Platform.MTURK, Platform.PROLIFIC)
 MTURK_SUBMITTED = ("Submitted", "Approved", "Rejected")
 PROLIFIC_SUBMITTED = ("AWAITING REVIEW", "APPROVED", "REJECTED")
+MTURK_NO_SUCH_ASSIGNMENT = "RequestError"
+"""botocore's error code for an invalid request: for GetAssignment, an assignment MTurk does not have
+(or has not received yet); MTurk's other code, ``ServiceFault``, is transient."""
 
 
 def platform_hold_needed(assignment: Assignment) -> bool:
@@ -88,11 +91,26 @@ def _waited_too_long(session: CrowdSession, now: datetime) -> bool:
     return last is not None and now - last > timedelta(hours=settings.CROWD_CONFIRM_WAIT_HOURS)
 
 
+def _past_grace(session: CrowdSession, now: datetime) -> bool:
+    """The session's last HIT was finished ``CROWD_CONFIRM_GRACE_MINUTES`` ago: long enough for the
+    worker's submit on our end page to reach MTurk."""
+    last = session.assignments.filter(status=AssignmentStatus.HELD).aggregate(m=Max("submitted"))["m"]
+    return last is not None and now - last > timedelta(minutes=settings.CROWD_CONFIRM_GRACE_MINUTES)
+
+
 def _not_yet(session: CrowdSession, now: datetime) -> str:
     if _waited_too_long(session, now):
         session_refused(session, HoldReason.NEVER_SUBMITTED)
         return "dropped"
     return "waiting"
+
+
+def _campaign_hits(session: CrowdSession) -> set[str]:
+    """The MTurk HITs a confirmed assignment may belong to: the campaign's own published HITs
+    (``MturkHit``); for a campaign that published none here (HITs made by hand on MTurk, the
+    sandbox), only the hitId its entry recorded (never an empty one)."""
+    published = set(MturkHit.objects.filter(campaign_id=session.campaign_id).values_list("hit_id", flat=True))
+    return published or ({session.study} - {""})
 
 
 def mturk_session_confirm(*, client, session: CrowdSession, now: datetime | None = None) -> str:
@@ -107,12 +125,18 @@ def mturk_session_confirm(*, client, session: CrowdSession, now: datetime | None
             token=_token("confirm", assignment_id, uuid.uuid4().hex[:12]),  # a read: asked every time
             campaign=session.campaign,
         )
-    except GecInputError:  # unknown to MTurk (a made-up id), not submitted yet, or MTurk unreachable
+    except MturkCallFailed as failed:
+        # RequestError: MTurk has no such submitted assignment of ours (a made-up id, or one not submitted
+        # yet: GetAssignment only finds Submitted, Approved or Rejected ones). After a short grace for the
+        # worker's submit to reach MTurk it is dropped at once, not left to hold a slot for a day.
+        # Anything else (ServiceFault, throttling, no answer) is transient: asked again on the next poll.
+        if failed.code == MTURK_NO_SUCH_ASSIGNMENT and _past_grace(session, now):
+            session_refused(session, HoldReason.NEVER_SUBMITTED)
+            return "dropped"
         return _not_yet(session, now)
     found = remote.get("Assignment") or {}
-    if found.get("WorkerId") != session.worker.external_id or (
-        session.study and found.get("HITId") != session.study
-    ):
+    hit = found.get("HITId") or ""
+    if found.get("WorkerId") != session.worker.external_id or not hit or hit not in _campaign_hits(session):
         session_refused(session, HoldReason.OTHER_WORKER)
         return "dropped"
     if found.get("AssignmentStatus") not in MTURK_SUBMITTED:
@@ -141,7 +165,14 @@ def prolific_session_confirm(*, client, session: CrowdSession, now: datetime | N
     if not isinstance(body, dict):
         return _not_yet(session, now)
     participant = body.get("participant") or body.get("participant_id")
-    if participant != session.worker.external_id or (session.study and body.get("study_id") != session.study):
+    study = (
+        CrowdSettings.objects.filter(campaign=session.campaign)
+        .values_list("prolific_study_id", flat=True)
+        .first()
+    )
+    if not study:  # the campaign's own study is unknown: nothing to compare with (not the URL's STUDY_ID)
+        return "waiting"  # held until the researcher sets it on the crowd settings, or releases by hand
+    if participant != session.worker.external_id or body.get("study_id") != study:
         session_refused(session, HoldReason.OTHER_WORKER)
         return "dropped"
     if body.get("status") not in PROLIFIC_SUBMITTED:

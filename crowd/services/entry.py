@@ -31,7 +31,7 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from crowd.models import CrowdSession, CrowdWorker, InviteLink, Platform
+from crowd.models import CrowdSession, CrowdWorker, InviteLink, MturkHit, Platform
 from crowd.services.sessions import (
     MTURK_PREVIEW,
     Outcome,
@@ -83,6 +83,7 @@ MTURK_OTHER_BROWSER = (
     "this HIT on MTurk and accept a new one."
 )
 MTURK_OTHER_WORKER = "This MTurk assignment belongs to another worker."
+MTURK_NOT_OUR_HIT = "This link was not opened from one of this study's HITs on MTurk."
 MTURK_HIT_ELSEWHERE = (
     "Your HIT of this study is open in another browser right now. Continue there; if that browser is "
     "gone, return this HIT on MTurk and try again in {minutes} minutes."
@@ -130,13 +131,22 @@ def browser_excluded(campaign: Campaign, browser: str, *, except_worker: CrowdWo
 
 
 def session_live(session: CrowdSession) -> bool:
-    """Not finished and holding a HIT (or opened within a lease and about to claim one)."""
+    """Not finished, and holding a HIT or active within a lease (``last_active``: its last page view,
+    heartbeat or submit, else its creation). Measured from the last activity, not the creation: a
+    worker between two HITs, or an hour into a visit, is still in it (issue 35's review)."""
     if session.finished is not None:
         return False
     now = timezone.now()
-    if session.assignments.filter(status=AssignmentStatus.ACTIVE, expires__gte=now).exists():
+    last = max(session.created, session.last_active or session.created)
+    if last >= now - timedelta(minutes=_lease_minutes()):
         return True
-    return session.created >= now - timedelta(minutes=max(1, settings.ASSIGNMENT_LEASE_MINUTES))
+    return session.assignments.filter(status=AssignmentStatus.ACTIVE, expires__gte=now).exists()
+
+
+def session_touch(session: CrowdSession) -> None:
+    """The session was active now (server time): a page view, a heartbeat or a submit. One UPDATE."""
+    session.last_active = timezone.now()
+    CrowdSession.objects.filter(pk=session.pk).update(last_active=session.last_active)
 
 
 def prolific_enter(
@@ -282,6 +292,9 @@ def mturk_enter(
     worker_id = check_external_id(Platform.MTURK, worker_id)
     if not mturk_submit_allowed(submit_to):
         raise GecInputError("turkSubmitTo is not an MTurk address")
+    hit_id = (hit_id or "").strip()[:64]
+    if not mturk_hit_ours(campaign, hit_id):
+        raise EntryRefused(MTURK_NOT_OUR_HIT, 403)
     with transaction.atomic():
         found = _mturk_session(campaign, assignment_id)
         if found is None:
@@ -315,6 +328,16 @@ def mturk_enter(
             found.browser_proven = True
             found.save(update_fields=["browser_proven"])
         return found
+
+
+def mturk_hit_ours(campaign: Campaign, hit_id: str) -> bool:
+    """``hit_id`` is one of the MTurk HITs this campaign published (``MturkHit``). A campaign that
+    published none here (its HITs made by hand on MTurk, the sandbox, tests) takes any non-empty
+    hitId; confirmation then compares MTurk's answer with that one (crowd/services/confirmation.py)."""
+    if not hit_id:
+        return False
+    published = MturkHit.objects.filter(campaign=campaign)
+    return not published.exists() or published.filter(hit_id=hit_id).exists()
 
 
 def _mturk_session(campaign: Campaign, assignment_id: str) -> CrowdSession | None:

@@ -28,6 +28,16 @@ def _jsonable(value: Any) -> Any:
     return json.loads(json.dumps(value, cls=DjangoJSONEncoder, default=str))
 
 
+class MturkCallFailed(GecInputError):
+    """An MTurk call that failed; ``code``: botocore's error code when MTurk answered (``RequestError``:
+    the request is invalid, e.g. an assignment MTurk does not have; ``ServiceFault``: try again), ""
+    when it never answered (a connection error, bad parameters)."""
+
+    def __init__(self, message: str, code: str = ""):
+        super().__init__(message)
+        self.code = code
+
+
 def _call(client, operation: str, params: dict, *, token: str, campaign: Campaign | None) -> dict:
     """Call ``operation`` (MTurk API name) once per token; record parameters and response."""
     done = PlatformCall.objects.filter(platform=Platform.MTURK, request_token=token, ok=True).first()
@@ -47,7 +57,8 @@ def _call(client, operation: str, params: dict, *, token: str, campaign: Campaig
     except Exception as exc:  # botocore ClientError / ParamValidationError / connection errors
         record.error = f"{type(exc).__name__}: {exc}"[:2000]
         record.save()
-        raise GecInputError(f"MTurk {operation} failed: {exc}") from None
+        code = (getattr(exc, "response", None) or {}).get("Error", {}).get("Code", "")
+        raise MturkCallFailed(f"MTurk {operation} failed: {exc}", code=code) from None
     response = {k: v for k, v in response.items() if k != "ResponseMetadata"}
     record.response = _jsonable(response)
     record.ok = True

@@ -18,13 +18,14 @@ from urllib.parse import urlsplit
 from django.conf import settings
 from django.core import signing
 from django.db import IntegrityError, connection, transaction
+from django.db.models import Q
 from django.utils import timezone
 
 from annotate.rewrites.selectors import qualification_granted
 from crowd.models import CrowdSession, CrowdSettings, InviteLink, Platform
 from crowd.services.workers import crowd_worker_get_or_create
 from geceval.errors import GecInputError
-from ranking.models import FINISHED_STATUSES, Assignment, AssignmentStatus, Campaign, WorkerRecord
+from ranking.models import FINISHED_STATUSES, Assignment, AssignmentStatus, Campaign, HoldReason, WorkerRecord
 from ranking.services import NoWork, assignment_request
 
 _SESSION_SALT = "crowd.session"
@@ -239,15 +240,17 @@ def _address_full(session: CrowdSession) -> bool:
 
     Live: active and not overdue. Twelve cookie-less visits to one reusable link held all nine
     slots of a campaign before this (issue 18); now the third visit waits for one of the first two.
+    Also live: finished and held until the platform confirms the submission (issue 35's review: made-up
+    MTurk identities finished HITs in seconds and each held its slot until MTurk was asked).
     """
     limit = settings.LIVE_ASSIGNMENTS_PER_ADDRESS
     if limit <= 0 or not session.client_address:
         return False
     live = (
         Assignment.objects.filter(
+            Q(status=AssignmentStatus.ACTIVE, expires__gte=timezone.now())
+            | Q(status=AssignmentStatus.HELD, hold_reason=HoldReason.UNCONFIRMED),
             hit__campaign_id=session.campaign_id,
-            status=AssignmentStatus.ACTIVE,
-            expires__gte=timezone.now(),
             crowd_sessions__campaign_id=session.campaign_id,
             crowd_sessions__client_address=session.client_address,
         )

@@ -14,6 +14,7 @@ from ranking.models import Campaign, ControlKind, ScreenJudgment, WorkerRecord
 from ranking.protocols import protocol_get
 from ranking.services.holds import TOO_FAST_JUDGMENT
 from ranking.services.judging import normalise
+from ranking.statuses import JUDGMENT_NOT_EVIDENCE
 from ranking.work_reads import worker_ratings, worker_trap_verdicts
 
 
@@ -48,7 +49,7 @@ def evidence_recount(record: WorkerRecord) -> None:
 def _speed_recount(record: WorkerRecord) -> None:
     """The speed rule (issue 35): a screen answered under its minimum counts as a failed trap: one
     more trap seen (none passed) on a screen without a verdict, a pass taken back on a trap passed.
-    One query, and none while the campaign's rule is off."""
+    Only from assignments that are the worker's evidence (``ranking.statuses.NOT_EVIDENCE``). One query, and none while the campaign's rule is off."""
     record.too_fast = 0
     if not record.campaign.speed_rule:
         return
@@ -57,6 +58,7 @@ def _speed_recount(record: WorkerRecord) -> None:
             TOO_FAST_JUDGMENT, judge_id=record.worker_id, screen__campaign_id=record.campaign.pk
         )
         .exclude(screen__hit__qualification=True)
+        .exclude(JUDGMENT_NOT_EVIDENCE)
         .values_list("trap_passed", flat=True)
     )
     for passed in verdicts:

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
+from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.db.models import F, Q, Sum
 from django.db.models.functions import Coalesce
@@ -81,6 +82,17 @@ def finished_hold(assignment: Assignment, campaign: Campaign) -> str:
     return ""
 
 
+def hold_after_inclusion(assignment: Assignment, campaign: Campaign) -> str:
+    """Why a finished assignment of a worker included again is held ("": it counts). A hold for the
+    platform's confirmation whose platform has confirmed meanwhile (the confirmation released only
+    the HITs held then, not the excluded ones) ends as the confirmation would have ended it: the speed
+    rule still applies."""
+    reason = assignment.hold_reason
+    if reason == HoldReason.UNCONFIRMED and not any(check(assignment) for check in _platform_checks):
+        reason = HoldReason.TOO_FAST if campaign.speed_rule and hit_too_fast(assignment) else HoldReason.NONE
+    return reason
+
+
 def _locked_held(assignment: Assignment) -> Assignment | None:
     locked = row(Assignment, pk=assignment.pk, for_update=True)
     return locked if locked is not None and locked.status == AssignmentStatus.HELD else None
@@ -110,9 +122,20 @@ def assignment_hold_release(
     else:
         locked.status, locked.hold_reason = AssignmentStatus.SUBMITTED, HoldReason.NONE
     row_update(locked, ("status", "hold_reason"))
+    _record_recount(campaign, locked)
     if locked.status == AssignmentStatus.SUBMITTED:
         task_send_on_commit(TASK_CAMPAIGN_SCORES, campaign_id=campaign.pk)
     return locked
+
+
+def _record_recount(campaign: Campaign, assignment: Assignment) -> None:
+    """The worker's record after a hold ends: work held for a doubt on who did it was no evidence
+    (``ranking.statuses.NOT_EVIDENCE``); released it is, dropped it stays out (and the exclusion it
+    may have brought about is undone)."""
+    from ranking.services.traps import worker_record_refresh  # traps -> evidence -> holds
+
+    worker = get_user_model().objects.get(pk=assignment.worker_id)
+    worker_record_refresh(campaign=campaign, worker=worker)
 
 
 @transaction.atomic
@@ -127,4 +150,5 @@ def assignment_hold_drop(*, assignment: Assignment, reason: str | None = None) -
     locked.status = AssignmentStatus.DROPPED
     locked.hold_reason = reason or locked.hold_reason
     row_update(locked, ("status", "hold_reason"))
+    _record_recount(_campaign_of(locked), locked)
     return locked

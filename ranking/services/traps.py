@@ -21,6 +21,7 @@ from ranking.models import (
     WorkerRecord,
 )
 from ranking.services.evidence import campaign_workers_with_judgments, evidence_recount
+from ranking.services.holds import hold_after_inclusion
 from ranking.services.results import TASK_CAMPAIGN_SCORES
 from ranking.work_writes import row_update
 
@@ -65,6 +66,7 @@ def _apply_exclusion(campaign: Campaign, worker: AbstractBaseUser, excluded: boo
         now = timezone.now()
         for assignment in mine.filter(status=AssignmentStatus.EXCLUDED):
             if assignment.submitted is not None:  # finished: counted, or held again for its reason
+                assignment.hold_reason = hold_after_inclusion(assignment, campaign)
                 assignment.status = (
                     AssignmentStatus.HELD if assignment.hold_reason else AssignmentStatus.SUBMITTED
                 )
@@ -76,7 +78,7 @@ def _apply_exclusion(campaign: Campaign, worker: AbstractBaseUser, excluded: boo
                 continue
             top = Assignment.objects.filter(hit_id=assignment.hit_id).aggregate(m=Max("slot"))["m"] or 0
             assignment.slot = max(top + 1, campaign.judgments_per_item)
-            assignment.save(update_fields=["slot", "status"])
+            assignment.save(update_fields=["slot", "status", "hold_reason"])
     task_send_on_commit(TASK_CAMPAIGN_SCORES, campaign_id=campaign.pk)
 
 

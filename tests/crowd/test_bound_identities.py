@@ -278,3 +278,65 @@ def test_a_single_use_link_in_use_opens_no_second_session_in_another_browser(cam
     assert "This link is in use in another browser" in refused.content.decode()
     assert owner.post(url, rank_form(page)).status_code == 302  # the owner goes on
     assert _session(owner.get(link)["Location"]).pk == _session(url).pk  # and may reopen the link
+
+
+# --------------------------------------------------------------------------- issue 35's review: last activity
+
+
+def _lease_ago(session_url: str, leases: float = 2) -> CrowdSession:
+    """The visit began ``leases`` leases ago (its creation moved back; its activity is what it is)."""
+    from django.conf import settings
+
+    session = _session(session_url)
+    back = timezone.now() - timedelta(minutes=leases * max(1, settings.ASSIGNMENT_LEASE_MINUTES))
+    CrowdSession.objects.filter(pk=session.pk).update(created=back)
+    return session
+
+
+def test_a_prolific_pid_between_hits_long_into_its_visit_opens_no_second_session(campaign):
+    """The review: 'visit ended' was measured from the session's creation, so between two HITs and
+    more than a lease into the visit a second browser with the victim's PID got a new session."""
+    from crowd.models import CrowdSettings
+
+    CrowdSettings.objects.update_or_create(campaign=campaign, defaults={"hits_per_visit": 2})
+    victim = browser(VICTIM_ADDRESS)
+    url, page = _consented_page(victim, _prolific(victim, campaign))
+    _lease_ago(url)
+    assert victim.post(url, rank_form(page)).status_code == 302
+    assert victim.post(url, rank_form(victim.get(url))).status_code == 302  # first HIT done: between HITs
+    assert not Assignment.objects.filter(status="active").exists()
+    refused = _prolific(browser(THIEF_ADDRESS), campaign, session="se-thief")
+    assert refused.status_code == 409
+    assert CrowdSession.objects.count() == 1
+
+
+def test_a_single_use_link_long_in_use_is_not_taken_over_by_another_browser(campaign):
+    """The review: a single-use link more than a lease into its visit, between HITs, was taken over."""
+    from crowd.models import CrowdSettings
+
+    CrowdSettings.objects.update_or_create(campaign=campaign, defaults={"hits_per_visit": 2})
+    (invite,) = invite_links_create(campaign=campaign, count=1)
+    link = reverse("crowd-invite", args=[invite.code])
+    owner = browser(VICTIM_ADDRESS)
+    url, page = _consented_page(owner, owner.get(link))
+    session = _lease_ago(url)
+    assert owner.post(url, rank_form(page)).status_code == 302
+    assert owner.post(url, rank_form(owner.get(url))).status_code == 302
+    bound = CrowdSession.objects.get(pk=session.pk).browser
+    refused = browser(THIEF_ADDRESS).get(link)
+    assert refused.status_code == 409
+    assert CrowdSession.objects.get(pk=session.pk).browser == bound  # not taken over
+
+
+def test_an_idle_visit_longer_than_a_lease_may_be_picked_up_by_a_new_browser(campaign):
+    from django.conf import settings
+
+    (invite,) = invite_links_create(campaign=campaign, count=1)
+    link = reverse("crowd-invite", args=[invite.code])
+    owner = browser(VICTIM_ADDRESS)
+    url, _ = _consented_page(owner, owner.get(link))
+    session = _lease_ago(url)
+    idle = timezone.now() - timedelta(minutes=2 * max(1, settings.ASSIGNMENT_LEASE_MINUTES))
+    CrowdSession.objects.filter(pk=session.pk).update(last_active=idle)
+    Assignment.objects.filter(status="active").update(expires=idle)
+    assert browser(THIEF_ADDRESS).get(link).status_code == 302  # the owner's browser is gone

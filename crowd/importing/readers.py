@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 from django.conf import settings
 
+from annotate.streaming import MemoryGuard
 from geceval.errors import GecInputError
 from geceval.formats.inputs import Input, Source, read_input
 from geceval.formats.mturk import Entry, ParsedJudgment, parse_mturk_csv
@@ -143,7 +144,11 @@ def _judgments_parse(
         return parsed
     if fmt == "appraise-xml":
         rankings, key = read_appraise_xml_keyed(
-            opened, exclude_judges=sorted(exclude), src_id_base=src_id_base, corpus_lines=corpus_lines
+            opened,
+            exclude_judges=sorted(exclude),
+            src_id_base=src_id_base,
+            corpus_lines=corpus_lines,
+            check=MemoryGuard(opened.name).check,  # items and entries are capped too (issue 36)
         )
         return _clean_ranks(Parsed(RANKING, _from_rankings(rankings), Counter(), item_key=key))
     if fmt == "wmt-csv":

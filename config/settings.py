@@ -198,6 +198,13 @@ IMPORT_JOB_LEASE_SECONDS = env_int("IMPORT_JOB_LEASE_SECONDS", 120)
 # alike), in bytes: every import streams its file (annotate.streaming) and tests/hardening/
 # test_upload_memory.py measures the peak against this bound.
 UPLOAD_MEMORY_MAX_BYTES = env_int("UPLOAD_MEMORY_MAX_BYTES", 200 * 1024 * 1024)
+# A corpus is saved as one Output row per system per sentence, in one transaction: its sentences x
+# systems ("cells") are bounded while the file is checked, since a few KB of gzip could otherwise name
+# 200 systems for a million sentences (200M rows). 20,000,000 admits a full-size corpus (1,000,000
+# sentences, the limit) with up to 19 systems and references, and every public one with room to
+# spare (JFLEG: 747 x 4 references; CoNLL-14: 1,312 x 13 systems), at a cost of a few GB of
+# database rows; a corpus past it is refused with a message naming the setting.
+CORPUS_MAX_CELLS = env_int("CORPUS_MAX_CELLS", 20_000_000)
 DATA_UPLOAD_MAX_MEMORY_SIZE = UPLOAD_MAX_BYTES
 FILE_UPLOAD_MAX_MEMORY_SIZE = DATA_UPLOAD_MAX_MEMORY_SIZE
 # Every file part is counted while it streams; past UPLOAD_MAX_BYTES (JUDGMENT_UPLOAD_MAX_BYTES for a

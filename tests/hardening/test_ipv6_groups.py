@@ -67,3 +67,14 @@ def test_crowd_visits_from_one_ipv6_64_hold_the_live_hits_of_one_address(setting
     }  # kept whole
     _visit(invite, "2001:db8:7:8::1")  # another /64 still gets work
     assert Assignment.objects.filter(status=AssignmentStatus.ACTIVE).count() == 3
+
+
+def test_a_reusable_link_counts_new_identities_of_one_ipv6_64_as_one_address(settings):
+    settings.LIVE_ASSIGNMENTS_PER_ADDRESS = 0
+    settings.INVITE_IDENTITIES_PER_ADDRESS_PER_DAY = 3
+    campaign = crowd_campaign(judgments_per_item=4)[2]
+    (invite,) = invite_links_create(campaign=campaign, count=1, reusable=True)
+    url = reverse("crowd-invite", args=[invite.code])
+    codes = [Client().get(url, REMOTE_ADDR=f"2001:db8:9:9::{i:x}").status_code for i in range(1, 6)]
+    assert codes == [302, 302, 302, 429, 429]
+    assert Client().get(url, REMOTE_ADDR="2001:db8:9:a::1").status_code == 302

@@ -3,8 +3,9 @@
 A file is read twice and held never. The first pass reads every line through ``upload_lines``
 (``geceval.formats.stream``: bytes after decompression, lines and line length counted as they are
 read, NUL refused) and checks every row, saving nothing, so a bad or over-limit file is refused as
-soon as its first fault is read. The second pass reads the file again and saves its rows in batches
-of ``BATCH`` inside one transaction: all-or-nothing as before (a fault, or a worker that dies, rolls
+soon as its first fault is read (a corpus past ``CORPUS_MAX_CELLS`` sentences x systems too). The
+second pass reads the file again and saves its rows in batches of ``BATCH_CELLS`` sentences and
+outputs together inside one transaction: all-or-nothing as before (a fault, or a worker that dies, rolls
 the whole import back), at the cost of one more read of the file. A 1,000,000-line corpus is then
 never more than one batch of rows in memory.
 

@@ -32,8 +32,9 @@ from geceval.formats.stream import check_line_count, iter_lines, source_name
 
 BATCH = 2000
 BATCH_CELLS = 20_000
-"""Objects (sentences and their outputs) one save batch builds: rows per batch shrink as systems grow
-(200 systems: 99 rows), so a batch's memory does not grow with the systems (issue 36 review)."""
+"""Objects (sentences and their outputs) one save batch builds, at most: rows per batch (``BATCH`` at
+most) shrink as systems grow past 9 (200 systems: 99 rows), so a batch's memory does not grow with the
+systems (issue 36 review)."""
 SYSTEM_KINDS = ("model", "source", "reference", "source+error")
 
 Progress = Callable[[int, int], None]
@@ -170,8 +171,9 @@ def cells_error(sentences: int, systems: int, where: str, line: int | None = Non
 
 
 def batch_rows(systems: int) -> int:
-    """Rows a save batch holds: ``BATCH_CELLS`` sentences and outputs together, at least one row."""
-    return max(1, BATCH_CELLS // (1 + systems))
+    """Rows a save batch holds: at most ``BATCH``, and ``BATCH_CELLS`` sentences and outputs together,
+    at least one row."""
+    return max(1, min(BATCH, BATCH_CELLS // (1 + systems)))
 
 
 def check_systems(systems: dict[str, str], where: str) -> None:

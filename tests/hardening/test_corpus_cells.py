@@ -19,7 +19,7 @@ from annotate import streaming
 from annotate.formats.readers import m2_stream
 from annotate.models import Corpus, Output, Sentence, System
 from annotate.services import corpus_import_text
-from annotate.streaming import BATCH_CELLS, batch_rows, corpus_save
+from annotate.streaming import BATCH, BATCH_CELLS, batch_rows, corpus_save
 from geceval.errors import GecInputError
 from tests import factories
 
@@ -72,7 +72,7 @@ def test_adding_a_system_past_the_cell_limit_is_refused(settings):
 
 
 def test_save_batches_are_sized_by_cells_not_rows(monkeypatch):
-    assert batch_rows(0) == BATCH_CELLS and batch_rows(199) == BATCH_CELLS // 200
+    assert batch_rows(0) == batch_rows(9) == BATCH and batch_rows(199) == BATCH_CELLS // 200
     monkeypatch.setattr(streaming, "BATCH_CELLS", 50)
     project = factories.project(factories.user("cells-batch", "researcher"))
     sizes: list[int] = []

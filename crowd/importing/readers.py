@@ -15,7 +15,7 @@ from annotate.streaming import MemoryGuard
 from geceval.errors import GecInputError
 from geceval.formats.inputs import Input, Source, read_input
 from geceval.formats.mturk import Entry, ParsedJudgment, parse_mturk_csv
-from geceval.formats.stream import check_line_count
+from geceval.formats.stream import check_line_count, iter_bytes
 from geceval.judgments import SKIPPED, ItemKey, RankingJudgment, read_appraise_xml_keyed, read_wmt_csv
 from geceval.prws import read_prws_csv
 from ranking.protocols import protocol_get
@@ -29,6 +29,29 @@ MTURK_MAX_ROWS = 100_000
 """An MTurk batch file is read whole, at ~0.9 KB of memory a row once parsed (200,000 rows: +173 MB):
 more rows are refused before it is read, so it stays within UPLOAD_MEMORY_MAX_BYTES (issue 36).
 Real batches are far smaller (JFLEG's pairwise judgments: 1,629 rows)."""
+
+
+FULL_MAX_ROWS = 100_000
+"""A WMT or PRWS CSV stored in the full form (a screen per judgment) is read whole, at up to ~1 KB a
+row once parsed (a 5 MB WMT CSV of 437,000 short rows: +418 MB): more rows are refused there before it
+is read, and the automatic choice stores such a file in the compact form (issue 36 review)."""
+
+
+def more_rows_than(path_or_bytes: Source, max_rows: int) -> bool:
+    """Whether the file holds more than ``max_rows`` rows after its header, its newlines counted as
+    they stream (False when it cannot be read: the import then says why). A stream is left at 0."""
+    count = 0
+    try:
+        for chunk in iter_bytes(path_or_bytes, limit=settings.JUDGMENT_UPLOAD_MAX_BYTES):
+            count += chunk.count(b"\n")
+            if count > max_rows + 1:
+                return True
+    except GecInputError:
+        return False
+    finally:
+        if hasattr(path_or_bytes, "seek"):
+            path_or_bytes.seek(0)
+    return False
 
 
 @dataclass
@@ -136,6 +159,15 @@ def _judgments_parse(
     exclude = set(exclude_judges)
     if fmt == "mturk-csv":
         _check_rows(path_or_bytes)
+    elif fmt in ("wmt-csv", "prws-csv"):
+        check_line_count(
+            path_or_bytes,
+            max_lines=FULL_MAX_ROWS + 1,
+            limit=settings.UPLOAD_MAX_BYTES,
+            what=f"lines (more than {FULL_MAX_ROWS} rows import in the compact form only)",
+        )
+        if hasattr(path_or_bytes, "seek"):
+            path_or_bytes.seek(0)
     opened = _open(path_or_bytes)
     if fmt == "mturk-csv":
         parsed = _parse_mturk(opened.data, opened.name, mapping, include_rejected)

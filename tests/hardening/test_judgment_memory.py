@@ -46,6 +46,8 @@ error = ""
 try:
     if mode == "appraise-xml":
         judgments_parse(fmt="appraise-xml", path_or_bytes=path)
+    elif mode == "full-wmt-csv":  # what the full form reads (a file under IMPORT_COMPACT_BYTES)
+        judgments_parse(fmt="wmt-csv", path_or_bytes=path)
     else:  # the compact import as the background job calls it; the refusal comes before the database
         compact_import(project=Project(name="probe"), name="probe", fmt=mode, path_or_bytes=path,
                        corpus=None, exclude_judges=())
@@ -161,3 +163,31 @@ def test_appraise_items_and_entries_are_capped():
     assert len(read_appraise_xml(ok)[0].entries) == 50
     with pytest.raises(GecInputError, match="ranks more than 50 systems"):
         read_appraise_xml(ok.replace(b'"z"', b'"z,y"'))
+
+
+@pytest.mark.slow
+def test_a_small_wmt_csv_of_many_short_rows_is_not_read_whole_into_judgments(tmp_path):
+    # 5 MB (IMPORT_COMPACT_BYTES) of "a,1,b,2,j,1" rows, 437,000 of them: the full form read them whole
+    # into objects, +418 MB on 8021bb6; now the full form refuses past FULL_MAX_ROWS before reading
+    rows = (5 * 1024 * 1024 - 100) // 12
+    path = tmp_path / "narrow.csv"
+    path.write_bytes(_wmt(rows))
+    got = _probe("full-wmt-csv", path)
+    assert "GecInputError" in got["error"] and "compact form only" in got["error"], got
+    assert got["growth_mb"] < BOUND_MB / 4, got
+
+
+@pytest.mark.django_db
+def test_the_automatic_choice_stores_a_small_file_of_many_rows_in_the_compact_form(tmp_path):
+    from crowd.importing.readers import FULL_MAX_ROWS
+    from crowd.importing.saving import judgments_import
+    from ranking.models import ImportedEntry
+    from tests import factories
+
+    project = factories.project(factories.user("many-rows", "researcher"))
+    path = tmp_path / "rows.csv"
+    header = b"system1Id,system1rank,system2Id,system2rank,judgeId,segmentId\n"
+    path.write_bytes(header + b"".join(b"a,1,b,2,j,%d\n" % (i % 1000) for i in range(FULL_MAX_ROWS + 1)))
+    assert path.stat().st_size < settings.IMPORT_COMPACT_BYTES
+    report = judgments_import(project=project, name="rows", fmt="wmt-csv", path_or_bytes=str(path))
+    assert ImportedEntry.objects.filter(campaign=report.campaign).count() == 2 * (FULL_MAX_ROWS + 1)

@@ -69,3 +69,18 @@ def client_address(request: HttpRequest) -> str:
         return str(ipaddress.ip_address(entries[-proxies]))
     except ValueError:
         return remote
+
+
+def address_group(address: str) -> str:
+    """The key a per-address limit counts ``address`` under: an IPv6 address by its /64 network (one
+    subscriber is given a whole /64, so each of its 2**64 addresses would otherwise get its own
+    limit), an IPv4 address (also one mapped into IPv6) as itself; anything else as given."""
+    try:
+        ip = ipaddress.ip_address(address)
+    except ValueError:
+        return address
+    if isinstance(ip, ipaddress.IPv6Address):
+        if ip.ipv4_mapped is not None:
+            return str(ip.ipv4_mapped)
+        return str(ipaddress.IPv6Network((ip, 64), strict=False))
+    return str(ip)

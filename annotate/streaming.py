@@ -3,8 +3,9 @@
 A file is read twice and held never. The first pass reads every line through ``upload_lines``
 (``geceval.formats.stream``: bytes after decompression, lines and line length counted as they are
 read, NUL refused) and checks every row, saving nothing, so a bad or over-limit file is refused as
-soon as its first fault is read. The second pass reads the file again and saves its rows in batches
-of ``BATCH`` inside one transaction: all-or-nothing as before (a fault, or a worker that dies, rolls
+soon as its first fault is read (a corpus past ``CORPUS_MAX_CELLS`` sentences x systems too). The
+second pass reads the file again and saves its rows in batches of ``BATCH_CELLS`` sentences and
+outputs together inside one transaction: all-or-nothing as before (a fault, or a worker that dies, rolls
 the whole import back), at the cost of one more read of the file. A 1,000,000-line corpus is then
 never more than one batch of rows in memory.
 
@@ -30,6 +31,10 @@ from geceval.formats.inputs import Source
 from geceval.formats.stream import check_line_count, iter_lines, source_name
 
 BATCH = 2000
+BATCH_CELLS = 20_000
+"""Objects (sentences and their outputs) one save batch builds, at most: rows per batch (``BATCH`` at
+most) shrink as systems grow past 9 (200 systems: 99 rows), so a batch's memory does not grow with the
+systems (issue 36 review)."""
 SYSTEM_KINDS = ("model", "source", "reference", "source+error")
 
 Progress = Callable[[int, int], None]
@@ -132,22 +137,43 @@ class CorpusStream:
             self.precheck()
         found: dict[str, str] = {}
         count = 0
+        cells = settings.CORPUS_MAX_CELLS
         for row in self.read(found):
             count += 1
             if count > MAX_SENTENCES:
                 raise GecInputError(f"more than {MAX_SENTENCES} sentences", path=where, line=count)
+            if count * max(1, len(found)) > cells:
+                raise cells_error(count, len(found), where)
             check_sentence(row.sentence, where, count)
             if row.default is None and len(row.texts) != len(found):
                 missing = sorted(set(found) - set(row.texts))
                 raise GecInputError(f"no text for system(s) {missing}", path=self.where, line=count)
         if not count:
             raise GecInputError("the corpus has no sentences", path=where)
+        if count * len(found) > cells:  # a stream that names its systems only at its end
+            raise cells_error(count, len(found), where)
         check_systems(found, self.where)
         self.systems, self.count = found, count
         return count
 
     def rows(self) -> Iterator[Row]:
         return self.read({})
+
+
+def cells_error(sentences: int, systems: int, where: str, line: int | None = None) -> GecInputError:
+    """Sentences x systems past ``CORPUS_MAX_CELLS`` (one saved output per cell)."""
+    return GecInputError(
+        f"{sentences} sentences x {systems} systems is more than {settings.CORPUS_MAX_CELLS} outputs, the most "
+        "a corpus may hold (CORPUS_MAX_CELLS): import fewer systems or split the corpus",
+        path=where,
+        line=sentences if line is None else line,
+    )
+
+
+def batch_rows(systems: int) -> int:
+    """Rows a save batch holds: at most ``BATCH``, and ``BATCH_CELLS`` sentences and outputs together,
+    at least one row."""
+    return max(1, min(BATCH, BATCH_CELLS // (1 + systems)))
 
 
 def check_systems(systems: dict[str, str], where: str) -> None:
@@ -290,7 +316,7 @@ def corpus_save(
         raise GecInputError(f"a corpus named {name!r} already exists in project {project.name!r}") from None
     systems = [System.objects.create(corpus=corpus, name=n, kind=k) for n, k in stream.systems.items()]
     done = 0
-    for batch in batched(stream.rows()):
+    for batch in batched(stream.rows(), batch_rows(len(systems))):
         sentences = Sentence.objects.bulk_create(
             [
                 Sentence(
@@ -371,6 +397,9 @@ def outputs_import_streamed(
             f"has {count} lines but corpus {corpus.name!r} has {expected}; files must be line-aligned",
             path=label,
         )
+    systems = System.objects.filter(corpus=corpus).count() + 1
+    if count * systems > settings.CORPUS_MAX_CELLS:
+        raise cells_error(count, systems, label, line=1)
     system = system_new(corpus=corpus, system_name=system_name, kind=kind, filename=label)
     if outputs_save(system, upload_lines(file), progress, count) != count:
         raise GecInputError(f"read {count} lines, then fewer: the file changed", path=label)

@@ -22,7 +22,8 @@ an account that must wait answers 429 with "try again in N s" and ``Retry-After:
 clears its IP+username count and the account's failures. Counting happens in the authentication
 backend (RateLimitedModelBackend), so every endpoint that checks a password (an API token endpoint
 too) shares the counts; refused attempts count for the address. The client's address is the one the
-trusted proxies saw (``TRUSTED_PROXY_COUNT``, annotate.http.client_address). The per-address counts
+trusted proxies saw (``TRUSTED_PROXY_COUNT``, annotate.http.client_address), an IPv6 one counted by its
+/64 (``address_group``). The per-address counts
 live in the default cache (``CACHE_URL``: Redis, shared by the web processes); while it cannot be
 reached they are kept in the database instead (a warning is logged), so an outage lets no guess through.
 """
@@ -56,7 +57,7 @@ from annotate.accounts.logins import (
     counter_get,
 )
 from annotate.first_account import setup_open
-from annotate.http import client_address
+from annotate.http import address_group, client_address
 from annotate.roles import user_with_roles
 
 log = logging.getLogger(__name__)
@@ -138,7 +139,7 @@ def _key(*parts: str) -> str:
 
 
 def _keys(request: HttpRequest, username: object) -> tuple[str, str]:
-    ip = client_ip(request)
+    ip = address_group(client_ip(request))  # an IPv6 client counts by its /64
     name = str(username if username is not None else "").strip().lower()[:300]
     return _key("user", ip, name), _key("ip", ip)
 

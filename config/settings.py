@@ -198,6 +198,13 @@ IMPORT_JOB_LEASE_SECONDS = env_int("IMPORT_JOB_LEASE_SECONDS", 120)
 # alike), in bytes: every import streams its file (annotate.streaming) and tests/hardening/
 # test_upload_memory.py measures the peak against this bound.
 UPLOAD_MEMORY_MAX_BYTES = env_int("UPLOAD_MEMORY_MAX_BYTES", 200 * 1024 * 1024)
+# A corpus is saved as one Output row per system per sentence, in one transaction: its sentences x
+# systems ("cells") are bounded while the file is checked, since a few KB of gzip could otherwise name
+# 200 systems for a million sentences (200M rows). 20,000,000 admits a full-size corpus (1,000,000
+# sentences, the limit) with up to 19 systems and references, and every public one with room to
+# spare (JFLEG: 747 x 4 references; CoNLL-14: 1,312 x 13 systems), at a cost of a few GB of
+# database rows; a corpus past it is refused with a message naming the setting.
+CORPUS_MAX_CELLS = env_int("CORPUS_MAX_CELLS", 20_000_000)
 DATA_UPLOAD_MAX_MEMORY_SIZE = UPLOAD_MAX_BYTES
 FILE_UPLOAD_MAX_MEMORY_SIZE = DATA_UPLOAD_MAX_MEMORY_SIZE
 # Every file part is counted while it streams; past UPLOAD_MAX_BYTES (JUDGMENT_UPLOAD_MAX_BYTES for a
@@ -332,6 +339,12 @@ TRUSTED_PROXY_COUNT = env_int("TRUSTED_PROXY_COUNT", 0)
 LOGIN_ACCOUNT_DELAY_AFTER = env_int("LOGIN_ACCOUNT_DELAY_AFTER", 10)
 LOGIN_ACCOUNT_DELAY_MAX_SECONDS = env_int("LOGIN_ACCOUNT_DELAY_MAX_SECONDS", 300)
 LOGIN_ACCOUNT_LOCK_AFTER = env_int("LOGIN_ACCOUNT_LOCK_AFTER", 50)
+# The account's failures decay over this window (LOCK_AFTER of them a window), apart from the
+# per-address one, so a patient guesser is slowed and locked (annotate.accounts.logins).
+LOGIN_ACCOUNT_WINDOW_SECONDS = env_int("LOGIN_ACCOUNT_WINDOW_SECONDS", 24 * 3600)
+# A lock ends by itself after this long (0: only the owner's link or an administrator lifts it),
+# which bounds a targeted lockout; docs/hardening.md weighs it.
+LOGIN_ACCOUNT_LOCK_SECONDS = env_int("LOGIN_ACCOUNT_LOCK_SECONDS", 24 * 3600)
 # The counts live in the default cache: Redis (CACHE_URL) so that every web process shares them.
 _CACHE_URL = os.environ.get("CACHE_URL", "").strip()
 if _CACHE_URL:

@@ -18,7 +18,7 @@ import io
 import os
 from array import array
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
@@ -26,6 +26,18 @@ from geceval.errors import GecInputError
 from geceval.formats.inputs import DEFAULT_LIMIT, GZIP_MAGIC, Input, Source, _too_large
 from geceval.judgments import _SYSTEM_ID, SKIPPED, _parse_rank
 from geceval.prws import _FALSE, _PRWS_COLUMNS, _TRUE, _columns, _float
+
+MAX_ROWS = 2_000_000
+"""Rows (judgments) one file may hold: twice the million-judgment benchmark (bench/make_million.py);
+each costs ~55 bytes of arrays (two entries), so the reading stays well inside UPLOAD_MEMORY_MAX_BYTES.
+More are refused as they are read (issue 36)."""
+MAX_ROW_SYSTEMS = 20
+"""Systems one WMT ranking row may name (WMT's rankings are 2- to 5-way): a header of thousands of
+``system<i>Id`` columns made thousands of entries a row (a 24 MB CSV: +156 MB)."""
+CHECK_ROWS = 1 << 14
+"""How often (in rows) the caller's ``check(line)`` (a memory guard) is called."""
+
+Check = Callable[[int], None]
 
 
 class Codes(dict):
@@ -148,10 +160,21 @@ def _wmt_columns(header: list[str], name: str) -> tuple[list[tuple[int, int, str
     return pairs, judge_col, item_col
 
 
+def _too_many_rows(name: str, line: int, max_rows: int) -> GecInputError:
+    return GecInputError(f"more than {max_rows} rows: split the file", path=name, line=line)
+
+
 def stream_wmt_csv(
-    source: Source, *, exclude_judges: Sequence[str] = (), limit: int = DEFAULT_LIMIT
+    source: Source,
+    *,
+    exclude_judges: Sequence[str] = (),
+    limit: int = DEFAULT_LIMIT,
+    max_rows: int = MAX_ROWS,
+    check: Check | None = None,
 ) -> JudgmentArrays:
-    """A WMT ranking CSV (see ``geceval.judgments.read_wmt_csv``) as arrays, ranks 1-5 kept."""
+    """A WMT ranking CSV (see ``geceval.judgments.read_wmt_csv``) as arrays, ranks 1-5 kept; more than
+    ``max_rows`` rows or ``MAX_ROW_SYSTEMS`` systems a row refused, ``check(line)`` called every
+    ``CHECK_ROWS`` rows (it may raise to stop the reading)."""
     out = JudgmentArrays("rank")
     excluded = set(exclude_judges)
     with open_stream(source, limit=limit) as (name, handle):
@@ -160,7 +183,14 @@ def stream_wmt_csv(
         if header is None:
             raise GecInputError("empty file, expected a WMT CSV header", path=name, line=1)
         pairs, judge_col, item_col = _wmt_columns(header, name)
+        if len(pairs) > MAX_ROW_SYSTEMS:
+            raise GecInputError(
+                f"header names {len(pairs)} systems a row; a ranking may name at most {MAX_ROW_SYSTEMS}",
+                path=name,
+                line=1,
+            )
         width = len(header)
+        rows = 0
         # the hot loop: bound methods and codes looked up inline (a million rows; ~3 us each)
         items, judges, systems = out.items, out.judges, out.systems
         item_add, judge_add = out.item.append, out.judge.append
@@ -172,6 +202,11 @@ def stream_wmt_csv(
         )
         skipped = out.skipped
         for row in reader:
+            rows += 1
+            if rows > max_rows:
+                raise _too_many_rows(name, reader.line_num, max_rows)
+            if check is not None and not rows % CHECK_ROWS:
+                check(reader.line_num)
             if len(row) != width:
                 if not row or (len(row) == 1 and not row[0].strip()):
                     continue
@@ -230,9 +265,15 @@ def stream_wmt_csv(
 
 
 def stream_prws_csv(
-    source: Source, *, exclude_judges: Sequence[str] = (), limit: int = DEFAULT_LIMIT
+    source: Source,
+    *,
+    exclude_judges: Sequence[str] = (),
+    limit: int = DEFAULT_LIMIT,
+    max_rows: int = MAX_ROWS,
+    check: Check | None = None,
 ) -> JudgmentArrays:
-    """A PRWS ratings CSV (see ``geceval.prws.read_prws_csv``) as arrays: one judgment per (item, worker)."""
+    """A PRWS ratings CSV (see ``geceval.prws.read_prws_csv``) as arrays: one judgment per (item, worker);
+    ``max_rows`` and ``check`` as ``stream_wmt_csv`` has them."""
     out = JudgmentArrays("score")
     excluded = set(exclude_judges)
     number_of: dict[tuple[int, int], int] = {}
@@ -248,8 +289,14 @@ def stream_prws_csv(
         item_col, judge_col, system_col, score_col = (
             cols[k] for k in ("item", "annotator", "system", "score")
         )
+        rows = 0
         for row in reader:
             line = reader.line_num
+            rows += 1
+            if rows > max_rows:
+                raise _too_many_rows(name, line, max_rows)
+            if check is not None and not rows % CHECK_ROWS:
+                check(line)
             if not any(c.strip() for c in row):
                 continue
             if len(row) <= needed:

@@ -43,9 +43,9 @@ import io
 import json
 import re
 import xml.parsers.expat
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from itertools import combinations
+from itertools import combinations, islice
 from pathlib import Path
 
 from geceval.appraise_items import ItemKey, appraise_item_key
@@ -140,7 +140,20 @@ def _parse_rank(text: str, path: str, line: int, what: str) -> int:
     return rank
 
 
-_SYSTEM_SPLIT = re.compile(r"[,\s]+")
+_SYSTEM_NAME = re.compile(r"[^,\s]+")
+
+APPRAISE_MAX_ITEMS = 100_000
+"""An Appraise file is read whole into one record per ``<ranking-item>`` (a few hundred bytes each,
+more with its entries): more items are refused as they are read (issue 36). gec-ranking's
+all_judgments.xml has 1,534."""
+APPRAISE_MAX_ENTRIES_PER_ITEM = 50
+"""Systems one ``<ranking-item>`` may rank, its collapsed groups (``system="A,B"``) counted one each:
+``system="a,a,..."`` otherwise made one entry per name (a 5 MB file: +206 MB). gec-ranking's largest
+item has 14 (its 13 systems and the reference)."""
+APPRAISE_MAX_ENTRIES = 500_000
+"""Entries in the whole file (~100 bytes each once read, then again as judgments)."""
+APPRAISE_CHECK_ITEMS = 1024
+"""How often (in items) the caller's ``check`` is called while the XML is parsed."""
 
 
 def read_appraise_xml(
@@ -150,10 +163,20 @@ def read_appraise_xml(
     limit: int | None = None,
     src_id_base: int | None = None,
     corpus_lines: int | None = None,
+    max_items: int = APPRAISE_MAX_ITEMS,
+    max_entries: int = APPRAISE_MAX_ENTRIES,
+    check: Callable[[int], None] | None = None,
 ) -> list[RankingJudgment]:
     """Ranking items of an Appraise results file, in document order (see the module docstring)."""
     return read_appraise_xml_keyed(
-        source, exclude_judges=exclude_judges, limit=limit, src_id_base=src_id_base, corpus_lines=corpus_lines
+        source,
+        exclude_judges=exclude_judges,
+        limit=limit,
+        src_id_base=src_id_base,
+        corpus_lines=corpus_lines,
+        max_items=max_items,
+        max_entries=max_entries,
+        check=check,
     )[0]
 
 
@@ -164,8 +187,15 @@ def read_appraise_xml_keyed(
     limit: int | None = None,
     src_id_base: int | None = None,
     corpus_lines: int | None = None,
+    max_items: int = APPRAISE_MAX_ITEMS,
+    max_entries: int = APPRAISE_MAX_ENTRIES,
+    check: Callable[[int], None] | None = None,
 ) -> tuple[list[RankingJudgment], ItemKey]:
-    """``read_appraise_xml`` and the ``ItemKey`` it used (``appraise_item_key``) to say so."""
+    """``read_appraise_xml`` and the ``ItemKey`` it used (``appraise_item_key``) to say so.
+
+    More than ``max_items`` items, ``APPRAISE_MAX_ENTRIES_PER_ITEM`` entries in an item or
+    ``max_entries`` in the file is refused when it is read; ``check(line)`` (the caller's memory
+    guard) is called every ``APPRAISE_CHECK_ITEMS`` items and may raise to stop the reading."""
     opened = read_input(source, limit=limit)
     name = opened.name
     excluded = set(exclude_judges)
@@ -173,13 +203,20 @@ def read_appraise_xml_keyed(
     src_ids: list[str] = []
     parser = xml.parsers.expat.ParserCreate()
     current: dict | None = None
+    entries_read = 0
 
     def start(tag: str, attrs: dict[str, str]) -> None:
-        nonlocal current
+        nonlocal current, entries_read
         line = parser.CurrentLineNumber
         if tag == "ranking-item":
             if current is not None:
                 raise GecInputError("<ranking-item> inside another <ranking-item>", path=name, line=line)
+            if len(found) >= max_items:
+                raise GecInputError(
+                    f"more than {max_items} <ranking-item>s: split the file", path=name, line=line
+                )
+            if check is not None and len(found) % APPRAISE_CHECK_ITEMS == 0:
+                check(line)
             item = attrs.get("id")
             if item is None:
                 raise GecInputError("<ranking-item> without an id attribute", path=name, line=line)
@@ -195,12 +232,25 @@ def read_appraise_xml_keyed(
             }
             found.append(current)
         elif tag == "translation" and current is not None:
-            systems = [s for s in _SYSTEM_SPLIT.split(attrs.get("system", "")) if s]
+            room = APPRAISE_MAX_ENTRIES_PER_ITEM - len(current["entries"])
+            # at most one name past the cap is built: system="a,a,..." of megabytes costs nothing
+            systems = [m.group() for m in islice(_SYSTEM_NAME.finditer(attrs.get("system", "")), room + 1)]
             if not systems:
                 raise GecInputError("<translation> without a system attribute", path=name, line=line)
             if "rank" not in attrs:
                 raise GecInputError("<translation> without a rank attribute", path=name, line=line)
             rank = _parse_rank(attrs["rank"], name, line, "<translation>")
+            if len(systems) > room:
+                raise GecInputError(
+                    f"a <ranking-item> ranks more than {APPRAISE_MAX_ENTRIES_PER_ITEM} systems",
+                    path=name,
+                    line=line,
+                )
+            entries_read += len(systems)
+            if entries_read > max_entries:
+                raise GecInputError(
+                    f"more than {max_entries} ranked systems in all: split the file", path=name, line=line
+                )
             current["entries"].extend((system, rank) for system in systems)
             current["shown"].append(len(systems))
 

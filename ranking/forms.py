@@ -211,7 +211,7 @@ class CampaignForm(forms.Form):
     preview_line = forms.IntegerField(
         min_value=1,
         required=False,
-        label="Preview example (corpus line)",
+        label="Preview example (line number)",
         help_text="A platform's preview (MTurk's, before a worker accepts) shows this line of the corpus "
         "with the chosen systems' outputs as an example screen: never judged, stored or counted. "
         "Blank: a built-in example. The preview never shows a screen of the campaign.",

@@ -8,9 +8,16 @@ measured from the previous attempt; an attempt before that time is refused witho
 password (the right password too) and is not counted, so nobody can make the delays longer by
 hammering the form. No web process sleeps: the refusal says "try again in N s" (``Retry-After``).
 After ``LOGIN_ACCOUNT_LOCK_AFTER`` (50) failures the account is locked until its owner follows the
-link mailed to them or an administrator lifts the lock on the account's page. A successful login
-clears the account's failures; failures older than ``LOGIN_FAILURES_WINDOW_SECONDS`` (from the last
-one) are forgotten, a lock is not.
+link mailed to them or an administrator lifts the lock on the account's page, or, when
+``LOGIN_ACCOUNT_LOCK_SECONDS`` is set (24 h by default), until that time has passed: the account is then
+one failure short of a new lock. A successful login clears the account's failures.
+
+The account's count is kept apart from the per-address window (``LOGIN_FAILURES_WINDOW_SECONDS``, 15
+min): it decays by one failure per ``LOGIN_ACCOUNT_WINDOW_SECONDS / LOGIN_ACCOUNT_LOCK_AFTER`` seconds
+(24 h / 50: one per 29 minutes). Before the review of issue 36 it was reset after 15 minutes without a
+failure, so a guesser pausing that long between bursts (~1,000 guesses a day) never reached the lock;
+now a guesser is held to about ``LOCK_AFTER`` guesses per window, slowed past ``DELAY_AFTER``, and
+locked when faster.
 
 The gate takes a row lock and books the next slot before the password is checked, so that
 parallel attempts from many addresses cannot all slip through the same free moment.
@@ -60,13 +67,38 @@ def account_delay(failures: int) -> int:
     return min(settings.LOGIN_ACCOUNT_DELAY_MAX_SECONDS, 2 ** min(over, 30))
 
 
+def _decayed(failures: int, since, now) -> int:
+    """``failures`` counted at ``since``, less one per ``LOGIN_ACCOUNT_WINDOW_SECONDS /
+    LOGIN_ACCOUNT_LOCK_AFTER`` seconds since (a lock's worth drains in the window: 50 a day)."""
+    if since is None:
+        return 0
+    window = settings.LOGIN_ACCOUNT_WINDOW_SECONDS
+    step = window / max(1, settings.LOGIN_ACCOUNT_LOCK_AFTER)
+    if step <= 0:
+        return 0
+    return max(0, failures - int((now - since).total_seconds() // step))
+
+
+def _effective(row: AccountLoginThrottle, now) -> tuple[bool, int]:
+    """(locked, failures) now. A lock older than ``LOGIN_ACCOUNT_LOCK_SECONDS`` (when that is set) has
+    ended by itself; the account is then one failure short of the lock, decaying from its end, so the
+    owner gets in after at most one delay and a guesser gets one guess per lock."""
+    if row.locked_at is not None:
+        lock = settings.LOGIN_ACCOUNT_LOCK_SECONDS
+        if lock <= 0 or row.locked_at > now - timedelta(seconds=lock):
+            return True, row.failures
+        ended = row.locked_at + timedelta(seconds=lock)
+        return False, _decayed(max(0, settings.LOGIN_ACCOUNT_LOCK_AFTER - 1), ended, now)
+    return False, _decayed(row.failures, row.last_failure, now)
+
+
 def _stale(row: AccountLoginThrottle, now) -> bool:
-    window = timedelta(seconds=settings.LOGIN_FAILURES_WINDOW_SECONDS)
-    return row.locked_at is None and (row.last_failure is None or row.last_failure <= now - window)
+    locked, failures = _effective(row, now)
+    return not locked and failures == 0 and (row.retry_at is None or row.retry_at <= now)
 
 
 def _refusal(row: AccountLoginThrottle, now) -> Refusal | None:
-    if row.locked_at is not None:
+    if _effective(row, now)[0]:
         return Refusal(locked=True, retry_after=0)
     if row.retry_at is not None and row.retry_at > now:
         return Refusal(locked=False, retry_after=max(1, math.ceil((row.retry_at - now).total_seconds())))
@@ -83,7 +115,7 @@ def account_gate(username: object) -> Refusal | None:
     if row is None or _stale(row, now):
         return None
     refusal = _refusal(row, now)
-    if refusal is not None or row.failures < settings.LOGIN_ACCOUNT_DELAY_AFTER:
+    if refusal is not None or _effective(row, now)[1] < settings.LOGIN_ACCOUNT_DELAY_AFTER:
         return refusal
     with transaction.atomic():  # book the slot: parallel attempts see it taken
         row = AccountLoginThrottle.objects.select_for_update().filter(pk=row.pk).first()
@@ -91,7 +123,7 @@ def account_gate(username: object) -> Refusal | None:
             return None
         refusal = _refusal(row, now)
         if refusal is None:
-            row.retry_at = now + timedelta(seconds=account_delay(row.failures + 1))
+            row.retry_at = now + timedelta(seconds=account_delay(_effective(row, now)[1] + 1))
             row.save(update_fields=["retry_at"])
         return refusal
 
@@ -107,8 +139,9 @@ def account_failed(username: object, request=None) -> None:
             row, _ = AccountLoginThrottle.objects.select_for_update().get_or_create(username=name)
         except IntegrityError:  # made by a parallel failure between our read and insert
             row = AccountLoginThrottle.objects.select_for_update().get(username=name)
-        if _stale(row, now):
-            row.failures, row.retry_at = 0, None
+        locked, failures = _effective(row, now)
+        if not locked:  # the decayed count (an ended lock: one short of a new one)
+            row.failures, row.locked_at = failures, None
         row.failures += 1
         row.last_failure = now
         locked_now = row.locked_at is None and row.failures >= settings.LOGIN_ACCOUNT_LOCK_AFTER > 0
@@ -123,13 +156,20 @@ def account_failed(username: object, request=None) -> None:
 
 
 def account_succeeded(username: object) -> None:
-    AccountLoginThrottle.objects.filter(username=account_name(username), locked_at__isnull=True).delete()
+    row = AccountLoginThrottle.objects.filter(username=account_name(username)).first()
+    if row is not None and not _effective(row, timezone.now())[0]:
+        AccountLoginThrottle.objects.filter(pk=row.pk, locked_at=row.locked_at).delete()
 
 
 def account_state(username: object) -> AccountLoginThrottle | None:
-    """The account's limiter row for its page (None when it has no recent failure)."""
+    """The account's limiter row for its page, its failures decayed (None when none is left)."""
     row = AccountLoginThrottle.objects.filter(username=account_name(username)).first()
-    return None if row is None or _stale(row, timezone.now()) else row
+    if row is None or _stale(row, timezone.now()):
+        return None
+    locked, row.failures = _effective(row, timezone.now())
+    if not locked:
+        row.locked_at = None
+    return row
 
 
 def account_unlock(username: object) -> bool:

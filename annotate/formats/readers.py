@@ -233,6 +233,8 @@ def m2_stream(file: Source, *, domain: str = "") -> CorpusStream:
             seen.update(present)
             if len(seen) > MAX_SYSTEMS:
                 raise GecInputError(f"more than {MAX_SYSTEMS} annotators", path=label, line=block.line)
+            if len(seen) != len(found):  # named as they appear, so the reader bounds sentences x systems
+                found.update({f"ref{a}": REFERENCE for a in present})
             texts = {f"ref{a}": " ".join(corrected_tokens(block, a)) for a in present}
             metadata = {"m2": {"edits": raw, "annotators": present}}
             yield Row(
@@ -240,6 +242,7 @@ def m2_stream(file: Source, *, domain: str = "") -> CorpusStream:
                 texts,
                 " ".join(block.tokens),
             )
+        found.clear()
         found.update({f"ref{a}": REFERENCE for a in sorted(seen)})
         warning = out_of_range_message(past_end, label)
         stream.warnings[:] = [warning] if warning else []

@@ -8,7 +8,9 @@ the same service as the inline import, so it is all-or-nothing in the same way: 
 fails the job with its message and nothing is saved.
 
 A worker that dies (issue 36) takes the import's transaction with it, so nothing of it was saved,
-and the kept files stay until the job succeeds or fails for a reason in the data. A running job
+and the kept files stay until the job succeeds or fails for a reason in the data. A fault that is not
+in the data (any exception but ``GecInputError``: database, disk, memory) queues the job again the
+same way, its file kept, for beat to send again. A running job
 holds a lease (``IMPORT_JOB_LEASE_SECONDS``) that its worker renews with its progress; beat
 (``import_jobs_repair``) queues a job whose lease ran out and sends it again, at most
 ``MAX_ATTEMPTS`` starts in all, then fails it ("the worker died 3 times on this file"). A second
@@ -182,13 +184,20 @@ def import_job_run(*, job_id: int) -> ImportJob | None:
 
     if heartbeat is not None:
         heartbeat.start()
+    outcome: tuple[str, str, str] | None
     try:
         result = _RUNNERS[job.kind](job, progress)
     except GecInputError as exc:
         outcome = (ImportJobStatus.FAILED, str(exc), "")
-    except Exception:
-        logger.exception("import job %s failed", job.pk)
-        outcome = (ImportJobStatus.FAILED, "the import failed on the server; nothing was saved", "")
+    except Exception:  # not about the data (database, disk, memory): the file may well import later
+        logger.exception("import job %s failed on attempt %d", job.pk, job.attempts)
+        outcome = (
+            ImportJobStatus.FAILED,
+            f"the import failed on the server {job.attempts} times; nothing was saved",
+            "",
+        )
+        if job.attempts < MAX_ATTEMPTS:
+            outcome = None
     else:
         outcome = (ImportJobStatus.DONE, result.message, result.url)
     finally:
@@ -196,8 +205,22 @@ def import_job_run(*, job_id: int) -> ImportJob | None:
             heartbeat.stop()
         for handle in job.__dict__.pop("_open_files", []):
             handle.close()
-    _finish(job, *outcome)
+    if outcome is None:
+        _requeue(job)
+    else:
+        _finish(job, *outcome)
     return job
+
+
+def _requeue(job: ImportJob) -> None:
+    """Queue a job again after a fault that is not in its file, keeping the file; beat's repair sends
+    it again after ``CELERY_REPAIR_SECONDS`` (a pause a passing fault may need), as it sends a job whose
+    worker died. Unless another worker took it over meanwhile."""
+    now = timezone.now()
+    if ImportJob.objects.filter(pk=job.pk, status=ImportJobStatus.RUNNING, attempts=job.attempts).update(
+        status=ImportJobStatus.QUEUED, step="failed on the server, retrying", lease_until=None, updated=now
+    ):
+        job.status, job.step = ImportJobStatus.QUEUED, "failed on the server, retrying"
 
 
 def import_jobs_repair(*, queued_after_seconds: int) -> int:

@@ -21,6 +21,7 @@ from django.db import connection
 
 from annotate.models import Corpus, Project, System
 from annotate.services import SentenceRecord, corpus_create
+from annotate.streaming import MemoryGuard
 from crowd.importing.saving import (
     ImportReport,
     _item_order,
@@ -32,6 +33,7 @@ from crowd.models import Platform
 from crowd.services.workers import crowd_workers_bulk
 from geceval.errors import GecInputError
 from geceval.formats.inputs import Source
+from geceval.formats.stream import source_name
 from geceval.judgment_stream import JudgmentArrays, stream_prws_csv, stream_wmt_csv
 from ranking.models import Campaign, CampaignOrigin, CampaignStatus, ImportedEntry
 from ranking.protocols import protocol_get
@@ -52,7 +54,14 @@ def compact_import(
     """Import ``fmt`` (one of COMPACT_FORMATS) as a closed campaign; returns an ``ImportReport``."""
     reader = stream_wmt_csv if fmt == "wmt-csv" else stream_prws_csv
     # streamed, so bounded by the judgment files' own limit, not by what may be held in memory
-    data = reader(path_or_bytes, exclude_judges=exclude_judges, limit=settings.JUDGMENT_UPLOAD_MAX_BYTES)
+    # and, as every upload, within UPLOAD_MEMORY_MAX_BYTES while it is read (issue 36)
+    guard = MemoryGuard(source_name(path_or_bytes))
+    data = reader(
+        path_or_bytes,
+        exclude_judges=exclude_judges,
+        limit=settings.JUDGMENT_UPLOAD_MAX_BYTES,
+        check=guard.check,
+    )
     skipped = data.skipped
     items = data.items.names()
     if not items:

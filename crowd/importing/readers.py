@@ -11,10 +11,11 @@ from dataclasses import dataclass, field
 
 from django.conf import settings
 
+from annotate.streaming import MemoryGuard
 from geceval.errors import GecInputError
 from geceval.formats.inputs import Input, Source, read_input
 from geceval.formats.mturk import Entry, ParsedJudgment, parse_mturk_csv
-from geceval.formats.stream import check_line_count
+from geceval.formats.stream import check_line_count, iter_bytes
 from geceval.judgments import SKIPPED, ItemKey, RankingJudgment, read_appraise_xml_keyed, read_wmt_csv
 from geceval.prws import read_prws_csv
 from ranking.protocols import protocol_get
@@ -28,6 +29,29 @@ MTURK_MAX_ROWS = 100_000
 """An MTurk batch file is read whole, at ~0.9 KB of memory a row once parsed (200,000 rows: +173 MB):
 more rows are refused before it is read, so it stays within UPLOAD_MEMORY_MAX_BYTES (issue 36).
 Real batches are far smaller (JFLEG's pairwise judgments: 1,629 rows)."""
+
+
+FULL_MAX_ROWS = 100_000
+"""A WMT or PRWS CSV stored in the full form (a screen per judgment) is read whole, at up to ~1 KB a
+row once parsed (a 5 MB WMT CSV of 437,000 short rows: +418 MB): more rows are refused there before it
+is read, and the automatic choice stores such a file in the compact form (issue 36 review)."""
+
+
+def more_rows_than(path_or_bytes: Source, max_rows: int) -> bool:
+    """Whether the file holds more than ``max_rows`` rows after its header, its newlines counted as
+    they stream (False when it cannot be read: the import then says why). A stream is left at 0."""
+    count = 0
+    try:
+        for chunk in iter_bytes(path_or_bytes, limit=settings.JUDGMENT_UPLOAD_MAX_BYTES):
+            count += chunk.count(b"\n")
+            if count > max_rows + 1:
+                return True
+    except GecInputError:
+        return False
+    finally:
+        if hasattr(path_or_bytes, "seek"):
+            path_or_bytes.seek(0)
+    return False
 
 
 @dataclass
@@ -135,6 +159,15 @@ def _judgments_parse(
     exclude = set(exclude_judges)
     if fmt == "mturk-csv":
         _check_rows(path_or_bytes)
+    elif fmt in ("wmt-csv", "prws-csv"):
+        check_line_count(
+            path_or_bytes,
+            max_lines=FULL_MAX_ROWS + 1,
+            limit=settings.UPLOAD_MAX_BYTES,
+            what=f"lines (more than {FULL_MAX_ROWS} rows import in the compact form only)",
+        )
+        if hasattr(path_or_bytes, "seek"):
+            path_or_bytes.seek(0)
     opened = _open(path_or_bytes)
     if fmt == "mturk-csv":
         parsed = _parse_mturk(opened.data, opened.name, mapping, include_rejected)
@@ -143,7 +176,11 @@ def _judgments_parse(
         return parsed
     if fmt == "appraise-xml":
         rankings, key = read_appraise_xml_keyed(
-            opened, exclude_judges=sorted(exclude), src_id_base=src_id_base, corpus_lines=corpus_lines
+            opened,
+            exclude_judges=sorted(exclude),
+            src_id_base=src_id_base,
+            corpus_lines=corpus_lines,
+            check=MemoryGuard(opened.name).check,  # items and entries are capped too (issue 36)
         )
         return _clean_ranks(Parsed(RANKING, _from_rankings(rankings), Counter(), item_key=key))
     if fmt == "wmt-csv":

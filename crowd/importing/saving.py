@@ -13,7 +13,14 @@ from django.utils import timezone
 from annotate.models import Corpus, Output, Project, Sentence, System, SystemKind
 from annotate.selectors import corpus_item_names
 from annotate.services import SentenceRecord, corpus_create
-from crowd.importing.readers import Entry, Parsed, ParsedJudgment, judgments_parse
+from crowd.importing.readers import (
+    FULL_MAX_ROWS,
+    Entry,
+    Parsed,
+    ParsedJudgment,
+    judgments_parse,
+    more_rows_than,
+)
 from crowd.models import Platform
 from crowd.services.workers import crowd_workers_bulk
 from geceval.errors import GecInputError
@@ -178,7 +185,11 @@ def judgments_import(
         raise GecInputError(f"a campaign named {name!r} already exists in project {project.name!r}")
     if compact is None:
         # the content's size, not the file's: a small gzip file of a million ratings is large
-        compact = compact_by_default(fmt, content_size(path_or_bytes, upto=settings.IMPORT_COMPACT_BYTES + 1))
+        compact = compact_by_default(
+            fmt, content_size(path_or_bytes, upto=settings.IMPORT_COMPACT_BYTES + 1)
+        ) or (
+            fmt in COMPACT_FORMATS and more_rows_than(path_or_bytes, FULL_MAX_ROWS)  # many short rows
+        )
     if compact:
         if fmt not in COMPACT_FORMATS:
             raise GecInputError(f"only {' and '.join(COMPACT_FORMATS)} files import in the compact form")

@@ -31,6 +31,7 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
+from annotate.http import address_group
 from crowd.models import CrowdSession, CrowdWorker, InviteLink, MturkHit, Platform
 from crowd.services.sessions import (
     MTURK_PREVIEW,
@@ -220,13 +221,20 @@ def invite_enter(
         if invite.reusable and limit > 0 and address:
             with transaction.atomic():
                 InviteLink.objects.select_for_update().filter(pk=invite.pk).first()  # one count at a time
-                today = CrowdSession.objects.filter(
+                sessions = CrowdSession.objects.filter(
                     campaign=campaign,
                     platform=Platform.INVITE,
                     external_session=invite.code,
-                    client_address=address,
                     created__gte=timezone.now() - timedelta(days=1),
-                ).count()
+                )
+                group = address_group(address)
+                if group == address:  # IPv4: the address itself
+                    today = sessions.filter(client_address=address).count()
+                else:  # IPv6: every address of its /64 counts as one
+                    held = sessions.filter(client_address__contains=":").values_list(
+                        "client_address", flat=True
+                    )
+                    today = sum(1 for a in held if address_group(a) == group)
                 if today >= limit:
                     raise EntryRefused(TOO_MANY.format(limit=limit), 429)
                 return _address(_bind(invite_open(invite=invite, resume=resume), browser), address)

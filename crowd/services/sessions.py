@@ -21,6 +21,7 @@ from django.db import IntegrityError, connection, transaction
 from django.db.models import Q
 from django.utils import timezone
 
+from annotate.http import address_group
 from annotate.rewrites.selectors import qualification_granted
 from crowd.models import CrowdSession, CrowdSettings, InviteLink, Platform
 from crowd.services.workers import crowd_worker_get_or_create
@@ -230,7 +231,8 @@ def _address_lock(session: CrowdSession) -> None:
     """Serialise claims from one address in one campaign (PostgreSQL; SQLite serialises writes)."""
     if connection.vendor != "postgresql":
         return
-    digest = hashlib.sha256(f"{session.campaign_id}\x1f{session.client_address}".encode()).digest()
+    group = address_group(session.client_address)
+    digest = hashlib.sha256(f"{session.campaign_id}\x1f{group}".encode()).digest()
     with connection.cursor() as cursor:
         cursor.execute("SELECT pg_advisory_xact_lock(%s)", [int.from_bytes(digest[:8], "big", signed=True)])
 
@@ -246,18 +248,20 @@ def _address_full(session: CrowdSession) -> bool:
     limit = settings.LIVE_ASSIGNMENTS_PER_ADDRESS
     if limit <= 0 or not session.client_address:
         return False
-    live = (
-        Assignment.objects.filter(
-            Q(status=AssignmentStatus.ACTIVE, expires__gte=timezone.now())
-            | Q(status=AssignmentStatus.HELD, hold_reason=HoldReason.UNCONFIRMED),
-            hit__campaign_id=session.campaign_id,
-            crowd_sessions__campaign_id=session.campaign_id,
-            crowd_sessions__client_address=session.client_address,
-        )
-        .distinct()
-        .count()
+    group = address_group(session.client_address)
+    live = Assignment.objects.filter(
+        Q(status=AssignmentStatus.ACTIVE, expires__gte=timezone.now())
+        | Q(status=AssignmentStatus.HELD, hold_reason=HoldReason.UNCONFIRMED),
+        hit__campaign_id=session.campaign_id,
+        crowd_sessions__campaign_id=session.campaign_id,
     )
-    return live >= limit
+    if group == session.client_address:  # IPv4: the address itself (indexed)
+        return live.filter(crowd_sessions__client_address=group).distinct().count() >= limit
+    # IPv6: every address of its /64 counts as one (the stored address stays the full one)
+    held = live.filter(crowd_sessions__client_address__contains=":").values_list(
+        "pk", "crowd_sessions__client_address"
+    )
+    return len({pk for pk, address in held if address_group(address) == group}) >= limit
 
 
 def _session_takes(session: CrowdSession, assignment: Assignment) -> bool:

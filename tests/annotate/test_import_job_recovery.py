@@ -179,3 +179,57 @@ def test_a_worker_killed_mid_import_is_replaced_and_the_same_import_finishes_wit
     assert Output.objects.filter(system__corpus=corpus).count() == n
     assert Corpus.objects.count() == 1
     assert kept_files(tmp_path) == []
+
+
+def _fault_in_the_save(monkeypatch):
+    """The database refuses the sentences' insert once (a fault not in the file)."""
+    from django.db import OperationalError
+
+    def broken(*args, **kwargs):
+        raise OperationalError("server closed the connection unexpectedly")
+
+    monkeypatch.setattr(Sentence.objects, "bulk_create", broken)
+
+
+def test_a_job_that_fails_on_the_server_is_queued_again_with_its_file_and_then_finishes(
+    client, researcher, tmp_path, monkeypatch, django_capture_on_commit_callbacks
+):
+    # review of issue 36, finding 4: any exception failed the job and deleted the kept file
+    _, project = researcher
+    with django_capture_on_commit_callbacks(execute=False):
+        post_corpus(client, project, "fault", "He go home .\nShe like cats .\n")
+    job = ImportJob.objects.get()
+    with monkeypatch.context() as patch:
+        _fault_in_the_save(patch)
+        import_job_run(job_id=job.pk)
+    job.refresh_from_db()
+    assert (job.status, job.step, job.attempts, job.retrying) == (
+        "queued",
+        "failed on the server, retrying",
+        1,
+        True,
+    )
+    assert len(kept_files(tmp_path)) == 1 and not Corpus.objects.filter(name="fault").exists()
+    with django_capture_on_commit_callbacks(execute=True):
+        assert import_jobs_repair(queued_after_seconds=0) == 1  # beat sends it again
+    job.refresh_from_db()
+    assert (job.status, job.attempts) == ("done", 2)
+    assert Corpus.objects.get(name="fault").sentences.count() == 2
+    assert kept_files(tmp_path) == []
+
+
+def test_a_job_that_fails_on_the_server_on_every_start_fails_after_the_last(
+    client, researcher, tmp_path, monkeypatch, django_capture_on_commit_callbacks
+):
+    _, project = researcher
+    with django_capture_on_commit_callbacks(execute=False):
+        post_corpus(client, project, "faulty", "He go home .\nShe like cats .\n")
+    job = ImportJob.objects.get()
+    _fault_in_the_save(monkeypatch)
+    for attempt in (1, 2, 3):
+        import_job_run(job_id=job.pk)
+        job.refresh_from_db()
+        assert job.attempts == attempt
+    assert job.status == "failed"
+    assert job.message == "the import failed on the server 3 times; nothing was saved"
+    assert kept_files(tmp_path) == []

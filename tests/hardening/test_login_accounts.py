@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import re
+from datetime import timedelta
 from types import SimpleNamespace
 
 import pytest
@@ -225,3 +226,96 @@ def test_with_the_cache_down_the_limiter_counts_in_the_database(victim, settings
         assert _post("/accounts/login/", "victim-rl", RIGHT, ip="10.5.0.3").status_code == 302
     finally:
         server.stop()
+
+
+class _Clock:
+    """The limiter's clock, moved by the test (the guesser's patience)."""
+
+    def __init__(self, monkeypatch):
+        self.now = timezone.now()
+        monkeypatch.setattr("annotate.accounts.logins.timezone", SimpleNamespace(now=lambda: self.now))
+
+    def wait(self, seconds: float) -> None:
+        self.now += timedelta(seconds=seconds)
+
+
+def _patient_guess(clock, n, username="victim-rl"):
+    """One guess from a new address, after waiting out the account's delay as a patient guesser does."""
+    row = AccountLoginThrottle.objects.filter(username=username).first()
+    if row is not None and row.retry_at is not None and row.retry_at > clock.now:
+        clock.wait((row.retry_at - clock.now).total_seconds())
+    return _post(
+        "/accounts/login/", username, f"patient-{n}", ip=f"10.6.{n // 250}.{n % 250 + 1}"
+    ).status_code
+
+
+def test_a_patient_guesser_pausing_between_bursts_is_slowed_and_then_locked(victim, settings, monkeypatch):
+    """Review of issue 36, finding 3: the account's failures were forgotten after 15 minutes without
+    one, so 18 guesses per ~24-minute cycle (~1,000 a day) never reached the lock of 50."""
+    settings.LOGIN_FAILURES_MAX_PER_IP = 10_000
+    clock = _Clock(monkeypatch)
+    started = clock.now
+    checked = 0
+    for cycle in range(20):  # noqa: B007 - read after the loop; 20 cycles of the finding: 360 guesses over ~8 hours on 8021bb6
+        for _ in range(18):
+            code = _patient_guess(clock, checked)
+            if code == 403:
+                break
+            assert code == 200
+            checked += 1
+        else:
+            clock.wait(901)  # past the per-address window
+            continue
+        break
+    assert AccountLoginThrottle.objects.get(username="victim-rl").locked_at is not None
+    assert checked == 50 and cycle <= 3  # locked within the fourth burst
+    print(f"locked after {checked} guesses in burst {cycle + 1}, {clock.now - started} of the guesser's time")
+    assert _post("/accounts/login/", "victim-rl", RIGHT, ip="10.6.99.1").status_code == 403
+    assert len(mail.outbox) == 1  # the owner is told, with the link that lifts the lock
+
+
+def test_the_account_count_decays_over_its_own_window_not_the_per_address_one(victim, settings, monkeypatch):
+    settings.LOGIN_FAILURES_MAX_PER_IP = 10_000
+    settings.LOGIN_ACCOUNT_WINDOW_SECONDS = 24 * 3600  # one failure forgotten per 24 h / 50 = 1,728 s
+    clock = _Clock(monkeypatch)
+    for n in range(10):
+        assert _patient_guess(clock, n) == 200
+    clock.wait(3600)  # an hour: two failures forgotten, not all ten
+    row = AccountLoginThrottle.objects.get(username="victim-rl")
+    assert row.failures == 10
+    assert _patient_guess(clock, 10) == 200
+    row.refresh_from_db()
+    assert row.failures == 9  # 10 - 2 + 1
+    clock.wait(24 * 3600)
+    assert _post("/accounts/login/", "victim-rl", RIGHT, ip="10.6.98.1").status_code == 302
+
+
+def test_a_lock_ends_by_itself_after_a_day_one_failure_short_of_a_new_one(victim, settings, monkeypatch):
+    settings.LOGIN_FAILURES_MAX_PER_IP = 10_000
+    settings.LOGIN_ACCOUNT_LOCK_AFTER = 12
+    settings.LOGIN_ACCOUNT_LOCK_SECONDS = 24 * 3600
+    clock = _Clock(monkeypatch)
+    for n in range(12):
+        assert _patient_guess(clock, n) == 200
+    assert _post("/accounts/login/", "victim-rl", RIGHT, ip="10.7.0.1").status_code == 403
+    clock.wait(23 * 3600)
+    assert _post("/accounts/login/", "victim-rl", RIGHT, ip="10.7.0.2").status_code == 403
+    clock.wait(3600 + 1)
+    # a guesser gets one guess, which locks the account again
+    assert _patient_guess(clock, 100) == 200
+    assert _post("/accounts/login/", "victim-rl", RIGHT, ip="10.7.0.3").status_code == 403
+    clock.wait(24 * 3600 + 1)
+    # the owner gets in with the right password
+    assert _post("/accounts/login/", "victim-rl", RIGHT, ip="10.7.0.4").status_code == 302
+    assert not AccountLoginThrottle.objects.filter(username="victim-rl").exists()
+
+
+def test_with_no_lock_time_only_the_owner_or_an_administrator_lifts_a_lock(victim, settings, monkeypatch):
+    settings.LOGIN_FAILURES_MAX_PER_IP = 10_000
+    settings.LOGIN_ACCOUNT_LOCK_AFTER = 12
+    settings.LOGIN_ACCOUNT_LOCK_SECONDS = 0
+    clock = _Clock(monkeypatch)
+    for n in range(12):
+        _patient_guess(clock, n)
+    clock.wait(30 * 24 * 3600)
+    assert _post("/accounts/login/", "victim-rl", RIGHT, ip="10.7.1.1").status_code == 403

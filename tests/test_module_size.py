@@ -1,9 +1,15 @@
 """STYLE: a module past ~500 lines is split along its own seams (into a package only when needed);
-a function past 80 lines is split into steps you can read (issue 15)."""
+a function past 80 lines is split into steps you can read (issue 15).
+
+Issue 37 ("seams, not caps"): the sizes are a printed warning, not a failure. A cap split modules by
+line count rather than by seam (six at 482-499 lines, pairs that import each other); the warning keeps
+the sizes in view for the review that splits by what a module is.
+"""
 
 from __future__ import annotations
 
 import ast
+import warnings
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
@@ -21,7 +27,7 @@ def product_modules() -> list[Path]:
     )
 
 
-def test_no_product_module_is_over_500_lines():
+def test_product_modules_over_500_lines_are_reported():
     modules = product_modules()
     # the walk sees every app, sub-packages included
     assert {"geceval/m2.py", "ranking/analysis/compute.py", "config/settings.py"} <= {
@@ -32,7 +38,8 @@ def test_no_product_module_is_over_500_lines():
         for p in modules
         if (n := len(p.read_text(encoding="utf-8").splitlines())) > MAX_LINES
     }
-    assert too_long == {}
+    if too_long:
+        warnings.warn(f"modules over {MAX_LINES} lines (split by seam): {too_long}", stacklevel=1)
 
 
 def long_functions(limit: int = MAX_FUNCTION_LINES) -> dict[str, int]:
@@ -48,8 +55,11 @@ def long_functions(limit: int = MAX_FUNCTION_LINES) -> dict[str, int]:
     return out
 
 
-def test_no_product_function_is_over_80_lines():
+def test_product_functions_over_80_lines_are_reported():
     # the walk sees methods (ArcsNp.__init__ was 104 lines) and counts decorators out, docstrings in
     assert "geceval/ranking_lockstep.py:trueskill_runs" in long_functions(limit=20)
     too_long = long_functions()
-    assert too_long == {}
+    if too_long:
+        warnings.warn(
+            f"functions over {MAX_FUNCTION_LINES} lines (split into steps): {too_long}", stacklevel=1
+        )

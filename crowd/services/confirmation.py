@@ -29,6 +29,7 @@ from django.utils import timezone
 
 from crowd.models import CrowdSession, CrowdSettings, MturkHit, Platform
 from crowd.services.mturk_calls import MturkCallFailed, _call, _token
+from crowd.services.prolific import _request
 from geceval.errors import GecInputError
 from ranking.models import Assignment, AssignmentStatus, HoldReason
 from ranking.services.holds import assignment_hold_drop, assignment_hold_release
@@ -147,8 +148,6 @@ def mturk_session_confirm(*, client, session: CrowdSession, now: datetime | None
 
 def prolific_session_confirm(*, client, session: CrowdSession, now: datetime | None = None) -> str:
     """Ask Prolific about the session's submission: "confirmed", "dropped" or "waiting"."""
-    from crowd.services.prolific import _request
-
     now = now or timezone.now()
     try:
         body = _request(

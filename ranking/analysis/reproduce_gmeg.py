@@ -35,13 +35,13 @@ from pathlib import Path
 from typing import Any
 
 from geceval.editstats import describe_corpus, pct_unchanged
-from geceval.ensemble import ALPHA, EnsembleModel, fit, matrix
-from geceval.ensemble_cv import FeatureCache, default_cache_dir, domain_cross_validation, domain_rows
+from geceval.ensemble_cv import FeatureCache, domain_cross_validation, domain_rows
 from geceval.ensemble_features import DEFAULT_COMPONENTS
 from geceval.formats.text import read_lines
 from geceval.hybrid_metaeval import GMEG_HYBRIDS, TABLE8_METRICS, hybrid_meta_eval
 from geceval.prws import read_gmeg_segment_csv, read_prws_csv, split_half_reliability, system_means
 from ranking.analysis import gmeg_published as pub
+from ranking.analysis.gmeg_metric import GMEG_METRIC, GMEG_METRIC_DOMAINS, GmegMetric, train_gmeg_metric
 
 SPLITS = ("dev", "test")
 TOLERANCE: dict[str, dict[str, float]] = {
@@ -327,45 +327,6 @@ def table7(data: Path, domain: str, have: list[str], *, seed: int) -> list[Table
         )
         for level, column in ours
     ]
-
-
-GMEG_METRIC = "gmeg-metric"
-GMEG_METRIC_DOMAINS = ("fce", "wiki", "yahoo")
-"""The dev domains GMEG-Metric is trained on (section 5.2: "We train a single model on the combined
-data from all domains"; "GMEG-Metric is trained on the development set")."""
-
-
-@dataclass
-class GmegMetric:
-    """The ensemble trained on the dev split of the domains present, scoring any test hybrid."""
-
-    model: EnsembleModel
-    domains: list[str]
-
-    def factory(self, caches: list[FeatureCache]):
-        """An ``extra`` scorer factory for :func:`hybrid_meta_eval`; the feature caches it opens
-        are appended to ``caches`` (to be saved)."""
-
-        def make(source: list[str], references: list[list[str]]):
-            cache = FeatureCache(default_cache_dir(), source, references, list(DEFAULT_COMPONENTS))
-            caches.append(cache)
-            return lambda lines: self.model.predict(cache.features(lines))
-
-        return make
-
-
-def train_gmeg_metric(data: Path, *, seed: int, hybrids: int) -> GmegMetric | None:
-    """Ridge regression (alpha 0.001, :func:`geceval.ensemble.fit`) on the real GEC systems and
-    ``hybrids`` hybrids of every dev domain present, all feature groups; None without dev texts."""
-    domains = [d for d in GMEG_METRIC_DOMAINS if (data / "dev" / d / "source").is_file()]
-    if not domains:
-        return None
-    rows = []
-    for domain in domains:
-        rows += domain_rows(data / "dev" / domain, hybrids=hybrids, seed=seed)[0]
-    names = list(rows[0].features)
-    x, y, _real = matrix(rows, names)
-    return GmegMetric(fit(x, y, names, alpha=ALPHA), domains)
 
 
 def table8(

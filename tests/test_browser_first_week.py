@@ -149,6 +149,9 @@ def _create_campaign_with_trap_preview(page) -> None:
     page.get_by_label("Judgments per item").fill("2")
     page.get_by_label("Screens per HIT").fill("40")  # one HIT holds every screen, traps and repeats too
     page.get_by_label("Traps seen before exclusion").fill("2")  # so the pass rate counts
+    # Playwright answers a screen in milliseconds, far under a person's minimum plausible time (issue
+    # 35's speed rule, tested on its own in tests/test_held_work.py): this walk is about the rest.
+    page.get_by_label("Speed is evidence").uncheck()
     errors = page.get_by_role("group", name="Errors a trap adds")
     errors.get_by_label("SPELL", exact=False).uncheck()
     errors.get_by_label(re.compile(r"\bWO:")).uncheck()

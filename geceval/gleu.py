@@ -12,9 +12,8 @@ Speed: the expensive part is n-gram counting, which depends only on the
 per pair (:mod:`geceval.gleu_counts`, set operations in C) into a small
 integer vector of statistics; an iteration is then the sum of one vector per
 sentence, selected by the sampled index (:mod:`geceval.gleu_sampling`, packed
-integers and per-group tables), and the mean and std are numpy's to the last
-bit (:mod:`geceval.numpy_sums`). None of it imports numpy, whose import alone
-cost more CPU than scoring JFLEG test; ``score gleu`` on JFLEG test takes
+integers and per-group tables), and the mean and std are numpy's, as the
+reference script printed them; ``score gleu`` on JFLEG test takes
 about 1/19 of the CPU of PyPI ``gleu`` 1.1.0's command (bench/bench_gleu.py).
 
 Tokens are Python 2's ``str.split()`` of a byte string: runs of ASCII
@@ -33,12 +32,14 @@ from collections.abc import Callable, Hashable, Sequence
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from numpy import mean as np_mean
+from numpy import std as np_std
+
 from geceval.errors import GecInputError
 from geceval.formats.text import check_aligned, read_lines
 from geceval.gleu_counts import Unit, pair_statistics
 from geceval.gleu_counts import tokenize as tokenize  # part of this module's interface
 from geceval.gleu_sampling import Draws, drawn_indices, iteration_totals
-from geceval.numpy_sums import np_mean, np_std
 from geceval.progress import ProgressFn, StderrProgress
 
 if TYPE_CHECKING:
@@ -227,7 +228,7 @@ def _result_from_stats(
         # One reference (or no variation): report the score itself and std 0, not numpy's ±1 ulp.
         mean, std = scores[0], 0.0
     else:
-        # numpy's digits (pairwise sums), as the reference script printed them, without numpy
+        # numpy's digits (pairwise sums), as the reference script printed them
         mean, std = np_mean(scores), np_std(scores)
     sentence_scores = None
     if sentence:

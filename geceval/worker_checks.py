@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import combinations
 
-from scipy.stats import mannwhitneyu
+from scipy.stats import mannwhitneyu, spearmanr
 
 from geceval.errors import GecInputError
 
@@ -169,30 +169,7 @@ def flatness(screens: Sequence[Sequence[tuple[int, float]]], *, answer: str) -> 
 def _position_rho(flat: list[tuple[int, float]]) -> float | None:
     if len(flat) < 3 or len({p for p, _ in flat}) < 2 or len({a for _, a in flat}) < 2:
         return None  # undefined: one of the two is constant
-    return spearman_rho([p for p, _ in flat], [a for _, a in flat])
-
-
-def average_ranks(values: Sequence[float]) -> list[float]:
-    """1-based ranks, ties sharing their average rank: ``scipy.stats.rankdata(values)``."""
-    order = sorted(range(len(values)), key=values.__getitem__)
-    ranks = [0.0] * len(values)
-    i = 0
-    while i < len(order):
-        j = i
-        while j + 1 < len(order) and values[order[j + 1]] == values[order[i]]:
-            j += 1
-        for k in order[i : j + 1]:
-            ranks[k] = (i + j) / 2 + 1
-        i = j + 1
-    return ranks
-
-
-def spearman_rho(x: Sequence[float], y: Sequence[float]) -> float:
-    """Spearman's rho with average ranks for ties (``scipy.stats.spearmanr(x, y).statistic``; both
-    must vary). Pearson's r of the ranks, by the standard library: scipy's own costs ~120 µs on a
-    worker's 40 answers, and the flat-scoring check runs it inside a crowd worker's submit (issue 22);
-    tests/core/test_worker_checks.py holds it equal to scipy's."""
-    return statistics.correlation(average_ranks(x), average_ranks(y))
+    return float(spearmanr([p for p, _ in flat], [a for _, a in flat]).statistic)
 
 
 @dataclass(frozen=True)

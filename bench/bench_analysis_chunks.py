@@ -8,7 +8,7 @@ fresh project of the configured database (migrated; eager Celery, so every task 
 process and ``time.process_time`` counts all of it), loads the TrueSkill kernel once (as a worker
 process does at start), then per ``--chunks`` value runs ``--repeat`` TrueSkill analysis runs of
 ``--runs`` runs: freeze, chunks, merge and result rows. The command line's side is
-``geceval.ranking.rank`` on the same file read by ``read_pairwise`` (what ``geceval rank`` does after
+``geceval.human.system_ranking.rank`` on the same file read by ``read_pairwise`` (what ``geceval rank`` does after
 its start-up). Every run's ranking must equal ``rank`` on the run's own frozen pairs (exit 1
 otherwise). Goal: a chunked run costs at most 10% more CPU than the command line.
 """
@@ -31,9 +31,9 @@ django.setup()
 
 from django.contrib.auth import get_user_model
 
+from geceval.human.system_ranking import rank
+from geceval.human.trueskill import load_kernel
 from geceval.judgments import read_pairwise
-from geceval.ranking import rank
-from geceval.ranking_lockstep import KERNEL_AVAILABLE, kernel
 from ranking.analysis import compute, reproduce
 from ranking.analysis.models import RunInput
 
@@ -56,8 +56,7 @@ def main() -> int:
         fmt="appraise-xml", exclude=["non-native"],
     )  # fmt: skip
     user = get_user_model().objects.get(username="reproduce")
-    if KERNEL_AVAILABLE:
-        kernel()
+    load_kernel()
 
     def command_line() -> float:
         t0 = time.process_time()

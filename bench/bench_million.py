@@ -19,7 +19,7 @@ Stages (wall time each, and end to end):
 End to end = import + analysis with the most worker processes + export. Peak memory (VmHWM) of every
 process: the importers (wait4's ru_maxrss; with ``--web`` the web and worker processes, polled from
 /proc), each worker process (polled from /proc), this process.
-The ranking is checked against ``geceval.ranking.rank`` on the run's own frozen arrays when
+The ranking is checked against ``geceval.human.system_ranking.rank`` on the run's own frozen arrays when
 ``--check`` is given (one more 1000-run ranking in this process: slow at a million).
 """
 

@@ -13,7 +13,6 @@ import os
 import sys
 
 from geceval.errors import GecInputError
-from geceval.gcpause import gc_paused
 
 COMMANDS: dict[str, tuple[str, str]] = {
     "score": ("geceval.score_cli", "score a system output with a GEC metric"),
@@ -32,11 +31,6 @@ COMMANDS: dict[str, tuple[str, str]] = {
     ),
     "insert-errors": ("geceval.insert_errors_cli", "insert typed errors into sentences (traps)"),
 }
-
-WITHOUT_BLAS_THREADS = frozenset({"rank"})
-"""Commands that multiply no matrices: numpy's OpenBLAS starts with one thread. Each extra thread
-OpenBLAS starts when numpy loads spins ~0.1 CPU-s waiting for work before it sleeps (measured
-on ``rank``: 1.63 -> 1.54 CPU-s); a user's own OPENBLAS_NUM_THREADS is kept."""
 
 OPTIONAL_EXTRAS: dict[str, str] = {"errant": "errant", "spacy": "errant", "sklearn": "ensemble"}
 """Top-level module -> the pyproject extra that installs it (imported lazily where used)."""
@@ -62,11 +56,8 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     name = argv[0]
     module_name, help_text = COMMANDS[name]
-    if name in WITHOUT_BLAS_THREADS:
-        os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # read when numpy loads, just below
     try:
-        with gc_paused(freeze=True):  # the command's modules live until the process ends
-            module = importlib.import_module(module_name)
+        module = importlib.import_module(module_name)
     except ModuleNotFoundError as exc:
         if exc.name and module_name.startswith(exc.name):
             print(f"geceval {name}: not available in this version", file=sys.stderr)

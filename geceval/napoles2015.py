@@ -17,9 +17,9 @@ from pathlib import Path
 
 from scipy.stats import pearsonr, spearmanr
 
+from geceval.human.pairs import prepare_rankings
+from geceval.human.system_ranking import rank
 from geceval.judgments import read_rankings_keyed
-from geceval.ranking import rank
-from geceval.ranking_trueskill import prepare_rankings
 
 JUDGMENTS = ("gec-ranking", "data", "all_judgments.xml")
 JUDGES = ("annot1", "annot2", "annot3")

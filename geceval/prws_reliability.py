@@ -77,7 +77,7 @@ def reliability_cells(
 
 def sample_rng(seed: int, sample: int) -> np.random.Generator:
     """The random stream of one split-half sample: independent of the others and of how samples are
-    shared out between processes (as ``geceval.ranking_trueskill.run_rng`` for TrueSkill's runs)."""
+    shared out between processes (as ``geceval.human.pairs.run_rng`` for TrueSkill's runs)."""
     return np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(sample,)))
 
 

@@ -24,10 +24,10 @@ from geceval.appraise_items import SRC_ID_BASES
 from geceval.errors import GecInputError
 from geceval.formats.inputs import display_name, read_input
 from geceval.formats.mturk import parse_mturk_csv, rankings_of
-from geceval.gcpause import gc_paused
+from geceval.human.pairs import prepare_rankings
+from geceval.human.system_ranking import METHODS, RankingResult, rank
 from geceval.judgments import FORMATS, RankingJudgment, read_rankings_keyed
 from geceval.progress import StderrProgress
-from geceval.ranking import METHODS, RankingResult, prepare_rankings, rank
 
 _SUFFIXES = {".csv": "wmt-csv", ".xml": "appraise-xml", ".jsonl": "jsonl"}
 RANK_FORMATS = (*FORMATS, "mturk-csv")
@@ -129,8 +129,7 @@ def run(args: argparse.Namespace) -> int:
     if args.seed < 0:
         print("error: --seed must be >= 0", file=sys.stderr)
         return 2
-    with gc_paused():  # ~60,000 objects that all live until the ranking is done
-        rankings = read_judgments(args)  # a GecInputError is printed by geceval.cli
+    rankings = read_judgments(args)  # a GecInputError is printed by geceval.cli
     try:
         data = prepare_rankings(rankings)
     except ValueError:

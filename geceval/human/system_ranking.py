@@ -1,65 +1,19 @@
-"""Rank systems from pairwise human judgments: TrueSkill (as keisks/wmt-trueskill) and Expected Wins.
+"""Rank systems from pairwise human judgments: many runs of a method, then rank ranges and clusters.
 
-TrueSkill reading (Sakaguchi, Post and Van Durme 2014, the procedure of the
-GEC papers; details in REFERENCE_FIGURES.md "TrueSkill ranking"):
+Methods: TrueSkill as keisks/wmt-trueskill ran it (:mod:`geceval.human.trueskill`) and Expected
+Wins (:mod:`geceval.human.expected_wins`). ``runs`` repetitions (1000 by default), with random
+streams seeded per run from ``(seed, run index)``; per run the systems are ranked by their score
+(mu, or the resample's Expected Wins). A system's rank range is the min and max of its sorted ranks
+after dropping ``ceil((n - 0.95 n) / 2)`` at each end; systems are ordered by mean mu (Expected
+Wins: by the score on all judgments); a cluster boundary follows system i when its range max is
+below the range min of every system after it (seed 0 gives the reference's gec-ranking clusters;
+some seeds merge IPN | NTHU, a boundary that sits exactly at the 2.5% cut).
 
-- one run: every system starts at mu 0, sigma 0.5; ``beta = 0.5 * N / 40`` with
-  ``N`` = pairwise judgments + 1; tau 0; draw probability 0.25, draw margin
-  ``ppf(0.625) * sqrt(2) * beta`` (trueskill's ``calc_draw_margin`` for two
-  players). ``N`` iterations, each: the system with the largest sigma² (ties:
-  the larger name in Python string order), an opponent with probability
-  proportional to ``exp(-|mu_a - mu_b|)`` among the systems it has recorded
-  judgments with, one recorded judgment of that pair drawn uniformly with
-  replacement, and one two-player TrueSkill update (lower rank wins, equal
-  ranks draw).
-- the update is the closed form of the trueskill package's 1-vs-1 factor graph
-  (``v``/``w`` functions for win and draw) with the package's *default*
-  backend: the Numerical-Recipes ``erfc`` approximation (fractional error
-  < 1.2e-7), ``cdf``/``pdf`` from it and ``ppf`` by two Newton steps on it. The
-  reference ran with that backend, so a game's result equals
-  ``trueskill.rate_1vs1`` (0.4.5) to ~1e-12 (tested to 1e-9, game by game and
-  over whole runs); the package's per-game factor graph is never built.
-- ``runs`` repetitions (1000 by default) with random streams seeded per run
-  from ``(seed, run index)``, run in lockstep as numpy arrays of shape
-  (systems, runs); per run the systems are ranked by mu. A system's rank range
-  is the min and max of its sorted ranks after dropping
-  ``ceil((n - 0.95 n) / 2)`` at each end; systems are ordered by mean mu; a
-  cluster boundary follows system i when its range max is below the range min
-  of every system after it.
-- Random stream: per run a numpy PCG64 generator from
-  ``SeedSequence(seed, spawn_key=(run,))``; two uniforms per iteration, u1 for
-  the opponent (the first b, in name order, whose cumulative weight reaches
-  ``(1 - u1) * total``) and u2 for the judgment (index ``floor(u2 * count)``).
-  The reference's own stream (Python 2 ``random``) is not reproduced: between
-  streams mean mu moves by about ±0.02 and range ends by ±1 (seed 0 gives the
-  reference's gec-ranking clusters; some seeds merge IPN | NTHU, a boundary
-  that sits exactly at the 2.5% cut).
-- Opponents are limited to systems with at least one recorded judgment against
-  the chosen one (there is nothing to draw otherwise); in the reference data
-  every pair was judged, so this changes nothing there.
+Runs are independent given ``(seed, run index)``, so ``run_chunk`` on any split of the run indices
+followed by ``merge`` gives the same result as one process (bitwise: each run's arithmetic does not
+depend on which other runs share its batch). ``rank(workers=2)`` splits the runs over processes.
 
-Expected Wins (WMT13, Bojar et al. 2013): a system's score is the mean, over
-the other systems it was compared with decisively, of
-``wins / (wins + losses)`` against that system; ties are ignored. ``mu`` holds
-the score on all judgments; rank ranges and clusters follow the same rule
-over bootstrap resamples of the judgments (``runs`` of them, seeded per run).
-
-Runs are independent given ``(seed, run index)``, so ``run_chunk`` on any
-split of the run indices followed by ``merge`` gives the same result as one
-process (bitwise: each run's arithmetic does not depend on which other runs
-share its arrays).
-
-Speed: all runs advance together in (systems x runs) arrays
-(:mod:`geceval.ranking_lockstep`). With numba installed a compiled kernel
-(:mod:`geceval.ranking_kernel`) does each phase of an iteration as one SIMD
-loop over 64 runs: ~35 ns per game and run, so 1000 runs of the 28,146
-gec-ranking judgments take ~1.0 CPU-seconds (docs/benchmarks.md). Without
-numba the numpy engine does the same operations one numpy call at a time
-(~320 ns per game, 9 CPU-s); both give the same bits, and no result depends
-on which ran. ``rank(workers=2)`` splits the runs over processes.
-
-Entry points: ``rank`` (one call), ``run_chunk`` + ``merge`` (distributed),
-``rate_pair``/``rate_pairs`` (single games), ``rank_ranges``/``clusters``.
+Entry points: ``rank`` (one call), ``run_chunk`` + ``merge`` (distributed), ``rank_ranges``/``clusters``.
 """
 
 from __future__ import annotations
@@ -70,63 +24,13 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from geceval.human.expected_wins import expected_wins, expected_wins_runs
+from geceval.human.pairs import PairData, prepare
+from geceval.human.trueskill import trueskill_runs
 from geceval.judgments import PairwiseJudgment
 from geceval.progress import ProgressFn, no_progress
-from geceval.ranking_lockstep import ENGINES, KERNEL_AVAILABLE, rate_pairs, trueskill_runs
-from geceval.ranking_trueskill import (
-    BLOCK,
-    DRAW_PROBABILITY,
-    MU,
-    SIGMA,
-    PairData,
-    cdf,
-    draw_margin,
-    erfc,
-    erfcinv,
-    pdf,
-    ppf,
-    prepare,
-    prepare_indices,
-    prepare_rankings,
-    rate_pair,
-    reference_beta,
-    run_rng,
-)
 
 METHODS = ("trueskill", "ew")
-
-
-# --- Expected Wins ---------------------------------------------------------------------------------------
-
-
-def expected_wins(data: PairData, sample: np.ndarray | None = None) -> np.ndarray:
-    """Expected Wins per system on all judgments, or on the judgments indexed by ``sample`` (a resample).
-
-    Score of s = mean over the systems s' with at least one decisive judgment
-    against s (in this sample) of ``wins(s, s') / (wins(s, s') + wins(s', s))``;
-    ties are ignored; a system without any decisive judgment scores 0.
-    """
-    size = data.size
-    codes = data.winner_loser if sample is None else data.winner_loser[sample]
-    wins = np.bincount(codes[codes >= 0], minlength=size * size).reshape(size, size).astype(np.float64)
-    played = wins + wins.T
-    with np.errstate(divide="ignore", invalid="ignore"):
-        share = np.where(played > 0, wins / played, 0.0)
-    opponents = (played > 0).sum(axis=1)
-    return np.where(opponents > 0, share.sum(axis=1) / np.maximum(opponents, 1), 0.0)
-
-
-def expected_wins_runs(
-    data: PairData, runs: Sequence[int], seed: int, *, progress: ProgressFn = no_progress
-) -> np.ndarray:
-    """Expected Wins of each listed bootstrap resample (all judgments drawn with replacement), (runs, systems)."""
-    out = np.empty((len(runs), data.size))
-    n = data.judgments
-    for k, run in enumerate(runs):
-        sample = run_rng(seed, int(run)).integers(0, n, n)
-        out[k] = expected_wins(data, sample)
-        progress(k + 1, len(runs))
-    return out
 
 
 # --- runs, chunks, summaries -------------------------------------------------------------------------------
@@ -318,40 +222,3 @@ def rank(
             done += len(chunks[-1].run_indices)
             progress(done, runs)
     return merge(chunks)
-
-
-# The TrueSkill pieces live in geceval.ranking_trueskill; this module is the entry point for all of them.
-__all__ = [
-    "BLOCK",
-    "DRAW_PROBABILITY",
-    "ENGINES",
-    "KERNEL_AVAILABLE",
-    "METHODS",
-    "MU",
-    "SIGMA",
-    "ChunkResult",
-    "PairData",
-    "RankingResult",
-    "SystemRank",
-    "cdf",
-    "clusters",
-    "draw_margin",
-    "erfc",
-    "erfcinv",
-    "expected_wins",
-    "expected_wins_runs",
-    "merge",
-    "pdf",
-    "ppf",
-    "prepare",
-    "prepare_indices",
-    "prepare_rankings",
-    "rank",
-    "rank_ranges",
-    "rate_pair",
-    "rate_pairs",
-    "reference_beta",
-    "run_chunk",
-    "run_rng",
-    "trueskill_runs",
-]

@@ -1,32 +1,59 @@
-"""TrueSkill as keisks/wmt-trueskill ran it: the scalar pieces (see :mod:`geceval.ranking`).
+"""TrueSkill as keisks/wmt-trueskill ran it (Sakaguchi, Post and Van Durme 2014, the procedure of the
+GEC papers; details in REFERENCE_FIGURES.md "TrueSkill ranking").
 
-The trueskill package's default statistics backend (Numerical Recipes ``erfc``) and the closed-form
-two-player update, game by game; ``PairData``, the integer encoding of pairwise judgments that
-Expected Wins reads as well; ``run_rng``, the random stream of one run; and ``lockstep_exp``, the
-exponential both lockstep engines (:mod:`geceval.ranking_lockstep`) compute.
+- One run: every system starts at mu 0, sigma 0.5; ``beta = 0.5 * N / 40`` with
+  ``N`` = pairwise judgments + 1; tau 0; draw probability 0.25, draw margin
+  ``ppf(0.625) * sqrt(2) * beta`` (trueskill's ``calc_draw_margin`` for two
+  players). ``N`` iterations, each: the system with the largest sigma² (ties:
+  the larger name in Python string order), an opponent with probability
+  proportional to ``exp(-|mu_a - mu_b|)`` among the systems it has recorded
+  judgments with, one recorded judgment of that pair drawn uniformly with
+  replacement, and one two-player TrueSkill update (lower rank wins, equal
+  ranks draw).
+- The update is the closed form of the trueskill package's 1-vs-1 factor graph
+  (``v``/``w`` functions for win and draw) with the package's *default*
+  backend: the Numerical-Recipes ``erfc`` approximation (fractional error
+  < 1.2e-7), ``cdf``/``pdf`` from it and ``ppf`` by two Newton steps on it. The
+  reference ran with that backend, so a game's result equals
+  ``trueskill.rate_1vs1`` (0.4.5) to ~1e-12 (tested to 1e-9, game by game and
+  over whole runs); the package's per-game factor graph is never built.
+- Random stream: per run a numpy generator ``run_rng(seed, run)``; two
+  uniforms per iteration, u1 for the opponent (the first b, in name order,
+  whose cumulative weight reaches ``(1 - u1) * total``) and u2 for the
+  judgment (index ``floor(u2 * count)``). The reference's own stream (Python 2
+  ``random``) is not reproduced: between streams mean mu moves by about ±0.02
+  and range ends by ±1.
+- Opponents are limited to systems with at least one recorded judgment against
+  the chosen one (there is nothing to draw otherwise); in the reference data
+  every pair was judged, so this changes nothing there.
+
+``rate_pair`` is one game in plain Python; ``trueskill_runs`` runs many runs
+at once in the numba kernel (:mod:`geceval.human.trueskill_kernel`, ~45 ns a
+game and run; docs/benchmarks.md). Rank ranges and clusters over the runs are
+:mod:`geceval.human.system_ranking`'s.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
 
 import numpy as np
 
-from geceval.judgments import PairwiseJudgment, RankingJudgment
+from geceval.human.pairs import PairData, run_rng
+from geceval.progress import ProgressFn, no_progress
 
 MU = 0.0
 SIGMA = 0.5
 DRAW_PROBABILITY = 0.25
-BLOCK = 256
-"""The numpy engine's iterations per block of pre-drawn random numbers (memory: runs x BLOCK x 2 doubles)."""
+KERNEL_BATCH = 64
+"""Runs advanced together by the kernel: the batch's state (systems x runs) stays in L1."""
+KERNEL_BLOCK = 4096
+"""Iterations per kernel call: the uniforms drawn for it (batch x block x 2 doubles, 4 MB), and the
+progress reports between calls."""
 
 _SQRT2 = math.sqrt(2)
 _INV_SQRT_2PI = 1 / math.sqrt(2 * math.pi)
-TWO_SQRT2 = 2 * _SQRT2
-LOG_HALF_EXP = 1.26551223 + math.log(2.0)
-LOG_SQRT_2PI = math.log(math.sqrt(2 * math.pi))
 
 
 # --- the trueskill package's default statistics backend, written from Numerical Recipes -----------------
@@ -44,45 +71,6 @@ ERFC_FIT = (
     1.00002368,
 )
 """Numerical Recipes' erfc fit, highest power first (the exponent adds -z² - 1.26551223 + t * poly)."""
-
-
-# --- the exponential of the lockstep engines ---------------------------------------------------------------
-
-LOG2E = 1.4426950408889634
-LN2_HI = 6.93147180369123816490e-01  # fdlibm's split of ln 2: k * LN2_HI is exact for |k| < 2**20
-LN2_LO = 1.90821492927058770002e-10
-EXP_LO, EXP_HI = -708.0, 709.0
-EXP_COEFS = tuple(1.0 / math.factorial(n) for n in range(13))
-
-
-def lockstep_exp(x: np.ndarray) -> np.ndarray:
-    """exp for the lockstep engines, the same operations in numpy and in the numba kernel.
-
-    Written out rather than taken from numpy or libm so that the two engines
-    agree bit for bit (numpy's exp, SIMD on AVX-512 machines, and libm's differ
-    in the last bit for ~5% of arguments), and so do machines with different
-    SIMD: ``x = k ln2 + r`` with ``|r| <= ln2/2``, a degree-12 Taylor
-    polynomial of exp(r) in Horner form, times 2**k built from its bits.
-    Within 3 ulp of ``math.exp`` on [-708, 709]; 0 below -708 (libm gives
-    subnormals down to -745), inf above 709.
-    """
-    xc = np.clip(x, EXP_LO, EXP_HI)
-    k = xc * LOG2E
-    k += 0.5
-    np.floor(k, out=k)
-    r = xc - k * LN2_HI
-    r -= k * LN2_LO
-    p = np.full_like(r, EXP_COEFS[12])
-    for coef in EXP_COEFS[11::-1]:
-        p *= r
-        p += coef
-    scale = k.astype(np.int64)
-    scale += 1023
-    scale <<= 52  # the bits of the float64 2**k
-    p *= scale.view(np.float64)
-    p[x < EXP_LO] = 0.0
-    p[x > EXP_HI] = np.inf
-    return p
 
 
 def erfc(x: float) -> float:
@@ -172,121 +160,59 @@ def rate_pair(
     return mu1, math.sqrt(var1), mu2, math.sqrt(var2)
 
 
-# --- data preparation --------------------------------------------------------------------------------------
+# --- many runs at once: the numba kernel -------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class PairData:
-    """Pairwise judgments integer-encoded: systems in Python string order, outcomes per ordered pair.
+def load_kernel() -> None:
+    """Compile the kernel, or load it from numba's cache (a Celery worker does this when it starts)."""
+    from geceval.human import trueskill_kernel
 
-    ``outcomes[offsets[q]:offsets[q] + counts[q]]`` are the judgments of the
-    ordered pair ``q = i * S + j`` seen from system i (+1 win, -1 loss, 0 tie);
-    each judgment appears under (i, j) and (j, i).
+    trueskill_kernel.warm_up()
+
+
+def trueskill_runs(
+    data: PairData, runs: Sequence[int], seed: int, *, progress: ProgressFn = no_progress
+) -> tuple[np.ndarray, np.ndarray]:
+    """Final (mu, sigma) of each listed run, arrays of shape (len(runs), systems).
+
+    Run ``r`` draws from ``run_rng(seed, r)`` only, so its result does not depend on
+    which other runs share its batch. ``progress`` counts iterations (28,147 for the
+    gec-ranking judgments), in the kernel's blocks.
     """
+    from geceval.human.trueskill_kernel import games  # numba's import (~0.3 CPU-s) only when a run starts
 
-    systems: tuple[str, ...]
-    judgments: int
-    winner_loser: np.ndarray  # per judgment: i * S + j when i beat j, -1 for a tie (Expected Wins)
-    offsets: np.ndarray
-    counts: np.ndarray
-    outcomes: np.ndarray
-
-    @property
-    def size(self) -> int:
-        return len(self.systems)
-
-    def to_dict(self) -> dict:
-        """A JSON-able form (integers only) that ``from_dict`` turns back into equal arrays."""
-        return {
-            "systems": list(self.systems),
-            "judgments": self.judgments,
-            "winner_loser": self.winner_loser.tolist(),
-            "offsets": self.offsets.tolist(),
-            "counts": self.counts.tolist(),
-            "outcomes": self.outcomes.astype(np.int64).tolist(),
-        }
-
-    @classmethod
-    def from_dict(cls, data: dict) -> PairData:
-        return cls(
-            systems=tuple(data["systems"]),
-            judgments=int(data["judgments"]),
-            winner_loser=np.asarray(data["winner_loser"], dtype=np.int64),
-            offsets=np.asarray(data["offsets"], dtype=np.int64),
-            counts=np.asarray(data["counts"], dtype=np.int64),
-            outcomes=np.asarray(data["outcomes"], dtype=np.float64),
-        )
-
-
-def prepare(judgments: Sequence[PairwiseJudgment]) -> PairData:
-    """Encode pairwise judgments (self-pairs and skipped ranks are ignored, as in ``expand_pairwise``)."""
-    usable = [j for j in judgments if j.sys1 != j.sys2 and j.rank1 >= 1 and j.rank2 >= 1]
-    return _encode(
-        [j.sys1 for j in usable],
-        [j.sys2 for j in usable],
-        np.array([j.outcome for j in usable], dtype=np.int64),
-    )
-
-
-def prepare_rankings(rankings: Iterable[RankingJudgment]) -> PairData:
-    """``prepare(expand_pairwise(rankings))`` without building the pair objects (~half the time:
-    the command line reads 28,146 pairs this way)."""
-    sys1: list[str] = []
-    sys2: list[str] = []
-    rank1: list[int] = []
-    rank2: list[int] = []
-    for ranking in rankings:
-        entries = ranking.entries
-        for i, (first, r1) in enumerate(entries):
-            if r1 < 1:  # skipped (or invalid): in no pair
-                continue
-            for second, r2 in entries[i + 1 :]:  # the pairs of itertools.combinations, in its order
-                if r2 >= 1 and first != second:
-                    sys1.append(first)
-                    sys2.append(second)
-                    rank1.append(r1)
-                    rank2.append(r2)
-    # +1 when sys1 ranks better (lower), as PairwiseJudgment.outcome
-    outcome = np.sign(np.array(rank2, dtype=np.int64) - np.array(rank1, dtype=np.int64))
-    return _encode(sys1, sys2, outcome)
-
-
-def _encode(sys1: list[str], sys2: list[str], outcome: np.ndarray) -> PairData:
-    """PairData of usable pairs given as columns (outcome +1/-1/0 from sys1's view)."""
-    if not sys1:
-        raise ValueError("no usable pairwise judgments (need two different systems with ranks >= 1)")
-    systems = tuple(sorted(set(sys1) | set(sys2)))
-    index = {name: i for i, name in enumerate(systems)}
-    first = np.array([index[s] for s in sys1], dtype=np.int64)
-    second = np.array([index[s] for s in sys2], dtype=np.int64)
-    return prepare_indices(systems, first, second, outcome)
-
-
-def prepare_indices(
-    systems: tuple[str, ...], first: np.ndarray, second: np.ndarray, outcome: np.ndarray
-) -> PairData:
-    """PairData of usable pairs given as int64 indices into ``systems`` (sorted names) and outcomes
-    (+1/-1/0 from ``first``'s view): what ``prepare`` builds, for callers that hold arrays already."""
-    size = len(systems)
-    winner_loser = np.where(
-        outcome > 0, first * size + second, np.where(outcome < 0, second * size + first, -1)
-    )
-    # every judgment under both orientations, stably grouped by ordered pair
-    q = np.concatenate([first * size + second, second * size + first])
-    seen = np.concatenate([outcome, -outcome])
-    order = np.argsort(q, kind="stable")
-    counts = np.bincount(q, minlength=size * size)
-    offsets = np.concatenate([[0], np.cumsum(counts)[:-1]])
-    return PairData(
-        systems=systems,
-        judgments=len(first),
-        winner_loser=winner_loser.astype(np.int64),
-        offsets=offsets.astype(np.int64),
-        counts=counts.astype(np.int64),
-        outcomes=seen[order].astype(np.float64),
-    )
-
-
-def run_rng(seed: int, run: int) -> np.random.Generator:
-    """The random stream of one run: independent of every other run and of how runs are batched."""
-    return np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(run,)))
+    run_ids = [int(r) for r in runs]
+    size, n_runs, iterations = data.size, len(run_ids), data.judgments + 1
+    mu = np.full((size, n_runs), MU)
+    var = np.full((size, n_runs), SIGMA * SIGMA)
+    if not run_ids:
+        return mu.T.copy(), np.sqrt(var.T)
+    beta = reference_beta(data.judgments)
+    margin = draw_margin(DRAW_PROBABILITY, beta)
+    allowed = (data.counts > 0).astype(np.float64)
+    complete = bool(np.all(allowed.reshape(size, size) + np.eye(size) > 0))
+    countsf, offsets = data.counts.astype(np.float64), data.offsets.astype(np.uint64)
+    outcomes = data.outcomes.astype(np.int8)  # -1/0/+1: 8x less memory for the random draws
+    progress(0, iterations)
+    for start in range(0, n_runs, KERNEL_BATCH):
+        batch = slice(start, min(start + KERNEL_BATCH, n_runs))
+        generators = [run_rng(seed, r) for r in run_ids[batch]]
+        b_mu, b_var = np.ascontiguousarray(mu[:, batch]), np.ascontiguousarray(var[:, batch])
+        b_emu = np.exp(b_mu)
+        b_enmu = 1.0 / b_emu
+        drawn = np.empty((len(generators), KERNEL_BLOCK, 2))
+        for first in range(0, iterations, KERNEL_BLOCK):
+            steps = min(KERNEL_BLOCK, iterations - first)
+            for k, generator in enumerate(generators):
+                generator.random(out=drawn[k, :steps])
+            uniforms = np.ascontiguousarray(drawn[:, :steps].transpose(1, 2, 0))  # (steps, 2, runs)
+            ok = games(
+                b_mu, b_var, b_emu, b_enmu, uniforms, offsets, countsf, outcomes, allowed, complete,
+                2 * beta * beta, margin,
+            )  # fmt: skip
+            if not ok:
+                raise FloatingPointError("TrueSkill update underflows (cdf difference 0)")
+            done = start * iterations + (first + steps) * (batch.stop - start)
+            progress(done // n_runs, iterations)
+        mu[:, batch], var[:, batch] = b_mu, b_var
+    return mu.T.copy(), np.sqrt(var.T)

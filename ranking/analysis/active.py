@@ -17,8 +17,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from geceval.human.pairs import prepare
+from geceval.human.trueskill import MU, SIGMA, trueskill_runs
 from geceval.judgments import PairwiseJudgment
-from geceval.ranking import MU, SIGMA, prepare, trueskill_runs
 
 
 def system_estimates(pairs: Sequence[PairwiseJudgment], systems: Sequence[str], *, seed: int = 0) -> dict:

@@ -14,12 +14,12 @@ import numpy as np
 from geceval import prws
 from geceval.agreement import group_agreement
 from geceval.ensemble import ScorerFeatures, TrainingRow, component_versions, cross_validate, fit, matrix
+from geceval.human.system_ranking import rank
 from geceval.joins import min_share, require_share, system_join
 from geceval.judgments import PairwiseJudgment, PrwsRating, RankingJudgment, expand_pairwise
 from geceval.metaeval import hybrid_systems, system_correlations, williams_test
 from geceval.progress import ProgressFn, no_progress
 from geceval.prws import system_means
-from geceval.ranking import rank
 from ranking.analysis.metrics import CacheStore, metric_scorer
 
 # --------------------------------------------------------------------------- ranking input

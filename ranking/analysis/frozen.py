@@ -18,8 +18,8 @@ import numpy as np
 from django.db import connection
 
 from geceval.agreement import kappa_from_table
+from geceval.human.pairs import PairData, prepare_indices
 from geceval.judgments import PairwiseJudgment
-from geceval.ranking import PairData, prepare_indices
 from ranking.analysis import compute
 from ranking.analysis.models import ChunkPhase, RunChunk
 from ranking.models import Campaign, ImportedEntry
@@ -53,7 +53,7 @@ def pair_data_from_bytes(blob: bytes | memoryview) -> PairData:
 def prepare_arrays(
     systems: tuple[str, ...], first: np.ndarray, second: np.ndarray, outcome: np.ndarray
 ) -> PairData:
-    """``geceval.ranking.prepare`` on arrays (system indices into ``systems``, sorted names; usable pairs only)."""
+    """``geceval.human.pairs.prepare`` on arrays (system indices into ``systems``, sorted names; usable pairs only)."""
     return prepare_indices(systems, first, second, outcome)
 
 

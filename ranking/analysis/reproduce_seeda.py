@@ -10,7 +10,7 @@ outputs by spaces), ``outputs/all/<SYSTEM>.txt`` (one line per CoNLL-14 test sen
 
 Computed directly with geceval (no database: every input is a file): the readers
 (:func:`geceval.judgments.read_appraise_xml_keyed` with ``src_id_base=1``), the rankers
-(:func:`geceval.ranking.rank`), the scorers and :mod:`geceval.metaeval_2024`; joins of judged
+(:func:`geceval.human.system_ranking.rank`), the scorers and :mod:`geceval.metaeval_2024`; joins of judged
 systems and pairs refuse under 90% matched (:mod:`geceval.joins`). One :class:`SeedaRow` per cell:
 
 - ``human``: our TrueSkill and Expected Wins from each judgments file beside the release's files;
@@ -39,10 +39,10 @@ from geceval.formats.m2 import read_m2
 from geceval.formats.text import read_lines
 from geceval.gleu import gleu_plus
 from geceval.gotoscorer import gotoscorer, gotoscorer_sentences
+from geceval.human.system_ranking import rank
 from geceval.judgments import PairwiseJudgment, expand_pairwise, read_appraise_xml_keyed
 from geceval.m2 import score_candidates, sentence_candidates
 from geceval.metaeval import sentence_agreement
-from geceval.ranking import rank
 from geceval.sent_metrics import mean, sent_errant_scores
 from ranking.analysis import seeda_published as pub
 

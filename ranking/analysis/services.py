@@ -10,7 +10,7 @@ Life of a run (statuses in ``RunStatus``):
    (disjoint run indices) and one ``task_run_chunk`` per chunk; other kinds
    compute at once and finish.
 3. ``run_chunk_execute`` claims a chunk (pending -> running), runs
-   ``geceval.ranking.run_chunk`` on the frozen pairs and stores its
+   ``geceval.human.system_ranking.run_chunk`` on the frozen pairs and stores its
    ``ChunkResult``; the chunk that finds every chunk done calls
    ``analysis_run_merge``, which claims the run (running -> merging) and writes
    the result rows (unique per run and system) in one transaction.
@@ -39,8 +39,9 @@ from django.db.models import F, Q, Sum
 from django.utils import timezone
 
 from annotate.tasking import task_send
+from geceval.human.pairs import PairData, prepare
+from geceval.human.system_ranking import ChunkResult, merge, run_chunk
 from geceval.prws import reliability_samples
-from geceval.ranking import ChunkResult, PairData, merge, prepare, run_chunk
 from ranking.analysis import compute, frozen, inputs, parts, prws_parts, sentence_meta
 from ranking.analysis.models import (
     AnalysisKind,

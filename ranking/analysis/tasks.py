@@ -8,7 +8,7 @@ from __future__ import annotations
 from celery import shared_task
 from celery.signals import worker_process_init
 
-from geceval.ranking_lockstep import KERNEL_AVAILABLE, kernel
+from geceval.human.trueskill import load_kernel
 from ranking.analysis import services
 
 
@@ -16,8 +16,7 @@ from ranking.analysis import services
 def warm_trueskill_kernel(**_kwargs) -> None:
     """Load TrueSkill's compiled kernel when a worker process starts (numba's import and its cached
     kernel, ~0.4 CPU-s), so that no chunk of a run pays for it."""
-    if KERNEL_AVAILABLE:
-        kernel()
+    load_kernel()
 
 
 @shared_task(name="ranking.analysis.tasks.task_run_start")

@@ -8,8 +8,8 @@ from collections import defaultdict
 from django.conf import settings
 
 from geceval.errors import GecInputError
+from geceval.human.system_ranking import rank
 from geceval.judgments import expand_pairwise
-from geceval.ranking import rank
 from ranking.models import Campaign
 from ranking.protocols.base import CandidateScore, Protocol, whole
 from ranking.rankings import campaign_rankings
@@ -44,7 +44,7 @@ class RelativeRanking(Protocol):
         return (first > second) - (first < second)
 
     def live_scores(self, campaign: Campaign, wanted: dict) -> dict[int, dict]:
-        """TrueSkill as the papers ran it (geceval.ranking), on the pairwise expansion of the valid rankings."""
+        """TrueSkill as the papers ran it (geceval.human.system_ranking), on the pairwise expansion of the valid rankings."""
         pairs = expand_pairwise(campaign_rankings(campaign))
         if not pairs:
             return {}

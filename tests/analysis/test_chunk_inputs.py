@@ -10,8 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from geceval.human.pairs import prepare
+from geceval.human.system_ranking import rank
 from geceval.judgments import expand_pairwise
-from geceval.ranking import prepare, rank
 from ranking.analysis import compute, services
 from ranking.analysis.models import RunInput, RunStatus
 from tests.factories import ranking_campaign
@@ -77,10 +78,10 @@ def test_a_worker_process_loads_the_trueskill_kernel_when_it_starts():
         "import django; django.setup()\n"
         "from celery.signals import worker_process_init\n"
         "import ranking.analysis.tasks\n"
-        "from geceval import ranking_kernel\n"
-        "assert not ranking_kernel.games.overloads\n"
+        "from geceval.human import trueskill_kernel\n"
+        "assert not trueskill_kernel.games.overloads\n"
         "worker_process_init.send(sender=None)\n"
-        "assert ranking_kernel.games.overloads\n"
+        "assert trueskill_kernel.games.overloads\n"
         "print('loaded')\n"
     )
     done = subprocess.run(

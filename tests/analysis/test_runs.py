@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from geceval.human.system_ranking import rank
 from geceval.judgments import expand_pairwise
-from geceval.ranking import rank
 from ranking.analysis import services
 from ranking.analysis.models import AnalysisRun, RunChunk, RunStatus, SystemRankResult
 from tests.factories import ranking_campaign

@@ -229,11 +229,11 @@ def _result_from_stats(
         mean, std = scores[0], 0.0
     else:
         # numpy's digits (pairwise sums), as the reference script printed them
-        mean, std = np_mean(scores), np_std(scores)
+        mean, std = float(np_mean(scores)), float(np_std(scores))
     sentence_scores = None
     if sentence:
         sentence_scores = [
-            np_mean([gleu_from_stats(row, smooth=True) for row in per_ref]) for per_ref in stats
+            float(np_mean([gleu_from_stats(row, smooth=True) for row in per_ref])) for per_ref in stats
         ]
     return GleuResult(
         score=mean,
@@ -320,7 +320,7 @@ def gleu_human_bound(
     for i, ref in enumerate(references):
         others = [r for j, r in enumerate(references) if j != i]
         per_ref.append(gleu_plus(source, others, ref, iterations=iterations).score)
-    return np_mean(per_ref), per_ref
+    return float(np_mean(per_ref)), per_ref
 
 
 # --------------------------------------------------------------------------- command line

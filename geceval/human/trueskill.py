@@ -28,7 +28,7 @@ GEC papers; details in REFERENCE_FIGURES.md "TrueSkill ranking").
   every pair was judged, so this changes nothing there.
 
 ``rate_pair`` is one game in plain Python; ``trueskill_runs`` runs many runs
-at once in the numba kernel (:mod:`geceval.human.trueskill_kernel`, ~45 ns a
+at once in the numba kernel (:mod:`geceval.human.trueskill_kernel`, ~70 ns a
 game and run; docs/benchmarks.md). Rank ranges and clusters over the runs are
 :mod:`geceval.human.system_ranking`'s.
 """

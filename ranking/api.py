@@ -78,6 +78,7 @@ class CampaignSerializer(serializers.ModelSerializer):
             "speed_rule",
             "speed_base_seconds",
             "speed_seconds_per_word",
+            "pilot_hold",
             "trap_threshold",
             "trap_min_seen",
             "exclude_by_pass_rate",
@@ -155,6 +156,11 @@ class CampaignCreateSerializer(serializers.Serializer):
         default=True, help_text="a screen faster than its minimum is a failed trap; a HIT under half is held"
     )
     speed_base_seconds = serializers.FloatField(min_value=0, max_value=600, default=2.0)
+    pilot_hold = serializers.BooleanField(
+        default=True,
+        help_text="hold a worker whose first HIT has near-constant answers or screens under the minimum "
+        "until their evidence clears or you decide",
+    )
     speed_seconds_per_word = serializers.FloatField(min_value=0, max_value=10, default=0.05)
     repeat_rate = serializers.FloatField(
         min_value=0,

@@ -151,6 +151,13 @@ class CampaignForm(forms.Form):
         help_text="A screen answered faster than its minimum plausible time (below) counts as a failed trap; "
         "a HIT finished in under half its screens' minimum is held until you release it.",
     )
+    pilot_hold = forms.BooleanField(
+        required=False,
+        initial=True,
+        label="Hold a worker whose first HIT looks scripted",
+        help_text="Near-constant answers, or a quarter of the screens under their minimum time, in a "
+        "worker's first HIT: their HITs are held (counted nowhere) until their traps clear them or you decide.",
+    )
     speed_base_seconds = forms.FloatField(
         min_value=0, max_value=600, initial=2.0, required=False, label="Minimum seconds per screen"
     )

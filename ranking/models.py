@@ -164,6 +164,12 @@ class Campaign(models.Model):
         "finished in under half its screens' minimum is held (on for campaigns made on the form or the API)",
     )
     speed_base_seconds = models.FloatField(default=2.0, help_text="speed rule: seconds every screen needs")
+    # The pilot check (issue 40, services.holds): a worker whose first HIT looks scripted is held.
+    pilot_hold = models.BooleanField(
+        default=False,
+        help_text="a worker whose first HIT has near-constant answers or screens under the minimum time is "
+        "held until their evidence clears or the researcher decides (on for campaigns made on the form or the API)",
+    )
     speed_seconds_per_word = models.FloatField(
         default=0.05, help_text="speed rule: seconds more per word shown (the source and every candidate)"
     )

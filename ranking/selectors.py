@@ -216,6 +216,8 @@ class WorkerRow:
     flat_reason: str = ""
     score_spread: float | None = None
     position_rho: float | None = None
+    pilot_doubt: str = ""
+    """Why the pilot check holds the worker's HITs (issue 40; "" : it does not)."""
     reasons: tuple[str, ...] = ()
     """The campaign's chosen rules the worker breaks (why they are excluded, the override aside)."""
 
@@ -223,6 +225,11 @@ class WorkerRow:
     def suspicious_time(self) -> int:
         """Screens too fast or without a server time (a missing or forged stamp)."""
         return self.too_fast + self.no_server_time
+
+
+def campaign_pilot_held_count(campaign: Campaign) -> int:
+    """Workers whose HITs the pilot check holds now (issue 40)."""
+    return WorkerRecord.objects.filter(campaign=campaign).exclude(pilot_doubt="").count()
 
 
 def campaign_worker_list(campaign: Campaign) -> QuerySet:
@@ -295,6 +302,7 @@ _EVIDENCE_FIELDS = (
     "flat_reason",
     "score_spread",
     "position_rho",
+    "pilot_doubt",
 )
 
 

@@ -32,6 +32,7 @@ from ranking.selectors import (
     campaign_held_assignments,
     campaign_list_for,
     campaign_member_list_for,
+    campaign_pilot_held_count,
     campaign_progress,
     campaign_results,
     campaign_work_progress_for,
@@ -97,6 +98,7 @@ def campaign_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "status_explained": STATUS_EXPLAINED[campaign.status],
         "progress": campaign_progress(campaign),
         "held": list(campaign_held_assignments(campaign)[:200]),
+        "pilot_held": campaign_pilot_held_count(campaign),
         "results": campaign_results(campaign),
         "workers": paginate(
             request,

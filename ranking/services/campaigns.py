@@ -62,6 +62,7 @@ CAMPAIGN_OPTIONS = (
     "speed_rule",
     "speed_base_seconds",
     "speed_seconds_per_word",
+    "pilot_hold",
     "preview_line",
 )
 """The optional keyword arguments of ``campaign_create``, as forms and the API name them."""
@@ -89,6 +90,10 @@ def campaign_options(data: dict) -> dict:
             options[key] = recommended if design == TrapDesign.HIDDEN else 0.0
     if options.get("speed_rule") is None:  # issue 35: speed is evidence unless the researcher says no
         options["speed_rule"] = True
+    if (
+        options.get("pilot_hold") is None
+    ):  # issue 40: a pilot holds an obvious bot unless the researcher says no
+        options["pilot_hold"] = True
     for key in ("speed_base_seconds", "speed_seconds_per_word"):  # blank: the model's default
         if options.get(key) is None:
             options.pop(key, None)
@@ -126,6 +131,7 @@ def campaign_create(
     speed_rule: bool = False,
     speed_base_seconds: float = 2.0,
     speed_seconds_per_word: float = 0.05,
+    pilot_hold: bool = False,
     reward_per_hit: Decimal | float = 0,
     budget: Decimal | float | None = None,
     instructions: str = "",
@@ -146,7 +152,7 @@ def campaign_create(
     share ``trap_rate`` of sentences show the Source+error text beside the source, unless it equals an
     output). ``trap_error_types`` (empty: all), ``trap_errors`` (None: 1 or 2): what a generated trap
     adds; ``trap_secret`` (tests only): the traps' secret. ``speed_rule`` (``services.holds``): off here
-    like trap rates, on from the form and API. ``preview_line``: the corpus line (from 1) a preview shows
+    like trap rates, on from the form and API; so is ``pilot_hold`` (the pilot check, issue 40). ``preview_line``: the corpus line (from 1) a preview shows
     (``ranking.preview``), not judged. ``status``: active here; the form and the API pass ``draft``."""
     if status not in (CampaignStatus.DRAFT, CampaignStatus.ACTIVE, CampaignStatus.PILOT):
         raise GecInputError("a new campaign is a draft, a pilot or active")
@@ -183,6 +189,7 @@ _ROW_FIELDS = (
     *("trap_system", "trap_rate", "trap_margin", "trap_min_drop", "repeat_rate", "trap_threshold"),
     *("trap_min_seen", "min_seconds", "instructions", "seed", "qualification", "active_selection"),
     *("show_changes", "created_by", "status", "speed_rule", "speed_base_seconds", "speed_seconds_per_word"),
+    "pilot_hold",
 )
 """``campaign_create``'s arguments stored as given."""
 

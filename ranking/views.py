@@ -52,6 +52,7 @@ from ranking.services import (
     worker_override_set,
 )
 from ranking.services.assignments import assignment_screen_and_progress
+from ranking.services.campaign_checks import campaign_sample
 from ranking.services.campaigns import screen_draw_active
 from ranking.services.gold import (
     gold_assignment,
@@ -99,6 +100,7 @@ def campaign_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "progress": campaign_progress(campaign),
         "held": list(campaign_held_assignments(campaign)[:200]),
         "pilot_held": campaign_pilot_held_count(campaign),
+        "sample": campaign_sample(campaign).describe(),
         "results": campaign_results(campaign),
         "workers": paginate(
             request,

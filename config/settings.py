@@ -90,6 +90,7 @@ MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "config.security.DatabaseUnavailableMiddleware",
     "config.security.ContentSecurityPolicyMiddleware",
+    "config.uploads.UploadTooLargeMiddleware",  # outside whatever reads a body: a 413 page, DEBUG or not
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",

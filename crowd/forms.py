@@ -45,7 +45,7 @@ class CrowdSettingsForm(forms.ModelForm):
         help_texts = {
             "consent_text": "Shown before the first task; workers must agree.",
             "completion_code": "",
-            "hits_per_visit": "",
+            "hits_per_visit": "Empty: invite links until no work is left, Prolific one HIT (MTurk is always one).",
             "fee_percent": "On rewards and bonuses (e.g. MTurk 20, Prolific 33.3).",
             "min_hourly_wage": "Empty: the site default.",
             "shared_network": "Everyone comes from one address: the two limits above are off; instead a "

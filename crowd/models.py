@@ -63,7 +63,11 @@ class CrowdSettings(models.Model):
         "study (empty: Prolific work stays held until set, or released by the researcher)",
     )
     hits_per_visit = models.PositiveSmallIntegerField(
-        default=1, help_text="HITs before the end page; 0 = no limit"
+        null=True,
+        blank=True,
+        default=None,
+        help_text="HITs before the end page; 0 = no limit; empty: the platform's default (invite links: no "
+        "limit, Prolific: 1; MTurk is always 1): crowd.services.sessions.visit_hit_limit",
     )
     fee_percent = models.DecimalField(
         max_digits=5, decimal_places=2, default=0, help_text="platform fee on rewards and bonuses"

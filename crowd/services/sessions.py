@@ -85,6 +85,18 @@ def crowd_settings_for(campaign: Campaign) -> CrowdSettings:
     return found or CrowdSettings(campaign=campaign)
 
 
+def visit_hit_limit(crowd: CrowdSettings, platform: str) -> int:
+    """HITs a visit takes before its end page (0: until no work is left). MTurk: one (an MTurk
+    assignment is one of our HITs); otherwise the campaign's setting, or when unset the platform's
+    default (issue 40): an invite visit goes on until no work is left (a lab or a class session, where
+    ending after one HIT stopped every student), a Prolific one takes one HIT."""
+    if platform == Platform.MTURK:
+        return 1
+    if crowd.hits_per_visit is not None:
+        return crowd.hits_per_visit
+    return 0 if platform == Platform.INVITE else 1
+
+
 def address_limits(crowd: CrowdSettings) -> tuple[int, int]:
     """The per-address limits in force (issue 40): (live HITs one address holds at once, new people a
     reusable link admits from one address a day); the campaign's, else the server's defaults
@@ -303,7 +315,7 @@ def session_assignment(*, session: CrowdSession, address: str = "") -> Assignmen
     with ``session.foreign`` set when the worker's live HIT belongs to another of their sessions.
 
     MTurk sessions end after one HIT (one MTurk assignment = one of ours);
-    others after ``hits_per_visit`` HITs (0 = until no work is left). ``address``: the client's,
+    others after ``visit_hit_limit`` HITs (0 = until no work is left). ``address``: the client's,
     for the limit of live HITs per address (``LIVE_ASSIGNMENTS_PER_ADDRESS``).
     """
     if session.finished:
@@ -311,7 +323,7 @@ def session_assignment(*, session: CrowdSession, address: str = "") -> Assignmen
     current = session.assignments.filter(status=AssignmentStatus.ACTIVE).select_related("hit").first()
     if current is not None:
         return current
-    limit = 1 if session.platform == Platform.MTURK else crowd_settings_for(session.campaign).hits_per_visit
+    limit = visit_hit_limit(crowd_settings_for(session.campaign), session.platform)
     if limit and session_hits_done(session) >= limit:
         session_finish(session=session, outcome=Outcome.COMPLETED)
         return None

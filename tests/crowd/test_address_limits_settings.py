@@ -9,7 +9,7 @@ from django.test import Client
 from django.urls import reverse
 
 from crowd.models import CrowdSession, CrowdSettings, CrowdWorker
-from crowd.services.sessions import address_limits, invite_links_create
+from crowd.services.sessions import address_limits, invite_links_create, visit_hit_limit
 from ranking.models import Assignment, AssignmentStatus
 from tests.factories import crowd_campaign
 
@@ -127,3 +127,41 @@ def test_the_crowd_page_says_which_limits_apply_and_what_they_protect_against(ma
     assert (crowd.shared_network, crowd.seats) == (True, 25)
     page = client.get(url).content.decode()
     assert "a reusable link admits at most <strong>25</strong> people in all, one per browser" in page
+
+
+def test_an_invite_visit_goes_on_until_no_work_is_left_unless_the_campaign_says_otherwise(server_defaults):
+    """The finding: an invite visit ended after one HIT by default."""
+    _, _, campaign = crowd_campaign(judgments_per_item=1, hits_per_visit=None)  # 2 HITs, one slot each
+    crowd = CrowdSettings.objects.get(campaign=campaign)
+    assert (
+        visit_hit_limit(crowd, "invite"),
+        visit_hit_limit(crowd, "prolific"),
+        visit_hit_limit(crowd, "mturk"),
+    ) == (
+        0,
+        1,
+        1,
+    )
+    _crowd(campaign, hits_per_visit=3)
+    crowd.refresh_from_db()
+    assert (
+        visit_hit_limit(crowd, "invite"),
+        visit_hit_limit(crowd, "prolific"),
+        visit_hit_limit(crowd, "mturk"),
+    ) == (
+        3,
+        3,
+        1,
+    )
+    _crowd(campaign, hits_per_visit=None)
+    (invite,) = invite_links_create(campaign=campaign, count=1)
+    client = Client()
+    status, page = _visit(client, invite)
+    assert status == 302 and _working(page)
+    url = reverse("crowd-invite", args=[invite.code])
+    session = CrowdSession.objects.get()
+    assignment = session.assignments.get()
+    Assignment.objects.filter(pk=assignment.pk).update(status=AssignmentStatus.SUBMITTED)
+    work_url = client.get(url, REMOTE_ADDR=ROOM)["Location"]
+    after = client.get(work_url + "?done=1", REMOTE_ADDR=ROOM).content.decode()
+    assert "HIT complete: thank you! You have finished 1 HIT." in after  # not the end page: more work

@@ -170,3 +170,19 @@ def test_the_campaign_page_says_in_words_what_the_pilot_check_holds(client):
     assert 'Held by it now: <span id="pilot-held">1</span> worker.' in page
     assert "this campaign has no traps, so only you can clear them" in page
     assert "pilot check: near-constant answers in the first HIT" in page
+
+
+def test_the_analysis_page_says_how_many_judged_screens_the_exports_leave_out(client):
+    researcher, _, campaign = _pilot_campaign()
+    work(campaign, _user("flat-bot"), scores=constant_score, seconds=careful_seconds)  # held: 2 screens
+    careful = _user("careful")
+    assignment = assignment_request(campaign=campaign, worker=careful)  # one screen judged, HIT unfinished
+    screen = assignment_next_screen(assignment)
+    answers = {c.pk: CandidateScore(score=10 * (c.position + 1)) for c in screen.candidates.all()}
+    screen_submit(assignment=assignment, screen=screen, worker=careful, answers=answers, seconds=30.0)
+    client.force_login(researcher)
+    page = client.get(reverse("campaign-analysis", args=[campaign.pk])).content.decode()
+    assert (
+        "Left out now: <strong>1</strong> judged screen of HITs not finished yet, 2 of held HITs, "
+        "0 of excluded workers and 0 of HITs given back, expired or dropped." in page
+    )

@@ -90,7 +90,6 @@ MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "config.security.DatabaseUnavailableMiddleware",
     "config.security.ContentSecurityPolicyMiddleware",
-    "config.uploads.UploadTooLargeMiddleware",  # outside whatever reads a body: a 413 page, DEBUG or not
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -98,7 +97,8 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
-    "config.not_found.PlainNotFoundMiddleware",  # a worker's 404 is a plain page, DEBUG or not
+    # a worker's 404 is a plain page, and an upload past its bound the 413 page, DEBUG or not
+    "config.not_found.PlainNotFoundMiddleware",
 ]
 
 ROOT_URLCONF = "config.urls"

@@ -6,7 +6,7 @@ the upload handlers and counts every byte of every file part as it arrives; past
 ``UPLOAD_MAX_BYTES`` it raises ``UploadTooLarge``, and ``bad_request`` (the site's handler400)
 answers 413 with a page that says the limit, wherever the body was first read. With DEBUG on,
 Django answers with its technical page (status 400) instead, so the handler also marks the request and
-``UploadTooLargeMiddleware`` (outside every middleware that may read the body) turns that answer into the same 413 page (issue 40: a
+``too_large_instead`` (called by the innermost middleware, ``config.not_found``) turns that answer into the same 413 page (issue 40: a
 60 MB upload under ``make run``'s DEBUG=true showed Django's page). A request whose Content-Length is
 over the limit (plus room for the form's other fields) is refused before its body is read.
 
@@ -16,8 +16,6 @@ the resolved view: the URL is resolved before any middleware or view reads the b
 """
 
 from __future__ import annotations
-
-from collections.abc import Callable
 
 from django.conf import settings
 from django.core.exceptions import RequestDataTooBig
@@ -110,16 +108,13 @@ def bad_request(request: HttpRequest, exception: Exception | None = None) -> Htt
     return defaults.bad_request(request, exception)
 
 
-class UploadTooLargeMiddleware:
-    """Outside every middleware that may read the body (the CSRF check): a request whose upload passed its bound gets the 413 page whatever
-    answered it (with DEBUG on, Django's technical 400 page; with it off, ``bad_request`` already)."""
-
-    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
-        self.get_response = get_response
-
-    def __call__(self, request: HttpRequest) -> HttpResponse:
-        response = self.get_response(request)
-        setting = getattr(request, "upload_too_large", None)
-        if setting is not None and response.status_code != 413:
-            return too_large_response(setting)
-        return response
+def too_large_instead(request: HttpRequest, response: HttpResponse) -> HttpResponse:
+    """The 413 page for a request whose upload passed its bound, whatever answered it (with DEBUG on,
+    Django's technical 400 page; with it off, ``bad_request`` already). Called by the innermost
+    middleware (``config.not_found``), which every answer passes back through: a middleware of its own
+    would deepen every request's stack, and a JSON body nested 900 levels deep then overflowed the
+    parser's recursion (tests/hardening/test_api_fuzz.py)."""
+    setting = getattr(request, "upload_too_large", None)
+    if setting is not None and response.status_code != 413:
+        return too_large_response(setting)
+    return response

@@ -5,11 +5,13 @@ from django.contrib import messages
 from django.contrib.auth import login
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.template.defaultfilters import filesizeformat
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from annotate.decorators import researcher_required, site_researcher_required
 from annotate.first_account import FirstAccountForm, FirstAccountTaken, first_account_create, setup_open
+from annotate.formats.services import corpus_import_upload
 from annotate.forms import SYSTEM_TAGS, CorpusUploadForm, OutputsUploadForm, SystemTagsForm
 from annotate.jobs.runners import CORPUS, OUTPUTS
 from annotate.jobs.services import import_job_create, runs_in_background
@@ -50,6 +52,7 @@ def corpus_upload(request: HttpRequest) -> HttpResponse:
                 uploads=uploads,
                 params={
                     "name": data["name"],
+                    "format": data["format"],
                     "filenames": [u.name for u in uploads],
                     "domain": data["domain"],
                     "tokenized": data["tokenized"],
@@ -58,23 +61,33 @@ def corpus_upload(request: HttpRequest) -> HttpResponse:
                 },
             )
             return job_redirect(request, job)
+        common = {
+            "project": data["project"],
+            "name": data["name"],
+            "domain": data["domain"],
+            "tokenized": data["tokenized"],
+            "language": data["language"],
+            "description": data["description"],
+        }
         try:
-            corpus = corpus_import_text(
-                project=data["project"],
-                name=data["name"],
-                source=data["source"],
-                references=data["references"],
-                domain=data["domain"],
-                tokenized=data["tokenized"],
-                language=data["language"],
-                description=data["description"],
-            )
+            if data["format"] in ("text", "jfleg"):
+                corpus = corpus_import_text(source=data["source"], references=data["references"], **common)
+            else:
+                corpus = corpus_import_upload(
+                    fmt=data["format"],
+                    source=data["source"],
+                    others=data["references"],
+                    names=[u.name for u in data["references"]],
+                    **common,
+                )
         except GecInputError as exc:
             form.add_error(None, str(exc))
         else:
             messages.success(request, f"Imported {corpus.sentences.count()} sentences into {corpus.name}.")
             return redirect("corpus-detail", pk=corpus.pk)
-    return render(request, "annotate/corpus_upload.html", {"form": form}, status=400 if form.errors else 200)
+    limit = filesizeformat(settings.UPLOAD_MAX_BYTES).replace("\xa0", " ")
+    context = {"form": form, "upload_limit": limit}
+    return render(request, "annotate/corpus_upload.html", context, status=400 if form.errors else 200)
 
 
 @researcher_required

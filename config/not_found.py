@@ -5,7 +5,8 @@ on: URL patterns and the raised message ("no such assignment of yours"), which a
 never read. This middleware turns such an answer into templates/404.html for everyone but
 researchers and staff (who keep Django's page while developing). It leaves alone a 404 a view
 rendered on purpose (its own page) and the API's JSON. With DEBUG off Django's ``handler404``
-renders the same template."""
+renders the same template. Being the innermost middleware, it also turns any answer to an upload past
+its bound into the 413 page (``config.uploads.too_large_instead``; Django's DEBUG page otherwise)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 
 from annotate.roles import is_researcher
+from config.uploads import too_large_instead
 
 
 def plain_not_found(request: HttpRequest) -> HttpResponse:
@@ -33,7 +35,7 @@ class PlainNotFoundMiddleware:
         self.get_response = get_response
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
-        response = self.get_response(request)
+        response = too_large_instead(request, self.get_response(request))  # issue 40: DEBUG or not
         unresolved = getattr(request, "resolver_match", None) is None
         if response.status_code == 404 and unresolved and _for_a_worker(request):
             return plain_not_found(request)  # no URL matched: Django's page would list the patterns

@@ -97,7 +97,8 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
-    "config.not_found.PlainNotFoundMiddleware",  # a worker's 404 is a plain page, DEBUG or not
+    # a worker's 404 is a plain page, and an upload past its bound the 413 page, DEBUG or not
+    "config.not_found.PlainNotFoundMiddleware",
 ]
 
 ROOT_URLCONF = "config.urls"

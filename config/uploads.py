@@ -5,8 +5,10 @@ decides memory or disk: neither stops a 120 MB corpus. ``BoundedUploadHandler`` 
 the upload handlers and counts every byte of every file part as it arrives; past
 ``UPLOAD_MAX_BYTES`` it raises ``UploadTooLarge``, and ``bad_request`` (the site's handler400)
 answers 413 with a page that says the limit, wherever the body was first read. With DEBUG on,
-Django shows its technical page (status 400) instead. A request whose Content-Length is over the limit (plus room for the form's
-other fields) is refused before its body is read.
+Django answers with its technical page (status 400) instead, so the handler also marks the request and
+``too_large_instead`` (called by the innermost middleware, ``config.not_found``) turns that answer into the same 413 page (issue 40: a
+60 MB upload under ``make run``'s DEBUG=true showed Django's page). A request whose Content-Length is
+over the limit (plus room for the form's other fields) is refused before its body is read.
 
 A view marked with ``annotate.decorators.upload_bound("JUDGMENT_UPLOAD_MAX_BYTES")`` (the judgment
 import, whose large files stream) is bounded by that setting instead. The handler finds the mark on
@@ -63,14 +65,19 @@ class BoundedUploadHandler(FileUploadHandler):
     def handle_raw_input(self, input_data, META, content_length, boundary, encoding=None):
         self.total = 0
         if content_length and content_length > self.limit + FORM_ROOM:
-            raise UploadTooLarge(self.setting)
+            raise self._too_large()
         return None
 
     def receive_data_chunk(self, raw_data: bytes, start: int) -> bytes:
         self.total += len(raw_data)
         if self.total > self.limit:
-            raise UploadTooLarge(self.setting)
+            raise self._too_large()
         return raw_data  # the next handler (memory or temporary file) keeps it
+
+    def _too_large(self) -> UploadTooLarge:
+        if self.request is not None:
+            self.request.upload_too_large = self.setting  # for UploadTooLargeMiddleware
+        return UploadTooLarge(self.setting)
 
     def file_complete(self, file_size: int) -> None:
         return None
@@ -99,3 +106,15 @@ def bad_request(request: HttpRequest, exception: Exception | None = None) -> Htt
     if isinstance(exception, UploadTooLarge):
         return too_large_response(exception.setting)
     return defaults.bad_request(request, exception)
+
+
+def too_large_instead(request: HttpRequest, response: HttpResponse) -> HttpResponse:
+    """The 413 page for a request whose upload passed its bound, whatever answered it (with DEBUG on,
+    Django's technical 400 page; with it off, ``bad_request`` already). Called by the innermost
+    middleware (``config.not_found``), which every answer passes back through: a middleware of its own
+    would deepen every request's stack, and a JSON body nested 900 levels deep then overflowed the
+    parser's recursion (tests/hardening/test_api_fuzz.py)."""
+    setting = getattr(request, "upload_too_large", None)
+    if setting is not None and response.status_code != 413:
+        return too_large_response(setting)
+    return response

@@ -23,6 +23,10 @@ class CrowdSettingsForm(forms.ModelForm):
             "hits_per_visit",
             "fee_percent",
             "min_hourly_wage",
+            "live_per_address",
+            "identities_per_address_day",
+            "shared_network",
+            "seats",
         ]
         labels = {
             "consent_text": "Consent text",
@@ -33,15 +37,40 @@ class CrowdSettingsForm(forms.ModelForm):
             "hits_per_visit": "HITs per visit (0 = until no work is left)",
             "fee_percent": "Platform fee (%)",
             "min_hourly_wage": "Minimum hourly wage",
+            "live_per_address": "Live HITs per network address",
+            "identities_per_address_day": "New people per network address a day (reusable links)",
+            "shared_network": "Shared network (a lab, a classroom)",
+            "seats": "Seats of a reusable link (shared network)",
         }
         help_texts = {
             "consent_text": "Shown before the first task; workers must agree.",
             "completion_code": "",
-            "hits_per_visit": "",
+            "hits_per_visit": "Empty: invite links until no work is left, Prolific one HIT (MTurk is always one).",
             "fee_percent": "On rewards and bonuses (e.g. MTurk 20, Prolific 33.3).",
             "min_hourly_wage": "Empty: the site default.",
+            "shared_network": "Everyone comes from one address: the two limits above are off; instead a "
+            "reusable link admits at most the seats below, one person per browser.",
+            "seats": "People a reusable link admits in all (a browser that comes back keeps its place).",
         }
         widgets = {"consent_text": forms.Textarea(attrs={"rows": 5})}
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        # the server's defaults, named where the researcher may override them
+        self.fields["live_per_address"].help_text = (
+            "Stops one person from holding many HITs at once by opening the link again and again. "
+            f"Empty: the server default ({settings.LIVE_ASSIGNMENTS_PER_ADDRESS}); 0: no limit."
+        )
+        self.fields["identities_per_address_day"].help_text = (
+            "Stops one person from becoming many workers by dropping the link's cookie. "
+            f"Empty: the server default ({settings.INVITE_IDENTITIES_PER_ADDRESS_PER_DAY}); 0: no limit."
+        )
+
+    def clean(self):
+        data = super().clean()
+        if data.get("shared_network") and not data.get("seats"):
+            self.add_error("seats", "A shared network needs the number of seats (at least 1).")
+        return data
 
 
 class InviteForm(forms.Form):

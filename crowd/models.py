@@ -63,7 +63,11 @@ class CrowdSettings(models.Model):
         "study (empty: Prolific work stays held until set, or released by the researcher)",
     )
     hits_per_visit = models.PositiveSmallIntegerField(
-        default=1, help_text="HITs before the end page; 0 = no limit"
+        null=True,
+        blank=True,
+        default=None,
+        help_text="HITs before the end page; 0 = no limit; empty: the platform's default (invite links: no "
+        "limit, Prolific: 1; MTurk is always 1): crowd.services.sessions.visit_hit_limit",
     )
     fee_percent = models.DecimalField(
         max_digits=5, decimal_places=2, default=0, help_text="platform fee on rewards and bonuses"
@@ -72,13 +76,37 @@ class CrowdSettings(models.Model):
     mturk_qualification_type_id = models.CharField(
         max_length=64, blank=True, help_text="MTurk qualification granted to workers who passed our screening"
     )
+    # Issue 40: the per-address limits of issue 18 are the campaign's to see and set (the server's
+    # LIVE_ASSIGNMENTS_PER_ADDRESS and INVITE_IDENTITIES_PER_ADDRESS_PER_DAY are the defaults).
+    live_per_address = models.PositiveSmallIntegerField(
+        null=True,
+        blank=True,
+        help_text="live HITs one network address may hold at once (empty: the server default; 0: no limit)",
+    )
+    identities_per_address_day = models.PositiveSmallIntegerField(
+        null=True,
+        blank=True,
+        help_text="new people a reusable link admits from one network address a day (empty: the server "
+        "default; 0: no limit)",
+    )
+    shared_network = models.BooleanField(
+        default=False,
+        help_text="a lab or a classroom behind one address: the address limits are off, a reusable link "
+        "admits at most `seats` people, one per browser",
+    )
+    seats = models.PositiveIntegerField(
+        null=True, blank=True, help_text="shared network: people a reusable link admits in all"
+    )
 
     class Meta:
         verbose_name_plural = "crowd settings"
         constraints = [
             models.CheckConstraint(
+                condition=Q(shared_network=False) | Q(seats__gte=1), name="crowd_shared_network_has_seats"
+            ),
+            models.CheckConstraint(
                 condition=Q(fee_percent__gte=0) & Q(fee_percent__lte=100), name="crowd_fee_percent_0_100"
-            )
+            ),
         ]
 
     def __str__(self) -> str:

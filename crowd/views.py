@@ -28,7 +28,7 @@ from crowd.importing import judgments_import, judgments_parse
 from crowd.importing.background import JUDGMENTS
 from crowd.selectors import campaign_costs, invite_links, mturk_hits, platform_calls
 from crowd.services.mturk import sandbox_default
-from crowd.services.sessions import campaign_key, crowd_settings_for, invite_links_create
+from crowd.services.sessions import address_limits, campaign_key, crowd_settings_for, invite_links_create
 from crowd.views_requester import BonusForm, MturkPublishForm, MturkReviewForm, ProlificReviewForm
 from geceval.errors import GecInputError
 from geceval.formats.inputs import content_size
@@ -42,9 +42,14 @@ IMPORT_SESSION_KEY = "crowd_import"
 def campaign_crowd(request: HttpRequest, pk: int) -> HttpResponse:
     campaign = get_object_or_404(campaign_list_for(request.user), pk=pk)
     key = campaign_key(campaign)
+    crowd = crowd_settings_for(campaign)
+    live, per_day = address_limits(crowd)
     context = {
         "campaign": campaign,
-        "settings_form": CrowdSettingsForm(instance=crowd_settings_for(campaign)),
+        "settings_form": CrowdSettingsForm(instance=crowd),
+        "crowd": crowd,
+        "live_per_address": live,
+        "identities_per_address_day": per_day,
         "invite_form": InviteForm(),
         "invites": [
             (link, request.build_absolute_uri(reverse("crowd-invite", args=[link.code])))

@@ -45,6 +45,7 @@ from crowd.services.sessions import (
     session_from_token,
     session_hits_done,
     session_token,
+    visit_hit_limit,
 )
 from geceval.errors import GecInputError
 from ranking.models import FINISHED_STATUSES, LIVE_CAMPAIGN_STATUSES, AssignmentStatus
@@ -286,7 +287,7 @@ def session_view(request: HttpRequest, token: str) -> HttpResponse:
             session=session, outcome=Outcome.COMPLETED if session_hits_done(session) else Outcome.NO_WORK
         )
     if session.finished is None and request.GET.get("done") and not mturk:
-        limit = crowd.hits_per_visit
+        limit = visit_hit_limit(crowd, session.platform)
         done = session_hits_done(session)
         if campaign.status in LIVE_CAMPAIGN_STATUSES and (not limit or done < limit):
             context = {"campaign": campaign, "hits_done": done, "limit": limit}

@@ -57,6 +57,14 @@ FLAT_SCORE_SD = 5.0
 POSITION_RHO = 0.8
 """|Spearman rho| between answer and display position at or above which answers follow the position."""
 
+PILOT_MIN_RATINGS = 6
+"""Ratings of a worker's first HIT needed before its scores can be called near-constant (issue 40's
+pilot check: one HIT is all there is, so the bar is lower than ``MIN_FLAT_RATINGS``; a hold, unlike an
+exclusion, is undone when later evidence clears the worker)."""
+PILOT_FAST_SHARE = 0.25
+"""Share of a worker's first HIT's screens under their minimum plausible time at or above which the
+worker is held (a careful reader of the bot benchmark takes about three times the minimum)."""
+
 ANSWERS = ("score", "rank")
 
 DEFAULT_TRAP_THRESHOLD = 0.6
@@ -146,15 +154,18 @@ class Flatness:
     reason: str
 
 
-def flatness(screens: Sequence[Sequence[tuple[int, float]]], *, answer: str) -> Flatness:
-    """``screens``: per judged screen, (display position, answer) for each candidate."""
+def flatness(
+    screens: Sequence[Sequence[tuple[int, float]]], *, answer: str, min_ratings: int = MIN_FLAT_RATINGS
+) -> Flatness:
+    """``screens``: per judged screen, (display position, answer) for each candidate; nothing is
+    called flat under ``min_ratings`` ratings."""
     _check_answer(answer)
     flat = [(p, a) for s in screens for p, a in s]
     n = len(flat)
     spread = statistics.pstdev([a for _, a in flat]) if answer == "score" and n >= 2 else None
     rho = _position_rho(flat)
     reason = ""
-    if n >= MIN_FLAT_RATINGS:
+    if n >= min_ratings:
         if answer == "score":
             constant = spread is not None and spread < FLAT_SCORE_SD
         else:
@@ -164,6 +175,24 @@ def flatness(screens: Sequence[Sequence[tuple[int, float]]], *, answer: str) -> 
         elif rho is not None and abs(rho) >= POSITION_RHO:
             reason = "position"
     return Flatness(ratings=n, spread=spread, position_rho=rho, reason=reason)
+
+
+def first_hit_doubt(
+    screens: Sequence[Sequence[tuple[int, float]]], *, answer: str | None, too_fast: int
+) -> str:
+    """Why a worker's first HIT looks like a script's (issue 40): ``"fast"`` when at least
+    ``PILOT_FAST_SHARE`` of its screens were answered under their minimum plausible time (``too_fast``
+    of ``len(screens)``), ``"constant"`` when its answers are near-constant (``flatness`` from
+    ``PILOT_MIN_RATINGS`` ratings), ``""`` otherwise. ``screens``: per judged screen of the HIT,
+    (display position, answer) for each candidate; ``answer`` None: a protocol without comparable
+    answers, where only speed says anything."""
+    if screens and too_fast / len(screens) >= PILOT_FAST_SHARE:
+        return "fast"
+    if answer is not None:
+        _check_answer(answer)
+        if flatness(screens, answer=answer, min_ratings=PILOT_MIN_RATINGS).reason == "constant":
+            return "constant"
+    return ""
 
 
 def _position_rho(flat: list[tuple[int, float]]) -> float | None:

@@ -78,6 +78,11 @@ class CampaignSerializer(serializers.ModelSerializer):
             "speed_rule",
             "speed_base_seconds",
             "speed_seconds_per_word",
+            "pilot_hold",
+            "sample_first_line",
+            "sample_last_line",
+            "sample_size",
+            "sample_seed",
             "trap_threshold",
             "trap_min_seen",
             "exclude_by_pass_rate",
@@ -155,6 +160,30 @@ class CampaignCreateSerializer(serializers.Serializer):
         default=True, help_text="a screen faster than its minimum is a failed trap; a HIT under half is held"
     )
     speed_base_seconds = serializers.FloatField(min_value=0, max_value=600, default=2.0)
+    sample_first_line = serializers.IntegerField(
+        min_value=1,
+        allow_null=True,
+        default=None,
+        help_text="first corpus line judged, from 1 (null: the first)",
+    )
+    sample_last_line = serializers.IntegerField(
+        min_value=1, allow_null=True, default=None, help_text="last corpus line judged (null: the last)"
+    )
+    sample_size = serializers.IntegerField(
+        min_value=1, allow_null=True, default=None, help_text="sentences judged from the range (null: all)"
+    )
+    sample_seed = serializers.IntegerField(
+        min_value=0,
+        max_value=2**31 - 1,
+        allow_null=True,
+        default=None,
+        help_text="with a size: a random sample drawn with this seed (null: the range's first sentences)",
+    )
+    pilot_hold = serializers.BooleanField(
+        default=True,
+        help_text="hold a worker whose first HIT has near-constant answers or screens under the minimum "
+        "until their evidence clears or you decide",
+    )
     speed_seconds_per_word = serializers.FloatField(min_value=0, max_value=10, default=0.05)
     repeat_rate = serializers.FloatField(
         min_value=0,

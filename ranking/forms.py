@@ -43,6 +43,28 @@ class CampaignForm(forms.Form):
     domain = forms.CharField(
         max_length=100, required=False, help_text="Only sentences of this domain (optional)."
     )
+    sample_first_line = forms.IntegerField(
+        min_value=1,
+        required=False,
+        label="Judge from line",
+        help_text="Corpus line from 1 (blank: the first).",
+    )
+    sample_last_line = forms.IntegerField(
+        min_value=1, required=False, label="Judge to line", help_text="Blank: the last line."
+    )
+    sample_size = forms.IntegerField(
+        min_value=1,
+        required=False,
+        label="Sample size",
+        help_text="Sentences judged from those lines (blank: every one).",
+    )
+    sample_seed = forms.IntegerField(
+        min_value=0,
+        max_value=2**31 - 1,
+        required=False,
+        label="Random sample seed",
+        help_text="With a sample size: draw the sentences at random with this seed (blank: the first ones).",
+    )
     systems = forms.ModelMultipleChoiceField(queryset=System.objects.none(), widget=CorpusCheckboxes)
     reference = forms.ModelChoiceField(
         queryset=System.objects.none(),
@@ -162,6 +184,13 @@ class CampaignForm(forms.Form):
         label="Minimum seconds per word shown",
         help_text="Words of the source and of every candidate (default: a source and five 20-word "
         "candidates need 2 + 0.05 x 120 = 8 s).",
+    )
+    pilot_hold = forms.BooleanField(
+        required=False,
+        initial=True,
+        label="Hold a worker whose first HIT looks scripted",
+        help_text="Near-constant answers, or a quarter of the screens under their minimum time, in a "
+        "worker's first HIT: their HITs are held (counted nowhere) until their traps clear them or you decide.",
     )
     trap_threshold = forms.FloatField(
         min_value=0,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.db import models
-from django.db.models import Q
+from django.db.models import F, Q
 
 from annotate.models import Corpus, Output, Project, Sentence, System
 from geceval import worker_checks as checks
@@ -164,6 +164,28 @@ class Campaign(models.Model):
         "finished in under half its screens' minimum is held (on for campaigns made on the form or the API)",
     )
     speed_base_seconds = models.FloatField(default=2.0, help_text="speed rule: seconds every screen needs")
+    # The sample judged (issue 40, services.campaign_checks.campaign_sentences): a line range of the
+    # corpus (or domain), then its first ``sample_size`` sentences or a seeded random draw of them.
+    sample_first_line = models.PositiveIntegerField(
+        null=True, blank=True, help_text="first corpus line judged, from 1 (empty: the first)"
+    )
+    sample_last_line = models.PositiveIntegerField(
+        null=True, blank=True, help_text="last corpus line judged, from 1 (empty: the last)"
+    )
+    sample_size = models.PositiveIntegerField(
+        null=True, blank=True, help_text="sentences judged from the range (empty: every one)"
+    )
+    sample_seed = models.PositiveIntegerField(
+        null=True,
+        blank=True,
+        help_text="with a size: a random sample drawn with this seed (empty: the range's first sentences)",
+    )
+    # The pilot check (issue 40, services.holds): a worker whose first HIT looks scripted is held.
+    pilot_hold = models.BooleanField(
+        default=False,
+        help_text="a worker whose first HIT has near-constant answers or screens under the minimum time is "
+        "held until their evidence clears or the researcher decides (on for campaigns made on the form or the API)",
+    )
     speed_seconds_per_word = models.FloatField(
         default=0.05, help_text="speed rule: seconds more per word shown (the source and every candidate)"
     )
@@ -251,6 +273,17 @@ class Campaign(models.Model):
                 & Q(speed_seconds_per_word__gte=0)
                 & Q(speed_seconds_per_word__lte=10),
                 name="campaign_speed_rule_range",
+            ),
+            models.CheckConstraint(
+                condition=(Q(sample_first_line__isnull=True) | Q(sample_first_line__gte=1))
+                & (
+                    Q(sample_first_line__isnull=True)
+                    | Q(sample_last_line__isnull=True)
+                    | Q(sample_first_line__lte=F("sample_last_line"))
+                )
+                & (Q(sample_size__isnull=True) | Q(sample_size__gte=1))
+                & (Q(sample_seed__isnull=True) | Q(sample_size__isnull=False)),
+                name="campaign_sample_valid",
             ),
         ]
 

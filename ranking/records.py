@@ -10,13 +10,21 @@ from django.db.models import Q
 from annotate.models import System
 from ranking.models import Campaign
 
-__all__ = ["SystemScore", "WorkerOverride", "WorkerRecord"]
+__all__ = ["PilotDoubt", "SystemScore", "WorkerOverride", "WorkerRecord"]
 
 
 class WorkerOverride(models.TextChoices):
     NONE = "", "automatic"
     INCLUDE = "include", "always include"
     EXCLUDE = "exclude", "always exclude"
+
+
+class PilotDoubt(models.TextChoices):
+    """Why a worker is held by the pilot check (issue 40: ``ranking.services.holds``)."""
+
+    NONE = "", "not held"
+    CONSTANT = "constant", "near-constant answers in their first HIT"
+    FAST = "fast", "screens of their first HIT under the minimum plausible time"
 
 
 class WorkerRecord(models.Model):
@@ -53,11 +61,21 @@ class WorkerRecord(models.Model):
         null=True, blank=True, help_text="PRWS: standard deviation of the scores"
     )
     position_rho = models.FloatField(null=True, blank=True, help_text="Spearman rho of answer and position")
+    pilot_doubt = models.CharField(
+        max_length=8,
+        choices=PilotDoubt.choices,
+        blank=True,
+        default="",
+        help_text="the pilot check holds every finished HIT of the worker while this is set",
+    )
     updated = models.DateTimeField(auto_now=True)
 
     class Meta:
         constraints = [
             models.UniqueConstraint(fields=["campaign", "worker"], name="worker_record_unique"),
+            models.CheckConstraint(
+                condition=Q(pilot_doubt__in=[d.value for d in PilotDoubt]), name="worker_pilot_doubt_valid"
+            ),
             models.CheckConstraint(
                 condition=Q(traps_passed__lte=models.F("traps_seen")), name="worker_traps_ok"
             ),

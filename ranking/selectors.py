@@ -60,6 +60,26 @@ def valid_judgments(campaign: Campaign) -> QuerySet[ScreenJudgment]:
     return ScreenJudgment.objects.filter(valid_judgment(), screen__campaign=campaign)
 
 
+def campaign_left_out(campaign: Campaign) -> dict[str, int]:
+    """Judged screens the exports and results leave out, by their assignment's status (issue 40: an
+    edit-level JSONL of 0 bytes after 3 judged screens said nothing of why): ``active`` (a HIT not
+    finished yet), ``held``, ``excluded``, and ``other`` (expired, returned or dropped HITs). Only
+    screens that would count once finished: qualification tests and control copies never do."""
+    rows = (
+        ScreenJudgment.objects.filter(
+            screen__campaign=campaign, screen__hit__qualification=False, screen__control__isnull=True
+        )
+        .exclude(assignment__status=AssignmentStatus.SUBMITTED)
+        .order_by()
+        .values_list("assignment__status")
+        .annotate(n=Count("pk"))
+    )
+    left = {"active": 0, "held": 0, "excluded": 0, "other": 0}
+    for status, n in rows:
+        left[status if status in left else "other"] += n
+    return left
+
+
 def valid_ratings(campaign: Campaign) -> QuerySet[Rating]:
     """The ratings of the campaign's valid judgments."""
     return Rating.objects.filter(valid_judgment("judgment__"), judgment__screen__campaign=campaign)
@@ -216,6 +236,8 @@ class WorkerRow:
     flat_reason: str = ""
     score_spread: float | None = None
     position_rho: float | None = None
+    pilot_doubt: str = ""
+    """Why the pilot check holds the worker's HITs (issue 40; "" : it does not)."""
     reasons: tuple[str, ...] = ()
     """The campaign's chosen rules the worker breaks (why they are excluded, the override aside)."""
 
@@ -223,6 +245,11 @@ class WorkerRow:
     def suspicious_time(self) -> int:
         """Screens too fast or without a server time (a missing or forged stamp)."""
         return self.too_fast + self.no_server_time
+
+
+def campaign_pilot_held_count(campaign: Campaign) -> int:
+    """Workers whose HITs the pilot check holds now (issue 40)."""
+    return WorkerRecord.objects.filter(campaign=campaign).exclude(pilot_doubt="").count()
 
 
 def campaign_worker_list(campaign: Campaign) -> QuerySet:
@@ -295,6 +322,7 @@ _EVIDENCE_FIELDS = (
     "flat_reason",
     "score_spread",
     "position_rho",
+    "pilot_doubt",
 )
 
 

@@ -25,6 +25,7 @@ class HoldReason(models.TextChoices):
     TOO_FAST = "too_fast", "finished in under half its screens' minimum time"
     OTHER_WORKER = "other_worker", "the platform names another worker or HIT for the submission"
     NEVER_SUBMITTED = "never_submitted", "the platform never received the submission"
+    PILOT = "pilot", "the worker's first HIT had near-constant answers or screens under the minimum time"
 
 
 LIVE_STATUSES = [AssignmentStatus.ACTIVE, AssignmentStatus.SUBMITTED, AssignmentStatus.HELD]

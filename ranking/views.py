@@ -32,6 +32,7 @@ from ranking.selectors import (
     campaign_held_assignments,
     campaign_list_for,
     campaign_member_list_for,
+    campaign_pilot_held_count,
     campaign_progress,
     campaign_results,
     campaign_work_progress_for,
@@ -51,6 +52,7 @@ from ranking.services import (
     worker_override_set,
 )
 from ranking.services.assignments import assignment_screen_and_progress
+from ranking.services.campaign_checks import campaign_sample
 from ranking.services.campaigns import screen_draw_active
 from ranking.services.gold import (
     gold_assignment,
@@ -97,6 +99,8 @@ def campaign_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "status_explained": STATUS_EXPLAINED[campaign.status],
         "progress": campaign_progress(campaign),
         "held": list(campaign_held_assignments(campaign)[:200]),
+        "pilot_held": campaign_pilot_held_count(campaign),
+        "sample": campaign_sample(campaign).describe(),
         "results": campaign_results(campaign),
         "workers": paginate(
             request,

@@ -167,3 +167,45 @@ def test_gmeg_style_prws_hit_with_traps_excludes_a_careless_worker(live_server, 
     record = WorkerRecord.objects.get(campaign=campaign, worker=careful)
     assert (record.traps_seen, record.traps_passed, record.excluded) == (2, 2, False)
     assert Assignment.objects.get(worker=careful).hit_id == Assignment.objects.get(worker=worker).hit_id
+
+
+def test_prws_sliders_keep_their_positions_across_a_reload(live_server, new_page, world):
+    """Issue 40: reloading a PRWS screen lost the slider positions. They are kept in the tab's
+    sessionStorage under the screen's opaque handle, and gone once the screen is submitted."""
+    researcher, worker, project, corpus, systems = world
+    campaign_create(
+        project=project,
+        corpus=corpus,
+        name="sliders",
+        systems=systems,
+        created_by=researcher,
+        judgments_per_item=1,
+    )
+    page = new_page()
+    login(page, live_server.url, "worker")
+    page.get_by_role("link", name="sliders").click()
+    page.get_by_text("left to rate").wait_for()
+    sliders = page.locator(".prws-slider")
+    count = sliders.count()
+    source = page.locator("#source-text").inner_text()
+    sliders.nth(0).fill("83")
+    sliders.nth(1).fill("12")
+    page.get_by_label("Meaning changed").nth(1).check()
+    page.reload()
+    page.get_by_text("left to rate").wait_for()
+    assert page.locator("#source-text").inner_text() == source  # the same screen
+    expect(sliders.nth(0)).to_have_attribute("aria-valuetext", "83")
+    expect(sliders.nth(1)).to_have_attribute("aria-valuetext", "12")
+    expect(sliders.nth(2)).to_have_attribute("aria-valuetext", "not rated yet")
+    expect(page.get_by_label("Meaning changed").nth(1)).to_be_checked()
+    expect(page.locator("#submit")).to_contain_text(f"{count - 2} left to rate")
+    keys = page.evaluate("Object.keys(window.sessionStorage)")
+    handle = page.locator("input[name=screen]").input_value()
+    assert keys == [f"prws-draft:{handle}"]
+    for i in range(2, count):
+        sliders.nth(i).fill("50")
+    page.locator("#submit").click()
+    page.wait_for_load_state()
+    assert page.evaluate("Object.keys(window.sessionStorage)") == []
+    scores = [r.score for r in Rating.objects.filter(judgment__judge=worker).order_by("candidate__position")]
+    assert scores[:2] == [83, 12]

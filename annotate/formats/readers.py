@@ -386,6 +386,83 @@ def load_stream(path: str, fmt: str, *, domain: str = "", tokenized: bool = Fals
     raise GecInputError(f"unknown format {fmt!r}; one of {', '.join(FORMATS)}")
 
 
+SNIFF_LINES = 20
+"""Lines ``upload_format`` reads to tell a file's format."""
+FORMAT_NAMES = {"m2": "M2 (an S line, then A lines with |||)", "jsonl": "JSON lines", "text": "plain text"}
+
+
+def sniff_format(lines: list[str]) -> str:
+    """What a file's first lines look like (issue 40): ``"m2"`` (an ``S`` line, then an ``A`` line
+    with ``|||``), ``"jsonl"`` (the first line a JSON object) or ``"text"``."""
+    shown = [line for line in lines if line.strip()]
+    if not shown:
+        return "text"
+    first = shown[0].lstrip("\ufeff")
+    if first.startswith("S ") and any(line.startswith("A ") and "|||" in line for line in shown[1:]):
+        return "m2"
+    if first.strip().startswith("{"):
+        try:
+            if isinstance(json.loads(first), dict):
+                return "jsonl"
+        except ValueError:
+            pass
+    return "text"
+
+
+def upload_format(file: Source) -> str:
+    """``sniff_format`` of an upload's first ``SNIFF_LINES`` lines (gzip undone); a file that cannot be
+    read says "text" here, and the import names what is wrong with it."""
+    lines: list[str] = []
+    try:
+        for line in upload_lines(file, allow_empty=True):
+            lines.append(line)
+            if len(lines) >= SNIFF_LINES:
+                break
+    except GecInputError:
+        pass
+    finally:
+        if hasattr(file, "seek"):
+            file.seek(0)
+    return sniff_format(lines)
+
+
+def format_mismatch(fmt: str, detected: str, name: str) -> str:
+    """Why a file of format ``detected`` is refused as ``fmt`` ("" : it is not)."""
+    plain = fmt in ("text", "jfleg", "gmeg")
+    if (plain and detected == "text") or fmt == detected:
+        return ""
+    if plain:
+        return (
+            f"{name} looks like {FORMAT_NAMES[detected]}, not one sentence a line: choose the format "
+            f"{'M2' if detected == 'm2' else 'JSON lines'} to import it as such. Nothing was saved."
+        )
+    wanted = FORMAT_NAMES[fmt]
+    return f"{name} is not {wanted}: it looks like {FORMAT_NAMES[detected]}. Choose its format. Nothing was saved."
+
+
+def upload_stream(
+    fmt: str,
+    source: Source,
+    others: list[Source],
+    *,
+    names: list[str],
+    domain: str = "",
+    tokenized: bool = False,
+) -> CorpusStream:
+    """An upload in format ``fmt`` (m2, jsonl or gmeg) as a stream: one file, or a GMEG folder's files
+    (``source`` and ``others``, named by ``names``: the file names the browser sent)."""
+    if fmt == "m2":
+        return m2_stream(source, domain=domain)
+    if fmt == "jsonl":
+        return jsonl_stream(source, domain=domain, tokenized=tokenized)
+    if fmt == "gmeg":
+        files = {"source": source, **{display_name(n): f for n, f in zip(names, others)}}
+        if len(files) != len(others) + 1:
+            raise GecInputError("two files of a GMEG folder have the same name (or one is named 'source')")
+        return gmeg_stream(files, domain=domain, tokenized=tokenized)
+    raise GecInputError(f"unknown upload format {fmt!r}")
+
+
 def load(path: str, fmt: str, *, domain: str = "", tokenized: bool = False) -> CorpusData:
     """Read PATH in one of :data:`FORMATS`, held whole (see :func:`load_stream`)."""
     return materialize(load_stream(path, fmt, domain=domain, tokenized=tokenized))

@@ -2,17 +2,20 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from django.db import transaction
 
 from annotate.formats.campaign import RewriteRecord, build_campaign_corpus, pseudonym
 from annotate.formats.data import CorpusData, SystemData
-from annotate.formats.readers import data_stream
+from annotate.formats.readers import data_stream, upload_stream
 from annotate.formats.writers import EXPORT_FORMATS, write, write_jsonl
 from annotate.models import Corpus, Output, Project, Rewrite
 from annotate.rewrites.selectors import rewrite_campaign_sentences
 from annotate.services import SentenceRecord, outputs_import_lines
-from annotate.streaming import corpus_save
+from annotate.streaming import Progress, corpus_save
 from geceval.errors import GecInputError
+from geceval.formats.inputs import Source
 
 
 def corpus_import(
@@ -200,3 +203,32 @@ def campaign_references_add(campaign, *, prefix: str = "ref", n: int | None = No
         for s in data.systems
         if s.name not in existing
     ]
+
+
+def corpus_import_upload(
+    *,
+    project: Project,
+    name: str,
+    fmt: str,
+    source: Source,
+    others: Sequence[Source] = (),
+    names: Sequence[str] = (),
+    domain: str = "",
+    tokenized: bool = False,
+    language: str = "en",
+    description: str = "",
+    progress: Progress | None = None,
+) -> Corpus:
+    """A corpus uploaded in one of the formats ``import_corpus --format`` reads besides plain text and
+    JFLEG (``corpus_import_text``): ``m2`` or ``jsonl`` (one file), ``gmeg`` (a domain folder's
+    ``source`` and its other files, named by ``names``). M2 is always tokenised, as on the command line."""
+    stream = upload_stream(fmt, source, list(others), names=list(names), domain=domain, tokenized=tokenized)
+    return corpus_save(
+        project=project,
+        name=name,
+        stream=stream,
+        language=language,
+        description=description,
+        tokenized=True if fmt == "m2" else tokenized,
+        progress=progress,
+    )

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from django.urls import reverse
 
+from annotate.formats.services import corpus_import_upload
 from annotate.jobs.models import ImportJob
 from annotate.jobs.services import JobResult, Progress, import_runner_register, job_corpus, job_file
 from annotate.services import corpus_import_text, outputs_import
@@ -18,17 +19,20 @@ def corpus_run(job: ImportJob, progress: Progress) -> JobResult:
     names = p["filenames"]
     files = [job_file(job, i, name) for i, name in enumerate(names)]
     progress(f"checking {', '.join(names)}", 0, 0)
-    corpus = corpus_import_text(
-        project=job.project,
-        name=p["name"],
-        source=files[0],
-        references=files[1:],
-        domain=p.get("domain", ""),
-        tokenized=p.get("tokenized", False),
-        language=p.get("language", "en"),
-        description=p.get("description", ""),
-        progress=lambda done, total: progress("saving the sentences", done, total),
-    )
+    common = {
+        "project": job.project,
+        "name": p["name"],
+        "domain": p.get("domain", ""),
+        "tokenized": p.get("tokenized", False),
+        "language": p.get("language", "en"),
+        "description": p.get("description", ""),
+        "progress": lambda done, total: progress("saving the sentences", done, total),
+    }
+    fmt = p.get("format", "text")
+    if fmt in ("text", "jfleg"):
+        corpus = corpus_import_text(source=files[0], references=files[1:], **common)
+    else:  # issue 40: every format of import_corpus
+        corpus = corpus_import_upload(fmt=fmt, source=files[0], others=files[1:], names=names[1:], **common)
     return JobResult(
         f"Imported {corpus.sentences.count()} sentences into {corpus.name}.",
         reverse("corpus-detail", args=[corpus.pk]),

@@ -118,27 +118,30 @@ def _add_member(request: HttpRequest, project, form: MemberAddForm) -> bool:
 
 
 def _invite(request: HttpRequest, project, form: InviteForm) -> bool:
+    """One invitation per address given (issue 40: several at once); an address refused (a member
+    already, ...) is named and the others are sent."""
     data = form.cleaned_data
-    try:
-        sent = services.invitation_create(
-            actor=request.user,
-            project=project,
-            email=data["email"],
-            role=data["role"],
-            link_for=lambda token: request.build_absolute_uri(reverse("invitation", args=[token])),
-        )
-    except services.ProjectError as exc:
-        form.add_error("email", str(exc))
+    refused = []
+    for email in data["email"]:
+        try:
+            sent = services.invitation_create(
+                actor=request.user,
+                project=project,
+                email=email,
+                role=data["role"],
+                link_for=lambda token: request.build_absolute_uri(reverse("invitation", args=[token])),
+            )
+        except services.ProjectError as exc:
+            refused.append(f"{email}: {exc}")
+            continue
+        link = request.build_absolute_uri(reverse("invitation", args=[sent.token]))
+        if sent.mailed:
+            messages.success(request, f"Invitation sent to {email}. Its link, if they need it again: {link}")
+        else:
+            messages.warning(request, f"The e-mail to {email} could not be sent; give them this link: {link}")
+    if refused:
+        form.add_error("email", " ".join(refused))
         return False
-    link = request.build_absolute_uri(reverse("invitation", args=[sent.token]))
-    if sent.mailed:
-        messages.success(
-            request, f"Invitation sent to {data['email']}. Its link, if they need it again: {link}"
-        )
-    else:
-        messages.warning(
-            request, f"The e-mail to {data['email']} could not be sent; give them this link: {link}"
-        )
     return True
 
 

@@ -5,7 +5,11 @@
   resumes its visit (a reload, a crash); another browser is refused while the visit is live, so a
   stolen PID cannot submit into its owner's HIT.
 * A reusable invite link admits at most ``INVITE_IDENTITIES_PER_ADDRESS_PER_DAY`` new identities
-  per client address in 24 hours: dropping its cookie no longer mints identities without end.
+  per client address in 24 hours: dropping its cookie no longer mints identities without end. Issue 40:
+  the limit is the campaign's (``CrowdSettings.identities_per_address_day``, the setting its default);
+  on a shared network (a lab, a classroom: ``CrowdSettings.shared_network``) the address limits are
+  off and the link admits at most ``CrowdSettings.seats`` identities in all, one per browser (a browser
+  that dropped the link's cookie gets its identity back, not a new one).
 * An excluded worker is not admitted again: the same platform identity or single-use link leads
   back to the excluded identity (screened out); the same browser cannot take a new identity.
 
@@ -36,6 +40,8 @@ from crowd.models import CrowdSession, CrowdWorker, InviteLink, MturkHit, Platfo
 from crowd.services.sessions import (
     MTURK_PREVIEW,
     Outcome,
+    address_limits,
+    crowd_settings_for,
     invite_open,
     mturk_open,
     mturk_submit_allowed,
@@ -64,6 +70,10 @@ OTHER_STUDY = "This Prolific ID took part in this study through another Prolific
 ALREADY_USED = (
     "This link was already used. Each of these invite links is for one person: if you were invited, "
     "ask the researcher for a new link."
+)
+SEATS_TAKEN = (
+    "All {seats} places of this study's link are taken. If you were told to take part, ask the "
+    "researcher for a place."
 )
 TOO_MANY = (
     "This link has admitted {limit} people from your network today. If you have an invitation of your "
@@ -217,7 +227,10 @@ def invite_enter(
     if new_identity:
         if browser_excluded(campaign, browser):
             raise EntryRefused(EXCLUDED, 403)
-        limit = settings.INVITE_IDENTITIES_PER_ADDRESS_PER_DAY
+        crowd = crowd_settings_for(campaign)
+        if invite.reusable and crowd.shared_network:
+            return _seat_take(invite, resume, browser, address, crowd.seats or 0)
+        limit = address_limits(crowd)[1]
         if invite.reusable and limit > 0 and address:
             with transaction.atomic():
                 InviteLink.objects.select_for_update().filter(pk=invite.pk).first()  # one count at a time
@@ -243,6 +256,25 @@ def invite_enter(
         if not invite.reusable and not own and session.browser and session.browser != browser:
             raise EntryRefused(IN_USE.format(minutes=_lease_minutes()), 409)  # opened at once elsewhere
         return _address(_bind(session, browser), address)
+
+
+def _seat_take(
+    invite: InviteLink, resume: CrowdSession | None, browser: str, address: str, seats: int
+) -> CrowdSession:
+    """A reusable link on a shared network: the browser's identity on this link if it has one, else a
+    new one while the link has seats left (counted under the link's lock, so two at once cannot both
+    take the last seat)."""
+    with transaction.atomic():
+        InviteLink.objects.select_for_update().filter(pk=invite.pk).first()
+        taken = CrowdSession.objects.filter(
+            campaign_id=invite.campaign_id, platform=Platform.INVITE, external_session=invite.code
+        )
+        own = taken.filter(browser=browser).order_by("-created").first() if browser else None
+        if own is not None:
+            return _address(own, address)
+        if taken.values("worker_id").distinct().count() >= seats:
+            raise EntryRefused(SEATS_TAKEN.format(seats=seats), 403)
+        return _address(_bind(invite_open(invite=invite, resume=resume), browser), address)
 
 
 def _single_use_take(invite: InviteLink, browser: str) -> None:

@@ -85,6 +85,30 @@ def crowd_settings_for(campaign: Campaign) -> CrowdSettings:
     return found or CrowdSettings(campaign=campaign)
 
 
+def visit_hit_limit(crowd: CrowdSettings, platform: str) -> int:
+    """HITs a visit takes before its end page (0: until no work is left). MTurk: one (an MTurk
+    assignment is one of our HITs); otherwise the campaign's setting, or when unset the platform's
+    default (issue 40): an invite visit goes on until no work is left (a lab or a class session, where
+    ending after one HIT stopped every student), a Prolific one takes one HIT."""
+    if platform == Platform.MTURK:
+        return 1
+    if crowd.hits_per_visit is not None:
+        return crowd.hits_per_visit
+    return 0 if platform == Platform.INVITE else 1
+
+
+def address_limits(crowd: CrowdSettings) -> tuple[int, int]:
+    """The per-address limits in force (issue 40): (live HITs one address holds at once, new people a
+    reusable link admits from one address a day); the campaign's, else the server's defaults
+    (``LIVE_ASSIGNMENTS_PER_ADDRESS``, ``INVITE_IDENTITIES_PER_ADDRESS_PER_DAY``); 0 is no limit, and
+    both are off on a shared network (where the link's seats bound it instead)."""
+    if crowd.shared_network:
+        return 0, 0
+    live = settings.LIVE_ASSIGNMENTS_PER_ADDRESS if crowd.live_per_address is None else crowd.live_per_address
+    day = crowd.identities_per_address_day
+    return live, settings.INVITE_IDENTITIES_PER_ADDRESS_PER_DAY if day is None else day
+
+
 def mturk_submit_allowed(url: str) -> bool:
     """turkSubmitTo must be one of MTurk's hosts (settings CROWD_MTURK_SUBMIT_ORIGINS)."""
     parts = urlsplit(url or "")
@@ -238,14 +262,14 @@ def _address_lock(session: CrowdSession) -> None:
 
 
 def _address_full(session: CrowdSession) -> bool:
-    """This address holds LIVE_ASSIGNMENTS_PER_ADDRESS live HITs of the campaign already.
+    """This address holds the campaign's limit of live HITs (``address_limits``) already.
 
     Live: active and not overdue. Twelve cookie-less visits to one reusable link held all nine
     slots of a campaign before this (issue 18); now the third visit waits for one of the first two.
     Also live: finished and held until the platform confirms the submission (issue 35's review: made-up
     MTurk identities finished HITs in seconds and each held its slot until MTurk was asked).
     """
-    limit = settings.LIVE_ASSIGNMENTS_PER_ADDRESS
+    limit = address_limits(crowd_settings_for(session.campaign))[0]
     if limit <= 0 or not session.client_address:
         return False
     group = address_group(session.client_address)
@@ -291,7 +315,7 @@ def session_assignment(*, session: CrowdSession, address: str = "") -> Assignmen
     with ``session.foreign`` set when the worker's live HIT belongs to another of their sessions.
 
     MTurk sessions end after one HIT (one MTurk assignment = one of ours);
-    others after ``hits_per_visit`` HITs (0 = until no work is left). ``address``: the client's,
+    others after ``visit_hit_limit`` HITs (0 = until no work is left). ``address``: the client's,
     for the limit of live HITs per address (``LIVE_ASSIGNMENTS_PER_ADDRESS``).
     """
     if session.finished:
@@ -299,7 +323,7 @@ def session_assignment(*, session: CrowdSession, address: str = "") -> Assignmen
     current = session.assignments.filter(status=AssignmentStatus.ACTIVE).select_related("hit").first()
     if current is not None:
         return current
-    limit = 1 if session.platform == Platform.MTURK else crowd_settings_for(session.campaign).hits_per_visit
+    limit = visit_hit_limit(crowd_settings_for(session.campaign), session.platform)
     if limit and session_hits_done(session) >= limit:
         session_finish(session=session, outcome=Outcome.COMPLETED)
         return None

@@ -24,7 +24,7 @@ from ranking.analysis.models import AnalysisKind, ImportedScores, RunStatus
 from ranking.analysis.parameters import parameters_in_words
 from ranking.analysis.selectors import run_list_for, run_progress, run_results
 from ranking.protocols import protocol_get
-from ranking.selectors import campaign_list_for
+from ranking.selectors import campaign_left_out, campaign_list_for
 
 
 @researcher_required
@@ -73,6 +73,7 @@ def _campaign_page(
             "form": form,
             "runs": runs,
             "judgment_formats": protocol_get(campaign.protocol).judgment_formats,
+            "left_out": campaign_left_out(campaign),
             "imported_scores": ImportedScores.objects.filter(corpus_id=campaign.corpus_id).select_related(
                 "created_by"
             ),

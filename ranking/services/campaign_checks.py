@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import random
 from collections.abc import Iterable
+from dataclasses import dataclass
 
 from annotate.models import Corpus, Output, Project, Qualification, Sentence, System, SystemKind
 from geceval.errors import GecInputError
@@ -125,13 +127,77 @@ def preview_sentence_pick(corpus: Corpus, systems: list[System], line: int | Non
     return sentence
 
 
-def campaign_sentences(corpus: Corpus, domain: str, preview: Sentence | None = None) -> list[Sentence]:
+@dataclass(frozen=True)
+class Sample:
+    """Which sentences a judgment campaign takes (issue 40): corpus lines ``first_line`` to
+    ``last_line`` (from 1, as the corpus page numbers them; None: the corpus' first, last), then
+    ``size`` of them (None: all), the first ones or, with a ``seed``, a random draw with that seed."""
+
+    first_line: int | None = None
+    last_line: int | None = None
+    size: int | None = None
+    seed: int | None = None
+
+    def check(self) -> None:
+        if self.first_line is not None and self.first_line < 1:
+            raise GecInputError("the sample's first line is 1 or more")
+        if None not in (self.first_line, self.last_line) and self.first_line > self.last_line:
+            raise GecInputError(
+                f"the sample's lines {self.first_line} to {self.last_line} are in the wrong order"
+            )
+        if self.size is not None and self.size < 1:
+            raise GecInputError("a sample takes at least 1 sentence")
+        if self.seed is not None and self.size is None:
+            raise GecInputError("a random sample's seed needs a sample size")
+        if self.seed is not None and self.seed < 0:
+            raise GecInputError("a random sample's seed is 0 or more")
+
+    def take(self, sentences: list[Sentence]) -> list[Sentence]:
+        """``sentences`` (in corpus order) narrowed to the sample, in corpus order."""
+        first, last = self.first_line or 1, self.last_line
+        pool = [s for s in sentences if s.position + 1 >= first and (last is None or s.position + 1 <= last)]
+        if self.size is None:
+            return pool
+        if self.size > len(pool):
+            raise GecInputError(
+                f"a sample of {self.size} sentences from a pool of {len(pool)}: choose at most {len(pool)}"
+            )
+        if self.seed is None:
+            return pool[: self.size]
+        chosen = random.Random(self.seed).sample(range(len(pool)), self.size)
+        return [pool[i] for i in sorted(chosen)]
+
+    def describe(self) -> str:
+        """In words, for the campaign page ("" : the whole corpus)."""
+        parts = []
+        if self.first_line is not None or self.last_line is not None:
+            parts.append(f"lines {self.first_line or 1} to {self.last_line or 'the last'}")
+        if self.size is not None:
+            parts.append(
+                f"{self.size} sentences drawn at random (seed {self.seed})"
+                if self.seed is not None
+                else f"the first {self.size} sentences"
+            )
+        return ", ".join(parts)
+
+
+def campaign_sample(campaign: Campaign) -> Sample:
+    return Sample(
+        campaign.sample_first_line, campaign.sample_last_line, campaign.sample_size, campaign.sample_seed
+    )
+
+
+def campaign_sentences(
+    corpus: Corpus, domain: str, preview: Sentence | None = None, sample: Sample = Sample()
+) -> list[Sentence]:
     """The judged pool: the corpus (or domain) less the preview example, which a worker sees before
-    accepting and so is never judged (a trap copy of it would differ from what the preview showed)."""
+    accepting and so is never judged (a trap copy of it would differ from what the preview showed),
+    narrowed to the ``sample``."""
     sentences = list(corpus.sentences.filter(domain=domain) if domain else corpus.sentences.all())
-    sentences = [s for s in sentences if preview is None or s.pk != preview.pk]
+    sentences = sample.take([s for s in sentences if preview is None or s.pk != preview.pk])
     if not sentences:
         where = f" in domain {domain!r}" if domain else ""
         besides = " besides the preview example" if preview is not None else ""
-        raise GecInputError(f"the corpus has no sentences{where}{besides}")
+        within = f" within {sample.describe()}" if sample.describe() else ""
+        raise GecInputError(f"the corpus has no sentences{where}{within}{besides}")
     return sentences

@@ -21,6 +21,7 @@ from ranking.models import Campaign, CampaignStatus, Candidate, Hit, Screen, Tra
 from ranking.protocols import DEFAULT_PROTOCOL, protocol_get
 from ranking.rankings import campaign_rankings
 from ranking.services.campaign_checks import (
+    Sample,
     campaign_sentences,
     check_related,
     check_scope,
@@ -62,6 +63,11 @@ CAMPAIGN_OPTIONS = (
     "speed_rule",
     "speed_base_seconds",
     "speed_seconds_per_word",
+    "pilot_hold",
+    "sample_first_line",
+    "sample_last_line",
+    "sample_size",
+    "sample_seed",
     "preview_line",
 )
 """The optional keyword arguments of ``campaign_create``, as forms and the API name them."""
@@ -89,6 +95,10 @@ def campaign_options(data: dict) -> dict:
             options[key] = recommended if design == TrapDesign.HIDDEN else 0.0
     if options.get("speed_rule") is None:  # issue 35: speed is evidence unless the researcher says no
         options["speed_rule"] = True
+    if (
+        options.get("pilot_hold") is None
+    ):  # issue 40: a pilot holds an obvious bot unless the researcher says no
+        options["pilot_hold"] = True
     for key in ("speed_base_seconds", "speed_seconds_per_word"):  # blank: the model's default
         if options.get(key) is None:
             options.pop(key, None)
@@ -126,6 +136,11 @@ def campaign_create(
     speed_rule: bool = False,
     speed_base_seconds: float = 2.0,
     speed_seconds_per_word: float = 0.05,
+    pilot_hold: bool = False,
+    sample_first_line: int | None = None,
+    sample_last_line: int | None = None,
+    sample_size: int | None = None,
+    sample_seed: int | None = None,
     reward_per_hit: Decimal | float = 0,
     budget: Decimal | float | None = None,
     instructions: str = "",
@@ -138,16 +153,17 @@ def campaign_create(
     preview_line: int | None = None,
 ) -> Campaign:
     """Validate, save the campaign, build its screens and HITs, all or nothing.
-    PRWS (GMEG): per sentence the distinct texts of the chosen systems, up to ``max_candidates`` per
-    screen. Ranking (Napoles et al. 2015): per sentence ``screens_per_sentence`` random draws of
-    ``max_candidates`` systems, their identical outputs collapsed. Traps: hidden by default
-    (``ranking.services.controls``; ``trap_rate`` trap copies and ``repeat_rate`` repeats per judged
-    screen); a Source+error ``trap_system`` gives the GMEG paper's design (``trap_design="paper"``: a
-    share ``trap_rate`` of sentences show the Source+error text beside the source, unless it equals an
-    output). ``trap_error_types`` (empty: all), ``trap_errors`` (None: 1 or 2): what a generated trap
-    adds; ``trap_secret`` (tests only): the traps' secret. ``speed_rule`` (``services.holds``): off here
-    like trap rates, on from the form and API. ``preview_line``: the corpus line (from 1) a preview shows
-    (``ranking.preview``), not judged. ``status``: active here; the form and the API pass ``draft``."""
+        PRWS (GMEG): per sentence the distinct texts of the chosen systems, up to ``max_candidates`` per
+        screen. Ranking (Napoles et al. 2015): per sentence ``screens_per_sentence`` random draws of
+        ``max_candidates`` systems, their identical outputs collapsed. Traps: hidden by default
+        (``ranking.services.controls``; ``trap_rate`` trap copies and ``repeat_rate`` repeats per judged
+        screen); a Source+error ``trap_system`` gives the GMEG paper's design (``trap_design="paper"``: a
+        share ``trap_rate`` of sentences show the Source+error text beside the source, unless it equals an
+        output). ``trap_error_types`` (empty: all), ``trap_errors`` (None: 1 or 2): what a generated trap
+        adds; ``trap_secret`` (tests only): the traps' secret. ``speed_rule`` (``services.holds``): off here
+        like trap rates, on from the form and API; so is ``pilot_hold`` (the pilot check, issue 40). ``sample_*``: which sentences are judged
+    (``campaign_checks.Sample``: a line range, then a count, the first or a seeded random draw). ``preview_line``: the corpus line (from 1) a preview shows
+        (``ranking.preview``), not judged. ``status``: active here; the form and the API pass ``draft``."""
     if status not in (CampaignStatus.DRAFT, CampaignStatus.ACTIVE, CampaignStatus.PILOT):
         raise GecInputError("a new campaign is a draft, a pilot or active")
     given = dict(locals())  # the arguments as given, for the row below (before any local is bound)
@@ -161,7 +177,9 @@ def campaign_create(
     check_speed(speed_base_seconds, speed_seconds_per_word)
     check_related(project, reference, qualification, protocol, active_selection, corpus=corpus, name=name)
     preview_sentence = preview_sentence_pick(corpus, systems, preview_line)
-    sentences = campaign_sentences(corpus, domain, preview_sentence)
+    sample = Sample(sample_first_line, sample_last_line, sample_size, sample_seed)
+    sample.check()
+    sentences = campaign_sentences(corpus, domain, preview_sentence, sample)
     campaign = Campaign.objects.create(
         **{field: given[field] for field in _ROW_FIELDS},
         name=name,
@@ -183,6 +201,7 @@ _ROW_FIELDS = (
     *("trap_system", "trap_rate", "trap_margin", "trap_min_drop", "repeat_rate", "trap_threshold"),
     *("trap_min_seen", "min_seconds", "instructions", "seed", "qualification", "active_selection"),
     *("show_changes", "created_by", "status", "speed_rule", "speed_base_seconds", "speed_seconds_per_word"),
+    *("pilot_hold", "sample_first_line", "sample_last_line", "sample_size", "sample_seed"),
 )
 """``campaign_create``'s arguments stored as given."""
 

@@ -18,10 +18,20 @@ word shown (the source and every candidate), measured with the server's time on 
 (``ScreenJudgment.seconds``, from the stamp the server signed when it served the screen; a missing or
 forged stamp gives no time, which is too fast). A screen under its minimum counts as a failed trap
 (``ranking.services.evidence.evidence_recount``).
+
+The pilot check (issue 40, ``Campaign.pilot_hold``): when a worker's first HIT in the campaign has
+near-constant answers or a quarter of its screens under their minimum (``geceval.worker_checks.
+first_hit_doubt``), the worker's record keeps the doubt (``WorkerRecord.pilot_doubt``) and every HIT
+they finish is held (``pilot``) until their evidence clears (``pilot_evidence_clears``: enough traps
+seen, passed at the campaign's threshold, no flat scoring and no exclusion reason; then all of it is
+released at once) or the researcher decides (releasing one of their HITs vouches for the worker and
+releases all of them; dropping one drops that one). An obvious bot is thus out of the results after
+its first HIT, long before the pass rate (``trap_min_seen`` traps) or Appraise's test (15) can speak.
 """
 
 from __future__ import annotations
 
+from collections import defaultdict
 from collections.abc import Callable, Iterable
 
 from django.contrib.auth import get_user_model
@@ -31,7 +41,19 @@ from django.db.models.functions import Coalesce
 
 from annotate.sql_rows import row
 from annotate.tasking import task_send_on_commit
-from ranking.models import Assignment, AssignmentStatus, Campaign, HoldReason, ScreenJudgment
+from geceval.worker_checks import ANSWERS, first_hit_doubt
+from ranking.evidence import record_exclusion_reasons
+from ranking.models import (
+    Assignment,
+    AssignmentStatus,
+    Campaign,
+    HoldReason,
+    PilotDoubt,
+    Rating,
+    ScreenJudgment,
+    WorkerRecord,
+)
+from ranking.protocols import protocol_get
 from ranking.services.results import TASK_CAMPAIGN_SCORES
 from ranking.work_writes import row_update
 
@@ -71,15 +93,94 @@ def hit_too_fast(assignment: Assignment) -> bool:
 
 
 def finished_hold(assignment: Assignment, campaign: Campaign) -> str:
-    """Why a just-finished assignment is held ("": it is not). The platform comes first: the speed
-    rule is applied again when it confirms (``assignment_hold_release``)."""
+    """Why a just-finished assignment is held ("": it is not). The platform comes first: the pilot
+    check and the speed rule are applied again when it confirms (``assignment_hold_release``)."""
     if assignment.gold:
         return ""
     if any(check(assignment) for check in _platform_checks):
         return HoldReason.UNCONFIRMED
+    return _own_evidence_hold(assignment, campaign)
+
+
+def _own_evidence_hold(assignment: Assignment, campaign: Campaign) -> str:
+    if campaign.pilot_hold and pilot_held(assignment, campaign):
+        return HoldReason.PILOT
     if campaign.speed_rule and hit_too_fast(assignment):
         return HoldReason.TOO_FAST
     return ""
+
+
+def pilot_held(assignment: Assignment, campaign: Campaign) -> bool:
+    """The pilot check on a finished assignment: True when its worker is held already, or when it is
+    their first finished HIT in the campaign and it looks scripted (the doubt is then stored)."""
+    record = WorkerRecord.objects.filter(campaign_id=campaign.pk, worker_id=assignment.worker_id).first()
+    if record is not None and record.pilot_doubt:
+        return True
+    earlier = Assignment.objects.filter(
+        hit__campaign_id=campaign.pk, hit__qualification=False, worker_id=assignment.worker_id
+    ).exclude(pk=assignment.pk)
+    if earlier.filter(submitted__isnull=False).exists():
+        return False
+    doubt = _first_hit_doubt(assignment, campaign)
+    if not doubt:
+        return False
+    record, _ = WorkerRecord.objects.get_or_create(campaign=campaign, worker_id=assignment.worker_id)
+    record.pilot_doubt = doubt
+    record.save(update_fields=["pilot_doubt"])
+    return True
+
+
+def _first_hit_doubt(assignment: Assignment, campaign: Campaign) -> str:
+    """``first_hit_doubt`` on the assignment's judgments (two queries, three with comparable answers)."""
+    judgments = ScreenJudgment.objects.filter(assignment_id=assignment.pk)
+    screens: dict[int, list[tuple[int, float]]] = {
+        pk: [] for pk in judgments.values_list("screen_id", flat=True)
+    }
+    fast = judgments.filter(TOO_FAST_JUDGMENT).count() if campaign.speed_rule else 0
+    answer = protocol_get(campaign.protocol).answer_field
+    answer = answer if answer in ANSWERS else None
+    if answer is not None:
+        grouped: dict[int, list[tuple[int, float]]] = defaultdict(list)
+        ratings = Rating.objects.filter(judgment__assignment_id=assignment.pk, **{f"{answer}__isnull": False})
+        for screen_id, position, value in ratings.values_list(
+            "judgment__screen_id", "candidate__position", answer
+        ):
+            grouped[screen_id].append((position, value))
+        screens.update(grouped)
+    return first_hit_doubt(list(screens.values()), answer=answer, too_fast=fast)
+
+
+def pilot_evidence_clears(campaign: Campaign, record: WorkerRecord) -> bool:
+    """A pilot-held worker's evidence clears them: ``trap_min_seen`` traps seen (a too-fast screen is
+    one failed), passed at the campaign's threshold, no flat scoring over all their answers and no
+    reason to exclude them. A campaign without traps never clears a worker by itself: the researcher
+    decides."""
+    seen = record.traps_seen
+    return (
+        seen >= campaign.trap_min_seen
+        and record.traps_passed / seen >= campaign.trap_threshold
+        and not record.flat_reason
+        and not record.excluded
+        and not record_exclusion_reasons(campaign, record)
+    )
+
+
+def pilot_release(*, campaign: Campaign, record: WorkerRecord) -> int:
+    """The worker is no longer doubted: every HIT of theirs held by the pilot check counts from now
+    on (an excluded one remembers no pilot hold, so inclusion does not hold it again). Inside the
+    caller's transaction, with ``record`` locked. Returns the HITs released."""
+    record.pilot_doubt = PilotDoubt.NONE
+    record.save(update_fields=["pilot_doubt"])
+    mine = Assignment.objects.filter(hit__campaign_id=campaign.pk, worker_id=record.worker_id)
+    released = mine.filter(status=AssignmentStatus.HELD, hold_reason=HoldReason.PILOT).update(
+        status=AssignmentStatus.SUBMITTED, hold_reason=HoldReason.NONE
+    )
+    mine.filter(status=AssignmentStatus.EXCLUDED, hold_reason=HoldReason.PILOT).update(
+        hold_reason=HoldReason.NONE
+    )
+    if released:
+        task_send_on_commit(TASK_CAMPAIGN_SCORES, campaign_id=campaign.pk)
+    return released
 
 
 def hold_after_inclusion(assignment: Assignment, campaign: Campaign) -> str:
@@ -89,7 +190,7 @@ def hold_after_inclusion(assignment: Assignment, campaign: Campaign) -> str:
     rule still applies."""
     reason = assignment.hold_reason
     if reason == HoldReason.UNCONFIRMED and not any(check(assignment) for check in _platform_checks):
-        reason = HoldReason.TOO_FAST if campaign.speed_rule and hit_too_fast(assignment) else HoldReason.NONE
+        reason = _own_evidence_hold(assignment, campaign)
     return reason
 
 
@@ -115,8 +216,14 @@ def assignment_hold_release(
         return locked or assignment
     campaign = _campaign_of(locked)
     following = ""
-    if not by_researcher and locked.hold_reason == HoldReason.UNCONFIRMED and campaign.speed_rule:
-        following = HoldReason.TOO_FAST if hit_too_fast(locked) else ""
+    if not by_researcher and locked.hold_reason == HoldReason.UNCONFIRMED:
+        following = _own_evidence_hold(locked, campaign)
+    if by_researcher and locked.hold_reason == HoldReason.PILOT:
+        # the researcher vouches for the worker: all their work held by the pilot check counts
+        record = row(WorkerRecord, campaign_id=campaign.pk, worker_id=locked.worker_id, for_update=True)
+        if record is not None:
+            pilot_release(campaign=campaign, record=record)
+        locked.refresh_from_db(fields=["status", "hold_reason"])
     if following:
         locked.hold_reason = following
     else:

@@ -21,7 +21,7 @@ from ranking.models import (
     WorkerRecord,
 )
 from ranking.services.evidence import campaign_workers_with_judgments, evidence_recount
-from ranking.services.holds import hold_after_inclusion
+from ranking.services.holds import hold_after_inclusion, pilot_evidence_clears, pilot_release
 from ranking.services.results import TASK_CAMPAIGN_SCORES
 from ranking.work_writes import row_update
 
@@ -53,6 +53,8 @@ def worker_record_refresh(*, campaign: Campaign, worker: AbstractBaseUser) -> Wo
     row_update(record)  # record.save() on the locked row, without building the UPDATE (issue 22)
     if changed:
         _apply_exclusion(campaign, worker, excluded)
+    if record.pilot_doubt and pilot_evidence_clears(campaign, record):  # issue 40: the evidence clears
+        pilot_release(campaign=campaign, record=record)
     return record
 
 

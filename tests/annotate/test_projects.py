@@ -420,3 +420,39 @@ def test_only_admins_get_the_admin_link(client):
     for user in (admin, admin_role):
         client.force_login(user)
         assert '<a href="/admin/">Admin</a>' in client.get(reverse("home")).content.decode()
+
+
+def test_the_member_and_invitation_forms_start_at_the_least_privileged_role(client):
+    res, project = factories.researcher_and_project()
+    client.force_login(res)
+    page = client.get(reverse("project", args=[project.pk])).content.decode()
+    for prefix in ("add", "invite"):
+        select = re.search(rf'<select name="{prefix}-role".*?</select>', page, re.S).group(0)
+        assert re.search(r'<option value="annotator" selected>', select), select
+
+
+def test_one_invitation_form_invites_several_addresses_each_with_its_own_link(client):
+    res, project = factories.researcher_and_project()
+    client.force_login(res)
+    response = client.post(
+        reverse("project", args=[project.pk]),
+        {
+            "invite-email": "a@example.org, b@example.org\nc@example.org A@example.org",
+            "invite-role": "annotator",
+        },
+    )
+    assert response.status_code == 302
+    assert [m.to for m in mail.outbox] == [["a@example.org"], ["b@example.org"], ["c@example.org"]]
+    assert sorted(ProjectInvitation.objects.values_list("email", flat=True)) == [
+        "a@example.org",
+        "b@example.org",
+        "c@example.org",
+    ]
+    tokens = {re.search(r"/invitations/([\w-]+)/", m.body).group(1) for m in mail.outbox}
+    assert len(tokens) == 3
+    bad = client.post(
+        reverse("project", args=[project.pk]), {"invite-email": "d@example.org nope", "invite-role": "expert"}
+    )
+    assert bad.status_code == 400
+    assert "Enter a valid e-mail address. Not one: nope." in bad.content.decode()
+    assert ProjectInvitation.objects.count() == 3  # nothing sent when one address is bad

@@ -173,3 +173,18 @@ def test_the_command_line_reads_a_file_of_answers(tmp_path, capsys):
     assert "careful" in capsys.readouterr().out
     path.write_text("[1, 2]")
     assert main(["worker-checks", str(path)]) == 2
+
+
+def test_first_hit_doubt_names_a_constant_or_fast_first_hit_and_spares_a_varied_one():
+    from geceval.worker_checks import first_hit_doubt
+
+    flat = [[(0, 70.0), (1, 70.0), (2, 71.0)]] * 2  # 6 ratings, sd under 5
+    varied = [[(0, 90.0), (1, 40.0), (2, 10.0)]] * 2
+    assert first_hit_doubt(flat, answer="score", too_fast=0) == "constant"
+    assert first_hit_doubt(flat[:1], answer="score", too_fast=0) == ""  # 3 ratings: too few to say
+    assert first_hit_doubt(varied, answer="score", too_fast=0) == ""
+    assert first_hit_doubt(varied * 2, answer="score", too_fast=1) == "fast"  # a quarter of 4 screens
+    assert first_hit_doubt(varied * 5, answer="score", too_fast=2) == ""  # a fifth
+    tied = [[(0, 1.0), (1, 1.0), (2, 1.0)]] * 2
+    assert first_hit_doubt(tied, answer="rank", too_fast=0) == "constant"
+    assert first_hit_doubt([[], []], answer=None, too_fast=1) == "fast"

@@ -1,0 +1,1 @@
+"""ERRANT: annotation through the ``errant`` package (:mod:`.annotation`) and our compare step (:mod:`.scorer`)."""

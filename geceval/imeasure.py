@@ -2,6 +2,7 @@
 
 import warnings
 
+from geceval.metrics.imeasure import metric as _metric
 from geceval.metrics.imeasure import scorer as _moved
 
 warnings.warn(
@@ -12,5 +13,8 @@ warnings.warn(
 
 
 def __getattr__(name: str) -> object:
-    # every name of the new module, private ones included, as the old import path gave them
-    return getattr(_moved, name)
+    # every name of the new modules, private ones included, as the old import path gave them (the
+    # command-line adapter now lives beside the metric object)
+    if hasattr(_moved, name):
+        return getattr(_moved, name)
+    return getattr(_metric, name)

@@ -40,13 +40,11 @@ from geceval.errors import GecInputError
 from geceval.formats.m2 import M2Sentence, read_m2
 from geceval.formats.text import read_lines
 from geceval.metrics.base import ALIGN, ERRANT_MODEL, ERRANT_PACKAGES, Metric, MetricScore, beta_parameter
+from geceval.metrics.errant.metric import hypothesis_m2, reference_count, reference_set_of
 from geceval.metrics.errant.scorer import (
     annotate_hypothesis,
     build_reference_set,
-    hypothesis_m2,
     looks_like_m2,
-    reference_count,
-    reference_set_of,
 )
 from geceval.progress import StderrProgress
 

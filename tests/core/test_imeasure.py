@@ -29,11 +29,11 @@ from geceval.formats.text import read_lines
 from geceval.metrics.imeasure import align as imeasure_align
 from geceval.metrics.imeasure import scorer as imeasure_module
 from geceval.metrics.imeasure.align import _align_batch, _columns, align_many
+from geceval.metrics.imeasure.metric import cli_imeasure
 from geceval.metrics.imeasure.scorer import (
     align3,
     apply_corrections,
     candidate_references,
-    cli_imeasure,
     imeasure,
     score_counts,
 )

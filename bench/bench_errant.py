@@ -38,9 +38,9 @@ from reference import (
     whole_process,
 )
 
-from geceval import errant_scorer as es
 from geceval.formats.m2 import format_m2
 from geceval.formats.text import read_lines
+from geceval.metrics.errant import scorer as es
 
 
 def reference_annotator() -> object:

@@ -32,7 +32,7 @@ sys.path.insert(0, str(REPO / "bench"))
 from reference import Timing, machine_load, ours_command, print_ratio_table, repeat, whole_process
 
 from geceval.formats.text import read_lines
-from geceval.gleu import gleu_plus, sampled_reference_indices
+from geceval.metrics.gleu.plus import gleu_plus, sampled_reference_indices
 
 
 def _clear_pypi_caches() -> None:

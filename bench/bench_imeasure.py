@@ -43,7 +43,7 @@ from reference import (
 
 from geceval.formats.ixml import read_ixml
 from geceval.formats.text import read_lines
-from geceval.imeasure import DEFAULT_MAX_REFERENCES, imeasure
+from geceval.metrics.imeasure.scorer import DEFAULT_MAX_REFERENCES, imeasure
 
 IEVAL = TOOLS / "imeasure"
 KEYS = ("tp", "tn", "fp", "fn", "fpn")

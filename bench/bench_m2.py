@@ -41,7 +41,7 @@ from reference import (
 
 from geceval.formats.m2 import read_m2
 from geceval.formats.text import read_lines
-from geceval.m2 import m2_score
+from geceval.metrics.m2.scorer import m2_score
 
 SCRIPTS = TOOLS / "m2scorer" / "scripts"
 

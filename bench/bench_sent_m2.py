@@ -4,7 +4,7 @@
 
 For each of the 13 official outputs (12 systems and INPUT), the reference
 (``../shared/reference-tools/m2scorer`` under Python 2.7, its scoring function called once per
-sentence by ``bench/py2/m2scorer_sentences_driver.py``) and ours (``geceval.sent_metrics``) give
+sentence by ``bench/py2/m2scorer_sentences_driver.py``) and ours (``geceval.metrics.sentence_averaged``) give
 every sentence's F_0.5; they must agree to 1e-4 on every sentence, else the benchmark exits 1.
 Prints each system's SentM2 (the mean) and the CPU seconds of both scoring calls.
 ``--smoke``: the first 60 sentences of AMU.
@@ -25,7 +25,7 @@ from reference import TOOLS, cpu_call, machine_load, need, py2_driver, python2, 
 
 from geceval.formats.m2 import read_m2
 from geceval.formats.text import read_lines
-from geceval.sent_metrics import mean, sent_m2_scores
+from geceval.metrics.sentence_averaged import mean, sent_m2_scores
 
 SCRIPTS = TOOLS / "m2scorer" / "scripts"
 

@@ -23,8 +23,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from geceval.ensemble_cv import domain_cross_validation, domain_rows
-from geceval.ensemble_features import DEFAULT_COMPONENTS
+from geceval.metrics.ensemble.cross_validation import domain_cross_validation, domain_rows
+from geceval.metrics.ensemble.features import DEFAULT_COMPONENTS
 
 
 def run(data: Path, cache: str, folds: int, features: list[str], hybrids: int) -> tuple[float, float, list]:

@@ -19,8 +19,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from geceval.gleu import gleu_plus
 from geceval.insert_errors import insert_errors, line_seed
+from geceval.metrics.gleu.plus import gleu_plus
 from geceval.traps import SentenceScorer
 
 SYSTEMS = ("amu", "lstm", "lstm-r", "marian", "nus", "transformer")

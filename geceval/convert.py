@@ -1,7 +1,7 @@
 """Text references to M2: one annotator id per reference (0..N-1).
 
 ``align="errant"``
-    Typed edits from ERRANT (see :mod:`geceval.errant_annotation`): the same
+    Typed edits from ERRANT (see :mod:`geceval.metrics.errant.annotation`): the same
     annotation ``errant_parallel`` gives for pretokenised text, cached and
     batched; the source and each reference are parsed once.
 
@@ -28,9 +28,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from geceval.errant_annotation import errant_annotate_references
 from geceval.errors import GecInputError
 from geceval.formats.m2 import M2Edit, M2Sentence
+from geceval.metrics.errant.annotation import errant_annotate_references
 from geceval.progress import ProgressFn, no_progress
 
 LEVENSHTEIN_TYPE = "X"

@@ -16,7 +16,7 @@ line-aligned):
 
 Units: sTER is Sakaguchi et al.'s, edits per sentence (TER's edit count,
 shifts counting one, case-insensitive, not divided by the length; see
-:func:`geceval.sacre.ster`); TER x 100 is sacrebleu's case-sensitive
+:func:`geceval.metrics.sacre.ster`); TER x 100 is sacrebleu's case-sensitive
 sentence TER, edits per 100 reference tokens; LDs are characters or words per
 sentence. ``--skip-lines FILE`` leaves out the sentences whose 1-based line
 numbers the file lists (Sakaguchi et al. skipped the 34 of reassess-gec's

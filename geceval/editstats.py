@@ -23,7 +23,7 @@ the reference. ``skip`` (0-based line indices) leaves sentences out of every
 figure, as Sakaguchi et al. left out the 34 CoNLL-14 sentences listed in
 reassess-gec's ``merged_ids``.
 
-The distances come from :mod:`geceval.sacre` (``char_ld``, ``word_ld`` via
+The distances come from :mod:`geceval.metrics.sacre` (``char_ld``, ``word_ld`` via
 rapidfuzz; ``ster`` and ``ter_x100`` via sacrebleu), re-exported here.
 """
 
@@ -33,11 +33,11 @@ from collections import Counter
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
-from geceval.errant_annotation import errant_annotate_references
-from geceval.errant_scorer import errant_annotate, main_category
 from geceval.errors import GecInputError
 from geceval.formats.m2 import M2Sentence
-from geceval.sacre import char_ld, ster, ter_x100, word_ld
+from geceval.metrics.errant.annotation import errant_annotate_references
+from geceval.metrics.errant.scorer import errant_annotate, main_category
+from geceval.metrics.sacre import char_ld, ster, ter_x100, word_ld
 
 
 @dataclass(frozen=True)

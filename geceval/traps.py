@@ -9,7 +9,7 @@ Two kinds, mixed so that neither "more edits is worse" nor "fewer edits is worse
 A trap is checked before use: it differs from its base, from the source and from every text in
 ``avoid`` (the other candidates of its screen: two identical candidates never share a screen), and
 with references it must score at least ``min_drop`` lower than its base on sentence GLEU+ (the
-per-sentence score of :func:`geceval.gleu.gleu_plus`). Without references nothing can say that the
+per-sentence score of :func:`geceval.metrics.gleu.plus.gleu_plus`). Without references nothing can say that the
 trap is worse (an inserted error can repair a learner's error), so ``quality`` stays None.
 
 The randomness comes from ``seed``, which callers derive from a secret kept on the server: with the
@@ -23,8 +23,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 
-from geceval.gleu import GLEU_ORDER, gleu_from_stats, ngram_counts, tokenize
 from geceval.insert_errors import insert_errors
+from geceval.metrics.gleu.plus import GLEU_ORDER, gleu_from_stats, ngram_counts, tokenize
 
 ADDED_ERROR = "added_error"
 UNDONE_CORRECTION = "undone_correction"

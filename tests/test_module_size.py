@@ -30,7 +30,7 @@ def product_modules() -> list[Path]:
 def test_product_modules_over_500_lines_are_reported():
     modules = product_modules()
     # the walk sees every app, sub-packages included
-    assert {"geceval/m2.py", "ranking/analysis/compute.py", "config/settings.py"} <= {
+    assert {"geceval/metrics/m2/scorer.py", "ranking/analysis/compute.py", "config/settings.py"} <= {
         str(p.relative_to(REPO)) for p in modules
     }
     too_long = {

@@ -21,8 +21,8 @@ from annotate.rewrites.selectors import may_review_in, sentence_references
 from annotate.rewrites.tokens import tokenise_like
 from annotate.rewrites.validation import RewriteError, rewrite_clean
 from annotate.tasking import task_send_on_commit
-from geceval.errant_scorer import errant_score_texts
-from geceval.gleu import gleu_plus
+from geceval.metrics.errant.scorer import errant_score_texts
+from geceval.metrics.gleu.plus import gleu_plus
 
 QUALIFICATION_MAX_SAMPLES = 10
 
@@ -120,9 +120,9 @@ def qualification_submit(
 def qualification_grade(*, attempt_id: int) -> int:
     """Sentence GLEU+ and ERRANT F0.5 of each ungraded answer against its sample's references.
 
-    GLEU+ is the per-sentence score of geceval.gleu.gleu_plus (every zero
+    GLEU+ is the per-sentence score of geceval.metrics.gleu.plus.gleu_plus (every zero
     n-gram count replaced by 1, averaged over references); ERRANT F0.5 is the
-    single-sentence score of geceval.errant_scorer.errant_score_texts against
+    single-sentence score of geceval.metrics.errant.scorer.errant_score_texts against
     all references. Samples without references stay ungraded (None).
     Returns how many answers were graded; re-running is harmless.
     """

@@ -25,9 +25,9 @@ from __future__ import annotations
 import argparse
 import sys
 
-from geceval import ensemble
 from geceval.errors import GecInputError
 from geceval.formats.text import read_lines
+from geceval.metrics.ensemble import model as ensemble
 from geceval.progress import StderrProgress
 from geceval.stats_cli import fmt, print_json
 

@@ -129,7 +129,7 @@ class PrwsRowSerializer(serializers.ModelSerializer):
 class MetricRowSerializer(serializers.ModelSerializer):
     class Meta:
         model = MetricResult
-        fields = ["name", "reference_set", "metric", "score", "details"]
+        fields = ["name", "reference_set", "metric", "score", "details", "signature"]
 
 
 class CorrelationRowSerializer(serializers.ModelSerializer):

@@ -13,11 +13,18 @@ import numpy as np
 
 from geceval import prws
 from geceval.agreement import group_agreement
-from geceval.ensemble import ScorerFeatures, TrainingRow, component_versions, cross_validate, fit, matrix
 from geceval.human.system_ranking import rank
 from geceval.joins import min_share, require_share, system_join
 from geceval.judgments import PairwiseJudgment, PrwsRating, RankingJudgment, expand_pairwise
 from geceval.metaeval import hybrid_systems, system_correlations, williams_test
+from geceval.metrics.ensemble.model import (
+    ScorerFeatures,
+    TrainingRow,
+    component_versions,
+    cross_validate,
+    fit,
+    matrix,
+)
 from geceval.progress import ProgressFn, no_progress
 from geceval.prws import system_means
 from ranking.analysis.metrics import CacheStore, metric_scorer
@@ -346,7 +353,7 @@ def ensemble_train(
     seed: int,
     progress: ProgressFn = no_progress,
 ) -> tuple[list[dict], dict]:
-    """GMEG's ensemble (geceval.ensemble): ridge regression from metric features of the real systems
+    """GMEG's ensemble (geceval.metrics.ensemble.model): ridge regression from metric features of the real systems
     (and hybrid synthetic ones) to their human PRWS score, cross-validated.
 
     Returns metric rows of the fitted model's predictions for the real systems (metric

@@ -6,9 +6,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from geceval.ensemble import ALPHA, EnsembleModel, fit, matrix
-from geceval.ensemble_cv import FeatureCache, default_cache_dir, domain_rows
-from geceval.ensemble_features import DEFAULT_COMPONENTS
+from geceval.metrics.ensemble.cross_validation import FeatureCache, default_cache_dir, domain_rows
+from geceval.metrics.ensemble.features import DEFAULT_COMPONENTS
+from geceval.metrics.ensemble.model import ALPHA, EnsembleModel, fit, matrix
 
 GMEG_METRIC = "gmeg-metric"
 GMEG_METRIC_DOMAINS = ("fce", "wiki", "yahoo")
@@ -36,7 +36,7 @@ class GmegMetric:
 
 
 def train_gmeg_metric(data: Path, *, seed: int, hybrids: int) -> GmegMetric | None:
-    """Ridge regression (alpha 0.001, :func:`geceval.ensemble.fit`) on the real GEC systems and
+    """Ridge regression (alpha 0.001, :func:`geceval.metrics.ensemble.model.fit`) on the real GEC systems and
     ``hybrids`` hybrids of every dev domain present, all feature groups; None without dev texts."""
     domains = [d for d in GMEG_METRIC_DOMAINS if (data / "dev" / d / "source").is_file()]
     if not domains:

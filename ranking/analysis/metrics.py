@@ -11,20 +11,36 @@ from collections.abc import Callable, Sequence
 from typing import Protocol
 
 from geceval.editstats import error_type_distribution
-from geceval.errant_scorer import (
+from geceval.formats.m2 import format_m2, parse_m2
+from geceval.metrics import BLEU, CHRF, ERRANT, GLEU, M2, TER, CharGLEU, Metric
+from geceval.metrics.errant.scorer import (
     annotate_hypothesis,
     errant_annotate_references,
     errant_compare,
     reference_set_from_m2,
 )
-from geceval.formats.m2 import format_m2, parse_m2
-from geceval.gleu import char_gleu, gleu_plus
-from geceval.m2 import m2_score
+from geceval.metrics.gleu.plus import char_gleu, gleu_plus
+from geceval.metrics.m2.scorer import m2_score
+from geceval.metrics.sacre import bleu, chrf, ter, word_ld
 from geceval.progress import ProgressFn, no_progress
-from geceval.sacre import bleu, chrf, ter, word_ld
 
-METRICS = ("gleu", "char_gleu", "bleu", "chrf", "ter", "m2", "errant")
+METRIC_CLASSES: dict[str, type[Metric]] = {
+    "gleu": GLEU,
+    "char_gleu": CharGLEU,
+    "bleu": BLEU,
+    "chrf": CHRF,
+    "ter": TER,
+    "m2": M2,
+    "errant": ERRANT,
+}
+METRICS = tuple(METRIC_CLASSES)
 """Metric names a metric_scores run accepts (GLEU+ as JFLEG; sacrebleu; M2 and ERRANT on ERRANT-annotated references)."""
+
+
+def metric_signature(metric: str, n_references: int) -> dict:
+    """The signature kept with every stored score of ``metric`` (its defaults are what
+    :func:`metric_scorer` runs): metric, version, tokenisation, parameters, reference count."""
+    return METRIC_CLASSES[metric]().signature(n_references).as_dict()
 
 
 class CacheStore(Protocol):
@@ -140,6 +156,7 @@ def metric_scores(
     for ref_name, refs in reference_sets.items():
         for metric in metrics:
             scorer = metric_scorer(metric, source, refs, store)
+            signature = metric_signature(metric, len(refs))
             for name, lines in outputs.items():
                 details = scorer(lines)
                 rows.append(
@@ -149,6 +166,7 @@ def metric_scores(
                         "metric": metric,
                         "score": float(details.pop("score")),
                         "details": {k: v if isinstance(v, dict) else float(v) for k, v in details.items()},
+                        "signature": signature,
                     }
                 )
                 done += 1

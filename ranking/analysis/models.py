@@ -204,6 +204,12 @@ class MetricResult(models.Model):
     metric = models.CharField(max_length=50)
     score = models.FloatField()
     details = models.JSONField(default=dict, blank=True)
+    signature = models.JSONField(
+        default=dict,
+        blank=True,
+        help_text="what produced the score (geceval.metrics Signature.as_dict(): metric, version, "
+        "tokenisation, parameters, references, libraries); empty for rows made before it was kept",
+    )
 
     class Meta:
         ordering = ["run", "metric", "reference_set", "-score"]

@@ -10,8 +10,8 @@ import subprocess
 from pathlib import Path
 
 from annotate.models import System, SystemKind
-from geceval.ensemble import DEFAULT_COMPONENTS
 from geceval.errors import GecInputError
+from geceval.metrics.ensemble.model import DEFAULT_COMPONENTS
 from ranking.analysis.metrics import METRICS
 from ranking.analysis.models import AnalysisKind, AnalysisRun, ImportedScores, RunStatus
 from ranking.models import Campaign

@@ -12,7 +12,7 @@ for the workers), and compares with the reference tools' figures:
 - ``jfleg``: TrueSkill on ``jfleg/EACL_exp/mturk/pairwise.csv`` (Table 5), same
   tolerances; GLEU+ human bounds on JFLEG dev and test (mean of each reference
   against the other three), exact to the 6 printed decimals. The human bound
-  is computed by ``geceval.gleu.gleu_human_bound`` directly (it needs no
+  is computed by ``geceval.metrics.gleu.plus.gleu_human_bound`` directly (it needs no
   database: references only).
 - ``gmeg`` (``--split dev|test|all``) and ``gmeg-dev`` (= ``gmeg --data ROOT/GMEG/data
   --split dev``): GMEG 2019 Tables 3, 6, 7, 8, 9, see :mod:`ranking.analysis.reproduce_gmeg`.
@@ -25,7 +25,7 @@ for the workers), and compares with the reference tools' figures:
   references as a metric_scores analysis run over an imported corpus (exact to
   6 decimals), and M2 F0.5 against the official gold M2 (exact to 4 decimals;
   the gold M2 is a file, not a corpus reference, so M2 is computed on the
-  run's frozen outputs by geceval.m2 in this process).
+  run's frozen outputs by geceval.metrics.m2.scorer in this process).
 
 Judgments are imported by crowd.importing.judgments_import, the product's importer, as a
 researcher's upload would be. Its pairwise order decides the TrueSkill draws: within the stated
@@ -48,8 +48,8 @@ from annotate.models import SystemKind
 from annotate.services import InputFile, corpus_import_text, outputs_import_lines, project_create
 from geceval.formats.m2 import read_m2
 from geceval.formats.text import read_lines, read_text
-from geceval.gleu import gleu_human_bound
-from geceval.m2 import m2_score
+from geceval.metrics.gleu.plus import gleu_human_bound
+from geceval.metrics.m2.scorer import m2_score
 from geceval.napoles2015 import table1
 from ranking.analysis import services
 from ranking.analysis.exports import latex_escape

@@ -19,7 +19,7 @@ Tolerances, with their reasons (``TOLERANCE``):
   vary by about 0.01-0.03 between seeds (FCE test, seeds 0 and 1: at most 0.017, M2 0.2 rho);
   the metric versions differ (docs/metric-versions.md);
 - Table 9: 0.05: means over random 75/25 splits of mostly hybrid rows; our 75 features are not
-  the paper's unlisted 73 (geceval.ensemble_features). A run with fewer folds, hybrids or
+  the paper's unlisted 73 (geceval.metrics.ensemble.features). A run with fewer folds, hybrids or
   features than the paper's is marked ``known = "reduced run"``;
 - Table 7: 0.05: random halves (100 samples) of ratings the release does not include; with only
   means (the release) there is no value and the row says so.
@@ -35,10 +35,10 @@ from pathlib import Path
 from typing import Any
 
 from geceval.editstats import describe_corpus, pct_unchanged
-from geceval.ensemble_cv import FeatureCache, domain_cross_validation, domain_rows
-from geceval.ensemble_features import DEFAULT_COMPONENTS
 from geceval.formats.text import read_lines
 from geceval.hybrid_metaeval import GMEG_HYBRIDS, TABLE8_METRICS, hybrid_meta_eval
+from geceval.metrics.ensemble.cross_validation import FeatureCache, domain_cross_validation, domain_rows
+from geceval.metrics.ensemble.features import DEFAULT_COMPONENTS
 from geceval.prws import read_gmeg_segment_csv, read_prws_csv, split_half_reliability, system_means
 from ranking.analysis import gmeg_published as pub
 from ranking.analysis.gmeg_metric import GMEG_METRIC, GMEG_METRIC_DOMAINS, GmegMetric, train_gmeg_metric
@@ -379,7 +379,7 @@ def table8(
 def table9(
     data: Path, domains: list[str], *, folds: int, seed: int, hybrids: int, components: tuple[str, ...]
 ) -> list[TableRow]:
-    """Ensemble CV over the dev split of ``domains`` (features cached on disk, see geceval.ensemble_cv)."""
+    """Ensemble CV over the dev split of ``domains`` (features cached on disk, see geceval.metrics.ensemble.cross_validation)."""
     rows_by_domain = []
     for domain in domains:
         rows_by_domain += domain_rows(

@@ -37,7 +37,7 @@ TABLE6_METRICS: tuple[str, ...] = COMPUTED
 """Table 6's metrics the command computes (GLEU and M2; I-measure and BLEU are not computed yet)."""
 TABLE6_TRIED = {
     "GLEU": (
-        "GLEU+ (500 sampled iterations, geceval.gleu.gleu_plus, the jfleg variant that matches the "
+        "GLEU+ (500 sampled iterations, geceval.metrics.gleu.plus.gleu_plus, the jfleg variant that matches the "
         "reference script) against the plain-text references of the set, 13 systems of Grundkiewicz "
         "et al. 2015 Table 3c (INPUT included); --skip-merged moves GLEU's rho by at most 0.005 and r by at most "
         "0.011 (E-fluency, N-fluency; E-min. not at all), far less than the differences; without INPUT (12 systems) E-min. gives "
@@ -45,7 +45,7 @@ TABLE6_TRIED = {
         "(it subtracts source n-grams differently from the released script)"
     ),
     "M2": (
-        "M2 F0.5 (geceval.m2, equal to m2scorer 3.2 on these 7 .m2 files: tests/core/test_m2_out_of_range.py) "
+        "M2 F0.5 (geceval.metrics.m2.scorer, equal to m2scorer 3.2 on these 7 .m2 files: tests/core/test_m2_out_of_range.py) "
         "against the release's .m2 of the set, 13 systems; rho of BN15, N-fluency and All match to the "
         "third decimal and NUCLE is 0.720 against 0.725 (the official CoNLL-14 M2 scores give the same "
         "0.720 / 0.674), so the ranking and systems are the paper's; the sets that differ are the new "

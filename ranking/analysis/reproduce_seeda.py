@@ -32,18 +32,18 @@ from typing import Any
 
 from geceval import joins
 from geceval import metaeval_2024 as m24
-from geceval.errant_annotation import annotate_hypothesis, reference_set_from_m2
-from geceval.errant_scorer import errant_compare
 from geceval.errors import GecInputError
 from geceval.formats.m2 import read_m2
 from geceval.formats.text import read_lines
-from geceval.gleu import gleu_plus
-from geceval.gotoscorer import gotoscorer, gotoscorer_sentences
 from geceval.human.system_ranking import rank
 from geceval.judgments import PairwiseJudgment, expand_pairwise, read_appraise_xml_keyed
-from geceval.m2 import score_candidates, sentence_candidates
 from geceval.metaeval import sentence_agreement
-from geceval.sent_metrics import mean, sent_errant_scores
+from geceval.metrics.errant.annotation import annotate_hypothesis, reference_set_from_m2
+from geceval.metrics.errant.scorer import errant_compare
+from geceval.metrics.gleu.plus import gleu_plus
+from geceval.metrics.gotoscorer import gotoscorer, gotoscorer_sentences
+from geceval.metrics.m2.scorer import score_candidates, sentence_candidates
+from geceval.metrics.sentence_averaged import mean, sent_errant_scores
 from ranking.analysis import seeda_published as pub
 
 DEFAULT_REFERENCES = (
@@ -198,7 +198,9 @@ def metric_scores(
     hyp_m2 = {}
     for name, lines in outputs.items():
         cands = [sentence_candidates(h, g) for h, g in zip(lines, gold)]
-        per_m2 = [score_candidates([c]).f for c in cands]  # SentM2's sentence scores (geceval.sent_metrics)
+        per_m2 = [
+            score_candidates([c]).f for c in cands
+        ]  # SentM2's sentence scores (geceval.metrics.sentence_averaged)
         hyp_m2[name] = annotate_hypothesis(ref_set, lines)
         per_errant = sent_errant_scores(hyp_m2[name], ref_set.m2)
         gleu = gleu_plus(refs["source"], refs["refs"], lines, sentence=True)

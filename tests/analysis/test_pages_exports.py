@@ -279,7 +279,7 @@ def test_gleu_vs_number_of_references_run_and_curve(client):
     )
     campaign.systems.set([s for s in made if s.kind != "reference"])
     run = _done_run(campaign, kind="gleu_vs_refs")
-    from geceval.gleu import gleu_plus
+    from geceval.metrics.gleu.plus import gleu_plus
 
     rows = {(r.name, r.reference_set): r.score for r in run.metric_results.all()}
     assert set(rows) == {(n, f"{k} refs") for n in ("sys", "src") for k in (1, 2, 3)}
@@ -307,7 +307,7 @@ def test_meta_evaluation_with_synthetic_systems_adds_hybrid_points():
 
 
 def test_m2_and_errant_reference_annotation_is_cached_by_content_for_every_worker(client):
-    from geceval.errant_scorer import errant_score_texts
+    from geceval.metrics.errant.scorer import errant_score_texts
     from ranking.analysis import metrics
     from ranking.analysis.models import AnalysisCache
     from ranking.models import Campaign
@@ -360,7 +360,7 @@ def test_our_export_imported_by_the_crowd_importer_gives_the_same_run_result(tmp
 
 
 def test_ensemble_run_trains_on_real_and_synthetic_systems_and_offers_the_model(client):
-    from geceval.ensemble import EnsembleModel, ScorerFeatures
+    from geceval.metrics.ensemble.model import EnsembleModel, ScorerFeatures
     from tests.factories import prws_corpus_campaign
 
     user, campaign = prws_corpus_campaign()

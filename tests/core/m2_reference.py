@@ -2,7 +2,7 @@
 
 It follows the reference algorithm (m2scorer 3.2, Dahlmeier & Ng 2012) step by
 step, the way that description reads, with none of the shortcuts of
-``geceval.m2``: both Levenshtein matrices with all optimal back-pointers, the
+``geceval.metrics.m2.scorer``: both Levenshtein matrices with all optimal back-pointers, the
 union lattice, transitive arcs added by a Floyd-Warshall style triple loop
 over the sorted vertices (an arc is added or replaced only when its distance
 is strictly smaller and it keeps at most ``max_unchanged_words`` unchanged
@@ -12,7 +12,7 @@ arcs weighted ``-len(E)``, no-op arcs 0 and every other arc 1 (however
 many tokens it spans), Bellman-Ford over the edge list in its order with
 strict improvements, and the running-F annotator choice.
 
-It is cubic and slow on purpose: ``geceval.m2`` must give the same answer on
+It is cubic and slow on purpose: ``geceval.metrics.m2.scorer`` must give the same answer on
 every input, and ``tests/core/test_m2.py`` checks that on random cases.
 """
 

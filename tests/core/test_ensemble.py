@@ -16,9 +16,9 @@ import pytest
 from sklearn.linear_model import Ridge
 from sklearn.model_selection import KFold
 
-from geceval import ensemble
 from geceval.errors import GecInputError
 from geceval.formats.text import read_lines
+from geceval.metrics.ensemble import model as ensemble
 from tests.shared_data import REPO, shared_path
 
 FIX = Path(__file__).parent / "fixtures" / "stats"
@@ -162,7 +162,11 @@ def test_gmeg_layout_errors_name_the_problem(tmp_path: Path) -> None:
 
 
 def test_scorer_features_equal_the_scorers_on_real_and_mixed_outputs(monkeypatch: pytest.MonkeyPatch) -> None:
-    from geceval import errant_scorer, gleu, imeasure, m2, sacre
+    from geceval.metrics import sacre
+    from geceval.metrics.errant import scorer as errant_scorer
+    from geceval.metrics.gleu import plus as gleu
+    from geceval.metrics.imeasure import scorer as imeasure
+    from geceval.metrics.m2 import scorer as m2
 
     source = read_lines(TINY / "source")
     refs = [read_lines(TINY / f"ref{k}") for k in range(2)]

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from geceval.ensemble import TrainingRow
-from geceval.ensemble_cv import FeatureCache, domain_cross_validation
+from geceval.metrics.ensemble.cross_validation import FeatureCache, domain_cross_validation
+from geceval.metrics.ensemble.model import TrainingRow
 
 SOURCE = ["this are a test .", "he go home .", "fine sentence ."]
 REFS = [

@@ -14,9 +14,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from geceval import errant_annotation
-from geceval import errant_scorer as es
-from geceval.errant_scorer import (
+from geceval.errors import GecInputError
+from geceval.formats.m2 import M2Edit, M2Sentence, format_m2, parse_m2, read_m2, write_m2
+from geceval.formats.text import read_lines
+from geceval.metrics.errant import annotation as errant_annotation
+from geceval.metrics.errant import scorer as es
+from geceval.metrics.errant.scorer import (
     MAIN_CATEGORIES,
     annotate_hypothesis,
     errant_annotate,
@@ -28,9 +31,6 @@ from geceval.errant_scorer import (
     prf,
     reference_set_from_m2,
 )
-from geceval.errors import GecInputError
-from geceval.formats.m2 import M2Edit, M2Sentence, format_m2, parse_m2, read_m2, write_m2
-from geceval.formats.text import read_lines
 from tests.shared_data import REPO, shared_path
 
 FIX = Path(__file__).parent / "fixtures" / "errant"

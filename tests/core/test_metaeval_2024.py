@@ -239,7 +239,7 @@ def _independent_tau(xml_path: Path, scores: dict[str, list[float]]) -> tuple[in
 @pytest.mark.slow
 def test_sentence_level_on_the_conll14_appraise_judgments_counts_every_pair() -> None:
     from geceval.formats.text import read_lines
-    from geceval.sacre import chrf
+    from geceval.metrics.sacre import chrf
 
     xml = shared_path("gec-ranking", "data", "all_judgments.xml", required_in_ci=True)
     outputs = shared_path("grammatical-evaluation", "data", "original", "official_submissions")

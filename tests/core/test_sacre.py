@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from geceval.errors import GecInputError
 from geceval.formats.text import read_jfleg, read_lines
-from geceval.sacre import (
+from geceval.metrics.sacre import (
     bleu,
     char_ld,
     chrf,

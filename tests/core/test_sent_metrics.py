@@ -14,8 +14,8 @@ import pytest
 
 from geceval.formats.m2 import M2Edit, M2Sentence, read_m2, write_m2
 from geceval.formats.text import read_lines
-from geceval.m2 import m2_score
-from geceval.sent_metrics import cli_sentm2, mean, sent_errant_scores, sent_m2_scores
+from geceval.metrics.m2.scorer import m2_score
+from geceval.metrics.sentence_averaged import cli_sentm2, mean, sent_errant_scores, sent_m2_scores
 from tests.conftest import skip_or_fail
 from tests.shared_data import REPO, shared_path
 
@@ -140,7 +140,7 @@ def _errant_reference_sentence_by_sentence(hyp_path: Path, ref_path: Path) -> li
 @pytest.mark.slow
 def test_senterrant_equals_errant_compare_run_sentence_by_sentence_on_conll14(tmp_path: Path) -> None:
     pytest.importorskip("errant")
-    from geceval.errant_scorer import annotate_hypothesis, reference_set_from_m2
+    from geceval.metrics.errant.scorer import annotate_hypothesis, reference_set_from_m2
 
     n = 200
     gold, outs = _conll(n, "AMU", "CAMB")

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from geceval.formats.m2 import M2Edit, M2Sentence, write_m2
-from geceval.gotoscorer import (
+from geceval.metrics.gotoscorer import (
     Chunk,
     cli_gotoscorer,
     gotoscorer,

@@ -11,7 +11,7 @@ import pytest
 from scipy import stats
 
 from geceval import hybrid_metaeval
-from geceval.ensemble_features import ScorerFeatures
+from geceval.metrics.ensemble.features import ScorerFeatures
 
 LINES = ["the cat sat", "a dog ran away", "it is good", "we go home now", "he has one", "she is here"]
 

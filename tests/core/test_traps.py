@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from geceval.gleu import gleu_plus
+from geceval.metrics.gleu.plus import gleu_plus
 from geceval.traps import (
     ADDED_ERROR,
     UNDONE_CORRECTION,

@@ -75,7 +75,12 @@ print(json.dumps({"growth_mb": (peak_kb() - base) / 1024, "seconds": time.monoto
 
 
 def _probe(mode: str, arg: str, path: Path, database_url: str | None = None) -> dict:
-    env = dict(os.environ, DJANGO_SETTINGS_MODULE="config.settings", DEBUG="false", SECRET_KEY=secrets.token_urlsafe(50))
+    env = dict(
+        os.environ,
+        DJANGO_SETTINGS_MODULE="config.settings",
+        DEBUG="false",
+        SECRET_KEY=secrets.token_urlsafe(50),
+    )
     env.pop("CELERY_BROKER_URL", None)  # eager: nothing is sent anywhere
     env["DATABASE_URL"] = database_url or f"sqlite:///{path.parent / 'probe.sqlite3'}"
     env["MEDIA_ROOT"] = str(settings.MEDIA_ROOT)  # where the test kept the job's file

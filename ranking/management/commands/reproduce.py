@@ -9,9 +9,9 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from geceval.ensemble_features import DEFAULT_COMPONENTS
 from geceval.errors import GecInputError
 from geceval.hybrid_metaeval import GMEG_HYBRIDS, TABLE8_METRICS
+from geceval.metrics.ensemble.features import DEFAULT_COMPONENTS
 from ranking.analysis.reproduce import (
     STUDIES,
     ReproduceError,

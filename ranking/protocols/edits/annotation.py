@@ -1,7 +1,7 @@
 """A correction's ERRANT edits against its sentence, computed the first time a screen shows the text and
 stored (``EditedText``/``Edit``): every later screen, submission and export reads the stored rows.
 
-ERRANT takes text as whitespace tokens (``geceval.errant_annotation``), as the corpora's M2 files do;
+ERRANT takes text as whitespace tokens (``geceval.metrics.errant.annotation``), as the corpora's M2 files do;
 on an untokenised corpus a word and the punctuation after it are one token, so an edit covers both.
 """
 
@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from django.db import IntegrityError, transaction
 
 from annotate.models import Sentence
-from geceval.errant_annotation import errant_annotate
+from geceval.metrics.errant.annotation import errant_annotate
 from ranking.protocols.edits.models import Edit, EditedText
 
 

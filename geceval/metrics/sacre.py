@@ -1,0 +1,349 @@
+"""BLEU, chrF++ and TER through sacrebleu (pinned 2.6.0), plus sTER, sentence TER x 100 and Levenshtein distances.
+
+Scores keep sacrebleu's 0-100 scale and come with sacrebleu's signature
+string, so a number can be reproduced with the ``sacrebleu`` command.
+
+- BLEU: sacrebleu's defaults (13a tokenisation, exponential smoothing,
+  case-sensitive). ``force=True`` only silences sacrebleu's warning that
+  GEC data "looks tokenized"; it does not change the score or signature.
+- chrF++: ``CHRF(word_order=2, beta=2)`` by default. sacrebleu's corpus
+  score does not expose precision and recall, so we read the summed
+  per-order statistics ``[hyp n-grams, ref n-grams, matches]`` (character
+  orders 1..6, word orders 1..2) and average the per-order precision and
+  recall over the orders where both counts are non-zero, exactly as
+  sacrebleu does before taking the F-beta of the two averages (its default,
+  non-eps-smoothed mode). So ``F_beta(precision, recall) == score``, which
+  the tests check; P and R are on the 0-100 scale like the score. The
+  statistics come from ``CHRF._extract_corpus_statistics``, a private
+  method of the pinned version.
+- TER: sacrebleu's default (case-insensitive), as in the reference figure;
+  ``case_sensitive=True`` counts case changes as edits, which GEC edit
+  counts need.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+from rapidfuzz.distance import Levenshtein
+from sacrebleu.metrics import BLEU as SacreBLEU
+from sacrebleu.metrics import CHRF as SacreCHRF
+from sacrebleu.metrics import TER as SacreTER
+from sacrebleu.metrics.base import Score
+
+from geceval.errors import GecInputError
+from geceval.formats.text import check_aligned, read_lines
+from geceval.metrics.base import Metric, MetricScore, Parameter
+
+
+@dataclass(frozen=True)
+class SacreResult:
+    """sacrebleu's own score object (``BLEUScore``, ``CHRFScore``, ``TERScore``: ``score``,
+    ``precisions``, ``bp``, ``sys_len``, ``ref_len``, ``num_edits``, ``ref_length`` are read from
+    it) with the metric's sacrebleu signature, sentence scores when asked for, and, for chrF, the
+    precision and recall sacrebleu does not expose (see the module doc)."""
+
+    sacre: Score
+    signature: str
+    sentence_scores: list[float] | None = None
+    precision: float | None = None
+    recall: float | None = None
+    beta: float | None = None
+
+    @property
+    def score(self) -> float:
+        return float(self.sacre.score)
+
+    def __getattr__(self, name: str) -> Any:
+        if name == "sacre":  # not set yet (copy, pickle): never recurse
+            raise AttributeError(name)
+        return getattr(self.sacre, name)
+
+
+# The names of the three hand-made results these replace (issue 37), for callers that import them.
+BleuResult = ChrfResult = TerResult = SacreResult
+
+
+def _check(references: Sequence[Sequence[str]], hypothesis: Sequence[str]) -> None:
+    if not references:
+        raise GecInputError("at least one reference is needed")
+    for r, ref in enumerate(references):
+        if len(ref) != len(hypothesis):
+            raise GecInputError(
+                f"reference {r} has {len(ref)} sentences but the hypothesis has {len(hypothesis)}"
+            )
+
+
+def _sentence_refs(references: Sequence[Sequence[str]], i: int) -> list[str]:
+    return [ref[i] for ref in references]
+
+
+def bleu(
+    references: Sequence[Sequence[str]], hypothesis: Sequence[str], *, sentence: bool = False
+) -> BleuResult:
+    """sacrebleu corpus BLEU; ``sentence=True`` adds sentence BLEU with effective order (as sacrebleu advises)."""
+    _check(references, hypothesis)
+    metric = SacreBLEU(force=True)
+    res = metric.corpus_score(list(hypothesis), [list(r) for r in references])
+    sentence_scores = None
+    if sentence:
+        sent_metric = SacreBLEU(force=True, effective_order=True)
+        sentence_scores = [
+            sent_metric.sentence_score(h, _sentence_refs(references, i)).score
+            for i, h in enumerate(hypothesis)
+        ]
+    return SacreResult(res, str(metric.get_signature()), sentence_scores)
+
+
+def _beta_arg(beta: float) -> int | float:
+    # sacrebleu prints the beta in the metric name: chrF2++, not chrF2.0++.
+    return int(beta) if float(beta).is_integer() else beta
+
+
+def chrf_precision_recall(stats: Sequence[float], order: int) -> tuple[float, float]:
+    """Average per-order precision and recall (0-100) from summed chrF statistics.
+
+    ``stats`` is ``[hyp_1, ref_1, match_1, hyp_2, ...]`` over ``order``
+    n-gram orders (characters first, then words). An order counts only when
+    both its hypothesis and reference totals are non-zero (sacrebleu's
+    effective order); with none, both are 0.
+    """
+    total_p = total_r = 0.0
+    effective = 0
+    for i in range(order):
+        n_hyp, n_ref, n_match = stats[3 * i : 3 * i + 3]
+        if n_hyp > 0 and n_ref > 0:
+            total_p += n_match / n_hyp
+            total_r += n_match / n_ref
+            effective += 1
+    if effective == 0:
+        return 0.0, 0.0
+    return 100 * total_p / effective, 100 * total_r / effective
+
+
+def chrf(
+    references: Sequence[Sequence[str]],
+    hypothesis: Sequence[str],
+    *,
+    beta: float = 2.0,
+    word_order: int = 2,
+    sentence: bool = False,
+) -> ChrfResult:
+    """sacrebleu chrF (chrF++ with ``word_order=2``) with its precision and recall (see module doc)."""
+    _check(references, hypothesis)
+    metric = SacreCHRF(word_order=word_order, beta=_beta_arg(beta))
+    hyps = list(hypothesis)
+    refs = [list(r) for r in references]
+    # One pass (issue 43): the statistics sacrebleu's corpus_score would extract are kept, summed
+    # once for the score and read again for precision and recall (private methods of 2.6.0).
+    metric._check_corpus_score_args(hyps, refs)
+    per_sentence = metric._extract_corpus_statistics(hyps, refs)
+    summed = [sum(col) for col in zip(*per_sentence, strict=True)] if per_sentence else []
+    res = metric._aggregate_and_compute(per_sentence)
+    precision, recall = chrf_precision_recall(summed, metric.order) if summed else (0.0, 0.0)
+    sentence_scores = None
+    if sentence:
+        sentence_scores = [
+            metric.sentence_score(h, _sentence_refs(references, i)).score for i, h in enumerate(hypothesis)
+        ]
+    return SacreResult(
+        res,
+        str(metric.get_signature()),
+        sentence_scores,
+        precision=precision,
+        recall=recall,
+        beta=float(beta),
+    )
+
+
+def ter(
+    references: Sequence[Sequence[str]],
+    hypothesis: Sequence[str],
+    *,
+    case_sensitive: bool = False,
+    sentence: bool = False,
+) -> TerResult:
+    """sacrebleu corpus TER (0-100, lower is better); case-insensitive unless asked."""
+    _check(references, hypothesis)
+    metric = SacreTER(case_sensitive=case_sensitive)
+    res = metric.corpus_score(list(hypothesis), [list(r) for r in references])
+    sentence_scores = None
+    if sentence:
+        sentence_scores = [
+            metric.sentence_score(h, _sentence_refs(references, i)).score for i, h in enumerate(hypothesis)
+        ]
+    return SacreResult(res, str(metric.get_signature()), sentence_scores)
+
+
+@lru_cache(maxsize=1)
+def _ter_x100_metric() -> SacreTER:
+    return SacreTER(case_sensitive=True)
+
+
+@lru_cache(maxsize=1)
+def _ster_metric() -> SacreTER:
+    return SacreTER()  # case-insensitive: tercom's default, which reproduces Sakaguchi et al. 2016 Table 4
+
+
+def ster(reference_sentence: str, hyp_sentence: str) -> float:
+    """sTER as Sakaguchi et al. 2016 define it (Section 3.2): TER edits per SENTENCE, not per token.
+
+    The number of word edits (insertion, deletion, substitution, and a shift
+    of a phrase counting one) that turn the hypothesis into the reference,
+    not divided by the reference length: "TER is calculated as the number of
+    changes per token, but instead we report the number of changes per
+    sentence ... which we call the sTER". Case-insensitive, as tercom (the
+    TER tool of the time) is by default: with it the mean over the released
+    rewrites gives all seven Table 4 cells to the printed decimal, while
+    case-sensitive edits give five of them 0.1 too high (docs/reproducing-papers.md).
+    Whitespace tokens, no other normalisation (sacrebleu's TER, shifts as tercom).
+    """
+    return float(_ster_metric().sentence_score(hyp_sentence, [reference_sentence]).num_edits)
+
+
+def ter_x100(reference_sentence: str, hyp_sentence: str) -> float:
+    """Sentence TER x 100 of a rewrite against a reference (edits per 100 reference tokens), case-sensitive.
+
+    (Number of word edits, shifts included, needed to turn the hypothesis
+    into the reference, divided by the reference length, times 100; an empty
+    reference gives 0 for an empty hypothesis and 100 otherwise, as sacrebleu
+    does.) What this module called sTER before issue 34; not the paper's sTER.
+    """
+    return _ter_x100_metric().sentence_score(hyp_sentence, [reference_sentence]).score
+
+
+def char_ld(a: str, b: str) -> int:
+    """Character Levenshtein distance (unit-cost insert, delete, substitute)."""
+    return Levenshtein.distance(a, b)
+
+
+def word_ld(a: str, b: str) -> int:
+    """Word Levenshtein distance over whitespace tokens (``str.split()``)."""
+    return Levenshtein.distance(a.split(), b.split())
+
+
+# --------------------------------------------------------------------------- command line
+
+
+def _read(args: Any) -> tuple[list[list[str]], list[tuple[str, list[str]]]]:
+    refs = [read_lines(p) for p in args.refs]
+    hyps = [(p, read_lines(p)) for p in args.hyp]
+    for path, hyp in hyps:
+        check_aligned({**dict(zip(args.refs, refs, strict=True)), path: hyp})
+    return refs, hyps
+
+
+def _quiet_sacrebleu() -> None:
+    logging.getLogger("sacrebleu").setLevel(logging.ERROR)
+
+
+# The fields each metric prints beside its score, in the types the command has always printed.
+_FIELDS: dict[str, dict[str, Callable[[Any], Any]]] = {
+    "bleu": {"precisions": list, "bp": float, "sys_len": int, "ref_len": int, "signature": str},
+    "chrf": {"precision": float, "recall": float, "beta": float, "signature": str},
+    "ter": {"num_edits": int, "ref_length": float, "signature": str},
+}
+
+
+def _fields(metric: str, res: SacreResult) -> dict[str, Any]:
+    return {name: convert(getattr(res, name)) for name, convert in _FIELDS[metric].items()}
+
+
+def _cli(args: Any, metric: str, score: Callable[..., SacreResult]) -> list[dict]:
+    """One result row per hypothesis file: the metric's ``score`` plus its own fields."""
+    _quiet_sacrebleu()
+    refs, hyps = _read(args)
+    sentence = bool(getattr(args, "sentence", False))
+    out: list[dict[str, Any]] = []
+    for path, hyp in hyps:
+        res = score(refs, hyp, sentence=sentence)
+        row: dict[str, Any] = {"hyp": path, "metric": metric, "score": res.score}
+        row.update(_fields(metric, res))
+        if res.sentence_scores is not None:
+            row["sentences"] = res.sentence_scores
+        out.append(row)
+    return out
+
+
+def cli_bleu(args: Any) -> list[dict]:
+    """``score bleu``: score, precisions, bp, sys_len, ref_len, signature (+ sentences)."""
+    return _cli(args, "bleu", bleu)
+
+
+def cli_chrf(args: Any) -> list[dict]:
+    """``score chrf [--beta B]``: chrF++ score, precision, recall, beta, signature (+ sentences)."""
+    beta = 2.0 if getattr(args, "beta", None) is None else float(args.beta)
+    return _cli(args, "chrf", lambda refs, hyp, sentence: chrf(refs, hyp, beta=beta, sentence=sentence))
+
+
+def cli_ter(args: Any) -> list[dict]:
+    """``score ter [--case-sensitive]``: TER score, num_edits, ref_length, signature (+ sentences)."""
+    case_sensitive = bool(getattr(args, "case_sensitive", False))
+    return _cli(
+        args,
+        "ter",
+        lambda refs, hyp, sentence: ter(refs, hyp, case_sensitive=case_sensitive, sentence=sentence),
+    )
+
+
+# --------------------------------------------------------------------------- Metric objects
+
+
+class _Sacre(Metric):
+    packages = ("sacrebleu",)
+    reads_source = False
+
+    def _score(self, refs: list[list[str]], hyps: list[str], sentence: bool) -> SacreResult:
+        raise NotImplementedError
+
+    def corpus_score(
+        self,
+        hypotheses: Sequence[str],
+        references: Sequence[Any],
+        source: Sequence[str] | None = None,
+        *,
+        sentence: bool = False,
+    ) -> MetricScore:
+        _quiet_sacrebleu()
+        refs = [list(r) for r in references]
+        res = self._score(refs, list(hypotheses), sentence)
+        return self._result(len(refs), res.score, _fields(self.name, res), res.sentence_scores)
+
+
+class BLEU(_Sacre):
+    """sacrebleu's corpus BLEU (13a, exponential smoothing, case-sensitive), 0-100."""
+
+    name = "bleu"
+    tokenisation = "13a"
+    file_adapter = cli_bleu
+
+    def _score(self, refs: list[list[str]], hyps: list[str], sentence: bool) -> SacreResult:
+        return bleu(refs, hyps, sentence=sentence)
+
+
+class CHRF(_Sacre):
+    """sacrebleu's chrF++ (character 6-grams, word 2-grams), with its precision and recall, 0-100."""
+
+    name = "chrf"
+    tokenisation = "char6+word2"
+    parameters = (Parameter("beta", 2.0, "F-beta"),)
+    file_adapter = cli_chrf
+
+    def _score(self, refs: list[list[str]], hyps: list[str], sentence: bool) -> SacreResult:
+        return chrf(refs, hyps, beta=float(self.options["beta"]), sentence=sentence)
+
+
+class TER(_Sacre):
+    """sacrebleu's corpus TER, 0-100, lower is better; case-insensitive unless asked."""
+
+    name = "ter"
+    tokenisation = "tercom"
+    parameters = (Parameter("case_sensitive", False, "ter: count case edits", type=None),)
+    file_adapter = cli_ter
+
+    def _score(self, refs: list[list[str]], hyps: list[str], sentence: bool) -> SacreResult:
+        return ter(refs, hyps, case_sensitive=bool(self.options["case_sensitive"]), sentence=sentence)

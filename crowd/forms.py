@@ -15,6 +15,7 @@ class CrowdSettingsForm(forms.ModelForm):
     class Meta:
         model = CrowdSettings
         fields = [
+            "welcome_text",
             "consent_text",
             "completion_code",
             "prolific_completed_code",
@@ -25,6 +26,7 @@ class CrowdSettingsForm(forms.ModelForm):
             "min_hourly_wage",
         ]
         labels = {
+            "welcome_text": "Welcome text",
             "consent_text": "Consent text",
             "completion_code": "Completion code (invite links)",
             "prolific_completed_code": "Prolific completion code",
@@ -35,13 +37,17 @@ class CrowdSettingsForm(forms.ModelForm):
             "min_hourly_wage": "Minimum hourly wage",
         }
         help_texts = {
+            "welcome_text": "Shown first, above the consent.",
             "consent_text": "Shown before the first task; workers must agree.",
             "completion_code": "",
             "hits_per_visit": "",
             "fee_percent": "On rewards and bonuses (e.g. MTurk 20, Prolific 33.3).",
             "min_hourly_wage": "Empty: the site default.",
         }
-        widgets = {"consent_text": forms.Textarea(attrs={"rows": 5})}
+        widgets = {
+            "welcome_text": forms.Textarea(attrs={"rows": 3}),
+            "consent_text": forms.Textarea(attrs={"rows": 5}),
+        }
 
 
 class InviteForm(forms.Form):

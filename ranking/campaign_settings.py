@@ -26,8 +26,8 @@ KINDS = ("int", "float", "decimal", "bool", "line", "text", "choice", "choices",
 """``system``: a system of the campaign's corpus (a row in the database, its name in a study file);
 ``qualification``: a qualification of the project (likewise); ``choices``: a list of ``choice``."""
 
-GROUPS = ("screens", "traps", "speed", "exclusion", "payment", "instructions")
-"""The study file's sections, in order; ``exclusion`` settings are stored by
+GROUPS = ("protocol", "screens", "traps", "speed", "exclusion", "payment", "instructions")
+"""The study file's sections, in order (``protocol``: top-level keys); ``exclusion`` settings are stored by
 ``campaign_exclusion_rules_set``, every other group by ``campaign_create``."""
 
 _SAME = object()
@@ -102,7 +102,7 @@ def _mw_help() -> str:
 
 S = Setting
 SETTINGS: tuple[Setting, ...] = (
-    S("protocol", "choice", "prws", "screens", choices=_protocols),
+    S("protocol", "choice", "prws", "protocol", choices=_protocols),
     S("domain", "line", "", "screens", max_length=100, help="Only sentences of this domain (optional)."),
     S(
         "reference",

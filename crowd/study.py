@@ -37,16 +37,17 @@ def _field_schema(f: models.Field) -> dict[str, Any]:
         schema = {"type": "string"} | ({"maxLength": f.max_length} if f.max_length else {})
     if f.null:
         schema = {"anyOf": [schema, {"type": "null"}]}
-    return {"description": str(f.help_text), **schema, "default": _json(f.get_default())}
-
-
-def _json(value: Any) -> Any:
-    return float(value) if isinstance(value, Decimal) else value
+    return {"description": str(f.help_text), **schema, "default": _value(f.name, f.get_default())}
 
 
 def _read(campaign: Campaign) -> dict[str, Any]:
     found = CrowdSettings.objects.filter(campaign=campaign).first() or CrowdSettings(campaign=campaign)
-    return {name: _json(getattr(found, name)) for name in FIELDS}
+    return {name: _value(name, getattr(found, name)) for name in FIELDS}
+
+
+def _value(name: str, value: Any) -> Any:
+    is_decimal = isinstance(CrowdSettings._meta.get_field(name), models.DecimalField)
+    return float(value) if is_decimal and value is not None else value
 
 
 def _write(campaign: Campaign, values: dict[str, Any]) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from django.http import HttpRequest, JsonResponse
 from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
 from rest_framework import serializers, status, viewsets
 from rest_framework.decorators import action
@@ -26,6 +27,7 @@ from ranking.services import (
 )
 from ranking.services.campaigns import campaign_options
 from ranking.services.life_cycle import TRANSITIONS, campaign_transition
+from ranking.study.schema import study_schema
 
 
 class CampaignSerializer(serializers.ModelSerializer):
@@ -212,3 +214,9 @@ class CampaignViewSet(viewsets.mixins.CreateModelMixin, viewsets.ReadOnlyModelVi
             "systems": SystemScoreSerializer(campaign_results(campaign), many=True).data,
         }
         return Response(body)
+
+
+def study_schema_view(request: HttpRequest) -> JsonResponse:
+    """The study file's JSON Schema (issue 39): public, like the API's own schema, and built from the
+    one list of campaign settings as the running code has it."""
+    return JsonResponse(study_schema(), json_dumps_params={"indent": 2})

@@ -112,7 +112,7 @@ def _desired(doc: dict[str, Any], project: Project, corpus: Corpus) -> dict[str,
                 f"qualification: no qualification {flat['qualification']!r} in {project.name!r}"
             )
         flat["qualification"] = found
-    if not flat["instructions"]:  # as the form: the protocol's own instructions
+    if "instructions" not in _section(doc, "instructions"):  # as the form: the protocol's own
         flat["instructions"] = protocol_get(flat["protocol"]).instructions
     options = settings_check(campaign_options(flat))
     return {**options, **{name: bool(flat[name]) for name in EXCLUSION_RULES}}

@@ -15,6 +15,7 @@ import pytest
 import yaml
 from django.core.management import call_command
 from django.core.management.base import CommandError
+from rest_framework.test import APIClient
 
 from crowd.models import CrowdSettings
 from ranking.analysis import services as analysis
@@ -238,3 +239,28 @@ def test_analysis_runs_and_judgment_exports_carry_the_study_they_came_from(tmp_p
     )
     sidecar = yaml.safe_load((tmp_path / "judgments.csv.study.yaml").read_text(encoding="utf-8"))
     assert sidecar == study_export(campaign)
+
+
+@pytest.mark.django_db
+def test_the_api_takes_every_setting_of_the_list_and_checks_named_rows_belong_to_the_corpus():
+    """The API's create serializer had drifted from the form (no reward, budget, reference or
+    qualification); built from the one list, it takes them, by id, checked against the corpus."""
+    researcher = factories.user("res", "researcher")
+    project = factories.project(researcher)
+    corpus, systems = factories.corpus_with_systems(
+        project, sources=SOURCES, systems=SYSTEMS, kinds={"src": "source"}
+    )
+    api = APIClient()
+    api.force_authenticate(researcher)
+    body = {"name": "paid", "corpus": corpus.pk, "systems": [s.pk for s in systems if s.name in ("a", "b")]}
+    created = api.post(
+        "/api/campaigns/",
+        {**body, "reward_per_hit": "0.75", "budget": "30.00", "show_changes": True},
+        format="json",
+    )
+    assert created.status_code == 201, created.content
+    made = created.json()
+    assert (made["reward_per_hit"], made["budget"], made["show_changes"]) == ("0.75", "30.00", True)
+    refused = api.post("/api/campaigns/", {**body, "name": "q", "qualification": 999999}, format="json")
+    assert refused.status_code == 400
+    assert refused.json() == {"qualification": "no such qualification in the project"}

@@ -21,6 +21,8 @@ from geceval.worker_checks import (
     MANN_WHITNEY_MIN_RANKED_TRAPS,
     MANN_WHITNEY_MIN_TRAPS,
 )
+from ranking.models import TrapDesign
+from ranking.protocols import DEFAULT_PROTOCOL, protocol_choices, protocol_get
 
 KINDS = ("int", "float", "decimal", "bool", "line", "text", "choice", "choices", "system", "qualification")
 """``system``: a system of the campaign's corpus (a row in the database, its name in a study file);
@@ -57,8 +59,9 @@ class Setting:
     blank_label: str = ""
     after_launch: bool = False
     """May change once the campaign has been launched (or piloted)."""
-    protocols: tuple[str, ...] = ()
-    """The protocols it applies to; empty: every protocol."""
+    applies_when: str = ""
+    """The protocols it applies to: those whose ``Protocol`` attribute of this name is true (e.g.
+    ``draws_systems``); empty: every protocol. The registry says which, not a list of names here."""
     form_only: dict = field(default_factory=dict)
     """Extra arguments of the form field (e.g. a textarea's rows)."""
 
@@ -76,19 +79,20 @@ class Setting:
         """What the campaign form shows before the researcher changes it."""
         return self.proposed if self.form_initial is _SAME else self.form_initial
 
+    def protocols(self) -> list[str]:
+        """The registered protocols this setting applies to."""
+        names = [name for name, _ in protocol_choices()]
+        return [n for n in names if not self.applies_when or getattr(protocol_get(n), self.applies_when)]
+
     def choice_list(self) -> list[tuple[Any, str]]:
         return list(self.choices()) if callable(self.choices) else list(self.choices)
 
 
 def _protocols() -> list[tuple[str, str]]:
-    from ranking.protocols import protocol_choices  # the registry as it is now (protocols register late)
-
-    return protocol_choices()
+    return protocol_choices()  # the registry as it is when a form or schema is built
 
 
 def _trap_designs() -> list[tuple[str, str]]:
-    from ranking.models import TrapDesign  # the model's choices, read when a form or schema is built
-
     return list(TrapDesign.choices)
 
 
@@ -102,7 +106,7 @@ def _mw_help() -> str:
 
 S = Setting
 SETTINGS: tuple[Setting, ...] = (
-    S("protocol", "choice", "prws", "protocol", choices=_protocols),
+    S("protocol", "choice", DEFAULT_PROTOCOL, "protocol", choices=_protocols),
     S("domain", "line", "", "screens", max_length=100, help="Only sentences of this domain (optional)."),
     S(
         "reference",
@@ -131,7 +135,7 @@ SETTINGS: tuple[Setting, ...] = (
         minimum=1,
         maximum=20,
         help="Ranking: random draws of outputs per sentence.",
-        protocols=("ranking",),
+        applies_when="draws_systems",
     ),
     S(
         "show_changes",
@@ -148,7 +152,7 @@ SETTINGS: tuple[Setting, ...] = (
         "bool",
         False,
         "screens",
-        protocols=("ranking",),
+        applies_when="draws_systems",
         help="Ranking: TrueSkill picks each screen's systems from the judgments so far "
         "(the least certain system and close opponents; Sakaguchi et al. 2014).",
     ),
@@ -202,7 +206,7 @@ SETTINGS: tuple[Setting, ...] = (
         minimum=1,
         maximum=50,
         blank=True,
-        protocols=("prws",),
+        applies_when="prws_ratings",
         help="PRWS points a trap must be rated below its base.",
     ),
     S(

@@ -41,8 +41,8 @@ def setting_schema(setting: Setting) -> dict[str, Any]:
     notes = [setting.help] if setting.help else []
     if setting.kind in ("system", "qualification"):
         notes.append(f"The {setting.kind}'s name.")
-    if setting.protocols:
-        notes.append(f"Applies to: {', '.join(setting.protocols)}.")
+    if setting.applies_when:
+        notes.append(f"Applies to: {', '.join(setting.protocols())}.")
     notes.append("May change after launch." if setting.after_launch else "Fixed once launched.")
     default = setting.proposed
     return {

@@ -175,6 +175,7 @@ SETTINGS: tuple[Setting, ...] = (
         "traps",
         choices=_trap_designs,
         blank=True,
+        form_initial=TrapDesign.HIDDEN,
         help="Hidden: traps are erroneous copies of outputs the worker also judges, on screens "
         "that look like the others. The paper's design needs a Source+error system.",
     ),

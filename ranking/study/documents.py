@@ -104,7 +104,10 @@ def _desired(doc: dict[str, Any], project: Project, corpus: Corpus) -> dict[str,
     flat = {s.name: _section(doc, s.group).get(s.name, s.proposed) for s in SETTINGS}
     for name in ("reference", "trap_system"):
         if flat[name] is not None:
-            flat[name] = _system(corpus, flat[name], None)
+            found = System.objects.filter(corpus=corpus, name=flat[name]).first()
+            if found is None:
+                raise GecInputError(f"{name}: no system {flat[name]!r} in corpus {corpus.name!r}")
+            flat[name] = found
     if flat["qualification"] is not None:
         found = Qualification.objects.filter(project=project, name=flat["qualification"]).first()
         if found is None:

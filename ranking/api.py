@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from django.http import HttpRequest, JsonResponse
+from django.views.decorators.http import require_GET
 from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
 from rest_framework import serializers, status, viewsets
 from rest_framework.decorators import action
@@ -216,6 +217,7 @@ class CampaignViewSet(viewsets.mixins.CreateModelMixin, viewsets.ReadOnlyModelVi
         return Response(body)
 
 
+@require_GET
 def study_schema_view(request: HttpRequest) -> JsonResponse:
     """The study file's JSON Schema (issue 39): public, like the API's own schema, and built from the
     one list of campaign settings as the running code has it."""

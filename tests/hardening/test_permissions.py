@@ -200,7 +200,10 @@ def test_worker_pages_and_api_never_show_traps_gold_or_other_workers():
     ]
     seen = 0
     for route in walk_routes():
-        if route.name in {"logout", "schema", "api-docs", "study-schema"} or table[route.name]["worker"][0] != 200:
+        if (
+            route.name in {"logout", "schema", "api-docs", "study-schema"}
+            or table[route.name]["worker"][0] != 200
+        ):
             continue  # the API schema is public documentation: field names, no data
         body = client.get(url_for(route, values), follow=True).content.decode()
         seen += 1

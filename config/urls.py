@@ -6,12 +6,14 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitVie
 from config.health import healthz
 from config.security import admin_login_view, login_view
 from ranking import views as ranking_views
+from ranking.api import study_schema_view
 
 urlpatterns = [
     # First: the crowd's requests are most of the traffic, and Django tries patterns in order (the
     # ~90 page patterns before them cost a worker's request about 280 Python calls; issue 22).
     path("api/", include("config.api_urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
+    path("api/schema/study/", study_schema_view, name="study-schema"),
     path("api/docs/", SpectacularSwaggerSplitView.as_view(url_name="schema"), name="api-docs"),
     path("", ranking_views.home, name="home"),
     path("healthz", healthz, name="healthz"),

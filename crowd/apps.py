@@ -14,10 +14,13 @@ class CrowdConfig(AppConfig):
         from crowd.importing.background import register_runner
         from crowd.services.confirmation import platform_hold_needed
         from crowd.services.privacy import crowd_identities_forget
+        from crowd.study import crowd_section
         from ranking.judgment_import import judgments_importer_register
         from ranking.services.holds import platform_hold_register
+        from ranking.study.sections import section_register
 
         personal_data_eraser_register("crowd identities", crowd_identities_forget)
         judgments_importer_register(judgments_import)
         register_runner()
         platform_hold_register(platform_hold_needed)
+        section_register(crowd_section())

@@ -15,6 +15,7 @@ class CrowdSettingsForm(forms.ModelForm):
     class Meta:
         model = CrowdSettings
         fields = [
+            "welcome_text",
             "consent_text",
             "completion_code",
             "prolific_completed_code",
@@ -29,6 +30,7 @@ class CrowdSettingsForm(forms.ModelForm):
             "seats",
         ]
         labels = {
+            "welcome_text": "Welcome text",
             "consent_text": "Consent text",
             "completion_code": "Completion code (invite links)",
             "prolific_completed_code": "Prolific completion code",
@@ -43,6 +45,7 @@ class CrowdSettingsForm(forms.ModelForm):
             "seats": "Seats of a reusable link (shared network)",
         }
         help_texts = {
+            "welcome_text": "Shown first, above the consent.",
             "consent_text": "Shown before the first task; workers must agree.",
             "completion_code": "",
             "hits_per_visit": "Empty: invite links until no work is left, Prolific one HIT (MTurk is always one).",
@@ -52,7 +55,10 @@ class CrowdSettingsForm(forms.ModelForm):
             "reusable link admits at most the seats below, one person per browser.",
             "seats": "People a reusable link admits in all (a browser that comes back keeps its place).",
         }
-        widgets = {"consent_text": forms.Textarea(attrs={"rows": 5})}
+        widgets = {
+            "welcome_text": forms.Textarea(attrs={"rows": 3}),
+            "consent_text": forms.Textarea(attrs={"rows": 5}),
+        }
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)

@@ -49,9 +49,12 @@ class CrowdWorker(models.Model):
 
 
 class CrowdSettings(models.Model):
-    """Per campaign: consent text, completion codes, HITs per visit, fees and minimum wage."""
+    """Per campaign: welcome and consent texts, completion codes, HITs per visit, fees and minimum wage."""
 
     campaign = models.OneToOneField(Campaign, on_delete=models.CASCADE, related_name="crowd_settings")
+    welcome_text = models.TextField(
+        blank=True, help_text="shown first, above the consent (e.g. who runs the study)"
+    )
     consent_text = models.TextField(blank=True, help_text="shown before the first task; workers must agree")
     completion_code = models.CharField(max_length=64, blank=True, help_text="shown at the end (invite links)")
     prolific_completed_code = models.CharField(max_length=64, blank=True)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from django.http import HttpRequest, JsonResponse
+from django.views.decorators.http import require_GET
 from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
 from rest_framework import serializers, status, viewsets
 from rest_framework.decorators import action
@@ -9,20 +11,12 @@ from rest_framework.exceptions import ValidationError
 from rest_framework.response import Response
 
 from annotate.api import IsResearcher
-from annotate.models import System
+from annotate.models import Qualification, System
 from annotate.selectors import corpus_list_for
 from geceval.errors import GecInputError
-from geceval.insert_errors import ERROR_TYPES
-from geceval.traps import DEFAULT_MIN_DROP, MIN_DROP_FLOOR
-from geceval.worker_checks import (
-    DEFAULT_TRAP_MIN_SEEN,
-    DEFAULT_TRAP_THRESHOLD,
-    MANN_WHITNEY_MIN_RANKED_TRAPS,
-    MANN_WHITNEY_MIN_TRAPS,
-)
+from ranking.campaign_settings import SETTINGS, Setting
 from ranking.evidence import exclusion_rules
-from ranking.models import Campaign, SystemScore, TrapDesign
-from ranking.protocols import DEFAULT_PROTOCOL, protocol_choices
+from ranking.models import Campaign, SystemScore
 from ranking.selectors import (
     campaign_list_for,
     campaign_progress,
@@ -34,6 +28,7 @@ from ranking.services import (
 )
 from ranking.services.campaigns import campaign_options
 from ranking.services.life_cycle import TRANSITIONS, campaign_transition
+from ranking.study.schema import study_schema
 
 
 class CampaignSerializer(serializers.ModelSerializer):
@@ -48,53 +43,9 @@ class CampaignSerializer(serializers.ModelSerializer):
     class Meta:
         model = Campaign
         fields = [
-            "id",
-            "project",
-            "corpus",
-            "name",
-            "protocol",
-            "origin",
-            "status",
-            "domain",
-            "systems",
-            "reference",
-            "judgments_per_item",
-            "max_candidates",
-            "screens_per_sentence",
-            "active_selection",
-            "show_changes",
-            "preview_line",
-            "screens_per_hit",
-            "assignment_minutes",
-            "separate_domains",
-            "trap_design",
-            "trap_system",
-            "trap_rate",
-            "trap_margin",
-            "trap_min_drop",
-            "trap_error_types",
-            "trap_errors",
-            "repeat_rate",
-            "speed_rule",
-            "speed_base_seconds",
-            "speed_seconds_per_word",
-            "pilot_hold",
-            "sample_first_line",
-            "sample_last_line",
-            "sample_size",
-            "sample_seed",
-            "trap_threshold",
-            "trap_min_seen",
-            "exclude_by_pass_rate",
-            "exclude_by_mann_whitney",
-            "exclude_by_consistency",
-            "exclude_by_flat",
-            "reward_per_hit",
-            "budget",
-            "qualification",
-            "screen_count",
-            "judgment_count",
-            "created",
+            *("id", "project", "corpus", "name", "origin", "status", "systems"),
+            *(setting.name for setting in SETTINGS),
+            *("screen_count", "judgment_count", "created"),
         ]
         read_only_fields = fields
 
@@ -106,121 +57,55 @@ class CampaignSerializer(serializers.ModelSerializer):
         return None if sentence is None else sentence.position + 1
 
 
-class CampaignCreateSerializer(serializers.Serializer):
+def _api_field(setting: Setting) -> serializers.Field:
+    """The create serializer's field for one setting of the list (``ranking.campaign_settings``); a
+    system or qualification is given by id."""
+    common: dict = {"default": setting.proposed}
+    if setting.blank:
+        common.update(required=False, allow_null=True)
+    if setting.help:
+        common["help_text"] = setting.help
+    bounds = {
+        k: v for k, v in (("min_value", setting.minimum), ("max_value", setting.maximum)) if v is not None
+    }
+    kind = setting.kind
+    if setting.choices and kind in ("int", "choice"):
+        return serializers.ChoiceField(choices=[], **common)  # choices filled in per instance (registry)
+    if kind == "choices":
+        child = serializers.ChoiceField(choices=[c for c, _ in setting.choice_list()])
+        return serializers.ListField(child=child, default=list, help_text=setting.help)
+    if kind in ("int", "system", "qualification"):
+        return serializers.IntegerField(**bounds, **common)
+    if kind == "float":
+        return serializers.FloatField(**bounds, **common)
+    if kind == "decimal":
+        return serializers.DecimalField(**bounds, **setting.form_only, **common)
+    if kind == "bool":
+        return serializers.BooleanField(**common)
+    return serializers.CharField(max_length=setting.max_length, allow_blank=True, **common)
+
+
+class _CampaignCreateBase(serializers.Serializer):
     name = serializers.CharField(max_length=200)
     corpus = serializers.IntegerField()
     systems = serializers.ListField(child=serializers.IntegerField(), min_length=1)
-    protocol = serializers.ChoiceField(choices=[], default=DEFAULT_PROTOCOL)
-    judgments_per_item = serializers.IntegerField(min_value=1, max_value=50, default=8)
-    max_candidates = serializers.IntegerField(
-        min_value=1, max_value=5, default=5, help_text="the protocol's screen size: PRWS 2-5, ranking 2-5"
-    )
-    screens_per_sentence = serializers.IntegerField(min_value=1, max_value=20, default=1)
-    active_selection = serializers.BooleanField(default=False)
-    show_changes = serializers.BooleanField(
-        default=False,
-        help_text="Judgment screens offer each correction's changes against the original as a word diff; the worker turns it on and off with the d key (off by default, as in the papers' screens).",
-    )
-    screens_per_hit = serializers.IntegerField(min_value=1, max_value=200, default=20)
-    assignment_minutes = serializers.IntegerField(min_value=1, max_value=1440, default=60)
-    separate_domains = serializers.BooleanField(default=False)
-    domain = serializers.CharField(max_length=100, required=False, allow_blank=True, default="")
     status = serializers.ChoiceField(
         choices=["draft", "pilot", "active"],
         default="draft",
         help_text="draft (default): nothing handed out until launched (POST .../transition/)",
     )
-    trap_design = serializers.ChoiceField(
-        choices=TrapDesign.choices,
-        required=False,
-        allow_null=True,
-        default=None,
-        help_text="hidden (default) or paper (chosen too by giving a Source+error trap_system)",
-    )
-    trap_system = serializers.IntegerField(required=False, allow_null=True, default=None)
-    trap_rate = serializers.FloatField(
-        min_value=0,
-        max_value=1,
-        required=False,
-        allow_null=True,
-        default=None,
-        help_text="null: 0.2 trap screens per judged screen (hidden), 0 (paper)",
-    )
-    trap_margin = serializers.IntegerField(min_value=1, max_value=50, default=1)
-    trap_min_drop = serializers.FloatField(min_value=MIN_DROP_FLOOR, max_value=1, default=DEFAULT_MIN_DROP)
-    trap_error_types = serializers.ListField(
-        child=serializers.ChoiceField(choices=ERROR_TYPES),
-        default=list,
-        help_text="errors a generated trap may add (empty: every type)",
-    )
-    trap_errors = serializers.ChoiceField(
-        choices=[1, 2], allow_null=True, default=None, help_text="errors per generated trap (null: 1 or 2)"
-    )
-    speed_rule = serializers.BooleanField(
-        default=True, help_text="a screen faster than its minimum is a failed trap; a HIT under half is held"
-    )
-    speed_base_seconds = serializers.FloatField(min_value=0, max_value=600, default=2.0)
-    sample_first_line = serializers.IntegerField(
-        min_value=1,
-        allow_null=True,
-        default=None,
-        help_text="first corpus line judged, from 1 (null: the first)",
-    )
-    sample_last_line = serializers.IntegerField(
-        min_value=1, allow_null=True, default=None, help_text="last corpus line judged (null: the last)"
-    )
-    sample_size = serializers.IntegerField(
-        min_value=1, allow_null=True, default=None, help_text="sentences judged from the range (null: all)"
-    )
-    sample_seed = serializers.IntegerField(
-        min_value=0,
-        max_value=2**31 - 1,
-        allow_null=True,
-        default=None,
-        help_text="with a size: a random sample drawn with this seed (null: the range's first sentences)",
-    )
-    pilot_hold = serializers.BooleanField(
-        default=True,
-        help_text="hold a worker whose first HIT has near-constant answers or screens under the minimum "
-        "until their evidence clears or you decide",
-    )
-    speed_seconds_per_word = serializers.FloatField(min_value=0, max_value=10, default=0.05)
-    repeat_rate = serializers.FloatField(
-        min_value=0,
-        max_value=1,
-        required=False,
-        allow_null=True,
-        default=None,
-        help_text="null: 0.05 repeats per judged screen (hidden), 0 (paper)",
-    )
-    trap_threshold = serializers.FloatField(min_value=0, max_value=1, default=DEFAULT_TRAP_THRESHOLD)
-    trap_min_seen = serializers.IntegerField(min_value=1, max_value=100, default=DEFAULT_TRAP_MIN_SEEN)
-    exclude_by_pass_rate = serializers.BooleanField(
-        default=True, help_text="trap pass rate below the threshold"
-    )
-    exclude_by_mann_whitney = serializers.BooleanField(
-        default=True,
-        help_text=f"traps not rated worse than their bases (Appraise's test, from {MANN_WHITNEY_MIN_TRAPS} scored traps, {MANN_WHITNEY_MIN_RANKED_TRAPS} ranked)",
-    )
-    exclude_by_consistency = serializers.BooleanField(
-        default=False, help_text="repeated screens answered far apart"
-    )
-    exclude_by_flat = serializers.BooleanField(
-        default=False, help_text="near-constant answers, or answers that follow display position"
-    )
-    instructions = serializers.CharField(required=False, allow_blank=True, default="")
-    preview_line = serializers.IntegerField(
-        min_value=1,
-        required=False,
-        allow_null=True,
-        default=None,
-        help_text="the corpus line (from 1) a platform's preview shows as an example screen, never "
-        "judged, stored or counted (null: a built-in example; never a screen of the campaign)",
-    )
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        self.fields["protocol"].choices = protocol_choices()  # the registry as it is now
+        for setting in SETTINGS:  # the registry as it is now
+            if setting.choices and setting.kind in ("int", "choice"):
+                self.fields[setting.name].choices = [c for c, _ in setting.choice_list()]
+
+
+CampaignCreateSerializer = type(
+    "CampaignCreateSerializer", (_CampaignCreateBase,), {s.name: _api_field(s) for s in SETTINGS}
+)
+"""A campaign's name, corpus, systems and status, and the one list of campaign settings."""
 
 
 class SystemScoreSerializer(serializers.ModelSerializer):
@@ -252,6 +137,18 @@ class TransitionSerializer(serializers.Serializer):
     action = serializers.ChoiceField(choices=[t.action for t in TRANSITIONS])
 
 
+def _related(corpus, name: str, pk: int | None):
+    """A system of the corpus, or a qualification of its project, named by id in the API's data."""
+    if pk is None:
+        return None
+    rows = Qualification.objects.filter(project=corpus.project) if name == "qualification" else corpus.systems
+    found = rows.filter(pk=pk).first()
+    if found is None:
+        where = "project" if name == "qualification" else "corpus"
+        raise ValidationError({name: f"no such {name.replace('_', ' ')} in the {where}"})
+    return found
+
+
 @extend_schema_view(
     list=extend_schema(parameters=[OpenApiParameter("corpus", int, description="only this corpus's systems")])
 )
@@ -275,11 +172,9 @@ class CampaignViewSet(viewsets.mixins.CreateModelMixin, viewsets.ReadOnlyModelVi
         systems = list(System.objects.filter(corpus=corpus, pk__in=data["systems"]))
         if len(systems) != len(set(data["systems"])):
             raise ValidationError({"systems": "every system must belong to the corpus"})
-        trap = None
-        if data["trap_system"] is not None:
-            trap = System.objects.filter(corpus=corpus, pk=data["trap_system"]).first()
-            if trap is None:
-                raise ValidationError({"trap_system": "no such system in the corpus"})
+        related = {
+            name: _related(corpus, name, data[name]) for name in ("reference", "trap_system", "qualification")
+        }
         try:
             campaign = campaign_create(
                 project=corpus.project,
@@ -288,7 +183,7 @@ class CampaignViewSet(viewsets.mixins.CreateModelMixin, viewsets.ReadOnlyModelVi
                 systems=systems,
                 created_by=request.user,
                 status=data["status"],
-                **campaign_options({**data, "trap_system": trap}),
+                **campaign_options({**data, **related}),
             )
         except GecInputError as exc:
             raise ValidationError({"detail": str(exc)}) from None
@@ -320,3 +215,10 @@ class CampaignViewSet(viewsets.mixins.CreateModelMixin, viewsets.ReadOnlyModelVi
             "systems": SystemScoreSerializer(campaign_results(campaign), many=True).data,
         }
         return Response(body)
+
+
+@require_GET
+def study_schema_view(request: HttpRequest) -> JsonResponse:
+    """The study file's JSON Schema (issue 39): public, like the API's own schema, and built from the
+    one list of campaign settings as the running code has it."""
+    return JsonResponse(study_schema(), json_dumps_params={"indent": 2})

@@ -4,16 +4,9 @@ from django import forms
 
 from annotate.models import Corpus, Qualification, System, SystemKind
 from geceval.errors import GecInputError
-from geceval.insert_errors import ERROR_TYPES, TYPE_DESCRIPTIONS
-from geceval.traps import DEFAULT_MIN_DROP, MIN_DROP_FLOOR
-from geceval.worker_checks import (
-    DEFAULT_TRAP_MIN_SEEN,
-    DEFAULT_TRAP_THRESHOLD,
-    MANN_WHITNEY_MIN_RANKED_TRAPS,
-    MANN_WHITNEY_MIN_TRAPS,
-)
+from ranking.campaign_settings import PREVIEW_FIELDS, SETTINGS, Setting
 from ranking.models import TrapDesign
-from ranking.protocols import DEFAULT_PROTOCOL, protocol_choices, protocol_get
+from ranking.protocols import DEFAULT_PROTOCOL, protocol_get
 
 
 class _CorpusTagged:
@@ -36,214 +29,61 @@ class CorpusSelect(_CorpusTagged, forms.Select):
     pass
 
 
-class CampaignForm(forms.Form):
+def _form_field(setting: Setting) -> forms.Field:
+    """The campaign form's field for one setting of the list (``ranking.campaign_settings``)."""
+    common = {"required": setting.blank is False and setting.kind not in ("bool", "line", "text")}
+    if setting.label:
+        common["label"] = setting.label
+    if setting.help:
+        common["help_text"] = setting.help
+    initial = setting.form_proposed
+    if initial is not None and initial is not False and initial != "" and initial != ():
+        common["initial"] = initial
+    bounds = {
+        k: v for k, v in (("min_value", setting.minimum), ("max_value", setting.maximum)) if v is not None
+    }
+    kind = setting.kind
+    if kind == "int" and setting.choices:
+        choices = [("", setting.blank_label), *((str(v), label) for v, label in setting.choice_list())]
+        return forms.TypedChoiceField(choices=choices, coerce=int, empty_value=None, **common)
+    if kind == "int":
+        return forms.IntegerField(**bounds, **common)
+    if kind == "float":
+        return forms.FloatField(**bounds, **common)
+    if kind == "decimal":
+        return forms.DecimalField(**bounds, **setting.form_only, **common)
+    if kind == "bool":
+        return forms.BooleanField(**common)
+    if kind == "line":
+        return forms.CharField(max_length=setting.max_length, **common)
+    if kind == "text":
+        return forms.CharField(widget=forms.Textarea(attrs=setting.form_only), **common)
+    if kind == "choice":
+        return forms.ChoiceField(choices=setting.choices, **common)
+    if kind == "choices":
+        return forms.MultipleChoiceField(
+            choices=setting.choices, widget=forms.CheckboxSelectMultiple, **common
+        )
+    if kind == "system":
+        return forms.ModelChoiceField(queryset=System.objects.none(), widget=CorpusSelect, **common)
+    return forms.ModelChoiceField(queryset=Qualification.objects.none(), **common)
+
+
+_SettingsForm = type("_SettingsForm", (forms.Form,), {s.name: _form_field(s) for s in SETTINGS})
+
+
+class CampaignForm(_SettingsForm):
+    """A view of the one list of campaign settings, with what is not a setting: the name, the corpus and
+    systems, a Source+error system made now, and the confirmation of a thin forecast."""
+
     name = forms.CharField(max_length=200)
-    protocol = forms.ChoiceField(choices=protocol_choices, initial=DEFAULT_PROTOCOL)
     corpus = forms.ModelChoiceField(queryset=Corpus.objects.none())
-    domain = forms.CharField(
-        max_length=100, required=False, help_text="Only sentences of this domain (optional)."
-    )
-    sample_first_line = forms.IntegerField(
-        min_value=1,
-        required=False,
-        label="Judge from line",
-        help_text="Corpus line from 1 (blank: the first).",
-    )
-    sample_last_line = forms.IntegerField(
-        min_value=1, required=False, label="Judge to line", help_text="Blank: the last line."
-    )
-    sample_size = forms.IntegerField(
-        min_value=1,
-        required=False,
-        label="Sample size",
-        help_text="Sentences judged from those lines (blank: every one).",
-    )
-    sample_seed = forms.IntegerField(
-        min_value=0,
-        max_value=2**31 - 1,
-        required=False,
-        label="Random sample seed",
-        help_text="With a sample size: draw the sentences at random with this seed (blank: the first ones).",
-    )
     systems = forms.ModelMultipleChoiceField(queryset=System.objects.none(), widget=CorpusCheckboxes)
-    reference = forms.ModelChoiceField(
-        queryset=System.objects.none(),
-        widget=CorpusSelect,
-        required=False,
-        help_text="Ranking: a reference shown beside the source.",
-    )
-    judgments_per_item = forms.IntegerField(min_value=1, max_value=50, initial=8)
-    max_candidates = forms.IntegerField(
-        min_value=1,
-        max_value=5,
-        initial=5,
-        label="Outputs per screen",
-        help_text="PRWS: 2 to 5; ranking: 4 or 5 (each protocol says what it takes).",
-    )
-    screens_per_sentence = forms.IntegerField(
-        min_value=1, max_value=20, initial=1, help_text="Ranking: random draws of outputs per sentence."
-    )
-    show_changes = forms.BooleanField(
-        required=False,
-        label="Show changes",
-        help_text="Judgment screens offer each correction's changes against the original as a word diff; the worker turns it on and off with the d key (off by default, as in the papers' screens).",
-    )
-    active_selection = forms.BooleanField(
-        required=False,
-        help_text="Ranking: TrueSkill picks each screen's systems from the judgments so far "
-        "(the least certain system and close opponents; Sakaguchi et al. 2014).",
-    )
-    screens_per_hit = forms.IntegerField(min_value=1, max_value=200, initial=20, label="Screens per HIT")
-    assignment_minutes = forms.IntegerField(
-        min_value=1,
-        max_value=24 * 60,
-        initial=60,
-        help_text="An unfinished HIT returns to the pool after this.",
-    )
-    separate_domains = forms.BooleanField(
-        required=False, help_text="No worker gets two domains on the same day."
-    )
-    trap_design = forms.ChoiceField(
-        choices=TrapDesign.choices,
-        initial=TrapDesign.HIDDEN,
-        required=False,
-        help_text="Hidden: traps are erroneous copies of outputs the worker also judges, on screens "
-        "that look like the others. The paper's design needs a Source+error system.",
-    )
-    trap_system = forms.ModelChoiceField(
-        queryset=System.objects.none(),
-        widget=CorpusSelect,
-        required=False,
-        help_text="The paper's design only: a Source+error system of the corpus.",
-    )
-    trap_rate = forms.FloatField(
-        min_value=0,
-        max_value=1,
-        required=False,
-        help_text="Hidden: trap screens per judged screen (blank: 0.2). Paper: share of screens with "
-        "Source+error (blank: none).",
-    )
-    trap_margin = forms.IntegerField(
-        min_value=1,
-        max_value=50,
-        initial=1,
-        required=False,
-        help_text="PRWS points a trap must be rated below its base.",
-    )
-    trap_min_drop = forms.FloatField(
-        min_value=MIN_DROP_FLOOR,
-        max_value=1,
-        initial=DEFAULT_MIN_DROP,
-        required=False,
-        label="Trap GLEU+ drop",
-        help_text="With references, a generated trap scores at least this much lower than its base.",
-    )
-    trap_error_types = forms.MultipleChoiceField(
-        choices=[(t, f"{t}: {TYPE_DESCRIPTIONS[t]}") for t in ERROR_TYPES],
-        widget=forms.CheckboxSelectMultiple,
-        initial=list(ERROR_TYPES),
-        required=False,
-        label="Errors a trap adds",
-        help_text="Generated traps (hidden, or a Source+error system made below) add errors of the ticked "
-        "types, named as ERRANT names them; none ticked: every type.",
-    )
-    trap_errors = forms.TypedChoiceField(
-        choices=[("", "1 or 2, drawn per trap"), ("1", "1"), ("2", "2")],
-        coerce=int,
-        empty_value=None,
-        required=False,
-        label="Errors per trap",
-    )
     generate_trap_system = forms.BooleanField(
         required=False,
         label="Generate a Source+error system now",
         help_text="The paper's design: the corpus's sources with the errors chosen above, from a secret seed; "
         "with references each must score at least the GLEU+ drop below its source.",
-    )
-    repeat_rate = forms.FloatField(
-        min_value=0,
-        max_value=1,
-        required=False,
-        help_text="Hidden design: exact repeats per judged screen, for the consistency check (blank: 0.05).",
-    )
-    speed_rule = forms.BooleanField(
-        required=False,
-        initial=True,
-        label="Speed is evidence",
-        help_text="A screen answered faster than its minimum plausible time (below) counts as a failed trap; "
-        "a HIT finished in under half its screens' minimum is held until you release it.",
-    )
-    speed_base_seconds = forms.FloatField(
-        min_value=0, max_value=600, initial=2.0, required=False, label="Minimum seconds per screen"
-    )
-    speed_seconds_per_word = forms.FloatField(
-        min_value=0,
-        max_value=10,
-        initial=0.05,
-        required=False,
-        label="Minimum seconds per word shown",
-        help_text="Words of the source and of every candidate (default: a source and five 20-word "
-        "candidates need 2 + 0.05 x 120 = 8 s).",
-    )
-    pilot_hold = forms.BooleanField(
-        required=False,
-        initial=True,
-        label="Hold a worker whose first HIT looks scripted",
-        help_text="Near-constant answers, or a quarter of the screens under their minimum time, in a "
-        "worker's first HIT: their HITs are held (counted nowhere) until their traps clear them or you decide.",
-    )
-    trap_threshold = forms.FloatField(
-        min_value=0,
-        max_value=1,
-        initial=DEFAULT_TRAP_THRESHOLD,
-        help_text="Workers who pass fewer traps than this share are excluded.",
-    )
-    trap_min_seen = forms.IntegerField(
-        min_value=1,
-        max_value=100,
-        initial=DEFAULT_TRAP_MIN_SEEN,
-        label="Traps seen before exclusion",
-        help_text="The trap pass rate excludes nobody who has seen fewer traps than this.",
-    )
-    exclude_by_pass_rate = forms.BooleanField(
-        required=False, initial=True, help_text="Exclude workers whose trap pass rate is below the threshold."
-    )
-    exclude_by_mann_whitney = forms.BooleanField(
-        required=False,
-        initial=True,
-        help_text=f"Exclude workers who, after {MANN_WHITNEY_MIN_TRAPS} traps ({MANN_WHITNEY_MIN_RANKED_TRAPS} when they rank), do not rate traps clearly worse than their bases "
-        "(Appraise's test: one-sided Mann-Whitney U, p < 0.05 keeps them).",
-    )
-    exclude_by_consistency = forms.BooleanField(
-        required=False,
-        help_text="Exclude workers who answer repeated screens far apart (needs repeats; shown either way).",
-    )
-    exclude_by_flat = forms.BooleanField(
-        required=False,
-        help_text="Exclude workers whose answers are near-constant or follow the display position "
-        "(shown either way).",
-    )
-    reward_per_hit = forms.DecimalField(min_value=0, max_digits=8, decimal_places=2, initial=0)
-    budget = forms.DecimalField(
-        min_value=0,
-        max_digits=10,
-        decimal_places=2,
-        required=False,
-        help_text="No new HITs once spent (optional).",
-    )
-    qualification = forms.ModelChoiceField(
-        queryset=Qualification.objects.none(),
-        required=False,
-        help_text="Workers must have passed this screening.",
-    )
-    instructions = forms.CharField(widget=forms.Textarea(attrs={"rows": 4}), required=False)
-    preview_line = forms.IntegerField(
-        min_value=1,
-        required=False,
-        label="Preview example (line number)",
-        help_text="A platform's preview (MTurk's, before a worker accepts) shows this line of the corpus "
-        "with the chosen systems' outputs as an example screen: never judged, stored or counted. "
-        "Blank: a built-in example. The preview never shows a screen of the campaign.",
     )
     confirm_few_outputs = forms.BooleanField(
         required=False,
@@ -251,6 +91,15 @@ class CampaignForm(forms.Form):
         help_text="Ranking: tick to create the campaign although many screens would show fewer than 4 "
         "distinct outputs.",
     )
+    field_order = [
+        "name",
+        "protocol",
+        "corpus",
+        "domain",
+        "systems",
+        *(s.name for s in SETTINGS[2 : [s.name for s in SETTINGS].index("trap_errors") + 1]),
+        "generate_trap_system",
+    ]
 
     def __init__(self, *args, corpora=None, systems=None, qualifications=None, **kwargs):
         super().__init__(*args, **kwargs)
@@ -301,17 +150,6 @@ class CampaignForm(forms.Form):
         if not data.get("instructions"):
             data["instructions"] = protocol.instructions
         return data
-
-
-PREVIEW_FIELDS = (
-    "corpus",
-    "domain",
-    "systems",
-    "trap_design",
-    "trap_error_types",
-    "trap_errors",
-    "trap_min_drop",
-)
 
 
 class TrapPreviewForm(forms.Form):

@@ -216,6 +216,12 @@ class Campaign(models.Model):
     )
     seed = models.IntegerField(default=0)
     instructions = models.TextField(blank=True)
+    study = models.JSONField(
+        default=dict,
+        blank=True,
+        help_text="the study document last applied to the campaign (python manage.py study apply); "
+        "empty for one made in the browser or through the API (study export writes its document)",
+    )
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL,
         on_delete=models.PROTECT,

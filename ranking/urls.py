@@ -25,6 +25,7 @@ urlpatterns = [
         name="campaign-worker-forget",
     ),
     path("campaigns/<int:pk>/scores.csv", views.campaign_results_csv, name="campaign-scores-csv"),
+    path("campaigns/<int:pk>/study.yaml", views.campaign_study, name="campaign-study"),
     path("campaigns/<int:pk>/work/", views.work, name="campaign-work"),
     path("assignments/<int:pk>/", views.assignment_view, name="assignment"),
     path("assignments/<int:pk>/return/", views.assignment_give_back, name="assignment-return"),

@@ -65,6 +65,7 @@ from ranking.services.leases import assignment_heartbeat
 from ranking.services.life_cycle import STATUS_EXPLAINED, transitions_for
 from ranking.services.screen_handles import screen_handle, screen_id_from_handle
 from ranking.services.screen_time import screen_seconds, screen_stamp
+from ranking.study.documents import study_dump, study_export
 
 
 @login_required
@@ -185,6 +186,18 @@ def campaign_worker_forget(request: HttpRequest, pk: int, worker_id: int) -> Htt
     else:
         messages.success(request, f"Personal data deleted; the worker is now {worker_forget(worker=worker)}.")
     return redirect("campaign-detail", pk=campaign.pk)
+
+
+@researcher_required
+@require_GET
+def campaign_study(request: HttpRequest, pk: int) -> HttpResponse:
+    """The campaign's study file (issue 39), made in the browser or not: ``study apply`` takes it back."""
+    campaign = get_object_or_404(campaign_list_for(request.user), pk=pk)
+    response = HttpResponse(
+        study_dump(study_export(campaign)), content_type="application/yaml; charset=utf-8"
+    )
+    response["Content-Disposition"] = f'attachment; filename="campaign-{campaign.pk}-study.yaml"'
+    return response
 
 
 @researcher_required

@@ -199,7 +199,10 @@ def test_readme_command_line_section_runs_verbatim_on_a_fresh_database(tmp_path)
         "jfleg-test.ref2",
         "jfleg-test.ref3",
         "jfleg-test.src",
+        "prws-study.yaml",
     ]
+    applied = by_start["python manage.py study apply docs/examples/studies/prws.yaml"]
+    assert applied.startswith("created campaign 'Example PRWS study': ")
 
 
 @pytest.mark.django_db

@@ -32,7 +32,7 @@ class AnalysisRunSerializer(serializers.ModelSerializer):
         model = AnalysisRun
         fields = [
             "id", "campaign", "kind", "parameters", "seed", "status", "progress_done", "progress_total",
-            "judgments_used", "pairs_used", "excluded_workers", "versions", "timings", "summary", "error",
+            "judgments_used", "pairs_used", "excluded_workers", "versions", "timings", "summary", "study", "error",
             "created", "started", "finished",
         ]  # fmt: skip
         read_only_fields = fields

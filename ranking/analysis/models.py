@@ -44,6 +44,11 @@ class AnalysisRun(models.Model):
     versions = models.JSONField(default=dict, blank=True, help_text="code and library versions")
     timings = models.JSONField(default=dict, blank=True, help_text="seconds per step")
     summary = models.JSONField(default=dict, blank=True, help_text="run-level results, e.g. reliability")
+    study = models.JSONField(
+        default=dict,
+        blank=True,
+        help_text="the campaign's study document when the run was made (study export)",
+    )
     error = models.TextField(blank=True)
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"

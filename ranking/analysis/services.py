@@ -66,6 +66,7 @@ from ranking.analysis.parameters import (  # noqa: F401  (re-exported)
 from ranking.models import Campaign
 from ranking.protocols import protocol_get
 from ranking.rankings import campaign_rankings
+from ranking.study.documents import study_export
 
 logger = logging.getLogger(__name__)
 
@@ -108,6 +109,7 @@ def analysis_run_create(
         seed=seed,
         created_by=created_by,
         versions=code_versions(),
+        study=study_export(campaign),  # the run carries the study it came from (issue 39)
     )
 
 

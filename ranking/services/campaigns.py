@@ -11,14 +11,13 @@ from decimal import Decimal
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 
-from annotate.models import Corpus, Output, Project, Qualification, Sentence, System
+from annotate.models import Corpus, Output, Project, Sentence, System
 from geceval.errors import GecInputError
 from geceval.judgments import expand_pairwise
-from geceval.traps import DEFAULT_MIN_DROP
-from geceval.worker_checks import DEFAULT_TRAP_MIN_SEEN, DEFAULT_TRAP_THRESHOLD
 from ranking.analysis.active import next_systems
+from ranking.campaign_settings import CAMPAIGN_OPTIONS, settings_check
 from ranking.models import Campaign, CampaignStatus, Candidate, Hit, Screen, TrapDesign
-from ranking.protocols import DEFAULT_PROTOCOL, protocol_get
+from ranking.protocols import protocol_get
 from ranking.rankings import campaign_rankings
 from ranking.services.campaign_checks import (
     Sample,
@@ -33,45 +32,6 @@ from ranking.services.campaign_checks import (
 )
 from ranking.services.controls import Group, controls_add, controls_save
 from ranking.services.judging import normalise
-
-CAMPAIGN_OPTIONS = (
-    "protocol",
-    "judgments_per_item",
-    "max_candidates",
-    "screens_per_sentence",
-    "screens_per_hit",
-    "assignment_minutes",
-    "separate_domains",
-    "domain",
-    "reference",
-    "trap_design",
-    "trap_system",
-    "trap_rate",
-    "trap_margin",
-    "trap_min_drop",
-    "trap_error_types",
-    "trap_errors",
-    "repeat_rate",
-    "trap_threshold",
-    "trap_min_seen",
-    "reward_per_hit",
-    "budget",
-    "instructions",
-    "qualification",
-    "active_selection",
-    "show_changes",
-    "speed_rule",
-    "speed_base_seconds",
-    "speed_seconds_per_word",
-    "pilot_hold",
-    "sample_first_line",
-    "sample_last_line",
-    "sample_size",
-    "sample_seed",
-    "preview_line",
-)
-"""The optional keyword arguments of ``campaign_create``, as forms and the API name them."""
-
 
 RECOMMENDED_TRAPS = {"trap_rate": 0.2, "repeat_rate": 0.05}
 """What a campaign made in the browser or through the API gets when the researcher leaves the trap
@@ -112,82 +72,62 @@ def campaign_create(
     corpus: Corpus,
     name: str,
     systems: Iterable[System],
-    created_by: AbstractBaseUser,
-    protocol: str = DEFAULT_PROTOCOL,
-    judgments_per_item: int = 8,
-    max_candidates: int = 5,
-    screens_per_sentence: int = 1,
-    screens_per_hit: int = 20,
-    assignment_minutes: int = 60,
-    separate_domains: bool = False,
-    domain: str = "",
-    reference: System | None = None,
-    trap_design: str | None = None,
-    trap_system: System | None = None,
-    trap_rate: float = 0.0,
-    trap_margin: int = 1,
-    trap_min_drop: float = DEFAULT_MIN_DROP,
-    trap_error_types: Iterable[str] = (),
-    trap_errors: int | None = None,
-    repeat_rate: float = 0.0,
-    trap_threshold: float = DEFAULT_TRAP_THRESHOLD,
-    trap_min_seen: int = DEFAULT_TRAP_MIN_SEEN,
+    created_by: AbstractBaseUser | None,
     min_seconds: float = 5.0,
-    speed_rule: bool = False,
-    speed_base_seconds: float = 2.0,
-    speed_seconds_per_word: float = 0.05,
-    pilot_hold: bool = False,
-    sample_first_line: int | None = None,
-    sample_last_line: int | None = None,
-    sample_size: int | None = None,
-    sample_seed: int | None = None,
-    reward_per_hit: Decimal | float = 0,
-    budget: Decimal | float | None = None,
-    instructions: str = "",
     seed: int = 0,
-    qualification: Qualification | None = None,
-    active_selection: bool = False,
-    show_changes: bool = False,
     trap_secret: str | None = None,
     status: str = CampaignStatus.ACTIVE,
-    preview_line: int | None = None,
+    **settings,
 ) -> Campaign:
-    """Validate, save the campaign, build its screens and HITs, all or nothing.
-        PRWS (GMEG): per sentence the distinct texts of the chosen systems, up to ``max_candidates`` per
-        screen. Ranking (Napoles et al. 2015): per sentence ``screens_per_sentence`` random draws of
-        ``max_candidates`` systems, their identical outputs collapsed. Traps: hidden by default
-        (``ranking.services.controls``; ``trap_rate`` trap copies and ``repeat_rate`` repeats per judged
-        screen); a Source+error ``trap_system`` gives the GMEG paper's design (``trap_design="paper"``: a
-        share ``trap_rate`` of sentences show the Source+error text beside the source, unless it equals an
-        output). ``trap_error_types`` (empty: all), ``trap_errors`` (None: 1 or 2): what a generated trap
-        adds; ``trap_secret`` (tests only): the traps' secret. ``speed_rule`` (``services.holds``): off here
-        like trap rates, on from the form and API; so is ``pilot_hold`` (the pilot check, issue 40). ``sample_*``: which sentences are judged
-    (``campaign_checks.Sample``: a line range, then a count, the first or a seeded random draw). ``preview_line``: the corpus line (from 1) a preview shows
-        (``ranking.preview``), not judged. ``status``: active here; the form and the API pass ``draft``."""
+    """Validate, save the campaign, build its screens and HITs, all or nothing. ``settings``: the
+    campaign settings of ``ranking.campaign_settings.SETTINGS`` (their defaults when not given).
+    PRWS (GMEG): per sentence the distinct texts of the chosen systems, up to ``max_candidates`` per
+    screen. Ranking (Napoles et al. 2015): per sentence ``screens_per_sentence`` random draws of
+    ``max_candidates`` systems, their identical outputs collapsed. Traps: hidden by default
+    (``ranking.services.controls``; ``trap_rate`` trap copies and ``repeat_rate`` repeats per judged
+    screen); a Source+error ``trap_system`` gives the GMEG paper's design (``trap_design="paper"``: a
+    share ``trap_rate`` of sentences show the Source+error text beside the source, unless it equals an
+    output). ``trap_error_types`` (empty: all), ``trap_errors`` (None: 1 or 2): what a generated trap
+    adds; ``trap_secret`` (tests only): the traps' secret. ``speed_rule`` (``services.holds``): off here
+    like trap rates, on from the form and API; so is ``pilot_hold`` (the pilot check, issue 40).
+    ``sample_*``: which sentences are judged (``campaign_checks.Sample``: a line range, then a count,
+    the first or a seeded random draw). ``preview_line``: the corpus line (from 1) a preview shows
+    (``ranking.preview``), not judged. ``status``: active here; the form and the API pass ``draft``."""
     if status not in (CampaignStatus.DRAFT, CampaignStatus.ACTIVE, CampaignStatus.PILOT):
         raise GecInputError("a new campaign is a draft, a pilot or active")
-    given = dict(locals())  # the arguments as given, for the row below (before any local is bound)
-    systems, name = list(systems), name.strip()
+    s = settings_check(settings)
+    systems, name, protocol = list(systems), name.strip(), s["protocol"]
     check_scope(project, corpus, name, systems, protocol)
-    sizes = (max_candidates, judgments_per_item, screens_per_hit, screens_per_sentence, assignment_minutes)
-    check_sizes(protocol_get(protocol), *sizes)
-    trap_design = trap_design or (TrapDesign.PAPER if trap_system is not None else TrapDesign.HIDDEN)
-    rates = (trap_rate, trap_threshold, repeat_rate, trap_min_drop)
-    check_traps(corpus, trap_design, trap_system, rates, active_selection)
-    check_speed(speed_base_seconds, speed_seconds_per_word)
-    check_related(project, reference, qualification, protocol, active_selection, corpus=corpus, name=name)
-    preview_sentence = preview_sentence_pick(corpus, systems, preview_line)
-    sample = Sample(sample_first_line, sample_last_line, sample_size, sample_seed)
+    sizes = [
+        s[k] for k in ("max_candidates", "judgments_per_item", "screens_per_hit", "screens_per_sentence")
+    ]
+    check_sizes(protocol_get(protocol), *sizes, s["assignment_minutes"])
+    trap_design = s["trap_design"] or (
+        TrapDesign.PAPER if s["trap_system"] is not None else TrapDesign.HIDDEN
+    )
+    rates = (s["trap_rate"], s["trap_threshold"], s["repeat_rate"], s["trap_min_drop"])
+    check_traps(corpus, trap_design, s["trap_system"], rates, s["active_selection"])
+    check_speed(s["speed_base_seconds"], s["speed_seconds_per_word"])
+    related = (s["reference"], s["qualification"], protocol, s["active_selection"])
+    check_related(project, *related, corpus=corpus, name=name)
+    preview_sentence = preview_sentence_pick(corpus, systems, s["preview_line"])
+    sample = Sample(s["sample_first_line"], s["sample_last_line"], s["sample_size"], s["sample_seed"])
     sample.check()
-    sentences = campaign_sentences(corpus, domain, preview_sentence, sample)
+    sentences = campaign_sentences(corpus, s["domain"], preview_sentence, sample)
     campaign = Campaign.objects.create(
-        **{field: given[field] for field in _ROW_FIELDS},
+        **{key: s[key] for key in CAMPAIGN_OPTIONS if key not in _NOT_AS_GIVEN},
+        project=project,
+        corpus=corpus,
+        created_by=created_by,
+        min_seconds=min_seconds,
+        seed=seed,
+        status=status,
         name=name,
         trap_design=trap_design,
         trap_secret=trap_secret or secrets.token_hex(16),
-        **trap_errors_row(trap_error_types, trap_errors),
-        reward_per_hit=Decimal(str(reward_per_hit)),
-        budget=None if budget is None else Decimal(str(budget)),
+        **trap_errors_row(s["trap_error_types"], s["trap_errors"]),
+        reward_per_hit=Decimal(str(s["reward_per_hit"])),
+        budget=None if s["budget"] is None else Decimal(str(s["budget"])),
         preview_sentence=preview_sentence,
     )
     campaign.systems.set(systems)
@@ -195,15 +135,8 @@ def campaign_create(
     return campaign
 
 
-_ROW_FIELDS = (
-    *("project", "corpus", "protocol", "domain", "reference", "judgments_per_item", "max_candidates"),
-    *("screens_per_sentence", "screens_per_hit", "assignment_minutes", "separate_domains"),
-    *("trap_system", "trap_rate", "trap_margin", "trap_min_drop", "repeat_rate", "trap_threshold"),
-    *("trap_min_seen", "min_seconds", "instructions", "seed", "qualification", "active_selection"),
-    *("show_changes", "created_by", "status", "speed_rule", "speed_base_seconds", "speed_seconds_per_word"),
-    *("pilot_hold", "sample_first_line", "sample_last_line", "sample_size", "sample_seed"),
-)
-"""``campaign_create``'s arguments stored as given."""
+_NOT_AS_GIVEN = ("trap_design", "trap_error_types", "trap_errors", "reward_per_hit", "budget", "preview_line")
+"""Settings ``campaign_create`` stores otherwise than as given (every other one is a field of its name)."""
 
 
 def _groups(

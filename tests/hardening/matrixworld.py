@@ -122,6 +122,7 @@ def params_for(world: World) -> dict[str, dict[str, object]]:
         "campaign-exclusion-rules",
         "campaign-pilot",
         "campaign-scores-csv",
+        "campaign-study",
         "campaign-work",
     ):
         values[name] = campaign

@@ -26,6 +26,7 @@ analysis-run-plot           302/302  403/403  403/403  404/405  404/405  404/405
 analysis-run-progress       302/302  403/403  403/403  404/405  200/405  200/405
 analysis-run-resume         302/302  403/403  403/403  405/404  405/302  405/302
 api-docs                    200/405  200/405  200/405  200/405  200/405  200/405
+study-schema                200/405  200/405  200/405  200/405  200/405  200/405
 api:analysis-run-detail     403/403  403/403  403/403  404/405  200/405  200/405
 api:analysis-run-export     403/403  403/403  403/403  404/405  404/405  404/405
 api:analysis-run-list       403/403  403/403  403/403  200/400  200/400  200/400
@@ -59,6 +60,7 @@ campaign-judgments-export   302/302  403/403  403/403  404/405  200/405  200/405
 campaign-new                302/302  403/403  403/403  200/200  200/200  200/200
 campaign-pilot              302/302  403/403  403/403  404/404  200/400  200/400
 campaign-scores-csv         302/302  403/403  403/403  404/405  200/405  200/405
+campaign-study              302/302  403/403  403/403  404/405  200/405  200/405
 first-account               302/302  302/302  302/302  302/302  302/302  302/302
 campaign-trap-preview       302/302  403/403  403/403  405/400  405/400  405/400
 campaign-status             302/302  403/403  403/403  405/404  405/302  405/302
@@ -198,7 +200,10 @@ def test_worker_pages_and_api_never_show_traps_gold_or_other_workers():
     ]
     seen = 0
     for route in walk_routes():
-        if route.name in {"logout", "schema", "api-docs"} or table[route.name]["worker"][0] != 200:
+        if (
+            route.name in {"logout", "schema", "api-docs", "study-schema"}
+            or table[route.name]["worker"][0] != 200
+        ):
             continue  # the API schema is public documentation: field names, no data
         body = client.get(url_for(route, values), follow=True).content.decode()
         seen += 1

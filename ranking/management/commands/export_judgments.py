@@ -1,9 +1,12 @@
 """python manage.py export_judgments NAME --format wmt-csv|appraise-xml|prws-csv|gmeg-segment-csv|edit-jsonl --out FILE
 
 The formats are the registered protocols' (``Protocol.judgment_formats``); a campaign offers its protocol's.
+Beside FILE, FILE.study.yaml: the study the judgments came from (``study export``; issue 39).
 """
 
 from __future__ import annotations
+
+import os
 
 from django.core.management.base import BaseCommand, CommandError
 
@@ -11,6 +14,7 @@ from annotate.management.commands._common import export_project
 from geceval.errors import GecInputError
 from ranking.analysis.exports import all_judgment_formats, iter_judgments
 from ranking.models import Campaign
+from ranking.study.documents import study_dump, study_export
 
 
 class Command(BaseCommand):
@@ -61,6 +65,11 @@ class Command(BaseCommand):
             for chunk in chunks:
                 handle.write(chunk)
                 count += 1
+        study = f"{options['out']}.study.yaml"
+        if os.path.isfile(options["out"]):  # not beside a device such as /dev/null
+            with open(study, "w", encoding="utf-8") as handle:
+                handle.write(study_dump(study_export(campaign)))
         self.stderr.write(
-            f"wrote {options['out']} ({options['fmt']}, {count} records/lines) from {campaign.name!r}"
+            f"wrote {options['out']} ({options['fmt']}, {count} records/lines) from {campaign.name!r}, "
+            f"and its study {study}"
         )

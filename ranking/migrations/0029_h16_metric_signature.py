@@ -5,7 +5,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("ranking", "0026_campaign_preview_sentence"),
+        ("ranking", "0028_h19_campaign_sample"),
     ]
 
     operations = [

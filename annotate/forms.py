@@ -3,7 +3,7 @@ from __future__ import annotations
 from django import forms
 
 from annotate.models import Project, SystemKind
-from geceval.metaeval_2024 import TAGS as SYSTEM_TAGS
+from geceval.metaeval.kobayashi2024 import TAGS as SYSTEM_TAGS
 
 
 class MultipleFileInput(forms.ClearableFileInput):

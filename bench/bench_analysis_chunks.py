@@ -31,7 +31,7 @@ django.setup()
 
 from django.contrib.auth import get_user_model
 
-from geceval.judgments import read_pairwise
+from geceval.formats.judgments import read_pairwise
 from geceval.ranking import rank
 from geceval.ranking_lockstep import KERNEL_AVAILABLE, kernel
 from ranking.analysis import compute, reproduce

@@ -51,7 +51,7 @@ import numpy as np
 import trueskill
 from reference import TOOLS, Skip, Timing, ours_command, py2_driver, python2, repeat, whole_process
 
-from geceval.judgments import PairwiseJudgment, read_pairwise
+from geceval.formats.judgments import PairwiseJudgment, read_pairwise
 from geceval.ranking import KERNEL_AVAILABLE, RankingResult, prepare, rank, run_rng, trueskill_runs
 from geceval.ranking_lockstep import kernel
 

@@ -12,14 +12,14 @@ from annotate.api import IsResearcher
 from annotate.models import System
 from annotate.selectors import corpus_list_for
 from geceval.errors import GecInputError
-from geceval.insert_errors import ERROR_TYPES
-from geceval.traps import DEFAULT_MIN_DROP, MIN_DROP_FLOOR
-from geceval.worker_checks import (
+from geceval.human.worker_checks import (
     DEFAULT_TRAP_MIN_SEEN,
     DEFAULT_TRAP_THRESHOLD,
     MANN_WHITNEY_MIN_RANKED_TRAPS,
     MANN_WHITNEY_MIN_TRAPS,
 )
+from geceval.traps.hidden import DEFAULT_MIN_DROP, MIN_DROP_FLOOR
+from geceval.traps.inserter import ERROR_TYPES
 from ranking.evidence import exclusion_rules
 from ranking.models import Campaign, SystemScore, TrapDesign
 from ranking.protocols import DEFAULT_PROTOCOL, protocol_choices

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from geceval.judgments import RankingJudgment
+from geceval.formats.judgments import RankingJudgment
 from ranking.models import Campaign, ImportedEntry
 from ranking.selectors import valid_ratings
 

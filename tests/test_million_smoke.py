@@ -20,7 +20,7 @@ import pytest
 
 from bench.make_million import write_pairs, write_ratings
 from crowd.importing import judgments_import
-from geceval.judgments import expand_pairwise, read_pairwise
+from geceval.formats.judgments import expand_pairwise, read_pairwise
 from geceval.ranking import rank
 from ranking.analysis import compute, services
 from ranking.analysis.exports import iter_judgments

@@ -18,19 +18,19 @@ from geceval.gcpause import gc_paused
 COMMANDS: dict[str, tuple[str, str]] = {
     "score": ("geceval.score_cli", "score a system output with a GEC metric"),
     "rank": ("geceval.rank_cli", "rank systems from human judgments (TrueSkill, Expected Wins)"),
-    "prws": ("geceval.stats_cli.prws", "PRWS means, z-scores, clusters, reliability, trap statistics"),
-    "agreement": ("geceval.stats_cli.agreement", "Cohen's and weighted kappa of pairwise judgments"),
-    "meta-eval": ("geceval.stats_cli.meta_eval", "correlation of metric scores with human scores"),
-    "ensemble": ("geceval.stats_cli.ensemble", "train or apply the GMEG ensemble metric"),
+    "prws": ("geceval.cli.prws", "PRWS means, z-scores, clusters, reliability, trap statistics"),
+    "agreement": ("geceval.cli.agreement", "Cohen's and weighted kappa of pairwise judgments"),
+    "meta-eval": ("geceval.cli.meta_eval", "correlation of metric scores with human scores"),
+    "ensemble": ("geceval.cli.ensemble", "train or apply the GMEG ensemble metric"),
     "edit-stats": (
-        "geceval.edit_stats_cli",
+        "geceval.cli.edit_stats",
         "edit statistics of corrections (GMEG Table 3, Sakaguchi Table 4)",
     ),
     "worker-checks": (
-        "geceval.stats_cli.worker_checks",
+        "geceval.cli.worker_checks",
         "evidence against crowd workers: Appraise's trap test, consistency, flat scoring",
     ),
-    "insert-errors": ("geceval.insert_errors_cli", "insert typed errors into sentences (traps)"),
+    "insert-errors": ("geceval.cli.insert_errors", "insert typed errors into sentences (traps)"),
 }
 
 WITHOUT_BLAS_THREADS = frozenset({"rank"})

@@ -7,14 +7,14 @@
 non-experts' judgments of Sakaguchi et al. 2016 Table 7. ``--unit shown`` labels pairs of candidates
 as shown (a candidate standing for several systems with identical outputs stays one), as
 Grundkiewicz et al.'s ``agreement.pl`` and Sakaguchi et al.'s Table 7; ``systems`` (the default)
-expands them into systems first (``geceval.agreement``).
+expands them into systems first (``geceval.human.agreement``).
 
-Appraise items are named as ``geceval.judgments.appraise_item_key`` says (printed on stderr): two
+Appraise items are named as ``geceval.formats.judgments.appraise_item_key`` says (printed on stderr): two
 annotators agree or not on the same sentence, which ``src-id`` names when the items carry it.
 
 Cohen's kappa and quadratic-weighted kappa of the pairwise judgments (labels
 < = >) between annotators, on the pairs both judged (see
-``geceval.agreement``). Without ``--groups``: one pooled row over all
+``geceval.human.agreement``). Without ``--groups``: one pooled row over all
 annotator pairs, plus a row per annotator pair. ``--groups`` is a JSON object
 (inline or a path to a file) mapping a group name to its annotators, e.g.
 ``{"expert": ["annot1", "annot2"], "crowd": ["w1", "w2"]}``: a row within
@@ -33,12 +33,12 @@ import os
 import sys
 from dataclasses import asdict
 
-from geceval import agreement
-from geceval.appraise_items import SRC_ID_BASES
+from geceval.cli.output import fmt, print_json
 from geceval.errors import GecInputError
-from geceval.judgments import expand_pairwise
+from geceval.formats.appraise_items import SRC_ID_BASES
+from geceval.formats.judgments import expand_pairwise
+from geceval.human import agreement
 from geceval.rank_cli import read_judgments
-from geceval.stats_cli import fmt, print_json
 
 FORMATS = ("wmt-csv", "appraise-xml", "jsonl", "mturk-csv")
 

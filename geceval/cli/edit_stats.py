@@ -6,7 +6,7 @@ line-aligned):
 - GMEG 2019 Table 3 with all corrections pooled: sentences, tokens per
   sentence (mean and sd), % unchanged, ERRANT edits per changed sentence,
   tokens per edit, type-token ratio, and the ERRANT main error-type shares
-  (its Figure 1); :func:`geceval.editstats.describe_corpus` states the
+  (its Figure 1); :func:`geceval.metaeval.edit_stats.describe_corpus` states the
   choices the paper leaves open;
 - per file: % unchanged, mean character and word Levenshtein distance, mean
   sTER and mean TER x 100 against the source (Sakaguchi et al. 2016 Figure 2);
@@ -35,11 +35,11 @@ from __future__ import annotations
 import argparse
 from dataclasses import asdict
 
-from geceval import editstats
+from geceval.cli.output import fmt, print_json
 from geceval.errors import GecInputError
 from geceval.formats.text import read_lines
-from geceval.sakaguchi2016 import read_skip_lines
-from geceval.stats_cli import fmt, print_json
+from geceval.metaeval import edit_stats as editstats
+from geceval.papers.sakaguchi2016 import read_skip_lines
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

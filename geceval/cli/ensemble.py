@@ -26,10 +26,10 @@ import argparse
 import sys
 
 from geceval import ensemble
+from geceval.cli.output import fmt, print_json
 from geceval.errors import GecInputError
 from geceval.formats.text import read_lines
 from geceval.progress import StderrProgress
-from geceval.stats_cli import fmt, print_json
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -5,7 +5,7 @@ spaces; an empty line becomes "."). With ``--json``, one object per line:
 ``{"text": ..., "edits": [{"type", "start", "end", "original", "inserted"}]}``
 where ``start``/``end`` are whitespace-token offsets of the inserted text in
 ``text`` and ``original`` is the source text it replaced. Line ``i`` uses the
-seed ``"N/i"`` (see :func:`geceval.insert_errors.line_seed`), so a line's trap
+seed ``"N/i"`` (see :func:`geceval.traps.inserter.line_seed`), so a line's trap
 does not depend on the other lines. ``--types`` and ``--errors`` narrow the
 rules and fix the number of errors (default: all types, 1 or 2 per line).
 """
@@ -17,8 +17,8 @@ import json
 import sys
 
 from geceval.formats.text import read_lines
-from geceval.insert_errors import ERROR_TYPES, insert_errors_lines
 from geceval.progress import StderrProgress
+from geceval.traps.inserter import ERROR_TYPES, insert_errors_lines
 
 _PROGRESS_FROM = 20000
 

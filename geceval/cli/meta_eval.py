@@ -10,7 +10,7 @@ out, in every mode (with ``--hybrids`` on top of GMEG's own: they leave the real
 no hybrid is made of them either). Every mode refuses (exit 2, naming what did not match and
 what was there) when fewer than 90% of the judged systems (judged pairs at sentence level) find
 their scores; ``--allow-missing`` (no value) lowers the share to 0 on purpose
-(:mod:`geceval.joins`). An option the chosen mode does not read is refused, never dropped.
+(:mod:`geceval.formats.joins`). An option the chosen mode does not read is refused, never dropped.
 With two or more metric files, each pair is also compared with the Williams test (one-sided:
 does the first correlate more strongly with the human scores than the second?).
 
@@ -18,18 +18,18 @@ does the first correlate more strongly with the human scores than the second?).
 "systems", "excluded", "unmatched", "pearson", "pearson_p", "spearman",
 "spearman_p", "kendall", "kendall_p"}, ...], "williams": [{"metric1",
 "metric2", "t", "df", "p"}, ...]}``. Score files may also be TSV or JSON
-(:func:`geceval.metaeval_2024.read_system_scores`): a metric run elsewhere is
+(:func:`geceval.metaeval.kobayashi2024.read_system_scores`): a metric run elsewhere is
 meta-evaluated like ours.
 
 ``--tags``/``--tag``, ``--subset``, ``--window [K]`` and ``--sentence-level`` switch to
-the 2024 modes (Kobayashi et al. 2024): :mod:`geceval.stats_cli.meta_eval_2024`.
+the 2024 modes (Kobayashi et al. 2024): :mod:`geceval.cli.meta_eval_2024`.
 
 ``python -m geceval meta-eval --hybrids N --seed S --data DIR [--segment-scores CSV]
 [--metrics M ...] [--json]`` is GMEG 2019 Table 8 and Figure 3 for one
 GMEG-layout domain (``DIR/source``, ``DIR/ref0..N``, one file per system,
 ``DIR-segment-scores.csv`` beside it): the real systems minus ref, source and
 source+error (and ``--exclude``), plus N hybrid systems (Graham and Liu 2016; GMEG used 674)
-drawn with seed S as :mod:`geceval.hybrid_metaeval` documents; the metrics (default
+drawn with seed S as :mod:`geceval.metaeval.hybrids` documents; the metrics (default
 all of Table 8: chrf, errant-0.2, errant-0.5, gleu, chargleu, imeasure,
 m2-0.2, m2-0.5) score every system; it reports Pearson r and Spearman rho and
 the Williams matrix (one-sided p that the row metric beats the column metric).
@@ -48,10 +48,11 @@ from itertools import permutations
 import numpy as np
 from scipy import stats
 
-from geceval import joins, metaeval
+from geceval.cli.output import fmt, meta_eval_2024, print_json
 from geceval.errors import GecInputError
-from geceval.metaeval_2024 import read_system_scores
-from geceval.stats_cli import fmt, meta_eval_2024, print_json
+from geceval.formats import joins
+from geceval.metaeval import correlation as metaeval
+from geceval.metaeval.kobayashi2024 import read_system_scores
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -201,7 +202,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _run_hybrids(args: argparse.Namespace) -> int:
     # lazy: the hybrid path loads the scorers (and spaCy for ERRANT), the CSV path needs none
-    from geceval import hybrid_metaeval
+    from geceval.metaeval import hybrids as hybrid_metaeval
 
     if args.data is None:
         raise GecInputError("--hybrids needs --data DIR (a GMEG-layout domain directory)")

@@ -1,4 +1,4 @@
-"""The 2024 meta-evaluation modes of ``python -m geceval meta-eval`` (:mod:`geceval.metaeval_2024`).
+"""The 2024 meta-evaluation modes of ``python -m geceval meta-eval`` (:mod:`geceval.metaeval.kobayashi2024`).
 
 System level (with ``--metric-scores`` and ``--human-scores``)::
 
@@ -17,9 +17,9 @@ Sentence level::
               [--outputs DIR --metrics m2 errant ... --gold GOLD.m2 --source SRC --refs R0 R1]
               [--alias src=INPUT] [--subset ...] [--tags ...] [--json]
 
-WMT Kendall tau variant and pairwise accuracy (:func:`geceval.metaeval.sentence_agreement`) over
+WMT Kendall tau variant and pairwise accuracy (:func:`geceval.metaeval.correlation.sentence_agreement`) over
 the pairs of outputs of one sentence that a person ranked differently. Scores come from files
-(any metric, :func:`geceval.metaeval_2024.read_sentence_scores`) or are computed for our
+(any metric, :func:`geceval.metaeval.kobayashi2024.read_sentence_scores`) or are computed for our
 metrics on the judged sentences (``--outputs DIR``: one file per system, named as the system;
 ``--alias JUDGED=FILE`` when the judgments name a system differently, e.g. ``src=INPUT``).
 Items are 0-based sentence indices: an Appraise file's ``src-id`` minus its base when the items
@@ -41,11 +41,12 @@ from typing import Any
 import numpy as np
 from scipy import stats
 
-from geceval import joins, metaeval
-from geceval import metaeval_2024 as m24
-from geceval.appraise_items import SRC_ID_BASES
+from geceval.cli.output import fmt, print_json
 from geceval.errors import GecInputError
-from geceval.stats_cli import fmt, print_json
+from geceval.formats import joins
+from geceval.formats.appraise_items import SRC_ID_BASES
+from geceval.metaeval import correlation as metaeval
+from geceval.metaeval import kobayashi2024 as m24
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -235,7 +236,11 @@ def _computed_scores(
     # lazy: the scorers (ERRANT, sacrebleu) load only when sentences are to be scored here
     from geceval.formats.m2 import read_m2  # lazy: as above
     from geceval.formats.text import read_lines  # lazy: as above
-    from geceval.sentence_level import NEEDS_GOLD, SENTENCE_METRICS, sentence_level_scores  # lazy: as above
+    from geceval.metaeval.sentence_scores import (  # lazy: as above
+        NEEDS_GOLD,
+        SENTENCE_METRICS,
+        sentence_level_scores,
+    )
 
     metrics = args.metrics or list(SENTENCE_METRICS)
     gold = read_m2(args.gold) if args.gold and any(m in NEEDS_GOLD for m in metrics) else None
@@ -249,7 +254,7 @@ def _computed_scores(
 
 def _run_sentence(args: argparse.Namespace) -> int:
     # lazy: the system-level path reads no judgments
-    from geceval.judgments import expand_pairwise, read_rankings_keyed
+    from geceval.formats.judgments import expand_pairwise, read_rankings_keyed
 
     if not args.judgments:
         raise GecInputError("--sentence-level needs --judgments FILE (sentence-level rankings)")

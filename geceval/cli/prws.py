@@ -21,10 +21,11 @@ import argparse
 import sys
 from dataclasses import asdict
 
-from geceval import prws
+from geceval.cli.output import fmt, print_json
 from geceval.errors import GecInputError
+from geceval.formats import prws_csv
+from geceval.human import prws
 from geceval.progress import StderrProgress
-from geceval.stats_cli import fmt, print_json
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -68,10 +69,10 @@ def run(args: argparse.Namespace) -> int:
     z_means: dict[str, float] = {}
     mc_rates: dict[str, float] = {}
     if args.format == "gmeg-segment-csv":
-        raw = prws.read_gmeg_segment_csv(args.file)
+        raw = prws_csv.read_gmeg_segment_csv(args.file)
         basis, cluster_segments = "raw", raw
     else:
-        ratings = prws.read_prws_csv(args.file)
+        ratings = prws_csv.read_prws_csv(args.file)
         raw = prws.segment_means(ratings)
         z_segments = prws.segment_means(ratings, scores=prws.z_scores(ratings, ddof=args.ddof))
         z_means = prws.system_means(z_segments)

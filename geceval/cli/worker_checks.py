@@ -16,9 +16,9 @@ import argparse
 import json
 from pathlib import Path
 
+from geceval.cli.output import fmt, print_json
 from geceval.errors import GecInputError
-from geceval.stats_cli import fmt, print_json
-from geceval.worker_checks import consistency, flatness, trap_test, trap_test_passed
+from geceval.human.worker_checks import consistency, flatness, trap_test, trap_test_passed
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -2,7 +2,7 @@
 
 Appraise writes ``<ranking-item src-id="12" doc-id="..." id="1" ...>``: ``id`` numbers the item
 (the HIT), ``src-id`` names the source sentence. ``appraise_item_key`` is the one rule every
-reader follows (``geceval.judgments.read_appraise_xml``); see docs/reproducing-papers.md.
+reader follows (``geceval.formats.judgments.read_appraise_xml``); see docs/reproducing-papers.md.
 """
 
 from __future__ import annotations

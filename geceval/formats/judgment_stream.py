@@ -24,8 +24,8 @@ from dataclasses import dataclass, field
 
 from geceval.errors import GecInputError
 from geceval.formats.inputs import DEFAULT_LIMIT, GZIP_MAGIC, Input, Source, _too_large
-from geceval.judgments import _SYSTEM_ID, SKIPPED, _parse_rank
-from geceval.prws import _FALSE, _PRWS_COLUMNS, _TRUE, _columns, _float
+from geceval.formats.judgments import _SYSTEM_ID, SKIPPED, _parse_rank
+from geceval.formats.prws_csv import _FALSE, _PRWS_COLUMNS, _TRUE, _columns, _float
 
 MAX_ROWS = 2_000_000
 """Rows (judgments) one file may hold: twice the million-judgment benchmark (bench/make_million.py);
@@ -172,7 +172,7 @@ def stream_wmt_csv(
     max_rows: int = MAX_ROWS,
     check: Check | None = None,
 ) -> JudgmentArrays:
-    """A WMT ranking CSV (see ``geceval.judgments.read_wmt_csv``) as arrays, ranks 1-5 kept; more than
+    """A WMT ranking CSV (see ``geceval.formats.judgments.read_wmt_csv``) as arrays, ranks 1-5 kept; more than
     ``max_rows`` rows or ``MAX_ROW_SYSTEMS`` systems a row refused, ``check(line)`` called every
     ``CHECK_ROWS`` rows (it may raise to stop the reading)."""
     out = JudgmentArrays("rank")
@@ -272,7 +272,7 @@ def stream_prws_csv(
     max_rows: int = MAX_ROWS,
     check: Check | None = None,
 ) -> JudgmentArrays:
-    """A PRWS ratings CSV (see ``geceval.prws.read_prws_csv``) as arrays: one judgment per (item, worker);
+    """A PRWS ratings CSV (see ``geceval.formats.prws_csv.read_prws_csv``) as arrays: one judgment per (item, worker);
     ``max_rows`` and ``check`` as ``stream_wmt_csv`` has them."""
     out = JudgmentArrays("score")
     excluded = set(exclude_judges)

@@ -48,8 +48,8 @@ from dataclasses import dataclass, field
 from itertools import combinations, islice
 from pathlib import Path
 
-from geceval.appraise_items import ItemKey, appraise_item_key
 from geceval.errors import GecInputError
+from geceval.formats.appraise_items import ItemKey, appraise_item_key
 from geceval.formats.inputs import Source, read_input
 from geceval.formats.text import open_text
 

@@ -26,7 +26,7 @@ Readings chosen here:
   space-joined, and leaves out candidates not ranked (rank below 1). ``shown`` is
   what Grundkiewicz et al. 2015's ``data/scripts/agreement.pl`` pairs (it keeps
   ``system="IITB INPUT IPN"`` as one entry) and what gives Sakaguchi et al. 2016
-  Table 7 (``geceval.sakaguchi2016_table7``); ``systems`` counts each tie inside a
+  Table 7 (``geceval.papers.sakaguchi2016_table7``); ``systems`` counts each tie inside a
   collapsed candidate as an agreement of every annotator who saw it.
 - Kappa is NaN when undefined (expected agreement 1, e.g. one label only), as
   sklearn's ``cohen_kappa_score``.
@@ -48,7 +48,7 @@ LABEL_NAMES = {-1: "<", 0: "=", 1: ">"}
 
 
 class PairwiseLike(Protocol):
-    """What agreement needs from one pairwise judgment (``geceval.judgments.PairwiseJudgment``)."""
+    """What agreement needs from one pairwise judgment (``geceval.formats.judgments.PairwiseJudgment``)."""
 
     item: str
     annotator: str
@@ -59,7 +59,7 @@ class PairwiseLike(Protocol):
 
 
 class RankingLike(Protocol):
-    """What shown-candidate agreement needs from a k-way ranking (``geceval.judgments.RankingJudgment``)."""
+    """What shown-candidate agreement needs from a k-way ranking (``geceval.formats.judgments.RankingJudgment``)."""
 
     item: str
     annotator: str

@@ -44,8 +44,6 @@ stated where it decides a number):
 
 from __future__ import annotations
 
-import csv
-import io
 import math
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
@@ -56,11 +54,9 @@ from typing import Protocol
 import numpy as np
 from scipy import stats
 
-from geceval.errors import GecInputError
-from geceval.formats.inputs import Source
-from geceval.formats.text import open_text
-from geceval.judgments import PrwsRating
-from geceval.prws_reliability import (  # noqa: F401  (re-exported: part of this module's interface)
+from geceval.formats.judgments import PrwsRating
+from geceval.formats.prws_csv import Segments
+from geceval.human.prws_reliability import (  # noqa: F401  (re-exported: part of this module's interface)
     Reliability,
     ReliabilityCells,
     reliability_cells,
@@ -70,12 +66,9 @@ from geceval.prws_reliability import (  # noqa: F401  (re-exported: part of this
     split_half_reliability,
 )
 
-Segments = dict[str, dict[str, float]]
-"""system -> item -> segment score (mean of that output's ratings)."""
-
 
 class RatingLike(Protocol):
-    """What the statistics need from one PRWS rating (``geceval.judgments.PrwsRating``)."""
+    """What the statistics need from one PRWS rating (``geceval.formats.judgments.PrwsRating``)."""
 
     item: str
     annotator: str
@@ -85,7 +78,7 @@ class RatingLike(Protocol):
 
 
 Rating = PrwsRating
-"""What :func:`read_prws_csv` returns (``geceval.judgments.PrwsRating``)."""
+"""One PRWS rating (``geceval.formats.judgments.PrwsRating``, what ``geceval.formats.prws_csv.read_prws_csv`` returns)."""
 
 
 # --------------------------------------------------------------------------- means
@@ -284,134 +277,3 @@ def meaning_changed_rates(ratings: Iterable[RatingLike]) -> dict[str, float]:
         c[0] += bool(r.meaning_changed)
         c[1] += 1
     return {s: flagged / total for s, (flagged, total) in sorted(counts.items())}
-
-
-# --------------------------------------------------------------------------- readers
-
-
-def _open_csv(source: Source, limit: int | None = None) -> tuple[str, list[list[str]]]:
-    path, text = open_text(source, limit=limit)
-    with io.StringIO(text, newline="") as fh:
-        rows = list(csv.reader(fh))
-    if not rows:
-        raise GecInputError("file is empty", path=path)
-    return path, rows
-
-
-def _float(text: str, path: str, line: int, what: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise GecInputError(f"{what} {text!r} is not a number", path=path, line=line) from None
-    if math.isnan(value) or math.isinf(value):
-        raise GecInputError(f"{what} {text!r} is not a finite number", path=path, line=line)
-    return value
-
-
-def read_gmeg_segment_csv(source: Source, *, limit: int | None = None) -> Segments:
-    """GMEG ``*-segment-scores.csv``: a header of system names, one row per sentence.
-
-    Items are the 0-based sentence index as a string (``"0"`` = first line of
-    the source), so they line up with the GMEG text files. Empty cell = not
-    scored (absent from the result).
-    """
-    path, rows = _open_csv(source, limit)
-    header = [h.strip() for h in rows[0]]
-    if not header or any(not h for h in header):
-        raise GecInputError("header must name every system column", path=path, line=1)
-    if len(set(header)) != len(header):
-        raise GecInputError("duplicate system name in header", path=path, line=1)
-    out: Segments = {name: {} for name in header}
-    for index, row in enumerate(rows[1:]):
-        line = index + 2
-        if len(row) != len(header):
-            raise GecInputError(f"{len(row)} cells, header has {len(header)}", path=path, line=line)
-        for name, cell in zip(header, row):
-            if cell.strip():
-                out[name][str(index)] = _float(cell, path, line, f"score of {name}")
-    return out
-
-
-def read_system_scores_csv(source: Source, *, limit: int | None = None) -> dict[str, float]:
-    """A ``system,score`` CSV (GMEG ``*-corpus-scores.csv``; also meta-eval's inputs).
-
-    Columns are found by header name (case-insensitive, any order; other
-    columns ignored).
-    """
-    path, rows = _open_csv(source, limit)
-    cols = _columns(rows[0], {"system": ("system", "name"), "score": ("score",)}, path)
-    out: dict[str, float] = {}
-    for index, row in enumerate(rows[1:]):
-        line = index + 2
-        if not any(c.strip() for c in row):
-            continue
-        if len(row) <= max(cols.values()):
-            raise GecInputError("too few cells", path=path, line=line)
-        name = row[cols["system"]].strip()
-        if not name:
-            raise GecInputError("empty system name", path=path, line=line)
-        if name in out:
-            raise GecInputError(f"system {name!r} listed twice", path=path, line=line)
-        out[name] = _float(row[cols["score"]], path, line, "score")
-    return out
-
-
-read_gmeg_corpus_csv = read_system_scores_csv
-
-_PRWS_COLUMNS = {
-    "item": ("item", "segment", "segmentid", "segment_id", "sentence", "sentence_id", "itemid", "item_id"),
-    "annotator": ("worker", "annotator", "judge", "workerid", "worker_id", "judgeid", "judge_id"),
-    "system": ("system", "systemid", "system_id"),
-    "score": ("score", "rating"),
-}
-_TRUE = {"1", "true", "yes", "y", "t"}
-_FALSE = {"0", "false", "no", "n", "f", ""}
-
-
-def _columns(header: Sequence[str], wanted: Mapping[str, Sequence[str]], path: str) -> dict[str, int]:
-    norm = [h.strip().lower() for h in header]
-    cols = {}
-    for key, names in wanted.items():
-        for name in names:
-            if name in norm:
-                cols[key] = norm.index(name)
-                break
-        else:
-            raise GecInputError(f"no {key!r} column (looked for {', '.join(names)})", path=path, line=1)
-    return cols
-
-
-def read_prws_csv(source: Source, *, limit: int | None = None) -> list[Rating]:
-    """One row per rating: item, worker, system, score[, meaning_changed].
-
-    Columns by header name, case-insensitive, any order (aliases: item/segment
-    /sentence, worker/annotator/judge, score/rating). ``meaning_changed`` is
-    optional: 1/0, true/false, yes/no, empty = false.
-    """
-    path, rows = _open_csv(source, limit)
-    cols = _columns(rows[0], _PRWS_COLUMNS, path)
-    norm = [h.strip().lower() for h in rows[0]]
-    mc_col = next((norm.index(n) for n in ("meaning_changed", "meaningchanged") if n in norm), None)
-    needed = max([*cols.values(), mc_col or 0])
-    out = []
-    for index, row in enumerate(rows[1:]):
-        line = index + 2
-        if not any(c.strip() for c in row):
-            continue
-        if len(row) <= needed:
-            raise GecInputError(f"{len(row)} cells, expected at least {needed + 1}", path=path, line=line)
-        fields = {k: row[i].strip() for k, i in cols.items()}
-        for key in ("item", "annotator", "system"):
-            if not fields[key]:
-                raise GecInputError(f"empty {key}", path=path, line=line)
-        score = _float(fields["score"], path, line, "score")
-        meaning = False
-        if mc_col is not None:
-            flag = row[mc_col].strip().lower()
-            if flag not in _TRUE | _FALSE:
-                raise GecInputError(f"meaning_changed {row[mc_col]!r} is not a yes/no", path=path, line=line)
-            meaning = flag in _TRUE
-        out.append(Rating(fields["item"], fields["annotator"], fields["system"], score, meaning))
-    if not out:
-        raise GecInputError("no ratings", path=path)
-    return out

@@ -1,4 +1,4 @@
-"""Split-half reliability of PRWS ratings (GMEG Table 7), re-exported by ``geceval.prws``.
+"""Split-half reliability of PRWS ratings (GMEG Table 7), re-exported by ``geceval.human.prws``.
 
 Per sample, each (item, system) cell's ratings are shuffled and split into two groups; the figures
 are the correlations between the halves' cell means (sentence level) and system means (system
@@ -20,7 +20,7 @@ from scipy import stats
 from geceval.progress import ProgressFn, no_progress
 
 if TYPE_CHECKING:
-    from geceval.prws import RatingLike
+    from geceval.human.prws import RatingLike
 
 
 @dataclass

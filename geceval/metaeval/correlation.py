@@ -31,7 +31,7 @@ from itertools import combinations
 import numpy as np
 from scipy import stats
 
-from geceval.agreement import PairwiseLike
+from geceval.human.agreement import PairwiseLike
 from geceval.progress import ProgressFn, no_progress
 
 DEFAULT_EXCLUDE: tuple[str, ...] = ("ref", "reference", "references", "refmix1", "source+error")
@@ -278,7 +278,7 @@ def hybrid_systems(
     :func:`hybrid_plan` spreads ``count`` hybrids over the pairs and
     proportions instead. ``segment_scores`` maps system -> item -> score with
     items = 0-based sentence index as a string (as
-    :func:`geceval.prws.read_gmeg_segment_csv`). ``metric(lines)`` scores the
+    :func:`geceval.formats.prws_csv.read_gmeg_segment_csv`). ``metric(lines)`` scores the
     mixed output (e.g. a corpus-level scorer bound to the source and
     references). One ``numpy.random.default_rng(seed)`` stream drives all
     draws (the plan's first, then each hybrid's sentences in plan order), so

@@ -19,9 +19,9 @@ What the paper fixes and what we chose where it does not:
 - systems: every system file of the domain with a column in the segment
   scores, minus ``left_out`` (case-insensitive); pairs: every unordered pair of
   those minus ``hybrid_left_out``, by name;
-- hybrids: :func:`geceval.metaeval.hybrid_plan` (how ``count`` is spread
+- hybrids: :func:`geceval.metaeval.correlation.hybrid_plan` (how ``count`` is spread
   over pairs and proportions, including the remainder) and
-  :func:`geceval.metaeval.hybrid_systems` (exactly ``round(p n)`` sentences
+  :func:`geceval.metaeval.correlation.hybrid_systems` (exactly ``round(p n)`` sentences
   from A, uniformly without replacement; human score = mean of the chosen
   sentences' segment scores, empty cells skipped); one seeded stream;
 - real systems' human score: the mean of their non-empty segment scores;
@@ -47,10 +47,10 @@ from scipy import stats
 
 from geceval.ensemble import gmeg_corpus
 from geceval.ensemble_features import METRIC_COMPONENTS, ScorerFeatures
-from geceval.joins import MIN_SHARE, require_share, system_join
-from geceval.metaeval import hybrid_systems, williams_test
+from geceval.formats.joins import MIN_SHARE, require_share, system_join
+from geceval.human.prws import system_means
+from geceval.metaeval.correlation import hybrid_systems, williams_test
 from geceval.progress import ProgressFn, no_progress
-from geceval.prws import system_means
 
 GMEG_HYBRIDS = 674
 """Synthetic systems per domain in GMEG 2019 section 5.2."""
@@ -141,7 +141,7 @@ def hybrid_meta_eval(
     lines (:data:`ExtraScorer`; e.g. the GMEG-Metric ensemble's prediction): they are correlated
     over the same systems and hybrids. A ``JoinError`` when fewer than ``min_share`` of the
     systems the segment scores judge (minus ``left_out``) have an output file
-    (:mod:`geceval.joins`)."""
+    (:mod:`geceval.formats.joins`)."""
     unknown = [m for m in metrics if m not in METRIC_COMPONENTS]
     if unknown:
         raise ValueError(f"unknown metric {unknown[0]!r}; choose from {', '.join(METRIC_COMPONENTS)}")

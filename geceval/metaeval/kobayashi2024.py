@@ -1,5 +1,5 @@
 """Meta-evaluation as Kobayashi, Mita and Komachi (2024, "Revisiting Meta-evaluation for
-Grammatical Error Correction", TACL) do it, beside the classic tables of :mod:`geceval.metaeval`.
+Grammatical Error Correction", TACL) do it, beside the classic tables of :mod:`geceval.metaeval.correlation`.
 
 - System tags, set by the researcher: ``classic`` (a GEC system of the kind the 2014-2019 papers
   ranked), ``fluent`` (fluency references, LLM rewrites), ``input`` (the unchanged source). A
@@ -11,13 +11,13 @@ Grammatical Error Correction", TACL) do it, beside the classic tables of :mod:`g
   classic is in ``classic``: tags are read as "is one of these", and input only removes a system
   from ``all``.
 - System level: Pearson and Spearman over a subset (:func:`subset_correlations`, using
-  :func:`geceval.metaeval.system_correlations`).
+  :func:`geceval.metaeval.correlation.system_correlations`).
 - Window analysis (:func:`window_correlations`): the systems sorted by human score, best first
   (ties in the human score keep name order), and for every run of ``k`` adjacent systems the
   Pearson and Spearman correlation within it; window ``i`` starts at human rank ``i`` (1-based).
   It shows whether a metric still orders the close, strong systems, which one correlation over
   all systems hides.
-- Sentence level: :func:`geceval.metaeval.sentence_agreement` already is the WMT tau variant
+- Sentence level: :func:`geceval.metaeval.correlation.sentence_agreement` already is the WMT tau variant
   (human ties left out, a metric tie discordant) and pairwise accuracy C / (C + D); here the
   judgments can be restricted to a subset (:func:`judgments_in`: both systems of a pair in it).
 - Imported scores (:func:`read_system_scores`, :func:`read_sentence_scores`): a metric run
@@ -37,10 +37,15 @@ from typing import Any
 import numpy as np
 from scipy import stats
 
-from geceval.agreement import PairwiseLike
 from geceval.errors import GecInputError
 from geceval.formats.inputs import Source, read_input
-from geceval.metaeval import Correlations, SentenceAgreement, sentence_agreement, system_correlations
+from geceval.human.agreement import PairwiseLike
+from geceval.metaeval.correlation import (
+    Correlations,
+    SentenceAgreement,
+    sentence_agreement,
+    system_correlations,
+)
 
 TAGS: tuple[str, ...] = ("classic", "fluent", "input")
 SUBSETS: dict[str, tuple[frozenset[str] | None, bool]] = {
@@ -186,7 +191,7 @@ def sentence_pair_counts(
     *,
     exclude: Iterable[str] = (),
 ) -> list[list]:
-    """:func:`geceval.metaeval.sentence_agreement`'s counts split by the two systems judged:
+    """:func:`geceval.metaeval.correlation.sentence_agreement`'s counts split by the two systems judged:
     rows ``[system a, system b, *PAIR_COUNT_FIELDS]`` (a < b), so that the agreement over any
     subset of systems is a sum (:func:`agreement_from_pair_counts`) and a page can show every
     subset without the sentence scores."""

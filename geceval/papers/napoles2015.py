@@ -17,7 +17,7 @@ from pathlib import Path
 
 from scipy.stats import pearsonr, spearmanr
 
-from geceval.judgments import read_rankings_keyed
+from geceval.formats.judgments import read_rankings_keyed
 from geceval.ranking import rank
 from geceval.ranking_trueskill import prepare_rankings
 

@@ -24,9 +24,9 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from geceval.editstats import PairStats, pair_stats
 from geceval.errors import GecInputError
 from geceval.formats.text import read_lines
+from geceval.metaeval.edit_stats import PairStats, pair_stats
 
 ANNOTATIONS = ("reassess-gec", "annotations")
 REFERENCES = ("grammaticality-metrics", "references")

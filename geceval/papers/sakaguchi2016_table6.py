@@ -30,7 +30,7 @@ from geceval.formats.m2 import read_m2
 from geceval.formats.text import read_lines
 from geceval.gleu import gleu_plus
 from geceval.m2 import m2_score
-from geceval.sakaguchi2016 import ANNOTATIONS, read_skip_lines
+from geceval.papers.sakaguchi2016 import ANNOTATIONS, read_skip_lines
 
 REFERENCES = ("grammaticality-metrics", "references")
 OUTPUTS = ("grammatical-evaluation", "data", "original", "official_submissions")

@@ -21,7 +21,7 @@ A > B and A = B"). What each row reads:
   kappa is printed as a row of its own, with no published value.
 - **Non-experts and Experts**: every (expert, non-expert) pair on the labels both gave.
 
-The unit is the pair of candidates *as shown* (``geceval.agreement``, ``unit="shown"``): a
+The unit is the pair of candidates *as shown* (``geceval.human.agreement``, ``unit="shown"``): a
 candidate standing for several systems with identical outputs is one, as Grundkiewicz et al.'s
 ``data/scripts/agreement.pl`` pairs them. Expanding such a candidate into its systems first
 counts every pair inside it as an agreed tie and gives 0.512 (non-experts) instead of 0.288.
@@ -32,11 +32,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from geceval import agreement
 from geceval.formats.inputs import read_input
+from geceval.formats.judgments import RankingJudgment, expand_pairwise, read_rankings_keyed
 from geceval.formats.mturk import parse_mturk_csv, rankings_of
-from geceval.judgments import RankingJudgment, expand_pairwise, read_rankings_keyed
-from geceval.sakaguchi2016 import ANNOTATIONS, read_skip_lines
+from geceval.human import agreement
+from geceval.papers.sakaguchi2016 import ANNOTATIONS, read_skip_lines
 
 NON_EXPERTS = ("reassess-gec", "inter_annotator_agreements", "Ctrl_merged.csv")
 EXPERTS = ("grammatical-evaluation", "data", "judgments.xml")

@@ -2,7 +2,7 @@
 
 Two kinds, mixed so that neither "more edits is worse" nor "fewer edits is worse" tells a trap:
 
-``added_error``        the base with 1-2 rule-inserted errors (:mod:`geceval.insert_errors`);
+``added_error``        the base with 1-2 rule-inserted errors (:mod:`geceval.traps.inserter`);
 ``undone_correction``  the base with one of its own edits against the source reverted, so the trap
                        is closer to the source than its base (a correction taken back).
 
@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from difflib import SequenceMatcher
 
 from geceval.gleu import GLEU_ORDER, gleu_from_stats, ngram_counts, tokenize
-from geceval.insert_errors import insert_errors
+from geceval.traps.inserter import insert_errors
 
 ADDED_ERROR = "added_error"
 UNDONE_CORRECTION = "undone_correction"
@@ -119,7 +119,7 @@ def make_trap(
     ``kinds``: the kinds allowed, tried in a random order; a caller that needs the two kinds in
     equal numbers asks for one at a time (an undone correction fails the GLEU+ check more often).
     ``error_types`` and ``n_errors``: what an added error may be and how many, as
-    :func:`geceval.insert_errors.insert_errors` takes them (None: every type, 1 or 2)."""
+    :func:`geceval.traps.inserter.insert_errors` takes them (None: every type, 1 or 2)."""
     unknown = set(kinds) - set(TRAP_KINDS)
     if unknown or not kinds:
         raise ValueError(f"unknown trap kinds {sorted(unknown)}; choose from {', '.join(TRAP_KINDS)}")

@@ -74,8 +74,8 @@ import random
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
 
-from geceval.insert_errors_rules import RULES, Cand, parse_token, spell_candidates
 from geceval.progress import ProgressFn
+from geceval.traps.rules import RULES, Cand, parse_token, spell_candidates
 
 ERROR_TYPES: tuple[str, ...] = ("VERB:SVA", "DET", "PREP", "VERB:FORM", "NOUN:NUM", "WO", "SPELL", "PUNCT")
 

@@ -1,5 +1,5 @@
 """The error inserter's rules: per error type, the places in a sentence it can fire and the
-replacement each would make (see :mod:`geceval.insert_errors` for the types and contexts).
+replacement each would make (see :mod:`geceval.traps.inserter` for the types and contexts).
 
 A rule reads the sentence as :class:`Tok` (leading punctuation + core + trailing punctuation)
 and returns :class:`Cand` candidates; the inserter picks among them with its seeded rng.
@@ -12,7 +12,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from geceval.insert_errors_words import (
+from geceval.traps.words import (
     ARTICLES,
     BE_FORMS,
     COMMA_AFTER,

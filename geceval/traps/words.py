@@ -1,4 +1,4 @@
-"""Word lists and English morphology of the error inserter (:mod:`geceval.insert_errors`).
+"""Word lists and English morphology of the error inserter (:mod:`geceval.traps.inserter`).
 
 Small and our own (no tagger: the inserter must be fast and dependency-free); tuples, never
 sets, so that choices among them do not depend on ``PYTHONHASHSEED``.

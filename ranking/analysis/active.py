@@ -17,7 +17,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from geceval.judgments import PairwiseJudgment
+from geceval.formats.judgments import PairwiseJudgment
 from geceval.ranking import MU, SIGMA, prepare, trueskill_runs
 
 

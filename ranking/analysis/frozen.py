@@ -17,8 +17,8 @@ from collections.abc import Iterable, Iterator
 import numpy as np
 from django.db import connection
 
-from geceval.agreement import kappa_from_table
-from geceval.judgments import PairwiseJudgment
+from geceval.formats.judgments import PairwiseJudgment
+from geceval.human.agreement import kappa_from_table
 from geceval.ranking import PairData, prepare_indices
 from ranking.analysis import compute
 from ranking.analysis.models import ChunkPhase, RunChunk

@@ -10,7 +10,6 @@ import math
 from collections.abc import Callable, Sequence
 from typing import Protocol
 
-from geceval.editstats import error_type_distribution
 from geceval.errant_scorer import (
     annotate_hypothesis,
     errant_annotate_references,
@@ -20,6 +19,7 @@ from geceval.errant_scorer import (
 from geceval.formats.m2 import format_m2, parse_m2
 from geceval.gleu import char_gleu, gleu_plus
 from geceval.m2 import m2_score
+from geceval.metaeval.edit_stats import error_type_distribution
 from geceval.progress import ProgressFn, no_progress
 from geceval.sacre import bleu, chrf, ter, word_ld
 

@@ -39,7 +39,7 @@ from django.db.models import F, Q, Sum
 from django.utils import timezone
 
 from annotate.tasking import task_send
-from geceval.prws import reliability_samples
+from geceval.human.prws import reliability_samples
 from geceval.ranking import ChunkResult, PairData, merge, prepare, run_chunk
 from ranking.analysis import compute, frozen, inputs, parts, prws_parts, sentence_meta
 from ranking.analysis.models import (

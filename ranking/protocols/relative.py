@@ -8,7 +8,7 @@ from collections import defaultdict
 from django.conf import settings
 
 from geceval.errors import GecInputError
-from geceval.judgments import expand_pairwise
+from geceval.formats.judgments import expand_pairwise
 from geceval.ranking import rank
 from ranking.models import Campaign
 from ranking.protocols.base import CandidateScore, Protocol, whole

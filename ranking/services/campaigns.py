@@ -13,9 +13,9 @@ from django.db import transaction
 
 from annotate.models import Corpus, Output, Project, Qualification, Sentence, System
 from geceval.errors import GecInputError
-from geceval.judgments import expand_pairwise
-from geceval.traps import DEFAULT_MIN_DROP
-from geceval.worker_checks import DEFAULT_TRAP_MIN_SEEN, DEFAULT_TRAP_THRESHOLD
+from geceval.formats.judgments import expand_pairwise
+from geceval.human.worker_checks import DEFAULT_TRAP_MIN_SEEN, DEFAULT_TRAP_THRESHOLD
+from geceval.traps.hidden import DEFAULT_MIN_DROP
 from ranking.analysis.active import next_systems
 from ranking.models import Campaign, CampaignStatus, Candidate, Hit, Screen, TrapDesign
 from ranking.protocols import DEFAULT_PROTOCOL, protocol_get

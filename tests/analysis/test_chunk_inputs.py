@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from geceval.judgments import expand_pairwise
+from geceval.formats.judgments import expand_pairwise
 from geceval.ranking import prepare, rank
 from ranking.analysis import compute, services
 from ranking.analysis.models import RunInput, RunStatus

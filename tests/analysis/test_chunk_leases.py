@@ -8,7 +8,7 @@ import datetime
 import pytest
 from django.utils import timezone
 
-from geceval.judgments import expand_pairwise
+from geceval.formats.judgments import expand_pairwise
 from geceval.ranking import rank
 from ranking.analysis import services
 from ranking.analysis.models import ChunkStatus, RunChunk, RunStatus

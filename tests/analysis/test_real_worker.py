@@ -12,7 +12,7 @@ import time
 
 import pytest
 
-from geceval.judgments import expand_pairwise
+from geceval.formats.judgments import expand_pairwise
 from geceval.ranking import rank
 from ranking.analysis import services
 from ranking.analysis.models import AnalysisRun, ChunkStatus, RunStatus, SystemRankResult

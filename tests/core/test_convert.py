@@ -9,10 +9,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from geceval.convert import LEVENSHTEIN_TYPE, levenshtein_edits, references_to_m2
 from geceval.errant_scorer import errant_score, reference_set_from_m2
 from geceval.errors import GecInputError
 from geceval.formats.m2 import M2Edit, format_m2
+from geceval.formats.references import LEVENSHTEIN_TYPE, levenshtein_edits, references_to_m2
 from geceval.formats.text import read_lines
 
 FIX = Path(__file__).parent / "fixtures" / "errant"

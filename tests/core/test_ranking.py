@@ -14,7 +14,13 @@ import pytest
 import trueskill
 from trueskill import backends
 
-from geceval.judgments import PairwiseJudgment, RankingJudgment, expand_pairwise, read_pairwise, read_rankings
+from geceval.formats.judgments import (
+    PairwiseJudgment,
+    RankingJudgment,
+    expand_pairwise,
+    read_pairwise,
+    read_rankings,
+)
 from geceval.ranking import (
     ChunkResult,
     PairData,

@@ -19,7 +19,7 @@ import numba  # a pinned requirement: its absence is a failure here, not a skip
 import numpy as np
 import pytest
 
-from geceval.judgments import read_pairwise
+from geceval.formats.judgments import read_pairwise
 from geceval.ranking import prepare, run_rng, trueskill_runs
 from geceval.ranking_lockstep import KERNEL_BATCH, pcg64_states
 from geceval.ranking_trueskill import lockstep_exp

@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from geceval import hybrid_metaeval
 from geceval.ensemble_features import ScorerFeatures
+from geceval.metaeval import hybrids as hybrid_metaeval
 
 LINES = ["the cat sat", "a dog ran away", "it is good", "we go home now", "he has one", "she is here"]
 

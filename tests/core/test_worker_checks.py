@@ -10,7 +10,7 @@ from scipy.stats import mannwhitneyu, rankdata, spearmanr
 
 from geceval.cli import main
 from geceval.errors import GecInputError
-from geceval.worker_checks import (
+from geceval.human.worker_checks import (
     Evidence,
     Rules,
     average_ranks,

@@ -66,7 +66,7 @@ def test_ranks_outside_one_to_five_and_unranked_entries_are_skipped_with_reasons
 def test_a_compact_campaigns_wmt_csv_export_has_a_column_pair_for_each_system_of_its_largest_judgment():
     """Before, the export sized its columns from collected ratings, which a compact campaign has none
     of: two column pairs, and a 3-way row one pair too long for its own header."""
-    from geceval.judgments import read_wmt_csv
+    from geceval.formats.judgments import read_wmt_csv
     from ranking.analysis.exports import iter_judgments
 
     data = (

@@ -11,7 +11,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from geceval.ensemble_features import DEFAULT_COMPONENTS
 from geceval.errors import GecInputError
-from geceval.hybrid_metaeval import GMEG_HYBRIDS, TABLE8_METRICS
+from geceval.metaeval.hybrids import GMEG_HYBRIDS, TABLE8_METRICS
 from ranking.analysis.reproduce import (
     STUDIES,
     ReproduceError,

@@ -1,0 +1,1 @@
+"""Human judgments' statistics: PRWS, TrueSkill and Expected Wins, agreement, evidence against workers."""

@@ -48,7 +48,8 @@ from itertools import permutations
 import numpy as np
 from scipy import stats
 
-from geceval.cli.output import fmt, meta_eval_2024, print_json
+from geceval.cli import meta_eval_2024
+from geceval.cli.output import fmt, print_json
 from geceval.errors import GecInputError
 from geceval.formats import joins
 from geceval.metaeval import correlation as metaeval

@@ -8,7 +8,7 @@ statistics the papers report of the texts they evaluate metrics on).
 
 
 def __getattr__(name: str):
-    # ``geceval.metaeval`` was one module until issue 37: its names still resolve, with a warning
+    # lazy: ``geceval.metaeval`` was one module until issue 37; its old names still resolve, with a warning
     from geceval._old_paths import package_getattr
 
     return package_getattr(__name__, name)

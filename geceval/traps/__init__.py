@@ -3,7 +3,7 @@ traps built from it (``hidden``: an added error or an undone correction, checked
 
 
 def __getattr__(name: str):
-    # ``geceval.traps`` was one module until issue 37: its names still resolve, with a warning
+    # lazy: ``geceval.traps`` was one module until issue 37; its old names still resolve, with a warning
     from geceval._old_paths import package_getattr
 
     return package_getattr(__name__, name)

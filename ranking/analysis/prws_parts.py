@@ -29,10 +29,6 @@ _CELLS = ("cell_system", "cell_sentence", "cell_count", "cell_sum", "cell_zsum")
 _RELIABILITY = ("rel_system", "rel_sentence", "rel_count", "rel_values")
 
 
-def is_compact(campaign: Campaign) -> bool:
-    return ImportedEntry.objects.filter(campaign=campaign).exists()
-
-
 def judge_sums(campaign: Campaign, codes: dict[int, int]) -> list[list[int]]:
     """[judge id, ratings, sum of scores, sum of squares] of every judge with a valid rating."""
     if not codes:

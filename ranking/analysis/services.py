@@ -64,7 +64,7 @@ from ranking.analysis.parameters import (  # noqa: F401  (re-exported)
 )
 from ranking.models import Campaign
 from ranking.protocols import protocol_get
-from ranking.rankings import campaign_rankings
+from ranking.rankings import campaign_is_compact, campaign_rankings
 
 logger = logging.getLogger(__name__)
 
@@ -133,7 +133,7 @@ def _claim_run(run_id: int, old: str, new: str, **extra) -> bool:
 def _freeze_input(run: AnalysisRun) -> dict:
     campaign = run.campaign
     data: dict = {}
-    if run.kind in RANKING_KINDS and frozen.is_compact_ranking(campaign):
+    if run.kind in RANKING_KINDS and campaign_is_compact(campaign, ranked=True):
         data = parts.compact_ranking_freeze(run)
     elif run.kind in RANKING_KINDS:
         rankings = campaign_rankings(campaign)

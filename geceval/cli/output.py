@@ -1,4 +1,4 @@
-"""Command modules for the human-judgment statistics: ``prws``, ``agreement``, ``meta-eval``, ``ensemble``."""
+"""What the command modules print: strict JSON (`print_json`) and numbers in tables (`fmt`)."""
 
 from __future__ import annotations
 

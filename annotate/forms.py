@@ -4,7 +4,7 @@ from django import forms
 
 from annotate.formats.readers import format_mismatch, upload_format
 from annotate.models import Project, SystemKind
-from geceval.metaeval_2024 import TAGS as SYSTEM_TAGS
+from geceval.metaeval.kobayashi2024 import TAGS as SYSTEM_TAGS
 
 
 class MultipleFileInput(forms.ClearableFileInput):

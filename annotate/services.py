@@ -24,8 +24,8 @@ from annotate.streaming import Progress, corpus_save, outputs_import_streamed, t
 from geceval.errors import GecInputError
 from geceval.formats.inputs import Input, Source, read_input
 from geceval.formats.text import decode_lines
-from geceval.insert_errors import line_seed
-from geceval.traps import DEFAULT_MIN_DROP, source_error
+from geceval.traps.hidden import DEFAULT_MIN_DROP, source_error
+from geceval.traps.inserter import line_seed
 
 InputFile = Input
 """An uploaded or opened file: its display name and bytes, opened by ``open_upload`` (gzip undone)."""
@@ -300,7 +300,7 @@ def trap_system_generate(
 
     ``seed`` None (the default) draws a secret one that is kept nowhere: with the code and the public
     data nobody can regenerate the traps. Where the corpus has references a trap must score at least
-    ``min_drop`` lower than the source on sentence GLEU+ (``geceval.traps.source_error``); a sentence
+    ``min_drop`` lower than the source on sentence GLEU+ (``geceval.traps.hidden.source_error``); a sentence
     with no such trap gets its source, which a campaign never shows as a trap. ``error_types`` and
     ``n_errors`` narrow the inserted errors (None: every type, 1 or 2).
     """

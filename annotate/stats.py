@@ -1,7 +1,7 @@
 """Statistics of collected rewrites and of a corpus's references (core scorers underneath).
 
 Per rewrite campaign and per annotator group (Sakaguchi et al. 2016, Table 4;
-Napoles et al. 2019, Figure 1), from :mod:`geceval.editstats`:
+Napoles et al. 2019, Figure 1), from :mod:`geceval.metaeval.edit_stats`:
 
 - % of rewrites that change the sentence and mean character LD, word LD,
   sTER (edits per sentence, as Sakaguchi et al. define it) and TER x 100
@@ -40,7 +40,7 @@ from itertools import combinations
 from annotate.formats.campaign import pseudonym
 from annotate.formats.services import corpus_data
 from annotate.models import Rewrite
-from geceval.editstats import EditStats, char_ld, edit_stats, pair_stats, rewrite_type_distribution
+from geceval.metaeval.edit_stats import EditStats, char_ld, edit_stats, pair_stats, rewrite_type_distribution
 
 
 @dataclass(frozen=True)

@@ -31,9 +31,9 @@ django.setup()
 
 from django.contrib.auth import get_user_model
 
+from geceval.formats.judgments import read_pairwise
 from geceval.human.system_ranking import rank
 from geceval.human.trueskill import load_kernel
-from geceval.judgments import read_pairwise
 from ranking.analysis import compute, reproduce
 from ranking.analysis.models import RunInput
 

@@ -49,10 +49,10 @@ import tempfile
 import trueskill
 from reference import TOOLS, Skip, Timing, ours_command, py2_driver, python2, repeat, whole_process
 
+from geceval.formats.judgments import PairwiseJudgment, read_pairwise
 from geceval.human.pairs import prepare, run_rng
 from geceval.human.system_ranking import RankingResult, rank
 from geceval.human.trueskill import load_kernel, trueskill_runs
-from geceval.judgments import PairwiseJudgment, read_pairwise
 
 # The clusters of Grundkiewicz et al. 2015's Table (TrueSkill, 1000 runs) on these judgments.
 REFERENCE_CLUSTERS = [

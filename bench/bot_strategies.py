@@ -19,9 +19,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from geceval.insert_errors import insert_errors, line_seed
 from geceval.metrics.gleu.plus import gleu_plus
-from geceval.traps import SentenceScorer
+from geceval.traps.hidden import SentenceScorer
+from geceval.traps.inserter import insert_errors, line_seed
 
 SYSTEMS = ("amu", "lstm", "lstm-r", "marian", "nus", "transformer")
 REFERENCES = ("ref0", "ref1", "ref2", "ref3")

@@ -14,7 +14,7 @@ answers ``--max-traps`` traps (a trap and its base drawn at random from those):
   bench/bot_strategies.py ranks;
 - random: uniform 0-100 scores, or a random order.
 
-After each trap the product's own rules decide (``geceval.worker_checks.exclusion_reasons`` with the
+After each trap the product's own rules decide (``geceval.human.worker_checks.exclusion_reasons`` with the
 default ``Rules``: pass rate below the campaign default after its minimum, Appraise's test), with
 ``MANN_WHITNEY_MIN_TRAPS`` (PRWS) or ``MANN_WHITNEY_MIN_RANKED_TRAPS`` (ranking) set to each
 ``--min-traps`` in turn. Prints the share excluded within
@@ -35,9 +35,9 @@ sys.path.insert(0, str(REPO))
 from bench.bot_strategies import CAREFUL_SIGMA as SIGMA
 from bench.bot_strategies import CAREFUL_TIE as TIE
 from bench.bot_strategies import REFERENCES, SYSTEMS, dense_ranks
-from geceval import worker_checks
-from geceval.traps import make_trap
-from geceval.worker_checks import Evidence, Rules, exclusion_reasons, trap_test
+from geceval.human import worker_checks
+from geceval.human.worker_checks import Evidence, Rules, exclusion_reasons, trap_test
+from geceval.traps.hidden import make_trap
 
 GMEG_FCE = Path(os.environ.get("GEC_SHARED_DIR", REPO.parent / "shared")) / "data/GMEG/data/dev/fce"
 # The campaign defaults: pass rate below 0.6 after 10 traps (Rules' defaults), margin 1.

@@ -6,3 +6,7 @@ test checks that in a subprocess. Every algorithm has a command line:
 """
 
 __version__ = "0.1.0"
+
+from geceval import _old_paths
+
+_old_paths.install()  # the import paths issue 37 retired keep working for one release, with a warning

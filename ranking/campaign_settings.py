@@ -13,14 +13,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from geceval.insert_errors import ERROR_TYPES, TYPE_DESCRIPTIONS
-from geceval.traps import DEFAULT_MIN_DROP, MIN_DROP_FLOOR
-from geceval.worker_checks import (
+from geceval.human.worker_checks import (
     DEFAULT_TRAP_MIN_SEEN,
     DEFAULT_TRAP_THRESHOLD,
     MANN_WHITNEY_MIN_RANKED_TRAPS,
     MANN_WHITNEY_MIN_TRAPS,
 )
+from geceval.traps import DEFAULT_MIN_DROP, MIN_DROP_FLOOR
+from geceval.traps.inserter import ERROR_TYPES, TYPE_DESCRIPTIONS
 from ranking.models import TrapDesign
 from ranking.protocols import DEFAULT_PROTOCOL, protocol_choices, protocol_get
 

@@ -1,9 +1,9 @@
-"""Between the models and ``geceval.worker_checks``: a campaign's exclusion rules and a worker record's
+"""Between the models and ``geceval.human.worker_checks``: a campaign's exclusion rules and a worker record's
 evidence as the core's plain data, for the services that exclude and the worker table that explains."""
 
 from __future__ import annotations
 
-from geceval.worker_checks import Evidence, Rules, exclusion_reasons
+from geceval.human.worker_checks import Evidence, Rules, exclusion_reasons
 from ranking.models import Campaign, WorkerRecord
 
 RULE_FIELDS = {
@@ -12,7 +12,7 @@ RULE_FIELDS = {
     "consistency": "exclude_by_consistency",
     "flat": "exclude_by_flat",
 }
-"""Rule name (``geceval.worker_checks.Rules``) -> the campaign field that switches it on."""
+"""Rule name (``geceval.human.worker_checks.Rules``) -> the campaign field that switches it on."""
 
 
 def exclusion_rules(data: dict) -> dict[str, bool]:

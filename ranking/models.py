@@ -7,9 +7,9 @@ from django.db import models
 from django.db.models import F, Q
 
 from annotate.models import Corpus, Output, Project, Sentence, System
-from geceval import worker_checks as checks
 from geceval.errors import GecInputError
-from geceval.insert_errors import ERROR_TYPES
+from geceval.human import worker_checks as checks
+from geceval.traps.inserter import ERROR_TYPES
 from ranking.statuses import (  # noqa: F401  (re-exported: where every caller imports them from)
     FINISHED_STATUSES,
     HOLD_REASON_VALID,
@@ -189,7 +189,7 @@ class Campaign(models.Model):
     speed_seconds_per_word = models.FloatField(
         default=0.05, help_text="speed rule: seconds more per word shown (the source and every candidate)"
     )
-    # Which evidence excludes a worker (issue 17; geceval.worker_checks); every signal is shown either way.
+    # Which evidence excludes a worker (issue 17; geceval.human.worker_checks); every signal is shown either way.
     exclude_by_pass_rate = models.BooleanField(default=True, help_text="trap pass rate below the threshold")
     exclude_by_mann_whitney = models.BooleanField(
         default=True,

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from geceval.judgments import RankingJudgment
+from geceval.formats.judgments import RankingJudgment
 from ranking.models import Campaign, ImportedEntry
 from ranking.selectors import valid_ratings
 
@@ -70,9 +70,16 @@ def iter_screen_rankings(campaign: Campaign, *, chunk_size: int = 2000) -> Itera
         yield _finish(current, cells, names)
 
 
-def campaign_is_compact(campaign: Campaign) -> bool:
-    """Whether the campaign's judgments are stored in the compact imported form (``ranking.imported``)."""
-    return ImportedEntry.objects.filter(campaign=campaign).exists()
+def campaign_is_compact(campaign: Campaign, *, ranked: bool = False) -> bool:
+    """Whether the campaign's judgments are stored in the compact imported form (``ranking.imported``);
+    with ``ranked``, whether they are stored so as ranks (every entry has one), not PRWS scores.
+
+    The one answer to "is this campaign compact?" (issue 37): the import, the exports, the live
+    rankings and the analysis runs' freeze all ask here."""
+    entries = ImportedEntry.objects.filter(campaign=campaign)
+    if not entries.exists():
+        return False
+    return not ranked or not entries.filter(rank__isnull=True).exists()
 
 
 def _iter_imported(campaign: Campaign, names: dict[int, str], chunk_size: int) -> Iterator[ScreenRanking]:

@@ -22,7 +22,7 @@ from annotate.projects.selectors import in_current_project
 from annotate.roles import is_researcher
 from annotate.selectors import corpus_list_for, project_list_for, sentence_context
 from geceval.errors import GecInputError
-from geceval.worker_checks import MANN_WHITNEY_MIN_RANKED_TRAPS, MANN_WHITNEY_MIN_TRAPS
+from geceval.human.worker_checks import MANN_WHITNEY_MIN_RANKED_TRAPS, MANN_WHITNEY_MIN_TRAPS
 from ranking.evidence import RULE_FIELDS, exclusion_rules
 from ranking.forms import ExclusionRulesForm
 from ranking.models import Assignment, AssignmentStatus, Campaign, Screen

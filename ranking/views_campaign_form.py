@@ -13,7 +13,7 @@ from annotate.models import Qualification
 from annotate.projects.selectors import current_first, current_project_id
 from annotate.selectors import corpus_list_for, project_list_for, system_list_for
 from geceval.errors import GecInputError
-from geceval.traps import DEFAULT_MIN_DROP
+from geceval.traps.hidden import DEFAULT_MIN_DROP
 from ranking.evidence import exclusion_rules
 from ranking.forms import CampaignForm, TrapPreviewForm
 from ranking.models import Campaign, CampaignStatus, TrapDesign

@@ -32,7 +32,7 @@ from annotate.services import (
 )
 from crowd.importing import judgments_import
 from crowd.models import CrowdSettings
-from geceval.judgments import PrwsRating, RankingJudgment
+from geceval.formats.judgments import PrwsRating, RankingJudgment
 from ranking.models import Campaign
 from ranking.services import campaign_create
 from tests.shared_data import shared_path

@@ -91,6 +91,9 @@ def test_the_layer_contracts_cover_every_app_and_allow_no_exceptions():
     assert set(config["root_packages"]) == set(PROJECT)
     core = next(c for c in contracts if c.get("source_modules") == ["geceval"])
     assert {"django", "annotate", "ranking", "crowd", "config"} <= set(core["forbidden_modules"])
+    # issue 37: the core's sub-packages in layers of their own
+    inner = next(c for c in contracts if c.get("containers") == ["geceval"])
+    assert inner["layers"] == ["cli", "papers", "metaeval | traps", "(metrics)", "human", "formats"]
 
 
 @pytest.mark.slow
@@ -108,8 +111,11 @@ def test_import_linter_finds_an_upward_import_added_to_a_copy_of_the_tree(tmp_pa
     assert kept.returncode == 0, kept.stdout
     with (tmp_path / "annotate" / "roles.py").open("a") as f:
         f.write("\n\ndef _probe():\n    from ranking.models import Campaign  # noqa\n\n    return Campaign\n")
+    with (tmp_path / "geceval" / "formats" / "text.py").open("a") as f:
+        f.write("\n\ndef _probe():\n    from geceval.human import prws  # noqa\n\n    return prws\n")
     broken = subprocess.run(
         lint, cwd=tmp_path, capture_output=True, text=True, env={"PYTHONPATH": str(tmp_path)}
     )
     assert broken.returncode == 1
     assert "annotate.roles -> ranking.models" in broken.stdout
+    assert "geceval.formats.text -> geceval.human.prws" in broken.stdout

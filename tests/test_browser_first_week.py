@@ -28,7 +28,7 @@ from django.core import mail
 from playwright.sync_api import expect
 
 from annotate.rewrites.tokens import detokenise, retokenise
-from geceval.traps import sentence_gleu
+from geceval.traps.hidden import sentence_gleu
 from tests import factories
 from tests.shared_data import shared_path
 

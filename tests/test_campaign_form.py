@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from django.urls import reverse
 
-from geceval.screen_draws import distinct_counts, screen_distribution, share_at_least
+from geceval.human.screen_draws import distinct_counts, screen_distribution, share_at_least
 from ranking.models import Campaign
 from tests import factories
 

@@ -10,7 +10,7 @@ import pytest
 from django.db import IntegrityError, transaction
 from django.urls import reverse
 
-from geceval.judgments import read_rankings
+from geceval.formats.judgments import read_rankings
 from ranking.analysis.exports import iter_judgments
 from ranking.analysis.services import analysis_run_create
 from ranking.models import Rating, Screen, ScreenJudgment

@@ -15,8 +15,8 @@ from scipy.stats import chi2_contingency
 from annotate.models import Corpus, Output, Sentence
 from annotate.selectors import corpus_references
 from annotate.services import trap_system_generate
-from geceval.insert_errors import insert_errors, line_seed
-from geceval.traps import DEFAULT_MIN_DROP, make_trap, sentence_gleu
+from geceval.traps.hidden import DEFAULT_MIN_DROP, make_trap, sentence_gleu
+from geceval.traps.inserter import insert_errors, line_seed
 from ranking.models import Control, ControlKind, Screen, ScreenJudgment, WorkerRecord
 from ranking.protocols import protocol_get
 from ranking.rankings import iter_screen_rankings

@@ -13,7 +13,7 @@ from django.utils import timezone
 
 from annotate.services import trap_system_generate
 from geceval.errors import GecInputError
-from geceval.prws import trap_statistics
+from geceval.human.prws import trap_statistics
 from ranking.models import (
     Assignment,
     Candidate,
@@ -328,7 +328,7 @@ def test_trap_records_equal_the_core_recomputation_from_the_ratings(world):
     for worker, answer in [(workers[0], honest_prws), (workers[1], careless_prws), (workers[2], mixed)]:
         do_hit(campaign, worker, answer)
     ratings = []
-    from geceval.judgments import PrwsRating
+    from geceval.formats.judgments import PrwsRating
 
     for r in Rating.objects.filter(judgment__screen__campaign=campaign).select_related(
         "candidate__screen__sentence", "judgment"
@@ -456,7 +456,7 @@ def test_a_campaign_requiring_a_qualification_hands_work_only_to_accepted_worker
 
 
 def test_active_selection_draws_each_ranking_screen_when_first_shown_from_the_judgments_so_far(world):
-    from geceval.judgments import expand_pairwise
+    from geceval.formats.judgments import expand_pairwise
     from ranking.analysis.active import next_systems
     from ranking.services.assignments import assignment_next_screen
     from ranking.services.results import campaign_rankings

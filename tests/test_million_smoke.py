@@ -20,8 +20,8 @@ import pytest
 
 from bench.make_million import write_pairs, write_ratings
 from crowd.importing import judgments_import
+from geceval.formats.judgments import expand_pairwise, read_pairwise
 from geceval.human.system_ranking import rank
-from geceval.judgments import expand_pairwise, read_pairwise
 from ranking.analysis import compute, services
 from ranking.analysis.exports import iter_judgments
 from ranking.analysis.models import (

@@ -14,8 +14,8 @@ from django.db import IntegrityError, transaction
 from django.urls import reverse
 
 from annotate.models import Output, System, SystemKind
-from geceval.insert_errors import ERROR_TYPES
-from geceval.traps import ADDED_ERROR, make_trap, source_error
+from geceval.traps.hidden import ADDED_ERROR, make_trap, source_error
+from geceval.traps.inserter import ERROR_TYPES
 from ranking.models import Campaign, Control, ControlKind, TrapDesign
 from ranking.services import campaign_create
 from ranking.services.trap_generation import trap_preview

@@ -16,9 +16,9 @@ from typing import Any
 
 from annotate.formats.data import MODEL, SOURCE, SOURCE_ERROR, CorpusData, reference_ids
 from annotate.formats.readers import corrected_tokens
-from geceval.convert import references_to_m2
 from geceval.errors import GecInputError
 from geceval.formats.m2 import format_edit, parse_m2
+from geceval.metrics.references import references_to_m2
 
 EXPORT_FORMATS = ("jfleg", "gmeg", "m2", "jsonl")
 _UNSAFE = re.compile(r"[^A-Za-z0-9._+-]+")

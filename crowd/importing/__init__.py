@@ -1,7 +1,7 @@
 """Importing past crowd results as a closed ranking campaign of origin ``imported``.
 
 Formats: ``mturk-csv`` (an MTurk batch results CSV), ``appraise-xml`` and
-``wmt-csv`` (read by ``geceval.judgments``), ``prws-csv`` (``geceval.prws``).
+``wmt-csv`` (read by ``geceval.formats.judgments``), ``prws-csv`` (``geceval.human.prws``).
 Everything lands in ranking's tables (Campaign, Hit, Screen, Candidate,
 Assignment, ScreenJudgment, Rating), so analyses read imported and collected
 judgments the same way. All or nothing: one transaction.

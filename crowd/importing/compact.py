@@ -1,6 +1,6 @@
 """Large WMT CSV and PRWS CSV imports in the compact stored form (``ranking.imported.ImportedEntry``).
 
-The file is read once, streaming, into integer arrays (``geceval.judgment_stream``), at most
+The file is read once, streaming, into integer arrays (``geceval.formats.judgment_stream``), at most
 ``JUDGMENT_UPLOAD_MAX_BYTES`` of it (after gzip); the corpus, systems and judges are found or made
 as the full import does; the entries then go in with PostgreSQL ``COPY`` from a buffer written in blocks
 (other databases: ``bulk_create`` in batches). All in the caller's transaction:
@@ -33,8 +33,8 @@ from crowd.models import Platform
 from crowd.services.workers import crowd_workers_bulk
 from geceval.errors import GecInputError
 from geceval.formats.inputs import Source
+from geceval.formats.judgment_stream import JudgmentArrays, stream_prws_csv, stream_wmt_csv
 from geceval.formats.stream import source_name
-from geceval.judgment_stream import JudgmentArrays, stream_prws_csv, stream_wmt_csv
 from ranking.models import Campaign, CampaignOrigin, CampaignStatus, ImportedEntry
 from ranking.protocols import protocol_get
 

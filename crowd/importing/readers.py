@@ -14,10 +14,10 @@ from django.conf import settings
 from annotate.streaming import MemoryGuard
 from geceval.errors import GecInputError
 from geceval.formats.inputs import Input, Source, read_input
+from geceval.formats.judgments import SKIPPED, ItemKey, RankingJudgment, read_appraise_xml_keyed, read_wmt_csv
 from geceval.formats.mturk import Entry, ParsedJudgment, parse_mturk_csv
+from geceval.formats.prws_csv import read_prws_csv
 from geceval.formats.stream import check_line_count, iter_bytes
-from geceval.judgments import SKIPPED, ItemKey, RankingJudgment, read_appraise_xml_keyed, read_wmt_csv
-from geceval.prws import read_prws_csv
 from ranking.protocols import protocol_get
 
 # The protocols the file formats imply, by name (the registry owns what they mean).
@@ -62,7 +62,7 @@ class Parsed:
     mapping: dict | None = None
     columns: list[str] = field(default_factory=list)
     item_key: ItemKey | None = None
-    """How an Appraise file's items name sentences (``geceval.judgments.appraise_item_key``)."""
+    """How an Appraise file's items name sentences (``geceval.formats.judgments.appraise_item_key``)."""
 
 
 # --------------------------------------------------------------------------- reading
@@ -117,7 +117,7 @@ def judgments_parse(
 ) -> Parsed:
     """Read a results file into plain judgments (no database): the preview and the import use this.
 
-    Appraise XML items name sentences by ``geceval.judgments.appraise_item_key``'s rule (src-id
+    Appraise XML items name sentences by ``geceval.formats.judgments.appraise_item_key``'s rule (src-id
     minus ``src_id_base``, given or detected with the corpus' ``corpus_lines``, else id)."""
     if src_id_base is not None and fmt != "appraise-xml":
         raise GecInputError(f"a src-id base applies to appraise-xml files only, not {fmt}")

@@ -25,8 +25,8 @@ from crowd.models import Platform
 from crowd.services.workers import crowd_workers_bulk
 from geceval.errors import GecInputError
 from geceval.formats.inputs import Source, content_size
+from geceval.formats.joins import JoinCount, min_share, require_share
 from geceval.formats.mturk import ranking_of
-from geceval.joins import JoinCount, min_share, require_share
 from ranking.models import (
     Assignment,
     AssignmentStatus,
@@ -164,9 +164,9 @@ def judgments_import(
     ``src_id_base``: an Appraise file whose items carry ``src-id`` names sentence ``src-id - base``
     (0-based positions of ``corpus``); without it the base is detected (0 when an item has src-id 0,
     1 when an item has the corpus' sentence count) or the file is refused
-    (``geceval.judgments.appraise_item_key``). The report says which attribute and base were used.
+    (``geceval.formats.judgments.appraise_item_key``). The report says which attribute and base were used.
 
-    ``allow_missing``: onto a given ``corpus``, the import refuses (``geceval.joins``) when fewer than
+    ``allow_missing``: onto a given ``corpus``, the import refuses (``geceval.formats.joins``) when fewer than
     90% of the judgments name one of its sentences (a wrong corpus or src-id base); ``allow_missing``
     accepts that on purpose (the skipped judgments are still counted in the report).
 

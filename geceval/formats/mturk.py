@@ -41,7 +41,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from geceval.errors import GecInputError
-from geceval.judgments import RankingJudgment
+from geceval.formats.judgments import RankingJudgment
 
 ITEM_COLUMNS = (
     "Input.sentID",

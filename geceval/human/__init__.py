@@ -1,1 +1,1 @@
-"""Human judgments of GEC systems: rankings of systems from pairwise judgments (TrueSkill, Expected Wins)."""
+"""Human judgments' statistics: PRWS, TrueSkill and Expected Wins, agreement, evidence against workers."""

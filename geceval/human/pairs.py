@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from geceval.judgments import PairwiseJudgment, RankingJudgment
+from geceval.formats.judgments import PairwiseJudgment, RankingJudgment
 
 
 @dataclass(frozen=True)

@@ -24,10 +24,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from geceval.formats.judgments import PairwiseJudgment
 from geceval.human.expected_wins import expected_wins, expected_wins_runs
 from geceval.human.pairs import PairData, prepare
 from geceval.human.trueskill import trueskill_runs
-from geceval.judgments import PairwiseJudgment
 from geceval.progress import ProgressFn, no_progress
 
 METHODS = ("trueskill", "ew")

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from geceval.metrics.base import Metric
 
 # Where each class lives. Imported on first use: the scorers import lower parts of the core
-# (geceval.convert, the formats) that in turn use parts of this package, so an eager import here
+# (geceval.metrics.references, the formats) that in turn use parts of this package, so an eager import here
 # would be circular.
 _HOMES = {
     "Metric": "base",

@@ -17,9 +17,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from geceval.formats.judgments import PairwiseJudgment
 from geceval.human.pairs import prepare
 from geceval.human.trueskill import MU, SIGMA, trueskill_runs
-from geceval.judgments import PairwiseJudgment
 
 
 def system_estimates(pairs: Sequence[PairwiseJudgment], systems: Sequence[str], *, seed: int = 0) -> dict:

@@ -11,12 +11,13 @@ from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
 
-from geceval import prws
-from geceval.agreement import group_agreement
+from geceval.formats.joins import min_share, require_share, system_join
+from geceval.formats.judgments import PairwiseJudgment, PrwsRating, RankingJudgment, expand_pairwise
+from geceval.human import prws
+from geceval.human.agreement import group_agreement
+from geceval.human.prws import system_means
 from geceval.human.system_ranking import rank
-from geceval.joins import min_share, require_share, system_join
-from geceval.judgments import PairwiseJudgment, PrwsRating, RankingJudgment, expand_pairwise
-from geceval.metaeval import hybrid_systems, system_correlations, williams_test
+from geceval.metaeval.correlation import hybrid_systems, system_correlations, williams_test
 from geceval.metrics.ensemble.model import (
     ScorerFeatures,
     TrainingRow,
@@ -26,7 +27,6 @@ from geceval.metrics.ensemble.model import (
     matrix,
 )
 from geceval.progress import ProgressFn, no_progress
-from geceval.prws import system_means
 from ranking.analysis.metrics import CacheStore, metric_scorer
 
 # --------------------------------------------------------------------------- ranking input
@@ -97,7 +97,7 @@ def judgments_needed(
 
 def agreement_summary(pairs: Sequence[PairwiseJudgment]) -> dict:
     """Cohen's kappa and quadratic-weighted kappa pooled over every pair of annotators
-    (geceval.agreement: same item = same sentence, same two systems)."""
+    (geceval.human.agreement: same item = same sentence, same two systems)."""
 
     row = group_agreement(pairs)[0]
     return {
@@ -123,7 +123,7 @@ def ratings_from_json(data: list) -> list[PrwsRating]:
 def prws_summary(ratings: Sequence[PrwsRating], *, seed: int, samples: int = 100) -> tuple[list[dict], dict]:
     """GMEG's system table: mean of segment means (raw and z), clusters; split-half reliability.
 
-    Rows are in cluster order (geceval.prws.significance_clusters: Mann-Whitney
+    Rows are in cluster order (geceval.human.prws.significance_clusters: Mann-Whitney
     on segment scores, alpha 0.05). Reliability is GMEG Table 7's split half
     (``samples`` random splits, ``seed``); it is None when no output has two
     ratings.
@@ -215,7 +215,7 @@ def synthetic_systems(
     store: CacheStore | None = None,
     progress: ProgressFn = no_progress,
 ) -> tuple[list[dict], dict[str, float]]:
-    """Hybrid systems (geceval.metaeval.hybrid_systems: every pair of real systems, proportions
+    """Hybrid systems (geceval.metaeval.correlation.hybrid_systems: every pair of real systems, proportions
     0.1..0.9, ``samples`` each, one seeded stream) scored by each metric × reference set.
 
     Returns (metric rows like :func:`metric_scores`, synthetic name -> human score). The same
@@ -252,7 +252,7 @@ RUN_HINT = "make the run again with allow missing (parameter allow_missing) to a
 
 def require_system_join(metric_rows: Sequence[dict], human: dict[str, float], parameters: dict) -> None:
     """A ``JoinError`` (the run fails with it) when fewer than 90% of the judged systems (minus the
-    run's ``exclude``) have a score of some metric/reference set (``geceval.joins``), unless the
+    run's ``exclude``) have a score of some metric/reference set (``geceval.formats.joins``), unless the
     run's ``allow_missing``."""
     exclude = parameters.get("exclude", [])
     allow_missing = bool(parameters.get("allow_missing"))

@@ -17,12 +17,13 @@ from collections.abc import Iterable, Iterator
 import numpy as np
 from django.db import connection
 
-from geceval.agreement import kappa_from_table
+from geceval.formats.judgments import PairwiseJudgment
+from geceval.human.agreement import kappa_from_table
 from geceval.human.pairs import PairData, prepare_indices
-from geceval.judgments import PairwiseJudgment
 from ranking.analysis import compute
 from ranking.analysis.models import ChunkPhase, RunChunk
 from ranking.models import Campaign, ImportedEntry
+from ranking.rankings import campaign_is_compact
 
 _FIELDS = ("winner_loser", "offsets", "counts", "outcomes")
 
@@ -184,12 +185,6 @@ def tables_add(into: dict[tuple[int, int], np.ndarray], encoded: list) -> None:
             table += np.asarray(cells, dtype=np.int64)
 
 
-def is_compact_ranking(campaign: Campaign) -> bool:
-    """Whether the campaign is stored in the compact imported form with ranks (not PRWS scores)."""
-    entries = ImportedEntry.objects.filter(campaign=campaign)
-    return entries.exists() and not entries.filter(rank__isnull=True).exists()
-
-
 def compact_systems(campaign: Campaign) -> tuple[tuple[str, ...], dict[int, int]]:
     """The systems a compact campaign's entries name (sorted names; systems the campaign no longer
     has are left out, as ``ranking.rankings._finish`` does) and each system id's index among them.
@@ -237,7 +232,7 @@ def entry_arrays(
 def compact_pairs(campaign: Campaign) -> CompactPairs | None:
     """The pairs of a compact ranking campaign; None for a campaign stored otherwise or rated by score
     (PRWS screens rank by score through ``ranking.rankings``)."""
-    if not is_compact_ranking(campaign):
+    if not campaign_is_compact(campaign, ranked=True):
         return None
     ordered, code = compact_systems(campaign)
     return _pairs_of(ordered, code, *entry_arrays(campaign))

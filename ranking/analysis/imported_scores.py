@@ -2,7 +2,7 @@
 meta-evaluated beside ours (``ranking.analysis.sentence_meta``).
 
 A file holds one metric, per system or per sentence, in any form
-``geceval.metaeval_2024.read_scores`` reads (CSV or TSV with ``system``, ``score`` and for
+``geceval.metaeval.kobayashi2024.read_scores`` reads (CSV or TSV with ``system``, ``score`` and for
 sentences an ``item`` column; JSON ``{"SYSTEM": score}``, ``{"SYSTEM": [score per line]}`` or
 ``{"SYSTEM": {"ITEM": score}}``; ``score --json [--sentence]`` output). Sentences are named as the
 judgment files name them (:func:`sentence_items`): by their own id where the corpus keeps ids (a
@@ -22,9 +22,9 @@ from django.db import transaction
 from annotate.models import Corpus, Sentence, System
 from annotate.selectors import corpus_item_names
 from annotate.services import open_upload
-from geceval import metaeval_2024 as m24
 from geceval.errors import GecInputError
 from geceval.formats.inputs import Source
+from geceval.metaeval import kobayashi2024 as m24
 from ranking.analysis.models import ImportedScores, ScoreLevel
 
 NAME_MAX = ImportedScores._meta.get_field("name").max_length

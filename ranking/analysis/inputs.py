@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from annotate.models import Output, Sentence, SystemKind
-from geceval.judgments import PrwsRating
+from geceval.formats.judgments import PrwsRating
 from ranking.analysis.frozen import compact_judgment_count
 from ranking.models import (
     Assignment,

@@ -3,7 +3,7 @@ Spearman per subset of systems by their tags (``System.tags``), window analysis,
 agreement per subset.
 
 Computed when the page is shown from the rows the run stored (``CorrelationResult.points``:
-system, metric score, human score), with :mod:`geceval.metaeval_2024`; only real systems of the
+system, metric score, human score), with :mod:`geceval.metaeval.kobayashi2024`; only real systems of the
 campaign's corpus take part (hybrid systems have no tags and no place in a human order).
 """
 
@@ -17,8 +17,8 @@ import numpy as np
 from scipy import stats
 
 from annotate.models import System
-from geceval import metaeval_2024 as m24
-from geceval.metaeval import williams_from_scores
+from geceval.metaeval import kobayashi2024 as m24
+from geceval.metaeval.correlation import williams_from_scores
 
 WINDOW = m24.DEFAULT_WINDOW
 

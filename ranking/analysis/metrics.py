@@ -10,8 +10,8 @@ import math
 from collections.abc import Callable, Sequence
 from typing import Protocol
 
-from geceval.editstats import error_type_distribution
 from geceval.formats.m2 import format_m2, parse_m2
+from geceval.metaeval.edit_stats import error_type_distribution
 from geceval.metrics import BLEU, CHRF, ERRANT, GLEU, M2, TER, CharGLEU, Metric
 from geceval.metrics.errant.scorer import (
     annotate_hypothesis,

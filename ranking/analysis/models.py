@@ -263,7 +263,7 @@ class SentenceCorrelationResult(models.Model):
     """Sentence-level agreement of one metric × reference set with the human run's pairwise
     judgments (WMT tau variant and pairwise accuracy), kept split by the pair of systems judged so
     the page sums it over any subset of systems by their current tags
-    (``geceval.metaeval_2024.sentence_pair_counts``)."""
+    (``geceval.metaeval.kobayashi2024.sentence_pair_counts``)."""
 
     run = models.ForeignKey(AnalysisRun, on_delete=models.CASCADE, related_name="sentence_results")
     metric = models.CharField(max_length=50)

@@ -10,7 +10,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from annotate.models import System
-from geceval.prws import segment_means
+from geceval.human.prws import segment_means
 from ranking.analysis import compute, metrics, prws_parts, sentence_meta
 from ranking.analysis.models import (
     AnalysisCache,

@@ -4,8 +4,8 @@ Each freeze part reads the ratings of a share of the sentences (``frozen.entry_a
 per (system, sentence) cell its count, sum and sum of z-scores, the ratings of the cells a
 split-half sample can split, and per system its ratings and meaning changes. The judges' means and
 standard deviations come first, from one ``GROUP BY`` in the database (exact integer sums,
-``geceval.prws.z_params``), so every part standardises as one pass would. Split-half samples are
-shared out between chunks (``geceval.prws.reliability_samples``, a stream per sample); the merge
+``geceval.human.prws.z_params``), so every part standardises as one pass would. Split-half samples are
+shared out between chunks (``geceval.human.prws.reliability_samples``, a stream per sample); the merge
 adds the parts up and computes what needs every cell at once (significance clusters). The figures
 equal the one-step summary's (``compute.prws_summary``) to the last digit.
 """
@@ -19,7 +19,7 @@ import math
 import numpy as np
 from django.db import connection
 
-from geceval import prws
+from geceval.human import prws
 from ranking.analysis import compute, frozen
 from ranking.analysis.models import RunInput
 from ranking.analysis.parameters import AnalysisError
@@ -27,10 +27,6 @@ from ranking.models import Campaign, ImportedEntry
 
 _CELLS = ("cell_system", "cell_sentence", "cell_count", "cell_sum", "cell_zsum")
 _RELIABILITY = ("rel_system", "rel_sentence", "rel_count", "rel_values")
-
-
-def is_compact(campaign: Campaign) -> bool:
-    return ImportedEntry.objects.filter(campaign=campaign).exists()
 
 
 def judge_sums(campaign: Campaign, codes: dict[int, int]) -> list[list[int]]:

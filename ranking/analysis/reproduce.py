@@ -50,7 +50,7 @@ from geceval.formats.m2 import read_m2
 from geceval.formats.text import read_lines, read_text
 from geceval.metrics.gleu.plus import gleu_human_bound
 from geceval.metrics.m2.scorer import m2_score
-from geceval.napoles2015 import table1
+from geceval.papers.napoles2015 import table1
 from ranking.analysis import services
 from ranking.analysis.exports import latex_escape
 from ranking.analysis.models import RunInput, RunStatus

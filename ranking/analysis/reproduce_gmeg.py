@@ -34,12 +34,13 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from geceval.editstats import describe_corpus, pct_unchanged
+from geceval.formats.prws_csv import read_gmeg_segment_csv, read_prws_csv
 from geceval.formats.text import read_lines
-from geceval.hybrid_metaeval import GMEG_HYBRIDS, TABLE8_METRICS, hybrid_meta_eval
+from geceval.human.prws import split_half_reliability, system_means
+from geceval.metaeval.edit_stats import describe_corpus, pct_unchanged
+from geceval.metaeval.hybrids import GMEG_HYBRIDS, TABLE8_METRICS, hybrid_meta_eval
 from geceval.metrics.ensemble.cross_validation import FeatureCache, domain_cross_validation, domain_rows
 from geceval.metrics.ensemble.features import DEFAULT_COMPONENTS
-from geceval.prws import read_gmeg_segment_csv, read_prws_csv, split_half_reliability, system_means
 from ranking.analysis import gmeg_published as pub
 from ranking.analysis.gmeg_metric import GMEG_METRIC, GMEG_METRIC_DOMAINS, GmegMetric, train_gmeg_metric
 
@@ -292,7 +293,7 @@ def dev_reference_rows(data: Path, domain: str) -> list[TableRow]:
 
 def table7(data: Path, domain: str, have: list[str], *, seed: int) -> list[TableRow]:
     """Split-half reliability from individual ratings, ``DIR/<split>/<domain>-ratings.csv`` (one row
-    per rating: item, worker, system, score; :func:`geceval.prws.read_prws_csv`), 2 groups of 4
+    per rating: item, worker, system, score; :func:`geceval.formats.prws_csv.read_prws_csv`), 2 groups of 4
     over 100 samples as the paper; without such a file (the GMEG release) a statement instead."""
     published = pub.TABLE7.get(domain, {})
     files = [data / split / f"{domain}-ratings.csv" for split in have]

@@ -1,6 +1,6 @@
 """``reproduce sakaguchi2016``: Sakaguchi et al. 2016 Tables 4 and 7 from the released files.
 
-Computed by :func:`geceval.sakaguchi2016.table4` and :func:`geceval.sakaguchi2016_table7.table7`
+Computed by :func:`geceval.papers.sakaguchi2016.table4` and :func:`geceval.papers.sakaguchi2016_table7.table7`
 directly (no database: the tables compare text files and MTurk exports). One row per published
 cell and measure, with its unit, the published value, ours and the difference; a cell is within
 tolerance when ours rounds to the printed value (Table 4: one decimal; Table 7: within half a unit
@@ -19,9 +19,9 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from geceval.sakaguchi2016 import table4
-from geceval.sakaguchi2016_table6 import COMPUTED, table6
-from geceval.sakaguchi2016_table7 import table7
+from geceval.papers.sakaguchi2016 import table4
+from geceval.papers.sakaguchi2016_table6 import COMPUTED, table6
+from geceval.papers.sakaguchi2016_table7 import table7
 from ranking.analysis.exports import latex_escape
 
 UNITS = {
@@ -103,7 +103,7 @@ HOW_ALL = HOW.replace(
 )
 HOW7 = (
     "kappa over the pairs of candidates as shown (a candidate standing for systems with identical outputs "
-    "is one; geceval.agreement unit 'shown'), pooled over every pair of judges who labelled the same pair "
+    "is one; geceval.human.agreement unit 'shown'), pooled over every pair of judges who labelled the same pair "
     "of candidates of the same sentence. Non-experts: reassess-gec/inter_annotator_agreements/Ctrl_merged.csv "
     "(588 approved MTurk rankings). Experts: Grundkiewicz et al. 2015's data/judgments.xml under "
     "grammatical-evaluation/data/ (src-id 0-based) when present; gec-ranking's judges (Napoles et al. 2015) "

@@ -9,9 +9,9 @@ outputs by spaces), ``outputs/all/<SYSTEM>.txt`` (one line per CoNLL-14 test sen
 ``refs/conll14st-test.tok.trg0``/``trg1`` (GLEU).
 
 Computed directly with geceval (no database: every input is a file): the readers
-(:func:`geceval.judgments.read_appraise_xml_keyed` with ``src_id_base=1``), the rankers
-(:func:`geceval.human.system_ranking.rank`), the scorers and :mod:`geceval.metaeval_2024`; joins of judged
-systems and pairs refuse under 90% matched (:mod:`geceval.joins`). One :class:`SeedaRow` per cell:
+(:func:`geceval.formats.judgments.read_appraise_xml_keyed` with ``src_id_base=1``), the rankers
+(:func:`geceval.human.system_ranking.rank`), the scorers and :mod:`geceval.metaeval.kobayashi2024`; joins of judged
+systems and pairs refuse under 90% matched (:mod:`geceval.formats.joins`). One :class:`SeedaRow` per cell:
 
 - ``human``: our TrueSkill and Expected Wins from each judgments file beside the release's files;
 - ``metric``: our system scores (x100) beside the release's (:data:`seeda_published.PUBLISHED`);
@@ -30,14 +30,14 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from geceval import joins
-from geceval import metaeval_2024 as m24
 from geceval.errors import GecInputError
+from geceval.formats import joins
+from geceval.formats.judgments import PairwiseJudgment, expand_pairwise, read_appraise_xml_keyed
 from geceval.formats.m2 import read_m2
 from geceval.formats.text import read_lines
 from geceval.human.system_ranking import rank
-from geceval.judgments import PairwiseJudgment, expand_pairwise, read_appraise_xml_keyed
-from geceval.metaeval import sentence_agreement
+from geceval.metaeval import kobayashi2024 as m24
+from geceval.metaeval.correlation import sentence_agreement
 from geceval.metrics.errant.annotation import annotate_hypothesis, reference_set_from_m2
 from geceval.metrics.errant.scorer import errant_compare
 from geceval.metrics.gleu.plus import gleu_plus
@@ -324,7 +324,7 @@ def sentence_rows(
     judgments: dict[str, list[PairwiseJudgment]], scores: dict[str, dict[str, dict[str, float]]]
 ) -> list[SeedaRow]:
     """Accuracy and tau per judgments file, subset and metric; the join of judged pairs and sentence
-    scores is refused under 90% (:mod:`geceval.joins`)."""
+    scores is refused under 90% (:mod:`geceval.formats.joins`)."""
     rows = []
     for g, pairs in judgments.items():
         for metric, per in scores.items():

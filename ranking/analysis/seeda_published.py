@@ -19,7 +19,7 @@ INPUT = "INPUT"
 TAGS: dict[str, frozenset[str]] = {
     s: frozenset({"input"} if s == INPUT else {"fluent"} if s in FLUENT else {"classic"}) for s in SYSTEMS
 }
-"""System tags of :mod:`geceval.metaeval_2024`: the 12 base systems ``classic``, REF-F and GPT-3.5
+"""System tags of :mod:`geceval.metaeval.kobayashi2024`: the 12 base systems ``classic``, REF-F and GPT-3.5
 ``fluent``, INPUT ``input``."""
 
 SUBSETS: dict[str, str] = {
@@ -29,7 +29,7 @@ SUBSETS: dict[str, str] = {
     "+REF-F_GPT-3.5+INPUT": "classic+fluent+input",
     "all": "all+input",
 }
-"""SEEDA's subsets -> :data:`geceval.metaeval_2024.SUBSETS` names. *base*: the 12 systems other
+"""SEEDA's subsets -> :data:`geceval.metaeval.kobayashi2024.SUBSETS` names. *base*: the 12 systems other
 than INPUT, REF-F and GPT-3.5; *+REF-F_GPT-3.5*: base with those two; *all*: the 15 (INPUT is
 already in, so it has no +INPUT variant; its members are those of +REF-F_GPT-3.5+INPUT)."""
 
@@ -47,7 +47,7 @@ SENTENCE_METRICS: dict[str, str] = {
     "GoToScorer": "gotoscorer",
     "GLEU": "gleu",
 }
-"""Metrics with a sentence score (:mod:`geceval.sentence_level`; SentM2's and SentERRANT's sentence
+"""Metrics with a sentence score (:mod:`geceval.metaeval.sentence_scores`; SentM2's and SentERRANT's sentence
 scores are M2's and ERRANT's)."""
 
 PUBLISHED: dict[str, tuple[float, float, float, float, float, float]] = {

@@ -6,11 +6,11 @@ Sentence level
     Needs a ranking human run (TrueSkill or Expected Wins): its frozen rankings, expanded to
     pairwise judgments of outputs of the same sentence (a compact imported campaign's pairs are
     read from the campaign, which one import made and nothing changes). Each metric of the metric
-    run that has a sentence-level score (``geceval.sentence_level``: m2, errant, gleu, bleu, chrf)
+    run that has a sentence-level score (``geceval.metaeval.sentence_scores``: m2, errant, gleu, bleu, chrf)
     scores the judged sentences against each reference set of that run (M2 and ERRANT against the
     ERRANT annotation of the references, as at system level); char_gleu and ter have none here
     and are listed as skipped. The agreement is the WMT tau variant and pairwise accuracy
-    (``geceval.metaeval.sentence_agreement``), stored split by pair of systems so the page sums it
+    (``geceval.metaeval.correlation.sentence_agreement``), stored split by pair of systems so the page sums it
     over any subset of systems by their current tags, as the system-level subsets are.
 
 Imported scores
@@ -24,10 +24,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from geceval import metaeval_2024 as m24
-from geceval.joins import min_share, pair_join, require_share
-from geceval.judgments import PairwiseJudgment
-from geceval.sentence_level import NEEDS_GOLD, SENTENCE_METRICS, sentence_level_scores
+from geceval.formats.joins import min_share, pair_join, require_share
+from geceval.formats.judgments import PairwiseJudgment
+from geceval.metaeval import kobayashi2024 as m24
+from geceval.metaeval.sentence_scores import NEEDS_GOLD, SENTENCE_METRICS, sentence_level_scores
 from ranking.analysis import compute, frozen, metrics
 from ranking.analysis.compute import RUN_HINT
 from ranking.analysis.imported_scores import sentence_items
@@ -90,7 +90,7 @@ def human_pairs(human_run: AnalysisRun) -> list[PairwiseJudgment] | None:
 def _joined(
     pairs: list[PairwiseJudgment], scores: dict, exclude: list[str], share: float, where: str
 ) -> None:
-    """The run fails unless at least ``share`` of the judged pairs find their scores (``geceval.joins``)."""
+    """The run fails unless at least ``share`` of the judged pairs find their scores (``geceval.formats.joins``)."""
     found = pair_join(pairs, scores, exclude=exclude, judged_as="the human run's judgments")
     require_share(found, min_share=share, where=where, hint=RUN_HINT)
 

@@ -40,8 +40,8 @@ from django.utils import timezone
 
 from annotate.tasking import task_send
 from geceval.human.pairs import PairData, prepare
+from geceval.human.prws import reliability_samples
 from geceval.human.system_ranking import ChunkResult, merge, run_chunk
-from geceval.prws import reliability_samples
 from ranking.analysis import compute, frozen, inputs, parts, prws_parts, sentence_meta
 from ranking.analysis.models import (
     AnalysisKind,
@@ -65,7 +65,7 @@ from ranking.analysis.parameters import (  # noqa: F401  (re-exported)
 )
 from ranking.models import Campaign
 from ranking.protocols import protocol_get
-from ranking.rankings import campaign_rankings
+from ranking.rankings import campaign_is_compact, campaign_rankings
 from ranking.study.documents import study_export
 
 logger = logging.getLogger(__name__)
@@ -136,7 +136,7 @@ def _claim_run(run_id: int, old: str, new: str, **extra) -> bool:
 def _freeze_input(run: AnalysisRun) -> dict:
     campaign = run.campaign
     data: dict = {}
-    if run.kind in RANKING_KINDS and frozen.is_compact_ranking(campaign):
+    if run.kind in RANKING_KINDS and campaign_is_compact(campaign, ranked=True):
         data = parts.compact_ranking_freeze(run)
     elif run.kind in RANKING_KINDS:
         rankings = campaign_rankings(campaign)

@@ -3,7 +3,7 @@ sentences of the sentence's mean rating.
 
 Its own judgment files besides the ranking-shaped ones (``ranking.protocols.files``):
 
-- ``prws-csv``: ``item,worker,system,score,meaning_changed`` (geceval.prws.read_prws_csv; ``item`` as
+- ``prws-csv``: ``item,worker,system,score,meaning_changed`` (geceval.formats.prws_csv.read_prws_csv; ``item`` as
   in the ranking files: the sentence's 0-based line, or its name in a corpus that names them).
 - ``gmeg-segment-csv``: GMEG ``*-segment-scores.csv``: a header of systems, one row per corpus
   sentence, the cell = mean score of that system's output (empty = not rated).

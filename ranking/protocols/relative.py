@@ -8,8 +8,8 @@ from collections import defaultdict
 from django.conf import settings
 
 from geceval.errors import GecInputError
+from geceval.formats.judgments import expand_pairwise
 from geceval.human.system_ranking import rank
-from geceval.judgments import expand_pairwise
 from ranking.models import Campaign
 from ranking.protocols.base import CandidateScore, Protocol, whole
 from ranking.rankings import campaign_rankings

@@ -8,8 +8,8 @@ from dataclasses import dataclass
 
 from annotate.models import Corpus, Output, Project, Qualification, Sentence, System, SystemKind
 from geceval.errors import GecInputError
-from geceval.insert_errors import ERROR_TYPES
-from geceval.traps import MIN_DROP_FLOOR
+from geceval.traps.hidden import MIN_DROP_FLOOR
+from geceval.traps.inserter import ERROR_TYPES
 from ranking.models import Campaign, TrapDesign
 from ranking.protocols import Protocol, protocol_get
 

@@ -13,7 +13,7 @@ from django.db import transaction
 
 from annotate.models import Corpus, Output, Project, Sentence, System
 from geceval.errors import GecInputError
-from geceval.judgments import expand_pairwise
+from geceval.formats.judgments import expand_pairwise
 from ranking.analysis.active import next_systems
 from ranking.campaign_settings import CAMPAIGN_OPTIONS, settings_check
 from ranking.models import Campaign, CampaignStatus, Candidate, Hit, Screen, TrapDesign

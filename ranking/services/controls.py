@@ -4,7 +4,7 @@ A control screen is a copy of one of the HIT's judged screens (its ``original``)
 placed anywhere in the HIT, so a worker cannot tell a control by where it comes or by what it shows:
 
 - a **trap** copy shows, in place of one candidate, an erroneous version of a candidate the worker
-  also judges (``geceval.traps``: an added error or an undone correction, drawn in equal numbers).
+  also judges (``geceval.traps.hidden``: an added error or an undone correction, drawn in equal numbers).
   PRWS: the trap replaces its base, which the worker scores on the original. Ranking: the trap
   replaces another candidate, so base and trap are ranked side by side (ranks on two screens are
   not comparable). The copy keeps the original's number of candidates and its source copy: the
@@ -29,7 +29,7 @@ from django.db.models import Q
 
 from annotate.models import Sentence
 from annotate.selectors import corpus_references
-from geceval.traps import TRAP_KINDS, UNDONE_CORRECTION, Trap, make_trap, source_trap
+from geceval.traps.hidden import TRAP_KINDS, UNDONE_CORRECTION, Trap, make_trap, source_trap
 from ranking.models import (
     Campaign,
     Candidate,

@@ -1,5 +1,5 @@
 """A worker's evidence in a campaign (issue 17): their answers read from the database, the statistics
-of ``geceval.worker_checks`` computed on them, and the researcher's choice of which evidence excludes."""
+of ``geceval.human.worker_checks`` computed on them, and the researcher's choice of which evidence excludes."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
 from django.db.models import Q
 
-from geceval.worker_checks import ANSWERS, consistency, flatness, trap_test
+from geceval.human.worker_checks import ANSWERS, consistency, flatness, trap_test
 from ranking.models import Campaign, ControlKind, ScreenJudgment, WorkerRecord
 from ranking.protocols import protocol_get
 from ranking.services.holds import TOO_FAST_JUDGMENT

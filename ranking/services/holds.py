@@ -20,7 +20,7 @@ forged stamp gives no time, which is too fast). A screen under its minimum count
 (``ranking.services.evidence.evidence_recount``).
 
 The pilot check (issue 40, ``Campaign.pilot_hold``): when a worker's first HIT in the campaign has
-near-constant answers or a quarter of its screens under their minimum (``geceval.worker_checks.
+near-constant answers or a quarter of its screens under their minimum (``geceval.human.worker_checks.
 first_hit_doubt``), the worker's record keeps the doubt (``WorkerRecord.pilot_doubt``) and every HIT
 they finish is held (``pilot``) until their evidence clears (``pilot_evidence_clears``: enough traps
 seen, passed at the campaign's threshold, no flat scoring and no exclusion reason; then all of it is
@@ -41,7 +41,7 @@ from django.db.models.functions import Coalesce
 
 from annotate.sql_rows import row
 from annotate.tasking import task_send_on_commit
-from geceval.worker_checks import ANSWERS, first_hit_doubt
+from geceval.human.worker_checks import ANSWERS, first_hit_doubt
 from ranking.evidence import record_exclusion_reasons
 from ranking.models import (
     Assignment,

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from geceval.traps import normalise  # outputs that differ only in white space are one item
+from geceval.traps.hidden import normalise  # outputs that differ only in white space are one item
 from ranking.models import Candidate
 from ranking.protocols import CandidateScore, protocol_get
 

@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from annotate.models import Corpus, Output, System
-from geceval.screen_draws import screen_distribution, share_at_least
+from geceval.human.screen_draws import screen_distribution, share_at_least
 from ranking.services.judging import normalise
 
 MIN_DISTINCT = 4

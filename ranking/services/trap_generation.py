@@ -4,7 +4,7 @@ Source+error system generated for a corpus (issue 20).
 The examples use a fresh secret seed each time, never the campaign's: a campaign draws its own traps
 with its own secret when it is created, so nothing shown here (nor anything a researcher could copy
 from it) tells which screens a worker will see as traps. Both designs check traps against the
-corpus's references, as the campaign does (:mod:`geceval.traps`).
+corpus's references, as the campaign does (:mod:`geceval.traps.hidden`).
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from annotate.rewrites.tokens import shown
 from annotate.selectors import corpus_references
 from annotate.services import trap_system_generate
 from geceval.errors import GecInputError
-from geceval.traps import (
+from geceval.traps.hidden import (
     ADDED_ERROR,
     DEFAULT_MIN_DROP,
     TRAP_KINDS,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from geceval.judgments import PairwiseJudgment
+from geceval.formats.judgments import PairwiseJudgment
 from ranking.analysis.active import next_systems, system_estimates
 
 

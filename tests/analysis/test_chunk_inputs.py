@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from geceval.formats.judgments import expand_pairwise
 from geceval.human.pairs import prepare
 from geceval.human.system_ranking import rank
-from geceval.judgments import expand_pairwise
 from ranking.analysis import compute, services
 from ranking.analysis.models import RunInput, RunStatus
 from tests.factories import ranking_campaign

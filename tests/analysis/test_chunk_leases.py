@@ -8,8 +8,8 @@ import datetime
 import pytest
 from django.utils import timezone
 
+from geceval.formats.judgments import expand_pairwise
 from geceval.human.system_ranking import rank
-from geceval.judgments import expand_pairwise
 from ranking.analysis import services
 from ranking.analysis.models import ChunkStatus, RunChunk, RunStatus
 from tests.factories import ranking_campaign

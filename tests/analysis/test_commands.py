@@ -8,7 +8,7 @@ import re
 import pytest
 from django.core.management import CommandError, call_command
 
-from geceval.judgments import expand_pairwise, read_wmt_csv
+from geceval.formats.judgments import expand_pairwise, read_wmt_csv
 from tests.factories import prws_campaign, ranking_campaign
 from tests.shared_data import shared_path
 
@@ -201,7 +201,8 @@ def test_reproduce_conll14_gleu_and_m2(capsys):
 
 
 def test_reproduce_gmeg_table7_uses_individual_ratings_when_a_ratings_file_exists(capsys, tmp_path):
-    from geceval.prws import read_prws_csv, split_half_reliability
+    from geceval.formats.prws_csv import read_prws_csv
+    from geceval.human.prws import split_half_reliability
 
     folder = tmp_path / "dev" / "fce"
     folder.mkdir(parents=True)

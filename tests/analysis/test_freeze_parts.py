@@ -12,7 +12,7 @@ from django.utils import timezone
 
 from bench.make_million import write_ratings
 from crowd.importing import judgments_import
-from geceval.judgments import expand_pairwise
+from geceval.formats.judgments import expand_pairwise
 from ranking.analysis import compute, frozen, onestep, parts, services
 from ranking.analysis.inputs import campaign_prws_ratings
 from ranking.analysis.models import AnalysisRun, ChunkPhase, ChunkStatus, RunChunk, RunInput, RunStatus

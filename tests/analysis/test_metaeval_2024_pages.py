@@ -9,8 +9,8 @@ from django.db import IntegrityError, transaction
 from django.urls import reverse
 
 from annotate.models import System
-from geceval import metaeval_2024 as m24
-from geceval.metaeval import system_correlations, williams_from_scores
+from geceval.metaeval import kobayashi2024 as m24
+from geceval.metaeval.correlation import system_correlations, williams_from_scores
 from tests.factories import done_run, prws_corpus_campaign
 
 pytestmark = pytest.mark.django_db

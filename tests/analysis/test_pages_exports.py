@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 from django.urls import reverse
 
+from geceval.formats.judgments import expand_pairwise, read_appraise_xml, read_wmt_csv
+from geceval.formats.prws_csv import read_gmeg_segment_csv, read_prws_csv
 from geceval.human.system_ranking import rank
-from geceval.judgments import expand_pairwise, read_appraise_xml, read_wmt_csv
-from geceval.prws import read_gmeg_segment_csv, read_prws_csv
 from ranking.analysis import exports, services
 from ranking.analysis.models import AnalysisRun, PrwsResult, RunStatus
 from tests.factories import prws_campaign, ranking_campaign

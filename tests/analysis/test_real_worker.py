@@ -12,8 +12,8 @@ import time
 
 import pytest
 
+from geceval.formats.judgments import expand_pairwise
 from geceval.human.system_ranking import rank
-from geceval.judgments import expand_pairwise
 from ranking.analysis import services
 from ranking.analysis.models import AnalysisRun, ChunkStatus, RunStatus, SystemRankResult
 from tests.celery_workers import celery_workers

@@ -7,7 +7,7 @@ import json
 import pytest
 from django.core.management import CommandError, call_command
 
-from geceval.napoles2015 import PUBLISHED, table1
+from geceval.papers.napoles2015 import PUBLISHED, table1
 from ranking.analysis import reproduce
 from tests.shared_data import shared_path
 

@@ -7,7 +7,7 @@ import json
 import pytest
 from django.core.management import CommandError, call_command
 
-from geceval.sakaguchi2016 import SETS
+from geceval.papers.sakaguchi2016 import SETS
 from ranking.analysis import reproduce_sakaguchi
 from tests.core.test_sakaguchi2016_table7 import _batch
 from tests.shared_data import shared_path

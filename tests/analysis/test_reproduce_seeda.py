@@ -16,9 +16,9 @@ from pathlib import Path
 import pytest
 from django.core.management import CommandError, call_command
 
-from geceval import metaeval_2024 as m24
+from geceval.formats.judgments import expand_pairwise, read_appraise_xml
 from geceval.human.system_ranking import rank
-from geceval.judgments import expand_pairwise, read_appraise_xml
+from geceval.metaeval import kobayashi2024 as m24
 from ranking.analysis import reproduce_seeda as rs
 from ranking.analysis import seeda_published as pub
 from tests.shared_data import shared_path

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from geceval.formats.judgments import expand_pairwise
 from geceval.human.system_ranking import rank
-from geceval.judgments import expand_pairwise
 from ranking.analysis import services
 from ranking.analysis.models import AnalysisRun, RunChunk, RunStatus, SystemRankResult
 from tests.factories import ranking_campaign
@@ -32,7 +32,7 @@ def test_trueskill_run_in_chunks_equals_one_process_rank():
     assert run.chunks.count() == 3 and run.progress_done == run.progress_total == 40
     assert run.judgments_used == 300 and run.pairs_used == 900
     assert rows[0].name == "best" and rows[-1].name == "src"
-    from geceval.agreement import group_agreement
+    from geceval.human.agreement import group_agreement
 
     pooled = group_agreement(expand_pairwise(rankings))[0]  # items: 40 sentences, judges: 7
     assert run.summary["agreement"]["shared"] == pooled.n > 0

@@ -12,8 +12,8 @@ import pytest
 from django.urls import reverse
 
 from annotate.models import System
-from geceval.judgments import RankingJudgment
-from geceval.metaeval import system_correlations
+from geceval.formats.judgments import RankingJudgment
+from geceval.metaeval.correlation import system_correlations
 from ranking.analysis import services
 from ranking.analysis.models import ImportedScores, RunStatus, SentenceCorrelationResult
 from tests.factories import corpus_with_systems, done_run, imported_campaign, researcher_and_project
@@ -263,8 +263,8 @@ def test_the_page_gives_the_clis_sentence_level_tau_on_the_conll14_judgments(tmp
     from annotate.models import SystemKind
     from annotate.services import InputFile, corpus_import_text, outputs_import_lines
     from crowd.importing.saving import judgments_import
-    from geceval import metaeval_2024 as m24
     from geceval.formats.text import read_lines
+    from geceval.metaeval import kobayashi2024 as m24
     from tests.shared_data import REPO, shared_path
 
     xml = shared_path("gec-ranking", "data", "all_judgments.xml", required_in_ci=True)

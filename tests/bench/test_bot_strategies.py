@@ -24,7 +24,7 @@ from bench.bot_strategies import (
     word_edit_keys,
     word_edits,
 )
-from geceval.insert_errors import insert_errors, insert_errors_lines
+from geceval.traps.inserter import insert_errors, insert_errors_lines
 from tests.shared_data import shared_path
 
 pytestmark = pytest.mark.shared

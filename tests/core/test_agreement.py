@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 from sklearn.metrics import cohen_kappa_score
 
-from geceval import agreement
+from geceval.human import agreement
 from tests.shared_data import REPO, shared_path
 
 FIX = Path(__file__).parent / "fixtures" / "stats"

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from geceval.errors import GecInputError
-from geceval.judgments import read_appraise_xml, read_appraise_xml_keyed, read_pairwise, read_rankings
+from geceval.formats.judgments import read_appraise_xml, read_appraise_xml_keyed, read_pairwise, read_rankings
 from tests.shared_data import REPO, shared_path
 
 # Written as Appraise writes a SEEDA / CoNLL-14 ranking: id numbers the item (the HIT), src-id the

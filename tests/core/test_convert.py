@@ -9,11 +9,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from geceval.convert import LEVENSHTEIN_TYPE, levenshtein_edits, references_to_m2
 from geceval.errors import GecInputError
 from geceval.formats.m2 import M2Edit, format_m2
 from geceval.formats.text import read_lines
 from geceval.metrics.errant.scorer import errant_score, reference_set_from_m2
+from geceval.metrics.references import LEVENSHTEIN_TYPE, levenshtein_edits, references_to_m2
 
 FIX = Path(__file__).parent / "fixtures" / "errant"
 

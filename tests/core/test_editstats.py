@@ -6,7 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from geceval.editstats import (
+from geceval.errors import GecInputError
+from geceval.formats.m2 import read_m2
+from geceval.formats.text import read_lines
+from geceval.metaeval.edit_stats import (
     char_ld,
     edit_stats,
     error_type_distribution,
@@ -17,9 +20,6 @@ from geceval.editstats import (
     ter_x100,
     word_ld,
 )
-from geceval.errors import GecInputError
-from geceval.formats.m2 import read_m2
-from geceval.formats.text import read_lines
 from tests.shared_data import shared_path
 
 FIX = Path(__file__).parent / "fixtures" / "errant"

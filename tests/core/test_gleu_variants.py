@@ -158,8 +158,8 @@ def test_gec_metrics_variant_is_well_below_the_official_script_on_conll14() -> N
 def test_the_variant_choices_are_the_variants() -> None:
     import argparse
 
+    from geceval.cli.score import add_arguments
     from geceval.metrics.gleu.variants import VARIANTS
-    from geceval.score_cli import add_arguments
 
     parser = argparse.ArgumentParser()
     add_arguments(parser)

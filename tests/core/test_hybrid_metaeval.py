@@ -12,7 +12,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from geceval import cli, hybrid_metaeval, metaeval
+from geceval import cli
+from geceval.metaeval import correlation as metaeval
+from geceval.metaeval import hybrids as hybrid_metaeval
 from tests.shared_data import REPO, shared_path
 
 PAIRS = list(combinations("abcdef", 2))

@@ -14,11 +14,11 @@ from geceval.cli import main
 from geceval.errors import GecInputError
 from geceval.formats.inputs import Input, content_size, read_input
 from geceval.formats.ixml import read_ixml
+from geceval.formats.judgment_stream import stream_prws_csv, stream_wmt_csv
+from geceval.formats.judgments import read_appraise_xml, read_wmt_csv
 from geceval.formats.m2 import read_m2
+from geceval.formats.prws_csv import read_gmeg_segment_csv, read_system_scores_csv
 from geceval.formats.text import read_lines
-from geceval.judgment_stream import stream_prws_csv, stream_wmt_csv
-from geceval.judgments import read_appraise_xml, read_wmt_csv
-from geceval.prws import read_gmeg_segment_csv, read_system_scores_csv
 from tests.shared_data import shared_path
 
 

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from geceval.errors import GecInputError
 from geceval.formats.text import read_lines
-from geceval.insert_errors import (
+from geceval.traps.inserter import (
     ERROR_TYPES,
     InsertedEdit,
     TrapResult,

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from geceval import hybrid_metaeval
-from geceval.joins import JoinError
+from geceval.formats.joins import JoinError
+from geceval.metaeval import hybrids as hybrid_metaeval
 from tests.shared_data import REPO
 
 SYSTEMS = ["BART", "T5", "GECToR", "GPT-3.5", "Riken"]

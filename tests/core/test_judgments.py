@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from geceval.errors import GecInputError
-from geceval.judgments import (
+from geceval.formats.judgments import (
     PairwiseJudgment,
     PrwsRating,
     RankingJudgment,

@@ -13,8 +13,10 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from geceval import metaeval, prws
+from geceval.formats import prws_csv
 from geceval.formats.text import read_lines
+from geceval.human import prws
+from geceval.metaeval import correlation as metaeval
 from tests.shared_data import REPO, shared_path
 
 FIX = Path(__file__).parent / "fixtures" / "stats"
@@ -34,8 +36,8 @@ class J:
 
 
 def test_system_correlations_equal_scipy_and_leave_out_reference_and_trap() -> None:
-    human = prws.read_system_scores_csv(FIX / "human_scores.csv")
-    metric = prws.read_system_scores_csv(FIX / "metric1_scores.csv")
+    human = prws_csv.read_system_scores_csv(FIX / "human_scores.csv")
+    metric = prws_csv.read_system_scores_csv(FIX / "metric1_scores.csv")
     corr = metaeval.system_correlations(metric, human)
     assert corr.systems == ["A", "B", "C", "D", "E"]
     assert corr.excluded == ["ref"]
@@ -163,7 +165,7 @@ def test_hybrid_is_reproducible_with_a_seed() -> None:
 def test_hybrids_of_gmeg_fce_outputs_lie_between_their_parents() -> None:
     base = shared_path("GMEG", "data", "dev", "fce")
     outputs = {name: read_lines(base / name) for name in ("amu", "marian")}
-    seg = prws.read_gmeg_segment_csv(shared_path("GMEG", "data", "dev", "fce-segment-scores.csv"))
+    seg = prws_csv.read_gmeg_segment_csv(shared_path("GMEG", "data", "dev", "fce-segment-scores.csv"))
     means = prws.system_means(seg)
     systems = metaeval.hybrid_systems(outputs, seg, seed=0)
     humans = [s.human for s in systems]

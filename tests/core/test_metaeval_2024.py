@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from geceval import metaeval_2024 as m24
 from geceval.errors import GecInputError
+from geceval.metaeval import kobayashi2024 as m24
 from tests.shared_data import REPO, shared_path
 
 TAGS = {
@@ -267,8 +267,8 @@ def test_pair_counts_sum_to_the_agreement_of_every_subset() -> None:
     of that subset (random judgments and scores with ties on both sides, a system without scores)."""
     import random
 
-    from geceval.judgments import PairwiseJudgment
-    from geceval.metaeval import sentence_agreement
+    from geceval.formats.judgments import PairwiseJudgment
+    from geceval.metaeval.correlation import sentence_agreement
 
     rng = random.Random(7)
     systems = ["A", "B", "C", "D", "E"]

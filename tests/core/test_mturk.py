@@ -10,8 +10,8 @@ import pytest
 
 from geceval.cli import main
 from geceval.errors import GecInputError
+from geceval.formats.judgments import expand_pairwise
 from geceval.formats.mturk import detect_mturk_mapping, parse_mturk_csv, rankings_of
-from geceval.judgments import expand_pairwise
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "docs" / "examples" / "mturk-batch-results.csv"
 

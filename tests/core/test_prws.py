@@ -13,8 +13,9 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from geceval import prws
 from geceval.errors import GecInputError
+from geceval.formats import prws_csv
+from geceval.human import prws
 from tests.shared_data import REPO, shared_path
 
 FIX = Path(__file__).parent / "fixtures" / "stats"
@@ -32,8 +33,8 @@ def _run(*args: str) -> subprocess.CompletedProcess[str]:
 @pytest.mark.shared
 @pytest.mark.parametrize("corpus", ["fce", "wiki", "yahoo"])
 def test_gmeg_dev_system_means_from_segment_csv_equal_corpus_csv(corpus: str) -> None:
-    seg = prws.read_gmeg_segment_csv(shared_path("GMEG", "data", "dev", f"{corpus}-segment-scores.csv"))
-    corpus_scores = prws.read_gmeg_corpus_csv(
+    seg = prws_csv.read_gmeg_segment_csv(shared_path("GMEG", "data", "dev", f"{corpus}-segment-scores.csv"))
+    corpus_scores = prws_csv.read_gmeg_corpus_csv(
         shared_path("GMEG", "data", "dev", f"{corpus}-corpus-scores.csv")
     )
     means = prws.system_means(seg)
@@ -44,7 +45,7 @@ def test_gmeg_dev_system_means_from_segment_csv_equal_corpus_csv(corpus: str) ->
 
 @pytest.mark.shared
 def test_gmeg_fce_dev_means_match_reference_figures() -> None:
-    seg = prws.read_gmeg_segment_csv(shared_path("GMEG", "data", "dev", "fce-segment-scores.csv"))
+    seg = prws_csv.read_gmeg_segment_csv(shared_path("GMEG", "data", "dev", "fce-segment-scores.csv"))
     means = prws.system_means(seg)
     expected = {
         "amu": 70.126752,
@@ -62,7 +63,7 @@ def test_gmeg_fce_dev_means_match_reference_figures() -> None:
 
 @pytest.mark.shared
 def test_gmeg_fce_dev_clusters_put_ref_alone_on_top_and_source_alone_at_bottom() -> None:
-    seg = prws.read_gmeg_segment_csv(shared_path("GMEG", "data", "dev", "fce-segment-scores.csv"))
+    seg = prws_csv.read_gmeg_segment_csv(shared_path("GMEG", "data", "dev", "fce-segment-scores.csv"))
     rows = prws.significance_clusters(seg)
     assert [(r.name, r.cluster) for r in rows] == [
         ("ref", 1),
@@ -85,7 +86,7 @@ def test_prws_command_on_gmeg_segment_csv_prints_json() -> None:
     assert data["cluster_basis"] == "raw"
     assert data["reliability"] is None
     assert data["systems"][0]["name"] == "ref"
-    corpus = prws.read_gmeg_corpus_csv(shared_path("GMEG", "data", "dev", "wiki-corpus-scores.csv"))
+    corpus = prws_csv.read_gmeg_corpus_csv(shared_path("GMEG", "data", "dev", "wiki-corpus-scores.csv"))
     assert data["systems"][0]["mean"] == pytest.approx(corpus["ref"], abs=1e-9)
     assert all(s["z_mean"] is None for s in data["systems"])
 
@@ -94,7 +95,7 @@ def test_prws_command_on_gmeg_segment_csv_prints_json() -> None:
 
 
 def _small() -> list[prws.Rating]:
-    return prws.read_prws_csv(FIX / "prws_small.csv")
+    return prws_csv.read_prws_csv(FIX / "prws_small.csv")
 
 
 def test_prws_csv_reader_finds_columns_by_header_in_any_order_and_case() -> None:
@@ -112,7 +113,7 @@ def test_segment_and_system_means_are_means_of_ratings() -> None:
 
 
 def test_system_mean_ignores_missing_cells() -> None:
-    seg = prws.read_gmeg_segment_csv(FIX / "gmeg_segments_small.csv")
+    seg = prws_csv.read_gmeg_segment_csv(FIX / "gmeg_segments_small.csv")
     assert seg["partial"] == {"1": 50.0, "2": 60.0}
     assert prws.system_means(seg) == {"good": 80.0, "bad": 20.0, "partial": 55.0}
 
@@ -230,21 +231,21 @@ def test_split_half_skips_outputs_with_too_few_ratings_for_the_group_size() -> N
 
 def test_bad_score_names_file_and_line() -> None:
     with pytest.raises(GecInputError, match=r"bad_score\.csv:3: score 'eighty' is not a number"):
-        prws.read_prws_csv(FIX / "bad_score.csv")
+        prws_csv.read_prws_csv(FIX / "bad_score.csv")
 
 
 def test_missing_column_names_the_header_line(tmp_path: Path) -> None:
     path = tmp_path / "r.csv"
     path.write_text("item,worker,score\ni,w,1\n")
     with pytest.raises(GecInputError, match=r"r\.csv:1: no 'system' column"):
-        prws.read_prws_csv(path)
+        prws_csv.read_prws_csv(path)
 
 
 def test_ragged_segment_row_names_its_line(tmp_path: Path) -> None:
     path = tmp_path / "s.csv"
     path.write_text("a,b\n1,2\n3\n")
     with pytest.raises(GecInputError, match=r"s\.csv:3: 1 cells, header has 2"):
-        prws.read_gmeg_segment_csv(path)
+        prws_csv.read_gmeg_segment_csv(path)
 
 
 # ----------------------------------------------------------------------------- command

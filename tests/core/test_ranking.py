@@ -14,6 +14,13 @@ import pytest
 import trueskill
 from trueskill import backends
 
+from geceval.formats.judgments import (
+    PairwiseJudgment,
+    RankingJudgment,
+    expand_pairwise,
+    read_pairwise,
+    read_rankings,
+)
 from geceval.human.expected_wins import expected_wins
 from geceval.human.pairs import PairData, prepare, prepare_rankings, run_rng
 from geceval.human.system_ranking import ChunkResult, clusters, merge, rank, rank_ranges, run_chunk
@@ -27,7 +34,6 @@ from geceval.human.trueskill import (
     reference_beta,
     trueskill_runs,
 )
-from geceval.judgments import PairwiseJudgment, RankingJudgment, expand_pairwise, read_pairwise, read_rankings
 from tests.shared_data import requires_shared, shared_path
 
 REPO = Path(__file__).resolve().parents[2]

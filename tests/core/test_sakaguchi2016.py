@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from geceval.errors import GecInputError
-from geceval.sakaguchi2016 import PUBLISHED, read_skip_lines, table4
+from geceval.papers.sakaguchi2016 import PUBLISHED, read_skip_lines, table4
 from tests.shared_data import shared_path
 
 REPO = Path(__file__).resolve().parents[2]

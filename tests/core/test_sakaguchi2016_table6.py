@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from geceval.sakaguchi2016_table6 import HUMAN_TS, PUBLISHED, SETS, table6
+from geceval.papers.sakaguchi2016_table6 import HUMAN_TS, PUBLISHED, SETS, table6
 from tests.shared_data import shared_path
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from sklearn.metrics import cohen_kappa_score
 
-from geceval.sakaguchi2016_table7 import table7
+from geceval.papers.sakaguchi2016_table7 import table7
 from tests.shared_data import REPO, shared_path
 
 COLUMNS = ["HITId", "AssignmentId", "WorkerId", "AssignmentStatus", "WorkTimeInSeconds", "Input.sentID"]

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from geceval import hybrid_metaeval
+from geceval.metaeval import hybrids as hybrid_metaeval
 from geceval.metrics.ensemble.features import ScorerFeatures
 
 LINES = ["the cat sat", "a dog ran away", "it is good", "we go home now", "he has one", "she is here"]

@@ -1,4 +1,4 @@
-"""geceval.traps: the trap kinds, the checks a trap passes, and the sentence scorer's parity."""
+"""geceval.traps.hidden: the trap kinds, the checks a trap passes, and the sentence scorer's parity."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import random
 import pytest
 
 from geceval.metrics.gleu.plus import gleu_plus
-from geceval.traps import (
+from geceval.traps.hidden import (
     ADDED_ERROR,
     UNDONE_CORRECTION,
     SentenceScorer,

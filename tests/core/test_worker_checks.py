@@ -10,7 +10,7 @@ from scipy.stats import mannwhitneyu
 
 from geceval.cli import main
 from geceval.errors import GecInputError
-from geceval.worker_checks import (
+from geceval.human.worker_checks import (
     Evidence,
     Rules,
     consistency,
@@ -176,7 +176,7 @@ def test_the_command_line_reads_a_file_of_answers(tmp_path, capsys):
 
 
 def test_first_hit_doubt_names_a_constant_or_fast_first_hit_and_spares_a_varied_one():
-    from geceval.worker_checks import first_hit_doubt
+    from geceval.human.worker_checks import first_hit_doubt
 
     flat = [[(0, 70.0), (1, 70.0), (2, 71.0)]] * 2  # 6 ratings, sd under 5
     varied = [[(0, 90.0), (1, 40.0), (2, 10.0)]] * 2

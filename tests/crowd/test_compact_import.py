@@ -66,7 +66,7 @@ def test_ranks_outside_one_to_five_and_unranked_entries_are_skipped_with_reasons
 def test_a_compact_campaigns_wmt_csv_export_has_a_column_pair_for_each_system_of_its_largest_judgment():
     """Before, the export sized its columns from collected ratings, which a compact campaign has none
     of: two column pairs, and a 3-way row one pair too long for its own header."""
-    from geceval.judgments import read_wmt_csv
+    from geceval.formats.judgments import read_wmt_csv
     from ranking.analysis.exports import iter_judgments
 
     data = (
@@ -126,3 +126,20 @@ def test_the_campaign_list_counts_a_compact_campaign_s_judgments_as_a_full_one_s
     counts = dict(campaign_list_for(user).values_list("name", "judgment_count"))
     assert counts == {"c": 3, "f": 3}
     assert compact.judgments == full.judgments == 3
+
+
+def test_one_function_says_whether_a_campaign_is_compact_and_whether_it_holds_ranks():
+    """Issue 37: the import, the exports, live rankings and the analysis freeze ask one function."""
+    from ranking.rankings import campaign_is_compact
+
+    _user, project = researcher_and_project()
+    ranks = b"system1Id,system1rank,system2Id,system2rank,judgeId,segmentId\nA,1,B,2,j1,1\n"
+    scores = b"item,worker,system,score\n1,w,A,70\n1,w,B,30\n"
+    ranked = judgments_import(project=project, name="r", fmt="wmt-csv", path_or_bytes=ranks, compact=True)
+    scored = judgments_import(project=project, name="s", fmt="prws-csv", path_or_bytes=scores, compact=True)
+    full = judgments_import(project=project, name="f", fmt="wmt-csv", path_or_bytes=ranks, compact=False)
+    answers = [
+        (campaign_is_compact(c.campaign), campaign_is_compact(c.campaign, ranked=True))
+        for c in (ranked, scored, full)
+    ]
+    assert answers == [(True, True), (True, False), (False, False)]

@@ -18,7 +18,7 @@ import pytest
 from django.urls import reverse
 
 from crowd.importing.saving import judgments_import
-from geceval.prws import read_gmeg_segment_csv, read_prws_csv
+from geceval.formats.prws_csv import read_gmeg_segment_csv, read_prws_csv
 from ranking.analysis.exports import iter_judgments
 from ranking.selectors import valid_ratings
 from ranking.services import CandidateScore, campaign_create
@@ -197,7 +197,7 @@ def test_an_imported_campaigns_export_keeps_the_item_ids_its_corpus_names_its_se
     """Imported without a corpus, the file's items (13, 62, 1155 of some 1,312-line test set) become
     a 3-sentence corpus whose sentences keep their ids (``metadata["id"]``); the importer reads an
     item by that id on such a corpus, so the export writes it, not the sentence's line (0, 1, 2)."""
-    from geceval.judgments import read_appraise_xml, read_wmt_csv
+    from geceval.formats.judgments import read_appraise_xml, read_wmt_csv
 
     _researcher, team = researcher_and_project()
     first = judgments_import(project=team, name="first", fmt="appraise-xml", path_or_bytes=APPRAISE)
@@ -228,7 +228,7 @@ def test_an_imported_prws_campaigns_ratings_read_back_onto_its_corpus_by_the_ite
 
 
 def test_an_item_name_from_an_uploaded_file_is_escaped_in_the_exports():
-    from geceval.judgments import read_appraise_xml, read_wmt_csv
+    from geceval.formats.judgments import read_appraise_xml, read_wmt_csv
 
     hostile = '"><script>alert(1)</script>&amp;'
     data = (

@@ -183,8 +183,8 @@ def _core_file_reader(reader_name: str, seed: bytes, suffix: str):
     @FUZZ
     @given(mutated(seed))
     def run(data):
-        import geceval.judgments as judgments
-        import geceval.prws as prws
+        import geceval.formats.judgments as judgments
+        import geceval.formats.prws_csv as prws
 
         reader = getattr(judgments, reader_name, None) or getattr(prws, reader_name)
         path = _as_file(data, suffix)
@@ -340,8 +340,8 @@ test_judgments_import_prws_csv_is_all_or_nothing = _judgments_test("prws-csv", P
     "reader_name,suffix", [("read_wmt_csv", ".csv"), ("read_jsonl", ".jsonl"), ("read_prws_csv", ".csv")]
 )
 def test_invalid_utf8_is_a_gec_input_error_in_the_core_file_readers(reader_name, suffix):
-    import geceval.judgments as judgments
-    import geceval.prws as prws
+    import geceval.formats.judgments as judgments
+    import geceval.formats.prws_csv as prws
 
     reader = getattr(judgments, reader_name, None) or getattr(prws, reader_name)
     path = _as_file(b"worker,system,item,score\nw\x80,X,1,5\n", suffix)
@@ -357,7 +357,7 @@ def test_invalid_utf8_is_a_gec_input_error_in_the_core_file_readers(reader_name,
 
 
 def test_an_unknown_xml_encoding_is_a_gec_input_error_in_the_appraise_reader():
-    from geceval.judgments import read_appraise_xml
+    from geceval.formats.judgments import read_appraise_xml
 
     path = _as_file(b'<?xml version="1.0" encoding="U-TF-8"?><appraise-results/>', ".xml")
     try:

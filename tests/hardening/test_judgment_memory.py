@@ -21,8 +21,8 @@ import pytest
 from django.conf import settings
 
 from geceval.errors import GecInputError
-from geceval.judgment_stream import CHECK_ROWS, stream_prws_csv, stream_wmt_csv
-from geceval.judgments import APPRAISE_CHECK_ITEMS, read_appraise_xml
+from geceval.formats.judgment_stream import CHECK_ROWS, stream_prws_csv, stream_wmt_csv
+from geceval.formats.judgments import APPRAISE_CHECK_ITEMS, read_appraise_xml
 
 REPO = Path(__file__).resolve().parents[2]
 BOUND_MB = settings.UPLOAD_MEMORY_MAX_BYTES / 2**20

@@ -9,8 +9,8 @@ from django.core.management.base import BaseCommand, CommandError
 from annotate.management.commands._common import find_project
 from annotate.models import Corpus
 from crowd.importing import FORMATS, judgments_import
-from geceval.appraise_items import SRC_ID_BASES
 from geceval.errors import GecInputError
+from geceval.formats.appraise_items import SRC_ID_BASES
 
 
 def _by_name_or_id(queryset, value: str, what: str):

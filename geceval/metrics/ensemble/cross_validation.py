@@ -35,12 +35,11 @@ from pathlib import Path
 import numpy as np
 from scipy import stats
 
-from geceval.hybrid_metaeval import GMEG_HYBRIDS, GMEG_LEFT_OUT
-from geceval.metaeval import hybrid_systems
+from geceval.human.hybrids import GMEG_HYBRIDS, GMEG_LEFT_OUT, hybrid_systems
+from geceval.human.prws import system_means
 from geceval.metrics.ensemble.features import DEFAULT_COMPONENTS, ScorerFeatures, component_versions
 from geceval.metrics.ensemble.model import ALPHA, TrainingRow, _ridge, gmeg_corpus
 from geceval.progress import ProgressFn, no_progress
-from geceval.prws import system_means
 
 GMEG_FOLDS = 50
 TEST_SHARE = 0.25

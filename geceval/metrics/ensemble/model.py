@@ -32,8 +32,10 @@ import numpy as np
 from scipy import stats
 
 from geceval.errors import GecInputError
+from geceval.formats.prws_csv import read_gmeg_segment_csv
 from geceval.formats.text import read_lines
-from geceval.metaeval import PROPORTIONS, hybrid_systems
+from geceval.human.hybrids import PROPORTIONS, hybrid_systems
+from geceval.human.prws import system_means
 from geceval.metrics.ensemble.features import (
     DEFAULT_COMPONENTS,
     IMEASURE_STATS,
@@ -45,7 +47,6 @@ from geceval.metrics.ensemble.features import (
     feature_names,
 )
 from geceval.progress import ProgressFn, no_progress
-from geceval.prws import read_gmeg_segment_csv, system_means
 
 ALPHA = 0.001
 FORMAT = "geceval-gmeg-ensemble"

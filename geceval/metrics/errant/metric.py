@@ -6,7 +6,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from geceval.convert import references_to_m2
 from geceval.errors import GecInputError
 from geceval.formats.m2 import M2Sentence
 from geceval.metrics.base import ALIGN, ERRANT_MODEL, ERRANT_PACKAGES, Metric, MetricScore, beta_parameter
@@ -18,6 +17,7 @@ from geceval.metrics.errant.scorer import (
     errant_compare,
     reference_set_from_m2,
 )
+from geceval.metrics.references import references_to_m2
 
 
 def reference_set_of(

@@ -52,7 +52,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from geceval.convert import references_to_m2
 from geceval.errors import GecInputError
 from geceval.formats.inputs import display_name, read_input
 from geceval.formats.m2 import M2Sentence, read_m2
@@ -69,6 +68,7 @@ from geceval.metrics.errant.annotation import (
     parse_lines,
     reference_set_from_m2,
 )
+from geceval.metrics.references import references_to_m2
 from geceval.progress import ProgressFn, StderrProgress, no_progress
 
 MAIN_CATEGORIES: tuple[str, ...] = (

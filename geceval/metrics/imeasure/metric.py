@@ -7,7 +7,6 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
-from geceval.convert import references_to_m2
 from geceval.errors import GecInputError
 from geceval.formats.inputs import read_input
 from geceval.formats.ixml import IGoldSentence, gold_from_m2, read_ixml
@@ -24,6 +23,7 @@ from geceval.metrics.base import (
 )
 from geceval.metrics.imeasure.scorer import IMeasureResult, imeasure
 from geceval.metrics.m2.scorer import m2_gold, n_annotators
+from geceval.metrics.references import references_to_m2
 from geceval.progress import StderrProgress
 
 # ----------------------------------------------------------------------------- command line

@@ -60,7 +60,6 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from geceval.convert import references_to_m2
 from geceval.errors import GecInputError
 from geceval.formats.inputs import read_input
 from geceval.formats.m2 import M2Sentence, read_m2
@@ -76,6 +75,7 @@ from geceval.metrics.m2.lattice import (
     gold_edits,
 )
 from geceval.metrics.m2.lattice_np import ArcsNp, best_edits_np
+from geceval.metrics.references import references_to_m2
 from geceval.progress import ProgressFn, StderrProgress
 
 INF = float("inf")

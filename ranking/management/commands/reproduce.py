@@ -10,7 +10,7 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 
 from geceval.errors import GecInputError
-from geceval.hybrid_metaeval import GMEG_HYBRIDS, TABLE8_METRICS
+from geceval.metaeval.hybrids import GMEG_HYBRIDS, TABLE8_METRICS
 from geceval.metrics.ensemble.features import DEFAULT_COMPONENTS
 from ranking.analysis.reproduce import (
     STUDIES,

@@ -1,0 +1,1 @@
+"""Published tables reproduced from the papers' own data (Napoles et al. 2015, Sakaguchi et al. 2016)."""

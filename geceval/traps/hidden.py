@@ -1,0 +1,197 @@
+"""Hidden traps: an erroneous version of a text a worker also judges (Appraise's "bad reference").
+
+Two kinds, mixed so that neither "more edits is worse" nor "fewer edits is worse" tells a trap:
+
+``added_error``        the base with 1-2 rule-inserted errors (:mod:`geceval.traps.inserter`);
+``undone_correction``  the base with one of its own edits against the source reverted, so the trap
+                       is closer to the source than its base (a correction taken back).
+
+A trap is checked before use: it differs from its base, from the source and from every text in
+``avoid`` (the other candidates of its screen: two identical candidates never share a screen), and
+with references it must score at least ``min_drop`` lower than its base on sentence GLEU+ (the
+per-sentence score of :func:`geceval.metrics.gleu.plus.gleu_plus`). Without references nothing can say that the
+trap is worse (an inserted error can repair a learner's error), so ``quality`` stays None.
+
+The randomness comes from ``seed``, which callers derive from a secret kept on the server: with the
+code and the public data alone nobody can regenerate a campaign's traps.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from difflib import SequenceMatcher
+
+from geceval.metrics.gleu.plus import GLEU_ORDER, gleu_from_stats, ngram_counts, tokenize
+from geceval.traps.inserter import insert_errors
+
+ADDED_ERROR = "added_error"
+UNDONE_CORRECTION = "undone_correction"
+TRAP_KINDS = (ADDED_ERROR, UNDONE_CORRECTION)
+MIN_DROP_FLOOR = 0.10
+"""No campaign may ask less: a trap at least this much worse than its base by sentence GLEU+."""
+DEFAULT_MIN_DROP = 0.25
+"""What a trap must lose unless the campaign says otherwise. At the floor (0.10) a careful worker who
+rates with 15 points of noise fails a third of the weakest traps, and no rule separates them from a
+random clicker within 20 traps; at 0.25 (median drop 0.33 on GMEG FCE) the defaults exclude about 1%
+of careful workers and nearly every bot (docs/hardening.md, bench/bots.py)."""
+DEFAULT_ATTEMPTS = 12
+"""Draws before giving up on a base: that base then gets no trap."""
+
+
+@dataclass(frozen=True)
+class Trap:
+    text: str
+    kind: str
+    base_quality: float | None
+    quality: float | None
+    """Sentence GLEU+ of the base and of the trap against the references (None without references)."""
+
+
+def normalise(text: str) -> str:
+    return " ".join(text.split())
+
+
+def word_edits(source: str, text: str) -> list[tuple[int, int, int, int]]:
+    """The word-level edits turning ``source`` into ``text``: (source start, end, text start, end)."""
+    matcher = SequenceMatcher(None, source.split(), text.split(), autojunk=False)
+    return [(i1, i2, j1, j2) for tag, i1, i2, j1, j2 in matcher.get_opcodes() if tag != "equal"]
+
+
+def undone_corrections(base: str, source: str, rng: random.Random) -> list[str]:
+    """``base`` with one of its word-level edits against ``source`` reverted, one text per edit, in
+    random order (empty: the base has no edit)."""
+    edits = word_edits(source, base)
+    rng.shuffle(edits)
+    s, b = source.split(), base.split()
+    return [" ".join([*b[:j1], *s[i1:i2], *b[j2:]]) for i1, i2, j1, j2 in edits]
+
+
+class SentenceScorer:
+    """Sentence-level GLEU+ of many texts of one sentence (every zero statistic replaced by 1,
+    averaged over references), as ``gleu_plus(..., sentence=True)`` scores one: the source's and the
+    references' n-grams are counted once. Plain Python: a trap search scores a few texts of one
+    sentence at a time, where the vectorised corpus scorer's set-up costs ~20x more (parity:
+    tests/core/test_traps.py)."""
+
+    def __init__(self, source: str, references: Sequence[str]):
+        self.source = [ngram_counts(tokenize(source), n) for n in range(1, GLEU_ORDER + 1)]
+        self.references = [
+            (len(tokenize(r)), [ngram_counts(tokenize(r), n) for n in range(1, GLEU_ORDER + 1)])
+            for r in references
+        ]
+
+    def __call__(self, text: str) -> float:
+        units = tokenize(text)
+        grams = [ngram_counts(units, n) for n in range(1, GLEU_ORDER + 1)]
+        scores = []
+        for ref_len, ref in self.references:
+            row = [len(units), ref_len]
+            for n, (h, r, src) in enumerate(zip(grams, ref, self.source, strict=True), start=1):
+                gain = sum(min(c, r[g]) if g in r else -min(c, src[g]) for g, c in h.items())
+                row += [max(0, gain), max(0, len(units) - n + 1)]
+            scores.append(gleu_from_stats(row, smooth=True))
+        return sum(scores) / len(scores)
+
+
+def sentence_gleu(source: str, references: Sequence[str], text: str) -> float:
+    """Sentence-level GLEU+ of one text, as the product grades a rewrite."""
+    return SentenceScorer(source, references)(text)
+
+
+def make_trap(
+    base: str,
+    source: str,
+    references: Sequence[str] = (),
+    *,
+    seed: str,
+    avoid: Iterable[str] = (),
+    kinds: Sequence[str] = TRAP_KINDS,
+    min_drop: float = DEFAULT_MIN_DROP,
+    attempts: int = DEFAULT_ATTEMPTS,
+    error_types: Sequence[str] | None = None,
+    n_errors: int | None = None,
+) -> Trap | None:
+    """A trap for ``base`` (a text shown to the worker) of sentence ``source``, or None when no draw
+    within ``attempts`` passes the checks in the module docstring.
+
+    ``kinds``: the kinds allowed, tried in a random order; a caller that needs the two kinds in
+    equal numbers asks for one at a time (an undone correction fails the GLEU+ check more often).
+    ``error_types`` and ``n_errors``: what an added error may be and how many, as
+    :func:`geceval.traps.inserter.insert_errors` takes them (None: every type, 1 or 2)."""
+    unknown = set(kinds) - set(TRAP_KINDS)
+    if unknown or not kinds:
+        raise ValueError(f"unknown trap kinds {sorted(unknown)}; choose from {', '.join(TRAP_KINDS)}")
+    rng = random.Random(seed)
+    taken = {normalise(t) for t in avoid} | {normalise(base), normalise(source)}
+    refs = [r for r in references if r.strip()]
+    score = SentenceScorer(source, refs) if refs else None
+    base_quality = score(base) if score else None
+    undone = undone_corrections(base, source, rng)
+    drafts = {
+        ADDED_ERROR: (
+            insert_errors(base, seed=f"{seed}/{a}", n_errors=n_errors, types=error_types).text
+            for a in range(attempts)
+        ),
+        UNDONE_CORRECTION: iter(undone[:attempts]),
+    }
+    order = list(kinds)
+    rng.shuffle(order)
+    for kind in order:
+        for text in drafts[kind]:
+            if normalise(text) in taken:
+                continue
+            quality = None
+            if score is not None:
+                quality = score(text)
+                if base_quality - quality < min_drop:
+                    continue
+            return Trap(text, kind, base_quality, quality)
+    return None
+
+
+def source_error(
+    source: str,
+    references: Sequence[str] = (),
+    *,
+    seed: str,
+    min_drop: float = DEFAULT_MIN_DROP,
+    error_types: Sequence[str] | None = None,
+    n_errors: int | None = None,
+) -> Trap | None:
+    """GMEG's Source+error text of one sentence: the source with rule-inserted errors. With references
+    it must score ``min_drop`` lower than the source (None when no draw does); without, any draw
+    serves, as nothing can say it is worse."""
+    if any(r.strip() for r in references):
+        return make_trap(
+            source,
+            source,
+            references,
+            seed=seed,
+            kinds=(ADDED_ERROR,),
+            min_drop=min_drop,
+            error_types=error_types,
+            n_errors=n_errors,
+        )
+    return Trap(
+        insert_errors(source, seed=seed, n_errors=n_errors, types=error_types).text, ADDED_ERROR, None, None
+    )
+
+
+def source_trap(
+    base: str, source: str, references: Sequence[str] = (), *, min_drop: float = DEFAULT_MIN_DROP
+) -> Trap | None:
+    """The source itself as the trap of a base with exactly one edit (its only correction undone),
+    when the references say the source is at least ``min_drop`` worse. A trap that reads as a copy of
+    the source keeps "shows a source copy" from telling trap screens apart."""
+    if len(word_edits(source, base)) != 1:
+        return None
+    refs = [r for r in references if r.strip()]
+    if not refs:
+        return Trap(source, UNDONE_CORRECTION, None, None)
+    score = SentenceScorer(source, refs)
+    base_quality, quality = score(base), score(source)
+    if base_quality - quality < min_drop:
+        return None
+    return Trap(source, UNDONE_CORRECTION, base_quality, quality)

@@ -264,14 +264,14 @@ def test_reproduce_seeda2024_exits_0_when_every_published_cell_is_ours_to_the_pr
     monkeypatch.setattr(pub, "PUBLISHED", rounded)
     call_command("reproduce", "seeda2024", "--data", str(data), "--references", str(refs), "--runs", "20")
     out = capsys.readouterr().out
-    assert "0 outside and known, 0 outside and unexplained" in out
+    assert "0 outside with a stated reason, 0 outside and unexplained, 0 outside with nothing known" in out
     assert "published, system: computed from the release's metric scores" in out
 
 
 @pytest.mark.django_db
 def test_reproduce_latex_and_references_are_refused_by_the_other_studies(tmp_path):
-    with pytest.raises(CommandError, match="--latex: not used by study jfleg"):
-        call_command("reproduce", "jfleg", "--data", str(tmp_path), "--latex")
+    with pytest.raises(CommandError, match="--references: not used by study jfleg"):
+        call_command("reproduce", "jfleg", "--data", str(tmp_path), "--latex", "--references", str(tmp_path))
     with pytest.raises(CommandError, match="--references: not used by study sakaguchi2016"):
         call_command("reproduce", "sakaguchi2016", "--data", str(tmp_path), "--references", str(tmp_path))
     with pytest.raises(CommandError, match="--json and --latex: give one"):

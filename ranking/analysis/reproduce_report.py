@@ -168,7 +168,7 @@ def format_text(report: list[Cell]) -> str:
     lines = ["  ".join(x.ljust(w) for x, w in zip(r, widths)).rstrip() for r in lines_in]
     reasons: dict[tuple[str, str], list[str]] = {}
     for c in report:
-        if c.reason and c.status != "ok":
+        if c.reason:
             reasons.setdefault((c.status, c.reason), []).append(
                 " ".join(x for x in (f"table {c.table}" if c.table else "", c.where, c.row, c.column) if x)
             )

@@ -199,6 +199,12 @@ IMPORT_JOB_LEASE_SECONDS = env_int("IMPORT_JOB_LEASE_SECONDS", 120)
 # alike), in bytes: every import streams its file (annotate.streaming) and tests/hardening/
 # test_upload_memory.py measures the peak against this bound.
 UPLOAD_MEMORY_MAX_BYTES = env_int("UPLOAD_MEMORY_MAX_BYTES", 200 * 1024 * 1024)
+# Imported metric scores (ranking.analysis.imported_scores): a CSV or TSV streams, at most
+# IMPORTED_SCORES_MAX scores a file (500,000 kept scores are ~70 MB as Python objects and ~10 MB of
+# JSON for the database; CoNLL-14 x 15 systems is 19,680); a JSON file is parsed whole, so it is bounded
+# after decompression by IMPORTED_SCORES_JSON_MAX_BYTES (2 MB of the worst JSON costs ~50 MB parsed).
+IMPORTED_SCORES_MAX = env_int("IMPORTED_SCORES_MAX", 500_000)
+IMPORTED_SCORES_JSON_MAX_BYTES = env_int("IMPORTED_SCORES_JSON_MAX_BYTES", 2 * 1024 * 1024)
 # A corpus is saved as one Output row per system per sentence, in one transaction: its sentences x
 # systems ("cells") are bounded while the file is checked, since a few KB of gzip could otherwise name
 # 200 systems for a million sentences (200M rows). 20,000,000 admits a full-size corpus (1,000,000

@@ -80,9 +80,9 @@ class Campaign(models.Model):
         blank=True,
         help_text="imported from Appraise XML: how its items named sentences (src-id and base, or id)",
     )
-    judgments_per_item = models.PositiveSmallIntegerField(
-        default=8, help_text="distinct valid judges per item"
-    )
+    # not a smallint: an imported campaign records how often its most judged item was judged, which
+    # a past-results file may put past 32,767 (a crowd campaign's form caps it at 50)
+    judgments_per_item = models.PositiveIntegerField(default=8, help_text="distinct valid judges per item")
     max_candidates = models.PositiveSmallIntegerField(default=5, help_text="outputs per screen")
     screens_per_sentence = models.PositiveSmallIntegerField(
         default=1, help_text="ranking: random draws per sentence"

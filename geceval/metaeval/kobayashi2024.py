@@ -27,18 +27,18 @@ Grammatical Error Correction", TACL) do it, beside the classic tables of :mod:`g
 from __future__ import annotations
 
 import csv
-import io
 import json
 import math
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 from scipy import stats
 
 from geceval.errors import GecInputError
-from geceval.formats.inputs import Source, read_input
+from geceval.formats.inputs import Source
+from geceval.formats.stream import iter_bytes, iter_lines, source_name
 from geceval.human.agreement import PairwiseLike
 from geceval.metaeval.correlation import (
     Correlations,
@@ -233,40 +233,193 @@ def agreement_from_pair_counts(
 
 
 # --------------------------------------------------------------------------- imported scores
+#
+# A score file is read as it streams (issue 36): a CSV or TSV a line at a time through
+# ``geceval.formats.stream.iter_lines`` (bytes after decompression, lines and line length counted as
+# they are read), its scores handed on one by one; only the JSON forms are parsed whole, so they have
+# their own, smaller bound (``ScoreLimits.json_bytes``): a JSON text costs up to ~25 times its size
+# as Python objects (8 MB of ``[{},{},...]``: +210 MB), a CSV row nothing once it is read.
+
+CHECK_ROWS = 1 << 16
+"""Rows between two calls of ``ScoreLimits.check`` (the caller's memory guard)."""
+
+
+@dataclass(frozen=True)
+class ScoreLimits:
+    """What one score file may hold; None is no limit (``bytes``: ``DEFAULT_LIMIT``)."""
+
+    bytes: int | None = None
+    """after decompression"""
+    lines: int | None = None
+    """of a CSV or TSV"""
+    line_chars: int | None = None
+    json_bytes: int | None = None
+    """a JSON file, parsed whole, after decompression (None: ``bytes``)"""
+    scores: int | None = None
+    """scores in the file, counted as they are read"""
+    check: Callable[[int], None] | None = None
+    """called every ``CHECK_ROWS`` rows with the line or record reached (a memory guard may raise)"""
 
 
 @dataclass
-class Table:
-    header: list[str]
-    rows: list[list[str]] = field(default_factory=list)
+class ScoreRows:
+    """A score file opened: its name, its level and its scores, read as they are iterated:
+    ``(system, item or None, score, where)``, each score a finite float."""
+
+    path: str
+    level: str
+    rows: Iterator[tuple[str, str | None, float, str]]
 
 
-def _read_table(source: Source) -> tuple[str, Table | list[Any] | dict[str, Any]]:
-    """(the name errors use, the parsed file)."""
-    found = read_input(source)
-    path = found.name
+_BOM = "\ufeff"
+
+
+def _first_byte(source: Source, path: str, limits: ScoreLimits) -> bytes:
+    """The first byte that is not white space (b"" for an empty or blank file), read as it streams."""
+    for chunk in iter_bytes(source, limit=limits.bytes, name=path):
+        text = chunk.lstrip()
+        if text.startswith(_BOM.encode()):
+            text = text[3:].lstrip()
+        if text:
+            return text[:1]
+    return b""
+
+
+def score_rows(
+    source: Source, *, level: str | None = None, limits: ScoreLimits | None = None, name: str | None = None
+) -> ScoreRows:
+    """Open a score file and read its header (or, for JSON, the whole file): its level is ``level``
+    if given ("system" or "sentence"), else read from its shape (:func:`read_scores`); ``name``
+    names it in messages (default: the source's own name)."""
+    limits = limits or ScoreLimits()
+    path = source_name(source, name)
+    if _first_byte(source, path, limits) in (b"[", b"{"):
+        data = _json_whole(source, path, limits)
+        found = level or _json_level(data)
+        rows = _json_sentence_rows(path, data) if found == "sentence" else _json_system_rows(path, data)
+    else:
+        header, numbered = _table_start(source, path, limits)
+        found = level or ("sentence" if any(name in header for name in _ITEM) else "system")
+        rows = _table_rows(path, header, numbered, found)
+    return ScoreRows(path, found, _bounded(rows, path, limits))
+
+
+def _bounded(
+    rows: Iterator[tuple[str, str | None, float, str]], path: str, limits: ScoreLimits
+) -> Iterator[tuple[str, str | None, float, str]]:
+    for n, row in enumerate(rows, start=1):
+        if limits.scores is not None and n > limits.scores:
+            raise GecInputError(f"{row[3]}: the file holds more than {limits.scores} scores", path=path)
+        if limits.check is not None and not n % CHECK_ROWS:
+            limits.check(n)
+        yield row
+
+
+def _json_whole(source: Source, path: str, limits: ScoreLimits) -> Any:
+    bound = limits.json_bytes if limits.json_bytes is not None else limits.bytes
+    held = bytearray()
+    for chunk in iter_bytes(source, limit=limits.bytes, name=path):
+        held += chunk
+        if bound is not None and len(held) > bound:
+            raise GecInputError(
+                f"a JSON score file is read whole: at most {bound} bytes (after decompression); "
+                "give a larger file as CSV or TSV, which is read line by line",
+                path=path,
+            )
     try:
-        text = found.data.decode("utf-8-sig")
+        text = held.decode("utf-8-sig")
     except UnicodeDecodeError:
         raise GecInputError("not UTF-8 text", path=path) from None
-    if text.lstrip().startswith(("[", "{")):
-        try:
-            return path, json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise GecInputError(f"not valid JSON: {exc.msg}", path=path) from None
-    first = text.split("\n", 1)[0]
-    dialect = "excel-tab" if "\t" in first else "excel"
-    rows = [r for r in csv.reader(io.StringIO(text), dialect=dialect) if any(c.strip() for c in r)]
-    if not rows:
+    del held
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise GecInputError(f"not valid JSON: {exc.msg}", path=path) from None
+    except RecursionError:
+        raise GecInputError("not valid JSON: nested too deeply", path=path) from None
+
+
+def _json_level(data: Any) -> str:
+    if isinstance(data, dict):
+        return "sentence" if any(isinstance(v, list | dict) for v in data.values()) else "system"
+    if isinstance(data, list):
+        return "sentence" if any(isinstance(r, dict) and "sentences" in r for r in data) else "system"
+    return "system"
+
+
+def _table_start(
+    source: Source, path: str, limits: ScoreLimits
+) -> tuple[list[str], Iterator[tuple[int, list[str]]]]:
+    """The header (lower case) and the numbered non-blank rows after it, as they stream."""
+    lines = iter_lines(
+        source,
+        name=path,
+        limit=limits.bytes,
+        max_lines=limits.lines,
+        max_line_chars=limits.line_chars,
+        allow_empty=True,
+    )
+    skipped = 0
+    first = None
+    for line in lines:
+        if skipped == 0 and line.startswith(_BOM):
+            line = line[1:]
+        if line.strip():
+            first = line
+            break
+        skipped += 1
+    if first is None:
         raise GecInputError("empty file", path=path)
-    return path, Table([h.strip().lower() for h in rows[0]], rows[1:])
+    dialect = "excel-tab" if "\t" in first else "excel"
+    reader = csv.reader(_chain_line(first, lines), dialect=dialect)
+
+    def numbered() -> Iterator[tuple[int, list[str]]]:
+        try:
+            for row in reader:
+                if any(c.strip() for c in row):
+                    yield skipped + reader.line_num, row
+        except csv.Error as exc:
+            raise GecInputError(f"line {skipped + reader.line_num}: {exc}", path=path) from None
+
+    rows = numbered()
+    _n, header = next(rows)
+    return [h.strip().lower() for h in header], rows
 
 
-def _col(table: Table, names: Sequence[str], path: str) -> int:
+def _chain_line(first: str, rest: Iterator[str]) -> Iterator[str]:
+    yield first
+    yield from rest
+
+
+def _header_col(header: list[str], names: Sequence[str], path: str) -> int:
     for name in names:
-        if name in table.header:
-            return table.header.index(name)
+        if name in header:
+            return header.index(name)
     raise GecInputError(f"no column named {' or '.join(names)} in the header", path=path)
+
+
+def _table_rows(
+    path: str, header: list[str], numbered: Iterator[tuple[int, list[str]]], level: str
+) -> Iterator[tuple[str, str | None, float, str]]:
+    cs, cv = _header_col(header, _SYSTEM, path), _header_col(header, _SCORE, path)
+    if level == "sentence":
+        ci = _header_col(header, _ITEM, path)
+        for n, r in numbered:
+            if len(r) <= max(cs, ci, cv):
+                raise GecInputError(f"line {n}: too few cells", path=path)
+            yield _row(path, r[cs].strip(), r[ci].strip(), r[cv], f"line {n}")
+        return
+    for n, r in numbered:
+        if len(r) > max(cs, cv):
+            yield _row(path, r[cs].strip(), None, r[cv], f"line {n}")
+
+
+def _row(
+    path: str, system: str, item: str | None, value: Any, where: str
+) -> tuple[str, str | None, float, str]:
+    if not system:
+        raise GecInputError(f"{where}: empty system name", path=path)
+    return system, item, _num(value, path, where), where
 
 
 def _num(value: Any, path: str, where: str) -> float:
@@ -284,38 +437,46 @@ _ITEM = ("item", "sentence", "segment", "segment_id", "segmentid", "sentence_id"
 _SCORE = ("score", "value")
 
 
-def read_system_scores(source: Source) -> dict[str, float]:
-    """System-level scores: CSV/TSV with ``system`` and ``score`` columns, a JSON object
-    ``{"SYSTEM": score}``, or a JSON list of ``{"system", "score"}`` records (our ``score
-    --json`` output also fits: its ``hyp`` is the system)."""
-    return _system_scores(*_read_table(source))
+def _json_system_rows(path: str, data: Any) -> Iterator[tuple[str, str | None, float, str]]:
+    if isinstance(data, dict):
+        for k, v in data.items():
+            yield _row(path, str(k), None, v, f"system {k!r}")
+        return
+    if not isinstance(data, list):
+        raise GecInputError("expected a JSON object or list", path=path)
+    for n, rec in enumerate(data):
+        if not isinstance(rec, dict):
+            raise GecInputError(f"record {n + 1} is not an object", path=path)
+        name = rec.get("system", rec.get("hyp"))
+        yield _row(path, _system_name(name), None, rec.get("score"), f"record {n + 1}")
 
 
-def _system_scores(path: str, data: Table | list[Any] | dict[str, Any]) -> dict[str, float]:
-    out: dict[str, float] = {}
-    if isinstance(data, Table):
-        cs, cv = _col(data, _SYSTEM, path), _col(data, _SCORE, path)
-        pairs = [
-            (r[cs].strip(), r[cv], f"line {n}")
-            for n, r in enumerate(data.rows, start=2)
-            if len(r) > max(cs, cv)
-        ]
-    elif isinstance(data, dict):
-        pairs = [(str(k), v, f"system {k!r}") for k, v in data.items()]
-    else:
-        pairs = []
-        for n, rec in enumerate(data):
-            if not isinstance(rec, dict):
-                raise GecInputError(f"record {n + 1} is not an object", path=path)
-            name = rec.get("system", rec.get("hyp"))
-            pairs.append((_system_name(name), rec.get("score"), f"record {n + 1}"))
-    for name, value, where in pairs:
-        if not name:
-            raise GecInputError(f"{where}: empty system name", path=path)
-        if name in out:
-            raise GecInputError(f"{where}: system {name!r} listed twice", path=path)
-        out[name] = _num(value, path, where)
-    return out
+def _json_sentence_rows(path: str, data: Any) -> Iterator[tuple[str, str | None, float, str]]:
+    if isinstance(data, dict):
+        for system, per in data.items():
+            if isinstance(per, list):
+                values: Iterable[tuple[Any, Any]] = enumerate(per)
+            elif isinstance(per, dict):
+                values = per.items()
+            else:
+                raise GecInputError(f"system {system!r}: expected a list or an object of scores", path=path)
+            for i, v in values:
+                yield _row(path, str(system), str(i), v, f"system {system!r} item {i}")
+        return
+    if not isinstance(data, list):
+        raise GecInputError("expected a JSON object or list", path=path)
+    for n, rec in enumerate(data):
+        if not isinstance(rec, dict) or not isinstance(rec.get("sentences"), list):
+            raise GecInputError(f'record {n + 1} has no "sentences" list (use score --sentence)', path=path)
+        system = _system_name(rec.get("system", rec.get("hyp")))
+        for i, s in enumerate(rec["sentences"]):
+            value = s
+            if isinstance(s, dict):
+                key = next((k for k in ("f", "score", "gleu") if k in s), None)
+                if key is None:
+                    raise GecInputError(f"record {n + 1} sentence {i}: no f or score value", path=path)
+                value = s[key]
+            yield _row(path, system, str(i), value, f"record {n + 1} sentence {i}")
 
 
 def _system_name(value: Any) -> str:
@@ -324,74 +485,42 @@ def _system_name(value: Any) -> str:
     return text.replace("\\", "/").rsplit("/", 1)[-1]
 
 
-def read_sentence_scores(source: Source) -> dict[str, dict[str, float]]:
+def collect_scores(opened: ScoreRows) -> dict[str, Any]:
+    """system -> score, or system -> item -> score, from :func:`score_rows`; a system (or a system's
+    item) given twice is refused."""
+    out: dict[str, Any] = {}
+    for system, item, value, where in opened.rows:
+        if item is None:
+            if system in out:
+                raise GecInputError(f"{where}: system {system!r} listed twice", path=opened.path)
+            out[system] = value
+            continue
+        per = out.setdefault(system, {})
+        if item in per:
+            raise GecInputError(f"{where}: system {system!r} item {item} listed twice", path=opened.path)
+        per[item] = value
+    return out
+
+
+def read_system_scores(source: Source, *, limits: ScoreLimits | None = None) -> dict[str, float]:
+    """System-level scores: CSV/TSV with ``system`` and ``score`` columns, a JSON object
+    ``{"SYSTEM": score}``, or a JSON list of ``{"system", "score"}`` records (our ``score
+    --json`` output also fits: its ``hyp`` is the system)."""
+    return collect_scores(score_rows(source, level="system", limits=limits))
+
+
+def read_sentence_scores(source: Source, *, limits: ScoreLimits | None = None) -> dict[str, dict[str, float]]:
     """Sentence-level scores, system -> item -> score: CSV/TSV with ``system``, ``item`` (0-based
     sentence index or the judgments' item id) and ``score`` columns; a JSON object
     ``{"SYSTEM": {"ITEM": score}}`` or ``{"SYSTEM": [score per sentence]}``; or our ``score --json
     --sentence`` output (``hyp`` names the system by file name; each sentence's ``f``, ``score``
     or ``gleu`` value, in line order from item 0)."""
-    return _sentence_scores(*_read_table(source))
+    return collect_scores(score_rows(source, level="sentence", limits=limits))
 
 
-def _sentence_scores(path: str, data: Table | list[Any] | dict[str, Any]) -> dict[str, dict[str, float]]:
-    out: dict[str, dict[str, float]] = {}
-
-    def put(system: str, item: str, value: Any, where: str) -> None:
-        if not system:
-            raise GecInputError(f"{where}: empty system name", path=path)
-        per = out.setdefault(system, {})
-        if item in per:
-            raise GecInputError(f"{where}: system {system!r} item {item} listed twice", path=path)
-        per[item] = _num(value, path, where)
-
-    if isinstance(data, Table):
-        cs, ci, cv = _col(data, _SYSTEM, path), _col(data, _ITEM, path), _col(data, _SCORE, path)
-        for n, r in enumerate(data.rows, start=2):
-            if len(r) <= max(cs, ci, cv):
-                raise GecInputError(f"line {n}: too few cells", path=path)
-            put(r[cs].strip(), r[ci].strip(), r[cv], f"line {n}")
-    elif isinstance(data, dict):
-        for system, per in data.items():
-            values = (
-                enumerate(per) if isinstance(per, list) else per.items() if isinstance(per, dict) else None
-            )
-            if values is None:
-                raise GecInputError(f"system {system!r}: expected a list or an object of scores", path=path)
-            if isinstance(per, list):
-                for i, v in values:
-                    put(str(system), str(i), v, f"system {system!r} item {i}")
-            else:
-                for i, v in values:
-                    put(str(system), str(i), v, f"system {system!r} item {i}")
-    else:
-        for n, rec in enumerate(data):
-            if not isinstance(rec, dict) or not isinstance(rec.get("sentences"), list):
-                raise GecInputError(
-                    f'record {n + 1} has no "sentences" list (use score --sentence)', path=path
-                )
-            system = _system_name(rec.get("system", rec.get("hyp")))
-            for i, s in enumerate(rec["sentences"]):
-                value = s
-                if isinstance(s, dict):
-                    key = next((k for k in ("f", "score", "gleu") if k in s), None)
-                    if key is None:
-                        raise GecInputError(f"record {n + 1} sentence {i}: no f or score value", path=path)
-                    value = s[key]
-                put(system, str(i), value, f"record {n + 1} sentence {i}")
-    return out
-
-
-def read_scores(source: Source) -> tuple[str, dict[str, Any]]:
+def read_scores(source: Source, *, limits: ScoreLimits | None = None) -> tuple[str, dict[str, Any]]:
     """("system", system -> score) or ("sentence", system -> item -> score), whichever the file
     holds: a table with an item column, a JSON object of lists or objects, or records with
     ``sentences`` are sentence-level; every other form of :func:`read_system_scores` is system-level."""
-    path, data = _read_table(source)
-    if isinstance(data, Table):
-        sentence = any(name in data.header for name in _ITEM)
-    elif isinstance(data, dict):
-        sentence = any(isinstance(v, list | dict) for v in data.values())
-    else:
-        sentence = any(isinstance(r, dict) and "sentences" in r for r in data)
-    if sentence:
-        return "sentence", _sentence_scores(path, data)
-    return "system", _system_scores(path, data)
+    opened = score_rows(source, limits=limits)
+    return opened.level, collect_scores(opened)

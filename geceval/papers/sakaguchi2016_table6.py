@@ -5,7 +5,12 @@ expert human ranking reported in Grundkiewicz et al. (2015), Table 3c" (§4.1): 
 and Pearson's r. This module computes two of its four metrics, GLEU (GLEU+, 500 sampled
 iterations, :func:`geceval.metrics.gleu.plus.gleu_plus`; §4.1's "simpler, modified version ... mean score
 over 500 iterations") and M2 F0.5 (:func:`geceval.metrics.m2.scorer.m2_score` against the release's ``.m2``
-of each set); I-measure and BLEU are not computed here.
+of each set), and since issue 42's second part BLEU (sacrebleu corpus BLEU, its defaults: 13a
+tokenisation of the already tokenised lines, against the set's plain-text references; the paper names
+no implementation) and I-measure (:func:`geceval.metrics.imeasure.scorer.imeasure` with ``mix=False``, as footnote 9
+says the paper ran it, "with the -nomix flag"; its gold is the set's ``.m2`` converted as the
+reference converter does, :func:`geceval.formats.ixml.gold_from_m2`; the score is the correction
+improvement I).
 
 Inputs under a ../shared/data root: ``grammaticality-metrics/references/`` (the plain-text
 references per set, their ``.m2`` files and ``source``), the 13 CoNLL-14 outputs in
@@ -26,10 +31,13 @@ from pathlib import Path
 
 from scipy.stats import pearsonr, spearmanr
 
+from geceval.formats.ixml import gold_from_m2
 from geceval.formats.m2 import read_m2
 from geceval.formats.text import read_lines
 from geceval.metrics.gleu.plus import gleu_plus
+from geceval.metrics.imeasure.scorer import imeasure
 from geceval.metrics.m2.scorer import m2_score
+from geceval.metrics.sacre import bleu
 from geceval.papers.sakaguchi2016 import ANNOTATIONS, read_skip_lines
 
 REFERENCES = ("grammaticality-metrics", "references")
@@ -67,7 +75,7 @@ PUBLISHED: dict[tuple[str, str], tuple[float, float]] = {
 }  # fmt: skip
 """(reference set, metric) -> (Spearman's rho, Pearson's r) as printed in Table 6."""
 METRICS = ("M2", "GLEU", "I-measure", "BLEU")
-COMPUTED = ("M2", "GLEU")
+COMPUTED = ("M2", "GLEU", "BLEU", "I-measure")
 
 
 @dataclass(frozen=True)
@@ -93,11 +101,13 @@ def _scores(root: Path, skip_merged: bool, metric: str, reference_set: str) -> t
         for s in HUMAN_TS
     }
     files, m2_file = SETS[reference_set]
-    if metric == "GLEU":
+    if metric in ("GLEU", "BLEU"):
         source = read_lines(refs_dir / "source", allow_empty=True)
         keep = _keep(len(source), skip)
         refs = [read_lines(refs_dir / f, allow_empty=True) for f in files]
         picked_refs = [[ref[i] for i in keep] for ref in refs]
+        if metric == "BLEU":
+            return tuple((s, bleu(picked_refs, [out[i] for i in keep]).score) for s, out in outputs.items())
         src = [source[i] for i in keep]
         return tuple(
             (s, gleu_plus(src, picked_refs, [out[i] for i in keep]).score) for s, out in outputs.items()
@@ -105,6 +115,11 @@ def _scores(root: Path, skip_merged: bool, metric: str, reference_set: str) -> t
     gold = read_m2(refs_dir / m2_file)
     keep = _keep(len(gold), skip)
     picked = [gold[i] for i in keep]
+    if metric == "I-measure":
+        igold = gold_from_m2(picked)
+        return tuple(
+            (s, imeasure([out[i] for i in keep], igold, mix=False).correction.i) for s, out in outputs.items()
+        )
     return tuple((s, m2_score([out[i] for i in keep], picked).f) for s, out in outputs.items())
 
 

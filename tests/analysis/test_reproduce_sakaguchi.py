@@ -9,6 +9,7 @@ from django.core.management import CommandError, call_command
 
 from geceval.papers.sakaguchi2016 import SETS
 from ranking.analysis import reproduce_sakaguchi
+from ranking.analysis.reproduce_report import JSON_KEYS
 from tests.core.test_sakaguchi2016_table7 import _batch
 from tests.shared_data import shared_path
 
@@ -27,25 +28,37 @@ def _root():
 @pytest.mark.shared
 @pytest.mark.slow
 def test_reproduce_sakaguchi2016_prints_table4_with_units_and_every_cell_reproduced(capsys):
-    with pytest.raises(CommandError, match=r"table 7 Non-experts weighted kappa"):
+    with pytest.raises(CommandError, match=r"sakaguchi2016 table 7 Non-experts weighted kappa"):
         call_command("reproduce", "sakaguchi2016", "--data", str(_root()), "--skip-merged")
     out = capsys.readouterr().out
     lines = out.splitlines()
-    assert lines[1].split() == ["cell", "measure", "unit", "published", "ours", "difference", "ok"]
-    row = next(line for line in lines if line.startswith("Fluency E1 v. E2") and " sTER " in line)
-    assert row.split()[-6:] == ["per", "sentence", "5.1", "5.135", "+0.035", "ok"]
-    assert "edits per sentence" in row
-    ter = next(line for line in lines if line.startswith("Fluency E1 v. E2") and "TER x 100" in line)
-    assert "edits per 100 tokens" in ter and "22.810" in ter
+    assert lines[1].split() == [
+        "table",
+        "where",
+        "row",
+        "column",
+        "published",
+        "ours",
+        "difference",
+        "status",
+    ]
+    row = next(
+        line for line in lines if line.startswith("4 ") and "Fluency E1 v. E2" in line and " sTER " in line
+    )
+    assert row.split()[-7:] == ["(edits", "per", "sentence)", "5.100", "5.135", "+0.035", "ok"]
+    ter = next(line for line in lines if "Fluency E1 v. E2" in line and "TER x 100" in line)
+    assert "edits per 100 tokens" in ter and "22.810" in ter and ter.split()[-1] == "shown"
     assert "not divided by the length" in out and "merged_ids" in out
-    table4 = out[: out.index("sakaguchi2016 Table 6")]
-    assert "FAIL" not in table4 and "known" not in table4
+    table4 = [line for line in lines if line.startswith("4 ")]
+    assert len(table4) == 21 and all(line.split()[-1] in ("ok", "shown") for line in table4)
     # Table 7: kappa reproduced; weighted kappa unexplained (what was tried is printed); the paper
     # kept the merged sentences there, so --skip-merged is a stated departure, not a failure
-    crowd = next(line for line in out.splitlines() if line.startswith("Non-experts ") and " kappa " in line)
-    assert crowd.split()[-4:] == ["0.29", "0.284", "-0.006", "known"]
+    crowd = next(
+        line for line in lines if line.startswith("7 ") and "Non-experts " in line and " kappa " in line
+    )
+    assert crowd.split()[-4:] == ["0.290", "0.284", "-0.006", "explained"]
     assert "26,265 pairwise judgments" in out
-    assert "FAIL, unexplained (Non-experts weighted kappa); tried:" in out
+    assert "  unexplained (table 7 Non-experts weighted kappa): kappa matches" in out
 
 
 @pytest.mark.shared
@@ -54,15 +67,17 @@ def test_reproduce_sakaguchi2016_without_skip_merged_keeps_the_34_sentences_with
     with pytest.raises(CommandError) as failed:
         call_command("reproduce", "sakaguchi2016", "--data", str(_root()), "--json")
     rows = json.loads(capsys.readouterr().out)
-    cell = {(r["table"], r["cell"], r["measure"]): r for r in rows}
+    cell = {(r["table"], r["row"], r["column"]): r for r in rows}
     ident = cell[("4", "Fluency E1 v. E2", "identical")]
-    assert round(ident["ours"], 1) == 14.9 and ident["known"] and "run with --skip-merged" in ident["why"]
+    assert round(ident["ours"], 1) == 14.9 and ident["status"] == "explained"
+    assert "run with --skip-merged" in ident["reason"]
     crowd = cell[("7", "Non-experts", "kappa")]
-    assert crowd["ok"] and round(crowd["ours"], 3) == 0.288
+    assert crowd["status"] == "ok" and round(crowd["ours"], 3) == 0.288
     weighted = cell[("7", "Non-experts", "weighted kappa")]
-    assert weighted["known"] is False and "linear weights" in weighted["tried"]
-    # only the unexplained cells fail: the Experts rows are not computed without Grundkiewicz's file
-    assert str(failed.value) == "1 cell(s) differ: table 7 Non-experts weighted kappa"
+    assert weighted["status"] == "unexplained" and "linear weights" in weighted["reason"]
+    # the unexplained cells fail (Table 6's GLEU and M2 too); the Experts rows are not computed
+    # without Grundkiewicz's file
+    assert str(failed.value).endswith("sakaguchi2016 table 7 Non-experts weighted kappa")
 
 
 def _tiny_release(root):
@@ -86,23 +101,25 @@ def test_reproduce_sakaguchi2016_json_gives_units_and_cells_that_differ_exit_1(c
     _tiny_release(tmp_path)
     with pytest.raises(
         CommandError,
-        match=r"15 cell\(s\) differ: table 4 Fluency E1 v. E2 identical.*table 7 Non-experts weighted kappa$",
+        match=r"15 cell\(s\) outside tolerance without a stated reason: sakaguchi2016 table 4 Fluency E1 v. E2 "
+        r"identical.*table 7 Non-experts weighted kappa$",
     ):
         call_command("reproduce", "sakaguchi2016", "--data", str(tmp_path), "--json", "--skip-merged")
     rows = json.loads(capsys.readouterr().out)
     assert len(rows) == 21 + 56 + 6
     table6 = [r for r in rows if r["table"] == "6"]
-    assert all(r["ours"] is None and r["why"].startswith("not computed") for r in table6)
-    assert {r["published"] for r in table6 if r["cell"] == "E-min. GLEU"} == {0.786, 0.676}
+    assert all(r["ours"] is None and r["reason"].startswith("not computed") for r in table6)
+    assert {r["published"] for r in table6 if r["row"] == "E-min. GLEU"} == {0.786, 0.676}
+    assert all(tuple(r) == JSON_KEYS for r in rows)
     rows = [r for r in rows if r["table"] == "4"]
-    nucle = {r["measure"]: r for r in rows if r["cell"] == "NUCLE A v. B"}
+    nucle = {r["column"]: r for r in rows if r["row"] == "NUCLE A v. B"}
     assert nucle["identical"]["ours"] == 50.0 and nucle["identical"]["unit"] == "% of sentences"
     assert nucle["sTER"]["ours"] == 0.5 and nucle["sTER"]["unit"] == "edits per sentence"
     assert nucle["sTER"]["published"] == 3.3 and nucle["sTER"]["difference"] == pytest.approx(-2.8)
     # TER x 100, case-sensitive: 2 edits (deletion, B) over 3 reference tokens on line 1, 0 on line 2
     assert nucle["TER x 100"]["ours"] == pytest.approx(100 * 2 / 3 / 2)
     assert nucle["TER x 100"]["unit"] == "edits per 100 tokens" and nucle["TER x 100"]["published"] is None
-    fluency = {r["measure"]: r for r in rows if r["cell"] == "Fluency E v. N"}
+    fluency = {r["column"]: r for r in rows if r["row"] == "Fluency E v. N"}
     assert (fluency["identical"]["ours"], fluency["sTER"]["ours"]) == (100.0, 0.0)
 
 
@@ -117,9 +134,9 @@ def test_reproduce_sakaguchi2016_skip_merged_decides_the_sentences_of_table4(cap
         with pytest.raises(CommandError):
             call_command("reproduce", "sakaguchi2016", "--data", str(tmp_path), "--json", *flag)
         rows = json.loads(capsys.readouterr().out)
-        nucle = next(r for r in rows if r["cell"] == "NUCLE A v. B" and r["measure"] == "identical")
+        nucle = next(r for r in rows if r["row"] == "NUCLE A v. B" and r["column"] == "identical")
         assert nucle["ours"] == pytest.approx(identical)
-        assert ("run with --skip-merged" in nucle.get("why", "")) is not bool(flag)
+        assert ("run with --skip-merged" in nucle["reason"]) is not bool(flag)
 
 
 def test_reproduce_sakaguchi2016_latex_and_table7_rows(capsys, tmp_path):
@@ -127,17 +144,17 @@ def test_reproduce_sakaguchi2016_latex_and_table7_rows(capsys, tmp_path):
     with pytest.raises(CommandError, match="table 7 Non-experts kappa"):
         call_command("reproduce", "sakaguchi2016", "--data", str(tmp_path), "--latex")
     out = capsys.readouterr().out
-    assert out.count(r"\begin{tabular}") == 3
-    assert r"Cell & Measure & Unit & Published & Ours & Difference & Reason \\" in out
-    assert "Sakaguchi et al. 2016, Table 7" in out
-    assert "Experts & kappa & Cohen's kappa & 0.29 & -- & -- & not computed:" in out
+    assert out.count(r"\begin{longtable}") == 3
+    assert r"Where & Row & Column & Published & Ours & Difference & Status & Reason \\" in out
+    assert "sakaguchi2016, Table 7" in out
+    assert " & Experts & kappa & 0.290 & -- & -- & shown & not computed:" in out
 
 
 def test_reproduce_options_of_sakaguchi2016_are_refused_elsewhere(tmp_path):
     with pytest.raises(CommandError, match="--skip-merged: not used by study jfleg"):
         call_command("reproduce", "jfleg", "--data", str(tmp_path), "--skip-merged")
-    with pytest.raises(CommandError, match="--latex: not used by study gmeg"):
-        call_command("reproduce", "gmeg", "--data", str(tmp_path), "--latex")
+    with pytest.raises(CommandError, match="--skip-merged: not used by study gmeg"):
+        call_command("reproduce", "gmeg", "--data", str(tmp_path), "--latex", "--skip-merged")
     with pytest.raises(CommandError, match="--json and --latex: give one"):
         call_command("reproduce", "sakaguchi2016", "--data", str(tmp_path), "--latex", "--json")
 

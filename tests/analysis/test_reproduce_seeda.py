@@ -136,7 +136,9 @@ def test_seeda_subsets_are_base_12_with_fluent_and_input_added():
 @pytest.mark.django_db
 def test_reproduce_seeda2024_json_compares_every_table_and_exits_1_on_unexplained_cells(seeda, capsys):
     data, refs = seeda
-    with pytest.raises(CommandError, match=r"cell\(s\) outside tolerance: metric - BART M2"):
+    with pytest.raises(
+        CommandError, match=r"outside tolerance without a stated reason: seeda2024 table metric - BART M2"
+    ):
         call_command(
             "reproduce", "seeda2024", "--data", str(data), "--references", str(refs), "--runs", "20", "--json"
         )
@@ -144,19 +146,25 @@ def test_reproduce_seeda2024_json_compares_every_table_and_exits_1_on_unexplaine
     tables = {r["table"] for r in rows}
     assert tables == {"human", "metric", "system", "window", "sentence"}
     human = [r for r in rows if r["table"] == "human"]
-    assert len(human) == 60 and all(r["ok"] for r in human)  # the files were written from the same judgments
+    assert len(human) == 60 and all(
+        r["status"] == "ok" for r in human
+    )  # the files were written from the same judgments
     metric = {(r["row"], r["column"]): r for r in rows if r["table"] == "metric"}
     assert len(metric) == 90
-    assert metric[("INPUT", "M2")]["ours"] == 0.0 and metric[("INPUT", "M2")]["ok"]
-    assert metric[("BART", "M2")]["published"] == 50.3 and metric[("BART", "M2")]["ok"] is False
+    assert metric[("INPUT", "M2")]["ours"] == 0.0 and metric[("INPUT", "M2")]["status"] == "ok"
+    assert metric[("BART", "M2")]["published"] == 50.3 and metric[("BART", "M2")]["status"] == "off"
     # T5 and Riken-Tohoku have the same output, so the same scores
     assert metric[("T5", "GLEU")]["ours"] == metric[("Riken-Tohoku", "GLEU")]["ours"]
     system = [r for r in rows if r["table"] == "system"]
     assert len(system) == 5 * 6 * 4 * 2
-    assert {r["subset"] for r in system} == set(pub.SUBSETS)
+    assert {r["where"] for r in system} == set(pub.SUBSETS)
     # the published column of a correlation is what the release's own metric scores give
-    r = next(r for r in system if (r["subset"], r["row"], r["column"]) == ("base", "M2", "pearson TS_sent"))
-    assert r["published"] is not None and r["known"] == "metric scores differ" and "BART" in r["why"]
+    r = next(r for r in system if (r["where"], r["row"], r["column"]) == ("base", "M2", "pearson TS_sent"))
+    assert (
+        r["published"] is not None
+        and r["reason"].startswith("metric scores differ")
+        and "BART" in r["reason"]
+    )
     windows = [r for r in rows if r["table"] == "window"]
     assert len(windows) == 6 * 4 * 9 * 2  # 12 base systems: 9 windows of 4
     sentence = [r for r in rows if r["table"] == "sentence"]
@@ -173,17 +181,17 @@ def test_reproduce_seeda2024_text_and_latex_show_published_ours_difference(seeda
         call_command(*args)
     out = capsys.readouterr().out
     assert out.splitlines()[1].split() == [
-        "table", "subset", "row", "column", "published", "ours", "difference", "tol", "status",
+        "table", "where", "row", "column", "published", "ours", "difference", "status",
     ]  # fmt: skip
     bart = next(
         line for line in out.splitlines() if line.startswith("metric") and " BART " in line and " M2 " in line
     )
-    assert "50.300" in bart and "OUT" in bart
-    assert "outside and unexplained" in out
+    assert "50.300" in bart and bart.split()[-1] == "off"
+    assert "outside with nothing known" in out
     with pytest.raises(CommandError):
         call_command(*args, "--latex")
     tex = capsys.readouterr().out
-    assert r"\begin{longtable}" in tex and r"published & ours & difference & reason \\" in tex
+    assert r"\begin{longtable}" in tex and r"Published & Ours & Difference & Status & Reason \\" in tex
     assert r"+REF-F\_GPT-3.5" in tex
 
 
@@ -256,14 +264,14 @@ def test_reproduce_seeda2024_exits_0_when_every_published_cell_is_ours_to_the_pr
     monkeypatch.setattr(pub, "PUBLISHED", rounded)
     call_command("reproduce", "seeda2024", "--data", str(data), "--references", str(refs), "--runs", "20")
     out = capsys.readouterr().out
-    assert "0 outside and known, 0 outside and unexplained" in out
+    assert "0 outside with a stated reason, 0 outside and unexplained, 0 outside with nothing known" in out
     assert "published, system: computed from the release's metric scores" in out
 
 
 @pytest.mark.django_db
 def test_reproduce_latex_and_references_are_refused_by_the_other_studies(tmp_path):
-    with pytest.raises(CommandError, match="--latex: not used by study jfleg"):
-        call_command("reproduce", "jfleg", "--data", str(tmp_path), "--latex")
+    with pytest.raises(CommandError, match="--references: not used by study jfleg"):
+        call_command("reproduce", "jfleg", "--data", str(tmp_path), "--latex", "--references", str(tmp_path))
     with pytest.raises(CommandError, match="--references: not used by study sakaguchi2016"):
         call_command("reproduce", "sakaguchi2016", "--data", str(tmp_path), "--references", str(tmp_path))
     with pytest.raises(CommandError, match="--json and --latex: give one"):

@@ -3,6 +3,7 @@ subset, sentence-level tau/accuracy from Appraise XML, imported scores."""
 
 from __future__ import annotations
 
+import gzip
 import json
 import subprocess
 import sys
@@ -138,8 +139,45 @@ def test_the_level_of_an_imported_file_is_read_from_its_shape(tmp_path: Path) ->
 
     with pytest.raises(GecInputError, match=r"some\.csv.*not a number"):
         m24.read_scores(Input("some.csv", b"system,score\namu,x\n"))
-    with pytest.raises(GecInputError, match="not UTF-8"):
+    with pytest.raises(GecInputError, match=r"some\.csv:2: not valid UTF-8"):
         m24.read_scores(Input("some.csv", b"system,score\n\xff,1\n"))
+
+
+def test_a_score_file_is_read_as_it_streams_with_every_limit_counted() -> None:
+    # issue 36: a CSV's scores are handed on one by one; the cap is met at the row that passes it
+    rows = b"system,item,score\n" + b"".join(b"amu,%d,0.5\n" % i for i in range(10))
+    opened = m24.score_rows(rows, limits=m24.ScoreLimits(scores=4))
+    assert opened.level == "sentence"
+    got = [next(opened.rows)[:3] for _ in range(4)]
+    assert got == [("amu", str(i), 0.5) for i in range(4)]
+    with pytest.raises(GecInputError, match="line 6: the file holds more than 4 scores"):
+        next(opened.rows)
+    with pytest.raises(GecInputError, match="more than 5 lines"):
+        m24.read_scores(rows, limits=m24.ScoreLimits(lines=5))
+    with pytest.raises(GecInputError, match="longer than 8 characters"):
+        m24.read_scores(rows, limits=m24.ScoreLimits(line_chars=8))
+    with pytest.raises(GecInputError, match="decompresses to more than 100 bytes"):
+        m24.read_scores(gzip.compress(rows), limits=m24.ScoreLimits(bytes=100))
+    # JSON is parsed whole: its own bound, and a message that says what to do
+    big = json.dumps({"amu": [0.5] * 100}).encode()
+    with pytest.raises(GecInputError, match=r"JSON score file is read whole: at most 100 bytes.*CSV or TSV"):
+        m24.read_scores(big, limits=m24.ScoreLimits(json_bytes=100))
+    assert m24.read_scores(big, limits=m24.ScoreLimits(json_bytes=len(big)))[1]["amu"]["99"] == 0.5
+    with pytest.raises(GecInputError, match="nested too deeply"):
+        m24.read_scores(b"[" * 100_000 + b"]" * 100_000)
+    # the caller's guard is called every CHECK_ROWS scores
+    calls: list[int] = []
+    many = b"system,item,score\n" + b"amu,1,0.5\n" * (2 * m24.CHECK_ROWS)
+    opened = m24.score_rows(many, limits=m24.ScoreLimits(check=calls.append))
+    assert sum(1 for _ in opened.rows) == 2 * m24.CHECK_ROWS and calls == [m24.CHECK_ROWS, 2 * m24.CHECK_ROWS]
+
+
+def test_a_score_table_keeps_line_numbers_past_blank_lines_and_a_bom() -> None:
+    data = "\ufeff\nsystem,item,score\n\namu,0,0.5\n,,\namu,1,x\n".encode()
+    with pytest.raises(GecInputError, match="line 6: score 'x' is not a number"):
+        m24.read_scores(data)
+    with pytest.raises(GecInputError, match="empty file"):
+        m24.read_scores(b"\n \n")
 
 
 # --------------------------------------------------------------------------- CLI, system level

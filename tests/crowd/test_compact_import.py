@@ -143,3 +143,24 @@ def test_one_function_says_whether_a_campaign_is_compact_and_whether_it_holds_ra
         for c in (ranked, scored, full)
     ]
     assert answers == [(True, True), (True, False), (False, False)]
+
+
+@pytest.mark.parametrize(("compact", "per_item"), [(True, 40_000), (False, 7)])
+def test_one_item_judged_more_than_32767_times_imports_in_either_form(compact, per_item):
+    # judgments_per_item was a smallint: the campaign's insert overflowed ("smallint out of range" on
+    # PostgreSQL) for one item with 32,768 judgments or more (review of issue 36). The compact form
+    # counts judgments per item, the full form judges per screen (one screen, 7 judges here).
+    n = 40_000
+    data = b"system1Id,system1rank,system2Id,system2rank,judgeId,segmentId\n" + b"".join(
+        b"A,1,B,2,j%d,1\n" % (i % 7) for i in range(n)
+    )
+    _user, project = researcher_and_project()
+    report = judgments_import(
+        project=project, name="many", fmt="wmt-csv", path_or_bytes=data, compact=compact
+    )
+    campaign = Campaign.objects.get(pk=report.campaign.pk)
+    assert (report.judgments, campaign.judgments_per_item) == (n, per_item)
+    if compact:
+        assert ImportedEntry.objects.filter(campaign=campaign).count() == 2 * n
+    else:
+        assert ScreenJudgment.objects.filter(screen__campaign=campaign).count() == n

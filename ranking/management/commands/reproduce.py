@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import time
-from dataclasses import asdict
 from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
@@ -12,40 +11,18 @@ from django.core.management.base import BaseCommand, CommandError
 from geceval.errors import GecInputError
 from geceval.metaeval.hybrids import GMEG_HYBRIDS, TABLE8_METRICS
 from geceval.metrics.ensemble.features import DEFAULT_COMPONENTS
-from ranking.analysis.reproduce import (
-    STUDIES,
-    ReproduceError,
-    celery_mode,
-    format_rows,
-    reproduce,
-)
-from ranking.analysis.reproduce import (
-    rows_latex as generic_rows_latex,
-)
-from ranking.analysis.reproduce_gmeg import format_table_rows, gmeg_tables
-from ranking.analysis.reproduce_sakaguchi import (
-    HOW,
-    HOW7,
-    HOW_ALL,
-    format_table4,
-    rows_latex,
-    table4_rows,
-    table6_rows,
-    table7_rows,
-)
-from ranking.analysis.reproduce_seeda import (
-    DEFAULT_REFERENCES,
-    format_seeda_rows,
-    latex_seeda_rows,
-    seeda_rows,
-)
+from ranking.analysis.reproduce import STUDIES, ReproduceError, celery_mode, reproduce
+from ranking.analysis.reproduce_gmeg import gmeg_tables
+from ranking.analysis.reproduce_report import cells, failed, format_latex, format_text, summary
+from ranking.analysis.reproduce_sakaguchi import HOW, HOW7, HOW_ALL, table4_rows, table6_rows, table7_rows
+from ranking.analysis.reproduce_seeda import DEFAULT_REFERENCES, seeda_rows
+from ranking.analysis.seeda_published import PUBLISHED_FROM
 
-GMEG_ONLY = ("split", "json", "tables", "metrics", "hybrids", "folds", "features")
+GMEG_ONLY = ("split", "tables", "metrics", "hybrids", "folds", "features")
 """Options only the gmeg studies read; ``--runs`` only the others."""
 SEEDA_ONLY = ("references",)
 SAKAGUCHI_ONLY = ("skip_merged",)
-LATEX_STUDIES = ("sakaguchi2016", "napoles2015", "seeda2024")
-"""Options only seeda2024 / sakaguchi2016 read; ``--latex`` only the LATEX_STUDIES."""
+"""Options only seeda2024 / sakaguchi2016 read."""
 
 
 class Command(BaseCommand):
@@ -62,7 +39,8 @@ class Command(BaseCommand):
         parser.add_argument(
             "--json",
             action="store_true",
-            help="gmeg, sakaguchi2016, napoles2015, seeda2024: one JSON list, a row per published cell",
+            help="one JSON list, an object per published cell, the same keys for every study "
+            "(ranking/analysis/reproduce_report.py)",
         )
         parser.add_argument(
             "--references",
@@ -101,7 +79,7 @@ class Command(BaseCommand):
             help="sakaguchi2016: leave out the 34 sentences of reassess-gec's annotations/merged_ids",
         )
         parser.add_argument(
-            "--latex", action="store_true", help="sakaguchi2016, napoles2015, seeda2024: LaTeX tables"
+            "--latex", action="store_true", help="LaTeX tables (published, ours, difference, reason)"
         )
         parser.add_argument("--runs", type=int, default=1000, help="TrueSkill runs (the papers: 1000)")
         parser.add_argument("--seed", type=int, default=0)
@@ -121,15 +99,13 @@ class Command(BaseCommand):
                 *SAKAGUCHI_ONLY,
             ]  # the dev split of GMEG/data under --data
         elif study == "sakaguchi2016":
-            unused = ["runs", *(n for n in GMEG_ONLY if n != "json"), *SEEDA_ONLY]
+            unused = ["runs", *GMEG_ONLY, *SEEDA_ONLY]
         elif study == "napoles2015":  # Tables 1 and 2 of Napoles et al. 2015; gec-ranking is Table 2's part
-            unused = [*(n for n in GMEG_ONLY if n != "json"), *SEEDA_ONLY, *SAKAGUCHI_ONLY]
+            unused = [*GMEG_ONLY, *SEEDA_ONLY, *SAKAGUCHI_ONLY]
         elif study == "seeda2024":
-            unused = [*(n for n in GMEG_ONLY if n != "json"), *SAKAGUCHI_ONLY]
+            unused = [*GMEG_ONLY, *SAKAGUCHI_ONLY]
         else:
             unused = [*GMEG_ONLY, *SEEDA_ONLY, *SAKAGUCHI_ONLY]
-        if study not in LATEX_STUDIES:
-            unused.append("latex")
         if study in ("gmeg", "gmeg-dev"):
             tables = set(options["tables"])
             # each of these feeds only some tables: given without them, it would change nothing
@@ -146,143 +122,73 @@ class Command(BaseCommand):
         data = Path(options["data"])
         if not data.is_dir():
             raise CommandError(f"--data {data} is not a folder")
-        if options["study"] in ("gmeg", "gmeg-dev"):
-            return self._gmeg(data, options)
-        if options["study"] == "sakaguchi2016":
-            return self._sakaguchi(data, options)
-        if options["study"] == "seeda2024":
-            return self._seeda(data, options)
         started = time.monotonic()
-        text = not (options["json"] or options["latex"])
-        if text:
-            self.stdout.write(
-                f"{options['study']}: data {data}, celery {celery_mode()}, runs {options['runs']}"
-            )
+        study = options["study"]
         try:
-            rows = reproduce(
-                options["study"],
-                data,
-                runs=options["runs"],
-                seed=options["seed"],
-            )
-        except ReproduceError as exc:
+            if study in ("gmeg", "gmeg-dev"):
+                title, rows, notes = self._gmeg(data, options)
+            elif study == "sakaguchi2016":
+                title, rows, notes = self._sakaguchi(data, options)
+            elif study == "seeda2024":
+                title, rows, notes = self._seeda(data, options)
+            else:
+                title = f"{study}: data {data}, celery {celery_mode()}, runs {options['runs']}"
+                rows = reproduce(study, data, runs=options["runs"], seed=options["seed"])
+                notes = []
+        except (FileNotFoundError, GecInputError, ValueError, ReproduceError) as exc:
             raise CommandError(str(exc)) from None
-        failed = [r for r in rows if not r.ok]
+        self._report(cells(rows), options, title, notes, started)
+
+    def _report(self, report: list, options: dict, title: str, notes: list[str], started: float) -> None:
+        """Every study's cells printed one way (ranking.analysis.reproduce_report): text, --json or
+        --latex; exit 1 when a cell is outside its tolerance with no stated reason."""
         if options["json"]:
-            self.stdout.write(json.dumps([asdict(r) for r in rows], indent=1))
+            self.stdout.write(json.dumps([c.as_json() for c in report], indent=1))
         elif options["latex"]:
-            self.stdout.write(generic_rows_latex(rows))
+            self.stdout.write(format_latex(report))
         else:
-            self.stdout.write(format_rows(rows))
-            self.stdout.write(
-                f"{len(rows) - len(failed)} of {len(rows)} within tolerance ({time.monotonic() - started:.1f} s)"
-            )
-        if failed:
+            self.stdout.write(title)
+            self.stdout.write(format_text(report))
+            for note in notes:
+                self.stdout.write(note)
+            self.stdout.write(summary(report, time.monotonic() - started))
+        bad = failed(report)
+        if bad:
             raise CommandError(
-                f"{len(failed)} figure(s) outside tolerance: {', '.join(r.what for r in failed)}"
+                f"{len(bad)} cell(s) outside tolerance without a stated reason: "
+                + ", ".join(c.name for c in bad[:20])
+                + (" ..." if len(bad) > 20 else "")
             )
 
-    def _sakaguchi(self, data: Path, options: dict) -> None:
-        started = time.monotonic()
+    def _sakaguchi(self, data: Path, options: dict) -> tuple[str, list, list[str]]:
         skip = options["skip_merged"]
-        try:
-            rows4 = table4_rows(data, skip_merged=skip)
-            rows6 = table6_rows(data, skip_merged=skip)
-            rows7 = table7_rows(data, skip_merged=skip)
-        except (FileNotFoundError, GecInputError) as exc:
-            raise CommandError(str(exc)) from None
-        rows = rows4 + rows6 + rows7
-        failed = [r for r in rows if r.failed]
-        if options["json"]:
-            self.stdout.write(json.dumps([r.as_json() for r in rows], indent=1))
-        elif options["latex"]:
-            self.stdout.write(rows_latex(rows))
-        else:
-            self.stdout.write(f"sakaguchi2016 Table 4: data {data}")
-            self.stdout.write(format_table4(rows4))
-            self.stdout.write(HOW if skip else HOW_ALL)
-            self.stdout.write("")
-            self.stdout.write(
-                "sakaguchi2016 Table 6: metric scores against Grundkiewicz et al. 2015 Table 3c (13 systems)"
-            )
-            self.stdout.write(format_table4(rows6))
-            self.stdout.write("")
-            self.stdout.write("sakaguchi2016 Table 7: inter-annotator agreement of pairwise system judgments")
-            self.stdout.write(format_table4(rows7))
-            self.stdout.write(HOW7)
-            compared = [r for r in rows if r.ok is not None]
-            self.stdout.write(
-                f"{sum(1 for r in compared if r.ok)} of {len(compared)} published cells reproduced to the "
-                f"printed decimal, {sum(1 for r in compared if not r.ok and r.why)} outside with a reason, "
-                f"{len(failed)} outside and unexplained ({time.monotonic() - started:.1f} s)"
-            )
-        if failed:
-            raise CommandError(
-                f"{len(failed)} cell(s) differ: "
-                + ", ".join(f"table {r.table} {r.cell} {r.measure}" for r in failed)
-            )
+        rows = table4_rows(data, skip_merged=skip) + table6_rows(data, skip_merged=skip)
+        rows += table7_rows(data, skip_merged=skip)
+        title = (
+            f"sakaguchi2016: data {data}; Table 4 (rewrites), Table 6 (metric scores against Grundkiewicz "
+            "et al. 2015 Table 3c, 13 systems), Table 7 (inter-annotator agreement of pairwise judgments)"
+        )
+        return title, rows, [HOW if skip else HOW_ALL, HOW7]
 
-    def _gmeg(self, data: Path, options: dict) -> None:
+    def _gmeg(self, data: Path, options: dict) -> tuple[str, list, list[str]]:
         split = options["split"]
         if options["study"] == "gmeg-dev":
             # the former gmeg-dev study: --data is the ../shared/data root, the dev split only
             data, split = data / "GMEG" / "data", "dev"
-        started = time.monotonic()
-        try:
-            rows = gmeg_tables(
-                data,
-                split=split,
-                tables=tuple(options["tables"]),
-                metrics=tuple(options["metrics"]),
-                seed=options["seed"],
-                hybrids=options["hybrids"],
-                folds=options["folds"],
-                components=tuple(options["features"]),
-            )
-        except (FileNotFoundError, GecInputError, ValueError) as exc:
-            raise CommandError(str(exc)) from None
-        failed = [r for r in rows if r.failed]
-        if options["json"]:
-            self.stdout.write(json.dumps([r.as_json() for r in rows], indent=1))
-        else:
-            self.stdout.write(f"gmeg: data {data}, split {split}")
-            self.stdout.write(format_table_rows(rows))
-            compared = [r for r in rows if r.ok is not None]
-            self.stdout.write(
-                f"{sum(1 for r in compared if r.ok)} of {len(compared)} compared cells within tolerance, "
-                f"{sum(1 for r in compared if not r.ok and r.known)} outside and known, "
-                f"{len(failed)} outside and unexplained ({time.monotonic() - started:.1f} s)"
-            )
-        if failed:
-            raise CommandError(
-                f"{len(failed)} cell(s) outside tolerance: "
-                + ", ".join(f"table {r.table} {r.domain} {r.row} {r.column}" for r in failed)
-            )
+        rows = gmeg_tables(
+            data,
+            split=split,
+            tables=tuple(options["tables"]),
+            metrics=tuple(options["metrics"]),
+            seed=options["seed"],
+            hybrids=options["hybrids"],
+            folds=options["folds"],
+            components=tuple(options["features"]),
+        )
+        return f"gmeg: data {data}, split {split}", rows, []
 
-    def _seeda(self, data: Path, options: dict) -> None:
-        started = time.monotonic()
+    def _seeda(self, data: Path, options: dict) -> tuple[str, list, list[str]]:
         references = Path(options["references"]) if options["references"] else DEFAULT_REFERENCES
-        try:
-            rows = seeda_rows(data, references, runs=options["runs"], seed=options["seed"])
-        except (FileNotFoundError, GecInputError) as exc:
-            raise CommandError(str(exc)) from None
-        failed = [r for r in rows if r.failed]
-        if options["json"]:
-            self.stdout.write(json.dumps([r.as_json() for r in rows], indent=1))
-        elif options["latex"]:
-            self.stdout.write(latex_seeda_rows(rows))
-        else:
-            self.stdout.write(f"seeda2024: data {data}, references {references}, runs {options['runs']}")
-            self.stdout.write(format_seeda_rows(rows))
-            compared = [r for r in rows if r.ok is not None]
-            self.stdout.write(
-                f"{sum(1 for r in compared if r.ok)} of {len(compared)} compared cells within tolerance, "
-                f"{sum(1 for r in compared if not r.ok and r.known)} outside and known, "
-                f"{len(failed)} outside and unexplained ({time.monotonic() - started:.1f} s)"
-            )
-        if failed:
-            raise CommandError(
-                f"{len(failed)} cell(s) outside tolerance: "
-                + ", ".join(f"{r.table} {r.subset} {r.row} {r.column}" for r in failed[:20])
-                + (" ..." if len(failed) > 20 else "")
-            )
+        rows = seeda_rows(data, references, runs=options["runs"], seed=options["seed"])
+        title = f"seeda2024: data {data}, references {references}, runs {options['runs']}"
+        return title, rows, [f"published, {table}: {text}" for table, text in PUBLISHED_FROM.items()]

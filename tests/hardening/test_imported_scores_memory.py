@@ -23,9 +23,9 @@ import pytest
 from django.conf import settings
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
-from geceval.formats.judgments import RankingJudgment
 
 from geceval.errors import GecInputError
+from geceval.formats.judgments import RankingJudgment
 from ranking.analysis.imported_scores import imported_scores_save
 from ranking.analysis.models import ImportedScores
 from tests import factories

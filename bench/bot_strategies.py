@@ -49,6 +49,7 @@ class Gmeg:
     _quality: dict[tuple[int, str], float] = field(default_factory=dict)
     _regenerated: dict[tuple[int, str], set[str]] = field(default_factory=dict)
     _scorers: dict[int, SentenceScorer] = field(default_factory=dict)
+    _errant: dict[tuple[str, str], frozenset] = field(default_factory=dict)
 
     @classmethod
     def load(cls, directory: Path, n: int | None = None) -> Gmeg:
@@ -91,6 +92,27 @@ class Gmeg:
         edited = " ".join([*tokens[:start], *correction.split(), *tokens[end:]])
         return score(edited) - score(self.sources[i])
 
+    def errant_edits(self, source: str, text: str) -> frozenset:
+        """ERRANT's edits of ``text`` against ``source`` as (source start, end, correction), as the
+        edit-level API names an edit (cached)."""
+        key = (source, text)
+        if key not in self._errant:
+            from ranking.protocols.edits.annotation import compute_edits  # ERRANT, no database
+
+            self._errant[key] = frozenset(
+                (e["o_start"], e["o_end"], " ".join(e["c_text"].split())) for e in compute_edits(source, text)
+            )
+        return self._errant[key]
+
+    def reference_edits(self, source: str) -> list[frozenset]:
+        """Each reference's ERRANT edits against the line's source."""
+        i = self.lines(source)[0]
+        return [self.errant_edits(self.sources[i], self.references[r][i]) for r in REFERENCES]
+
+    def reference_errors(self, source: str, edits: frozenset) -> int:
+        """Against the closest reference: needless or wrong edits plus missed corrections."""
+        return min(len(edits ^ ref) for ref in self.reference_edits(source))
+
     def regenerated(self, source: str, texts: list[str]) -> set[str]:
         """What the public inserter makes of ``texts`` with the public seeds 0-9 at this source's
         line(s): GMEG's ``source+error`` file and today's generated trap system are among them."""
@@ -116,6 +138,79 @@ def careful(screen: Screen, gmeg: Gmeg, rng: random.Random) -> dict[int, float]:
         c["position"]: 100 * gmeg.quality(screen["source"], c["text"]) + rng.gauss(0, CAREFUL_SIGMA)
         for c in screen["candidates"]
     }
+
+
+def candidate_edit_keys(screen: Screen, gmeg: Gmeg) -> dict[int, frozenset]:
+    """position -> the candidate's ERRANT edits as (start, end, correction): the API's on an edit-level
+    screen, else computed (what a careful person reading the references' edits sees)."""
+    return {
+        c["position"]: frozenset((*e["span"], " ".join(e["correction"].split())) for e in c["edits"])
+        if "edits" in c
+        else gmeg.errant_edits(screen["source"], c["text"])
+        for c in screen["candidates"]
+    }
+
+
+def careful_references(screen: Screen, gmeg: Gmeg, rng: random.Random) -> dict[int, float]:
+    """Careful, judging by the references' ERRANT edits rather than GLEU+ (issue 41): 10 points off per
+    error against the closest reference (a needless or wrong edit, a missed correction); corrections
+    with as many errors tie (``TIE_TOLERANCE``), others never do."""
+    return {
+        p: 100.0 - 10 * gmeg.reference_errors(screen["source"], edits) + rng.uniform(-1, 1)
+        for p, edits in candidate_edit_keys(screen, gmeg).items()
+    }
+
+
+def careful_reference_labels(screen: Screen, gmeg: Gmeg, rng: random.Random, values: dict[int, float]):
+    """An edit some reference makes is good, any other bad; ``CAREFUL_LABEL_ERROR`` of them random."""
+    made = frozenset().union(*gmeg.reference_edits(screen["source"]))
+
+    def label(edit: dict) -> str:
+        read = "good" if (*edit["span"], " ".join(edit["correction"].split())) in made else "bad"
+        return rng.choice(LABELS) if rng.random() < CAREFUL_LABEL_ERROR else read
+
+    return {c["position"]: [label(e) for e in c.get("edits", [])] for c in screen["candidates"]}
+
+
+def word_fluency(text: str) -> float:
+    """A cheap fluency: the mean Zipf frequency (0-8) of the text's words in English, by the ``wordfreq``
+    package (the benchmark's own requirement, bench/requirements.txt; never the product's)."""
+    from wordfreq import zipf_frequency
+
+    words = [w for w in text.lower().split() if any(ch.isalpha() for ch in w)]
+    return sum(zipf_frequency(w, "en") for w in words) / len(words) if words else 0.0
+
+
+def careful_fluency(screen: Screen, gmeg: Gmeg, rng: random.Random) -> dict[int, float]:
+    """Careful, half GLEU+ and half fluency (issue 41): the mean of 100 x GLEU+ and 100 x the word
+    fluency over 8, plus Gaussian noise (sigma 10)."""
+    return {
+        c["position"]: 50 * gmeg.quality(screen["source"], c["text"])
+        + 50 * word_fluency(c["text"]) / 8
+        + rng.gauss(0, 10)
+        for c in screen["candidates"]
+    }
+
+
+def edit_applied(source: str, span: tuple[int, int], correction: str) -> str:
+    tokens = source.split()
+    return " ".join([*tokens[: span[0]], *correction.split(), *tokens[span[1] :]])
+
+
+def careful_fluency_labels(screen: Screen, gmeg: Gmeg, rng: random.Random, values: dict[int, float]):
+    """Each edit by what it alone does to the source, half by GLEU+ (x 100) and half by word fluency
+    (x 100 / 8, the scale of ``careful_fluency``): good when the mix rises, bad when it falls, else
+    neutral; ``CAREFUL_LABEL_ERROR`` of the labels random."""
+    before = word_fluency(screen["source"])
+
+    def label(edit: dict) -> str:
+        span = tuple(edit["span"])
+        fluency = word_fluency(edit_applied(screen["source"], span, edit["correction"])) - before
+        gain = 50 * gmeg.edit_gain(screen["source"], span, edit["correction"]) + 50 * fluency / 8
+        read = "good" if gain > 1e-9 else "bad" if gain < -1e-9 else "neutral"
+        return rng.choice(LABELS) if rng.random() < CAREFUL_LABEL_ERROR else read
+
+    return {c["position"]: [label(e) for e in c.get("edits", [])] for c in screen["candidates"]}
 
 
 def random_bot(screen: Screen, gmeg: Gmeg, rng: random.Random) -> dict[int, float]:
@@ -312,6 +407,8 @@ STRATEGIES: dict[str, Strategy] = {
     "regenerate": regenerate,
     "agreement": agreement,
     "id-reader": IdReader(),
+    "careful-references": careful_references,
+    "careful-fluency": careful_fluency,
 }
 """Each a function of the screen; a stateful one (the id reader) has ``fresh()``, a new one per worker."""
 LABELLERS: dict[str, Labeller] = {
@@ -325,6 +422,8 @@ LABELLERS: dict[str, Labeller] = {
     "regenerate": regenerate_labels,
     "agreement": agreement_labels,
     "id-reader": random_labels,
+    "careful-references": careful_reference_labels,
+    "careful-fluency": careful_fluency_labels,
 }
 
 
@@ -344,10 +443,14 @@ def bot_seconds(screen: Screen, rng: random.Random) -> float:
     return rng.uniform(0.1, 1.0)
 
 
-SECONDS: dict[str, Callable[[Screen, random.Random], float]] = {"careful": careful_seconds}
+SECONDS: dict[str, Callable[[Screen, random.Random], float]] = {
+    "careful": careful_seconds,
+    "careful-references": careful_seconds,
+    "careful-fluency": careful_seconds,
+}
 """Per strategy, the time on a screen the server sees with ``--speed-rule on`` (else ``bot_seconds``)."""
 
-TIE_TOLERANCE = {"careful": CAREFUL_TIE}
+TIE_TOLERANCE = {"careful": CAREFUL_TIE, "careful-references": 2.5, "careful-fluency": CAREFUL_TIE}
 """Points within which two values share a rank (0 elsewhere: only equal values tie)."""
 
 

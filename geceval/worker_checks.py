@@ -204,6 +204,8 @@ class Rules:
     mann_whitney: bool = True
     consistency: bool = False
     flat: bool = False
+    agreement: bool = False
+    """Agreement with the crowd far below the campaign's (``geceval.crowd_evidence``, issue 41)."""
     trap_threshold: float = DEFAULT_TRAP_THRESHOLD
     trap_min_seen: int = DEFAULT_TRAP_MIN_SEEN
 
@@ -217,6 +219,7 @@ class Evidence:
     mann_whitney_p: float | None = None
     inconsistent: bool = False
     flat_reason: str = ""
+    agreement_low: bool = False
 
 
 def exclusion_reasons(evidence: Evidence, rules: Rules) -> list[str]:
@@ -236,4 +239,6 @@ def exclusion_reasons(evidence: Evidence, rules: Rules) -> list[str]:
         reasons.append("repeats answered far apart")
     if rules.flat and evidence.flat_reason:
         reasons.append("flat scoring" if evidence.flat_reason == "constant" else "answers follow position")
+    if rules.agreement and evidence.agreement_low:
+        reasons.append("answers far from the other workers'")
     return reasons

@@ -84,6 +84,7 @@ class CampaignSerializer(serializers.ModelSerializer):
             "exclude_by_mann_whitney",
             "exclude_by_consistency",
             "exclude_by_flat",
+            "exclude_by_agreement",
             "reward_per_hit",
             "budget",
             "qualification",
@@ -178,6 +179,11 @@ class CampaignCreateSerializer(serializers.Serializer):
     )
     exclude_by_flat = serializers.BooleanField(
         default=False, help_text="near-constant answers, or answers that follow display position"
+    )
+    exclude_by_agreement = serializers.BooleanField(
+        default=False,
+        help_text="agreement with the other workers far below the campaign's (such a worker's HITs are "
+        "held for the researcher either way)",
     )
     instructions = serializers.CharField(required=False, allow_blank=True, default="")
     preview_line = serializers.IntegerField(

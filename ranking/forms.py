@@ -194,6 +194,11 @@ class CampaignForm(forms.Form):
         help_text="Exclude workers whose answers are near-constant or follow the display position "
         "(shown either way).",
     )
+    exclude_by_agreement = forms.BooleanField(
+        required=False,
+        help_text="Exclude workers whose answers agree with the other workers' far less than the "
+        "campaign's workers usually do (without this box their HITs are held until you decide).",
+    )
     reward_per_hit = forms.DecimalField(min_value=0, max_digits=8, decimal_places=2, initial=0)
     budget = forms.DecimalField(
         min_value=0,
@@ -325,6 +330,7 @@ class ExclusionRulesForm(forms.Form):
     exclude_by_mann_whitney = forms.BooleanField(required=False, label="Appraise's test (Mann-Whitney)")
     exclude_by_consistency = forms.BooleanField(required=False, label="consistency on repeats")
     exclude_by_flat = forms.BooleanField(required=False, label="flat scoring")
+    exclude_by_agreement = forms.BooleanField(required=False, label="agreement with the crowd")
 
     def clean_rules(self) -> str:
         if self.cleaned_data["rules"] != "chosen":

@@ -17,12 +17,14 @@ from ranking.models import (
     Assignment,
     AssignmentStatus,
     Campaign,
+    HoldReason,
     WorkerOverride,
     WorkerRecord,
 )
 from ranking.services.evidence import campaign_workers_with_judgments, evidence_recount
 from ranking.services.holds import hold_after_inclusion
 from ranking.services.results import TASK_CAMPAIGN_SCORES
+from ranking.statuses import EVIDENCE_HOLDS
 from ranking.work_writes import row_update
 
 
@@ -46,6 +48,7 @@ def worker_record_refresh(*, campaign: Campaign, worker: AbstractBaseUser) -> Wo
     if record is None:  # the worker's first evidence in the campaign (a concurrent first is handled)
         record, _ = WorkerRecord.objects.select_for_update().get_or_create(campaign=campaign, worker=worker)
     record.campaign = campaign
+    held_before = bool(record.same_as or record.agreement_low)  # HITs its evidence may have held
     evidence_recount(record)
     excluded = _should_exclude(campaign, record)
     changed = excluded != record.excluded
@@ -53,7 +56,36 @@ def worker_record_refresh(*, campaign: Campaign, worker: AbstractBaseUser) -> Wo
     row_update(record)  # record.save() on the locked row, without building the UPDATE (issue 22)
     if changed:
         _apply_exclusion(campaign, worker, excluded)
+    hold = _evidence_hold(record)
+    if hold or held_before:
+        _apply_evidence_hold(campaign, worker, hold)
     return record
+
+
+def _evidence_hold(record: WorkerRecord) -> str:
+    """Why the worker's finished HITs are held by their record (issue 41; "": they are not): while
+    the researcher has not decided (an override) and no rule excluded the worker."""
+    if record.override or record.excluded:
+        return ""
+    if record.same_as:
+        return HoldReason.SAME_PERSON
+    return HoldReason.DISAGREES if record.agreement_low else ""
+
+
+def _apply_evidence_hold(campaign: Campaign, worker: AbstractBaseUser, reason: str) -> None:
+    """Hold the worker's counted HITs for ``reason`` (a HIT they finish later is held at the refresh
+    its last screen brings), or release those held by earlier evidence when ``reason`` is ""."""
+    mine = Assignment.objects.filter(hit__campaign=campaign, worker=worker, hit__qualification=False)
+    by_evidence = mine.filter(status=AssignmentStatus.HELD, hold_reason__in=EVIDENCE_HOLDS)
+    if reason:
+        moved = mine.filter(status=AssignmentStatus.SUBMITTED).update(
+            status=AssignmentStatus.HELD, hold_reason=reason
+        )
+        moved += by_evidence.exclude(hold_reason=reason).update(hold_reason=reason)
+    else:
+        moved = by_evidence.update(status=AssignmentStatus.SUBMITTED, hold_reason=HoldReason.NONE)
+    if moved:
+        task_send_on_commit(TASK_CAMPAIGN_SCORES, campaign_id=campaign.pk)
 
 
 def _apply_exclusion(campaign: Campaign, worker: AbstractBaseUser, excluded: bool) -> None:
@@ -105,11 +137,23 @@ def worker_record_refresh_after_submit(
 
 
 def campaign_exclusion_rules_set(
-    *, campaign: Campaign, pass_rate: bool, mann_whitney: bool, consistency: bool, flat: bool
+    *,
+    campaign: Campaign,
+    pass_rate: bool,
+    mann_whitney: bool,
+    consistency: bool,
+    flat: bool,
+    agreement: bool = False,
 ) -> int:
     """The researcher's choice of which evidence excludes; every worker's record is refreshed under the
     new rules (some are excluded, some come back). Returns the number of workers now excluded."""
-    chosen = {"pass_rate": pass_rate, "mann_whitney": mann_whitney, "consistency": consistency, "flat": flat}
+    chosen = {
+        "pass_rate": pass_rate,
+        "mann_whitney": mann_whitney,
+        "consistency": consistency,
+        "flat": flat,
+        "agreement": agreement,
+    }
     with transaction.atomic():
         for rule, value in chosen.items():
             setattr(campaign, RULE_FIELDS[rule], bool(value))

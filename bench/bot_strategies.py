@@ -396,6 +396,159 @@ class IdReader:
         }
 
 
+def _screen_key(screen: Screen) -> tuple:
+    return (
+        " ".join(screen["source"].split()),
+        tuple(sorted(" ".join(c["text"].split()) for c in screen["candidates"])),
+    )
+
+
+class Ring:
+    """One careful person behind many accounts (issue 41): the first account to see a screen (by its
+    source and candidate texts, which every account sees alike) answers carefully; every other account
+    copies that answer, candidate by candidate, labels included. The memo is shared by all the ring's
+    accounts (``fresh()`` keeps it)."""
+
+    def __init__(self, memo: dict | None = None) -> None:
+        self.memo: dict[tuple, tuple[dict[str, float], dict[str, list[str]] | None]] = (
+            {} if memo is None else memo
+        )
+
+    def fresh(self) -> Ring:
+        return type(self)(self.memo)
+
+    def __call__(self, screen: Screen, gmeg: Gmeg, rng: random.Random) -> dict[int, float]:
+        key = _screen_key(screen)
+        if key not in self.memo:
+            values = careful(screen, gmeg, rng)
+            labels = (
+                careful_labels(screen, gmeg, rng, values)
+                if any("edits" in c for c in screen["candidates"])
+                else None
+            )
+            by_text = {" ".join(c["text"].split()): values[c["position"]] for c in screen["candidates"]}
+            labels_by_text = (
+                {" ".join(c["text"].split()): labels[c["position"]] for c in screen["candidates"]}
+                if labels
+                else None
+            )
+            self.memo[key] = (by_text, labels_by_text)
+        by_text, _ = self.memo[key]
+        return {c["position"]: by_text[" ".join(c["text"].split())] for c in screen["candidates"]}
+
+    def labels(self, screen: Screen, gmeg: Gmeg, rng: random.Random, values: dict[int, float]):
+        _, labels = self.memo[_screen_key(screen)]
+        return {
+            c["position"]: (labels or {}).get(" ".join(c["text"].split()), []) for c in screen["candidates"]
+        }
+
+
+class Drifter:
+    """Careful for its first ``careful_screens`` screens (50), then random (issue 41's third row)."""
+
+    def __init__(self, careful_screens: int = 50) -> None:
+        self.careful_screens = careful_screens
+        self.seen = 0
+
+    def fresh(self) -> Drifter:
+        return type(self)(self.careful_screens)
+
+    def __call__(self, screen: Screen, gmeg: Gmeg, rng: random.Random) -> dict[int, float]:
+        self.seen += 1
+        return (
+            careful(screen, gmeg, rng) if self.seen <= self.careful_screens else random_bot(screen, gmeg, rng)
+        )
+
+    def labels(self, screen: Screen, gmeg: Gmeg, rng: random.Random, values: dict[int, float]):
+        if self.seen <= self.careful_screens:
+            return careful_labels(screen, gmeg, rng, values)
+        return random_labels(screen, gmeg, rng, values)
+
+
+def word_frequency(screen: Screen, gmeg: Gmeg, rng: random.Random) -> dict[int, float]:
+    """A word-frequency "language model" (the cheap stand-in for an LLM judge): rarer words are worse;
+    100 x the mean Zipf frequency over 8 (``word_fluency``)."""
+    return {c["position"]: 100 * word_fluency(c["text"]) / 8 for c in screen["candidates"]}
+
+
+def word_frequency_labels(screen: Screen, gmeg: Gmeg, rng: random.Random, values: dict[int, float]):
+    """An edit that makes the source's words more frequent is good, one that makes them rarer bad."""
+    before = word_fluency(screen["source"])
+
+    def label(edit: dict) -> str:
+        gain = word_fluency(edit_applied(screen["source"], tuple(edit["span"]), edit["correction"])) - before
+        return "good" if gain > 1e-9 else "bad" if gain < -1e-9 else "neutral"
+
+    return {c["position"]: [label(e) for e in c.get("edits", [])] for c in screen["candidates"]}
+
+
+class NearCopy:
+    """Finds the pair of texts that differ by one small edit and answers the rest at random (issue 41):
+    on a screen, two candidates one word-level edit apart; across the HIT, a screen whose source was
+    shown before with one candidate changed ("compare the copies"). Of the two texts, the one whose
+    changed words are rarer (``word_fluency``) and less supported by the other candidates (their
+    edits against the source) is taken for the trap: rated 0, its edits bad; its twin 100, its edits
+    good. Stateful per worker; ``new_hit`` forgets the HIT's screens."""
+
+    def __init__(self) -> None:
+        self.shown: dict[str, list[str]] = {}
+        self.trap_texts: set[str] = set()
+        self.base_texts: set[str] = set()
+
+    def fresh(self) -> NearCopy:
+        return type(self)()
+
+    def new_hit(self) -> None:
+        self.shown.clear()
+
+    @staticmethod
+    def _support(source: str, text: str, others: list[str]) -> float:
+        mine = set(word_edit_keys(source, text))
+        theirs = [set(word_edit_keys(source, o)) for o in others]
+        return sum(len(mine & t) for t in theirs) - len(mine) + word_fluency(text)
+
+    def _judge_pair(self, source: str, a: str, b: str, others: list[str]) -> None:
+        trap, base = (a, b) if self._support(source, a, others) < self._support(source, b, others) else (b, a)
+        self.trap_texts.add(trap)
+        self.base_texts.add(base)
+
+    def __call__(self, screen: Screen, gmeg: Gmeg, rng: random.Random) -> dict[int, float]:
+        source = " ".join(screen["source"].split())
+        texts = [" ".join(c["text"].split()) for c in screen["candidates"]]
+        for i, a in enumerate(texts):
+            for b in texts[i + 1 :]:
+                if len(word_edit_keys(a, b)) == 1:
+                    self._judge_pair(source, a, b, [t for t in texts if t not in (a, b)])
+        earlier = self.shown.get(source)
+        if earlier is not None and len(earlier) == len(texts):
+            gone, new = [t for t in earlier if t not in texts], [t for t in texts if t not in earlier]
+            if len(gone) == 1 and len(new) == 1:
+                self._judge_pair(source, gone[0], new[0], [t for t in texts if t != new[0]])
+        self.shown[source] = texts
+        return {
+            c["position"]: 0.0
+            if t in self.trap_texts
+            else 100.0
+            if t in self.base_texts
+            else rng.uniform(0, 100)
+            for c, t in zip(screen["candidates"], texts, strict=True)
+        }
+
+    def labels(self, screen: Screen, gmeg: Gmeg, rng: random.Random, values: dict[int, float]):
+        out = {}
+        for c in screen["candidates"]:
+            t = " ".join(c["text"].split())
+            mark = "bad" if t in self.trap_texts else "good" if t in self.base_texts else None
+            out[c["position"]] = [mark or rng.choice(LABELS) for _ in c.get("edits", [])]
+        return out
+
+
+def stateful_labels(screen: Screen, gmeg: Gmeg, rng: random.Random, values: dict[int, float]):
+    """Placeholder for a stateful strategy's labeller: bots.py asks the worker's own strategy object
+    (``labels``), which this never reaches."""
+    raise RuntimeError("a stateful strategy labels with its own labels()")
+
+
 STRATEGIES: dict[str, Strategy] = {
     "careful": careful,
     "random": random_bot,
@@ -409,6 +562,10 @@ STRATEGIES: dict[str, Strategy] = {
     "id-reader": IdReader(),
     "careful-references": careful_references,
     "careful-fluency": careful_fluency,
+    "ring": Ring(),
+    "drifter": Drifter(),
+    "near-copy": NearCopy(),
+    "word-frequency": word_frequency,
 }
 """Each a function of the screen; a stateful one (the id reader) has ``fresh()``, a new one per worker."""
 LABELLERS: dict[str, Labeller] = {
@@ -424,6 +581,10 @@ LABELLERS: dict[str, Labeller] = {
     "id-reader": random_labels,
     "careful-references": careful_reference_labels,
     "careful-fluency": careful_fluency_labels,
+    "ring": stateful_labels,
+    "drifter": stateful_labels,
+    "near-copy": stateful_labels,
+    "word-frequency": word_frequency_labels,
 }
 
 
@@ -447,6 +608,8 @@ SECONDS: dict[str, Callable[[Screen, random.Random], float]] = {
     "careful": careful_seconds,
     "careful-references": careful_seconds,
     "careful-fluency": careful_seconds,
+    "ring": careful_seconds,
+    "drifter": careful_seconds,
 }
 """Per strategy, the time on a screen the server sees with ``--speed-rule on`` (else ``bot_seconds``)."""
 

@@ -220,6 +220,12 @@ class Evidence:
     inconsistent: bool = False
     flat_reason: str = ""
     agreement_low: bool = False
+    drifting: bool = False
+    """The recent traps fail while the total passes (``geceval.drift``)."""
+
+
+RECENT_TRAPS = "recent trap pass rate"
+"""The reason a drifting worker is excluded: only their work since the drift began is removed."""
 
 
 def exclusion_reasons(evidence: Evidence, rules: Rules) -> list[str]:
@@ -233,6 +239,8 @@ def exclusion_reasons(evidence: Evidence, rules: Rules) -> list[str]:
         and evidence.traps_passed / seen < rules.trap_threshold
     ):
         reasons.append("trap pass rate")
+    if rules.pass_rate and evidence.drifting and not reasons:
+        reasons.append(RECENT_TRAPS)
     if rules.mann_whitney and trap_test_passed(evidence.mann_whitney_p) is False:
         reasons.append("traps not rated worse than their bases")
     if rules.consistency and evidence.inconsistent:

@@ -40,6 +40,7 @@ def record_evidence(record: WorkerRecord) -> Evidence:
         inconsistent=record.inconsistent,
         flat_reason=record.flat_reason,
         agreement_low=record.agreement_low,
+        drifting=record.drift_from is not None,
     )
 
 

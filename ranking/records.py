@@ -59,6 +59,11 @@ class WorkerRecord(models.Model):
         help_text="agreement with the crowd: r of the worker's answers and the other workers' mean on the "
         "same screens (null: too few shared screens)",
     )
+    drift_from = models.DateTimeField(
+        null=True,
+        blank=True,
+        help_text="the recent traps fail while the total passes: when the failing stretch began",
+    )
     agreement_screens = models.PositiveIntegerField(default=0, help_text="screens shared with other workers")
     agreement_low = models.BooleanField(
         default=False, help_text="agreement far below the campaign's other workers'"

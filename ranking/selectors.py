@@ -5,7 +5,7 @@ from __future__ import annotations
 import statistics
 from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
@@ -218,6 +218,8 @@ class WorkerRow:
     flat_reason: str = ""
     score_spread: float | None = None
     position_rho: float | None = None
+    drift_from: datetime | None = None
+    """When the recent traps began to fail while the total passes (issue 41)."""
     agreement: float | None = None
     agreement_screens: int = 0
     agreement_low: bool = False
@@ -308,6 +310,7 @@ _EVIDENCE_FIELDS = (
     "flat_reason",
     "score_spread",
     "position_rho",
+    "drift_from",
 )
 
 

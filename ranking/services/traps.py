@@ -3,14 +3,17 @@
 
 from __future__ import annotations
 
+from datetime import datetime
+
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
-from django.db.models import Max
+from django.db.models import Max, Q
 from django.utils import timezone
 
 from annotate.sql_rows import row
 from annotate.tasking import task_send_on_commit
 from geceval.errors import GecInputError
+from geceval.worker_checks import RECENT_TRAPS
 from ranking.evidence import RULE_FIELDS, record_exclusion_reasons
 from ranking.models import (
     LIVE_ASSIGNMENT,
@@ -55,7 +58,7 @@ def worker_record_refresh(*, campaign: Campaign, worker: AbstractBaseUser) -> Wo
     record.excluded = excluded
     row_update(record)  # record.save() on the locked row, without building the UPDATE (issue 22)
     if changed:
-        _apply_exclusion(campaign, worker, excluded)
+        _apply_exclusion(campaign, worker, excluded, since=_drift_only(campaign, record))
     hold = _evidence_hold(record)
     if hold or held_before:
         _apply_evidence_hold(campaign, worker, hold)
@@ -88,10 +91,24 @@ def _apply_evidence_hold(campaign: Campaign, worker: AbstractBaseUser, reason: s
         task_send_on_commit(TASK_CAMPAIGN_SCORES, campaign_id=campaign.pk)
 
 
-def _apply_exclusion(campaign: Campaign, worker: AbstractBaseUser, excluded: bool) -> None:
+def _drift_only(campaign: Campaign, record: WorkerRecord) -> datetime | None:
+    """When drift alone excludes the worker (issue 41): the time from which their work is removed."""
+    if record.override or record_exclusion_reasons(campaign, record) != [RECENT_TRAPS]:
+        return None
+    return record.drift_from
+
+
+def _apply_exclusion(
+    campaign: Campaign, worker: AbstractBaseUser, excluded: bool, since: datetime | None = None
+) -> None:
+    """``since``: exclude only the HITs with work from then on (not finished before it), so the HITs
+    judged before a drift keep counting and the later ones return to the pool."""
     mine = Assignment.objects.filter(hit__campaign=campaign, worker=worker)
     if excluded:
-        mine.filter(LIVE_ASSIGNMENT).update(status=AssignmentStatus.EXCLUDED)
+        live = mine.filter(LIVE_ASSIGNMENT)
+        if since is not None:
+            live = live.filter(Q(submitted__isnull=True) | Q(submitted__gte=since))
+        live.update(status=AssignmentStatus.EXCLUDED)
     else:
         # Back in: a finished HIT counts again, an interrupted one resumes while time is left; each on a
         # slot above any in use, so no live slot clashes.

@@ -136,20 +136,21 @@ def test_the_researchers_rule_excludes_a_worker_far_below_the_crowd(crowd):
     assert _status(campaign, workers["clicker"]) == (AssignmentStatus.HELD, "disagrees")
 
 
-def test_two_accounts_answering_alike_are_flagged_as_one_person_and_held(crowd):
+def test_two_accounts_answering_alike_are_flagged_as_one_person_and_count_once(crowd):
     _, campaign, workers = crowd
     copy, original = _record(campaign, workers["copy"]), _record(campaign, workers["reader0"])
     assert copy.same_as == [workers["reader0"].pk] and original.same_as == [workers["copy"].pk]
     assert all(_record(campaign, workers[f"reader{k}"]).same_as == [] for k in range(1, READERS))
-    assert _status(campaign, workers["copy"]) == (AssignmentStatus.HELD, "same_person")
-    assert _status(campaign, workers["reader0"]) == (AssignmentStatus.HELD, "same_person")
-    # the researcher decides: one account always included (counted), the other excluded
-    worker_override_set(campaign=campaign, worker=workers["reader0"], override="include")
-    worker_override_set(campaign=campaign, worker=workers["copy"], override="exclude")
+    # the group's first account counts, the other is held for the researcher
     assert _status(campaign, workers["reader0"]) == (AssignmentStatus.SUBMITTED, "")
-    assert _status(campaign, workers["copy"])[0] == AssignmentStatus.EXCLUDED
+    assert _status(campaign, workers["copy"]) == (AssignmentStatus.HELD, "same_person")
     counted = valid_judgments(campaign).filter(judge__in=[workers["reader0"], workers["copy"]])
     assert set(counted.values_list("judge_id", flat=True)) == {workers["reader0"].pk}
+    # the researcher decides: the copy excluded, or counted after all
+    worker_override_set(campaign=campaign, worker=workers["copy"], override="exclude")
+    assert _status(campaign, workers["copy"])[0] == AssignmentStatus.EXCLUDED
+    worker_override_set(campaign=campaign, worker=workers["copy"], override="include")
+    assert _status(campaign, workers["copy"]) == (AssignmentStatus.SUBMITTED, "")
 
 
 def test_the_campaign_page_says_what_the_crowd_evidence_means(crowd, client):

@@ -67,10 +67,12 @@ def worker_record_refresh(*, campaign: Campaign, worker: AbstractBaseUser) -> Wo
 
 def _evidence_hold(record: WorkerRecord) -> str:
     """Why the worker's finished HITs are held by their record (issue 41; "": they are not): while
-    the researcher has not decided (an override) and no rule excluded the worker."""
+    the researcher has not decided (an override) and no rule excluded the worker. Of accounts alike
+    beyond chance, every one but the first is held, so the group's work counts as one worker's."""
     if record.override or record.excluded:
         return ""
-    if record.same_as:
+    # one person behind many accounts counts once: the group's first account (lowest id) keeps counting
+    if record.same_as and min(record.same_as) < record.worker_id:
         return HoldReason.SAME_PERSON
     return HoldReason.DISAGREES if record.agreement_low else ""
 

@@ -5,54 +5,128 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('ranking', '0026_campaign_preview_sentence'),
+        ("ranking", "0026_campaign_preview_sentence"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.RemoveConstraint(
-            model_name='assignment',
-            name='assignment_hold_reason_valid',
+            model_name="assignment",
+            name="assignment_hold_reason_valid",
         ),
         migrations.AddField(
-            model_name='campaign',
-            name='exclude_by_agreement',
-            field=models.BooleanField(default=False, help_text="agreement with the other workers far below the campaign's (held for the researcher either way)"),
+            model_name="campaign",
+            name="exclude_by_agreement",
+            field=models.BooleanField(
+                default=False,
+                help_text="agreement with the other workers far below the campaign's (held for the researcher either way)",
+            ),
         ),
         migrations.AddField(
-            model_name='workerrecord',
-            name='agreement',
-            field=models.FloatField(blank=True, help_text="agreement with the crowd: r of the worker's answers and the other workers' mean on the same screens (null: too few shared screens)", null=True),
+            model_name="workerrecord",
+            name="agreement",
+            field=models.FloatField(
+                blank=True,
+                help_text="agreement with the crowd: r of the worker's answers and the other workers' mean on the same screens (null: too few shared screens)",
+                null=True,
+            ),
         ),
         migrations.AddField(
-            model_name='workerrecord',
-            name='agreement_low',
-            field=models.BooleanField(default=False, help_text="agreement far below the campaign's other workers'"),
+            model_name="workerrecord",
+            name="agreement_low",
+            field=models.BooleanField(
+                default=False, help_text="agreement far below the campaign's other workers'"
+            ),
         ),
         migrations.AddField(
-            model_name='workerrecord',
-            name='agreement_screens',
-            field=models.PositiveIntegerField(default=0, help_text='screens shared with other workers'),
+            model_name="workerrecord",
+            name="agreement_screens",
+            field=models.PositiveIntegerField(default=0, help_text="screens shared with other workers"),
         ),
         migrations.AddField(
-            model_name='workerrecord',
-            name='drift_from',
-            field=models.DateTimeField(blank=True, help_text='the recent traps fail while the total passes: when the failing stretch began', null=True),
+            model_name="workerrecord",
+            name="drift_from",
+            field=models.DateTimeField(
+                blank=True,
+                help_text="the recent traps fail while the total passes: when the failing stretch began",
+                null=True,
+            ),
         ),
         migrations.AddField(
-            model_name='workerrecord',
-            name='same_as',
-            field=models.JSONField(blank=True, default=list, help_text='ids of workers whose answers on shared screens are alike beyond chance (one person)'),
+            model_name="workerrecord",
+            name="same_as",
+            field=models.JSONField(
+                blank=True,
+                default=list,
+                help_text="ids of workers whose answers on shared screens are alike beyond chance (one person)",
+            ),
         ),
         migrations.AlterField(
-            model_name='assignment',
-            name='hold_reason',
-            field=models.CharField(blank=True, choices=[('', 'not held'), ('unconfirmed', "awaiting the platform's confirmation of the submission"), ('too_fast', "finished in under half its screens' minimum time"), ('other_worker', 'the platform names another worker or HIT for the submission'), ('never_submitted', 'the platform never received the submission'), ('disagrees', "the worker's answers agree far less with the other workers' than the campaign's"), ('same_person', "the worker's answers are alike another worker's beyond chance (one person)")], default='', help_text='why it is held (or was dropped); kept while excluded, so inclusion holds it again', max_length=16),
+            model_name="assignment",
+            name="hold_reason",
+            field=models.CharField(
+                blank=True,
+                choices=[
+                    ("", "not held"),
+                    ("unconfirmed", "awaiting the platform's confirmation of the submission"),
+                    ("too_fast", "finished in under half its screens' minimum time"),
+                    ("other_worker", "the platform names another worker or HIT for the submission"),
+                    ("never_submitted", "the platform never received the submission"),
+                    (
+                        "disagrees",
+                        "the worker's answers agree far less with the other workers' than the campaign's",
+                    ),
+                    (
+                        "same_person",
+                        "the worker's answers are alike another worker's beyond chance (one person)",
+                    ),
+                ],
+                default="",
+                help_text="why it is held (or was dropped); kept while excluded, so inclusion holds it again",
+                max_length=16,
+            ),
         ),
         migrations.AddConstraint(
-            model_name='assignment',
-            constraint=models.CheckConstraint(condition=models.Q(models.Q(('hold_reason__in', ['unconfirmed', 'too_fast', 'other_worker', 'never_submitted', 'disagrees', 'same_person']), ('status__in', ['held', 'dropped'])), models.Q(('hold_reason__in', ['', 'unconfirmed', 'too_fast', 'other_worker', 'never_submitted', 'disagrees', 'same_person']), ('status', 'excluded')), models.Q(models.Q(('status__in', ['held', 'dropped', 'excluded']), _negated=True), ('hold_reason', '')), _connector='OR'), name='assignment_hold_reason_valid'),
+            model_name="assignment",
+            constraint=models.CheckConstraint(
+                condition=models.Q(
+                    models.Q(
+                        (
+                            "hold_reason__in",
+                            [
+                                "unconfirmed",
+                                "too_fast",
+                                "other_worker",
+                                "never_submitted",
+                                "disagrees",
+                                "same_person",
+                            ],
+                        ),
+                        ("status__in", ["held", "dropped"]),
+                    ),
+                    models.Q(
+                        (
+                            "hold_reason__in",
+                            [
+                                "",
+                                "unconfirmed",
+                                "too_fast",
+                                "other_worker",
+                                "never_submitted",
+                                "disagrees",
+                                "same_person",
+                            ],
+                        ),
+                        ("status", "excluded"),
+                    ),
+                    models.Q(
+                        models.Q(("status__in", ["held", "dropped", "excluded"]), _negated=True),
+                        ("hold_reason", ""),
+                    ),
+                    _connector="OR",
+                ),
+                name="assignment_hold_reason_valid",
+            ),
         ),
     ]

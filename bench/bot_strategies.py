@@ -49,6 +49,7 @@ class Gmeg:
     _quality: dict[tuple[int, str], float] = field(default_factory=dict)
     _regenerated: dict[tuple[int, str], set[str]] = field(default_factory=dict)
     _scorers: dict[int, SentenceScorer] = field(default_factory=dict)
+    _errant: dict[tuple[str, str], frozenset] = field(default_factory=dict)
 
     @classmethod
     def load(cls, directory: Path, n: int | None = None) -> Gmeg:
@@ -91,6 +92,27 @@ class Gmeg:
         edited = " ".join([*tokens[:start], *correction.split(), *tokens[end:]])
         return score(edited) - score(self.sources[i])
 
+    def errant_edits(self, source: str, text: str) -> frozenset:
+        """ERRANT's edits of ``text`` against ``source`` as (source start, end, correction), as the
+        edit-level API names an edit (cached)."""
+        key = (source, text)
+        if key not in self._errant:
+            from ranking.protocols.edits.annotation import compute_edits  # ERRANT, no database
+
+            self._errant[key] = frozenset(
+                (e["o_start"], e["o_end"], " ".join(e["c_text"].split())) for e in compute_edits(source, text)
+            )
+        return self._errant[key]
+
+    def reference_edits(self, source: str) -> list[frozenset]:
+        """Each reference's ERRANT edits against the line's source."""
+        i = self.lines(source)[0]
+        return [self.errant_edits(self.sources[i], self.references[r][i]) for r in REFERENCES]
+
+    def reference_errors(self, source: str, edits: frozenset) -> int:
+        """Against the closest reference: needless or wrong edits plus missed corrections."""
+        return min(len(edits ^ ref) for ref in self.reference_edits(source))
+
     def regenerated(self, source: str, texts: list[str]) -> set[str]:
         """What the public inserter makes of ``texts`` with the public seeds 0-9 at this source's
         line(s): GMEG's ``source+error`` file and today's generated trap system are among them."""
@@ -116,6 +138,79 @@ def careful(screen: Screen, gmeg: Gmeg, rng: random.Random) -> dict[int, float]:
         c["position"]: 100 * gmeg.quality(screen["source"], c["text"]) + rng.gauss(0, CAREFUL_SIGMA)
         for c in screen["candidates"]
     }
+
+
+def candidate_edit_keys(screen: Screen, gmeg: Gmeg) -> dict[int, frozenset]:
+    """position -> the candidate's ERRANT edits as (start, end, correction): the API's on an edit-level
+    screen, else computed (what a careful person reading the references' edits sees)."""
+    return {
+        c["position"]: frozenset((*e["span"], " ".join(e["correction"].split())) for e in c["edits"])
+        if "edits" in c
+        else gmeg.errant_edits(screen["source"], c["text"])
+        for c in screen["candidates"]
+    }
+
+
+def careful_references(screen: Screen, gmeg: Gmeg, rng: random.Random) -> dict[int, float]:
+    """Careful, judging by the references' ERRANT edits rather than GLEU+ (issue 41): 10 points off per
+    error against the closest reference (a needless or wrong edit, a missed correction); corrections
+    with as many errors tie (``TIE_TOLERANCE``), others never do."""
+    return {
+        p: 100.0 - 10 * gmeg.reference_errors(screen["source"], edits) + rng.uniform(-1, 1)
+        for p, edits in candidate_edit_keys(screen, gmeg).items()
+    }
+
+
+def careful_reference_labels(screen: Screen, gmeg: Gmeg, rng: random.Random, values: dict[int, float]):
+    """An edit some reference makes is good, any other bad; ``CAREFUL_LABEL_ERROR`` of them random."""
+    made = frozenset().union(*gmeg.reference_edits(screen["source"]))
+
+    def label(edit: dict) -> str:
+        read = "good" if (*edit["span"], " ".join(edit["correction"].split())) in made else "bad"
+        return rng.choice(LABELS) if rng.random() < CAREFUL_LABEL_ERROR else read
+
+    return {c["position"]: [label(e) for e in c.get("edits", [])] for c in screen["candidates"]}
+
+
+def word_fluency(text: str) -> float:
+    """A cheap fluency: the mean Zipf frequency (0-8) of the text's words in English, by the ``wordfreq``
+    package (the benchmark's own requirement, bench/requirements.txt; never the product's)."""
+    from wordfreq import zipf_frequency
+
+    words = [w for w in text.lower().split() if any(ch.isalpha() for ch in w)]
+    return sum(zipf_frequency(w, "en") for w in words) / len(words) if words else 0.0
+
+
+def careful_fluency(screen: Screen, gmeg: Gmeg, rng: random.Random) -> dict[int, float]:
+    """Careful, half GLEU+ and half fluency (issue 41): the mean of 100 x GLEU+ and 100 x the word
+    fluency over 8, plus Gaussian noise (sigma 10)."""
+    return {
+        c["position"]: 50 * gmeg.quality(screen["source"], c["text"])
+        + 50 * word_fluency(c["text"]) / 8
+        + rng.gauss(0, 10)
+        for c in screen["candidates"]
+    }
+
+
+def edit_applied(source: str, span: tuple[int, int], correction: str) -> str:
+    tokens = source.split()
+    return " ".join([*tokens[: span[0]], *correction.split(), *tokens[span[1] :]])
+
+
+def careful_fluency_labels(screen: Screen, gmeg: Gmeg, rng: random.Random, values: dict[int, float]):
+    """Each edit by what it alone does to the source, half by GLEU+ (x 100) and half by word fluency
+    (x 100 / 8, the scale of ``careful_fluency``): good when the mix rises, bad when it falls, else
+    neutral; ``CAREFUL_LABEL_ERROR`` of the labels random."""
+    before = word_fluency(screen["source"])
+
+    def label(edit: dict) -> str:
+        span = tuple(edit["span"])
+        fluency = word_fluency(edit_applied(screen["source"], span, edit["correction"])) - before
+        gain = 50 * gmeg.edit_gain(screen["source"], span, edit["correction"]) + 50 * fluency / 8
+        read = "good" if gain > 1e-9 else "bad" if gain < -1e-9 else "neutral"
+        return rng.choice(LABELS) if rng.random() < CAREFUL_LABEL_ERROR else read
+
+    return {c["position"]: [label(e) for e in c.get("edits", [])] for c in screen["candidates"]}
 
 
 def random_bot(screen: Screen, gmeg: Gmeg, rng: random.Random) -> dict[int, float]:
@@ -301,6 +396,159 @@ class IdReader:
         }
 
 
+def _screen_key(screen: Screen) -> tuple:
+    return (
+        " ".join(screen["source"].split()),
+        tuple(sorted(" ".join(c["text"].split()) for c in screen["candidates"])),
+    )
+
+
+class Ring:
+    """One careful person behind many accounts (issue 41): the first account to see a screen (by its
+    source and candidate texts, which every account sees alike) answers carefully; every other account
+    copies that answer, candidate by candidate, labels included. The memo is shared by all the ring's
+    accounts (``fresh()`` keeps it)."""
+
+    def __init__(self, memo: dict | None = None) -> None:
+        self.memo: dict[tuple, tuple[dict[str, float], dict[str, list[str]] | None]] = (
+            {} if memo is None else memo
+        )
+
+    def fresh(self) -> Ring:
+        return type(self)(self.memo)
+
+    def __call__(self, screen: Screen, gmeg: Gmeg, rng: random.Random) -> dict[int, float]:
+        key = _screen_key(screen)
+        if key not in self.memo:
+            values = careful(screen, gmeg, rng)
+            labels = (
+                careful_labels(screen, gmeg, rng, values)
+                if any("edits" in c for c in screen["candidates"])
+                else None
+            )
+            by_text = {" ".join(c["text"].split()): values[c["position"]] for c in screen["candidates"]}
+            labels_by_text = (
+                {" ".join(c["text"].split()): labels[c["position"]] for c in screen["candidates"]}
+                if labels
+                else None
+            )
+            self.memo[key] = (by_text, labels_by_text)
+        by_text, _ = self.memo[key]
+        return {c["position"]: by_text[" ".join(c["text"].split())] for c in screen["candidates"]}
+
+    def labels(self, screen: Screen, gmeg: Gmeg, rng: random.Random, values: dict[int, float]):
+        _, labels = self.memo[_screen_key(screen)]
+        return {
+            c["position"]: (labels or {}).get(" ".join(c["text"].split()), []) for c in screen["candidates"]
+        }
+
+
+class Drifter:
+    """Careful for its first ``careful_screens`` screens (50), then random (issue 41's third row)."""
+
+    def __init__(self, careful_screens: int = 50) -> None:
+        self.careful_screens = careful_screens
+        self.seen = 0
+
+    def fresh(self) -> Drifter:
+        return type(self)(self.careful_screens)
+
+    def __call__(self, screen: Screen, gmeg: Gmeg, rng: random.Random) -> dict[int, float]:
+        self.seen += 1
+        return (
+            careful(screen, gmeg, rng) if self.seen <= self.careful_screens else random_bot(screen, gmeg, rng)
+        )
+
+    def labels(self, screen: Screen, gmeg: Gmeg, rng: random.Random, values: dict[int, float]):
+        if self.seen <= self.careful_screens:
+            return careful_labels(screen, gmeg, rng, values)
+        return random_labels(screen, gmeg, rng, values)
+
+
+def word_frequency(screen: Screen, gmeg: Gmeg, rng: random.Random) -> dict[int, float]:
+    """A word-frequency "language model" (the cheap stand-in for an LLM judge): rarer words are worse;
+    100 x the mean Zipf frequency over 8 (``word_fluency``)."""
+    return {c["position"]: 100 * word_fluency(c["text"]) / 8 for c in screen["candidates"]}
+
+
+def word_frequency_labels(screen: Screen, gmeg: Gmeg, rng: random.Random, values: dict[int, float]):
+    """An edit that makes the source's words more frequent is good, one that makes them rarer bad."""
+    before = word_fluency(screen["source"])
+
+    def label(edit: dict) -> str:
+        gain = word_fluency(edit_applied(screen["source"], tuple(edit["span"]), edit["correction"])) - before
+        return "good" if gain > 1e-9 else "bad" if gain < -1e-9 else "neutral"
+
+    return {c["position"]: [label(e) for e in c.get("edits", [])] for c in screen["candidates"]}
+
+
+class NearCopy:
+    """Finds the pair of texts that differ by one small edit and answers the rest at random (issue 41):
+    on a screen, two candidates one word-level edit apart; across the HIT, a screen whose source was
+    shown before with one candidate changed ("compare the copies"). Of the two texts, the one whose
+    changed words are rarer (``word_fluency``) and less supported by the other candidates (their
+    edits against the source) is taken for the trap: rated 0, its edits bad; its twin 100, its edits
+    good. Stateful per worker; ``new_hit`` forgets the HIT's screens."""
+
+    def __init__(self) -> None:
+        self.shown: dict[str, list[str]] = {}
+        self.trap_texts: set[str] = set()
+        self.base_texts: set[str] = set()
+
+    def fresh(self) -> NearCopy:
+        return type(self)()
+
+    def new_hit(self) -> None:
+        self.shown.clear()
+
+    @staticmethod
+    def _support(source: str, text: str, others: list[str]) -> float:
+        mine = set(word_edit_keys(source, text))
+        theirs = [set(word_edit_keys(source, o)) for o in others]
+        return sum(len(mine & t) for t in theirs) - len(mine) + word_fluency(text)
+
+    def _judge_pair(self, source: str, a: str, b: str, others: list[str]) -> None:
+        trap, base = (a, b) if self._support(source, a, others) < self._support(source, b, others) else (b, a)
+        self.trap_texts.add(trap)
+        self.base_texts.add(base)
+
+    def __call__(self, screen: Screen, gmeg: Gmeg, rng: random.Random) -> dict[int, float]:
+        source = " ".join(screen["source"].split())
+        texts = [" ".join(c["text"].split()) for c in screen["candidates"]]
+        for i, a in enumerate(texts):
+            for b in texts[i + 1 :]:
+                if len(word_edit_keys(a, b)) == 1:
+                    self._judge_pair(source, a, b, [t for t in texts if t not in (a, b)])
+        earlier = self.shown.get(source)
+        if earlier is not None and len(earlier) == len(texts):
+            gone, new = [t for t in earlier if t not in texts], [t for t in texts if t not in earlier]
+            if len(gone) == 1 and len(new) == 1:
+                self._judge_pair(source, gone[0], new[0], [t for t in texts if t != new[0]])
+        self.shown[source] = texts
+        return {
+            c["position"]: 0.0
+            if t in self.trap_texts
+            else 100.0
+            if t in self.base_texts
+            else rng.uniform(0, 100)
+            for c, t in zip(screen["candidates"], texts, strict=True)
+        }
+
+    def labels(self, screen: Screen, gmeg: Gmeg, rng: random.Random, values: dict[int, float]):
+        out = {}
+        for c in screen["candidates"]:
+            t = " ".join(c["text"].split())
+            mark = "bad" if t in self.trap_texts else "good" if t in self.base_texts else None
+            out[c["position"]] = [mark or rng.choice(LABELS) for _ in c.get("edits", [])]
+        return out
+
+
+def stateful_labels(screen: Screen, gmeg: Gmeg, rng: random.Random, values: dict[int, float]):
+    """Placeholder for a stateful strategy's labeller: bots.py asks the worker's own strategy object
+    (``labels``), which this never reaches."""
+    raise RuntimeError("a stateful strategy labels with its own labels()")
+
+
 STRATEGIES: dict[str, Strategy] = {
     "careful": careful,
     "random": random_bot,
@@ -312,6 +560,12 @@ STRATEGIES: dict[str, Strategy] = {
     "regenerate": regenerate,
     "agreement": agreement,
     "id-reader": IdReader(),
+    "careful-references": careful_references,
+    "careful-fluency": careful_fluency,
+    "ring": Ring(),
+    "drifter": Drifter(),
+    "near-copy": NearCopy(),
+    "word-frequency": word_frequency,
 }
 """Each a function of the screen; a stateful one (the id reader) has ``fresh()``, a new one per worker."""
 LABELLERS: dict[str, Labeller] = {
@@ -325,6 +579,12 @@ LABELLERS: dict[str, Labeller] = {
     "regenerate": regenerate_labels,
     "agreement": agreement_labels,
     "id-reader": random_labels,
+    "careful-references": careful_reference_labels,
+    "careful-fluency": careful_fluency_labels,
+    "ring": stateful_labels,
+    "drifter": stateful_labels,
+    "near-copy": stateful_labels,
+    "word-frequency": word_frequency_labels,
 }
 
 
@@ -344,10 +604,16 @@ def bot_seconds(screen: Screen, rng: random.Random) -> float:
     return rng.uniform(0.1, 1.0)
 
 
-SECONDS: dict[str, Callable[[Screen, random.Random], float]] = {"careful": careful_seconds}
+SECONDS: dict[str, Callable[[Screen, random.Random], float]] = {
+    "careful": careful_seconds,
+    "careful-references": careful_seconds,
+    "careful-fluency": careful_seconds,
+    "ring": careful_seconds,
+    "drifter": careful_seconds,
+}
 """Per strategy, the time on a screen the server sees with ``--speed-rule on`` (else ``bot_seconds``)."""
 
-TIE_TOLERANCE = {"careful": CAREFUL_TIE}
+TIE_TOLERANCE = {"careful": CAREFUL_TIE, "careful-references": 2.5, "careful-fluency": CAREFUL_TIE}
 """Points within which two values share a rank (0 elsewhere: only equal values tie)."""
 
 

@@ -289,6 +289,8 @@ async def run_worker(worker: Worker, args, base: str, gmeg: Gmeg, reader: Record
     timing = random.Random(f"{args.seed}-{worker.username}")  # its own draws: answers as with the rule off
     if hasattr(strategy, "fresh"):  # a stateful bot (the id reader): one of its own per worker
         strategy = strategy.fresh()
+    if hasattr(strategy, "labels"):  # a stateful bot labels with what it remembers
+        labeller = strategy.labels
     tolerance = TIE_TOLERANCE.get(worker.strategy, 0.0)
     async with api_client(base, worker.session) as http:
 
@@ -456,6 +458,36 @@ def speed_summary(world: World) -> str:
     return "\n".join(lines)
 
 
+def counted_summary(world: World) -> str:
+    """Per protocol and strategy (issue 41): the share of the strategy's judgments that count (the
+    campaign's valid judgments: submitted HITs of workers not excluded; held ones do not), and how many
+    of its workers have any counted (a ring's accounts should count as one)."""
+    from ranking.models import ScreenJudgment
+    from ranking.selectors import valid_judgments
+
+    lines = ["\njudgments counted: per strategy, counted/made (share), workers with any counted"]
+    for protocol, campaign_id in world.campaigns.items():
+        made: dict[str, int] = {}
+        counted: dict[str, int] = {}
+        counting: dict[str, set] = {}
+        for username in ScreenJudgment.objects.filter(screen__campaign_id=campaign_id).values_list(
+            "judge__username", flat=True
+        ):
+            key = username.split("-", 2)[2].rsplit("-", 1)[0]
+            made[key] = made.get(key, 0) + 1
+        campaign = ScreenJudgment.objects.filter(screen__campaign_id=campaign_id).first().screen.campaign
+        for username in valid_judgments(campaign).values_list("judge__username", flat=True):
+            key = username.split("-", 2)[2].rsplit("-", 1)[0]
+            counted[key] = counted.get(key, 0) + 1
+            counting.setdefault(key, set()).add(username)
+        cells = ", ".join(
+            f"{k} {counted.get(k, 0)}/{n} ({counted.get(k, 0) / n:.0%}) by {len(counting.get(k, ()))}"
+            for k, n in made.items()
+        )
+        lines.append(f"{protocol}: {cells}")
+    return "\n".join(lines)
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     import logging
@@ -479,7 +511,7 @@ def main(argv: list[str] | None = None) -> int:
         log = asyncio.run(run_crowd(world, args, base, gmeg, reader))
         crowd, generator_cpu = time.monotonic() - crowd_started, time.process_time() - cpu_started
     problems = check_database(world, log)
-    speed = speed_summary(world)
+    speed = speed_summary(world) + counted_summary(world)
     result = figures(log, world, args)
     delete_queue(args.broker_url, queue)
     finish_database(args.pg_url, args.database, args.keep_database)

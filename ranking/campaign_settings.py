@@ -382,6 +382,16 @@ SETTINGS: tuple[Setting, ...] = (
         help="Exclude workers whose answers are near-constant or follow the display position "
         "(shown either way).",
     ),
+    S(
+        "exclude_by_agreement",
+        "bool",
+        False,
+        "exclusion",
+        after_launch=True,
+        label="Exclude by agreement with the crowd",
+        help="Exclude workers whose answers agree far less with the other workers' on the same screens "
+        "than the campaign's workers do (shown either way; a low-agreement worker's HITs are held).",
+    ),
     S("reward_per_hit", "decimal", 0, "payment", minimum=0, form_only={"max_digits": 8, "decimal_places": 2}),
     S(
         "budget",

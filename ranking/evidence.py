@@ -11,6 +11,7 @@ RULE_FIELDS = {
     "mann_whitney": "exclude_by_mann_whitney",
     "consistency": "exclude_by_consistency",
     "flat": "exclude_by_flat",
+    "agreement": "exclude_by_agreement",
 }
 """Rule name (``geceval.human.worker_checks.Rules``) -> the campaign field that switches it on."""
 
@@ -38,6 +39,8 @@ def record_evidence(record: WorkerRecord) -> Evidence:
         mann_whitney_p=record.mann_whitney_p,
         inconsistent=record.inconsistent,
         flat_reason=record.flat_reason,
+        agreement_low=record.agreement_low,
+        drifting=record.drift_from is not None,
     )
 
 

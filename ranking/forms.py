@@ -192,6 +192,7 @@ class ExclusionRulesForm(forms.Form):
     exclude_by_mann_whitney = forms.BooleanField(required=False, label="Appraise's test (Mann-Whitney)")
     exclude_by_consistency = forms.BooleanField(required=False, label="consistency on repeats")
     exclude_by_flat = forms.BooleanField(required=False, label="flat scoring")
+    exclude_by_agreement = forms.BooleanField(required=False, label="agreement with the crowd")
 
     def clean_rules(self) -> str:
         if self.cleaned_data["rules"] != "chosen":

@@ -201,6 +201,10 @@ class Campaign(models.Model):
     exclude_by_flat = models.BooleanField(
         default=False, help_text="near-constant answers, or answers that follow display position"
     )
+    exclude_by_agreement = models.BooleanField(
+        default=False,
+        help_text="agreement with the other workers far below the campaign's (held for the researcher either way)",
+    )
     gold_threshold = models.FloatField(
         default=0.7, help_text="share of pairwise preferences a worker must share with the gold answers"
     )

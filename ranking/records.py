@@ -68,6 +68,26 @@ class WorkerRecord(models.Model):
         default="",
         help_text="the pilot check holds every finished HIT of the worker while this is set",
     )
+    agreement = models.FloatField(
+        null=True,
+        blank=True,
+        help_text="agreement with the crowd: r of the worker's answers and the other workers' mean on the "
+        "same screens (null: too few shared screens)",
+    )
+    drift_from = models.DateTimeField(
+        null=True,
+        blank=True,
+        help_text="the recent traps fail while the total passes: when the failing stretch began",
+    )
+    agreement_screens = models.PositiveIntegerField(default=0, help_text="screens shared with other workers")
+    agreement_low = models.BooleanField(
+        default=False, help_text="agreement far below the campaign's other workers'"
+    )
+    same_as = models.JSONField(
+        default=list,
+        blank=True,
+        help_text="ids of workers whose answers on shared screens are alike beyond chance (one person)",
+    )
     updated = models.DateTimeField(auto_now=True)
 
     class Meta:

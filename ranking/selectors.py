@@ -5,7 +5,7 @@ from __future__ import annotations
 import statistics
 from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
@@ -16,6 +16,7 @@ from django.utils import timezone
 from annotate.models import System
 from annotate.roles import is_annotator
 from annotate.selectors import project_list_for
+from geceval.human.crowd_evidence import fence
 from ranking.evidence import record_exclusion_reasons
 from ranking.models import (
     LIVE_CAMPAIGN_STATUSES,
@@ -32,6 +33,7 @@ from ranking.models import (
     SystemScore,
     WorkerRecord,
 )
+from ranking.statuses import EVIDENCE_HOLDS
 from ranking.work_reads import screen_candidates_marked, screen_candidates_shown
 
 
@@ -238,6 +240,17 @@ class WorkerRow:
     position_rho: float | None = None
     pilot_doubt: str = ""
     """Why the pilot check holds the worker's HITs (issue 40; "" : it does not)."""
+    drift_from: datetime | None = None
+    """When the recent traps began to fail while the total passes (issue 41)."""
+    agreement: float | None = None
+    agreement_screens: int = 0
+    agreement_low: bool = False
+    agreement_fence: float | None = None
+    """The campaign's line under which a worker's agreement is far below the others' (None: too few)."""
+    same_as: tuple[str, ...] = ()
+    """Usernames of the workers whose answers are alike this one's beyond chance (one person?)."""
+    held: int = 0
+    """Finished HITs held by the record's evidence (disagreement, one person)."""
     reasons: tuple[str, ...] = ()
     """The campaign's chosen rules the worker breaks (why they are excluded, the override aside)."""
 
@@ -284,6 +297,7 @@ def campaign_worker_rows(campaign: Campaign, workers: Iterable[tuple[int, str]])
         if seconds is not None and seconds < (campaign.min_seconds if minimum is None else minimum):
             fast[judge_id] = fast.get(judge_id, 0) + 1
     records = {r.worker_id: r for r in WorkerRecord.objects.filter(campaign=campaign, worker_id__in=ids)}
+    crowd = _crowd_figures(campaign, list(records.values()))
     rows = []
     for worker_id, username in workers:
         seconds = times[worker_id]
@@ -304,6 +318,7 @@ def campaign_worker_rows(campaign: Campaign, workers: Iterable[tuple[int, str]])
                 gold_agreement=record.gold_agreement if record else None,
                 no_server_time=untimed.get(worker_id, 0),
                 **_evidence(campaign, record),
+                **crowd.get(worker_id, {}),
             )
         )
     return rows
@@ -323,7 +338,41 @@ _EVIDENCE_FIELDS = (
     "score_spread",
     "position_rho",
     "pilot_doubt",
+    "drift_from",
 )
+
+
+def _crowd_figures(campaign: Campaign, records: list[WorkerRecord]) -> dict[int, dict]:
+    """Per worker id, the crowd evidence as the table shows it (issue 41): the campaign's fence, the
+    names of the workers alike, HITs held. Nothing, and no query, when no record has any."""
+    if not any(r.agreement is not None or r.same_as for r in records):
+        return {}
+    figures = WorkerRecord.objects.filter(campaign=campaign, excluded=False, agreement__isnull=False)
+    line = fence(list(figures.values_list("agreement", flat=True)))
+    twins = {pk for r in records for pk in r.same_as}
+    names = dict(get_user_model().objects.filter(pk__in=twins).values_list("pk", "username")) if twins else {}
+    held = dict(
+        Assignment.objects.filter(
+            hit__campaign=campaign,
+            worker_id__in=[r.worker_id for r in records],
+            status=AssignmentStatus.HELD,
+            hold_reason__in=EVIDENCE_HOLDS,
+        )
+        .values_list("worker_id")
+        .annotate(n=Count("pk"))
+        .values_list("worker_id", "n")
+    )
+    return {
+        r.worker_id: {
+            "agreement": r.agreement,
+            "agreement_screens": r.agreement_screens,
+            "agreement_low": r.agreement_low,
+            "agreement_fence": line,
+            "same_as": tuple(sorted(names.get(pk, str(pk)) for pk in r.same_as)),
+            "held": held.get(r.worker_id, 0),
+        }
+        for r in records
+    }
 
 
 def _evidence(campaign: Campaign, record: WorkerRecord | None) -> dict:

@@ -26,6 +26,13 @@ class HoldReason(models.TextChoices):
     OTHER_WORKER = "other_worker", "the platform names another worker or HIT for the submission"
     NEVER_SUBMITTED = "never_submitted", "the platform never received the submission"
     PILOT = "pilot", "the worker's first HIT had near-constant answers or screens under the minimum time"
+    DISAGREES = "disagrees", "the worker's answers agree far less with the other workers' than the campaign's"
+    SAME_PERSON = "same_person", "the worker's answers are alike another worker's beyond chance (one person)"
+
+
+EVIDENCE_HOLDS = [HoldReason.DISAGREES, HoldReason.SAME_PERSON]
+"""Holds the worker's record puts on their finished HITs while its evidence stands (issue 41), lifted
+when it clears; the researcher decides by excluding the worker or including them always."""
 
 
 LIVE_STATUSES = [AssignmentStatus.ACTIVE, AssignmentStatus.SUBMITTED, AssignmentStatus.HELD]

@@ -80,3 +80,41 @@ def test_hidden_traps_need_their_added_edits_marked_bad_and_a_lower_rank(tmp_pat
     }
     assert len(verdicts[careful]) >= 2 and set(verdicts[careful]) == {True}
     assert len(verdicts[careless]) >= 2 and set(verdicts[careless]) == {False}
+
+
+def test_every_edit_level_trap_is_wrong_by_the_references_edits(tmp_path):
+    """Issue 41: a careful worker who marks an edit good when a reference makes it passes every trap.
+    So each added error is an edit (against the source) no reference and no other candidate of its
+    screen makes, each undone correction one a reference makes, and the trap has more errors against
+    its closest reference than its base; a PRWS campaign of the same corpus keeps GLEU+'s rule alone."""
+    from annotate.selectors import corpus_references
+    from geceval.traps import reference_edit_check, reference_errors
+
+    corpus = f.gmeg_fce_corpus(tmp_path, SYSTEMS)
+    campaign = campaign_create(
+        project=corpus.project,
+        corpus=corpus,
+        name="edits with the reference rule",
+        systems=list(corpus.systems.filter(name__in=SYSTEMS)),
+        created_by=corpus.project.owner,
+        protocol="edits",
+        max_candidates=4,
+        judgments_per_item=1,
+        screens_per_hit=20,
+        trap_rate=0.2,
+        trap_secret="fixed secret for the tests",
+    )
+    traps = list(
+        Control.objects.filter(screen__campaign=campaign)
+        .exclude(kind=ControlKind.REPEAT)
+        .select_related("base", "trap", "screen__sentence")
+    )
+    assert len(traps) >= 10
+    refs = corpus_references(corpus.pk, [c.screen.sentence_id for c in traps])
+    for c in traps:
+        source, references = c.screen.sentence.text, refs[c.screen.sentence_id]
+        others = list(c.screen.candidates.exclude(pk=c.trap_id).values_list("text", flat=True))
+        assert reference_edit_check(c.base.text, c.trap.text, c.kind, source, references, others), c.trap.text
+        assert reference_errors(source, references, c.trap.text) > reference_errors(
+            source, references, c.base.text
+        )

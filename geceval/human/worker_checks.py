@@ -210,6 +210,8 @@ class Rules:
     mann_whitney: bool = True
     consistency: bool = False
     flat: bool = False
+    agreement: bool = False
+    """Agreement with the crowd far below the campaign's (``geceval.human.crowd_evidence``, issue 41)."""
     trap_threshold: float = DEFAULT_TRAP_THRESHOLD
     trap_min_seen: int = DEFAULT_TRAP_MIN_SEEN
 
@@ -223,6 +225,13 @@ class Evidence:
     mann_whitney_p: float | None = None
     inconsistent: bool = False
     flat_reason: str = ""
+    agreement_low: bool = False
+    drifting: bool = False
+    """The recent traps fail while the total passes (``geceval.human.drift``)."""
+
+
+RECENT_TRAPS = "recent trap pass rate"
+"""The reason a drifting worker is excluded: only their work since the drift began is removed."""
 
 
 def exclusion_reasons(evidence: Evidence, rules: Rules) -> list[str]:
@@ -236,10 +245,14 @@ def exclusion_reasons(evidence: Evidence, rules: Rules) -> list[str]:
         and evidence.traps_passed / seen < rules.trap_threshold
     ):
         reasons.append("trap pass rate")
+    if rules.pass_rate and evidence.drifting and not reasons:
+        reasons.append(RECENT_TRAPS)
     if rules.mann_whitney and trap_test_passed(evidence.mann_whitney_p) is False:
         reasons.append("traps not rated worse than their bases")
     if rules.consistency and evidence.inconsistent:
         reasons.append("repeats answered far apart")
     if rules.flat and evidence.flat_reason:
         reasons.append("flat scoring" if evidence.flat_reason == "constant" else "answers follow position")
+    if rules.agreement and evidence.agreement_low:
+        reasons.append("answers far from the other workers'")
     return reasons

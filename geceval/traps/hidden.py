@@ -12,6 +12,12 @@ with references it must score at least ``min_drop`` lower than its base on sente
 per-sentence score of :func:`geceval.metrics.gleu.plus.gleu_plus`). Without references nothing can say that the
 trap is worse (an inserted error can repair a learner's error), so ``quality`` stays None.
 
+With ``reference_edits`` (issue 41, the edit-level protocol's rule) a trap must also be wrong in the
+eyes of a careful worker who judges edits by the references' edits, not by GLEU+: an added error is an
+edit (against the source) that no reference and no base (``bases``: the sentence's other texts) makes;
+an undone correction reverts an edit some reference makes; and the trap is further from its closest
+reference than its base is (:func:`reference_errors`: needless or wrong edits plus missed corrections).
+
 The randomness comes from ``seed``, which callers derive from a secret kept on the server: with the
 code and the public data alone nobody can regenerate a campaign's traps.
 """
@@ -57,6 +63,46 @@ def word_edits(source: str, text: str) -> list[tuple[int, int, int, int]]:
     """The word-level edits turning ``source`` into ``text``: (source start, end, text start, end)."""
     matcher = SequenceMatcher(None, source.split(), text.split(), autojunk=False)
     return [(i1, i2, j1, j2) for tag, i1, i2, j1, j2 in matcher.get_opcodes() if tag != "equal"]
+
+
+EditKey = tuple[int, int, tuple[str, ...]]
+"""A word-level edit as (source start, source end, the tokens put there)."""
+
+
+def edit_keys(source: str, text: str) -> set[EditKey]:
+    """The word-level edits turning ``source`` into ``text``, each named by what it does to the source."""
+    t = text.split()
+    return {(i1, i2, tuple(t[j1:j2])) for i1, i2, j1, j2 in word_edits(source, text)}
+
+
+def reference_errors(source: str, references: Sequence[str], text: str) -> int:
+    """A careful reader's count of what is wrong with ``text`` by the references' edits: against the
+    closest reference, the edits of ``text`` the reference does not make (needless or wrong) plus the
+    reference's edits ``text`` does not make (missed corrections)."""
+    mine = edit_keys(source, text)
+    return min(len(mine ^ edit_keys(source, r)) for r in references)
+
+
+def reference_edit_check(
+    base: str, trap: str, kind: str, source: str, references: Sequence[str], bases: Iterable[str] = ()
+) -> bool:
+    """The edit-level rule of issue 41 (module docstring): a careful worker who marks an edit good when
+    a reference makes it finds ``trap`` worse than ``base``, and marks its added edits bad."""
+    refs = [r for r in references if r.strip()]
+    if not refs:
+        return True  # nothing to compare with: the caller's other checks decide
+    ref_edits = set().union(*(edit_keys(source, r) for r in refs))
+    base_edits, trap_edits = edit_keys(source, base), edit_keys(source, trap)
+    if kind == ADDED_ERROR:
+        added = trap_edits - base_edits
+        made = ref_edits.union(*(edit_keys(source, b) for b in bases))
+        if not added or added & made:
+            return False
+    else:
+        undone = base_edits - trap_edits
+        if not undone or not undone <= ref_edits:
+            return False
+    return reference_errors(source, refs, trap) > reference_errors(source, refs, base)
 
 
 def undone_corrections(base: str, source: str, rng: random.Random) -> list[str]:
@@ -112,6 +158,8 @@ def make_trap(
     attempts: int = DEFAULT_ATTEMPTS,
     error_types: Sequence[str] | None = None,
     n_errors: int | None = None,
+    reference_edits: bool = False,
+    bases: Iterable[str] = (),
 ) -> Trap | None:
     """A trap for ``base`` (a text shown to the worker) of sentence ``source``, or None when no draw
     within ``attempts`` passes the checks in the module docstring.
@@ -119,11 +167,15 @@ def make_trap(
     ``kinds``: the kinds allowed, tried in a random order; a caller that needs the two kinds in
     equal numbers asks for one at a time (an undone correction fails the GLEU+ check more often).
     ``error_types`` and ``n_errors``: what an added error may be and how many, as
-    :func:`geceval.traps.inserter.insert_errors` takes them (None: every type, 1 or 2)."""
+    :func:`geceval.traps.inserter.insert_errors` takes them (None: every type, 1 or 2).
+    ``reference_edits`` and ``bases``: the edit-level rule (module docstring; ``avoid`` counts as bases
+    too)."""
     unknown = set(kinds) - set(TRAP_KINDS)
     if unknown or not kinds:
         raise ValueError(f"unknown trap kinds {sorted(unknown)}; choose from {', '.join(TRAP_KINDS)}")
     rng = random.Random(seed)
+    avoid = list(avoid)
+    others = [*avoid, *bases]
     taken = {normalise(t) for t in avoid} | {normalise(base), normalise(source)}
     refs = [r for r in references if r.strip()]
     score = SentenceScorer(source, refs) if refs else None
@@ -146,6 +198,8 @@ def make_trap(
             if score is not None:
                 quality = score(text)
                 if base_quality - quality < min_drop:
+                    continue
+                if reference_edits and not reference_edit_check(base, text, kind, source, refs, others):
                     continue
             return Trap(text, kind, base_quality, quality)
     return None
@@ -180,7 +234,12 @@ def source_error(
 
 
 def source_trap(
-    base: str, source: str, references: Sequence[str] = (), *, min_drop: float = DEFAULT_MIN_DROP
+    base: str,
+    source: str,
+    references: Sequence[str] = (),
+    *,
+    min_drop: float = DEFAULT_MIN_DROP,
+    reference_edits: bool = False,
 ) -> Trap | None:
     """The source itself as the trap of a base with exactly one edit (its only correction undone),
     when the references say the source is at least ``min_drop`` worse. A trap that reads as a copy of
@@ -193,5 +252,7 @@ def source_trap(
     score = SentenceScorer(source, refs)
     base_quality, quality = score(base), score(source)
     if base_quality - quality < min_drop:
+        return None
+    if reference_edits and not reference_edit_check(base, source, UNDONE_CORRECTION, source, refs):
         return None
     return Trap(source, UNDONE_CORRECTION, base_quality, quality)

@@ -61,6 +61,9 @@ class Protocol(ABC):
     draws_systems: bool = False
     """True: each screen shows a random draw of ``max_candidates`` systems (``screens_per_sentence``
     draws per sentence, or active selection); False: every distinct output, a screen at a time."""
+    trap_reference_edits: bool = False
+    """Hidden traps obey the edit-level rule of ``geceval.traps`` (``reference_edits``): an added error
+    no reference and no other candidate makes, an undone correction a reference makes (issue 41)."""
     shows_ranking: bool = False
     """Live results are TrueSkill ranks (rank ranges, clusters, pairwise counts)."""
     prws_ratings: bool = False

@@ -101,6 +101,8 @@ class ControlPlanner:
         self.references = references
         self.screens = screens
         self.groups = groups
+        self.reference_edits = protocol_get(campaign.protocol).trap_reference_edits
+        """The edit-level rule of ``geceval.traps`` (issue 41)."""
         self.beside = protocol_get(campaign.protocol).draws_systems
         """Ranking: base and trap on one screen."""
         self.cells = [self._cell(i, [g.text for g in groups[i]]) for i in range(len(screens))]
@@ -230,7 +232,13 @@ class ControlPlanner:
                 if to_source:
                     found = None
                     if kind == UNDONE_CORRECTION:
-                        found = source_trap(shown[b].text, sentence.text, refs, min_drop=drop)
+                        found = source_trap(
+                            shown[b].text,
+                            sentence.text,
+                            refs,
+                            min_drop=drop,
+                            reference_edits=self.reference_edits,
+                        )
                 else:
                     seed = f"{self.campaign.trap_secret}:{sentence.pk}:{index}:{b}"
                     found = make_trap(
@@ -243,6 +251,7 @@ class ControlPlanner:
                         min_drop=drop,
                         error_types=self.campaign.trap_types,
                         n_errors=self.campaign.trap_errors,
+                        reference_edits=self.reference_edits,
                     )
                 self.tried[key] = found
             trap = self.tried[key]

@@ -9,12 +9,14 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
 from django.db.models import Q
 
+from geceval.human.crowd_evidence import far_below, leave_one_out, same_person
+from geceval.human.drift import drift_start
 from geceval.human.worker_checks import ANSWERS, consistency, flatness, trap_test
-from ranking.models import Campaign, ControlKind, ScreenJudgment, WorkerRecord
+from ranking.models import AssignmentStatus, Campaign, ControlKind, Rating, ScreenJudgment, WorkerRecord
 from ranking.protocols import protocol_get
 from ranking.services.holds import TOO_FAST_JUDGMENT
 from ranking.services.judging import normalise
-from ranking.statuses import JUDGMENT_NOT_EVIDENCE
+from ranking.statuses import IDENTITY_HOLDS, JUDGMENT_NOT_EVIDENCE
 from ranking.work_reads import worker_ratings, worker_trap_verdicts
 
 
@@ -27,6 +29,7 @@ def evidence_recount(record: WorkerRecord) -> None:
     traps = worker_trap_verdicts(campaign_id=campaign.pk, worker_id=record.worker_id)
     record.traps_seen, record.traps_passed = len(traps), sum(passed for passed, _, _ in traps)
     _speed_recount(record)
+    _drift_recount(record)
     answer = protocol_get(campaign.protocol).answer_field
     if answer not in ANSWERS:  # a protocol without comparable answers: the pass rate is all there is
         return
@@ -44,6 +47,58 @@ def evidence_recount(record: WorkerRecord) -> None:
     )
     flat = flatness([[(pos, value) for pos, _, value in s] for s in screens.values()], answer=answer)
     record.flat_reason, record.score_spread, record.position_rho = flat.reason, flat.spread, flat.position_rho
+    _crowd_recount(record, answer)
+
+
+def _crowd_recount(record: WorkerRecord, answer: str) -> None:
+    """Issue 41: the worker against the rest of the crowd on the screens they share (qualification
+    tests aside, only work that is its worker's evidence): agreement with the others' mean (leaving
+    out workers already excluded), far below the campaign's other figures or not, and the workers
+    whose answers are alike this one's beyond chance. Two queries."""
+    campaign_id, worker_id = record.campaign.pk, record.worker_id
+    screens = (
+        ScreenJudgment.objects.filter(judge_id=worker_id, screen__campaign_id=campaign_id)
+        .exclude(screen__hit__qualification=True)
+        .values("screen_id")
+    )
+    rows = (
+        Rating.objects.filter(judgment__screen_id__in=screens, **{f"{answer}__isnull": False})
+        .exclude(judgment__assignment__status=AssignmentStatus.DROPPED)
+        .exclude(judgment__assignment__hold_reason__in=[r.value for r in IDENTITY_HOLDS])
+        .values_list("judgment__screen_id", "judgment__judge_id", "candidate_id", answer)
+    )
+    answers: dict[int, dict[int, dict[int, float]]] = defaultdict(lambda: defaultdict(dict))
+    for screen_id, judge_id, candidate_id, value in rows:
+        answers[screen_id][judge_id][candidate_id] = float(value)
+    others = list(
+        WorkerRecord.objects.filter(campaign_id=campaign_id)
+        .exclude(worker_id=worker_id)
+        .values_list("worker_id", "excluded", "agreement")
+    )
+    excluded = {pk for pk, out, _ in others if out}
+    kept = {s: {j: a for j, a in by.items() if j not in excluded} for s, by in answers.items()}
+    agreement = leave_one_out(kept, worker_id)
+    record.agreement, record.agreement_screens = agreement.r, agreement.screens
+    figures = [r for _, out, r in others if not out and r is not None]
+    record.agreement_low = agreement.r is not None and far_below(agreement.r, [*figures, agreement.r])
+    record.same_as = [t.other for t in same_person(answers, worker_id)]
+
+
+def _drift_recount(record: WorkerRecord) -> None:
+    """Issue 41: the trap verdicts in the order given, over a sliding window (``geceval.human.drift``); when
+    the recent ones fail, ``drift_from`` is when the first failure of the failing stretch was saved.
+    One query."""
+    verdicts = list(
+        ScreenJudgment.objects.filter(
+            judge_id=record.worker_id, screen__campaign_id=record.campaign.pk, trap_passed__isnull=False
+        )
+        .exclude(screen__hit__qualification=True)
+        .exclude(JUDGMENT_NOT_EVIDENCE)
+        .order_by("pk")
+        .values_list("trap_passed", "created")
+    )
+    start = drift_start([passed for passed, _ in verdicts], threshold=record.campaign.trap_threshold)
+    record.drift_from = None if start is None else verdicts[start][1]
 
 
 def _speed_recount(record: WorkerRecord) -> None:

@@ -3,26 +3,31 @@
 
 from __future__ import annotations
 
+from datetime import datetime
+
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
-from django.db.models import Max
+from django.db.models import Max, Q
 from django.utils import timezone
 
 from annotate.sql_rows import row
 from annotate.tasking import task_send_on_commit
 from geceval.errors import GecInputError
+from geceval.human.worker_checks import RECENT_TRAPS
 from ranking.evidence import RULE_FIELDS, record_exclusion_reasons
 from ranking.models import (
     LIVE_ASSIGNMENT,
     Assignment,
     AssignmentStatus,
     Campaign,
+    HoldReason,
     WorkerOverride,
     WorkerRecord,
 )
 from ranking.services.evidence import campaign_workers_with_judgments, evidence_recount
 from ranking.services.holds import hold_after_inclusion, pilot_evidence_clears, pilot_release
 from ranking.services.results import TASK_CAMPAIGN_SCORES
+from ranking.statuses import EVIDENCE_HOLDS
 from ranking.work_writes import row_update
 
 
@@ -46,22 +51,68 @@ def worker_record_refresh(*, campaign: Campaign, worker: AbstractBaseUser) -> Wo
     if record is None:  # the worker's first evidence in the campaign (a concurrent first is handled)
         record, _ = WorkerRecord.objects.select_for_update().get_or_create(campaign=campaign, worker=worker)
     record.campaign = campaign
+    held_before = bool(record.same_as or record.agreement_low)  # HITs its evidence may have held
     evidence_recount(record)
     excluded = _should_exclude(campaign, record)
     changed = excluded != record.excluded
     record.excluded = excluded
     row_update(record)  # record.save() on the locked row, without building the UPDATE (issue 22)
     if changed:
-        _apply_exclusion(campaign, worker, excluded)
+        _apply_exclusion(campaign, worker, excluded, since=_drift_only(campaign, record))
     if record.pilot_doubt and pilot_evidence_clears(campaign, record):  # issue 40: the evidence clears
         pilot_release(campaign=campaign, record=record)
+    hold = _evidence_hold(record)
+    if hold or held_before:
+        _apply_evidence_hold(campaign, worker, hold)
     return record
 
 
-def _apply_exclusion(campaign: Campaign, worker: AbstractBaseUser, excluded: bool) -> None:
+def _evidence_hold(record: WorkerRecord) -> str:
+    """Why the worker's finished HITs are held by their record (issue 41; "": they are not): while
+    the researcher has not decided (an override) and no rule excluded the worker. Of accounts alike
+    beyond chance, every one but the first is held, so the group's work counts as one worker's."""
+    if record.override or record.excluded:
+        return ""
+    # one person behind many accounts counts once: the group's first account (lowest id) keeps counting
+    if record.same_as and min(record.same_as) < record.worker_id:
+        return HoldReason.SAME_PERSON
+    return HoldReason.DISAGREES if record.agreement_low else ""
+
+
+def _apply_evidence_hold(campaign: Campaign, worker: AbstractBaseUser, reason: str) -> None:
+    """Hold the worker's counted HITs for ``reason`` (a HIT they finish later is held at the refresh
+    its last screen brings), or release those held by earlier evidence when ``reason`` is ""."""
+    mine = Assignment.objects.filter(hit__campaign=campaign, worker=worker, hit__qualification=False)
+    by_evidence = mine.filter(status=AssignmentStatus.HELD, hold_reason__in=EVIDENCE_HOLDS)
+    if reason:
+        moved = mine.filter(status=AssignmentStatus.SUBMITTED).update(
+            status=AssignmentStatus.HELD, hold_reason=reason
+        )
+        moved += by_evidence.exclude(hold_reason=reason).update(hold_reason=reason)
+    else:
+        moved = by_evidence.update(status=AssignmentStatus.SUBMITTED, hold_reason=HoldReason.NONE)
+    if moved:
+        task_send_on_commit(TASK_CAMPAIGN_SCORES, campaign_id=campaign.pk)
+
+
+def _drift_only(campaign: Campaign, record: WorkerRecord) -> datetime | None:
+    """When drift alone excludes the worker (issue 41): the time from which their work is removed."""
+    if record.override or record_exclusion_reasons(campaign, record) != [RECENT_TRAPS]:
+        return None
+    return record.drift_from
+
+
+def _apply_exclusion(
+    campaign: Campaign, worker: AbstractBaseUser, excluded: bool, since: datetime | None = None
+) -> None:
+    """``since``: exclude only the HITs with work from then on (not finished before it), so the HITs
+    judged before a drift keep counting and the later ones return to the pool."""
     mine = Assignment.objects.filter(hit__campaign=campaign, worker=worker)
     if excluded:
-        mine.filter(LIVE_ASSIGNMENT).update(status=AssignmentStatus.EXCLUDED)
+        live = mine.filter(LIVE_ASSIGNMENT)
+        if since is not None:
+            live = live.filter(Q(submitted__isnull=True) | Q(submitted__gte=since))
+        live.update(status=AssignmentStatus.EXCLUDED)
     else:
         # Back in: a finished HIT counts again, an interrupted one resumes while time is left; each on a
         # slot above any in use, so no live slot clashes.
@@ -107,11 +158,23 @@ def worker_record_refresh_after_submit(
 
 
 def campaign_exclusion_rules_set(
-    *, campaign: Campaign, pass_rate: bool, mann_whitney: bool, consistency: bool, flat: bool
+    *,
+    campaign: Campaign,
+    pass_rate: bool,
+    mann_whitney: bool,
+    consistency: bool,
+    flat: bool,
+    agreement: bool = False,
 ) -> int:
     """The researcher's choice of which evidence excludes; every worker's record is refreshed under the
     new rules (some are excluded, some come back). Returns the number of workers now excluded."""
-    chosen = {"pass_rate": pass_rate, "mann_whitney": mann_whitney, "consistency": consistency, "flat": flat}
+    chosen = {
+        "pass_rate": pass_rate,
+        "mann_whitney": mann_whitney,
+        "consistency": consistency,
+        "flat": flat,
+        "agreement": agreement,
+    }
     with transaction.atomic():
         for rule, value in chosen.items():
             setattr(campaign, RULE_FIELDS[rule], bool(value))

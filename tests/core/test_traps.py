@@ -12,6 +12,8 @@ from geceval.traps.hidden import (
     UNDONE_CORRECTION,
     SentenceScorer,
     make_trap,
+    reference_edit_check,
+    reference_errors,
     source_trap,
     undone_corrections,
     word_edits,
@@ -81,3 +83,47 @@ def test_the_source_is_the_trap_of_a_one_edit_base_only_when_worse():
     assert trap is not None and trap.text == source and trap.kind == UNDONE_CORRECTION
     assert source_trap("He went to the school today .", source, refs) is None  # more than one edit
     assert source_trap(refs[0], source, refs, min_drop=0.99) is None
+
+
+def test_reference_errors_count_needless_wrong_and_missed_edits_against_the_closest_reference():
+    source = "He go to school yesterday ."
+    refs = ["He went to school yesterday .", "He went to the school yesterday ."]
+    assert reference_errors(source, refs, refs[0]) == 0
+    assert reference_errors(source, refs, source) == 1  # the missed "go -> went"
+    assert reference_errors(source, refs, "He goes to school today .") == 3  # wrong, missed, needless
+
+
+def test_the_edit_level_rule_refuses_an_added_error_a_reference_or_another_base_makes():
+    source = "He go to school yesterday ."
+    refs = ["He went to school yesterday .", "He went to the school yesterday ."]
+    base = "He went to school yesterday ."
+    # "the" is a reference's edit: a careful reader of the references marks it good
+    assert not reference_edit_check(base, "He went to the school yesterday .", ADDED_ERROR, source, refs)
+    # an edit another candidate of the sentence makes is no added error either
+    other = "He went to school today ."
+    assert not reference_edit_check(base, other, ADDED_ERROR, source, refs, bases=[other])
+    assert reference_edit_check(base, "He went too school yesterday .", ADDED_ERROR, source, refs)
+
+
+def test_the_edit_level_rule_takes_an_undone_correction_only_when_a_reference_makes_it():
+    source = "He go to school yesterday ."
+    refs = ["He went to school yesterday ."]
+    assert reference_edit_check("He went to school yesterday .", source, UNDONE_CORRECTION, source, refs)
+    # "today" is no reference's correction: undoing it makes the text no worse by the references
+    base = "He went to school today ."
+    assert not reference_edit_check(base, "He went to school yesterday .", UNDONE_CORRECTION, source, refs)
+
+
+def test_with_the_edit_level_rule_every_trap_is_worse_by_the_references_edits():
+    source = "He go to school yesterday and he like it ."
+    refs = ["He went to school yesterday and he liked it .", "He went to school yesterday and liked it ."]
+    base = "He went to school yesterday and he like it ."
+    made = 0
+    for k in range(40):
+        trap = make_trap(base, source, refs, seed=f"e{k}", min_drop=0.1, reference_edits=True)
+        if trap is None:
+            continue
+        made += 1
+        assert reference_errors(source, refs, trap.text) > reference_errors(source, refs, base)
+        assert reference_edit_check(base, trap.text, trap.kind, source, refs)
+    assert made >= 20

@@ -95,6 +95,8 @@ class EditLevel(RelativeRanking):
     missing_answer = "label every change and rank every correction before submitting"
     judgment_formats = (EDIT_JSONL, WMT_CSV, APPRAISE_XML)
     api_answer_serializer = EditAnswerSerializer
+    # A careful worker who marks an edit good when a reference makes it passes every trap (issue 41).
+    trap_reference_edits = True
 
     def candidate_edits(self, screen: Screen, candidates: Sequence[Candidate]) -> dict[int, list[EditSpan]]:
         """candidate id -> its stored edits (computed the first time the text is shown)."""

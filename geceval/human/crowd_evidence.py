@@ -1,0 +1,153 @@
+"""Evidence from comparing a worker with the rest of the crowd (issue 41): plain data in, plain data out.
+
+- Agreement with the crowd (leave-one-out): on every screen the worker shares with others, their
+  answers against the mean of the others' answers to the same candidates. Each screen's answers are
+  centred on their own mean (a lenient and a strict scorer agree when they order the candidates
+  alike), pooled over the worker's screens, and correlated (Pearson's r). Scores and ranks alike:
+  both sides are the same kind of number, so r > 0 is agreement either way. A worker far below the
+  campaign's distribution (:func:`far_below`) reads the texts differently from everyone else, or
+  does not read them.
+- One person, many accounts: pairs of workers whose answers to shared screens are identical (every
+  candidate the same score or rank) far more often than pairs of workers in the campaign usually are
+  (:func:`same_person`): a one-sided binomial test against the median pair's rate of identical
+  screens (the median, so that a ring of accounts does not raise its own baseline).
+
+``Answers``: screen -> judge -> candidate -> the answer (a score or a rank).
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+from collections.abc import Hashable, Mapping, Sequence
+from dataclasses import dataclass
+from itertools import combinations
+
+from scipy.stats import binomtest
+
+Answers = Mapping[Hashable, Mapping[Hashable, Mapping[Hashable, float]]]
+
+AGREEMENT_MIN_SCREENS = 10
+"""Shared screens a worker must have before their agreement is judged."""
+AGREEMENT_MIN_WORKERS = 5
+"""Workers with an agreement figure a campaign needs before anyone is "far below" its distribution."""
+AGREEMENT_SPREADS = 3.0
+"""Far below: under the median by more than this many robust standard deviations (1.4826 x MAD)..."""
+AGREEMENT_MIN_GAP = 0.3
+"""...and by at least this much r, so that a crowd that agrees closely does not set a hair trigger."""
+
+SAME_MIN_SHARED = 5
+"""Shared screens a pair needs before it can be called one person."""
+SAME_MIN_SHARE = 0.5
+"""A pair is one person only when at least this share of their shared screens are answered alike..."""
+SAME_ALPHA = 1e-6
+"""...and the binomial test against the crowd's usual rate says so at this level."""
+SAME_BASE_FLOOR = 0.02
+"""The lowest chance of two workers answering a screen alike that the test assumes."""
+
+
+@dataclass(frozen=True)
+class Agreement:
+    screens: int
+    """Screens the worker shares with at least one other worker, on at least two candidates."""
+    r: float | None
+    """Pearson's r of the worker's centred answers and the others' centred means (None: fewer than
+    ``AGREEMENT_MIN_SCREENS`` screens, or answers that never vary)."""
+
+
+def leave_one_out(
+    answers: Answers, worker: Hashable, *, min_screens: int = AGREEMENT_MIN_SCREENS
+) -> Agreement:
+    mine: list[float] = []
+    theirs: list[float] = []
+    screens = 0
+    for by_judge in answers.values():
+        own = by_judge.get(worker)
+        others = [a for judge, a in by_judge.items() if judge != worker]
+        if not own or not others:
+            continue
+        items = [i for i in own if any(i in o for o in others)]
+        if len(items) < 2:
+            continue
+        means = {i: statistics.fmean([o[i] for o in others if i in o]) for i in items}
+        own_mean, their_mean = statistics.fmean(own[i] for i in items), statistics.fmean(means.values())
+        mine += [own[i] - own_mean for i in items]
+        theirs += [means[i] - their_mean for i in items]
+        screens += 1
+    if screens < min_screens:
+        return Agreement(screens, None)
+    num = sum(a * b for a, b in zip(mine, theirs, strict=True))
+    den = math.sqrt(sum(a * a for a in mine) * sum(b * b for b in theirs))
+    return Agreement(screens, num / den if den else None)
+
+
+def fence(campaign: Sequence[float]) -> float | None:
+    """The agreement under which a worker is far below ``campaign`` (None: too few figures)."""
+    if len(campaign) < AGREEMENT_MIN_WORKERS:
+        return None
+    median = statistics.median(campaign)
+    spread = 1.4826 * statistics.median(abs(x - median) for x in campaign)
+    return median - max(AGREEMENT_SPREADS * spread, AGREEMENT_MIN_GAP)
+
+
+def far_below(r: float | None, campaign: Sequence[float]) -> bool:
+    """``r`` is far below the campaign's workers' figures (``campaign``: every worker's r, this one's
+    included): under :func:`fence`; fewer than ``AGREEMENT_MIN_WORKERS`` figures say nothing."""
+    line = fence(campaign)
+    return r is not None and line is not None and r < line
+
+
+@dataclass(frozen=True)
+class Twin:
+    """Another worker whose answers match this one's beyond chance."""
+
+    other: Hashable
+    shared: int
+    identical: int
+    p: float
+    """Binomial p-value of that many identical screens at the crowd's usual rate."""
+
+
+def _alike(a: Mapping[Hashable, float], b: Mapping[Hashable, float]) -> bool:
+    return bool(a) and a.keys() == b.keys() and all(a[i] == b[i] for i in a)
+
+
+def alike_rate(answers: Answers, *, leave_out: Sequence[Hashable] = ()) -> float:
+    """The median pair's share of shared screens answered alike (pairs with ``SAME_MIN_SHARED``
+    shared screens, none of ``leave_out``), floored at ``SAME_BASE_FLOOR``."""
+    counts: dict[tuple, list[int]] = {}
+    skip = set(leave_out)
+    for by_judge in answers.values():
+        judges = sorted((j for j in by_judge if j not in skip), key=repr)
+        for a, b in combinations(judges, 2):
+            c = counts.setdefault((a, b), [0, 0])
+            c[0] += 1
+            c[1] += _alike(by_judge[a], by_judge[b])
+    rates = [same / shared for shared, same in counts.values() if shared >= SAME_MIN_SHARED]
+    return max(SAME_BASE_FLOOR, statistics.median(rates)) if rates else SAME_BASE_FLOOR
+
+
+def same_person(answers: Answers, worker: Hashable, *, base_rate: float | None = None) -> list[Twin]:
+    """The workers whose answers on screens shared with ``worker`` are alike beyond chance, by the
+    module's rule; ``base_rate``: the chance of a screen answered alike (default: ``alike_rate``
+    without ``worker``)."""
+    rate = alike_rate(answers, leave_out=[worker]) if base_rate is None else base_rate
+    counts: dict[Hashable, list[int]] = {}
+    for by_judge in answers.values():
+        own = by_judge.get(worker)
+        if own is None:
+            continue
+        for other, theirs in by_judge.items():
+            if other == worker:
+                continue
+            c = counts.setdefault(other, [0, 0])
+            c[0] += 1
+            c[1] += _alike(own, theirs)
+    twins = []
+    for other, (shared, identical) in counts.items():
+        if shared < SAME_MIN_SHARED or identical < SAME_MIN_SHARE * shared:
+            continue
+        p = float(binomtest(identical, shared, rate, alternative="greater").pvalue)
+        if p < SAME_ALPHA:
+            twins.append(Twin(other, shared, identical, p))
+    return sorted(twins, key=lambda t: (t.p, repr(t.other)))

@@ -1,0 +1,83 @@
+"""geceval.human.crowd_evidence: agreement with the crowd (leave-one-out) and one person behind many accounts."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from geceval.human.crowd_evidence import (
+    AGREEMENT_MIN_SCREENS,
+    alike_rate,
+    far_below,
+    fence,
+    leave_one_out,
+    same_person,
+)
+
+
+def _crowd(rng: random.Random, screens: int = 40, readers: int = 6, sigma: float = 15.0) -> dict:
+    """Screens of five candidates with a true quality; readers score it with noise, "bot" at random."""
+    answers = {}
+    for s in range(screens):
+        truth = [rng.uniform(0, 100) for _ in range(5)]
+        by_judge = {
+            f"r{k}": {c: t + rng.gauss(0, sigma) for c, t in enumerate(truth)} for k in range(readers)
+        }
+        by_judge["bot"] = {c: rng.uniform(0, 100) for c in range(5)}
+        answers[s] = by_judge
+    return answers
+
+
+def test_leave_one_out_agreement_separates_readers_from_a_random_clicker():
+    answers = _crowd(random.Random(1))
+    readers = [leave_one_out(answers, f"r{k}").r for k in range(6)]
+    bot = leave_one_out(answers, "bot")
+    assert bot.screens == 40
+    assert all(r > 0.8 for r in readers)
+    assert abs(bot.r) < 0.2
+    figures = [*readers, bot.r]
+    assert far_below(bot.r, figures)
+    assert not any(far_below(r, figures) for r in readers)
+    assert fence(figures) == pytest.approx(sorted(figures)[3] - 0.3)  # a tight crowd: the 0.3 gap
+
+
+def test_agreement_says_nothing_before_enough_screens_or_workers():
+    answers = _crowd(random.Random(2), screens=AGREEMENT_MIN_SCREENS - 1)
+    assert leave_one_out(answers, "bot").r is None
+    assert not far_below(-1.0, [0.9, 0.9, 0.9, -1.0])  # four figures: no distribution yet
+    assert leave_one_out({0: {"a": {1: 5.0, 2: 5.0}, "b": {1: 1.0, 2: 9.0}}}, "a", min_screens=1).r is None
+
+
+def test_ranks_agree_as_scores_do():
+    """Ranks (lower is better) against the others' mean ranks: agreement is still r > 0."""
+    orders = {"a": (1, 2, 3), "b": (1, 3, 2), "c": (2, 1, 3), "e": (1, 2, 3), "d": (3, 2, 1)}
+    answers = {s: {j: dict(enumerate(ranks)) for j, ranks in orders.items()} for s in range(10)}
+    assert leave_one_out(answers, "a").r == pytest.approx(1.0)
+    assert leave_one_out(answers, "d").r == pytest.approx(-1.0)
+
+
+def test_copied_answers_are_one_person_and_independent_readers_are_not():
+    rng = random.Random(3)
+    answers = _crowd(rng, screens=30)
+    for by_judge in answers.values():  # a ring: three accounts copying the first answer of r0
+        for k in range(3):
+            by_judge[f"ring{k}"] = {c: round(v) for c, v in by_judge["r0"].items()}
+        for judge in list(by_judge):
+            by_judge[judge] = {c: round(v) for c, v in by_judge[judge].items()}
+    twins = same_person(answers, "ring0")
+    assert {t.other for t in twins} == {"ring1", "ring2", "r0"}
+    assert all(t.shared == 30 and t.identical == 30 for t in twins)
+    assert same_person(answers, "r1") == []
+    assert alike_rate(answers) == 0.02  # the median pair answers no screen alike: the floor
+
+
+def test_ties_the_crowd_shares_are_no_evidence():
+    """Two-candidate rankings: careful people often agree exactly; the crowd's own rate is the chance."""
+    rng = random.Random(4)
+    answers = {
+        s: {f"w{k}": {0: 1, 1: 2} if rng.random() < 0.9 else {0: 2, 1: 1} for k in range(8)}
+        for s in range(40)
+    }
+    assert alike_rate(answers) > 0.7
+    assert all(same_person(answers, f"w{k}") == [] for k in range(8))

@@ -1,0 +1,164 @@
+"""Issue 41: evidence from the rest of the crowd, on real PostgreSQL. A worker's agreement with the
+other workers (leave-one-out) and the workers whose answers are alike beyond chance (one person behind
+many accounts) are in their record and on the campaign page in words; such a worker's HITs are held
+until the researcher decides, and the researcher's rule may exclude a worker far below the crowd."""
+
+from __future__ import annotations
+
+import random
+from datetime import timedelta
+
+import pytest
+from django.urls import reverse
+from django.utils import timezone
+
+from ranking.models import (
+    Assignment,
+    AssignmentStatus,
+    Candidate,
+    Rating,
+    Screen,
+    ScreenJudgment,
+    WorkerRecord,
+)
+from ranking.selectors import valid_judgments
+from ranking.services import campaign_create, campaign_exclusion_rules_set, worker_override_set
+from ranking.services.traps import worker_record_refresh
+from tests import factories
+
+pytestmark = pytest.mark.django_db
+
+N = 24
+SOURCES = [f"Sentence number {i} have a error ." for i in range(N)]
+SYSTEMS = {
+    "a": [f"Sentence number {i} has an error ." for i in range(N)],
+    "b": [f"Sentence number {i} has a error ." for i in range(N)],
+    "c": [f"Sentence {i} has an error ." for i in range(N)],
+    "d": [f"The sentence number {i} has an error ." for i in range(N)],
+}
+QUALITY = {"a": 90, "b": 55, "c": 35, "d": 70}
+READERS = 5
+RULES = {"pass_rate": True, "mann_whitney": True, "consistency": False, "flat": False}
+
+
+@pytest.fixture
+def crowd():
+    """A PRWS campaign without traps judged by five readers (quality + noise), a random clicker and a
+    second account of reader 0 that copies reader 0's answers; every record refreshed twice (the
+    campaign's figures exist on the second pass, as they would after a few HITs)."""
+    researcher = factories.user("res", "researcher")
+    names = [*(f"reader{k}" for k in range(READERS)), "clicker", "copy"]
+    workers = {name: factories.user(name, "annotator") for name in names}
+    project = factories.project(researcher, members=list(workers.values()))
+    corpus, systems = factories.corpus_with_systems(project, sources=SOURCES, systems=SYSTEMS)
+    campaign = campaign_create(
+        project=project,
+        corpus=corpus,
+        name="crowd",
+        systems=systems,
+        created_by=researcher,
+        protocol="prws",
+        max_candidates=4,
+        screens_per_hit=N,
+        judgments_per_item=len(names),
+        trap_rate=0.0,
+        repeat_rate=0.0,
+    )
+    rng = random.Random(7)
+    screens = list(Screen.objects.filter(campaign=campaign).order_by("hit_position"))
+    for screen in screens:
+        quality = {c: QUALITY[_system(c.text)] + rng.gauss(0, 10) for c in screen.candidates.all()}
+        answers = {}
+        for name in names:
+            if name == "clicker":
+                answers[name] = {c: rng.randint(0, 100) for c in quality}
+            elif name == "copy":
+                answers[name] = answers["reader0"]
+            else:
+                answers[name] = {c: max(0, min(100, round(q + rng.gauss(0, 12)))) for c, q in quality.items()}
+            _judge(workers[name], screen, answers[name])
+    for _ in range(2):
+        for worker in workers.values():
+            worker_record_refresh(campaign=campaign, worker=worker)
+    return researcher, campaign, workers
+
+
+def _system(text: str) -> str:
+    return next(name for name, texts in SYSTEMS.items() if text in texts)
+
+
+def _judge(worker, screen, answers: dict[Candidate, int]) -> None:
+    assignment, _ = Assignment.objects.get_or_create(
+        hit=screen.hit,
+        worker=worker,
+        defaults={
+            "slot": Assignment.objects.filter(hit=screen.hit).count(),
+            "expires": timezone.now() + timedelta(hours=1),
+            "status": AssignmentStatus.SUBMITTED,
+            "submitted": timezone.now(),
+        },
+    )
+    judgment = ScreenJudgment.objects.create(screen=screen, assignment=assignment, judge=worker, seconds=20.0)
+    Rating.objects.bulk_create([Rating(judgment=judgment, candidate=c, score=s) for c, s in answers.items()])
+
+
+def _record(campaign, worker) -> WorkerRecord:
+    return WorkerRecord.objects.get(campaign=campaign, worker=worker)
+
+
+def _status(campaign, worker) -> tuple[str, str]:
+    a = Assignment.objects.get(hit__campaign=campaign, worker=worker)
+    return a.status, a.hold_reason
+
+
+def test_readers_agree_with_the_crowd_and_a_random_clicker_is_far_below_and_held(crowd):
+    _, campaign, workers = crowd
+    readers = [_record(campaign, workers[f"reader{k}"]) for k in range(1, READERS)]
+    clicker = _record(campaign, workers["clicker"])
+    assert all(r.agreement > 0.6 and r.agreement_screens == N and not r.agreement_low for r in readers)
+    assert clicker.agreement_screens == N and abs(clicker.agreement) < 0.3 and clicker.agreement_low
+    # held, not excluded: the rule is the researcher's, off by default
+    assert not campaign.exclude_by_agreement and not clicker.excluded
+    assert _status(campaign, workers["clicker"]) == (AssignmentStatus.HELD, "disagrees")
+    assert all(
+        _status(campaign, workers[f"reader{k}"]) == (AssignmentStatus.SUBMITTED, "") for k in range(1, 5)
+    )
+    assert not valid_judgments(campaign).filter(judge=workers["clicker"]).exists()
+
+
+def test_the_researchers_rule_excludes_a_worker_far_below_the_crowd(crowd):
+    _, campaign, workers = crowd
+    assert campaign_exclusion_rules_set(campaign=campaign, **RULES, agreement=True) == 1
+    clicker = _record(campaign, workers["clicker"])
+    assert clicker.excluded
+    assert _status(campaign, workers["clicker"])[0] == AssignmentStatus.EXCLUDED
+    assert campaign_exclusion_rules_set(campaign=campaign, **RULES, agreement=False) == 0
+    assert _status(campaign, workers["clicker"]) == (AssignmentStatus.HELD, "disagrees")
+
+
+def test_two_accounts_answering_alike_are_flagged_as_one_person_and_count_once(crowd):
+    _, campaign, workers = crowd
+    copy, original = _record(campaign, workers["copy"]), _record(campaign, workers["reader0"])
+    assert copy.same_as == [workers["reader0"].pk] and original.same_as == [workers["copy"].pk]
+    assert all(_record(campaign, workers[f"reader{k}"]).same_as == [] for k in range(1, READERS))
+    # the group's first account counts, the other is held for the researcher
+    assert _status(campaign, workers["reader0"]) == (AssignmentStatus.SUBMITTED, "")
+    assert _status(campaign, workers["copy"]) == (AssignmentStatus.HELD, "same_person")
+    counted = valid_judgments(campaign).filter(judge__in=[workers["reader0"], workers["copy"]])
+    assert set(counted.values_list("judge_id", flat=True)) == {workers["reader0"].pk}
+    # the researcher decides: the copy excluded, or counted after all
+    worker_override_set(campaign=campaign, worker=workers["copy"], override="exclude")
+    assert _status(campaign, workers["copy"])[0] == AssignmentStatus.EXCLUDED
+    worker_override_set(campaign=campaign, worker=workers["copy"], override="include")
+    assert _status(campaign, workers["copy"]) == (AssignmentStatus.SUBMITTED, "")
+
+
+def test_the_campaign_page_says_what_the_crowd_evidence_means(crowd, client):
+    researcher, campaign, _ = crowd
+    client.force_login(researcher)
+    html = client.get(reverse("campaign-detail", args=[campaign.pk])).content.decode()
+    assert "Agreement with the crowd" in html
+    assert f"with the others' mean over {N} shared screens" in html
+    assert "far below the other workers'" in html
+    assert "answers alike reader0</strong> beyond chance: one person?" in html
+    assert "1 HIT held until you decide" in html

@@ -37,7 +37,7 @@ from bench.bot_strategies import (
     Gmeg,
     dense_ranks,
 )
-from geceval.traps import ADDED_ERROR, UNDONE_CORRECTION, make_trap
+from geceval.traps.hidden import ADDED_ERROR, UNDONE_CORRECTION, make_trap
 from ranking.protocols import CandidateScore, protocol_get
 from ranking.protocols.edits.annotation import compute_edits
 

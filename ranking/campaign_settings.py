@@ -19,7 +19,7 @@ from geceval.human.worker_checks import (
     MANN_WHITNEY_MIN_RANKED_TRAPS,
     MANN_WHITNEY_MIN_TRAPS,
 )
-from geceval.traps import DEFAULT_MIN_DROP, MIN_DROP_FLOOR
+from geceval.traps.hidden import DEFAULT_MIN_DROP, MIN_DROP_FLOOR
 from geceval.traps.inserter import ERROR_TYPES, TYPE_DESCRIPTIONS
 from ranking.models import TrapDesign
 from ranking.protocols import DEFAULT_PROTOCOL, protocol_choices, protocol_get

@@ -88,7 +88,7 @@ def test_every_edit_level_trap_is_wrong_by_the_references_edits(tmp_path):
     screen makes, each undone correction one a reference makes, and the trap has more errors against
     its closest reference than its base; a PRWS campaign of the same corpus keeps GLEU+'s rule alone."""
     from annotate.selectors import corpus_references
-    from geceval.traps import reference_edit_check, reference_errors
+    from geceval.traps.hidden import reference_edit_check, reference_errors
 
     corpus = f.gmeg_fce_corpus(tmp_path, SYSTEMS)
     campaign = campaign_create(

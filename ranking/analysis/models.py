@@ -123,7 +123,7 @@ class RunChunk(models.Model):
     result = models.JSONField(
         null=True,
         blank=True,
-        help_text="geceval.ranking.ChunkResult.to_dict(); a freeze part's pair counts and agreement tables",
+        help_text="geceval.human.system_ranking.ChunkResult.to_dict(); a freeze part's pair counts and agreement tables",
     )
     arrays = models.BinaryField(
         null=True, blank=True, help_text="a freeze part's pairs (ranking.analysis.frozen.part_to_bytes)"

@@ -98,9 +98,11 @@ def test_nothing_in_the_repository_imports_a_retired_path():
         p
         for top in ("geceval", "annotate", "ranking", "crowd", "config", "bench", "tests")
         for p in (ROOT / top).rglob("*.py")
-        if "__pycache__" not in p.parts and "py2" not in p.parts
+        if "__pycache__" not in p.parts and "py2" not in p.parts and "migrations" not in p.parts
     ]
-    skip = {Path(__file__).resolve(), ROOT / "geceval" / "_old_paths.py"}
+    # these test the old paths themselves (the scorers' and the TrueSkill engine's, issue 37)
+    testing_old = {ROOT / "tests" / "core" / n for n in ("test_metric_api.py", "test_trueskill_kernel.py")}
+    skip = {Path(__file__).resolve(), ROOT / "geceval" / "_old_paths.py", *testing_old}
     uses = {
         str(p.relative_to(ROOT)): hits
         for p in files

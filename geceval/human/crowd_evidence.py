@@ -44,6 +44,10 @@ SAME_ALPHA = 1e-6
 """...and the binomial test against the crowd's usual rate says so at this level."""
 SAME_BASE_FLOOR = 0.02
 """The lowest chance of two workers answering a screen alike that the test assumes."""
+SAME_MIN_PAIRS = 3
+"""Pairs of other workers (each with ``SAME_MIN_SHARED`` shared screens) the crowd's usual rate needs:
+with fewer, how alike careful people answer is unknown (two careful rankers often give one order), so
+nobody is called one person yet."""
 
 
 @dataclass(frozen=True)
@@ -127,11 +131,26 @@ def alike_rate(answers: Answers, *, leave_out: Sequence[Hashable] = ()) -> float
     return max(SAME_BASE_FLOOR, statistics.median(rates)) if rates else SAME_BASE_FLOOR
 
 
+def _known_rate(answers: Answers, worker: Hashable) -> float | None:
+    """``alike_rate`` without ``worker``, or None while fewer than ``SAME_MIN_PAIRS`` pairs of other
+    workers share enough screens to say how alike the crowd usually answers."""
+    pairs: dict[tuple, int] = {}
+    for by_judge in answers.values():
+        judges = sorted((j for j in by_judge if j != worker), key=repr)
+        for a, b in combinations(judges, 2):
+            pairs[(a, b)] = pairs.get((a, b), 0) + 1
+    if sum(n >= SAME_MIN_SHARED for n in pairs.values()) < SAME_MIN_PAIRS:
+        return None
+    return alike_rate(answers, leave_out=[worker])
+
+
 def same_person(answers: Answers, worker: Hashable, *, base_rate: float | None = None) -> list[Twin]:
     """The workers whose answers on screens shared with ``worker`` are alike beyond chance, by the
     module's rule; ``base_rate``: the chance of a screen answered alike (default: ``alike_rate``
-    without ``worker``)."""
-    rate = alike_rate(answers, leave_out=[worker]) if base_rate is None else base_rate
+    without ``worker``; no twins while the crowd is too small to know it: ``SAME_MIN_PAIRS``)."""
+    rate = _known_rate(answers, worker) if base_rate is None else base_rate
+    if rate is None:
+        return []
     counts: dict[Hashable, list[int]] = {}
     for by_judge in answers.values():
         own = by_judge.get(worker)

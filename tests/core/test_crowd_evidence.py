@@ -81,3 +81,18 @@ def test_ties_the_crowd_shares_are_no_evidence():
     }
     assert alike_rate(answers) > 0.7
     assert all(same_person(answers, f"w{k}") == [] for k in range(8))
+
+
+def test_the_first_workers_are_not_one_person_before_the_crowd_says_how_alike_people_answer():
+    """Two careful rankers give the same order on every screen; with nobody else yet, the usual rate is
+    unknown, so neither is called the other's twin (the floor of 2% would call them one at p < 1e-10).
+    Once three more pairs show how often people agree, the same two are judged against that rate."""
+    same = {s: {"a": {0: 1, 1: 2, 2: 3}, "b": {0: 1, 1: 2, 2: 3}} for s in range(8)}
+    assert same_person(same, "a") == []
+    rng = random.Random(5)
+    for s, by_judge in same.items():
+        for k in range(3):  # three more readers who rarely give the same order as anyone
+            order = [1, 2, 3]
+            rng.shuffle(order)
+            by_judge[f"o{k}"] = {c: order[c] + 10 * s + 100 * k for c in range(3)}
+    assert [t.other for t in same_person(same, "a")] == ["b"]

@@ -388,12 +388,14 @@ class ControlKind(models.TextChoices):
 
 
 class Control(models.Model):
-    """A quality-control screen of a hidden-trap campaign: a copy, in the same HIT, of a judged screen
-    (``original``), either exact (a repeat, for the consistency check) or with a trap: an erroneous
-    version (``trap``, a candidate of this screen) of a candidate the worker also judges (``base``).
-
-    The base is on ``original`` (PRWS: the trap took its place on the copy) or on this screen (ranking:
-    the trap took another candidate's place, so base and trap are ranked side by side). Kept in a table
+    """A quality-control screen of a hidden-trap campaign: either a repeat, an exact copy in the same
+    HIT of a judged screen (``original``), for the consistency check; or a trap, a copy of a judged
+    screen of another HIT in which an erroneous version (``trap``) of one candidate (``base``) took
+    another candidate's place, so base and trap are judged side by side on this screen. A trap's
+    ``original`` is a screen of its own HIT whose judgment its verdict waits for (issue 41: no screen
+    of the HIT is a near-copy of a trap's; ``ranking.services.controls``). A trap of one candidate
+    (PRWS) has no room for its base: it copies ``original``, in the same HIT, and replaces the base
+    there. Kept in a table
     of its own that no worker's page or API reads; control screens never count in results
     (``ranking.selectors.valid_judgment``).
     """

@@ -10,6 +10,7 @@ import random
 from collections import Counter
 
 import pytest
+from django.db.models import Count
 from scipy.stats import chi2_contingency
 
 from annotate.models import Corpus, Output, Sentence
@@ -276,3 +277,63 @@ def test_traps_cannot_be_regenerated_from_public_seeds(fce):
 
     public, unused = regenerated(range(10)), regenerated([f"unused-{k}" for k in range(10)])
     assert public < 0.25 * len(rows) and public <= 2 * unused + 5, (public, unused)
+
+
+def _near_copies(campaign) -> tuple[set[int], set[int], int, int]:
+    """The "compare the copies" attacker (issue 41): within each HIT, pairs of screens of one source
+    whose candidates differ in exactly one text. Returns the candidates it flags (the differing ones,
+    on both screens: any rule that then picks "the rarer, less supported" of the two picks among
+    them), the pairs of exact copies it sees (repeats: the finder is not blind), and the number of
+    candidates shown in all."""
+    by_hit: dict[int, list[tuple[int, int, list[tuple[int, str]]]]] = {}
+    shown = 0
+    for screen in Screen.objects.filter(campaign=campaign, hit__qualification=False).prefetch_related(
+        "candidates"
+    ):
+        texts = [(c.pk, normalise(c.text)) for c in screen.candidates.all()]
+        shown += len(texts)
+        by_hit.setdefault(screen.hit_id, []).append((screen.pk, screen.sentence_id, texts))
+    flagged: set[int] = set()
+    exact = 0
+    for screens in by_hit.values():
+        for i, (_a, sentence_a, texts_a) in enumerate(screens):
+            for _b, sentence_b, texts_b in screens[i + 1 :]:
+                if sentence_a != sentence_b or len(texts_a) != len(texts_b):
+                    continue
+                only_a = Counter(t for _, t in texts_a) - Counter(t for _, t in texts_b)
+                only_b = Counter(t for _, t in texts_b) - Counter(t for _, t in texts_a)
+                if not only_a and not only_b:
+                    exact += 1
+                elif sum(only_a.values()) == 1 and sum(only_b.values()) == 1:
+                    flagged |= {pk for pk, t in texts_a if t in only_a} | {
+                        pk for pk, t in texts_b if t in only_b
+                    }
+    return flagged, exact, shown
+
+
+@pytest.mark.parametrize("protocol,options", [("prws", {}), ("ranking", {"screens_per_sentence": 2})])
+def test_comparing_the_copies_in_a_hit_does_not_find_the_trap(fce, protocol, options):
+    """Issue 41: a trap used to differ from a screen of its HIT by exactly one candidate, so an attacker
+    comparing the copies found it (96% of added errors with a cheap rule). Now a trap's screen copies
+    a screen of another HIT, with its base beside it: the attacker's flagged candidates hold traps no
+    more often than as many candidates drawn at random. PRWS screens of one candidate have no room
+    for a base beside the trap: those traps still replace their base on a copy in the same HIT (the
+    residual, counted apart and not claimed here)."""
+    campaign = _campaign(fce, protocol, **options)
+    controls = Control.objects.filter(screen__campaign=campaign).exclude(kind=ControlKind.REPEAT)
+    one_candidate = {c.trap_id for c in controls.annotate(n=Count("screen__candidates")).filter(n=1)}
+    traps = set(controls.values_list("trap_id", flat=True)) - one_candidate
+    assert len(traps) >= 100
+    flagged, exact, shown = _near_copies(campaign)
+    assert exact > 0  # the repeats: the attacker does find copies
+    found = len((flagged - one_candidate) & traps)
+    chance = len(flagged - one_candidate) * len(traps) / shown
+    assert found <= chance + 3 * chance**0.5 + 1, (found, chance, len(flagged), len(traps))
+    # and no trap of two candidates or more is a near-copy of its HIT's screens at all
+    assert found == 0, found
+    # every trap's verdict still waits for a judged screen of its own HIT (issue 35)
+    for control in controls.select_related("screen", "original", "base"):
+        assert control.original.hit_id == control.screen.hit_id
+        assert not hasattr(control.original, "control")  # a judged screen, not another control
+        if control.trap_id not in one_candidate:
+            assert control.base.screen_id == control.screen_id

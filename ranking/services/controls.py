@@ -1,15 +1,21 @@
 """Hidden traps and repeats: control screens planned into each HIT when a campaign is built.
 
-A control screen is a copy of one of the HIT's judged screens (its ``original``), shuffled anew and
-placed anywhere in the HIT, so a worker cannot tell a control by where it comes or by what it shows:
+A control screen is a copy of a judged screen, shuffled anew and placed anywhere in the HIT, so a
+worker cannot tell a control by where it comes or by what it shows:
 
-- a **trap** copy shows, in place of one candidate, an erroneous version of a candidate the worker
-  also judges (``geceval.traps.hidden``: an added error or an undone correction, drawn in equal numbers).
-  PRWS: the trap replaces its base, which the worker scores on the original. Ranking: the trap
-  replaces another candidate, so base and trap are ranked side by side (ranks on two screens are
-  not comparable). The copy keeps the original's number of candidates and its source copy: the
-  candidate it displaces is never the candidate equal to the source, unless the look drawn for
-  the trap has none.
+- a **trap** copy shows, in place of one candidate, an erroneous version of another candidate of the
+  same copy, its base (``geceval.traps.hidden``: an added error or an undone correction, drawn in equal
+  numbers), so base and trap are judged side by side, in every protocol. The screen copied is one
+  of **another HIT** (the next HIT of the same domain): no screen of the trap's HIT shares its
+  text, so comparing the copies inside a HIT finds nothing (issue 41: a trap beside a near-copy of
+  its screen gave itself away as the one candidate that differs). The control's ``original`` is then
+  a screen of the trap's own HIT whose judgment the verdict waits for (issue 35), drawn at random.
+  Only a campaign of a single HIT per domain copies from the same HIT. A look of one candidate has
+  no room for base and trap: its trap replaces its base on a copy of a screen of its own HIT, where
+  the worker judges the base (PRWS; ranking shows two candidates at least), and so remains a
+  one-candidate near-copy of that screen (not fixed: issue 41). The copy keeps the copied
+  screen's number of candidates and its source copy: the candidate it displaces is never the
+  candidate equal to the source, unless the look drawn for the trap has none.
 - the candidate equal to the source is the **base** of a trap no more often than the trap **is** the
   source (a one-edit base's correction undone): a bot that rates the source copy best passes as
   many traps that way as it fails, so trusting the source says nothing about a screen.
@@ -103,8 +109,6 @@ class ControlPlanner:
         self.groups = groups
         self.reference_edits = protocol_get(campaign.protocol).trap_reference_edits
         """The edit-level rule of ``geceval.traps`` (issue 41)."""
-        self.beside = protocol_get(campaign.protocol).draws_systems
-        """Ranking: base and trap on one screen."""
         self.cells = [self._cell(i, [g.text for g in groups[i]]) for i in range(len(screens))]
         self.made: Counter[str] = Counter()
         self.owed: Counter[Cell] = Counter()
@@ -119,42 +123,51 @@ class ControlPlanner:
         return len(texts), any(normalise(t) == source for t in texts)
 
     def plan_hit(
-        self, hit_key: str, members: list[int]
+        self, hit_key: str, members: list[int], donor: list[int]
     ) -> tuple[list[tuple[Screen, list[Group]]], list[PlannedControl]]:
         """New (screen, groups) pairs for the HIT's controls and their plan; indices in the plan count
-        from ``len(self.screens)`` for the new screens, in the order returned."""
+        from ``len(self.screens)`` for the new screens, in the order returned. Traps copy screens of
+        ``donor`` (another HIT's judged screens), repeats screens of ``members``."""
         campaign = self.campaign
         rng = random.Random(f"{campaign.trap_secret}:hit:{hit_key}")
         n_traps = _rounded(campaign.trap_rate * len(members), rng)
         n_repeats = _rounded(campaign.repeat_rate * len(members), rng)
         order = list(members)
         rng.shuffle(order)
+        # nor a donor screen of a sentence this HIT shows already (ranking: another screen of it),
+        # unless the HIT is its own donor (its domain's one HIT)
+        here = set() if set(donor) & set(members) else {self.screens[i].sentence_id for i in members}
+        donors = [i for i in donor if self.screens[i].sentence_id not in here]
+        rng.shuffle(donors)
+        hit = self.screens[members[0]].hit
         new: list[tuple[Screen, list[Group]]] = []
         plans: list[PlannedControl] = []
         used: set[int] = set()
         for _ in range(n_traps):
-            found = self._search(order, used, rng)
+            found = self._search(donors, order, used, rng)
             if not found:
-                break  # nothing in this HIT takes a trap of a look the campaign has
-            original, copy, plan = found
-            used.add(original)
+                break  # nothing takes a trap of a look the campaign has
+            copied, copy, plan = found
+            used.add(copied)
             self.made[plan.kind] += 1
             plan.screen = len(self.screens) + len(new)
-            new.append((self._copy_screen(original), copy))
+            if plan.base[0] == -1:  # beside: the verdict waits for a screen of this HIT (issue 35)
+                plan.original = order[rng.randrange(len(order))]
+            new.append((self._copy_screen(copied, hit), copy))
             plans.append(plan)
         for original in [i for i in order if i not in used][:n_repeats]:
             copy = list(self.groups[original])
             rng.shuffle(copy)
             plans.append(PlannedControl(len(self.screens) + len(new), original, ControlKind.REPEAT))
-            new.append((self._copy_screen(original), copy))
+            new.append((self._copy_screen(original, hit), copy))
         return new, plans
 
-    def _copy_screen(self, original: int) -> Screen:
+    def _copy_screen(self, original: int, hit) -> Screen:
         screen = self.screens[original]
-        return Screen(campaign=self.campaign, sentence=screen.sentence, index=0, hit=screen.hit)
+        return Screen(campaign=self.campaign, sentence=screen.sentence, index=0, hit=hit)
 
     def _search(
-        self, order: list[int], used: set[int], rng: random.Random
+        self, donors: list[int], own: list[int], used: set[int], rng: random.Random
     ) -> tuple[int, list[Group], PlannedControl] | None:
         """The HIT's next trap: of the kind made less often so far, for a look owed by an earlier HIT
         or newly drawn; only when no look gives that kind, of either kind."""
@@ -162,7 +175,7 @@ class ControlPlanner:
         owed_now = None
         for kinds in ((fewer,), TRAP_KINDS):
             for target, _n in self.owed.most_common():
-                found = self._trap(target, order, used, kinds, rng)
+                found = self._trap(target, donors, own, used, kinds, rng)
                 if found:
                     self.owed[target] -= 1
                     if not self.owed[target]:
@@ -170,7 +183,7 @@ class ControlPlanner:
                     return found
             for _draw in range(_CELL_DRAWS):
                 target = self.cells[rng.randrange(len(self.cells))]
-                found = self._trap(target, order, used, kinds, rng)
+                found = self._trap(target, donors, own, used, kinds, rng)
                 if found:
                     if owed_now is not None:  # this trap's first look: a later HIT may give it
                         self.owed[owed_now] += 1
@@ -179,20 +192,31 @@ class ControlPlanner:
         return None
 
     def _trap(
-        self, target: Cell, order: list[int], used: set[int], kinds: tuple[str, ...], rng: random.Random
+        self,
+        target: Cell,
+        donors: list[int],
+        own: list[int],
+        used: set[int],
+        kinds: tuple[str, ...],
+        rng: random.Random,
     ) -> tuple[int, list[Group], PlannedControl] | None:
-        """A screen of ``order`` (not used yet), a base and a trap of ``kinds`` whose copy looks like
-        ``target``."""
-        for index in order:
+        """A screen (not used yet), a base and a trap of ``kinds`` whose copy looks like ``target``: a
+        screen of ``donors`` with base and trap side by side; a look of one candidate has no room for
+        both, so its trap replaces its base on a copy of a screen of ``own``, the trap's HIT, where the
+        worker judges the base (PRWS; the residual near-copy: module docstring)."""
+        beside = target[0] > 1
+        for index in donors if beside else own:
             if index in used or self.cells[index][0] != target[0]:
                 continue
-            for base, displaced in self._choices(index, target[1], rng):
-                found = self._draft(index, base, displaced, target, kinds, rng)
+            for base, displaced in self._choices(index, target[1], beside, rng):
+                found = self._draft(index, base, displaced, target, kinds, beside, rng)
                 if found is not None:
                     return index, *found
         return None
 
-    def _choices(self, index: int, copy_wanted: bool, rng: random.Random) -> list[tuple[int, int]]:
+    def _choices(
+        self, index: int, copy_wanted: bool, beside: bool, rng: random.Random
+    ) -> list[tuple[int, int]]:
         """(base, displaced candidate) pairs worth trying on screen ``index``, shuffled."""
         shown = self.groups[index]
         source = normalise(self.sentences[self.screens[index].sentence_id].text)
@@ -203,8 +227,8 @@ class ControlPlanner:
         for b in range(len(shown)):
             if b in copies and not copy_base:
                 continue
-            for d in range(len(shown)) if self.beside else (b,):
-                if self.beside and d == b:
+            for d in range(len(shown)) if beside else (b,):
+                if beside and d == b:
                     continue
                 # Displacing the source copy loses it; a trap may still be the source (see _draft).
                 if copies and copy_wanted == (d in copies):
@@ -214,7 +238,14 @@ class ControlPlanner:
         return pairs[:_CHOICES]
 
     def _draft(
-        self, index: int, b: int, d: int, target: Cell, kinds: tuple[str, ...], rng: random.Random
+        self,
+        index: int,
+        b: int,
+        d: int,
+        target: Cell,
+        kinds: tuple[str, ...],
+        beside: bool,
+        rng: random.Random,
     ) -> tuple[list[Group], PlannedControl] | None:
         sentence = self.sentences[self.screens[index].sentence_id]
         shown = self.groups[index]
@@ -269,7 +300,7 @@ class ControlPlanner:
         self.source_roles["trap"] += normalise(trap.text) == source
         rng.shuffle(copy)
         at = {id(g): i for i, g in enumerate(copy)}
-        base = (-1, at[id(shown[b])]) if self.beside else (index, b)
+        base = (-1, at[id(shown[b])]) if beside else (index, b)
         plan = PlannedControl(-1, index, trap.kind, base, at[id(trap_group)], trap.base_quality, trap.quality)
         return copy, plan
 
@@ -298,9 +329,11 @@ def controls_add(
     next_index: dict[int, int] = defaultdict(int)
     for s in screens:
         next_index[s.sentence_id] = max(next_index[s.sentence_id], s.index + 1)
+    donors = _donors(screens, hits)
+    judged = [list(members) for members in hits]  # before the controls join them
     plans = []
     for number, members in enumerate(hits):
-        new, planned = planner.plan_hit(str(number), members)
+        new, planned = planner.plan_hit(str(number), members, judged[donors[number]])
         for screen, copy in new:
             screen.index = next_index[screen.sentence_id]
             next_index[screen.sentence_id] += 1
@@ -313,6 +346,19 @@ def controls_add(
         for position, i in enumerate(order):
             screens[i].hit_position = position
     return plans
+
+
+def _donors(screens: list[Screen], hits: list[list[int]]) -> list[int]:
+    """For each HIT, the HIT whose screens its traps copy: the next HIT of the same domain (the HITs
+    of a domain in a ring), itself only when it is its domain's one HIT."""
+    by_domain: dict[str, list[int]] = defaultdict(list)
+    for number, members in enumerate(hits):
+        by_domain[screens[members[0]].hit.domain if members else ""].append(number)
+    donors = list(range(len(hits)))
+    for ring in by_domain.values():
+        for at, number in enumerate(ring):
+            donors[number] = ring[(at + 1) % len(ring)]
+    return donors
 
 
 def controls_save(
@@ -357,7 +403,7 @@ def controls_judged(*, campaign: Campaign, screen_id: int, worker_id: int) -> bo
     )
     if not controls:
         return False
-    # Every control waits for its original too, even a ranking trap whose base is on the copy: the
+    # Every control waits for its original too, even a trap whose base is on the copy: the
     # verdict's work (and so the response's time) then falls on whichever of the two is judged
     # second, never on the control itself (issue 35).
     needs = {(copy, original): (copy, kind, base, trap) for copy, original, kind, base, trap in controls}

@@ -349,9 +349,10 @@ LOGIN_ACCOUNT_LOCK_AFTER = env_int("LOGIN_ACCOUNT_LOCK_AFTER", 50)
 # The account's failures decay over this window (LOCK_AFTER of them a window), apart from the
 # per-address one, so a patient guesser is slowed and locked (annotate.accounts.logins).
 LOGIN_ACCOUNT_WINDOW_SECONDS = env_int("LOGIN_ACCOUNT_WINDOW_SECONDS", 24 * 3600)
-# A lock ends by itself after this long (0: only the owner's link or an administrator lifts it),
-# which bounds a targeted lockout; docs/hardening.md weighs it.
-LOGIN_ACCOUNT_LOCK_SECONDS = env_int("LOGIN_ACCOUNT_LOCK_SECONDS", 24 * 3600)
+# 0 (the default, issue 36): only the owner's mailed link or an administrator lifts a lock. A number of
+# seconds ends a lock by itself after that long, which bounds a targeted lockout; docs/hardening.md
+# weighs the two.
+LOGIN_ACCOUNT_LOCK_SECONDS = env_int("LOGIN_ACCOUNT_LOCK_SECONDS", 0)
 # The counts live in the default cache: Redis (CACHE_URL) so that every web process shares them.
 _CACHE_URL = os.environ.get("CACHE_URL", "").strip()
 if _CACHE_URL:

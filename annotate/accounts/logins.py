@@ -9,7 +9,7 @@ password (the right password too) and is not counted, so nobody can make the del
 hammering the form. No web process sleeps: the refusal says "try again in N s" (``Retry-After``).
 After ``LOGIN_ACCOUNT_LOCK_AFTER`` (50) failures the account is locked until its owner follows the
 link mailed to them or an administrator lifts the lock on the account's page, or, when
-``LOGIN_ACCOUNT_LOCK_SECONDS`` is set (24 h by default), until that time has passed: the account is then
+``LOGIN_ACCOUNT_LOCK_SECONDS`` is set (0 by default: not set), until that time has passed: the account is then
 one failure short of a new lock. A successful login clears the account's failures.
 
 The account's count is kept apart from the per-address window (``LOGIN_FAILURES_WINDOW_SECONDS``, 15

@@ -38,6 +38,8 @@ def test_researcher_creates_prws_campaign_annotator_judges_researcher_downloads_
     researcher.get_by_label("Trap rate").fill("0")  # hidden traps by default; this walk counts screens
     researcher.get_by_label("Repeat rate").fill("0")
     researcher.get_by_label("Speed is evidence").uncheck()  # Playwright is faster than any reader
+    # its annotator moves each slider a step or two: near-constant, which the pilot check (on by default) holds
+    researcher.get_by_label("Hold a worker whose first HIT looks scripted").uncheck()
     researcher.get_by_role("button", name="Create campaign").click()
     researcher.get_by_text("Campaign Browser PRWS created with 30 screens in 15 HITs").wait_for()
     researcher.get_by_role("button", name="Launch").click()  # a new campaign is a draft

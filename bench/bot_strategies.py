@@ -419,13 +419,15 @@ class Ring:
 
     def __call__(self, screen: Screen, gmeg: Gmeg, rng: random.Random) -> dict[int, float]:
         key = _screen_key(screen)
-        if key not in self.memo:
+        has_edits = any("edits" in c for c in screen["candidates"])
+        # the memo is shared across protocols: a screen first met without edits (PRWS, ranking) gets
+        # its labels the first time the ring meets it with edits
+        if key not in self.memo or (has_edits and self.memo[key][1] is None):
             values = careful(screen, gmeg, rng)
-            labels = (
-                careful_labels(screen, gmeg, rng, values)
-                if any("edits" in c for c in screen["candidates"])
-                else None
-            )
+            if key in self.memo:  # keep the first answer's values; only the labels are new
+                first = self.memo[key][0]
+                values = {c["position"]: first[" ".join(c["text"].split())] for c in screen["candidates"]}
+            labels = careful_labels(screen, gmeg, rng, values) if has_edits else None
             by_text = {" ".join(c["text"].split()): values[c["position"]] for c in screen["candidates"]}
             labels_by_text = (
                 {" ".join(c["text"].split()): labels[c["position"]] for c in screen["candidates"]}

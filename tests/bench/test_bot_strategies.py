@@ -21,6 +21,7 @@ from bench.bot_strategies import (
     regenerate,
     regenerate_labels,
     source_first,
+    stateful_labels,
     word_edit_keys,
     word_edits,
 )
@@ -89,6 +90,8 @@ def test_every_labeller_gives_one_known_label_per_listed_edit(gmeg):
         gmeg.sources[5], gmeg.sources[5], gmeg.systems["amu"][5], gmeg.references["ref0"][5]
     )
     for name, labeller in LABELLERS.items():
+        if labeller is stateful_labels:  # a worker's own strategy object labels (tested with bots.py)
+            continue
         values = STRATEGIES[name](screen, gmeg, random.Random(1))
         labels = labeller(screen, gmeg, random.Random(1), values)
         assert {p: len(x) for p, x in labels.items()} == {

@@ -165,6 +165,7 @@ def rate_pair(
 
 def load_kernel() -> None:
     """Compile the kernel, or load it from numba's cache (a Celery worker does this when it starts)."""
+    # lazy: importing the kernel imports numba (~0.3 CPU-s), which only a run needs
     from geceval.human import trueskill_kernel
 
     trueskill_kernel.warm_up()
@@ -179,7 +180,8 @@ def trueskill_runs(
     which other runs share its batch. ``progress`` counts iterations (28,147 for the
     gec-ranking judgments), in the kernel's blocks.
     """
-    from geceval.human.trueskill_kernel import games  # numba's import (~0.3 CPU-s) only when a run starts
+    # lazy: numba's import (~0.3 CPU-s) only when a run starts
+    from geceval.human.trueskill_kernel import games
 
     run_ids = [int(r) for r in runs]
     size, n_runs, iterations = data.size, len(run_ids), data.judgments + 1

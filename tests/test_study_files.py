@@ -211,6 +211,7 @@ def test_the_form_the_api_and_the_study_schema_read_the_one_list_of_settings():
         "exclude_by_mann_whitney",
         "exclude_by_consistency",
         "exclude_by_flat",
+        "exclude_by_agreement",
         "budget",
         "instructions",
     }

@@ -24,6 +24,7 @@ string, so a number can be reproduced with the ``sacrebleu`` command.
 from __future__ import annotations
 
 import logging
+from abc import abstractmethod
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -297,8 +298,9 @@ class _Sacre(Metric):
     packages = ("sacrebleu",)
     reads_source = False
 
+    @abstractmethod
     def _score(self, refs: list[list[str]], hyps: list[str], sentence: bool) -> SacreResult:
-        raise NotImplementedError
+        """One sacrebleu metric's result (BLEU, chrF++ or TER: each subclass says which)."""
 
     def corpus_score(
         self,

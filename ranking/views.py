@@ -65,6 +65,7 @@ from ranking.services.leases import assignment_heartbeat
 from ranking.services.life_cycle import STATUS_EXPLAINED, transitions_for
 from ranking.services.screen_handles import screen_handle, screen_id_from_handle
 from ranking.services.screen_time import screen_seconds, screen_stamp
+from ranking.statuses import worker_status
 from ranking.study.documents import study_dump, study_export
 
 
@@ -344,7 +345,10 @@ def assignment_view(request: HttpRequest, pk: int) -> HttpResponse:
             return redirect("assignment", pk=assignment.pk)
         assignment.refresh_from_db()
     if assignment.status != AssignmentStatus.ACTIVE:
-        context = {"campaign": campaign, "assignment": assignment, "error": error}
+        # The worker is told what the workers' API tells them (``worker_status``): a held HIT reads as
+        # submitted, and no page says which rule closed a HIT, so a bot cannot tune itself by the page.
+        shown = worker_status(assignment.status)
+        context = {"campaign": campaign, "assignment": assignment, "shown_status": shown, "error": error}
         return render(request, "ranking/assignment_done.html", context, status=400 if error else 200)
     screen, done, total = assignment_screen_and_progress(assignment)
     if screen is None:

@@ -88,6 +88,22 @@ def test_a_hit_finished_in_under_half_its_minimum_is_held_too_fast_and_counts_no
     assert valid_judgments(campaign).filter(assignment=careful).count() == 2
 
 
+def test_the_worker_s_page_says_what_the_api_says_and_names_no_rule(client):
+    """A held HIT's page reads "HIT complete", as the workers' API says "submitted"; no closed HIT's page
+    says held, excluded, traps or speed, so a bot learns nothing to tune itself by."""
+    _, _, campaign = _speed_campaign()
+    held = _work(campaign, _user("fast"), seconds=0.2)
+    assert held.status == "held"
+    client.force_login(held.worker)
+    page = client.get(reverse("assignment", args=[held.pk])).content.decode()
+    assert "HIT complete: thank you!" in page
+    Assignment.objects.filter(pk=held.pk).update(status="excluded")
+    page = client.get(reverse("assignment", args=[held.pk])).content.decode()
+    assert "This HIT is closed" in page
+    for word in ("held", "excluded", "trap", "fast", "minimum"):
+        assert word not in page.split("<h1>", 1)[1].lower(), word
+
+
 def test_every_screen_under_its_minimum_counts_as_a_failed_trap_and_no_stamp_is_too_fast():
     _, _, campaign = _speed_campaign()
     fast, careful, unstamped = _user("fast"), _user("careful"), _user("unstamped")

@@ -1,4 +1,4 @@
-"""An assignment's statuses and why a finished one is held (issue 35), apart from ranking/models.py
+"""An assignment's statuses and why a finished one is held (issue 35), apart from ranking/models/campaigns.py
 (its size); ranking.models re-exports every name."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """What is computed from a campaign's judgments: each worker's trap record and evidence, each
-system's score (imported into ranking.models so Django finds them)."""
+system's score (imported by ranking.models so Django finds them)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from django.db import models
 from django.db.models import Q
 
 from annotate.models import System
-from ranking.models import Campaign
+from ranking.models.campaigns import Campaign
 
 __all__ = ["PilotDoubt", "SystemScore", "WorkerOverride", "WorkerRecord"]
 

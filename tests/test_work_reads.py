@@ -1,4 +1,4 @@
-"""The crowd's hot path in plain SQL (ranking/work_reads.py) against the ORM queries it replaced, on a
+"""The crowd's hot path in plain SQL (ranking/work/reads.py) against the ORM queries it replaced, on a
 campaign with hidden traps and repeats that workers have judged part of: the same rows, the same
 instances (every field, converters applied), the same evidence; and the workers' API body built as
 plain data equal to what its serializer renders."""
@@ -24,10 +24,10 @@ from ranking.models import (
     WorkerRecord,
 )
 from ranking.services import assignment_request, campaign_create
-from ranking.services.leases import assignment_lease_extend
 from ranking.statuses import IDENTITY_HOLDS, JUDGMENT_NOT_EVIDENCE
-from ranking.work_api import WorkAssignmentSerializer, _assignment_body
-from ranking.work_reads import (
+from ranking.work.api import WorkAssignmentSerializer, _assignment_body
+from ranking.work.leases import assignment_lease_extend
+from ranking.work.reads import (
     active_assignment,
     assignment_with_campaign,
     claimable_hits,
@@ -41,7 +41,7 @@ from ranking.work_reads import (
     worker_ratings,
     worker_trap_verdicts,
 )
-from ranking.work_writes import row_update
+from ranking.work.writes import row_update
 from tests.factories import trap_world
 from tests.judging import do_hit, honest_prws
 
@@ -314,7 +314,7 @@ def test_the_api_body_is_what_its_serializer_renders(judged):
 def test_a_judgment_and_its_ratings_insert_as_the_orm_stores_them(judged):
     from django.db import IntegrityError, transaction
 
-    from ranking.work_writes import rows_insert
+    from ranking.work.writes import rows_insert
 
     _, workers, half = judged
 

@@ -391,7 +391,7 @@ class Control(models.Model):
     screen of another HIT in which an erroneous version (``trap``) of one candidate (``base``) took
     another candidate's place, so base and trap are judged side by side on this screen. A trap's
     ``original`` is a screen of its own HIT whose judgment its verdict waits for (issue 41: no screen
-    of the HIT is a near-copy of a trap's; ``ranking.services.controls``). A trap of one candidate
+    of the HIT is a near-copy of a trap's; ``ranking.quality.controls``). A trap of one candidate
     (PRWS) has no room for its base: it copies ``original``, in the same HIT, and replaces the base
     there. Kept in a table
     of its own that no worker's page or API reads; control screens never count in results

@@ -14,7 +14,6 @@ from annotate.sql_rows import row
 from annotate.tasking import task_send_on_commit
 from geceval.errors import GecInputError
 from geceval.human.worker_checks import RECENT_TRAPS
-from ranking.evidence import RULE_FIELDS, record_exclusion_reasons
 from ranking.models import (
     LIVE_ASSIGNMENT,
     Assignment,
@@ -24,11 +23,12 @@ from ranking.models import (
     WorkerOverride,
     WorkerRecord,
 )
-from ranking.services.evidence import campaign_workers_with_judgments, evidence_recount
+from ranking.quality.evidence import campaign_workers_with_judgments, evidence_recount
+from ranking.quality.rules import RULE_FIELDS, record_exclusion_reasons
 from ranking.services.holds import hold_after_inclusion, pilot_evidence_clears, pilot_release
 from ranking.services.results import TASK_CAMPAIGN_SCORES
 from ranking.statuses import EVIDENCE_HOLDS
-from ranking.work_writes import row_update
+from ranking.work.writes import row_update
 
 
 def _should_exclude(campaign: Campaign, record: WorkerRecord) -> bool:

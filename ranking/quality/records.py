@@ -29,7 +29,7 @@ class PilotDoubt(models.TextChoices):
 
 class WorkerRecord(models.Model):
     """A worker's trap record and evidence in a campaign, recomputed from their judgments after each
-    submit with a trap verdict or on a repeat (``ranking.services.traps.worker_record_refresh``)."""
+    submit with a trap verdict or on a repeat (``ranking.quality.exclusion.worker_record_refresh``)."""
 
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="worker_records")
     worker = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")

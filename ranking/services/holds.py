@@ -17,7 +17,7 @@ The speed rule: a screen's minimum is ``speed_base_seconds`` plus ``speed_second
 word shown (the source and every candidate), measured with the server's time on the screen
 (``ScreenJudgment.seconds``, from the stamp the server signed when it served the screen; a missing or
 forged stamp gives no time, which is too fast). A screen under its minimum counts as a failed trap
-(``ranking.services.evidence.evidence_recount``).
+(``ranking.quality.evidence.evidence_recount``).
 
 The pilot check (issue 40, ``Campaign.pilot_hold``): when a worker's first HIT in the campaign has
 near-constant answers or a quarter of its screens under their minimum (``geceval.human.worker_checks.
@@ -42,7 +42,6 @@ from django.db.models.functions import Coalesce
 from annotate.sql_rows import row
 from annotate.tasking import task_send_on_commit
 from geceval.human.worker_checks import ANSWERS, first_hit_doubt
-from ranking.evidence import record_exclusion_reasons
 from ranking.models import (
     Assignment,
     AssignmentStatus,
@@ -54,8 +53,9 @@ from ranking.models import (
     WorkerRecord,
 )
 from ranking.protocols import protocol_get
+from ranking.quality.rules import record_exclusion_reasons
 from ranking.services.results import TASK_CAMPAIGN_SCORES
-from ranking.work_writes import row_update
+from ranking.work.writes import row_update
 
 _platform_checks: list[Callable[[Assignment], bool]] = []
 
@@ -239,7 +239,7 @@ def _record_recount(campaign: Campaign, assignment: Assignment) -> None:
     """The worker's record after a hold ends: work held for a doubt on who did it was no evidence
     (``ranking.statuses.NOT_EVIDENCE``); released it is, dropped it stays out (and the exclusion it
     may have brought about is undone)."""
-    from ranking.services.traps import worker_record_refresh  # traps -> evidence -> holds
+    from ranking.quality.exclusion import worker_record_refresh  # traps -> evidence -> holds
 
     worker = get_user_model().objects.get(pk=assignment.worker_id)
     worker_record_refresh(campaign=campaign, worker=worker)

@@ -35,24 +35,24 @@ from ranking.models import (
     WorkerRecord,
 )
 from ranking.protocols import protocol_get
+from ranking.quality.controls import controls_judged, has_controls
+from ranking.quality.exclusion import worker_record_refresh_after_submit
 from ranking.selectors import screen_candidates_for_submit
 from ranking.services.campaigns import screen_draw_active
-from ranking.services.controls import controls_judged, has_controls
 from ranking.services.gold import gold_assignment, qualification_grade, qualification_hit
 from ranking.services.holds import finished_hold, screen_min_seconds, too_fast
 from ranking.services.judging import CandidateScore, TrapVerdict, trap_outcome, validate_answers
-from ranking.services.leases import assignment_lease_extend, lease_first_expiry
 from ranking.services.life_cycle import NO_WORK_BECAUSE, PILOT_FULL, pilot_hit_ids
 from ranking.services.results import TASK_CAMPAIGN_SCORES
-from ranking.services.traps import worker_record_refresh_after_submit
-from ranking.work_reads import (
+from ranking.work.leases import assignment_lease_extend, lease_first_expiry
+from ranking.work.reads import (
     active_assignment,
     claimable_hits,
     first_unjudged_screen,
     hit_progress,
     screens_left,
 )
-from ranking.work_writes import row_update, rows_insert
+from ranking.work.writes import row_update, rows_insert
 
 
 class NoWork(Exception):
@@ -62,7 +62,7 @@ class NoWork(Exception):
 def assignments_expire(*, campaign: Campaign | None = None, now: datetime | None = None) -> int:
     """Active assignments past their deadline become expired: their slots return to the pool."""
     now = now or timezone.now()
-    if campaign is not None:  # every claim: a plain statement (ranking/work_reads.py says why)
+    if campaign is not None:  # every claim: a plain statement (ranking/work/reads.py says why)
         return _expire_in_campaign(campaign.pk, now)
     stale = Assignment.objects.filter(status=AssignmentStatus.ACTIVE, expires__lt=now)
     return stale.update(status=AssignmentStatus.EXPIRED)

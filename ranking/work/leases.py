@@ -62,7 +62,7 @@ def _renew_sql() -> str:
 
 def _renew(pk: int, now: datetime, new: datetime) -> bool:
     """The conditional UPDATE, as a plain statement: each submit makes it, and the ORM's would cost
-    several times its CPU (issue 22; ranking/work_reads.py says why the hot path is plain SQL)."""
+    several times its CPU (issue 22; ranking/work/reads.py says why the hot path is plain SQL)."""
     adapt = connection.ops.adapt_datetimefield_value
     with connection.cursor() as cursor:
         cursor.execute(_renew_sql(), [adapt(new), pk, AssignmentStatus.ACTIVE.value, adapt(now), adapt(new)])

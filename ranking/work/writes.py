@@ -1,7 +1,7 @@
 """The inserts every submitted screen makes (a judgment and its ratings), as one plain statement each.
 
 ``Model.objects.create`` and ``bulk_create`` build their INSERT anew on every call, about 0.3 ms of
-the web process's CPU each; a submit makes both while the crowd works (issue 22; ranking/work_reads.py
+the web process's CPU each; a submit makes both while the crowd works (issue 22; ranking/work/reads.py
 has the reads and says why). Here the instances are prepared exactly as the ORM prepares them (each
 field's ``pre_save`` for defaults such as ``auto_now_add``, then ``get_db_prep_save``), inserted in
 one statement and given their primary keys from ``RETURNING``. tests/test_work_reads.py compares the

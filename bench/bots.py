@@ -14,7 +14,7 @@ that the server sees: a careful worker a plausible reading time (``careful_secon
 word shown, +-20%), a bot its own (``bot_seconds``: 0.1-1 s). So that the benchmark does not take
 hours, the harness does not sleep: it moves the screen's server-side "served at" back by that time,
 as a clock would have, by re-signing the ticket the server issued with the server's SECRET_KEY
-(``ranking.services.screen_time.stamp_backdated``). This is a benchmark-only device: a real worker
+(``ranking.work.screen_time.stamp_backdated``). This is a benchmark-only device: a real worker
 does not have the key, so a real worker's time on a screen is the time that really passed. With
 ``--speed-rule off`` the campaigns have the rule off and the tickets go back untouched.
 
@@ -282,7 +282,7 @@ async def run_worker(worker: Worker, args, base: str, gmeg: Gmeg, reader: Record
 
     out = Outcome(worker.protocol, worker.strategy, worker.username)
     log.outcomes.append(out)
-    from ranking.services.screen_time import stamp_backdated
+    from ranking.work.screen_time import stamp_backdated
 
     strategy, labeller = STRATEGIES[worker.strategy], LABELLERS[worker.strategy]
     seconds_on = SECONDS.get(worker.strategy, bot_seconds)

@@ -316,7 +316,7 @@ async def run_crowd(world: World, args, base: str) -> tuple[Log, float]:
 
 def check_database(world: World, log: Log) -> dict[str, object]:
     from ranking.models import Rating, ScreenJudgment, WorkerRecord
-    from ranking.services.screen_handles import screen_id_from_handle
+    from ranking.work.screen_handles import screen_id_from_handle
 
     problems: list[str] = []
     judgments = ScreenJudgment.objects.filter(screen__campaign_id=world.campaign_id)

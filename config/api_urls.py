@@ -3,7 +3,7 @@ from rest_framework.routers import DefaultRouter
 from annotate.api import CorpusViewSet, ProjectViewSet, SystemViewSet
 from ranking.analysis.api import AnalysisRunViewSet, JudgmentExportViewSet
 from ranking.api import CampaignViewSet
-from ranking.work_api import WorkViewSet
+from ranking.work.api import WorkViewSet
 
 app_name = "api"
 router = DefaultRouter()

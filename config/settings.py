@@ -395,7 +395,7 @@ INVITATION_DAYS = env_int("INVITATION_DAYS", 14)
 
 # Work assignment (judgment campaigns).
 ASSIGNMENT_TIMEOUT_MINUTES = env_int("ASSIGNMENT_TIMEOUT_MINUTES", 60)
-# Fair leases (ranking/services/leases.py): a claim holds its HIT this long, renewed by each submit
+# Fair leases (ranking/work/leases.py): a claim holds its HIT this long, renewed by each submit
 # and by the open page's heartbeat up to the campaign's assignment minutes (0: the whole of them).
 ASSIGNMENT_LEASE_MINUTES = env_int("ASSIGNMENT_LEASE_MINUTES", 15)
 # Live (active, not overdue) assignments of one campaign held at once from one client address

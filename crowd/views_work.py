@@ -50,7 +50,6 @@ from crowd.services.sessions import (
 from geceval.errors import GecInputError
 from ranking.models import FINISHED_STATUSES, LIVE_CAMPAIGN_STATUSES, AssignmentStatus
 from ranking.preview import campaign_preview
-from ranking.services.assignments import assignment_screen_and_progress
 from ranking.views import (
     heartbeat_context,
     heartbeat_response,
@@ -58,6 +57,7 @@ from ranking.views import (
     screen_form_submit,
     work_template,
 )
+from ranking.work.assignments import assignment_screen_and_progress
 
 INVITE_COOKIE = "crowd_invite_{campaign}"
 

@@ -15,8 +15,8 @@ from annotate.models import Qualification, System
 from annotate.selectors import corpus_list_for
 from geceval.errors import GecInputError
 from ranking.campaign_settings import SETTINGS, Setting
-from ranking.evidence import exclusion_rules
 from ranking.models import Campaign, SystemScore
+from ranking.quality.rules import exclusion_rules
 from ranking.selectors import (
     campaign_list_for,
     campaign_progress,

@@ -71,7 +71,7 @@ def iter_screen_rankings(campaign: Campaign, *, chunk_size: int = 2000) -> Itera
 
 
 def campaign_is_compact(campaign: Campaign, *, ranked: bool = False) -> bool:
-    """Whether the campaign's judgments are stored in the compact imported form (``ranking.imported``);
+    """Whether the campaign's judgments are stored in the compact imported form (``ranking.models.imported``);
     with ``ranked``, whether they are stored so as ranks (every entry has one), not PRWS scores.
 
     The one answer to "is this campaign compact?" (issue 37): the import, the exports, the live

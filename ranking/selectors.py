@@ -17,7 +17,6 @@ from annotate.models import System
 from annotate.roles import is_annotator
 from annotate.selectors import project_list_for
 from geceval.human.crowd_evidence import fence
-from ranking.evidence import record_exclusion_reasons
 from ranking.models import (
     LIVE_CAMPAIGN_STATUSES,
     Assignment,
@@ -33,8 +32,9 @@ from ranking.models import (
     SystemScore,
     WorkerRecord,
 )
+from ranking.quality.rules import record_exclusion_reasons
 from ranking.statuses import EVIDENCE_HOLDS
-from ranking.work_reads import screen_candidates_marked, screen_candidates_shown
+from ranking.work.reads import screen_candidates_marked, screen_candidates_shown
 
 
 def valid_judgment(prefix: str = "") -> Q:

@@ -1,4 +1,4 @@
-"""An assignment's statuses and why a finished one is held (issue 35), apart from ranking/models.py
+"""An assignment's statuses and why a finished one is held (issue 35), apart from ranking/models/campaigns.py
 (its size); ranking.models re-exports every name."""
 
 from __future__ import annotations
@@ -53,7 +53,7 @@ it never counts as the worker's evidence (traps, repeats, flat scoring, speed, q
 JUDGMENT_NOT_EVIDENCE = Q(assignment__status=AssignmentStatus.DROPPED) | Q(
     assignment__hold_reason__in=[r.value for r in IDENTITY_HOLDS]
 )
-"""``NOT_EVIDENCE`` as a filter on ``ScreenJudgment`` (``ranking.work_reads`` has its SQL twin)."""
+"""``NOT_EVIDENCE`` as a filter on ``ScreenJudgment``."""
 
 
 HOLD_REASON_VALID = (

@@ -23,10 +23,10 @@ from annotate.roles import is_researcher
 from annotate.selectors import corpus_list_for, project_list_for, sentence_context
 from geceval.errors import GecInputError
 from geceval.human.worker_checks import MANN_WHITNEY_MIN_RANKED_TRAPS, MANN_WHITNEY_MIN_TRAPS
-from ranking.evidence import RULE_FIELDS, exclusion_rules
 from ranking.forms import ExclusionRulesForm
 from ranking.models import Assignment, AssignmentStatus, Campaign, Screen
 from ranking.protocols import protocol_get
+from ranking.quality.rules import RULE_FIELDS, exclusion_rules
 from ranking.selectors import (
     assignment_for_worker,
     campaign_held_assignments,
@@ -51,7 +51,6 @@ from ranking.services import (
     screen_submit,
     worker_override_set,
 )
-from ranking.services.assignments import assignment_screen_and_progress
 from ranking.services.campaign_checks import campaign_sample
 from ranking.services.campaigns import screen_draw_active
 from ranking.services.gold import (
@@ -61,12 +60,13 @@ from ranking.services.gold import (
     qualification_hit_create,
 )
 from ranking.services.holds import assignment_hold_drop, assignment_hold_release
-from ranking.services.leases import assignment_heartbeat
 from ranking.services.life_cycle import STATUS_EXPLAINED, transitions_for
-from ranking.services.screen_handles import screen_handle, screen_id_from_handle
-from ranking.services.screen_time import screen_seconds, screen_stamp
 from ranking.statuses import worker_status
 from ranking.study.documents import study_dump, study_export
+from ranking.work.assignments import assignment_screen_and_progress
+from ranking.work.leases import assignment_heartbeat
+from ranking.work.screen_handles import screen_handle, screen_id_from_handle
+from ranking.work.screen_time import screen_seconds, screen_stamp
 
 
 @login_required
@@ -280,7 +280,7 @@ def screen_form_submit(
 
 def elapsed_seconds(request: HttpRequest, screen: Screen, assignment: Assignment) -> float | None:
     """Server seconds since the screen was rendered for this assignment, from the page's signed stamp
-    (None when missing, forged or another screen's or assignment's): ``ranking.services.screen_time``, as the
+    (None when missing, forged or another screen's or assignment's): ``ranking.work.screen_time``, as the
     workers' API."""
     return screen_seconds(request.POST.get("started"), screen_id=screen.pk, assignment_id=assignment.pk)
 

@@ -14,14 +14,14 @@ from annotate.projects.selectors import current_first, current_project_id
 from annotate.selectors import corpus_list_for, project_list_for, system_list_for
 from geceval.errors import GecInputError
 from geceval.traps.hidden import DEFAULT_MIN_DROP
-from ranking.evidence import exclusion_rules
 from ranking.forms import CampaignForm, TrapPreviewForm
 from ranking.models import Campaign, CampaignStatus, TrapDesign
 from ranking.protocols import protocol_get
+from ranking.quality.rules import exclusion_rules
+from ranking.quality.trap_generation import PREVIEW_COUNT, trap_preview, trap_system_for_campaign
 from ranking.services import campaign_create, campaign_exclusion_rules_set
 from ranking.services.campaigns import campaign_options
 from ranking.services.screen_forecast import MIN_DISTINCT, Forecast, ranking_forecast
-from ranking.services.trap_generation import PREVIEW_COUNT, trap_preview, trap_system_for_campaign
 
 
 @researcher_required

@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 from ranking.models import Assignment, Candidate, Screen
 from ranking.services import CandidateScore, assignment_request, screen_submit
-from ranking.services.assignments import assignment_next_screen
+from ranking.work.assignments import assignment_next_screen
 
 Answer = Callable[[Screen, Candidate], CandidateScore]
 

@@ -13,9 +13,9 @@ from rest_framework.test import APIClient
 from ranking.models import Candidate, Control, ControlKind, Rating, ScreenJudgment
 from ranking.protocols.edits.models import EditLabel
 from ranking.services import campaign_create
-from ranking.services.screen_handles import screen_id_from_handle
-from ranking.work_api import WorkAssignmentSerializer, _assignment_body
-from ranking.work_reads import assignment_with_campaign
+from ranking.work.api import WorkAssignmentSerializer, _assignment_body
+from ranking.work.reads import assignment_with_campaign
+from ranking.work.screen_handles import screen_id_from_handle
 from tests import factories
 from tests.test_work_api_queries import READ
 

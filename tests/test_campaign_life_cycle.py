@@ -13,8 +13,8 @@ from rest_framework.test import APIClient
 from geceval.errors import GecInputError
 from ranking.models import Campaign, Hit
 from ranking.services import NoWork, assignment_request, campaign_create, campaign_transition
-from ranking.services.assignments import assignment_next_screen
 from ranking.services.life_cycle import PILOT_HITS, TRANSITIONS, transitions_for
+from ranking.work.assignments import assignment_next_screen
 from tests.factories import trap_world
 
 pytestmark = pytest.mark.django_db

@@ -21,9 +21,9 @@ from ranking.models import (
     ScreenJudgment,
     WorkerRecord,
 )
+from ranking.quality.exclusion import worker_record_refresh
 from ranking.selectors import valid_judgments
 from ranking.services import campaign_create, campaign_exclusion_rules_set, worker_override_set
-from ranking.services.traps import worker_record_refresh
 from tests import factories
 
 pytestmark = pytest.mark.django_db

@@ -12,11 +12,11 @@ from django.urls import reverse
 from django.utils import timezone
 
 from geceval.human.worker_checks import RECENT_TRAPS
-from ranking.evidence import record_exclusion_reasons
 from ranking.models import Assignment, AssignmentStatus, Screen, ScreenJudgment
+from ranking.quality.exclusion import worker_record_refresh
+from ranking.quality.rules import record_exclusion_reasons
 from ranking.selectors import valid_judgments
 from ranking.services import campaign_create
-from ranking.services.traps import worker_record_refresh
 from tests import factories
 
 pytestmark = pytest.mark.django_db

@@ -10,7 +10,7 @@ from ranking.models import Control, ControlKind, ScreenJudgment
 from ranking.protocols import CandidateScore, protocol_get
 from ranking.selectors import screen_candidates
 from ranking.services import NoWork, assignment_request, campaign_create, screen_submit
-from ranking.services.assignments import assignment_next_screen
+from ranking.work.assignments import assignment_next_screen
 from tests import factories as f
 
 pytestmark = pytest.mark.django_db

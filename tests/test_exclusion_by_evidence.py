@@ -21,6 +21,7 @@ from ranking.models import (
     ScreenJudgment,
     WorkerRecord,
 )
+from ranking.quality.controls import controls_judged
 from ranking.selectors import campaign_workers
 from ranking.services import (
     campaign_create,
@@ -29,7 +30,6 @@ from ranking.services import (
     worker_record_refresh,
     worker_record_refresh_after_submit,
 )
-from ranking.services.controls import controls_judged
 from tests import factories
 
 pytestmark = pytest.mark.django_db

@@ -16,8 +16,8 @@ from crowd.services.sessions import invite_links_create, session_from_token
 from ranking.models import Assignment, AssignmentStatus
 from ranking.selectors import screen_candidates_for_submit
 from ranking.services import CandidateScore, assignment_request, screen_submit
-from ranking.services.assignments import assignment_next_screen
-from ranking.services.leases import assignment_heartbeat
+from ranking.work.assignments import assignment_next_screen
+from ranking.work.leases import assignment_heartbeat
 from tests import factories
 from tests.factories import crowd_campaign
 

@@ -58,7 +58,7 @@ def ranked():
 
 def record_gold(campaign, expert):
     from ranking.services import screen_submit
-    from ranking.services.assignments import assignment_next_screen
+    from ranking.work.assignments import assignment_next_screen
 
     assignment = gold_assignment_start(campaign=campaign, expert=expert)
     while (screen := assignment_next_screen(assignment)) is not None:

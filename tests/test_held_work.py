@@ -29,10 +29,10 @@ from ranking.models import Assignment, WorkerRecord
 from ranking.protocols.files import iter_wmt_csv, pseudonym
 from ranking.selectors import campaign_progress, valid_judgments
 from ranking.services import CandidateScore, assignment_request, screen_submit
-from ranking.services.assignments import NoWork, assignment_next_screen
 from ranking.services.holds import screen_min_seconds
 from ranking.services.results import campaign_scores_recompute
-from ranking.work_api import _assignment_body
+from ranking.work.api import _assignment_body
+from ranking.work.assignments import NoWork, assignment_next_screen
 from tests.factories import crowd_campaign
 
 pytestmark = pytest.mark.django_db
@@ -344,7 +344,7 @@ def test_invite_links_count_at_once():
 def test_the_benchmarks_back_dated_ticket_reads_as_that_much_server_time():
     """bench/bots.py --speed-rule on: the harness re-signs the served ticket as issued earlier (it has
     the server's key; a worker has not); the server then measures that time."""
-    from ranking.services.screen_time import screen_seconds, screen_stamp, stamp_backdated
+    from ranking.work.screen_time import screen_seconds, screen_stamp, stamp_backdated
 
     stamp = screen_stamp(screen_id=7, assignment_id=3, now=1000.0)
     back = stamp_backdated(stamp, 12.5)

@@ -34,7 +34,7 @@ from ranking.services import (
     screen_submit,
     worker_override_set,
 )
-from ranking.services.assignments import assignment_next_screen
+from ranking.work.assignments import assignment_next_screen
 from tests.factories import trap_world
 from tests.judging import careless_prws, do_hit, honest_prws, is_source, is_trap
 
@@ -458,8 +458,8 @@ def test_a_campaign_requiring_a_qualification_hands_work_only_to_accepted_worker
 def test_active_selection_draws_each_ranking_screen_when_first_shown_from_the_judgments_so_far(world):
     from geceval.formats.judgments import expand_pairwise
     from ranking.analysis.active import next_systems
-    from ranking.services.assignments import assignment_next_screen
     from ranking.services.results import campaign_rankings
+    from ranking.work.assignments import assignment_next_screen
 
     _, workers, *_ = world
     campaign = make(

@@ -74,8 +74,8 @@ def record_gold_answers(campaign, expert, answer):
     if answer is expert_like:
         return record_gold(campaign, expert)
     from ranking.services import screen_submit
-    from ranking.services.assignments import assignment_next_screen
     from ranking.services.gold import gold_assignment_start
+    from ranking.work.assignments import assignment_next_screen
 
     assignment = gold_assignment_start(campaign=campaign, expert=expert)
     while (screen := assignment_next_screen(assignment)) is not None:
@@ -125,7 +125,8 @@ def test_the_live_page_and_an_analysis_run_rank_the_same_judgments_with_the_same
 def test_the_big_write_paths_read_in_steps_of_at_most_80_lines():
     import inspect
 
-    from ranking.services import assignments, campaigns
+    from ranking.services import campaigns
+    from ranking.work import assignments
 
     lengths = {
         f.__name__: len(inspect.getsourcelines(f)[0])

@@ -12,8 +12,8 @@ from rest_framework.test import APIClient
 
 from ranking.models import Candidate, Rating, Screen, ScreenJudgment, SystemScore
 from ranking.services import CandidateScore, assignment_request, campaign_create, screen_submit
-from ranking.services.assignments import assignment_next_screen
-from ranking.services.screen_handles import screen_handle
+from ranking.work.assignments import assignment_next_screen
+from ranking.work.screen_handles import screen_handle
 from tests import factories
 from tests.judging import do_hit
 

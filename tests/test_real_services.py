@@ -13,7 +13,7 @@ from django.db import connection
 
 from ranking.models import SystemScore
 from ranking.services import CandidateScore, assignment_request, campaign_create, screen_submit
-from ranking.services.assignments import assignment_next_screen
+from ranking.work.assignments import assignment_next_screen
 from tests import factories
 from tests.celery_workers import celery_workers
 

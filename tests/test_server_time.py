@@ -16,8 +16,8 @@ from rest_framework.test import APIClient
 from ranking.models import ScreenJudgment
 from ranking.selectors import campaign_workers
 from ranking.services import campaign_create
-from ranking.services.screen_handles import screen_id_from_handle
-from ranking.services.screen_time import screen_seconds, screen_stamp
+from ranking.work.screen_handles import screen_id_from_handle
+from ranking.work.screen_time import screen_seconds, screen_stamp
 from tests.factories import trap_world
 
 pytestmark = pytest.mark.django_db

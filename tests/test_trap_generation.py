@@ -17,8 +17,8 @@ from annotate.models import Output, System, SystemKind
 from geceval.traps.hidden import ADDED_ERROR, make_trap, source_error
 from geceval.traps.inserter import ERROR_TYPES
 from ranking.models import Campaign, Control, ControlKind, TrapDesign
+from ranking.quality.trap_generation import trap_preview
 from ranking.services import campaign_create
-from ranking.services.trap_generation import trap_preview
 from tests import factories as f
 
 SYSTEMS = ("amu", "nus", "transformer")

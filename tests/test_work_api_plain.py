@@ -1,5 +1,5 @@
 """The workers' API reads a submit in the documented shape without its serializer
-(``ranking.work_api.plain_submit``, issue 22): on generated bodies, valid and not, whatever the plain
+(``ranking.work.api.plain_submit``, issue 22): on generated bodies, valid and not, whatever the plain
 reader accepts the serializer accepts with the same result, and the bodies a client sends (and the
 load benchmark sends) take the plain path."""
 
@@ -11,7 +11,7 @@ import random
 import pytest
 
 from ranking.protocols import protocol_get
-from ranking.work_api import WorkSubmitSerializer, plain_submit
+from ranking.work.api import WorkSubmitSerializer, plain_submit
 
 PRWS, RANKING, EDITS = (protocol_get(name) for name in ("prws", "ranking", "edits"))
 

@@ -19,7 +19,7 @@ from rest_framework.test import APIClient
 
 from ranking.models import Assignment, Candidate, ScreenJudgment, WorkerRecord
 from ranking.services import assignment_return, campaign_create
-from ranking.services.screen_handles import screen_handle, screen_id_from_handle
+from ranking.work.screen_handles import screen_handle, screen_id_from_handle
 from tests.factories import TRAPS, trap_world
 from tests.judging import do_hit, honest_prws
 
@@ -192,7 +192,7 @@ def test_a_worker_doing_a_hit_through_the_pages_takes_the_pinned_queries_per_req
     from django.test import Client
     from django.urls import reverse
 
-    from ranking.services.assignments import assignment_next_screen
+    from ranking.work.assignments import assignment_next_screen
 
     workers, make = world
     campaign = make("pages", trap_rate=0.0)

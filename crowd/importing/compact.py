@@ -1,4 +1,4 @@
-"""Large WMT CSV and PRWS CSV imports in the compact stored form (``ranking.imported.ImportedEntry``).
+"""Large WMT CSV and PRWS CSV imports in the compact stored form (``ranking.models.imported.ImportedEntry``).
 
 The file is read once, streaming, into integer arrays (``geceval.formats.judgment_stream``), at most
 ``JUDGMENT_UPLOAD_MAX_BYTES`` of it (after gzip); the corpus, systems and judges are found or made

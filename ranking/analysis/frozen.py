@@ -3,7 +3,7 @@
 A run's chunks read the frozen pairs once per worker process. As JSON (lists of
 lists) a million pairwise judgments take tens of seconds to decode; as arrays
 they load in milliseconds. For a campaign in the compact imported form
-(``ranking.imported``) the pairs are also built straight from the database rows
+(``ranking.models.imported``) the pairs are also built straight from the database rows
 with numpy, in the order ``expand_pairwise`` gives (judgment by judgment, then
 ``combinations`` order), so the run sees the same pairs as from the full form.
 """

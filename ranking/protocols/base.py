@@ -145,7 +145,7 @@ class Protocol(ABC):
         self, screen: Screen, candidates: Sequence[Candidate]
     ) -> dict[int, dict[str, Any]]:
         """candidate id -> more fields of that candidate in the workers' API (each declared, optional,
-        in ``ranking.work_api.WorkCandidateSerializer``): what ``screen_extra`` gives the page, for a client.
+        in ``ranking.work.api.WorkCandidateSerializer``): what ``screen_extra`` gives the page, for a client.
         Whatever it holds is shown to the worker: nothing in it may tell a trap apart. The default
         costs no query (the API reads screens on the crowd's hot path)."""
         return {}

@@ -3,22 +3,22 @@
 One module per concern; the names other apps and tests use are re-exported here.
 """
 
-from ranking.services.assignments import (
-    NoWork,
-    assignment_request,
-    assignment_return,
-    assignments_expire,
-    screen_submit,
+from ranking.quality.exclusion import (
+    campaign_exclusion_rules_set,
+    worker_override_set,
+    worker_record_refresh,
+    worker_record_refresh_after_submit,
 )
 from ranking.services.campaigns import campaign_create
 from ranking.services.judging import CandidateScore, answers_from_form, validate_answers
 from ranking.services.life_cycle import campaign_set_status, campaign_transition
 from ranking.services.results import campaign_scores_recompute
-from ranking.services.traps import (
-    campaign_exclusion_rules_set,
-    worker_override_set,
-    worker_record_refresh,
-    worker_record_refresh_after_submit,
+from ranking.work.assignments import (
+    NoWork,
+    assignment_request,
+    assignment_return,
+    assignments_expire,
+    screen_submit,
 )
 
 __all__ = [

@@ -18,6 +18,7 @@ from ranking.analysis.active import next_systems
 from ranking.campaign_settings import CAMPAIGN_OPTIONS, settings_check
 from ranking.models import Campaign, CampaignStatus, Candidate, Hit, Screen, TrapDesign
 from ranking.protocols import protocol_get
+from ranking.quality.controls import Group, controls_add, controls_save
 from ranking.rankings import campaign_rankings
 from ranking.services.campaign_checks import (
     Sample,
@@ -30,7 +31,6 @@ from ranking.services.campaign_checks import (
     preview_sentence_pick,
     trap_errors_row,
 )
-from ranking.services.controls import Group, controls_add, controls_save
 from ranking.services.judging import normalise
 
 RECOMMENDED_TRAPS = {"trap_rate": 0.2, "repeat_rate": 0.05}
@@ -84,7 +84,7 @@ def campaign_create(
     PRWS (GMEG): per sentence the distinct texts of the chosen systems, up to ``max_candidates`` per
     screen. Ranking (Napoles et al. 2015): per sentence ``screens_per_sentence`` random draws of
     ``max_candidates`` systems, their identical outputs collapsed. Traps: hidden by default
-    (``ranking.services.controls``; ``trap_rate`` trap copies and ``repeat_rate`` repeats per judged
+    (``ranking.quality.controls``; ``trap_rate`` trap copies and ``repeat_rate`` repeats per judged
     screen); a Source+error ``trap_system`` gives the GMEG paper's design (``trap_design="paper"``: a
     share ``trap_rate`` of sentences show the Source+error text beside the source, unless it equals an
     output). ``trap_error_types`` (empty: all), ``trap_errors`` (None: 1 or 2): what a generated trap

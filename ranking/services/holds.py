@@ -17,7 +17,7 @@ The speed rule: a screen's minimum is ``speed_base_seconds`` plus ``speed_second
 word shown (the source and every candidate), measured with the server's time on the screen
 (``ScreenJudgment.seconds``, from the stamp the server signed when it served the screen; a missing or
 forged stamp gives no time, which is too fast). A screen under its minimum counts as a failed trap
-(``ranking.services.evidence.evidence_recount``).
+(``ranking.quality.evidence.evidence_recount``).
 
 The pilot check (issue 40, ``Campaign.pilot_hold``): when a worker's first HIT in the campaign has
 near-constant answers or a quarter of its screens under their minimum (``geceval.human.worker_checks.
@@ -39,10 +39,8 @@ from django.db import transaction
 from django.db.models import F, Q, Sum
 from django.db.models.functions import Coalesce
 
-from annotate.sql_rows import row
 from annotate.tasking import task_send_on_commit
 from geceval.human.worker_checks import ANSWERS, first_hit_doubt
-from ranking.evidence import record_exclusion_reasons
 from ranking.models import (
     Assignment,
     AssignmentStatus,
@@ -54,8 +52,8 @@ from ranking.models import (
     WorkerRecord,
 )
 from ranking.protocols import protocol_get
+from ranking.quality.rules import record_exclusion_reasons
 from ranking.services.results import TASK_CAMPAIGN_SCORES
-from ranking.work_writes import row_update
 
 _platform_checks: list[Callable[[Assignment], bool]] = []
 
@@ -195,7 +193,7 @@ def hold_after_inclusion(assignment: Assignment, campaign: Campaign) -> str:
 
 
 def _locked_held(assignment: Assignment) -> Assignment | None:
-    locked = row(Assignment, pk=assignment.pk, for_update=True)
+    locked = Assignment.objects.select_for_update().filter(pk=assignment.pk).first()
     return locked if locked is not None and locked.status == AssignmentStatus.HELD else None
 
 
@@ -220,7 +218,11 @@ def assignment_hold_release(
         following = _own_evidence_hold(locked, campaign)
     if by_researcher and locked.hold_reason == HoldReason.PILOT:
         # the researcher vouches for the worker: all their work held by the pilot check counts
-        record = row(WorkerRecord, campaign_id=campaign.pk, worker_id=locked.worker_id, for_update=True)
+        record = (
+            WorkerRecord.objects.select_for_update()
+            .filter(campaign_id=campaign.pk, worker_id=locked.worker_id)
+            .first()
+        )
         if record is not None:
             pilot_release(campaign=campaign, record=record)
         locked.refresh_from_db(fields=["status", "hold_reason"])
@@ -228,7 +230,7 @@ def assignment_hold_release(
         locked.hold_reason = following
     else:
         locked.status, locked.hold_reason = AssignmentStatus.SUBMITTED, HoldReason.NONE
-    row_update(locked, ("status", "hold_reason"))
+    locked.save(update_fields=["status", "hold_reason"])
     _record_recount(campaign, locked)
     if locked.status == AssignmentStatus.SUBMITTED:
         task_send_on_commit(TASK_CAMPAIGN_SCORES, campaign_id=campaign.pk)
@@ -239,7 +241,7 @@ def _record_recount(campaign: Campaign, assignment: Assignment) -> None:
     """The worker's record after a hold ends: work held for a doubt on who did it was no evidence
     (``ranking.statuses.NOT_EVIDENCE``); released it is, dropped it stays out (and the exclusion it
     may have brought about is undone)."""
-    from ranking.services.traps import worker_record_refresh  # traps -> evidence -> holds
+    from ranking.quality.exclusion import worker_record_refresh  # traps -> evidence -> holds
 
     worker = get_user_model().objects.get(pk=assignment.worker_id)
     worker_record_refresh(campaign=campaign, worker=worker)
@@ -256,6 +258,6 @@ def assignment_hold_drop(*, assignment: Assignment, reason: str | None = None) -
         return assignment
     locked.status = AssignmentStatus.DROPPED
     locked.hold_reason = reason or locked.hold_reason
-    row_update(locked, ("status", "hold_reason"))
+    locked.save(update_fields=["status", "hold_reason"])
     _record_recount(_campaign_of(locked), locked)
     return locked

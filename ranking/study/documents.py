@@ -21,9 +21,9 @@ from annotate.services import outputs_import, project_find_or_create
 from annotate.streaming import corpus_save
 from geceval.errors import GecInputError
 from ranking.campaign_settings import BY_NAME, EXCLUSION_RULES, SETTINGS, Setting, settings_check
-from ranking.evidence import exclusion_rules
 from ranking.models import Campaign, CampaignStatus
 from ranking.protocols import protocol_get
+from ranking.quality.rules import exclusion_rules
 from ranking.services import campaign_create, campaign_exclusion_rules_set
 from ranking.services.campaigns import campaign_options
 from ranking.study.schema import STUDY_VERSION, TOP_GROUP, study_schema

@@ -1,4 +1,4 @@
-// While a work page is open, renew the lease on its HIT (ranking/services/leases.py).
+// While a work page is open, renew the lease on its HIT (ranking/work/leases.py).
 (function () {
   "use strict";
   var el = document.getElementById("heartbeat");

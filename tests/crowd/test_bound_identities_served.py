@@ -21,7 +21,7 @@ from django.urls import reverse
 
 from crowd.services.sessions import campaign_key
 from ranking.models import Assignment, Rating, ScreenJudgment
-from ranking.services.screen_handles import screen_id_from_handle
+from ranking.work.screen_handles import screen_id_from_handle
 from tests.factories import crowd_campaign
 from tests.hardening.test_faults import GUNICORN, REPO, _free_port, _wait
 from tests.processes import stop

@@ -202,7 +202,7 @@ def test_an_imported_campaigns_export_keeps_the_item_ids_its_corpus_names_its_se
     _researcher, team = researcher_and_project()
     first = judgments_import(project=team, name="first", fmt="appraise-xml", path_or_bytes=APPRAISE)
     source = first.campaign
-    if compact:  # the compact stored form (``ranking.imported``) from the same judgments as a WMT CSV
+    if compact:  # the compact stored form (``ranking.models.imported``) from the same judgments as a WMT CSV
         data = "".join(iter_judgments(source, "wmt-csv")).encode()
         source = judgments_import(
             project=team, name="compact", fmt="wmt-csv", path_or_bytes=data, compact=True

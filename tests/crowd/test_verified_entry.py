@@ -11,7 +11,7 @@ from django.urls import reverse
 from crowd.models import CrowdSession, CrowdWorker
 from crowd.services.sessions import campaign_key, invite_links_create, session_from_token
 from ranking.models import WorkerOverride
-from ranking.services.traps import worker_override_set
+from ranking.quality.exclusion import worker_override_set
 from tests.factories import crowd_campaign
 
 pytestmark = pytest.mark.django_db

@@ -19,7 +19,7 @@ from ranking.analysis import services as analysis
 from ranking.analysis.models import RunStatus
 from ranking.models import Screen
 from ranking.services import assignment_request, campaign_create, screen_submit
-from ranking.services.assignments import assignment_next_screen
+from ranking.work.assignments import assignment_next_screen
 from tests.factories import SYSTEMS, World, build_world
 from tests.judging import do_hit, honest_prws
 

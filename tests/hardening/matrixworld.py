@@ -7,7 +7,7 @@ from annotate.rewrites import qualifications as quals
 from ranking.analysis.models import AnalysisRun, ImportedScores
 from ranking.models import Screen
 from ranking.services import assignment_request
-from ranking.services.screen_handles import screen_handle
+from ranking.work.screen_handles import screen_handle
 from tests.factories import World, build_world
 
 ROLES = ("anonymous", "worker", "expert", "other_researcher", "researcher", "admin")

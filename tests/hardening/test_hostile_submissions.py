@@ -16,8 +16,8 @@ from annotate.rewrites import services as rw
 from geceval.errors import GecInputError
 from ranking.models import Assignment, Rating, Screen, ScreenJudgment
 from ranking.services import CandidateScore, assignment_request, screen_submit
-from ranking.services.assignments import assignment_next_screen
-from ranking.services.screen_handles import screen_handle, screen_id_from_handle
+from ranking.work.assignments import assignment_next_screen
+from ranking.work.screen_handles import screen_handle, screen_id_from_handle
 from tests.factories import build_world
 
 pytestmark = pytest.mark.django_db

@@ -6,7 +6,7 @@ missing, forged, or for another screen or assignment gives no time (None), which
 counts as suspicious. A time the client reports is kept apart and never used for checks.
 
 A signed stamp is readable (signing is not encryption): it names the screen by its opaque handle
-(``ranking.services.screen_handles``), never by its id, so the stamp tells a control screen from a
+(``ranking.work.screen_handles``), never by its id, so the stamp tells a control screen from a
 judged one no more than the page does (issue 35).
 """
 
@@ -16,7 +16,7 @@ import time
 
 from django.core.signing import BadSignature, Signer
 
-from ranking.services.screen_handles import screen_handle
+from ranking.work.screen_handles import screen_handle
 
 _signer = Signer(salt="ranking.work.started")
 MAX_STAMP_LENGTH = 200

@@ -1,7 +1,7 @@
 """The workers' API (``/api/work/...``): ask for a HIT, read its next screen, submit screens.
 
 What a worker sees of a screen is what the page shows: its opaque handle (never its id:
-``ranking.services.screen_handles``), positions and texts, and what the protocol's page shows of each
+``ranking.work.screen_handles``), positions and texts, and what the protocol's page shows of each
 candidate (``Protocol.api_candidate_fields``: an edit-level campaign's edits); nothing that tells a
 trap apart."""
 
@@ -22,12 +22,12 @@ from ranking.models import Assignment
 from ranking.protocols import WorkAnswerSerializer, protocol_get
 from ranking.selectors import screen_candidates, screen_candidates_for_submit
 from ranking.services import NoWork, assignment_request, screen_submit
-from ranking.services.assignments import assignment_screen_and_progress
-from ranking.services.leases import assignment_heartbeat
-from ranking.services.screen_handles import screen_handle, screen_id_from_handle
-from ranking.services.screen_time import MAX_STAMP_LENGTH, screen_seconds, screen_stamp
 from ranking.statuses import worker_status
-from ranking.work_reads import assignment_with_campaign, member_campaign, screen_of_hit
+from ranking.work.assignments import assignment_screen_and_progress
+from ranking.work.leases import assignment_heartbeat
+from ranking.work.reads import assignment_with_campaign, member_campaign, screen_of_hit
+from ranking.work.screen_handles import screen_handle, screen_id_from_handle
+from ranking.work.screen_time import MAX_STAMP_LENGTH, screen_seconds, screen_stamp
 
 
 class IsAnnotator(permissions.BasePermission):

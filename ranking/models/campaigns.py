@@ -10,11 +10,9 @@ from annotate.models import Corpus, Output, Project, Sentence, System
 from geceval.errors import GecInputError
 from geceval.human import worker_checks as checks
 from geceval.traps.inserter import ERROR_TYPES
-from ranking.statuses import (  # noqa: F401  (re-exported: where every caller imports them from)
-    FINISHED_STATUSES,
+from ranking.statuses import (
     HOLD_REASON_VALID,
     LIVE_ASSIGNMENT,
-    LIVE_STATUSES,
     AssignmentStatus,
     HoldReason,
 )
@@ -393,7 +391,7 @@ class Control(models.Model):
     screen of another HIT in which an erroneous version (``trap``) of one candidate (``base``) took
     another candidate's place, so base and trap are judged side by side on this screen. A trap's
     ``original`` is a screen of its own HIT whose judgment its verdict waits for (issue 41: no screen
-    of the HIT is a near-copy of a trap's; ``ranking.services.controls``). A trap of one candidate
+    of the HIT is a near-copy of a trap's; ``ranking.quality.controls``). A trap of one candidate
     (PRWS) has no room for its base: it copies ``original``, in the same HIT, and replaces the base
     there. Kept in a table
     of its own that no worker's page or API reads; control screens never count in results
@@ -533,13 +531,3 @@ class Rating(models.Model):
 
     def __str__(self) -> str:
         return f"{self.score if self.rank is None else f'rank {self.rank}'} for candidate {self.candidate_id}"
-
-
-# Worker records, system scores and analysis runs live in their own modules. The edit-level tables come
-# last: importing them runs the protocol registry, whose modules import the names above (keep isort off).
-# isort: off
-from ranking.analysis.models import *  # noqa: E402, F403
-from ranking.imported import *  # noqa: E402, F403
-from ranking.records import *  # noqa: E402, F403
-from ranking.protocols.edits.models import *  # noqa: E402, F403
-# isort: on

@@ -1,5 +1,5 @@
 """What is computed from a campaign's judgments: each worker's trap record and evidence, each
-system's score (imported into ranking.models so Django finds them)."""
+system's score (imported by ranking.models so Django finds them)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from django.db import models
 from django.db.models import Q
 
 from annotate.models import System
-from ranking.models import Campaign
+from ranking.models.campaigns import Campaign
 
 __all__ = ["PilotDoubt", "SystemScore", "WorkerOverride", "WorkerRecord"]
 
@@ -29,7 +29,7 @@ class PilotDoubt(models.TextChoices):
 
 class WorkerRecord(models.Model):
     """A worker's trap record and evidence in a campaign, recomputed from their judgments after each
-    submit with a trap verdict or on a repeat (``ranking.services.traps.worker_record_refresh``)."""
+    submit with a trap verdict or on a repeat (``ranking.quality.exclusion.worker_record_refresh``)."""
 
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="worker_records")
     worker = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")

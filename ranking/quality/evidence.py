@@ -17,7 +17,7 @@ from ranking.protocols import protocol_get
 from ranking.services.holds import TOO_FAST_JUDGMENT
 from ranking.services.judging import normalise
 from ranking.statuses import IDENTITY_HOLDS, JUDGMENT_NOT_EVIDENCE
-from ranking.work_reads import worker_ratings, worker_trap_verdicts
+from ranking.work.reads import worker_ratings, worker_trap_verdicts
 
 
 def evidence_recount(record: WorkerRecord) -> None:

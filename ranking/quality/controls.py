@@ -314,7 +314,7 @@ _CHOICES = 6
 def controls_add(
     campaign: Campaign, screens: list[Screen], groups: list[list[Group]], hits: list[list[int]]
 ) -> list:
-    """Hidden traps and repeats (``ranking.services.controls``): control screens appended to
+    """Hidden traps and repeats (``ranking.quality.controls``): control screens appended to
     ``screens`` and ``groups``, each HIT's screens then placed in a secret random order."""
     if campaign.trap_design != TrapDesign.HIDDEN or not (campaign.trap_rate or campaign.repeat_rate):
         return []

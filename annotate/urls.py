@@ -23,6 +23,11 @@ urlpatterns = [
         projects.member_remove,
         name="project-member-remove",
     ),
+    path(
+        "projects/<int:pk>/invitations/<int:invitation_id>/renew/",
+        projects.invitation_renew,
+        name="project-invitation-renew",
+    ),
     path("invitations/<int:pk>/answer/", projects.invitation_answer, name="invitation-answer"),
     path("invitations/<str:token>/", projects.invitation, name="invitation"),
     path("qualifications/", rw_lists.qualification_list, name="qualification-list"),

@@ -253,10 +253,13 @@ def _run_trueskill_and_download_ranking(page, tmp_path: Path) -> list[dict]:
     for system in SYSTEMS:
         expect(ranking.get_by_role("cell", name=system, exact=True)).to_have_count(1)
     with page.expect_download() as info:
-        page.get_by_role("link", name="CSV").click()
-    path = tmp_path / "ranking.csv"
+        page.get_by_role("link", name="CSV with the run's study file (zip)").click()
+    path = tmp_path / "ranking.zip"
     info.value.save_as(path)
-    return list(csv.DictReader(io.StringIO(path.read_text(encoding="utf-8"))))
+    with zipfile.ZipFile(path) as bundle:  # the ranking and the study the run came from (issue 39)
+        ranking_csv, study = bundle.namelist()
+        assert study == f"{ranking_csv}.study.yaml" and f"name: {CAMPAIGN}" in bundle.read(study).decode()
+        return list(csv.DictReader(io.StringIO(bundle.read(ranking_csv).decode("utf-8"))))
 
 
 def _export_corpus_gmeg(page, tmp_path: Path) -> dict[str, list[str]]:

@@ -37,6 +37,7 @@ urlpatterns = [
     path("imports/", job_views.import_jobs, name="import-jobs"),
     path("imports/<int:pk>/", job_views.import_job, name="import-job"),
     path("imports/<int:pk>/progress/", job_views.import_job_progress, name="import-job-progress"),
+    path("imports/<int:pk>/download/", job_views.import_job_download, name="import-job-download"),
     path("corpora/<int:pk>/export/", io_views.corpus_export, name="corpus-export"),
     path("corpora/<int:pk>/stats/", io_views.corpus_stats, name="corpus-stats"),
     path("rewrites/<int:pk>/export/", io_views.campaign_export, name="rewrite-campaign-export"),

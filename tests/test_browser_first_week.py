@@ -139,19 +139,25 @@ def _upload_corpus(page, corpus: Corpus) -> None:
         expect(systems.get_by_role("row", name=re.compile(rf"^{name} "))).to_have_count(1)
 
 
-def _create_campaign_with_trap_preview(page) -> None:
+def fill_prws_campaign_form(page, name: str, judgments_per_item: int) -> None:
+    """The new-campaign form's walk both browser pilots share: a PRWS campaign of every system of the
+    uploaded corpus, one HIT holding every screen (traps and repeats too), the speed rule off."""
     page.get_by_role("link", name="New campaign").click()
-    page.get_by_label(re.compile(r"^Name:?$")).fill(CAMPAIGN)
+    page.get_by_label(re.compile(r"^Name:?$")).fill(name)
     page.get_by_label("Protocol").select_option(label="PRWS sliders (GMEG)")
     page.get_by_label("Corpus").select_option(label=CORPUS)
     for system in SYSTEMS:
         page.get_by_label(f"{CORPUS} / {system} (", exact=False).check()
-    page.get_by_label("Judgments per item").fill("2")
-    page.get_by_label("Screens per HIT").fill("40")  # one HIT holds every screen, traps and repeats too
-    page.get_by_label("Traps seen before exclusion").fill("2")  # so the pass rate counts
+    page.get_by_label("Judgments per item").fill(str(judgments_per_item))
+    page.get_by_label("Screens per HIT").fill("40")
     # Playwright answers a screen in milliseconds, far under a person's minimum plausible time (issue
-    # 35's speed rule, tested on its own in tests/test_held_work.py): this walk is about the rest.
+    # 35's speed rule, tested on its own in tests/test_held_work.py): these walks are about the rest.
     page.get_by_label("Speed is evidence").uncheck()
+
+
+def _create_campaign_with_trap_preview(page) -> None:
+    fill_prws_campaign_form(page, CAMPAIGN, judgments_per_item=2)
+    page.get_by_label("Traps seen before exclusion").fill("2")  # so the pass rate counts
     errors = page.get_by_role("group", name="Errors a trap adds")
     errors.get_by_label("SPELL", exact=False).uncheck()
     errors.get_by_label(re.compile(r"\bWO:")).uncheck()

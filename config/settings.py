@@ -195,6 +195,10 @@ IMPORT_COMPACT_BYTES = env_int("IMPORT_COMPACT_BYTES", 5 * 1024 * 1024)
 # again, up to 3 starts, then fails it (annotate.jobs.services).
 IMPORT_INLINE_MAX_BYTES = env_int("IMPORT_INLINE_MAX_BYTES", 2 * 1024 * 1024)
 IMPORT_JOB_LEASE_SECONDS = env_int("IMPORT_JOB_LEASE_SECONDS", 120)
+# A typed M2 export (ERRANT annotates every reference; issue 40 saw a corpus's take 13 s) of a
+# corpus with more sentences than this runs as a background job whose page shows its progress per
+# (sentence, reference) and offers the file when done (issue 40); a smaller one is written inline.
+EXPORT_INLINE_MAX_SENTENCES = env_int("EXPORT_INLINE_MAX_SENTENCES", 500)
 # What one upload may cost in memory above the process's baseline (web process and Celery worker
 # alike), in bytes: every import streams its file (annotate.streaming) and tests/hardening/
 # test_upload_memory.py measures the peak against this bound.

@@ -152,14 +152,16 @@ class CampaignForm(_SettingsForm):
         return data
 
 
-class TrapPreviewForm(forms.Form):
-    """The campaign form's fields a trap preview reads, under the same names and rules, so that the
-    campaign form posts to the preview as it is."""
+class _CampaignFormPart(forms.Form):
+    """Some of the campaign form's fields (``part``), under the same names and rules, so that the
+    campaign form posts to a view reading only them as it is."""
+
+    part: tuple[str, ...] = ()
 
     def __init__(self, *args, corpora, systems, **kwargs):
         super().__init__(*args, **kwargs)
         whole = CampaignForm(corpora=corpora, systems=systems)
-        for name in PREVIEW_FIELDS:
+        for name in self.part:
             self.fields[name] = whole.fields[name]
         self.fields["systems"].required = False
 
@@ -168,8 +170,6 @@ class TrapPreviewForm(forms.Form):
         corpus, systems = data.get("corpus"), data.get("systems") or []
         if corpus and any(s.corpus_id != corpus.pk for s in systems):
             self.add_error("systems", "Choose systems of the selected corpus only.")
-        if (data.get("trap_design") or TrapDesign.HIDDEN) == TrapDesign.HIDDEN and corpus and not systems:
-            self.add_error("systems", "Hidden traps are copies of the outputs judged: choose systems first.")
         return data
 
     def problem(self) -> str:
@@ -180,6 +180,40 @@ class TrapPreviewForm(forms.Form):
             else " ".join(errors)
             for name, errors in self.errors.items()
         )
+
+
+class TrapPreviewForm(_CampaignFormPart):
+    """What a trap preview reads."""
+
+    part = PREVIEW_FIELDS
+
+    def clean(self):
+        data = super().clean()
+        corpus, systems = data.get("corpus"), data.get("systems") or []
+        if (data.get("trap_design") or TrapDesign.HIDDEN) == TrapDesign.HIDDEN and corpus and not systems:
+            self.add_error("systems", "Hidden traps are copies of the outputs judged: choose systems first.")
+        return data
+
+
+FORECAST_FIELDS = (
+    "protocol",
+    "corpus",
+    "domain",
+    "systems",
+    "max_candidates",
+    "active_selection",
+    "sample_first_line",
+    "sample_last_line",
+    "sample_size",
+    "sample_seed",
+)
+"""What the screen-coverage forecast reads (issue 40: shown as the form is filled, before the submit)."""
+
+
+class ForecastForm(_CampaignFormPart):
+    """What the screen-coverage forecast reads."""
+
+    part = FORECAST_FIELDS
 
 
 class ExclusionRulesForm(forms.Form):

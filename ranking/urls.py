@@ -4,6 +4,7 @@ from ranking import views, views_campaign_form, views_life_cycle
 
 urlpatterns = [
     path("campaigns/new/", views_campaign_form.campaign_new, name="campaign-new"),
+    path("campaigns/forecast/", views_campaign_form.campaign_forecast, name="campaign-forecast"),
     path("campaigns/trap-preview/", views_campaign_form.campaign_trap_preview, name="campaign-trap-preview"),
     path("campaigns/<int:pk>/", views.campaign_detail, name="campaign-detail"),
     path("campaigns/<int:pk>/status/", views_life_cycle.campaign_status, name="campaign-status"),

@@ -62,6 +62,7 @@ from ranking.services.gold import (
 from ranking.services.holds import assignment_hold_drop, assignment_hold_release
 from ranking.services.life_cycle import STATUS_EXPLAINED, transitions_for
 from ranking.statuses import worker_status
+from ranking.study.bundles import study_bundle, wants_study
 from ranking.study.documents import study_dump, study_export
 from ranking.work.assignments import assignment_screen_and_progress
 from ranking.work.leases import assignment_heartbeat
@@ -205,6 +206,16 @@ def campaign_study(request: HttpRequest, pk: int) -> HttpResponse:
 @require_GET
 def campaign_results_csv(request: HttpRequest, pk: int) -> HttpResponse:
     campaign = get_object_or_404(campaign_list_for(request.user), pk=pk)
+    if wants_study(request):
+        return study_bundle(
+            filename=f"campaign-{campaign.pk}-scores.csv",
+            chunks=[_results_csv(campaign).content],
+            study=study_export(campaign),
+        )
+    return _results_csv(campaign)
+
+
+def _results_csv(campaign: Campaign) -> HttpResponse:
     response = HttpResponse(content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="campaign-{campaign.pk}-scores.csv"'
     writer = csv.writer(response)

@@ -14,14 +14,15 @@ from annotate.projects.selectors import current_first, current_project_id
 from annotate.selectors import corpus_list_for, project_list_for, system_list_for
 from geceval.errors import GecInputError
 from geceval.traps.hidden import DEFAULT_MIN_DROP
-from ranking.forms import CampaignForm, TrapPreviewForm
+from ranking.forms import CampaignForm, ForecastForm, TrapPreviewForm
 from ranking.models import Campaign, CampaignStatus, TrapDesign
 from ranking.protocols import protocol_get
 from ranking.quality.rules import exclusion_rules
 from ranking.quality.trap_generation import PREVIEW_COUNT, trap_preview, trap_system_for_campaign
 from ranking.services import campaign_create, campaign_exclusion_rules_set
+from ranking.services.campaign_checks import Sample
 from ranking.services.campaigns import campaign_options
-from ranking.services.screen_forecast import MIN_DISTINCT, Forecast, ranking_forecast
+from ranking.services.screen_forecast import MIN_DISTINCT, Forecast, ranking_forecast, screen_coverage
 
 
 @researcher_required
@@ -86,16 +87,67 @@ def _create(request: HttpRequest, data: dict) -> Campaign:
     return campaign
 
 
-def _forecast(data: dict) -> Forecast | None:
-    """A ranking campaign's expected distinct outputs per screen (None for other protocols)."""
+def _sample(data: dict) -> Sample:
+    return Sample(*(data.get(f"sample_{k}") for k in ("first_line", "last_line", "size", "seed")))
+
+
+def _forecast(data: dict, sentences: list[int] | None = None) -> Forecast | None:
+    """A ranking campaign's expected distinct outputs per screen (None for other protocols), over the
+    sample's sentences."""
     if not protocol_get(data["protocol"]).draws_systems or data.get("active_selection"):
         return None
+    if sentences is None:
+        try:
+            sentences = _coverage(data)[1]
+        except GecInputError:  # campaign_create names what is wrong with the sample
+            sentences = None
     return ranking_forecast(
         corpus=data["corpus"],
         systems=data["systems"],
         max_candidates=data["max_candidates"],
         domain=data.get("domain") or "",
+        sentences=sentences,
     )
+
+
+def _coverage(data: dict):
+    sample = _sample(data)
+    sample.check()
+    return screen_coverage(
+        corpus=data["corpus"], systems=data["systems"], domain=data.get("domain") or "", sample=sample
+    )
+
+
+@researcher_required
+@require_POST
+def campaign_forecast(request: HttpRequest) -> HttpResponse:
+    """What the campaign form's choices would cover (issue 40): sentences of the corpus the sample takes,
+    those with an output to judge, and for ranking the distinct outputs per screen with its warning and
+    "Create it anyway" box, so the warning comes before the first submit. The form's script posts the
+    whole form here as it changes and shows the fragment above the submit button."""
+    form = ForecastForm(
+        request.POST, corpora=corpus_list_for(request.user), systems=system_list_for(request.user)
+    )
+    confirm = CampaignForm({"confirm_few_outputs": request.POST.get("confirm_few_outputs", "")})
+    context: dict = {
+        "coverage": None,
+        "forecast": None,
+        "problem": "",
+        "min_distinct": MIN_DISTINCT,
+        "confirm": confirm["confirm_few_outputs"],  # ticked stays ticked as the fragment is redrawn
+    }
+    if form.is_valid() and form.cleaned_data.get("systems"):
+        data = form.cleaned_data
+        try:
+            coverage, sentences = _coverage(data)
+        except GecInputError as exc:
+            context["problem"] = f"{exc.problem[:1].upper()}{exc.problem[1:]}."
+        else:
+            forecast = _forecast(data, sentences)
+            context.update(coverage=coverage, forecast=forecast if forecast and forecast.warn else None)
+    elif form.errors and request.POST.getlist("systems"):  # nothing chosen yet: nothing to complain of
+        context["problem"] = form.problem()
+    return render(request, "ranking/_screen_forecast.html", context)
 
 
 @researcher_required

@@ -139,19 +139,25 @@ def _upload_corpus(page, corpus: Corpus) -> None:
         expect(systems.get_by_role("row", name=re.compile(rf"^{name} "))).to_have_count(1)
 
 
-def _create_campaign_with_trap_preview(page) -> None:
+def fill_prws_campaign_form(page, name: str, judgments_per_item: int) -> None:
+    """The new-campaign form's walk both browser pilots share: a PRWS campaign of every system of the
+    uploaded corpus, one HIT holding every screen (traps and repeats too), the speed rule off."""
     page.get_by_role("link", name="New campaign").click()
-    page.get_by_label(re.compile(r"^Name:?$")).fill(CAMPAIGN)
+    page.get_by_label(re.compile(r"^Name:?$")).fill(name)
     page.get_by_label("Protocol").select_option(label="PRWS sliders (GMEG)")
     page.get_by_label("Corpus").select_option(label=CORPUS)
     for system in SYSTEMS:
         page.get_by_label(f"{CORPUS} / {system} (", exact=False).check()
-    page.get_by_label("Judgments per item").fill("2")
-    page.get_by_label("Screens per HIT").fill("40")  # one HIT holds every screen, traps and repeats too
-    page.get_by_label("Traps seen before exclusion").fill("2")  # so the pass rate counts
+    page.get_by_label("Judgments per item").fill(str(judgments_per_item))
+    page.get_by_label("Screens per HIT").fill("40")
     # Playwright answers a screen in milliseconds, far under a person's minimum plausible time (issue
-    # 35's speed rule, tested on its own in tests/test_held_work.py): this walk is about the rest.
+    # 35's speed rule, tested on its own in tests/test_held_work.py): these walks are about the rest.
     page.get_by_label("Speed is evidence").uncheck()
+
+
+def _create_campaign_with_trap_preview(page) -> None:
+    fill_prws_campaign_form(page, CAMPAIGN, judgments_per_item=2)
+    page.get_by_label("Traps seen before exclusion").fill("2")  # so the pass rate counts
     errors = page.get_by_role("group", name="Errors a trap adds")
     errors.get_by_label("SPELL", exact=False).uncheck()
     errors.get_by_label(re.compile(r"\bWO:")).uncheck()
@@ -253,10 +259,13 @@ def _run_trueskill_and_download_ranking(page, tmp_path: Path) -> list[dict]:
     for system in SYSTEMS:
         expect(ranking.get_by_role("cell", name=system, exact=True)).to_have_count(1)
     with page.expect_download() as info:
-        page.get_by_role("link", name="CSV").click()
-    path = tmp_path / "ranking.csv"
+        page.get_by_role("link", name="CSV with the run's study file (zip)").click()
+    path = tmp_path / "ranking.zip"
     info.value.save_as(path)
-    return list(csv.DictReader(io.StringIO(path.read_text(encoding="utf-8"))))
+    with zipfile.ZipFile(path) as bundle:  # the ranking and the study the run came from (issue 39)
+        ranking_csv, study = bundle.namelist()
+        assert study == f"{ranking_csv}.study.yaml" and f"name: {CAMPAIGN}" in bundle.read(study).decode()
+        return list(csv.DictReader(io.StringIO(bundle.read(ranking_csv).decode("utf-8"))))
 
 
 def _export_corpus_gmeg(page, tmp_path: Path) -> dict[str, list[str]]:

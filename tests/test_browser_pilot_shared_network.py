@@ -17,14 +17,13 @@ from ranking.selectors import valid_judgments
 from tests import factories
 from tests.shared_data import shared_path
 from tests.test_browser_first_week import (
-    CORPUS,
     LINES,
     PROJECT,
-    SYSTEMS,
     Corpus,
     _judge_screen,
     _set_up_the_first_account,
     _upload_corpus,
+    fill_prws_campaign_form,
 )
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -41,16 +40,7 @@ def _make_project(page) -> None:
 
 
 def _create_and_pilot_campaign(page) -> None:
-    page.get_by_role("link", name="New campaign").click()
-    page.get_by_label(re.compile(r"^Name:?$")).fill(CAMPAIGN)
-    page.get_by_label("Protocol").select_option(label="PRWS sliders (GMEG)")
-    page.get_by_label("Corpus").select_option(label=CORPUS)
-    for system in SYSTEMS:
-        page.get_by_label(f"{CORPUS} / {system} (", exact=False).check()
-    page.get_by_label("Judgments per item").fill("3")
-    page.get_by_label("Screens per HIT").fill("40")  # one HIT holds every screen
-    # Playwright answers in milliseconds, under any minimum plausible time: only the answers may tell
-    page.get_by_label("Speed is evidence").uncheck()
+    fill_prws_campaign_form(page, CAMPAIGN, judgments_per_item=3)  # only the answers may tell a bot
     expect(page.get_by_label("Hold a worker whose first HIT looks scripted")).to_be_checked()  # the default
     page.get_by_role("button", name="Create campaign").click()
     page.get_by_text(re.compile(rf"Campaign {CAMPAIGN} created with \d+ screens in 1 HIT\.")).wait_for()

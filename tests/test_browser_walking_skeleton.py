@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import io
+import zipfile
 
 import pytest
 from playwright.sync_api import expect
@@ -85,7 +86,10 @@ def test_researcher_creates_prws_campaign_annotator_judges_researcher_downloads_
     with researcher.expect_download() as download_info:
         researcher.locator("#download-csv").click()
     path = download_info.value.path()
-    rows = list(csv.DictReader(io.StringIO(path.read_text(encoding="utf-8"))))
+    with zipfile.ZipFile(path) as bundle:  # the CSV and the study file it came from (issue 39)
+        scores, study = bundle.namelist()
+        assert study == f"{scores}.study.yaml" and b"protocol: prws" in bundle.read(study)
+        rows = list(csv.DictReader(io.StringIO(bundle.read(scores).decode("utf-8"))))
     assert len(rows) == shown
     assert {r["system"] for r in rows} <= {"copyedit-rules", "smt-2014", "nmt-base", "nmt-fluent", "source"}
     assert all(51 <= float(r["score"]) <= 55 for r in rows)

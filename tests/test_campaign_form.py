@@ -129,3 +129,52 @@ def test_a_campaign_of_one_hit_says_so_in_the_singular_and_its_page_links_the_co
 def test_the_trap_count_before_exclusion_is_labelled_in_words(client, setup):
     page = client.get(reverse("campaign-new")).content.decode()
     assert '<label for="id_trap_min_seen">Traps seen before exclusion:</label>' in page
+
+
+# --------------------------------------------------------------------------- before the first submit (issue 40)
+
+
+def test_the_forecast_shows_coverage_and_the_few_outputs_warning_before_any_submit(client, setup):
+    corpus, by_name, *_ = setup
+    chosen = [by_name[n] for n in ("s1", "s2", "s3", "s4")]
+    page = client.get(reverse("campaign-new")).content.decode()
+    assert (
+        f'<section id="screen-forecast" aria-live="polite" data-url="{reverse("campaign-forecast")}">' in page
+    )
+    fragment = client.post(reverse("campaign-forecast"), _form(corpus, chosen)).content.decode()
+    assert "The screens would cover <strong>4</strong> of the corpus's 4 sentences." in fragment
+    assert 'id="few-outputs"' in fragment and "Only 0% of screens would show at least 4 distinct" in fragment
+    assert "<td>3</td><td>100.0%</td>" in fragment
+    box = (
+        '<input type="checkbox" name="confirm_few_outputs" aria-describedby="id_confirm_few_outputs_helptext"'
+    )
+    assert f'{box} id="id_confirm_few_outputs">' in fragment
+    ticked = client.post(reverse("campaign-forecast"), _form(corpus, chosen, confirm_few_outputs="on"))
+    assert f'{box} id="id_confirm_few_outputs" checked>' in ticked.content.decode()
+    assert not Campaign.objects.exists()
+    # the box came with the form: one submit creates the campaign
+    assert (
+        client.post(reverse("campaign-new"), _form(corpus, chosen, confirm_few_outputs="on")).status_code
+        == 302
+    )
+    distinct = [by_name[n] for n in ("s1", "s2", "s3", "s5")]
+    quiet = client.post(reverse("campaign-forecast"), _form(corpus, distinct)).content.decode()
+    assert "cover <strong>4</strong>" in quiet and "few-outputs" not in quiet
+
+
+def test_the_forecast_names_the_sample_and_the_sentences_left_without_a_screen(client, setup):
+    corpus, by_name, *_ = setup
+    by_name["s1"].outputs.filter(sentence__position=2).delete()
+    sample = {"sample_first_line": 2, "sample_size": 2}
+    fragment = client.post(
+        reverse("campaign-forecast"), _form(corpus, [by_name["s1"]], protocol="prws", **sample)
+    ).content.decode()
+    assert (
+        "The screens would cover <strong>1</strong> of the corpus's 4 sentences (the sample: lines 2 to "
+        "the last, the first 2 sentences). <strong>1</strong> sentence of the sample has no output of "
+        "the chosen systems and gets no screen."
+    ) in fragment
+    too_many = client.post(reverse("campaign-forecast"), _form(corpus, [by_name["s1"]], sample_size=9))
+    assert "A sample of 9 sentences from a pool of 4: choose at most 4." in too_many.content.decode()
+    nothing = client.post(reverse("campaign-forecast"), {"corpus": corpus.pk}).content.decode()
+    assert nothing.strip() == ""  # no systems chosen yet: nothing to forecast, no complaint either

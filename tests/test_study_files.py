@@ -9,20 +9,24 @@ import io
 import os
 import subprocess
 import sys
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
 import yaml
 from django.core.management import call_command
 from django.core.management.base import CommandError
+from django.utils import timezone
 from rest_framework.test import APIClient
 
-from crowd.models import CrowdSettings
+from crowd.models import CrowdSettings, InviteLink
+from crowd.services.sessions import invite_links_create
+from geceval.errors import GecInputError
 from ranking.analysis import services as analysis
 from ranking.api import CampaignCreateSerializer
 from ranking.campaign_settings import CAMPAIGN_OPTIONS, SETTINGS
 from ranking.forms import CampaignForm
-from ranking.models import Campaign, CampaignStatus, Screen
+from ranking.models import Assignment, Campaign, CampaignStatus, Screen
 from ranking.services import campaign_create
 from ranking.services.campaigns import campaign_options
 from ranking.services.life_cycle import campaign_transition
@@ -157,19 +161,69 @@ def test_a_launched_campaign_takes_only_what_may_change_after_launch_and_names_w
 
 
 @pytest.mark.django_db
-def test_a_changed_study_rebuilds_a_draft_with_its_new_settings(tmp_path):
+def test_a_changed_study_rebuilds_a_draft_in_place_keeping_its_id_and_invite_links(tmp_path):
     _study("apply", str(EXAMPLES / "prws.yaml"))
     first = Campaign.objects.get(name=NAMES["prws"])
     assert (first.screens_per_hit, first.hits.count()) == (4, 2)
+    (link,) = invite_links_create(campaign=first, count=1, label="pilot room")
+    old_screens = set(Screen.objects.filter(campaign=first).values_list("pk", flat=True))
+
+    def change(doc):
+        doc["screens"]["screens_per_hit"] = 2
+        doc["crowd"]["consent_text"] = "New consent."
+
+    path = _changed(tmp_path, change)
+    out = _study("apply", str(path))
+    assert out.startswith(f"rebuilt (a draft) campaign {NAMES['prws']!r}")
+    campaign = Campaign.objects.get(name=NAMES["prws"])
+    assert campaign.pk == first.pk and campaign.screens_per_hit == 2
+    assert (campaign.status, campaign.trap_secret, campaign.created_by_id) == (
+        CampaignStatus.DRAFT,
+        first.trap_secret,
+        first.created_by_id,
+    )
+    assert campaign.hits.count() == 4  # 8 judged screens, two a HIT (traps ride along in them)
+    screens = set(Screen.objects.filter(campaign=campaign).values_list("pk", flat=True))
+    assert screens and not screens & old_screens  # built again: none of the old screens is left
+    assert not Screen.objects.filter(pk__in=old_screens).exists()
+    assert list(InviteLink.objects.filter(campaign=campaign).values_list("pk", "code")) == [
+        (link.pk, link.code)
+    ]
+    assert CrowdSettings.objects.get(campaign=campaign).consent_text == "New consent."
+    assert campaign.study == yaml.safe_load(path.read_text(encoding="utf-8"))
+
+    assert (
+        _study("apply", str(path)) == f"unchanged: campaign {NAMES['prws']!r} already is as the study says\n"
+    )
+    assert set(Screen.objects.filter(campaign=campaign).values_list("pk", flat=True)) == screens
+
+
+@pytest.mark.django_db
+def test_a_draft_that_has_handed_out_a_hit_is_not_built_again(tmp_path):
+    _study("apply", str(EXAMPLES / "prws.yaml"))
+    campaign = Campaign.objects.get(name=NAMES["prws"])
+    worker = factories.user("w1", "annotator")
+    Assignment.objects.create(
+        hit=campaign.hits.first(), worker=worker, slot=0, expires=timezone.now() + timedelta(hours=1)
+    )
+    screens = Screen.objects.filter(campaign=campaign).count()
 
     def change(doc):
         doc["screens"]["screens_per_hit"] = 2
 
-    out = _study("apply", str(_changed(tmp_path, change)))
-    assert out.startswith(f"rebuilt (a draft) campaign {NAMES['prws']!r}")
-    campaign = Campaign.objects.get(name=NAMES["prws"])
-    assert campaign.pk != first.pk and campaign.screens_per_hit == 2
-    assert campaign.hits.count() == 4  # 8 judged screens, two a HIT (traps ride along in them)
+    with pytest.raises(CommandError, match=r"not applied: screens_per_hit"):
+        _study("apply", str(_changed(tmp_path, change)))
+    assert Screen.objects.filter(campaign=campaign).count() == screens
+    with pytest.raises(GecInputError, match="only a draft that has handed out no HIT"):
+        campaign_create(
+            project=campaign.project,
+            corpus=campaign.corpus,
+            name=campaign.name,
+            systems=list(campaign.systems.all()),
+            created_by=None,
+            status=CampaignStatus.DRAFT,
+            into=campaign,
+        )
 
 
 def test_validate_needs_no_database_and_names_what_is_wrong(tmp_path):

@@ -16,6 +16,7 @@ from annotate.services import SentenceRecord, outputs_import_lines
 from annotate.streaming import Progress, corpus_save
 from geceval.errors import GecInputError
 from geceval.formats.inputs import Source
+from geceval.progress import ProgressFn, no_progress
 
 
 def corpus_import(
@@ -70,9 +71,12 @@ def corpus_data(corpus: Corpus) -> CorpusData:
     return CorpusData(sentences, list(systems.values()), corpus.tokenized)
 
 
-def corpus_export(corpus: Corpus, *, fmt: str, untyped: bool = False) -> dict[str, bytes]:
-    """The files of ``corpus`` in a layout (see :mod:`annotate.formats`), as ``{path: bytes}``."""
-    return write(corpus_data(corpus), fmt, corpus.name, untyped=untyped)
+def corpus_export(
+    corpus: Corpus, *, fmt: str, untyped: bool = False, progress: ProgressFn = no_progress
+) -> dict[str, bytes]:
+    """The files of ``corpus`` in a layout (see :mod:`annotate.formats`), as ``{path: bytes}``;
+    ``progress(done, total)``: the M2 edits, per (sentence, reference)."""
+    return write(corpus_data(corpus), fmt, corpus.name, untyped=untyped, progress=progress)
 
 
 # -- rewrite campaigns --------------------------------------------------------------------------

@@ -11,8 +11,10 @@ URLs (added to annotate/urls.py by its owner)::
 from __future__ import annotations
 
 from django import forms
+from django.conf import settings
+from django.contrib import messages
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import get_object_or_404, render
+from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_GET
 
@@ -21,6 +23,8 @@ from annotate.formats.services import campaign_export as campaign_files
 from annotate.formats.services import campaign_export_problems, corpus_export_problems
 from annotate.formats.services import corpus_export as corpus_files
 from annotate.formats.writers import safe_name, zip_files
+from annotate.jobs.runners import EXPORT
+from annotate.jobs.services import import_job_create
 from annotate.rewrites.selectors import rewrite_campaign_list_for
 from annotate.selectors import corpus_list_for
 from annotate.stats import bar_chart_svg, campaign_statistics, corpus_statistics, format_pm
@@ -78,6 +82,13 @@ def _download(files: dict[str, bytes], name: str, as_zip: bool) -> HttpResponse:
     return response
 
 
+def _in_background(corpus, data: dict) -> bool:
+    """A typed M2 export of a large corpus (``EXPORT_INLINE_MAX_SENTENCES``): the slow one (issue 40)."""
+    if data["format"] != "m2" or data["untyped"]:
+        return False
+    return corpus.sentences.count() > settings.EXPORT_INLINE_MAX_SENTENCES
+
+
 @researcher_required
 @require_GET
 def corpus_export(request: HttpRequest, pk: int) -> HttpResponse:
@@ -86,6 +97,19 @@ def corpus_export(request: HttpRequest, pk: int) -> HttpResponse:
     form = ExportForm(request.GET if "format" in request.GET else None, problems=problems)
     if form.is_bound and form.is_valid():
         data = form.cleaned_data
+        if _in_background(corpus, data):
+            job = import_job_create(
+                kind=EXPORT,
+                project=corpus.project,
+                user=request.user,
+                label=f"{corpus.name} as M2 (export)",
+                uploads=[],
+                params={"corpus": corpus.pk, "format": "m2", "untyped": False, "as_zip": data["as_zip"]},
+            )
+            messages.info(
+                request, "ERRANT annotates every reference: the export is written in the background."
+            )
+            return redirect("import-job", pk=job.pk)
         try:
             files = corpus_files(corpus, fmt=data["format"], untyped=data["untyped"])
         except GecInputError as exc:

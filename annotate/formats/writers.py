@@ -19,6 +19,7 @@ from annotate.formats.readers import corrected_tokens
 from geceval.errors import GecInputError
 from geceval.formats.m2 import format_edit, parse_m2
 from geceval.metrics.references import references_to_m2
+from geceval.progress import ProgressFn, no_progress
 
 EXPORT_FORMATS = ("jfleg", "gmeg", "m2", "jsonl")
 _UNSAFE = re.compile(r"[^A-Za-z0-9._+-]+")
@@ -115,7 +116,7 @@ def _stored_m2(metadata: dict[str, Any]) -> tuple[list[str], list[int]] | None:
         return None
 
 
-def m2_blocks(data: CorpusData, *, untyped: bool = False) -> list[str]:
+def m2_blocks(data: CorpusData, *, untyped: bool = False, progress: ProgressFn = no_progress) -> list[str]:
     """The M2 blocks (text, without the blank separator lines) of a corpus' references.
 
     A reference named ``ref<k>`` is annotator ``k`` (others get the next free
@@ -125,7 +126,8 @@ def m2_blocks(data: CorpusData, *, untyped: bool = False) -> list[str]:
     stands for the unchanged source), the stored lines are written as they
     were (original types, order and formatting); every other (sentence,
     reference) is annotated by ERRANT. ``untyped`` aligns every reference
-    with the Levenshtein converter (type ``X``).
+    with the Levenshtein converter (type ``X``). ``progress(done, total)``: (sentence, reference)
+    pairs annotated so far of those that need it (issue 40: the M2 export's progress, per row).
     """
 
     refs = data.references()
@@ -159,12 +161,21 @@ def m2_blocks(data: CorpusData, *, untyped: bool = False) -> list[str]:
                     stored_ok[i][k] = False
     computed: dict[tuple[int, int], list[str]] = {}
     align = "levenshtein" if untyped else "errant"
+    todo = [[i for i in range(len(data.sentences)) if not stored_ok[i][k]] for k in range(len(refs))]
+    total, before = sum(len(rows) for rows in todo), 0
+    progress(0, total)
     for k, ref in enumerate(refs):
-        rows = [i for i in range(len(data.sentences)) if not stored_ok[i][k]]
+        rows = todo[k]
         if not rows:
             continue
         source = [" ".join(data.sentences[i].text.split()) for i in rows]
-        m2 = references_to_m2(source, [[ref.lines[i] for i in rows]], align=align)
+
+        def ref_progress(done: int, of: int, before: int = before, n: int = len(rows)) -> None:
+            progress(before + (n * done // of if of else n), total)
+
+        m2 = references_to_m2(source, [[ref.lines[i] for i in rows]], align=align, progress=ref_progress)
+        before += len(rows)
+        progress(before, total)
         for i, block in zip(rows, m2):
             computed[i, k] = [format_edit(replace(e, annotator=ids[k])) for e in block.edits]
     blocks = []
@@ -183,11 +194,13 @@ def m2_blocks(data: CorpusData, *, untyped: bool = False) -> list[str]:
     return blocks
 
 
-def write_m2(data: CorpusData, name: str, *, untyped: bool = False) -> dict[str, bytes]:
+def write_m2(
+    data: CorpusData, name: str, *, untyped: bool = False, progress: ProgressFn = no_progress
+) -> dict[str, bytes]:
     """``NAME.m2``: one block per sentence, one annotator per reference (see :func:`m2_blocks`)."""
     if not data.references():
         raise GecInputError("the corpus has no references to write as M2 edits")
-    blocks = m2_blocks(data, untyped=untyped)
+    blocks = m2_blocks(data, untyped=untyped, progress=progress)
     return {f"{safe_name(name)}.m2": "".join(b + "\n\n" for b in blocks).encode("utf-8")}
 
 
@@ -219,13 +232,16 @@ def write_jsonl(data: CorpusData, name: str, extra: list[dict[str, Any]] | None 
     return {f"{safe_name(name)}.jsonl": _lines(lines)}
 
 
-def write(data: CorpusData, fmt: str, name: str, *, untyped: bool = False) -> dict[str, bytes]:
+def write(
+    data: CorpusData, fmt: str, name: str, *, untyped: bool = False, progress: ProgressFn = no_progress
+) -> dict[str, bytes]:
+    """The files of a layout; ``progress``: the M2 edits' (the one layout that takes time to write)."""
     if fmt == "jfleg":
         return write_jfleg(data, name)
     if fmt == "gmeg":
         return write_gmeg(data, name)
     if fmt == "m2":
-        return write_m2(data, name, untyped=untyped)
+        return write_m2(data, name, untyped=untyped, progress=progress)
     if fmt == "jsonl":
         return write_jsonl(data, name)
     raise GecInputError(f"unknown export format {fmt!r}; one of {', '.join(EXPORT_FORMATS)}")

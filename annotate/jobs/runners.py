@@ -1,17 +1,27 @@
-"""The background imports annotate owns: a corpus (source and references) and one system's outputs.
-Each streams the kept files as the inline upload does and calls the same service, which reports how
-many rows it saved (the job's progress, which renews its lease)."""
+"""The background jobs annotate owns: importing a corpus (source and references) or one system's outputs,
+and a corpus's typed M2 export (issue 40). An import streams the kept files as the inline upload does
+and calls the same service, which reports how many rows it saved (the job's progress, which renews its
+lease); the export reports the (sentence, reference) pairs ERRANT has annotated and keeps its file
+only once it is whole."""
 
 from __future__ import annotations
 
+import uuid
+
+from django.core.files.base import ContentFile
+from django.core.files.storage import default_storage
 from django.urls import reverse
 
-from annotate.formats.services import corpus_import_upload
+from annotate.formats.services import corpus_export, corpus_import_upload
+from annotate.formats.writers import safe_name, zip_files
 from annotate.jobs.models import ImportJob
 from annotate.jobs.services import JobResult, Progress, import_runner_register, job_corpus, job_file
+from annotate.models import Corpus
 from annotate.services import corpus_import_text, outputs_import
+from geceval.errors import GecInputError
 
-CORPUS, OUTPUTS = "corpus", "outputs"
+CORPUS, OUTPUTS, EXPORT = "corpus", "outputs", "corpus-export"
+EXPORT_FILES = "exports/jobs"
 
 
 def corpus_run(job: ImportJob, progress: Progress) -> JobResult:
@@ -54,6 +64,30 @@ def outputs_run(job: ImportJob, progress: Progress) -> JobResult:
     return JobResult(f"Imported outputs of {system.name}.", reverse("corpus-detail", args=[corpus.pk]))
 
 
+def export_run(job: ImportJob, progress: Progress) -> JobResult:
+    """The corpus's files in a layout, kept in file storage for the job page's download link: written
+    whole first, so a failure keeps nothing."""
+    p = job.params
+    corpus = Corpus.objects.filter(pk=p["corpus"], project=job.project).first()
+    if corpus is None:
+        raise GecInputError("the corpus was deleted before its export was written")
+    progress("reading the corpus", 0, 0)
+    files = corpus_export(
+        corpus,
+        fmt=p["format"],
+        untyped=p.get("untyped", False),
+        progress=lambda done, total: progress("writing the M2 edits", done, total),
+    )
+    if len(files) == 1 and not p.get("as_zip"):
+        ((filename, content),) = files.items()
+    else:
+        filename, content = f"{safe_name(corpus.name)}.zip", zip_files(files, corpus.name)
+    kept = default_storage.save(f"{EXPORT_FILES}/{uuid.uuid4().hex}.export", ContentFile(content))
+    ImportJob.objects.filter(pk=job.pk).update(params={**p, "output": kept, "filename": filename})
+    return JobResult(f"Exported {corpus.name} as {filename}.", reverse("import-job-download", args=[job.pk]))
+
+
 def register_runners() -> None:
     import_runner_register(CORPUS, corpus_run)
     import_runner_register(OUTPUTS, outputs_run)
+    import_runner_register(EXPORT, export_run)

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 from django.contrib import messages
-from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.core.files.storage import default_storage
+from django.http import FileResponse, Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET
 
 from annotate.decorators import researcher_required
-from annotate.jobs.models import MAX_ATTEMPTS, ImportJob
+from annotate.jobs.models import MAX_ATTEMPTS, ImportJob, ImportJobStatus
+from annotate.jobs.runners import EXPORT
 from annotate.projects.selectors import in_current_project
 from annotate.selectors import project_list_for
 
@@ -61,3 +63,14 @@ def import_jobs(request: HttpRequest) -> HttpResponse:
     return render(
         request, "annotate/import_jobs.html", {"jobs": jobs[:RECENT], "count": jobs.count(), "shown": RECENT}
     )
+
+
+@researcher_required
+@require_GET
+def import_job_download(request: HttpRequest, pk: int) -> FileResponse:
+    """A finished export job's file (issue 40)."""
+    job = get_object_or_404(import_jobs_for(request.user), pk=pk, kind=EXPORT, status=ImportJobStatus.DONE)
+    kept = job.params.get("output")
+    if not kept or not default_storage.exists(kept):
+        raise Http404("the exported file is gone: export again")
+    return FileResponse(default_storage.open(kept, "rb"), as_attachment=True, filename=job.params["filename"])

@@ -178,18 +178,40 @@ def invitation_create(
         invited_by=actor,
         expires=timezone.now() + timedelta(days=settings.INVITATION_DAYS),
     )
-    link = link_for(token)
+    return _mailed(actor, invitation, token, link_for)
+
+
+def _mailed(actor: AbstractBaseUser, invitation: ProjectInvitation, token: str, link_for) -> SentInvitation:
+    project, link = invitation.project, link_for(token)
     subject = f"Invitation to the GEC Arena project {project.name}"
     body = (
         f"{actor.get_username()} invites you to join the project “{project.name}” on GEC Arena as "
-        f"{role}.\n\nOpen this link to create your account or sign in:\n{link}\n\n"
+        f"{invitation.role}.\n\nOpen this link to create your account or sign in:\n{link}\n\n"
         f"The link works once and expires on {invitation.expires:%Y-%m-%d %H:%M} UTC."
     )
     try:
-        send_mail(subject, body, None, [email])
+        send_mail(subject, body, None, [invitation.email])
     except OSError:
         return SentInvitation(invitation, token, mailed=False)
     return SentInvitation(invitation, token, mailed=True)
+
+
+@transaction.atomic
+def invitation_renew(*, actor: AbstractBaseUser, invitation: ProjectInvitation, link_for) -> SentInvitation:
+    """A new link for an e-mail invitation not used yet (issue 40), mailed again. Only a hash of each
+    token is stored, so the old link cannot be shown; its hash is replaced, which revokes it, and the
+    new link runs for the full time again."""
+    invitation = ProjectInvitation.objects.select_for_update().select_related("project").get(pk=invitation.pk)
+    _check_manager(actor, invitation.project)
+    if invitation.used is not None or not invitation.email:
+        raise ProjectError(
+            ALREADY_USED if invitation.used is not None else "Only e-mail invitations get a new link."
+        )
+    token = secrets.token_urlsafe(32)
+    invitation.token_hash = token_digest(token)
+    invitation.expires = timezone.now() + timedelta(days=settings.INVITATION_DAYS)
+    invitation.save(update_fields=["token_hash", "expires"])
+    return _mailed(actor, invitation, token, link_for)
 
 
 def invitation_problem(invitation: ProjectInvitation | None, *, now=None) -> str:

@@ -10,6 +10,7 @@ from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
+from django.utils import timezone
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_POST
 
@@ -98,6 +99,7 @@ def project_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "add_form": add_form,
         "invite_form": invite_form,
         "invitation_days": settings.INVITATION_DAYS,
+        "now": timezone.now(),
     }
     return render(request, "annotate/project_detail.html", context, status=status)
 
@@ -143,6 +145,32 @@ def _invite(request: HttpRequest, project, form: InviteForm) -> bool:
         form.add_error("email", " ".join(refused))
         return False
     return True
+
+
+@login_required
+@require_POST
+def invitation_renew(request: HttpRequest, pk: int, invitation_id: int) -> HttpResponse:
+    """A new link for a pending e-mail invitation; the old one stops working (issue 40)."""
+    project = _visible_project(request, pk)
+    invitation = get_object_or_404(sel.invitation_pending_list(project), pk=invitation_id)
+    try:
+        sent = services.invitation_renew(
+            actor=request.user,
+            invitation=invitation,
+            link_for=lambda token: request.build_absolute_uri(reverse("invitation", args=[token])),
+        )
+    except services.ProjectError as exc:
+        messages.error(request, str(exc))
+        return redirect("project", pk=project.pk)
+    link = request.build_absolute_uri(reverse("invitation", args=[sent.token]))
+    email = invitation.email
+    if sent.mailed:
+        messages.success(
+            request, f"A new link was sent to {email}; the old one no longer works. New link: {link}"
+        )
+    else:
+        messages.warning(request, f"The e-mail to {email} could not be sent; give them this new link: {link}")
+    return redirect("project", pk=project.pk)
 
 
 def _member(project, user_id: int):

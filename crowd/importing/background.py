@@ -16,7 +16,7 @@ JUDGMENTS = "judgments"
 def judgments_run(job: ImportJob, progress: Progress) -> JobResult:
     p = job.params
     corpus = job_corpus(job, p["corpus"], "the judgments") if p.get("corpus") else None
-    progress(f"reading {p['filename']}", 0, 2)
+    progress(f"reading {p['filename']}", 0, 0)
     common = {
         "project": job.project,
         "name": p["name"],
@@ -31,12 +31,13 @@ def judgments_run(job: ImportJob, progress: Progress) -> JobResult:
         # streamed from storage: the compact import reads row by row and picks its form by the size
         with default_storage.open(job.files[0], "rb") as handle:
             handle.name = p["filename"]  # errors name the uploaded file, not where it is kept
-            progress("checking and saving the judgments", 1, 2)
-            report = judgments_import(path_or_bytes=handle, **common)
-    else:
+            # the full form counts the judgments it saves; the compact one saves in one COPY
+            progress("checking the judgments", 0, 0)
+            report = judgments_import(path_or_bytes=handle, progress=progress, **common)
+    else:  # the judgments saved so far of the file's, a batch at a time (issue 40)
         file = job_file(job, 0, p["filename"])
-        progress("checking and saving the judgments", 1, 2)
-        report = judgments_import(path_or_bytes=file, **common)
+        progress("checking the judgments", 0, 0)
+        report = judgments_import(path_or_bytes=file, progress=progress, **common)
     return JobResult(
         "Imported: " + "; ".join(report.lines()), reverse("campaign-detail", args=[report.campaign.pk])
     )

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from django.conf import settings
@@ -155,8 +155,12 @@ def judgments_import(
     compact: bool | None = None,
     src_id_base: int | None = None,
     allow_missing: bool = False,
+    progress: Callable[[str, int, int], None] | None = None,
 ) -> ImportReport:
     """Import a results file as a closed campaign of origin ``imported`` (see the module docstring).
+
+    ``progress(step, done, total)``: the background job's (issue 40), the judgments saved so far of
+    the file's, a batch (``SAVE_BATCH``) at a time with their ratings.
 
     ``exclude_judges`` drops judges by name (e.g. ``["non-native"]`` for
     gec-ranking's all_judgments.xml, as its all_judgments.csv was made).
@@ -215,7 +219,7 @@ def judgments_import(
     )
     resolved = _resolve(project=project, name=name, corpus=corpus, parsed=parsed, allow_missing=allow_missing)
     built = _screens_build(project=project, name=name, fmt=fmt, protocol=parsed.protocol, resolved=resolved)
-    report = _judgments_save(fmt=fmt, parsed=parsed, resolved=resolved, built=built)
+    report = _judgments_save(fmt=fmt, parsed=parsed, resolved=resolved, built=built, progress=progress)
     report.item_key = parsed.item_key.describe() if parsed.item_key is not None else ""
     if report.item_key:
         # kept with the campaign so every run over it says how its sentences were found
@@ -429,43 +433,64 @@ def _candidates_save(
     return candidates, first_candidate
 
 
-def _judgments_save(*, fmt: str, parsed: Parsed, resolved: _Resolved, built: _Screens) -> ImportReport:
+SAVE_BATCH = 2000
+"""Judgments saved (with their ratings) between two progress reports."""
+
+
+def _judgments_save(
+    *,
+    fmt: str,
+    parsed: Parsed,
+    resolved: _Resolved,
+    built: _Screens,
+    progress: Callable[[str, int, int], None] | None = None,
+) -> ImportReport:
     """Workers, one submitted assignment per (worker, HIT), the judgments and their ratings."""
     judgments = resolved.judgments
     user_of = _workers(fmt, built.campaign, judgments)
     assignments = _assignments_save(judgments, built.hit_of, user_of)
-    judgment_rows = [
-        ScreenJudgment(
-            screen=built.screens[s],
-            assignment=assignments[(j.hit, j.worker)],
-            judge_id=user_of[j.worker],
-            seconds=j.seconds if j.seconds is None or j.seconds >= 0 else None,
-        )
-        for j, s in zip(judgments, built.judgment_screen)
-    ]
-    saved = ScreenJudgment.objects.bulk_create(judgment_rows, batch_size=2000)
-    ratings = []
-    pairwise = 0
-    for j, s, sj in zip(judgments, built.judgment_screen, saved):
-        base = built.first_candidate[s]
-        for position, e in enumerate(j.entries):
-            ratings.append(
-                Rating(
-                    judgment=sj,
-                    candidate=built.candidates[base + position],
-                    rank=e.rank,
-                    score=e.score,
-                    meaning_changed=e.meaning_changed,
+    shows_ranking = protocol_get(parsed.protocol).shows_ranking
+    saved_count = pairwise = 0
+    if progress:
+        progress("saving the judgments", 0, len(judgments))
+    pairs = list(zip(judgments, built.judgment_screen))
+    for start in range(0, len(pairs), SAVE_BATCH):
+        batch = pairs[start : start + SAVE_BATCH]
+        saved = ScreenJudgment.objects.bulk_create(
+            [
+                ScreenJudgment(
+                    screen=built.screens[s],
+                    assignment=assignments[(j.hit, j.worker)],
+                    judge_id=user_of[j.worker],
+                    seconds=j.seconds if j.seconds is None or j.seconds >= 0 else None,
                 )
-            )
-        if protocol_get(parsed.protocol).shows_ranking:
-            pairwise += _pairs([(e.systems, e.rank) for e in j.entries])
-    Rating.objects.bulk_create(ratings, batch_size=5000)
+                for j, s in batch
+            ]
+        )
+        ratings = []
+        for (j, s), sj in zip(batch, saved):
+            base = built.first_candidate[s]
+            for position, e in enumerate(j.entries):
+                ratings.append(
+                    Rating(
+                        judgment=sj,
+                        candidate=built.candidates[base + position],
+                        rank=e.rank,
+                        score=e.score,
+                        meaning_changed=e.meaning_changed,
+                    )
+                )
+            if shows_ranking:
+                pairwise += _pairs([(e.systems, e.rank) for e in j.entries])
+        Rating.objects.bulk_create(ratings, batch_size=5000)
+        saved_count += len(saved)
+        if progress:
+            progress("saving the judgments", saved_count, len(judgments))
     return ImportReport(
         campaign=built.campaign,
         items=len({j.item for j in judgments}),
         workers=len({j.worker for j in judgments}),
-        judgments=len(saved),
+        judgments=saved_count,
         pairwise=pairwise,
         skipped=parsed.skipped,
         systems_added=resolved.added,

@@ -24,6 +24,8 @@ from ranking.analysis.parameters import parameters_in_words
 from ranking.analysis.selectors import run_list_for, run_progress, run_results
 from ranking.protocols import protocol_get
 from ranking.selectors import campaign_left_out, campaign_list_for
+from ranking.study.bundles import study_bundle, wants_study
+from ranking.study.documents import study_export
 
 
 @researcher_required
@@ -289,6 +291,10 @@ def run_export(request: HttpRequest, pk: int, fmt: str) -> HttpResponse:
         body, ctype = json.dumps(run.summary["model"], indent=2), "application/json"
     else:
         raise Http404("no such export for this run")
+    if wants_study(request) and ctype == "text/csv":  # the study as the run saw it (older runs: now)
+        return study_bundle(
+            filename=f"{name}-{fmt}", chunks=[body], study=run.study or study_export(run.campaign)
+        )
     response = HttpResponse(body, content_type=f"{ctype}; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="{name}-{fmt}"'
     return response
@@ -301,6 +307,12 @@ def campaign_judgments_export(request: HttpRequest, pk: int, fmt: str) -> Stream
     chosen = exports.judgment_formats(campaign).get(fmt)
     if chosen is None:
         raise Http404("this campaign's protocol does not export to that format")
+    if wants_study(request):
+        return study_bundle(
+            filename=f"campaign-{campaign.pk}-{fmt}.{chosen.extension}",
+            chunks=chosen.writer(campaign),
+            study=study_export(campaign),
+        )
     response = StreamingHttpResponse(
         chosen.writer(campaign), content_type=f"{chosen.content_type}; charset=utf-8"
     )

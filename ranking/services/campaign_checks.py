@@ -103,6 +103,7 @@ def check_related(
     *,
     corpus: Corpus,
     name: str,
+    other_than: Campaign | None = None,
 ) -> None:
     if reference is not None and (reference.corpus_id != corpus.pk or reference.kind != SystemKind.REFERENCE):
         raise GecInputError("the reference to show must be a reference of this corpus")
@@ -110,7 +111,10 @@ def check_related(
         raise GecInputError("the qualification belongs to another project")
     if active_selection and not protocol_get(protocol).draws_systems:
         raise GecInputError("active selection chooses systems for ranking screens; PRWS shows them all")
-    if Campaign.objects.filter(project=project, name=name).exists():
+    others = Campaign.objects.filter(project=project, name=name)
+    if other_than is not None:
+        others = others.exclude(pk=other_than.pk)
+    if others.exists():
         raise GecInputError(f"a campaign named {name!r} already exists in project {project.name!r}")
 
 

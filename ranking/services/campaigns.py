@@ -77,6 +77,7 @@ def campaign_create(
     seed: int = 0,
     trap_secret: str | None = None,
     status: str = CampaignStatus.ACTIVE,
+    into: Campaign | None = None,
     **settings,
 ) -> Campaign:
     """Validate, save the campaign, build its screens and HITs, all or nothing. ``settings``: the
@@ -92,7 +93,9 @@ def campaign_create(
     like trap rates, on from the form and API; so is ``pilot_hold`` (the pilot check, issue 40).
     ``sample_*``: which sentences are judged (``campaign_checks.Sample``: a line range, then a count,
     the first or a seeded random draw). ``preview_line``: the corpus line (from 1) a preview shows
-    (``ranking.preview``), not judged. ``status``: active here; the form and the API pass ``draft``."""
+    (``ranking.preview``), not judged. ``status``: active here; the form and the API pass ``draft``.
+    ``into``: a draft that has handed out no HIT, rebuilt under its own id instead of a new row (its
+    screens and HITs made again; its invite links, crowd settings and trap secret kept; issue 39)."""
     if status not in (CampaignStatus.DRAFT, CampaignStatus.ACTIVE, CampaignStatus.PILOT):
         raise GecInputError("a new campaign is a draft, a pilot or active")
     s = settings_check(settings)
@@ -109,29 +112,46 @@ def campaign_create(
     check_traps(corpus, trap_design, s["trap_system"], rates, s["active_selection"])
     check_speed(s["speed_base_seconds"], s["speed_seconds_per_word"])
     related = (s["reference"], s["qualification"], protocol, s["active_selection"])
-    check_related(project, *related, corpus=corpus, name=name)
+    check_related(project, *related, corpus=corpus, name=name, other_than=into)
     preview_sentence = preview_sentence_pick(corpus, systems, s["preview_line"])
     sample = Sample(s["sample_first_line"], s["sample_last_line"], s["sample_size"], s["sample_seed"])
     sample.check()
     sentences = campaign_sentences(corpus, s["domain"], preview_sentence, sample)
-    campaign = Campaign.objects.create(
+    row = dict(
         **{key: s[key] for key in CAMPAIGN_OPTIONS if key not in _NOT_AS_GIVEN},
         project=project,
         corpus=corpus,
-        created_by=created_by,
         min_seconds=min_seconds,
         seed=seed,
         status=status,
         name=name,
         trap_design=trap_design,
-        trap_secret=trap_secret or secrets.token_hex(16),
         **trap_errors_row(s["trap_error_types"], s["trap_errors"]),
         reward_per_hit=Decimal(str(s["reward_per_hit"])),
         budget=None if s["budget"] is None else Decimal(str(s["budget"])),
         preview_sentence=preview_sentence,
     )
+    if into is None:
+        campaign = Campaign.objects.create(
+            **row, created_by=created_by, trap_secret=trap_secret or secrets.token_hex(16)
+        )
+    else:
+        campaign = _emptied(into, row)
     campaign.systems.set(systems)
     _build(campaign, systems, sentences)
+    return campaign
+
+
+def _emptied(campaign: Campaign, row: dict) -> Campaign:
+    """The draft ``campaign`` with ``row``'s values and no screens or HITs, ready to be built again."""
+    campaign = Campaign.objects.select_for_update().get(pk=campaign.pk)
+    if campaign.status != CampaignStatus.DRAFT or campaign.hits.filter(assignments__isnull=False).exists():
+        raise GecInputError("only a draft that has handed out no HIT is built again")
+    campaign.screens.all().delete()
+    campaign.hits.all().delete()
+    for key, value in row.items():
+        setattr(campaign, key, value)
+    campaign.save()
     return campaign
 
 

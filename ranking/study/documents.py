@@ -214,7 +214,14 @@ def _system(corpus: Corpus, entry: Any, base: Path | None) -> System:
     return outputs_import(corpus=corpus, system_name=name, kind=kind, file=_path(base, entry["file"]))
 
 
-def _create(doc: dict[str, Any], project: Project, corpus: Corpus, systems: list[System]) -> Campaign:
+def _create(
+    doc: dict[str, Any],
+    project: Project,
+    corpus: Corpus,
+    systems: list[System],
+    into: Campaign | None = None,
+) -> Campaign:
+    """A draft campaign of the document; ``into``: that draft, built again under its own id."""
     desired = _desired(doc, project, corpus)
     campaign = campaign_create(
         project=project,
@@ -224,6 +231,7 @@ def _create(doc: dict[str, Any], project: Project, corpus: Corpus, systems: list
         created_by=project.owner,
         seed=doc.get("seed", 0),
         status=CampaignStatus.DRAFT,
+        into=into,
         **{k: v for k, v in desired.items() if k not in EXCLUSION_RULES},
     )
     campaign_exclusion_rules_set(campaign=campaign, **exclusion_rules(desired))
@@ -283,7 +291,7 @@ def _update(doc: dict[str, Any], campaign: Campaign, names: list[str]) -> None:
 @transaction.atomic
 def study_apply(doc: dict[str, Any], *, base: Path | None = None) -> ApplyReport:
     """Create the campaign the document describes as a draft, or bring an existing one to it: a draft
-    changes wholly (rebuilt when its screens would change), a launched campaign only in what may change
+    changes wholly (its screens built again, under the same id, when they would change), a launched campaign only in what may change
     after launch; the rest is refused and reported. Applying the same document twice changes nothing."""
     problems = study_problems(doc)
     if problems:
@@ -301,8 +309,9 @@ def study_apply(doc: dict[str, Any], *, base: Path | None = None) -> ApplyReport
         and campaign.status == CampaignStatus.DRAFT
         and not campaign.hits.filter(assignments__isnull=False).exists()
     ):
-        campaign.delete()  # a draft has handed nothing out: build it again from the document
-        return ApplyReport(_create(doc, project, corpus, systems), rebuilt=True)
+        # A draft has handed nothing out: build its screens again from the document, under the same
+        # id, so the invite links and crowd settings made for it stay (issue 39).
+        return ApplyReport(_create(doc, project, corpus, systems, into=campaign), rebuilt=True)
     allowed = [n for n in changed if n not in fixed]
     if allowed:
         _update(doc, campaign, allowed)

@@ -40,6 +40,39 @@
   corpus.addEventListener("change", update);
   update();
 
+  // What the screens would cover (issue 40): as the choices change, the whole form is posted to the
+  // forecast and its fragment shown above the submit button, so the few-outputs warning and its
+  // "Create it anyway" box come before the first submit (without a script, the server still refuses
+  // once and shows them).
+  var forecast = document.getElementById("screen-forecast");
+  var campaignForm = document.getElementById("campaign-form");
+  if (forecast && campaignForm && window.fetch) {
+    var watched = ["protocol", "corpus", "domain", "systems", "max_candidates", "active_selection",
+      "sample_first_line", "sample_last_line", "sample_size", "sample_seed"];
+    var timer = null;
+    var asked = 0;
+    var refresh = function () {
+      var mine = ++asked;
+      forecast.setAttribute("aria-busy", "true");
+      fetch(forecast.getAttribute("data-url"), {
+        method: "POST",
+        body: new FormData(campaignForm),
+        credentials: "same-origin",
+      })
+        .then(function (response) { return response.text(); })
+        .then(function (html) { if (mine === asked) forecast.innerHTML = html; })
+        .catch(function () { if (mine === asked) forecast.textContent = "The forecast could not be loaded."; })
+        .then(function () { if (mine === asked) forecast.removeAttribute("aria-busy"); });
+    };
+    var changed = function (event) {
+      if (!event.target || watched.indexOf(event.target.name) < 0) return;
+      window.clearTimeout(timer);
+      timer = window.setTimeout(refresh, 300);
+    };
+    campaignForm.addEventListener("change", changed);
+    campaignForm.addEventListener("input", changed);
+  }
+
   // "Preview traps": the whole form is posted to the preview (its formaction); here only the
   // fragment is asked for and shown under the button, so nothing typed in the form is lost.
   var previewButton = document.getElementById("preview-traps");

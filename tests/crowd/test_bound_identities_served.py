@@ -8,23 +8,20 @@ and its submit was stored; the victim's later answer was discarded while the vic
 
 from __future__ import annotations
 
-import os
 import re
-import subprocess
 from urllib.parse import urljoin
 
 import httpx
 import pytest
 from django.conf import settings as django_settings
-from django.db import connection
 from django.urls import reverse
 
 from crowd.services.sessions import campaign_key
 from ranking.models import Assignment, Rating, ScreenJudgment
 from ranking.work.screen_handles import screen_id_from_handle
+from tests.celery_workers import database_url
 from tests.factories import crowd_campaign
-from tests.hardening.test_faults import GUNICORN, REPO, _free_port, _wait
-from tests.processes import stop
+from tests.processes import gunicorn_served
 
 MTURK_SUBMIT = "https://workersandbox.mturk.com"
 
@@ -33,35 +30,14 @@ MTURK_SUBMIT = "https://workersandbox.mturk.com"
 def served(real_postgres, transactional_db):
     """gunicorn with production settings on this test's database; the client address comes from
     X-Real-IP (as behind the TLS proxy), so one machine can play two networks."""
-    s = connection.settings_dict
-    auth = s["USER"] + (f":{s['PASSWORD']}" if s["PASSWORD"] else "")
-    port = _free_port()
-    env = dict(
-        os.environ,
-        DJANGO_SETTINGS_MODULE="tests.hardening.fault_settings",
-        DATABASE_URL=f"postgres://{auth}@{s['HOST'] or '127.0.0.1'}:{s['PORT'] or 5432}/{s['NAME']}",
-        DEBUG="false",
-        SECRET_KEY=django_settings.SECRET_KEY,  # the campaign key the test signs must be valid there
-        ALLOWED_HOSTS="127.0.0.1",
-        SESSION_COOKIE_SECURE="false",
-        CSRF_COOKIE_SECURE="false",
+    with gunicorn_served(
+        database_url(),
+        workers=2,
+        secret_key=django_settings.SECRET_KEY,  # the campaign key the test signs must be valid there
         LOGIN_CLIENT_IP_HEADER="HTTP_X_REAL_IP",
         LIVE_ASSIGNMENTS_PER_ADDRESS="0",
-        LOG_LEVEL="ERROR",
-    )
-    env.pop("CELERY_BROKER_URL", None)
-    server = subprocess.Popen(
-        [str(GUNICORN), "config.wsgi", "-b", f"127.0.0.1:{port}", "-w", "2", "--timeout", "30"],
-        cwd=REPO,
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-    )
-    try:
-        _wait(f"http://127.0.0.1:{port}/healthz", lambda r: r.status_code == 200)
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        stop(server, timeout=10)
+    ) as base:
+        yield base
 
 
 def _browser(base: str, address: str) -> httpx.Client:

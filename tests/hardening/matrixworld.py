@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from annotate.jobs.models import ImportJob
+from annotate.projects.services import invitation_create
 from annotate.rewrites import qualifications as quals
 from ranking.analysis.models import AnalysisRun, ImportedScores
 from ranking.models import Screen
@@ -33,7 +34,15 @@ def matrix_world() -> World:
     scores = ImportedScores.objects.create(
         corpus=world.campaign.corpus, name="SOME", level="system", scores={"a": 0.5}, systems=1
     )
+    invitation = invitation_create(
+        actor=world.researcher,
+        project=world.project,
+        email="pending@example.org",
+        role="annotator",
+        link_for=lambda token: f"http://testserver/invitations/{token}/",
+    ).invitation
     world.extra.update(
+        invitation=invitation,
         qualification=q,
         attempt=attempt,
         assignment=assignment,
@@ -144,6 +153,7 @@ def params_for(world: World) -> dict[str, dict[str, object]]:
         values[f"api:analysis-run-{name}"] = run
     for name in ("analysis-run", "analysis-run-progress", "analysis-run-resume"):
         values[name] = run
-    for name in ("import-job", "import-job-progress"):
+    values["project-invitation-renew"] = {"pk": world.project.pk, "invitation_id": e["invitation"].pk}
+    for name in ("import-job", "import-job-progress", "import-job-download"):
         values[name] = {"pk": e["import_job"].pk}
     return values

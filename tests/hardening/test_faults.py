@@ -9,11 +9,8 @@ real Celery worker and a real celery beat on it.
 
 from __future__ import annotations
 
-import os
 import shutil
-import socket
 import subprocess
-import sys
 import time
 from datetime import timedelta
 from pathlib import Path
@@ -34,30 +31,7 @@ from tests.celery_workers import broker_at, celery_workers
 from tests.conftest import REAL_PARTS, skip_or_fail
 from tests.factories import build_world
 from tests.hardening.proxy import Proxy
-from tests.processes import stop
-
-REPO = Path(__file__).resolve().parents[2]
-GUNICORN = Path(sys.executable).with_name("gunicorn")
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def _wait(url: str, ok, timeout: float = 30.0, cookies=None) -> httpx.Response:
-    deadline = time.monotonic() + timeout
-    last = None
-    while time.monotonic() < deadline:
-        try:
-            last = httpx.get(url, timeout=5, cookies=cookies)
-            if ok(last):
-                return last
-        except httpx.HTTPError:
-            pass
-        time.sleep(0.2)
-    raise AssertionError(f"{url} never became ready: last {last and last.status_code}")
+from tests.processes import free_port, gunicorn_served, stop, wait_until
 
 
 @pytest.fixture
@@ -65,32 +39,13 @@ def server_through_proxy(real_postgres, transactional_db):
     """gunicorn (production settings) whose database connection goes through a cuttable proxy."""
     s = connection.settings_dict
     proxy = Proxy((s["HOST"] or "127.0.0.1", int(s["PORT"] or 5432))).start()
-    port = _free_port()
     auth = s["USER"] + (f":{s['PASSWORD']}" if s["PASSWORD"] else "")
-    env = dict(
-        os.environ,
-        DJANGO_SETTINGS_MODULE="tests.hardening.fault_settings",
-        DATABASE_URL=f"postgres://{auth}@127.0.0.1:{proxy.port}/{s['NAME']}",
-        DEBUG="false",
-        SECRET_KEY=django_settings.SECRET_KEY,  # the sessions the test makes must be valid there
-        ALLOWED_HOSTS="127.0.0.1",
-        SESSION_COOKIE_SECURE="false",
-        CSRF_COOKIE_SECURE="false",
-        LOG_LEVEL="ERROR",
-    )
-    env.pop("CELERY_BROKER_URL", None)
-    server = subprocess.Popen(
-        [str(GUNICORN), "config.wsgi", "-b", f"127.0.0.1:{port}", "-w", "1", "--timeout", "30"],
-        cwd=REPO,
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-    )
+    url = f"postgres://{auth}@127.0.0.1:{proxy.port}/{s['NAME']}"
     try:
-        _wait(f"http://127.0.0.1:{port}/healthz", lambda r: r.status_code == 200)
-        yield f"http://127.0.0.1:{port}", proxy
+        # the sessions the test makes must be valid there
+        with gunicorn_served(url, secret_key=django_settings.SECRET_KEY) as base:
+            yield base, proxy
     finally:
-        stop(server, timeout=10)
         proxy.cut()
 
 
@@ -120,7 +75,7 @@ def test_database_down_fails_requests_then_recovers_without_a_restart(server_thr
     assert "briefly unavailable" in down.text and down.headers["retry-after"] == "30"
 
     proxy.restore()
-    back = _wait(page, lambda r: r.status_code == 200, cookies=cookies, timeout=20)
+    back = wait_until(page, lambda r: r.status_code == 200, cookies=cookies, timeout=20)
     assert world.campaign.name in back.text
     assert httpx.get(f"{base}/healthz", timeout=10).json()["database"] == "ok"
 
@@ -220,7 +175,7 @@ class PrivateRedis:
         self.binary = shutil.which("redis-server")
         if self.binary is None:
             skip_or_fail("needs redis-server (apt-get install redis-server)")
-        self.port = _free_port()
+        self.port = free_port()
         self.workdir = workdir
         self.url = f"redis://127.0.0.1:{self.port}/0"
         self.proc: subprocess.Popen | None = None

@@ -13,10 +13,6 @@ from __future__ import annotations
 
 import gzip
 import json
-import os
-import secrets
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -29,56 +25,31 @@ from geceval.formats.judgments import RankingJudgment
 from ranking.analysis.imported_scores import imported_scores_save
 from ranking.analysis.models import ImportedScores
 from tests import factories
+from tests.celery_workers import database_url
+from tests.processes import peak_memory_probe
 
-REPO = Path(__file__).resolve().parents[2]
 BOUND_MB = settings.UPLOAD_MEMORY_MAX_BYTES / 2**20
 
-_PROBE = r"""
-import json, sys, time
-import django
-django.setup()
+_SETUP = r"""
 from django.core.files.uploadedfile import SimpleUploadedFile
 from annotate.models import Corpus
 from geceval.errors import GecInputError
 from ranking.analysis.imported_scores import imported_scores_save
 
-def peak_kb():
-    with open("/proc/self/status") as f:
-        return next(int(l.split()[1]) for l in f if l.startswith("VmHWM:"))
-
 corpus = Corpus.objects.get(pk=int(sys.argv[1]))
 upload = SimpleUploadedFile("scores.csv.gz", open(sys.argv[2], "rb").read())  # what the view gets
-base = peak_kb()
-started = time.monotonic()
-error = ""
-try:
-    imported_scores_save(corpus=corpus, name="probe", source=upload, file_name=upload.name)
-except GecInputError as exc:
-    error = str(exc)
-print(json.dumps({"growth_mb": (peak_kb() - base) / 1024, "seconds": time.monotonic() - started,
-                  "error": error}))
 """
 
 
 def _probe(corpus_id: int, path: Path) -> dict:
-    from tests.celery_workers import database_url
-
-    env = dict(
-        os.environ,
-        DJANGO_SETTINGS_MODULE="config.settings",
-        DEBUG="false",
-        SECRET_KEY=secrets.token_urlsafe(50),
+    return peak_memory_probe(
+        _SETUP,
+        'imported_scores_save(corpus=corpus, name="probe", source=upload, file_name=upload.name)',
+        str(corpus_id),
+        str(path),
+        database_url=database_url(),
+        label=path.name,
     )
-    env.pop("CELERY_BROKER_URL", None)
-    env["DATABASE_URL"] = database_url()
-    done = subprocess.run(
-        [sys.executable, "-c", _PROBE, str(corpus_id), str(path)],
-        cwd=REPO, env=env, capture_output=True, text=True, timeout=600,
-    )  # fmt: skip
-    assert done.returncode == 0, done.stderr[-3000:]
-    got = json.loads(done.stdout.strip().splitlines()[-1])
-    print(f"{path.name}: peak +{got['growth_mb']:.1f} MB, {got['seconds']:.2f} s, {got['error']!r}")
-    return got
 
 
 def _corpus():

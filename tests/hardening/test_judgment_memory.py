@@ -10,11 +10,6 @@ data (``GecInputError``) is what fails a background job without a retry.
 from __future__ import annotations
 
 import gzip
-import json
-import os
-import secrets
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -23,58 +18,40 @@ from django.conf import settings
 from geceval.errors import GecInputError
 from geceval.formats.judgment_stream import CHECK_ROWS, stream_prws_csv, stream_wmt_csv
 from geceval.formats.judgments import APPRAISE_CHECK_ITEMS, read_appraise_xml
+from tests.processes import peak_memory_probe
 
-REPO = Path(__file__).resolve().parents[2]
 BOUND_MB = settings.UPLOAD_MEMORY_MAX_BYTES / 2**20
 
-_PROBE = r"""
-import json, sys, time
-import django
-django.setup()
+_SETUP = r"""
 from annotate.models import Project
 from crowd.importing.compact import compact_import
 from crowd.importing.readers import judgments_parse
 
-def peak_kb():
-    with open("/proc/self/status") as f:
-        return next(int(l.split()[1]) for l in f if l.startswith("VmHWM:"))
-
 mode, path = sys.argv[1], sys.argv[2]
-base = peak_kb()
-started = time.monotonic()
-error = ""
-try:
-    if mode == "appraise-xml":
-        judgments_parse(fmt="appraise-xml", path_or_bytes=path)
-    elif mode == "full-wmt-csv":  # what the full form reads (a file under IMPORT_COMPACT_BYTES)
-        judgments_parse(fmt="wmt-csv", path_or_bytes=path)
-    else:  # the compact import as the background job calls it; the refusal comes before the database
-        compact_import(project=Project(name="probe"), name="probe", fmt=mode, path_or_bytes=path,
-                       corpus=None, exclude_judges=())
-except Exception as exc:  # noqa: BLE001 - the old code went on to the database, which the probe lacks
-    error = f"{type(exc).__name__}: {exc}"
-print(json.dumps({"growth_mb": (peak_kb() - base) / 1024, "seconds": time.monotonic() - started,
-                  "error": error}))
+"""
+
+_MEASURED = r"""
+if mode == "appraise-xml":
+    judgments_parse(fmt="appraise-xml", path_or_bytes=path)
+elif mode == "full-wmt-csv":  # what the full form reads (a file under IMPORT_COMPACT_BYTES)
+    judgments_parse(fmt="wmt-csv", path_or_bytes=path)
+else:  # the compact import as the background job calls it; the refusal comes before the database
+    compact_import(project=Project(name="probe"), name="probe", fmt=mode, path_or_bytes=path,
+                   corpus=None, exclude_judges=())
 """
 
 
 def _probe(mode: str, path: Path) -> dict:
-    env = dict(
-        os.environ,
-        DJANGO_SETTINGS_MODULE="config.settings",
-        DEBUG="false",
-        SECRET_KEY=secrets.token_urlsafe(50),
+    # any exception: the old code went on to the database, which the probe lacks
+    return peak_memory_probe(
+        _SETUP,
+        _MEASURED,
+        mode,
+        str(path),
+        database_url=f"sqlite:///{path.parent / 'probe.sqlite3'}",
+        label=f"{mode} {path.name}",
+        caught="Exception",
     )
-    env.pop("CELERY_BROKER_URL", None)
-    env["DATABASE_URL"] = f"sqlite:///{path.parent / 'probe.sqlite3'}"
-    done = subprocess.run(
-        [sys.executable, "-c", _PROBE, mode, str(path)], cwd=REPO, env=env, capture_output=True, text=True,
-        timeout=600,
-    )  # fmt: skip
-    assert done.returncode == 0, done.stderr[-3000:]
-    got = json.loads(done.stdout.strip().splitlines()[-1])
-    print(f"{mode} {path.name}: peak +{got['growth_mb']:.1f} MB, {got['seconds']:.2f} s, {got['error']!r}")
-    return got
 
 
 @pytest.mark.slow

@@ -25,8 +25,7 @@ import psycopg2
 import pytest
 
 from tests.conftest import REAL_PARTS, skip_or_fail
-from tests.hardening.test_faults import GUNICORN, _free_port, _wait
-from tests.processes import stop
+from tests.processes import free_port, gunicorn_served, production_env
 
 REPO = Path(__file__).resolve().parents[2]
 PG_BIN = Path("/usr/lib/postgresql")
@@ -47,7 +46,7 @@ def _pg_bin() -> Path:
 class PrivateCluster:
     def __init__(self) -> None:
         self.bin = _pg_bin()
-        self.port = _free_port()
+        self.port = free_port()
         self.as_root = os.getuid() == 0
         self.dir = Path(tempfile.mkdtemp(prefix="gec-pg-"))
         if self.as_root:  # initdb refuses to run as root
@@ -109,7 +108,6 @@ def served_by_private_cluster():
     if not shutil.which("runuser") and os.getuid() == 0:
         skip_or_fail("needs runuser to run initdb as postgres")
     cluster = PrivateCluster()
-    server = None
     try:
         cluster.init()
         cluster.start()
@@ -118,34 +116,23 @@ def served_by_private_cluster():
         with admin.cursor() as cursor:
             cursor.execute("CREATE DATABASE gec_restart")
         admin.close()
-        env = dict(
-            os.environ,
+        secret_key = secrets.token_urlsafe(50)
+        env = production_env(
+            cluster.url,
             DJANGO_SETTINGS_MODULE="tests.hardening.fault_settings",
-            DATABASE_URL=cluster.url,
-            DEBUG="false",
-            SECRET_KEY=secrets.token_urlsafe(50),
-            ALLOWED_HOSTS="127.0.0.1",
-            SESSION_COOKIE_SECURE="false",
-            CSRF_COOKIE_SECURE="false",
+            SECRET_KEY=secret_key,
             LOG_LEVEL="ERROR",
         )
-        env.pop("CELERY_BROKER_URL", None)
         _manage(env, "migrate", "--noinput")
         _manage(env, "load_demo", "--i-know-this-is-production")
         session_key, campaign_id = _manage(env, "shell", "-c", MAKE_SESSION).splitlines()[-1].split()
-        port = _free_port()
         # one sync process: every request after the restart uses the same persistent connection
-        server = subprocess.Popen(
-            [str(GUNICORN), "config.wsgi", "-b", f"127.0.0.1:{port}", "-w", "1", "--timeout", "30"],
-            cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-        )  # fmt: skip
-        base = f"http://127.0.0.1:{port}"
-        _wait(f"{base}/healthz", lambda r: r.status_code == 200)
-        REAL_PARTS["postgres restart"] = f"a private PostgreSQL cluster ({cluster.bin}) stopped and started"
-        yield cluster, base, {"sessionid": session_key}, int(campaign_id)
+        with gunicorn_served(cluster.url, secret_key=secret_key) as base:
+            REAL_PARTS["postgres restart"] = (
+                f"a private PostgreSQL cluster ({cluster.bin}) stopped and started"
+            )
+            yield cluster, base, {"sessionid": session_key}, int(campaign_id)
     finally:
-        if server is not None:
-            stop(server, timeout=10)
         cluster.remove()
 
 

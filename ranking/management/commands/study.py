@@ -62,7 +62,9 @@ class Command(BaseCommand):
         for line in report.lines():
             self.stdout.write(line)
         if report.refused:
-            raise CommandError(f"not applied: {', '.join(report.refused)} (launched campaigns keep them)")
+            raise CommandError(
+                f"not applied: {', '.join(report.refused)} (fixed once launched or once a HIT is handed out)"
+            )
 
     def _export(self, options) -> None:
         campaign = self._campaign(options)

@@ -1,0 +1,63 @@
+"""Issue 40: a background judgment import shows its progress per row saved: the judgments saved so
+far of the file's, a batch (SAVE_BATCH) at a time with their ratings, where the job page said "1 of 2"
+until the end."""
+
+from __future__ import annotations
+
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+
+from annotate.jobs.services import import_job_create
+from crowd.importing.background import JUDGMENTS, judgments_run
+from crowd.importing.saving import SAVE_BATCH, judgments_import
+from ranking.models import Rating, ScreenJudgment
+from tests import factories
+
+pytestmark = pytest.mark.django_db
+
+ROWS = 2 * SAVE_BATCH + 500
+
+
+def _wmt(rows: int) -> bytes:
+    header = b"system1Id,system1rank,system2Id,system2rank,judgeId,segmentId\n"
+    return header + b"".join(b"a,1,b,2,j%d,%d\n" % (i % 7, i % 300) for i in range(rows))
+
+
+def test_the_judgments_import_reports_each_batch_of_rows_saved():
+    project = factories.project(factories.user("res", "researcher"))
+    steps: list[tuple[str, int, int]] = []
+    report = judgments_import(
+        project=project,
+        name="past",
+        fmt="wmt-csv",
+        path_or_bytes=_wmt(ROWS),
+        compact=False,
+        progress=lambda step, done, total: steps.append((step, done, total)),
+    )
+    assert steps == [
+        ("saving the judgments", 0, ROWS),
+        ("saving the judgments", SAVE_BATCH, ROWS),
+        ("saving the judgments", 2 * SAVE_BATCH, ROWS),
+        ("saving the judgments", ROWS, ROWS),
+    ]
+    assert report.judgments == ScreenJudgment.objects.count() == ROWS
+    assert Rating.objects.count() == 2 * ROWS  # each batch's ratings saved with it
+
+
+def test_the_background_job_passes_the_rows_saved_to_its_page(django_capture_on_commit_callbacks):
+    researcher = factories.user("res", "researcher")
+    project = factories.project(researcher)
+    with django_capture_on_commit_callbacks(execute=False):  # the test runs the job itself
+        job = import_job_create(
+            kind=JUDGMENTS,
+            project=project,
+            user=researcher,
+            label="past.csv",
+            uploads=[SimpleUploadedFile("past.csv", _wmt(ROWS))],
+            params={"name": "past", "format": "wmt-csv", "filename": "past.csv"},
+        )
+    steps: list[tuple[str, int, int]] = []
+    judgments_run(job, lambda step, done, total: steps.append((step, done, total)))
+    saving = [(done, total) for step, done, total in steps if step == "saving the judgments"]
+    assert saving == [(0, ROWS), (SAVE_BATCH, ROWS), (2 * SAVE_BATCH, ROWS), (ROWS, ROWS)]
+    assert steps[0] == ("reading past.csv", 0, 0)

@@ -42,6 +42,12 @@ class WorkerRecord(models.Model):
     too_fast = models.PositiveIntegerField(
         default=0, help_text="screens answered under their minimum time (speed rule), each a failed trap"
     )
+    gold_seen = models.PositiveIntegerField(
+        default=0, help_text="copies of the researcher's gold screens judged (counted among traps_seen)"
+    )
+    gold_passed = models.PositiveIntegerField(
+        default=0, help_text="gold copies answered as the researcher expected (counted among traps_passed)"
+    )
     excluded = models.BooleanField(default=False)
     override = models.CharField(max_length=8, choices=WorkerOverride.choices, blank=True, default="")
     qualified = models.BooleanField(null=True, help_text="passed the campaign's gold test (null: not taken)")

@@ -240,6 +240,9 @@ class WorkerRow:
     position_rho: float | None = None
     pilot_doubt: str = ""
     """Why the pilot check holds the worker's HITs (issue 40; "" : it does not)."""
+    gold_seen: int = 0
+    gold_passed: int = 0
+    """Of the trap verdicts, copies of the researcher's gold screens seen and answered as expected."""
     drift_from: datetime | None = None
     """When the recent traps began to fail while the total passes (issue 41)."""
     agreement: float | None = None
@@ -339,6 +342,8 @@ _EVIDENCE_FIELDS = (
     "position_rho",
     "pilot_doubt",
     "drift_from",
+    "gold_seen",
+    "gold_passed",
 )
 
 

@@ -7,7 +7,7 @@ from collections import defaultdict
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
-from django.db.models import Q
+from django.db.models import Count, Q
 
 from geceval.human.crowd_evidence import far_below, leave_one_out, same_person
 from geceval.human.drift import drift_start
@@ -28,6 +28,7 @@ def evidence_recount(record: WorkerRecord) -> None:
     campaign = record.campaign
     traps = worker_trap_verdicts(campaign_id=campaign.pk, worker_id=record.worker_id)
     record.traps_seen, record.traps_passed = len(traps), sum(passed for passed, _, _ in traps)
+    _gold_recount(record)
     _speed_recount(record)
     _drift_recount(record)
     answer = protocol_get(campaign.protocol).answer_field
@@ -82,6 +83,25 @@ def _crowd_recount(record: WorkerRecord, answer: str) -> None:
     figures = [r for _, out, r in others if not out and r is not None]
     record.agreement_low = agreement.r is not None and far_below(agreement.r, [*figures, agreement.r])
     record.same_as = [t.other for t in same_person(answers, worker_id)]
+
+
+def _gold_recount(record: WorkerRecord) -> None:
+    """Issue 41: of the trap verdicts, those of copies of the researcher's gold screens (shown apart in
+    the record). One query, and none while the campaign places no gold copies."""
+    record.gold_seen = record.gold_passed = 0
+    if not record.campaign.gold_rate:
+        return
+    counts = (
+        ScreenJudgment.objects.filter(
+            judge_id=record.worker_id,
+            screen__campaign_id=record.campaign.pk,
+            screen__control__kind=ControlKind.GOLD,
+            trap_passed__isnull=False,
+        )
+        .exclude(JUDGMENT_NOT_EVIDENCE)
+        .aggregate(seen=Count("pk"), passed=Count("pk", filter=Q(trap_passed=True)))
+    )
+    record.gold_seen, record.gold_passed = counts["seen"], counts["passed"]
 
 
 def _drift_recount(record: WorkerRecord) -> None:

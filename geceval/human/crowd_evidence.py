@@ -12,7 +12,9 @@
   (:func:`same_person`): a one-sided binomial test against the median pair's rate of identical
   screens (the median, so that a ring of accounts does not raise its own baseline).
 
-``Answers``: screen -> judge -> candidate -> the answer (a score or a rank).
+``Answers``: screen -> judge -> candidate -> the answer (a score or a rank). The one-person check
+compares answers only for equality, so there an answer may be any value that compares: e.g. a rank
+with the edit-level labels of the candidate's edits, ``(2, "gbn")`` (issue 41).
 """
 
 from __future__ import annotations
@@ -26,6 +28,8 @@ from itertools import combinations
 from scipy.stats import binomtest
 
 Answers = Mapping[Hashable, Mapping[Hashable, Mapping[Hashable, float]]]
+AlikeAnswers = Mapping[Hashable, Mapping[Hashable, Mapping[Hashable, object]]]
+"""Answers for the one-person check: any value that compares for equality."""
 
 AGREEMENT_MIN_SCREENS = 10
 """Shared screens a worker must have before their agreement is judged."""
@@ -112,11 +116,11 @@ class Twin:
     """Binomial p-value of that many identical screens at the crowd's usual rate."""
 
 
-def _alike(a: Mapping[Hashable, float], b: Mapping[Hashable, float]) -> bool:
+def _alike(a: Mapping[Hashable, object], b: Mapping[Hashable, object]) -> bool:
     return bool(a) and a.keys() == b.keys() and all(a[i] == b[i] for i in a)
 
 
-def alike_rate(answers: Answers, *, leave_out: Sequence[Hashable] = ()) -> float:
+def alike_rate(answers: AlikeAnswers, *, leave_out: Sequence[Hashable] = ()) -> float:
     """The median pair's share of shared screens answered alike (pairs with ``SAME_MIN_SHARED``
     shared screens, none of ``leave_out``), floored at ``SAME_BASE_FLOOR``."""
     counts: dict[tuple, list[int]] = {}
@@ -131,7 +135,7 @@ def alike_rate(answers: Answers, *, leave_out: Sequence[Hashable] = ()) -> float
     return max(SAME_BASE_FLOOR, statistics.median(rates)) if rates else SAME_BASE_FLOOR
 
 
-def _known_rate(answers: Answers, worker: Hashable) -> float | None:
+def _known_rate(answers: AlikeAnswers, worker: Hashable) -> float | None:
     """``alike_rate`` without ``worker``, or None while fewer than ``SAME_MIN_PAIRS`` pairs of other
     workers share enough screens to say how alike the crowd usually answers."""
     pairs: dict[tuple, int] = {}
@@ -144,7 +148,7 @@ def _known_rate(answers: Answers, worker: Hashable) -> float | None:
     return alike_rate(answers, leave_out=[worker])
 
 
-def same_person(answers: Answers, worker: Hashable, *, base_rate: float | None = None) -> list[Twin]:
+def same_person(answers: AlikeAnswers, worker: Hashable, *, base_rate: float | None = None) -> list[Twin]:
     """The workers whose answers on screens shared with ``worker`` are alike beyond chance, by the
     module's rule; ``base_rate``: the chance of a screen answered alike (default: ``alike_rate``
     without ``worker``; no twins while the crowd is too small to know it: ``SAME_MIN_PAIRS``)."""

@@ -55,7 +55,8 @@ def _crowd_recount(record: WorkerRecord, answer: str) -> None:
     """Issue 41: the worker against the rest of the crowd on the screens they share (qualification
     tests aside, only work that is its worker's evidence): agreement with the others' mean (leaving
     out workers already excluded), far below the campaign's other figures or not, and the workers
-    whose answers are alike this one's beyond chance. Two queries."""
+    whose answers are alike this one's beyond chance (with the rest of each answer the protocol
+    keeps, ``alike_details``: the edit-level labels). Two queries, three with edit labels."""
     campaign_id, worker_id = record.campaign.pk, record.worker_id
     screens = (
         ScreenJudgment.objects.filter(judge_id=worker_id, screen__campaign_id=campaign_id)
@@ -71,6 +72,7 @@ def _crowd_recount(record: WorkerRecord, answer: str) -> None:
     answers: dict[int, dict[int, dict[int, float]]] = defaultdict(lambda: defaultdict(dict))
     for screen_id, judge_id, candidate_id, value in rows:
         answers[screen_id][judge_id][candidate_id] = float(value)
+    details = protocol_get(record.campaign.protocol).alike_details(screens)
     others = list(
         WorkerRecord.objects.filter(campaign_id=campaign_id)
         .exclude(worker_id=worker_id)
@@ -82,7 +84,13 @@ def _crowd_recount(record: WorkerRecord, answer: str) -> None:
     record.agreement, record.agreement_screens = agreement.r, agreement.screens
     figures = [r for _, out, r in others if not out and r is not None]
     record.agreement_low = agreement.r is not None and far_below(agreement.r, [*figures, agreement.r])
-    record.same_as = [t.other for t in same_person(answers, worker_id)]
+    alike = answers
+    if details:  # the edit-level protocol: a rank and its edit labels are alike only together
+        alike = {
+            s: {j: {c: (v, details.get((s, j, c), "")) for c, v in a.items()} for j, a in by.items()}
+            for s, by in answers.items()
+        }
+    record.same_as = [t.other for t in same_person(alike, worker_id)]
 
 
 def _gold_recount(record: WorkerRecord) -> None:

@@ -96,3 +96,28 @@ def test_the_first_workers_are_not_one_person_before_the_crowd_says_how_alike_pe
             rng.shuffle(order)
             by_judge[f"o{k}"] = {c: order[c] + 10 * s + 100 * k for c in range(3)}
     assert [t.other for t in same_person(same, "a")] == ["b"]
+
+
+def test_edit_labels_tell_a_copy_from_careful_people_who_rank_alike():
+    """Issue 41, the edit-level protocol: careful people often give one rank order (so ranks alone
+    cannot tell a copied account from them), but rarely label every edit alike; an account that
+    copies another's whole answer, labels too, is one person."""
+    rng = random.Random(5)
+    ranks: dict = {}
+    labelled: dict = {}
+    for s in range(30):
+        order = {c: c + 1 for c in range(4)}  # every careful reader ranks these four alike
+        truth = {c: [rng.choice("gbn") for _ in range(3)] for c in order}
+        ranks[s], labelled[s] = {}, {}
+        for k in range(6):
+            labels = {
+                c: "".join(x if rng.random() < 0.8 else rng.choice("gbn") for x in t)
+                for c, t in truth.items()
+            }
+            ranks[s][f"r{k}"] = dict(order)
+            labelled[s][f"r{k}"] = {c: (order[c], labels[c]) for c in order}
+        ranks[s]["copy"] = dict(ranks[s]["r0"])
+        labelled[s]["copy"] = dict(labelled[s]["r0"])
+    assert same_person(ranks, "copy") == []  # every pair ranks alike: the ranks say nothing
+    assert [t.other for t in same_person(labelled, "copy")] == ["r0"]
+    assert all(same_person(labelled, f"r{k}") == [] for k in range(1, 6))

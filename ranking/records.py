@@ -85,6 +85,12 @@ class WorkerRecord(models.Model):
         blank=True,
         help_text="the recent traps fail while the total passes: when the failing stretch began",
     )
+    agreement_drift_from = models.DateTimeField(
+        null=True,
+        blank=True,
+        help_text="the recent screens agree far below the other workers' while the total does not: "
+        "when that stretch began",
+    )
     agreement_screens = models.PositiveIntegerField(default=0, help_text="screens shared with other workers")
     agreement_low = models.BooleanField(
         default=False, help_text="agreement far below the campaign's other workers'"

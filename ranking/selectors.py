@@ -249,6 +249,8 @@ class WorkerRow:
     agreement_screens: int = 0
     agreement_low: bool = False
     agreement_fence: float | None = None
+    agreement_drift_from: datetime | None = None
+    """When the recent screens began to agree far below the others while the total does not."""
     """The campaign's line under which a worker's agreement is far below the others' (None: too few)."""
     same_as: tuple[str, ...] = ()
     """Usernames of the workers whose answers are alike this one's beyond chance (one person?)."""
@@ -373,6 +375,7 @@ def _crowd_figures(campaign: Campaign, records: list[WorkerRecord]) -> dict[int,
             "agreement_screens": r.agreement_screens,
             "agreement_low": r.agreement_low,
             "agreement_fence": line,
+            "agreement_drift_from": r.agreement_drift_from,
             "same_as": tuple(sorted(names.get(pk, str(pk)) for pk in r.same_as)),
             "held": held.get(r.worker_id, 0),
         }

@@ -9,7 +9,7 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
 from django.db.models import Count, Q
 
-from geceval.human.crowd_evidence import far_below, leave_one_out, same_person
+from geceval.human.crowd_evidence import agreement_drift_start, fence, leave_one_out, same_person
 from geceval.human.drift import drift_start
 from geceval.human.worker_checks import ANSWERS, consistency, flatness, trap_test
 from ranking.models import AssignmentStatus, Campaign, ControlKind, Rating, ScreenJudgment, WorkerRecord
@@ -83,7 +83,17 @@ def _crowd_recount(record: WorkerRecord, answer: str) -> None:
     agreement = leave_one_out(kept, worker_id)
     record.agreement, record.agreement_screens = agreement.r, agreement.screens
     figures = [r for _, out, r in others if not out and r is not None]
-    record.agreement_low = agreement.r is not None and far_below(agreement.r, [*figures, agreement.r])
+    line = fence([*figures, agreement.r]) if agreement.r is not None else None
+    record.agreement_low = line is not None and agreement.r < line
+    record.agreement_drift_from = None
+    if line is not None and not record.agreement_low:  # drift: the recent screens alone
+        judged = list(
+            ScreenJudgment.objects.filter(judge_id=worker_id, screen_id__in=list(kept))
+            .order_by("pk")
+            .values_list("screen_id", "created")
+        )
+        start = agreement_drift_start(kept, worker_id, [s for s, _ in judged], line)
+        record.agreement_drift_from = None if start is None else judged[start][1]
     alike = answers
     if details:  # the edit-level protocol: a rank and its edit labels are alike only together
         alike = {

@@ -13,7 +13,7 @@ from django.utils import timezone
 from annotate.sql_rows import row
 from annotate.tasking import task_send_on_commit
 from geceval.errors import GecInputError
-from geceval.human.worker_checks import RECENT_TRAPS
+from geceval.human.worker_checks import RECENT, RECENT_TRAPS
 from ranking.evidence import RULE_FIELDS, record_exclusion_reasons
 from ranking.models import (
     LIVE_ASSIGNMENT,
@@ -51,7 +51,7 @@ def worker_record_refresh(*, campaign: Campaign, worker: AbstractBaseUser) -> Wo
     if record is None:  # the worker's first evidence in the campaign (a concurrent first is handled)
         record, _ = WorkerRecord.objects.select_for_update().get_or_create(campaign=campaign, worker=worker)
     record.campaign = campaign
-    held_before = bool(record.same_as or record.agreement_low)  # HITs its evidence may have held
+    held_before = bool(record.same_as or record.agreement_low or record.agreement_drift_from)
     evidence_recount(record)
     excluded = _should_exclude(campaign, record)
     changed = excluded != record.excluded
@@ -63,7 +63,10 @@ def worker_record_refresh(*, campaign: Campaign, worker: AbstractBaseUser) -> Wo
         pilot_release(campaign=campaign, record=record)
     hold = _evidence_hold(record)
     if hold or held_before:
-        _apply_evidence_hold(campaign, worker, hold)
+        since = (
+            record.agreement_drift_from if hold == HoldReason.DISAGREES and not record.agreement_low else None
+        )
+        _apply_evidence_hold(campaign, worker, hold, since=since)
     return record
 
 
@@ -76,16 +79,25 @@ def _evidence_hold(record: WorkerRecord) -> str:
     # one person behind many accounts counts once: the group's first account (lowest id) keeps counting
     if record.same_as and min(record.same_as) < record.worker_id:
         return HoldReason.SAME_PERSON
-    return HoldReason.DISAGREES if record.agreement_low else ""
+    return HoldReason.DISAGREES if record.agreement_low or record.agreement_drift_from else ""
 
 
-def _apply_evidence_hold(campaign: Campaign, worker: AbstractBaseUser, reason: str) -> None:
+def _apply_evidence_hold(
+    campaign: Campaign, worker: AbstractBaseUser, reason: str, since: datetime | None = None
+) -> None:
     """Hold the worker's counted HITs for ``reason`` (a HIT they finish later is held at the refresh
-    its last screen brings), or release those held by earlier evidence when ``reason`` is ""."""
+    its last screen brings), or release those held by earlier evidence when ``reason`` is "".
+    ``since``: hold only the HITs finished from then on (drift over agreement); earlier ones count."""
     mine = Assignment.objects.filter(hit__campaign=campaign, worker=worker, hit__qualification=False)
     by_evidence = mine.filter(status=AssignmentStatus.HELD, hold_reason__in=EVIDENCE_HOLDS)
+    moved = 0
+    if reason and since is not None:
+        moved = by_evidence.filter(submitted__lt=since).update(
+            status=AssignmentStatus.SUBMITTED, hold_reason=HoldReason.NONE
+        )
+        mine, by_evidence = mine.filter(submitted__gte=since), by_evidence.filter(submitted__gte=since)
     if reason:
-        moved = mine.filter(status=AssignmentStatus.SUBMITTED).update(
+        moved += mine.filter(status=AssignmentStatus.SUBMITTED).update(
             status=AssignmentStatus.HELD, hold_reason=reason
         )
         moved += by_evidence.exclude(hold_reason=reason).update(hold_reason=reason)
@@ -96,10 +108,13 @@ def _apply_evidence_hold(campaign: Campaign, worker: AbstractBaseUser, reason: s
 
 
 def _drift_only(campaign: Campaign, record: WorkerRecord) -> datetime | None:
-    """When drift alone excludes the worker (issue 41): the time from which their work is removed."""
-    if record.override or record_exclusion_reasons(campaign, record) != [RECENT_TRAPS]:
+    """When drift alone (over traps, over agreement or both) excludes the worker (issue 41): the time
+    from which their work is removed, the earlier of the two."""
+    reasons = record_exclusion_reasons(campaign, record)
+    if record.override or not reasons or not set(reasons) <= set(RECENT):
         return None
-    return record.drift_from
+    starts = [record.drift_from if r == RECENT_TRAPS else record.agreement_drift_from for r in reasons]
+    return min(s for s in starts if s is not None)
 
 
 def _apply_exclusion(

@@ -67,7 +67,24 @@ def worker_record_refresh(*, campaign: Campaign, worker: AbstractBaseUser) -> Wo
             record.agreement_drift_from if hold == HoldReason.DISAGREES and not record.agreement_low else None
         )
         _apply_evidence_hold(campaign, worker, hold, since=since)
+    _twins_refresh(campaign, record)
     return record
+
+
+def _twins_refresh(campaign: Campaign, record: WorkerRecord) -> None:
+    """A twin found now whose own record does not name this worker yet is refreshed too (issue 41): a
+    record is otherwise refreshed only on its worker's submits, so an account of a ring that stopped
+    working before the others had copied enough of its screens would keep counting. A twin whose
+    record is locked (submitting now) is skipped: its own refresh will find this worker."""
+    if not record.same_as:
+        return
+    for twin in (
+        WorkerRecord.objects.select_for_update(skip_locked=True, of=("self",))
+        .filter(campaign=campaign, worker_id__in=record.same_as)
+        .exclude(same_as__contains=[record.worker_id])
+        .select_related("worker")
+    ):
+        worker_record_refresh(campaign=campaign, worker=twin.worker)
 
 
 def _evidence_hold(record: WorkerRecord) -> str:

@@ -296,6 +296,18 @@ SETTINGS: tuple[Setting, ...] = (
         help="Hidden design: exact repeats per judged screen, for the consistency check (blank: 0.05).",
     ),
     S(
+        "gold_rate",
+        "float",
+        0.0,
+        "traps",
+        minimum=0,
+        maximum=1,
+        blank=True,
+        label="Gold copies per judged screen",
+        help="Copies of the screens you answer on the campaign's Gold screens page, placed in each HIT "
+        "and scored like traps: answered as you did (gold pass mark) or failed (blank: none).",
+    ),
+    S(
         "speed_rule",
         "bool",
         False,

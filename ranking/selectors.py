@@ -240,12 +240,17 @@ class WorkerRow:
     position_rho: float | None = None
     pilot_doubt: str = ""
     """Why the pilot check holds the worker's HITs (issue 40; "" : it does not)."""
+    gold_seen: int = 0
+    gold_passed: int = 0
+    """Of the trap verdicts, copies of the researcher's gold screens seen and answered as expected."""
     drift_from: datetime | None = None
     """When the recent traps began to fail while the total passes (issue 41)."""
     agreement: float | None = None
     agreement_screens: int = 0
     agreement_low: bool = False
     agreement_fence: float | None = None
+    agreement_drift_from: datetime | None = None
+    """When the recent screens began to agree far below the others while the total does not."""
     """The campaign's line under which a worker's agreement is far below the others' (None: too few)."""
     same_as: tuple[str, ...] = ()
     """Usernames of the workers whose answers are alike this one's beyond chance (one person?)."""
@@ -339,6 +344,8 @@ _EVIDENCE_FIELDS = (
     "position_rho",
     "pilot_doubt",
     "drift_from",
+    "gold_seen",
+    "gold_passed",
 )
 
 
@@ -368,6 +375,7 @@ def _crowd_figures(campaign: Campaign, records: list[WorkerRecord]) -> dict[int,
             "agreement_screens": r.agreement_screens,
             "agreement_low": r.agreement_low,
             "agreement_fence": line,
+            "agreement_drift_from": r.agreement_drift_from,
             "same_as": tuple(sorted(names.get(pk, str(pk)) for pk in r.same_as)),
             "held": held.get(r.worker_id, 0),
         }

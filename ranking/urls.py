@@ -1,6 +1,6 @@
 from django.urls import path
 
-from ranking import views, views_campaign_form, views_life_cycle
+from ranking import views, views_campaign_form, views_gold, views_life_cycle
 
 urlpatterns = [
     path("campaigns/new/", views_campaign_form.campaign_new, name="campaign-new"),
@@ -11,6 +11,7 @@ urlpatterns = [
     path("campaigns/<int:pk>/pilot/", views.campaign_pilot, name="campaign-pilot"),
     path("campaigns/<int:pk>/gold/", views.campaign_gold_test, name="campaign-gold-test"),
     path("campaigns/<int:pk>/gold/record/", views.campaign_gold_record, name="campaign-gold-record"),
+    path("campaigns/<int:pk>/gold-screens/", views_gold.campaign_gold_screens, name="campaign-gold-screens"),
     path(
         "campaigns/<int:pk>/exclusion-rules/", views.campaign_exclusion_rules, name="campaign-exclusion-rules"
     ),

@@ -162,3 +162,52 @@ def test_the_campaign_page_says_what_the_crowd_evidence_means(crowd, client):
     assert "far below the other workers'" in html
     assert "answers alike reader0</strong> beyond chance: one person?" in html
     assert "1 HIT held until you decide" in html
+
+
+def test_a_copy_that_stopped_before_it_could_be_told_is_held_when_its_original_is_found_alike():
+    """A record is refreshed on its worker's submits: an account that copied and stopped before the
+    crowd could say how alike people usually answer was never flagged. The original's refresh now
+    refreshes a twin whose record does not name it yet."""
+    researcher = factories.user("res", "researcher")
+    names = [*(f"reader{k}" for k in range(READERS)), "copy"]
+    workers = {name: factories.user(name, "annotator") for name in names}
+    project = factories.project(researcher, members=list(workers.values()))
+    corpus, systems = factories.corpus_with_systems(project, sources=SOURCES, systems=SYSTEMS)
+    campaign = campaign_create(
+        project=project,
+        corpus=corpus,
+        name="late",
+        systems=systems,
+        created_by=researcher,
+        protocol="prws",
+        max_candidates=4,
+        screens_per_hit=N,
+        judgments_per_item=len(names),
+        trap_rate=0.0,
+        repeat_rate=0.0,
+    )
+    rng = random.Random(3)
+    screens = list(Screen.objects.filter(campaign=campaign).order_by("hit_position"))
+    answers = {}
+    for name in names:
+        for screen in screens:
+            key = (name, screen.pk)
+            if name == "copy":
+                answers[key] = answers[("reader0", screen.pk)]
+            else:
+                quality = {c: QUALITY[_system(c.text)] for c in screen.candidates.all()}
+                answers[key] = {c: max(0, min(100, round(q + rng.gauss(0, 15)))) for c, q in quality.items()}
+    # the copy works (and is refreshed) first, alone: nobody to compare with yet
+    for screen in screens:
+        _judge(workers["copy"], screen, answers[("copy", screen.pk)])
+    worker_record_refresh(campaign=campaign, worker=workers["copy"])
+    assert _record(campaign, workers["copy"]).same_as == []
+    for name in names[:-1]:
+        for screen in screens:
+            _judge(workers[name], screen, answers[(name, screen.pk)])
+    for _ in range(2):
+        for name in names[:-1]:
+            worker_record_refresh(campaign=campaign, worker=workers[name])
+    assert _record(campaign, workers["copy"]).same_as == [workers["reader0"].pk]
+    assert _status(campaign, workers["copy"]) == (AssignmentStatus.HELD, "same_person")
+    assert _status(campaign, workers["reader0"]) == (AssignmentStatus.SUBMITTED, "")

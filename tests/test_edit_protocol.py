@@ -334,3 +334,22 @@ def test_posting_a_screen_twice_saves_its_labels_once(client, world):
     labels = EditLabel.objects.count()
     client.post(url, data)  # the browser's back button and a second click
     assert ScreenJudgment.objects.count() == 1 and EditLabel.objects.count() == labels > 0
+
+
+def test_the_one_person_check_reads_each_correction_s_edit_labels(client, world):
+    """Issue 41: on the edit-level protocol a judge's answer to a correction is its rank and its
+    edits' labels; the one-person check compares both (``alike_details``, one letter per edit)."""
+    campaign, worker = world
+    url, response = _page(client, worker, campaign)
+    screen = response.context["screen"]
+    trap = _trap_of(screen)
+    assert client.post(url, _form(response, trap_text=trap, careful=True)).status_code == 302
+    judged = ScreenJudgment.objects.filter(screen__campaign=campaign).values("screen_id")
+    details = protocol_get("edits").alike_details(judged)
+    expected = {
+        (screen.pk, worker.pk, c.pk): ("b" if c.text == trap else "g") * n
+        for c, _segments, n in response.context["edit_rows"]
+        if n
+    }
+    assert details == expected
+    assert protocol_get("prws").alike_details(judged) == {}

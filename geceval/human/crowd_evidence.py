@@ -12,7 +12,9 @@
   (:func:`same_person`): a one-sided binomial test against the median pair's rate of identical
   screens (the median, so that a ring of accounts does not raise its own baseline).
 
-``Answers``: screen -> judge -> candidate -> the answer (a score or a rank).
+``Answers``: screen -> judge -> candidate -> the answer (a score or a rank). The one-person check
+compares answers only for equality, so there an answer may be any value that compares: e.g. a rank
+with the edit-level labels of the candidate's edits, ``(2, "gbn")`` (issue 41).
 """
 
 from __future__ import annotations
@@ -26,6 +28,8 @@ from itertools import combinations
 from scipy.stats import binomtest
 
 Answers = Mapping[Hashable, Mapping[Hashable, Mapping[Hashable, float]]]
+AlikeAnswers = Mapping[Hashable, Mapping[Hashable, Mapping[Hashable, object]]]
+"""Answers for the one-person check: any value that compares for equality."""
 
 AGREEMENT_MIN_SCREENS = 10
 """Shared screens a worker must have before their agreement is judged."""
@@ -59,13 +63,11 @@ class Agreement:
     ``AGREEMENT_MIN_SCREENS`` screens, or answers that never vary)."""
 
 
-def leave_one_out(
-    answers: Answers, worker: Hashable, *, min_screens: int = AGREEMENT_MIN_SCREENS
-) -> Agreement:
-    mine: list[float] = []
-    theirs: list[float] = []
-    screens = 0
-    for by_judge in answers.values():
+def _screen_sums(answers: Answers, worker: Hashable) -> dict[Hashable, tuple[float, float, float]]:
+    """Per screen the worker shares with another worker on two candidates at least: the sums of
+    (mine x theirs, mine^2, theirs^2) of the centred answers and the others' centred means."""
+    out: dict[Hashable, tuple[float, float, float]] = {}
+    for screen, by_judge in answers.items():
         own = by_judge.get(worker)
         others = [a for judge, a in by_judge.items() if judge != worker]
         if not own or not others:
@@ -75,14 +77,86 @@ def leave_one_out(
             continue
         means = {i: statistics.fmean([o[i] for o in others if i in o]) for i in items}
         own_mean, their_mean = statistics.fmean(own[i] for i in items), statistics.fmean(means.values())
-        mine += [own[i] - own_mean for i in items]
-        theirs += [means[i] - their_mean for i in items]
-        screens += 1
-    if screens < min_screens:
-        return Agreement(screens, None)
-    num = sum(a * b for a, b in zip(mine, theirs, strict=True))
-    den = math.sqrt(sum(a * a for a in mine) * sum(b * b for b in theirs))
-    return Agreement(screens, num / den if den else None)
+        mine = [own[i] - own_mean for i in items]
+        theirs = [means[i] - their_mean for i in items]
+        out[screen] = (
+            sum(a * b for a, b in zip(mine, theirs, strict=True)),
+            sum(a * a for a in mine),
+            sum(b * b for b in theirs),
+        )
+    return out
+
+
+def _r(sums: Sequence[tuple[float, float, float]]) -> float | None:
+    xy, xx, yy = (sum(s[k] for s in sums) for k in range(3))
+    den = math.sqrt(xx * yy)
+    return xy / den if den else None
+
+
+def leave_one_out(
+    answers: Answers, worker: Hashable, *, min_screens: int = AGREEMENT_MIN_SCREENS
+) -> Agreement:
+    sums = list(_screen_sums(answers, worker).values())
+    if len(sums) < min_screens:
+        return Agreement(len(sums), None)
+    return Agreement(len(sums), _r(sums))
+
+
+AGREEMENT_WINDOW = 15
+"""Shared screens in the sliding window of agreement (drift, issue 41)."""
+AGREEMENT_DRIFT_DROP = 0.3
+"""How far the window's r must fall below the r of the screens before it: a change of behaviour."""
+
+
+def agreement_drift_start(
+    answers: Answers,
+    worker: Hashable,
+    order: Sequence[Hashable],
+    line: float | None,
+    *,
+    window: int = AGREEMENT_WINDOW,
+) -> int | None:
+    """Drift over agreement (issue 41), as ``geceval.human.drift`` judges traps: the worker's latest
+    ``window`` shared screens (``order``: their screens in the order judged) agree under ``line``
+    (the campaign's :func:`fence`) and at least ``AGREEMENT_DRIFT_DROP`` less than the (at least
+    ``window``) shared screens before them. Returns the index in ``order`` of the first screen that
+    on its own agrees under ``line`` in the earliest window of the unbroken run of such windows
+    that ends with the latest (None: the latest window does not fail, or ``line`` is None)."""
+    if line is None:
+        return None
+    per_screen = _screen_sums(answers, worker)
+    at = [k for k, screen in enumerate(order) if screen in per_screen]
+    sums = [per_screen[order[k]] for k in at]
+    prefix = [(0.0, 0.0, 0.0)]
+    for xy, xx, yy in sums:
+        last = prefix[-1]
+        prefix.append((last[0] + xy, last[1] + xx, last[2] + yy))
+
+    def r_of(lo: int, hi: int) -> float | None:
+        (a, b, c), (x, y, z) = prefix[lo], prefix[hi]
+        den = math.sqrt((y - b) * (z - c))
+        return (x - a) / den if den else None
+
+    def fails(end: int) -> bool:
+        start = end - window
+        if start < window:
+            return False
+        recent, earlier = r_of(start, end), r_of(0, start)
+        return (
+            recent is not None
+            and earlier is not None
+            and recent < line
+            and earlier - recent >= AGREEMENT_DRIFT_DROP
+        )
+
+    end = len(sums)
+    if not fails(end):
+        return None
+    while fails(end - 1):
+        end -= 1
+    # as a trap window's first failed verdict: the window's first screen that on its own agrees
+    # under the line
+    return next((at[i] for i in range(end - window, end) if (r_of(i, i + 1) or 0.0) < line), at[end - window])
 
 
 def fence(campaign: Sequence[float]) -> float | None:
@@ -112,11 +186,11 @@ class Twin:
     """Binomial p-value of that many identical screens at the crowd's usual rate."""
 
 
-def _alike(a: Mapping[Hashable, float], b: Mapping[Hashable, float]) -> bool:
+def _alike(a: Mapping[Hashable, object], b: Mapping[Hashable, object]) -> bool:
     return bool(a) and a.keys() == b.keys() and all(a[i] == b[i] for i in a)
 
 
-def alike_rate(answers: Answers, *, leave_out: Sequence[Hashable] = ()) -> float:
+def alike_rate(answers: AlikeAnswers, *, leave_out: Sequence[Hashable] = ()) -> float:
     """The median pair's share of shared screens answered alike (pairs with ``SAME_MIN_SHARED``
     shared screens, none of ``leave_out``), floored at ``SAME_BASE_FLOOR``."""
     counts: dict[tuple, list[int]] = {}
@@ -131,7 +205,7 @@ def alike_rate(answers: Answers, *, leave_out: Sequence[Hashable] = ()) -> float
     return max(SAME_BASE_FLOOR, statistics.median(rates)) if rates else SAME_BASE_FLOOR
 
 
-def _known_rate(answers: Answers, worker: Hashable) -> float | None:
+def _known_rate(answers: AlikeAnswers, worker: Hashable) -> float | None:
     """``alike_rate`` without ``worker``, or None while fewer than ``SAME_MIN_PAIRS`` pairs of other
     workers share enough screens to say how alike the crowd usually answers."""
     pairs: dict[tuple, int] = {}
@@ -144,7 +218,7 @@ def _known_rate(answers: Answers, worker: Hashable) -> float | None:
     return alike_rate(answers, leave_out=[worker])
 
 
-def same_person(answers: Answers, worker: Hashable, *, base_rate: float | None = None) -> list[Twin]:
+def same_person(answers: AlikeAnswers, worker: Hashable, *, base_rate: float | None = None) -> list[Twin]:
     """The workers whose answers on screens shared with ``worker`` are alike beyond chance, by the
     module's rule; ``base_rate``: the chance of a screen answered alike (default: ``alike_rate``
     without ``worker``; no twins while the crowd is too small to know it: ``SAME_MIN_PAIRS``)."""

@@ -228,10 +228,16 @@ class Evidence:
     agreement_low: bool = False
     drifting: bool = False
     """The recent traps fail while the total passes (``geceval.human.drift``)."""
+    agreement_drifting: bool = False
+    """The recent screens agree far below the crowd while the total does not
+    (``geceval.human.crowd_evidence.agreement_drift_start``)."""
 
 
 RECENT_TRAPS = "recent trap pass rate"
 """The reason a drifting worker is excluded: only their work since the drift began is removed."""
+RECENT_AGREEMENT = "recent answers far from the other workers'"
+"""The same for drift over agreement with the crowd (the agreement rule's)."""
+RECENT = (RECENT_TRAPS, RECENT_AGREEMENT)
 
 
 def exclusion_reasons(evidence: Evidence, rules: Rules) -> list[str]:
@@ -255,4 +261,6 @@ def exclusion_reasons(evidence: Evidence, rules: Rules) -> list[str]:
         reasons.append("flat scoring" if evidence.flat_reason == "constant" else "answers follow position")
     if rules.agreement and evidence.agreement_low:
         reasons.append("answers far from the other workers'")
+    elif rules.agreement and evidence.agreement_drifting:
+        reasons.append(RECENT_AGREEMENT)
     return reasons

@@ -1,5 +1,5 @@
 """The ranking app's tables, by module: campaigns and what workers judge in them (``campaigns``), the
-compact stored form of imported judgments (``imported``), each worker's trap record and each system's
+compact stored form of imported judgments (``imported``), the researcher's gold answers (``gold``), each worker's trap record and each system's
 score (``ranking.quality.records``), analysis runs and their results (``ranking.analysis.models``) and the
 edit-level protocol's tables (``ranking.protocols.edits.models``). Django finds them all by importing this
 package; callers import any of these names from here.
@@ -32,6 +32,7 @@ from ranking.models.campaigns import (
     TrapDesign,
 )
 from ranking.models.imported import ImportedEntry
+from ranking.models.gold import GoldScreen
 from ranking.quality.records import PilotDoubt, SystemScore, WorkerOverride, WorkerRecord
 from ranking.analysis.models import (
     AnalysisCache,
@@ -77,6 +78,7 @@ __all__ = [
     "EditLabel",
     "EditLabelChoice",
     "EditedText",
+    "GoldScreen",
     "Hit",
     "HoldReason",
     "ImportedEntry",

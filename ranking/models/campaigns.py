@@ -206,6 +206,9 @@ class Campaign(models.Model):
     gold_threshold = models.FloatField(
         default=0.7, help_text="share of pairwise preferences a worker must share with the gold answers"
     )
+    gold_rate = models.FloatField(
+        default=0.0, help_text="copies of the researcher's gold screens per judged screen of each HIT"
+    )
     reward_per_hit = models.DecimalField(max_digits=8, decimal_places=2, default=0)
     budget = models.DecimalField(max_digits=10, decimal_places=2, null=True, blank=True)
     qualification = models.ForeignKey(
@@ -254,6 +257,9 @@ class Campaign(models.Model):
             ),
             models.CheckConstraint(
                 condition=Q(repeat_rate__gte=0) & Q(repeat_rate__lte=1), name="campaign_repeat_rate_0_1"
+            ),
+            models.CheckConstraint(
+                condition=Q(gold_rate__gte=0) & Q(gold_rate__lte=1), name="campaign_gold_rate_0_1"
             ),
             models.CheckConstraint(
                 condition=Q(trap_design__in=[d.value for d in TrapDesign]), name="campaign_trap_design_valid"
@@ -383,6 +389,7 @@ class ControlKind(models.TextChoices):
     ADDED_ERROR = "added_error", "trap: 1-2 errors added to the base"
     UNDONE_CORRECTION = "undone_correction", "trap: one of the base's corrections undone"
     REPEAT = "repeat", "repeat: the same screen again"
+    GOLD = "gold", "gold: a copy of a screen the researcher answered"
 
 
 class Control(models.Model):
@@ -393,7 +400,8 @@ class Control(models.Model):
     ``original`` is a screen of its own HIT whose judgment its verdict waits for (issue 41: no screen
     of the HIT is a near-copy of a trap's; ``ranking.quality.controls``). A trap of one candidate
     (PRWS) has no room for its base: it copies ``original``, in the same HIT, and replaces the base
-    there. Kept in a table
+    there. A gold copy (issue 41) is an exact copy of a screen of another HIT that the researcher
+    answered (``GoldScreen``); its ``original`` is a screen of its own HIT its verdict waits for. Kept in a table
     of its own that no worker's page or API reads; control screens never count in results
     (``ranking.selectors.valid_judgment``).
     """
@@ -412,8 +420,8 @@ class Control(models.Model):
         constraints = [
             models.CheckConstraint(condition=~Q(screen=models.F("original")), name="control_not_itself"),
             models.CheckConstraint(
-                condition=(Q(kind="repeat", base__isnull=True, trap__isnull=True))
-                | (~Q(kind="repeat") & Q(base__isnull=False, trap__isnull=False)),
+                condition=(Q(kind__in=["repeat", "gold"], base__isnull=True, trap__isnull=True))
+                | (~Q(kind__in=["repeat", "gold"]) & Q(base__isnull=False, trap__isnull=False)),
                 name="control_trap_has_base",
             ),
         ]

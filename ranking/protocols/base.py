@@ -155,6 +155,12 @@ class Protocol(ABC):
         transaction that saved the judgment and its ``Rating`` rows; raise to roll it all back."""
         return None
 
+    def alike_details(self, screen_ids: Any) -> dict[tuple[int, int, int], str]:
+        """(screen, judge, candidate) -> the rest of a judge's answer to a candidate, as one string, that
+        two accounts of one person copy along with the score or rank (issue 41: the one-person check
+        compares both). ``screen_ids``: ids or a subquery. Empty: the score or rank is the whole answer."""
+        return {}
+
     def answers_load(self, judge_id: int, candidate_ids: Sequence[int]) -> dict[int, CandidateScore]:
         """The judge's saved answers to these candidates (a hidden trap's verdict, given once both its
         screens are judged), as ``answers_from_form`` read them."""

@@ -46,6 +46,7 @@ from ranking.models import (
     TrapDesign,
 )
 from ranking.protocols import protocol_get
+from ranking.quality.gold_copies import gold_verdicts
 from ranking.services.judging import normalise, trap_verdict
 
 
@@ -388,7 +389,8 @@ def controls_save(
 
 
 def has_controls(campaign: Campaign) -> bool:
-    return campaign.trap_design == TrapDesign.HIDDEN and bool(campaign.trap_rate or campaign.repeat_rate)
+    hidden = campaign.trap_design == TrapDesign.HIDDEN and bool(campaign.trap_rate or campaign.repeat_rate)
+    return hidden or campaign.gold_rate > 0  # gold copies (issue 41) in either design
 
 
 def controls_judged(*, campaign: Campaign, screen_id: int, worker_id: int) -> bool:
@@ -414,7 +416,10 @@ def controls_judged(*, campaign: Campaign, screen_id: int, worker_id: int) -> bo
         )
     )
     complete = [c for pair, c in needs.items() if set(pair) <= judged]
-    traps = [c for c in complete if c[1] != ControlKind.REPEAT]
+    traps = [c for c in complete if c[1] not in (ControlKind.REPEAT, ControlKind.GOLD)]
+    gold = [c[0] for c in complete if c[1] == ControlKind.GOLD]
+    if gold:
+        gold_verdicts(campaign, worker_id, gold)
     if traps:
         answers = protocol_get(campaign.protocol).answers_load(worker_id, [x for c in traps for x in c[2:]])
         for copy, _kind, base, trap in traps:

@@ -7,9 +7,9 @@ from collections import defaultdict
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
-from django.db.models import Q
+from django.db.models import Count, Q
 
-from geceval.human.crowd_evidence import far_below, leave_one_out, same_person
+from geceval.human.crowd_evidence import agreement_drift_start, fence, leave_one_out, same_person
 from geceval.human.drift import drift_start
 from geceval.human.worker_checks import ANSWERS, consistency, flatness, trap_test
 from ranking.models import AssignmentStatus, Campaign, ControlKind, Rating, ScreenJudgment, WorkerRecord
@@ -28,6 +28,7 @@ def evidence_recount(record: WorkerRecord) -> None:
     campaign = record.campaign
     traps = worker_trap_verdicts(campaign_id=campaign.pk, worker_id=record.worker_id)
     record.traps_seen, record.traps_passed = len(traps), sum(passed for passed, _, _ in traps)
+    _gold_recount(record)
     _speed_recount(record)
     _drift_recount(record)
     answer = protocol_get(campaign.protocol).answer_field
@@ -54,7 +55,8 @@ def _crowd_recount(record: WorkerRecord, answer: str) -> None:
     """Issue 41: the worker against the rest of the crowd on the screens they share (qualification
     tests aside, only work that is its worker's evidence): agreement with the others' mean (leaving
     out workers already excluded), far below the campaign's other figures or not, and the workers
-    whose answers are alike this one's beyond chance. Two queries."""
+    whose answers are alike this one's beyond chance (with the rest of each answer the protocol
+    keeps, ``alike_details``: the edit-level labels). Two queries, three with edit labels."""
     campaign_id, worker_id = record.campaign.pk, record.worker_id
     screens = (
         ScreenJudgment.objects.filter(judge_id=worker_id, screen__campaign_id=campaign_id)
@@ -70,6 +72,7 @@ def _crowd_recount(record: WorkerRecord, answer: str) -> None:
     answers: dict[int, dict[int, dict[int, float]]] = defaultdict(lambda: defaultdict(dict))
     for screen_id, judge_id, candidate_id, value in rows:
         answers[screen_id][judge_id][candidate_id] = float(value)
+    details = protocol_get(record.campaign.protocol).alike_details(screens)
     others = list(
         WorkerRecord.objects.filter(campaign_id=campaign_id)
         .exclude(worker_id=worker_id)
@@ -80,8 +83,43 @@ def _crowd_recount(record: WorkerRecord, answer: str) -> None:
     agreement = leave_one_out(kept, worker_id)
     record.agreement, record.agreement_screens = agreement.r, agreement.screens
     figures = [r for _, out, r in others if not out and r is not None]
-    record.agreement_low = agreement.r is not None and far_below(agreement.r, [*figures, agreement.r])
-    record.same_as = [t.other for t in same_person(answers, worker_id)]
+    line = fence([*figures, agreement.r]) if agreement.r is not None else None
+    record.agreement_low = line is not None and agreement.r < line
+    record.agreement_drift_from = None
+    if line is not None and not record.agreement_low:  # drift: the recent screens alone
+        judged = list(
+            ScreenJudgment.objects.filter(judge_id=worker_id, screen_id__in=list(kept))
+            .order_by("pk")
+            .values_list("screen_id", "created")
+        )
+        start = agreement_drift_start(kept, worker_id, [s for s, _ in judged], line)
+        record.agreement_drift_from = None if start is None else judged[start][1]
+    alike = answers
+    if details:  # the edit-level protocol: a rank and its edit labels are alike only together
+        alike = {
+            s: {j: {c: (v, details.get((s, j, c), "")) for c, v in a.items()} for j, a in by.items()}
+            for s, by in answers.items()
+        }
+    record.same_as = [t.other for t in same_person(alike, worker_id)]
+
+
+def _gold_recount(record: WorkerRecord) -> None:
+    """Issue 41: of the trap verdicts, those of copies of the researcher's gold screens (shown apart in
+    the record). One query, and none while the campaign places no gold copies."""
+    record.gold_seen = record.gold_passed = 0
+    if not record.campaign.gold_rate:
+        return
+    counts = (
+        ScreenJudgment.objects.filter(
+            judge_id=record.worker_id,
+            screen__campaign_id=record.campaign.pk,
+            screen__control__kind=ControlKind.GOLD,
+            trap_passed__isnull=False,
+        )
+        .exclude(JUDGMENT_NOT_EVIDENCE)
+        .aggregate(seen=Count("pk"), passed=Count("pk", filter=Q(trap_passed=True)))
+    )
+    record.gold_seen, record.gold_passed = counts["seen"], counts["passed"]
 
 
 def _drift_recount(record: WorkerRecord) -> None:

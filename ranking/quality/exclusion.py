@@ -12,7 +12,7 @@ from django.utils import timezone
 
 from annotate.tasking import task_send_on_commit
 from geceval.errors import GecInputError
-from geceval.human.worker_checks import RECENT_TRAPS
+from geceval.human.worker_checks import RECENT, RECENT_TRAPS
 from ranking.models import (
     LIVE_ASSIGNMENT,
     Assignment,
@@ -51,7 +51,7 @@ def worker_record_refresh(*, campaign: Campaign, worker: AbstractBaseUser) -> Wo
     if record is None:  # the worker's first evidence in the campaign (a concurrent first is handled)
         record, _ = WorkerRecord.objects.select_for_update().get_or_create(campaign=campaign, worker=worker)
     record.campaign = campaign
-    held_before = bool(record.same_as or record.agreement_low)  # HITs its evidence may have held
+    held_before = bool(record.same_as or record.agreement_low or record.agreement_drift_from)
     evidence_recount(record)
     excluded = _should_exclude(campaign, record)
     changed = excluded != record.excluded
@@ -63,8 +63,28 @@ def worker_record_refresh(*, campaign: Campaign, worker: AbstractBaseUser) -> Wo
         pilot_release(campaign=campaign, record=record)
     hold = _evidence_hold(record)
     if hold or held_before:
-        _apply_evidence_hold(campaign, worker, hold)
+        since = (
+            record.agreement_drift_from if hold == HoldReason.DISAGREES and not record.agreement_low else None
+        )
+        _apply_evidence_hold(campaign, worker, hold, since=since)
+    _twins_refresh(campaign, record)
     return record
+
+
+def _twins_refresh(campaign: Campaign, record: WorkerRecord) -> None:
+    """A twin found now whose own record does not name this worker yet is refreshed too (issue 41): a
+    record is otherwise refreshed only on its worker's submits, so an account of a ring that stopped
+    working before the others had copied enough of its screens would keep counting. A twin whose
+    record is locked (submitting now) is skipped: its own refresh will find this worker."""
+    if not record.same_as:
+        return
+    for twin in (
+        WorkerRecord.objects.select_for_update(skip_locked=True, of=("self",))
+        .filter(campaign=campaign, worker_id__in=record.same_as)
+        .exclude(same_as__contains=[record.worker_id])
+        .select_related("worker")
+    ):
+        worker_record_refresh(campaign=campaign, worker=twin.worker)
 
 
 def _evidence_hold(record: WorkerRecord) -> str:
@@ -76,16 +96,25 @@ def _evidence_hold(record: WorkerRecord) -> str:
     # one person behind many accounts counts once: the group's first account (lowest id) keeps counting
     if record.same_as and min(record.same_as) < record.worker_id:
         return HoldReason.SAME_PERSON
-    return HoldReason.DISAGREES if record.agreement_low else ""
+    return HoldReason.DISAGREES if record.agreement_low or record.agreement_drift_from else ""
 
 
-def _apply_evidence_hold(campaign: Campaign, worker: AbstractBaseUser, reason: str) -> None:
+def _apply_evidence_hold(
+    campaign: Campaign, worker: AbstractBaseUser, reason: str, since: datetime | None = None
+) -> None:
     """Hold the worker's counted HITs for ``reason`` (a HIT they finish later is held at the refresh
-    its last screen brings), or release those held by earlier evidence when ``reason`` is ""."""
+    its last screen brings), or release those held by earlier evidence when ``reason`` is "".
+    ``since``: hold only the HITs finished from then on (drift over agreement); earlier ones count."""
     mine = Assignment.objects.filter(hit__campaign=campaign, worker=worker, hit__qualification=False)
     by_evidence = mine.filter(status=AssignmentStatus.HELD, hold_reason__in=EVIDENCE_HOLDS)
+    moved = 0
+    if reason and since is not None:
+        moved = by_evidence.filter(submitted__lt=since).update(
+            status=AssignmentStatus.SUBMITTED, hold_reason=HoldReason.NONE
+        )
+        mine, by_evidence = mine.filter(submitted__gte=since), by_evidence.filter(submitted__gte=since)
     if reason:
-        moved = mine.filter(status=AssignmentStatus.SUBMITTED).update(
+        moved += mine.filter(status=AssignmentStatus.SUBMITTED).update(
             status=AssignmentStatus.HELD, hold_reason=reason
         )
         moved += by_evidence.exclude(hold_reason=reason).update(hold_reason=reason)
@@ -96,10 +125,13 @@ def _apply_evidence_hold(campaign: Campaign, worker: AbstractBaseUser, reason: s
 
 
 def _drift_only(campaign: Campaign, record: WorkerRecord) -> datetime | None:
-    """When drift alone excludes the worker (issue 41): the time from which their work is removed."""
-    if record.override or record_exclusion_reasons(campaign, record) != [RECENT_TRAPS]:
+    """When drift alone (over traps, over agreement or both) excludes the worker (issue 41): the time
+    from which their work is removed, the earlier of the two."""
+    reasons = record_exclusion_reasons(campaign, record)
+    if record.override or not reasons or not set(reasons) <= set(RECENT):
         return None
-    return record.drift_from
+    starts = [record.drift_from if r == RECENT_TRAPS else record.agreement_drift_from for r in reasons]
+    return min(s for s in starts if s is not None)
 
 
 def _apply_exclusion(

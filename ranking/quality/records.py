@@ -42,6 +42,12 @@ class WorkerRecord(models.Model):
     too_fast = models.PositiveIntegerField(
         default=0, help_text="screens answered under their minimum time (speed rule), each a failed trap"
     )
+    gold_seen = models.PositiveIntegerField(
+        default=0, help_text="copies of the researcher's gold screens judged (counted among traps_seen)"
+    )
+    gold_passed = models.PositiveIntegerField(
+        default=0, help_text="gold copies answered as the researcher expected (counted among traps_passed)"
+    )
     excluded = models.BooleanField(default=False)
     override = models.CharField(max_length=8, choices=WorkerOverride.choices, blank=True, default="")
     qualified = models.BooleanField(null=True, help_text="passed the campaign's gold test (null: not taken)")
@@ -78,6 +84,12 @@ class WorkerRecord(models.Model):
         null=True,
         blank=True,
         help_text="the recent traps fail while the total passes: when the failing stretch began",
+    )
+    agreement_drift_from = models.DateTimeField(
+        null=True,
+        blank=True,
+        help_text="the recent screens agree far below the other workers' while the total does not: "
+        "when that stretch began",
     )
     agreement_screens = models.PositiveIntegerField(default=0, help_text="screens shared with other workers")
     agreement_low = models.BooleanField(

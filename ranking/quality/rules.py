@@ -41,6 +41,7 @@ def record_evidence(record: WorkerRecord) -> Evidence:
         flat_reason=record.flat_reason,
         agreement_low=record.agreement_low,
         drifting=record.drift_from is not None,
+        agreement_drifting=record.agreement_drift_from is not None,
     )
 
 

@@ -59,7 +59,7 @@ def campaign_options(data: dict) -> dict:
         options.get("pilot_hold") is None
     ):  # issue 40: a pilot holds an obvious bot unless the researcher says no
         options["pilot_hold"] = True
-    for key in ("speed_base_seconds", "speed_seconds_per_word"):  # blank: the model's default
+    for key in ("speed_base_seconds", "speed_seconds_per_word", "gold_rate"):  # blank: the model's default
         if options.get(key) is None:
             options.pop(key, None)
     return options

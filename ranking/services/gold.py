@@ -1,4 +1,10 @@
-"""A campaign's own qualification: a few screens answered by an expert (the gold), then by each worker.
+"""Gold answers of a campaign. Two uses of one rule (share of candidate pairs ordered as the gold):
+
+- the campaign's own qualification: a few screens answered by an expert (the gold), then by each worker;
+- gold screens (issue 41): ordinary screens the researcher answers on the campaign's Gold screens page
+  or imports (CSV or JSON, validated), whose copies are placed in other HITs and scored like traps
+  (``ranking.quality.gold_copies``).
+
 
 A worker passes when the share of candidate pairs they order as the expert did
 (better, equal, worse) reaches ``campaign.gold_threshold``. For PRWS scores,
@@ -8,7 +14,11 @@ two candidates count as equal when their scores differ by less than
 
 from __future__ import annotations
 
+import csv
+import io
+import json
 import random
+from collections.abc import Mapping
 from itertools import combinations
 
 from django.contrib.auth.models import AbstractBaseUser
@@ -20,13 +30,17 @@ from ranking.models import (
     Assignment,
     AssignmentStatus,
     Campaign,
+    CampaignStatus,
     Candidate,
+    GoldScreen,
     Hit,
     Rating,
     Screen,
     WorkerRecord,
 )
 from ranking.protocols import protocol_get
+from ranking.protocols.base import CandidateScore
+from ranking.quality.gold_copies import gold_copies_place
 from ranking.services.campaigns import screen_draw_active
 
 
@@ -133,3 +147,167 @@ def qualification_grade(*, campaign: Campaign, assignment: Assignment) -> Worker
     record.qualified = agreement is not None and agreement >= campaign.gold_threshold
     record.save(update_fields=["gold_agreement", "qualified"])
     return record
+
+
+# --------------------------------------------------------------------------- gold screens (issue 41)
+
+GOLD_IMPORT_MAX_ROWS = 20000
+"""Rows a gold file may have (a campaign's gold is a few dozen screens)."""
+
+
+def _gold_screen(campaign: Campaign, screen: Screen) -> None:
+    """A screen the researcher may answer as gold, or GecInputError saying why not."""
+    if campaign.status != CampaignStatus.DRAFT:
+        raise GecInputError("gold screens are marked while the campaign is a draft (copies go into its HITs)")
+    if screen.campaign_id != campaign.pk:
+        raise GecInputError("that screen is not part of this campaign")
+    if screen.hit_id is None or Hit.objects.filter(pk=screen.hit_id, qualification=True).exists():
+        raise GecInputError("only a screen of a HIT can be gold (not one of the qualification test)")
+    if hasattr(screen, "control"):
+        raise GecInputError("a trap, repeat or gold copy cannot be gold itself")
+
+
+def _expected_valid(campaign: Campaign, candidates: list[Candidate], expected: Mapping[int, int]) -> None:
+    protocol = protocol_get(campaign.protocol)
+    if len(candidates) < 2:
+        raise GecInputError("a gold screen needs two candidates at least: it is scored by their order")
+    if set(expected) != {c.pk for c in candidates}:
+        raise GecInputError("give an expected answer for every candidate of the screen, and only those")
+    for value in expected.values():
+        protocol.validate_answer(CandidateScore(**{protocol.answer_field: value}), len(candidates))
+
+
+@transaction.atomic
+def gold_screen_mark(
+    *, campaign: Campaign, screen: Screen, expected: Mapping[int, int], by: AbstractBaseUser | None = None
+) -> GoldScreen:
+    """Mark ``screen`` gold with ``expected`` (candidate id -> score or rank, as a worker answers),
+    then place the campaign's gold copies anew. Marking it again replaces its answers."""
+    _gold_screen(campaign, screen)
+    _expected_valid(campaign, list(screen.candidates.all()), expected)
+    gold, _ = GoldScreen.objects.update_or_create(
+        screen=screen,
+        defaults={"expected": {str(k): v for k, v in expected.items()}, "marked": None, "marked_by": by},
+    )
+    gold_copies_place(campaign)
+    return gold
+
+
+@transaction.atomic
+def gold_screen_unmark(*, campaign: Campaign, screen: Screen) -> None:
+    _gold_screen(campaign, screen)
+    GoldScreen.objects.filter(screen=screen, marked__isnull=True).delete()
+    gold_copies_place(campaign)
+
+
+def _gold_rows(data: bytes, filename: str) -> list[tuple[str, dict]]:
+    """(where in the file, {sentence, screen, expected: {system: value}}) of a gold file: JSON (a
+    list of objects ``{"sentence": 3, "screen": 0, "expected": {"system": value}}``) or CSV (columns
+    sentence, screen (optional), system, expected; one row per candidate)."""
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise GecInputError("the gold file is not UTF-8 text") from None
+    if filename.lower().endswith(".json") or text.lstrip().startswith("["):
+        try:
+            items = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise GecInputError(f"the gold file is not valid JSON: {exc.msg} (line {exc.lineno})") from None
+        if not isinstance(items, list) or not all(isinstance(i, dict) for i in items):
+            raise GecInputError('a JSON gold file is a list of {"sentence", "screen", "expected"} objects')
+        if len(items) > GOLD_IMPORT_MAX_ROWS:
+            raise GecInputError(f"a gold file has at most {GOLD_IMPORT_MAX_ROWS} rows")
+        return [(f"item {n}", item) for n, item in enumerate(items, 1)]
+    reader = csv.DictReader(io.StringIO(text))
+    missing = {"sentence", "system", "expected"} - set(reader.fieldnames or ())
+    if missing:
+        raise GecInputError(
+            f"a CSV gold file needs the columns sentence, system, expected (missing: {', '.join(sorted(missing))})"
+        )
+    grouped: dict[tuple[str, str], tuple[str, dict]] = {}
+    for line, record in enumerate(reader, 2):
+        if line > GOLD_IMPORT_MAX_ROWS + 1:
+            raise GecInputError(f"a gold file has at most {GOLD_IMPORT_MAX_ROWS} rows")
+        key = ((record.get("sentence") or "").strip(), (record.get("screen") or "0").strip() or "0")
+        _first, item = grouped.setdefault(
+            key, (f"line {line}", {"sentence": key[0], "screen": key[1], "expected": {}})
+        )
+        system = (record.get("system") or "").strip()
+        if system in item["expected"]:
+            raise GecInputError(f"line {line}: system {system!r} twice for one screen")
+        item["expected"][system] = (record.get("expected") or "").strip()
+    return list(grouped.values())
+
+
+def _whole(value: object, what: str, where: str) -> int:
+    if isinstance(value, bool):
+        raise GecInputError(f"{where}: {what} must be a whole number")
+    if isinstance(value, int):
+        return value
+    if isinstance(value, str) and value.strip().lstrip("-").isdigit():
+        return int(value)
+    raise GecInputError(f"{where}: {what} must be a whole number, not {str(value)[:40]!r}")
+
+
+@transaction.atomic
+def gold_screens_import(
+    *, campaign: Campaign, data: bytes, filename: str = "", by: AbstractBaseUser | None = None
+) -> int:
+    """Mark the screens a gold file names (sentence by its 0-based position in the corpus, the
+    screen's index among that sentence's screens, each candidate's expected answer by one of its
+    systems' names). Every row is checked first; any error refuses the whole file, naming its line.
+    Returns the screens marked."""
+    screens = {
+        (s.sentence.position, s.index): s
+        for s in Screen.objects.filter(campaign=campaign, control__isnull=True, hit__qualification=False)
+        .select_related("sentence")
+        .prefetch_related("candidates__outputs__system")
+    }
+    marked: list[tuple[Screen, dict[int, int]]] = []
+    for where, item in _gold_rows(data, filename):
+        sentence = _whole(item.get("sentence"), "sentence", where)
+        index = _whole(item.get("screen", 0), "screen", where)
+        screen = screens.get((sentence, index))
+        if screen is None:
+            raise GecInputError(f"{where}: the campaign has no screen {index} of sentence {sentence}")
+        answers = item.get("expected")
+        if not isinstance(answers, dict) or not answers:
+            raise GecInputError(f"{where}: expected is a mapping of system name to answer")
+        by_system = {o.system.name: c for c in screen.candidates.all() for o in c.outputs.all()}
+        expected: dict[int, int] = {}
+        for system, value in answers.items():
+            candidate = by_system.get(system)
+            if candidate is None:
+                raise GecInputError(
+                    f"{where}: no candidate of that screen comes from system {str(system)[:60]!r}"
+                )
+            value = _whole(value, f"the answer for {system}", where)
+            if expected.setdefault(candidate.pk, value) != value:
+                raise GecInputError(f"{where}: two answers for one candidate (its systems share a text)")
+        try:
+            _gold_screen(campaign, screen)
+            _expected_valid(campaign, list(screen.candidates.all()), expected)
+        except GecInputError as exc:
+            raise GecInputError(f"{where}: {exc}") from None
+        marked.append((screen, expected))
+    if not marked:
+        raise GecInputError("the gold file names no screen")
+    for screen, expected in marked:
+        GoldScreen.objects.update_or_create(
+            screen=screen,
+            defaults={"expected": {str(k): v for k, v in expected.items()}, "marked": None, "marked_by": by},
+        )
+    gold_copies_place(campaign)
+    return len(marked)
+
+
+def gold_rate_set(*, campaign: Campaign, rate: float) -> int:
+    """The campaign's gold copies per judged screen (a draft's); copies placed anew. Returns them."""
+    if campaign.status != CampaignStatus.DRAFT:
+        raise GecInputError("gold copies are placed while the campaign is a draft")
+    if not 0 <= rate <= 1:
+        raise GecInputError("gold copies per judged screen: a number from 0 to 1")
+    with transaction.atomic():
+        campaign.gold_rate = rate
+        campaign.save(update_fields=["gold_rate"])
+        return gold_copies_place(campaign)

@@ -229,6 +229,18 @@ class EditLevel(RelativeRanking):
             for cid, score, rank in ratings.values_list("candidate_id", "score", "rank")
         }
 
+    def alike_details(self, screen_ids: Any) -> dict[tuple[int, int, int], str]:
+        """Each judge's labels of a candidate's edits in edit order, one letter each ("gbn"): careful
+        people who rank alike rarely label every edit alike (issue 41). One query."""
+        out: dict[tuple[int, int, int], str] = {}
+        rows = EditLabel.objects.filter(judgment__screen_id__in=screen_ids).order_by("edit__index")
+        for screen_id, judge_id, candidate_id, label in rows.values_list(
+            "judgment__screen_id", "judgment__judge_id", "candidate_id", "label"
+        ):
+            key = (screen_id, judge_id, candidate_id)
+            out[key] = out.get(key, "") + label[0]
+        return out
+
     def run_panels(self, run: Any) -> list[dict[str, Any]]:
         return [edit_scores_panel(run.campaign)]
 

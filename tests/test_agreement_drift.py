@@ -1,0 +1,130 @@
+"""Issue 41, drift over agreement: a worker whose recent screens agree far below the other workers'
+while their total does not has the HITs since that stretch began held (or, under the researcher's
+agreement rule, excluded and returned to the pool); the earlier HITs keep counting. Real PostgreSQL."""
+
+from __future__ import annotations
+
+import random
+from datetime import timedelta
+
+import pytest
+from django.urls import reverse
+from django.utils import timezone
+
+from geceval.human.worker_checks import RECENT_AGREEMENT
+from ranking.models import Assignment, AssignmentStatus, Rating, Screen, ScreenJudgment, WorkerRecord
+from ranking.quality.exclusion import worker_record_refresh
+from ranking.quality.rules import record_exclusion_reasons
+from ranking.services import campaign_create, campaign_exclusion_rules_set
+from tests import factories
+
+pytestmark = pytest.mark.django_db
+
+HITS, PER_HIT, CAREFUL_HITS = 7, 10, 5
+N = HITS * PER_HIT
+SOURCES = [f"Sentence number {i} have a error ." for i in range(N)]
+SYSTEMS = {
+    "a": [f"Sentence number {i} has an error ." for i in range(N)],
+    "b": [f"Sentence number {i} has a error ." for i in range(N)],
+    "c": [f"Sentence {i} has an error ." for i in range(N)],
+    "d": [f"The sentence number {i} has an error ." for i in range(N)],
+}
+QUALITY = {"a": 90, "b": 55, "c": 35, "d": 70}
+NAMES = ["reader0", "reader1", "reader2", "reader3", "reader4", "drifter"]
+
+
+def _system(text: str) -> str:
+    return next(name for name, texts in SYSTEMS.items() if text in texts)
+
+
+@pytest.fixture
+def crowd():
+    """Five readers and a drifter (careful for five HITs, then random) judge every HIT of a PRWS
+    campaign without traps, HIT after HIT; each HIT is submitted after its screens, as a worker's is."""
+    researcher = factories.user("res", "researcher")
+    workers = {name: factories.user(name, "annotator") for name in NAMES}
+    project = factories.project(researcher, members=list(workers.values()))
+    corpus, systems = factories.corpus_with_systems(project, sources=SOURCES, systems=SYSTEMS)
+    campaign = campaign_create(
+        project=project,
+        corpus=corpus,
+        name="drift over agreement",
+        systems=systems,
+        created_by=researcher,
+        protocol="prws",
+        max_candidates=4,
+        screens_per_hit=PER_HIT,
+        judgments_per_item=len(NAMES),
+        trap_rate=0.0,
+        repeat_rate=0.0,
+    )
+    rng = random.Random(11)
+    for index in range(HITS):
+        screens = list(Screen.objects.filter(campaign=campaign, hit__index=index).order_by("hit_position"))
+        for slot, name in enumerate(NAMES):
+            assignment = Assignment.objects.create(
+                hit=screens[0].hit,
+                worker=workers[name],
+                slot=slot,
+                expires=timezone.now() + timedelta(hours=1),
+            )
+            for screen in screens:
+                candidates = list(screen.candidates.all())
+                if name == "drifter" and index >= CAREFUL_HITS:
+                    scores = {c: rng.randint(0, 100) for c in candidates}
+                else:
+                    scores = {
+                        c: max(0, min(100, round(QUALITY[_system(c.text)] + rng.gauss(0, 12))))
+                        for c in candidates
+                    }
+                judgment = ScreenJudgment.objects.create(
+                    screen=screen, assignment=assignment, judge=workers[name], seconds=20.0
+                )
+                Rating.objects.bulk_create(
+                    [Rating(judgment=judgment, candidate=c, score=s) for c, s in scores.items()]
+                )
+            assignment.status, assignment.submitted = AssignmentStatus.SUBMITTED, timezone.now()
+            assignment.save(update_fields=["status", "submitted"])
+        for _ in range(2):
+            for worker in workers.values():
+                worker_record_refresh(campaign=campaign, worker=worker)
+    return researcher, campaign, workers
+
+
+def _statuses(campaign, worker) -> list[tuple[str, str]]:
+    rows = Assignment.objects.filter(hit__campaign=campaign, worker=worker).order_by("hit__index")
+    return list(rows.values_list("status", "hold_reason"))
+
+
+def test_a_drifter_s_recent_hits_are_held_and_the_earlier_count(crowd, client):
+    researcher, campaign, workers = crowd
+    record = WorkerRecord.objects.get(campaign=campaign, worker=workers["drifter"])
+    assert record.agreement is not None and not record.agreement_low  # the total still passes
+    first_random = (
+        ScreenJudgment.objects.filter(judge=workers["drifter"], assignment__hit__index__gte=CAREFUL_HITS)
+        .order_by("pk")
+        .values_list("created", flat=True)
+    )
+    assert record.agreement_drift_from is not None
+    assert first_random[0] <= record.agreement_drift_from <= first_random[4]
+    assert _statuses(campaign, workers["drifter"]) == [("submitted", "")] * CAREFUL_HITS + [
+        ("held", "disagrees")
+    ] * (HITS - CAREFUL_HITS)
+    for name in NAMES[:-1]:
+        reader = WorkerRecord.objects.get(campaign=campaign, worker=workers[name])
+        assert reader.agreement_drift_from is None and not reader.agreement_low
+        assert _statuses(campaign, workers[name]) == [("submitted", "")] * HITS
+    client.force_login(researcher)
+    html = client.get(reverse("campaign-detail", args=[campaign.pk])).content.decode()
+    assert "the recent screens agree far below the others</strong> since" in html
+
+
+def test_under_the_agreement_rule_the_recent_hits_are_excluded_and_the_earlier_kept(crowd):
+    _, campaign, workers = crowd
+    rules = {"pass_rate": True, "mann_whitney": True, "consistency": False, "flat": False}
+    assert campaign_exclusion_rules_set(campaign=campaign, **rules, agreement=True) == 1
+    record = WorkerRecord.objects.get(campaign=campaign, worker=workers["drifter"])
+    assert record.excluded and record_exclusion_reasons(campaign, record) == [RECENT_AGREEMENT]
+    assert _statuses(campaign, workers["drifter"]) == [("submitted", "")] * CAREFUL_HITS + [
+        ("excluded", "disagrees")
+    ] * (HITS - CAREFUL_HITS)

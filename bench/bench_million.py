@@ -12,8 +12,9 @@ Stages (wall time each, and end to end):
    background job (``annotate.jobs``) on a Celery worker; the wall time runs from the first byte
    sent to both jobs done. ``--import-only`` stops after this stage.
 3. analysis: a TrueSkill run (``--runs`` runs in ``--chunks`` chunks, clusters) and a PRWS summary
-   run, sent to a Celery worker this script starts (``celery worker -c N`` on its own queue, the
-   broker of CELERY_BROKER_URL); once per ``--workers`` value, the speed-up printed.
+   run (its split-half samples in ``--prws-chunks`` chunks), sent to a Celery worker this script starts (``celery worker -c N`` on its own queue, the
+   broker of CELERY_BROKER_URL); once per ``--workers`` value, the speed-up printed, with each pool
+   process's CPU seconds and how busy the whole machine was meanwhile (/proc).
 4. export: the TrueSkill rankings CSV and the WMT CSV of the imported pairs.
 
 End to end = import + analysis with the most worker processes + export. Peak memory (VmHWM) of every
@@ -72,6 +73,23 @@ def hwm_mb(pid: int) -> float:
     except OSError:
         pass
     return 0.0
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU seconds of a live process so far (/proc/PID/stat); 0 when it is gone."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def machine_busy() -> tuple[float, float]:
+    """The machine's busy and total CPU seconds since boot, all cores (/proc/stat's first line)."""
+    ticks = [int(v) for v in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    idle = ticks[3] + ticks[4]  # idle + iowait
+    hz = os.sysconf("SC_CLK_TCK")
+    return (sum(ticks[:8]) - idle) / hz, sum(ticks[:8]) / hz
 
 
 def record_peaks(peaks: dict[str, float], label_of: dict[int, str]) -> None:
@@ -270,11 +288,18 @@ def wait_ready(worker: subprocess.Popen, processes: int, timeout: float = 60) ->
     time.sleep(2.0)  # the kernel's load in each process (~0.4 s); a run sent earlier would only wait
 
 
-def analyse(campaigns: dict, processes: int, runs: int, chunks: int) -> tuple[float, dict[str, float], dict]:
+def analyse(
+    campaigns: dict, processes: int, runs: int, chunks: int, prws_chunks: int, cpu: dict[str, float]
+) -> tuple[float, dict[str, float], dict]:
+    """Both runs on a worker of ``processes`` pool processes; wall time, peak MB, the runs. ``cpu``
+    gets each pool process's CPU seconds during the runs and the machine's busy fraction."""
     worker = start_worker(processes)
     peaks: dict[str, float] = {}
     try:
         wait_ready(worker, processes)
+        pool = children(worker.pid)
+        cpu0 = {pid: cpu_seconds(pid) for pid in pool}
+        busy0, total0 = machine_busy()
         t0 = time.perf_counter()
         made = {
             "trueskill": analysis_run_create(
@@ -282,7 +307,11 @@ def analyse(campaigns: dict, processes: int, runs: int, chunks: int) -> tuple[fl
                 kind=AnalysisKind.TRUESKILL,
                 parameters={"runs": runs, "chunks": chunks},
             ),
-            "prws": analysis_run_create(campaign=campaigns["ratings"], kind=AnalysisKind.PRWS_SUMMARY),
+            "prws": analysis_run_create(
+                campaign=campaigns["ratings"],
+                kind=AnalysisKind.PRWS_SUMMARY,
+                parameters={"chunks": prws_chunks},
+            ),
         }
         for run in made.values():
             if not analysis_run_enqueue(run):
@@ -300,6 +329,9 @@ def analyse(campaigns: dict, processes: int, runs: int, chunks: int) -> tuple[fl
                 raise SystemExit(f"the Celery worker died: {worker.stderr.read().decode()[-2000:]}")
             time.sleep(0.25)
         wall = time.perf_counter() - t0
+        cpu.update({f"pool process {pid}": cpu_seconds(pid) - cpu0[pid] for pid in pool})
+        busy1, total1 = machine_busy()
+        cpu["machine busy (of all cores)"] = (busy1 - busy0) / max(total1 - total0, 1e-9)
     finally:
         worker.terminate()
         worker.wait(30)
@@ -350,7 +382,10 @@ def main() -> int:
     parser.add_argument("--sentences", type=int, default=50_000)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--runs", type=int, default=1000)
-    parser.add_argument("--chunks", type=int, default=8)
+    # chunks several times the worker processes: the last chunk, on one process while the others
+    # wait, is then a small share of the wall time (docs/scaling.md)
+    parser.add_argument("--chunks", type=int, default=32, help="TrueSkill run's chunks of bootstrap runs")
+    parser.add_argument("--prws-chunks", type=int, default=10, help="PRWS summary's chunks of samples")
     parser.add_argument("--workers", type=int, nargs="+", default=[1, 2])
     parser.add_argument("--out", type=Path, default=Path("/tmp/bench-million"))
     parser.add_argument("--web", action="store_true", help="import through the web's background import")
@@ -393,7 +428,8 @@ def main() -> int:
     walls = {}
     runs = {}
     for n in args.workers:
-        walls[n], found, runs = analyse(campaigns, n, args.runs, args.chunks)
+        cpu: dict[str, float] = {}
+        walls[n], found, runs = analyse(campaigns, n, args.runs, args.chunks, args.prws_chunks, cpu)
         peaks.update({f"{k} ({n} process{'es' if n > 1 else ''})": v for k, v in found.items()})
         ts = runs["trueskill"]
         print(
@@ -402,6 +438,12 @@ def main() -> int:
         )
         for name, run in runs.items():
             print(f"  {name}: {spread(run)}")
+        busy = cpu.pop("machine busy (of all cores)")
+        print(
+            f"  CPU during the runs: {', '.join(f'{k} {v:.1f} s' for k, v in cpu.items())}; "
+            f"the machine's {os.cpu_count()} cores busy {busy:.0%} (everything: PostgreSQL, other sessions)"
+        )
+        print(f"  uptime: {subprocess.run(['uptime'], capture_output=True, text=True).stdout.strip()}")
     stages["analysis"] = walls[max(args.workers)]
     stages["export"] = export(runs, campaigns, args.out)
     print(f"export (rankings CSV + WMT CSV): {stages['export']:.1f} s")

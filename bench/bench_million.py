@@ -84,6 +84,16 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def sched_seconds(pid: int) -> tuple[float, float]:
+    """Seconds a live process ran on a core and waited in the run queue for one (/proc/PID/schedstat,
+    its main thread); (0, 0) when it is gone. Running + waiting = the time it wanted a core."""
+    try:
+        ran, waited = Path(f"/proc/{pid}/schedstat").read_text().split()[:2]
+    except (OSError, ValueError):
+        return 0.0, 0.0
+    return int(ran) / 1e9, int(waited) / 1e9
+
+
 def machine_busy() -> tuple[float, float]:
     """The machine's busy and total CPU seconds since boot, all cores (/proc/stat's first line)."""
     ticks = [int(v) for v in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
@@ -289,16 +299,18 @@ def wait_ready(worker: subprocess.Popen, processes: int, timeout: float = 60) ->
 
 
 def analyse(
-    campaigns: dict, processes: int, runs: int, chunks: int, prws_chunks: int, cpu: dict[str, float]
+    campaigns: dict, processes: int, runs: int, chunks: int, prws_chunks: int, cpu: dict
 ) -> tuple[float, dict[str, float], dict]:
     """Both runs on a worker of ``processes`` pool processes; wall time, peak MB, the runs. ``cpu``
-    gets each pool process's CPU seconds during the runs and the machine's busy fraction."""
+    gets per pool process (CPU seconds, seconds waiting for a core, share of the wall time it
+    wanted a core) during the runs, and the machine's busy fraction."""
     worker = start_worker(processes)
     peaks: dict[str, float] = {}
     try:
         wait_ready(worker, processes)
         pool = children(worker.pid)
         cpu0 = {pid: cpu_seconds(pid) for pid in pool}
+        sched0 = {pid: sched_seconds(pid) for pid in pool}
         busy0, total0 = machine_busy()
         t0 = time.perf_counter()
         made = {
@@ -329,7 +341,9 @@ def analyse(
                 raise SystemExit(f"the Celery worker died: {worker.stderr.read().decode()[-2000:]}")
             time.sleep(0.25)
         wall = time.perf_counter() - t0
-        cpu.update({f"pool process {pid}": cpu_seconds(pid) - cpu0[pid] for pid in pool})
+        for pid in pool:
+            ran, waited = (b - a for a, b in zip(sched0[pid], sched_seconds(pid)))
+            cpu[f"pool process {pid}"] = (cpu_seconds(pid) - cpu0[pid], waited, (ran + waited) / wall)
         busy1, total1 = machine_busy()
         cpu["machine busy (of all cores)"] = (busy1 - busy0) / max(total1 - total0, 1e-9)
     finally:
@@ -428,7 +442,7 @@ def main() -> int:
     walls = {}
     runs = {}
     for n in args.workers:
-        cpu: dict[str, float] = {}
+        cpu: dict = {}
         walls[n], found, runs = analyse(campaigns, n, args.runs, args.chunks, args.prws_chunks, cpu)
         peaks.update({f"{k} ({n} process{'es' if n > 1 else ''})": v for k, v in found.items()})
         ts = runs["trueskill"]
@@ -440,7 +454,12 @@ def main() -> int:
             print(f"  {name}: {spread(run)}")
         busy = cpu.pop("machine busy (of all cores)")
         print(
-            f"  CPU during the runs: {', '.join(f'{k} {v:.1f} s' for k, v in cpu.items())}; "
+            "  during the runs: "
+            + ", ".join(
+                f"{k} {c:.1f} CPU-s and {w:.1f} s waiting for a core (wanted one {share:.0%} of the wall time)"
+                for k, (c, w, share) in cpu.items()
+            )
+            + "; "
             f"the machine's {os.cpu_count()} cores busy {busy:.0%} (everything: PostgreSQL, other sessions)"
         )
         print(f"  uptime: {subprocess.run(['uptime'], capture_output=True, text=True).stdout.strip()}")

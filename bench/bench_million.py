@@ -279,12 +279,18 @@ def web_import_files(
     return wall, peaks, campaigns
 
 
-def start_worker(processes: int) -> subprocess.Popen:
+def start_worker(processes: int, *, name: str = "", session: bool = False) -> subprocess.Popen:
+    """``celery worker -c processes`` on this run's queue; with ``session``, in a session of its own."""
     cmd = [PYTHON, "-m", "celery", "-A", "config", "worker", "-Q", QUEUE, "-c", str(processes)]
-    cmd += ["--pool", "prefork", "--loglevel", "WARNING", "-n", f"{QUEUE}-{processes}@%h", "--without-gossip"]
-    cmd += ["--without-mingle", "--without-heartbeat"]
+    cmd += ["--pool", "prefork", "--loglevel", "WARNING", "-n", f"{QUEUE}-{processes}{name}@%h"]
+    cmd += ["--without-gossip", "--without-mingle", "--without-heartbeat"]
     return subprocess.Popen(
-        cmd, cwd=REPO, env=dict(os.environ), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+        cmd,
+        cwd=REPO,
+        env=dict(os.environ),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        start_new_session=session,
     )
 
 
@@ -299,16 +305,27 @@ def wait_ready(worker: subprocess.Popen, processes: int, timeout: float = 60) ->
 
 
 def analyse(
-    campaigns: dict, processes: int, runs: int, chunks: int, prws_chunks: int, cpu: dict
+    campaigns: dict,
+    processes: int,
+    runs: int,
+    chunks: int,
+    prws_chunks: int,
+    cpu: dict,
+    sessions: bool = False,
 ) -> tuple[float, dict[str, float], dict]:
-    """Both runs on a worker of ``processes`` pool processes; wall time, peak MB, the runs. ``cpu``
-    gets per pool process (CPU seconds, seconds waiting for a core, share of the wall time it
-    wanted a core) during the runs, and the machine's busy fraction."""
-    worker = start_worker(processes)
+    """Both runs on a worker of ``processes`` pool processes (``sessions``: as many one-process
+    workers, each in a session of its own); wall time, peak MB, the runs. ``cpu`` gets per pool
+    process (CPU seconds, seconds waiting for a core, share of the wall time it wanted a core)
+    during the runs, and the machine's busy fraction."""
+    if sessions:
+        workers = [start_worker(1, name=f"s{k}", session=True) for k in range(processes)]
+    else:
+        workers = [start_worker(processes)]
     peaks: dict[str, float] = {}
     try:
-        wait_ready(worker, processes)
-        pool = children(worker.pid)
+        for worker in workers:
+            wait_ready(worker, 1 if sessions else processes)
+        pool = [pid for worker in workers for pid in children(worker.pid)]
         cpu0 = {pid: cpu_seconds(pid) for pid in pool}
         sched0 = {pid: sched_seconds(pid) for pid in pool}
         busy0, total0 = machine_busy()
@@ -328,7 +345,7 @@ def analyse(
         for run in made.values():
             if not analysis_run_enqueue(run):
                 raise SystemExit("the broker did not take the run")
-        pids = [worker.pid, *children(worker.pid)]
+        pids = [*(w.pid for w in workers), *pool]
         while True:
             for pid in pids:
                 peaks[f"worker pid {pid}"] = max(peaks.get(f"worker pid {pid}", 0.0), hwm_mb(pid))
@@ -337,8 +354,9 @@ def analyse(
             )
             if all(s in (RunStatus.DONE, RunStatus.FAILED) for s in status.values()):
                 break
-            if worker.poll() is not None:
-                raise SystemExit(f"the Celery worker died: {worker.stderr.read().decode()[-2000:]}")
+            for worker in workers:
+                if worker.poll() is not None:
+                    raise SystemExit(f"the Celery worker died: {worker.stderr.read().decode()[-2000:]}")
             time.sleep(0.25)
         wall = time.perf_counter() - t0
         for pid in pool:
@@ -347,8 +365,10 @@ def analyse(
         busy1, total1 = machine_busy()
         cpu["machine busy (of all cores)"] = (busy1 - busy0) / max(total1 - total0, 1e-9)
     finally:
-        worker.terminate()
-        worker.wait(30)
+        for worker in workers:
+            worker.terminate()
+        for worker in workers:
+            worker.wait(30)
     done = {k: AnalysisRun.objects.get(pk=r.pk) for k, r in made.items()}
     for k, run in done.items():
         if run.status != RunStatus.DONE:
@@ -402,6 +422,13 @@ def main() -> int:
     parser.add_argument("--prws-chunks", type=int, default=10, help="PRWS summary's chunks of samples")
     parser.add_argument("--workers", type=int, nargs="+", default=[1, 2])
     parser.add_argument("--out", type=Path, default=Path("/tmp/bench-million"))
+    parser.add_argument(
+        "--sessions",
+        action="store_true",
+        help="N one-process workers, each in a session of its own, instead of one worker of N processes: "
+        "with the kernel's autogroup scheduling (sched_autogroup_enabled) a session's processes share "
+        "one session's CPU when the machine is busy, as processes on separate hosts would not",
+    )
     parser.add_argument("--web", action="store_true", help="import through the web's background import")
     parser.add_argument("--import-only", action="store_true", help="stop after the import")
     args = parser.parse_args()
@@ -443,11 +470,14 @@ def main() -> int:
     runs = {}
     for n in args.workers:
         cpu: dict = {}
-        walls[n], found, runs = analyse(campaigns, n, args.runs, args.chunks, args.prws_chunks, cpu)
+        walls[n], found, runs = analyse(
+            campaigns, n, args.runs, args.chunks, args.prws_chunks, cpu, args.sessions
+        )
         peaks.update({f"{k} ({n} process{'es' if n > 1 else ''})": v for k, v in found.items()})
         ts = runs["trueskill"]
         print(
-            f"analysis with {n} worker process(es): {walls[n]:.1f} s "
+            f"analysis with {n} worker process(es){' (a session each)' if args.sessions else ''}: "
+            f"{walls[n]:.1f} s "
             f"(TrueSkill timings {ts.timings}; PRWS timings {runs['prws'].timings})"
         )
         for name, run in runs.items():

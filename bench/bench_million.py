@@ -12,8 +12,9 @@ Stages (wall time each, and end to end):
    background job (``annotate.jobs``) on a Celery worker; the wall time runs from the first byte
    sent to both jobs done. ``--import-only`` stops after this stage.
 3. analysis: a TrueSkill run (``--runs`` runs in ``--chunks`` chunks, clusters) and a PRWS summary
-   run, sent to a Celery worker this script starts (``celery worker -c N`` on its own queue, the
-   broker of CELERY_BROKER_URL); once per ``--workers`` value, the speed-up printed.
+   run (its split-half samples in ``--prws-chunks`` chunks), sent to a Celery worker this script starts (``celery worker -c N`` on its own queue, the
+   broker of CELERY_BROKER_URL); once per ``--workers`` value, the speed-up printed, with each pool
+   process's CPU seconds and how busy the whole machine was meanwhile (/proc).
 4. export: the TrueSkill rankings CSV and the WMT CSV of the imported pairs.
 
 End to end = import + analysis with the most worker processes + export. Peak memory (VmHWM) of every
@@ -72,6 +73,33 @@ def hwm_mb(pid: int) -> float:
     except OSError:
         pass
     return 0.0
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU seconds of a live process so far (/proc/PID/stat); 0 when it is gone."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def sched_seconds(pid: int) -> tuple[float, float]:
+    """Seconds a live process ran on a core and waited in the run queue for one (/proc/PID/schedstat,
+    its main thread); (0, 0) when it is gone. Running + waiting = the time it wanted a core."""
+    try:
+        ran, waited = Path(f"/proc/{pid}/schedstat").read_text().split()[:2]
+    except (OSError, ValueError):
+        return 0.0, 0.0
+    return int(ran) / 1e9, int(waited) / 1e9
+
+
+def machine_busy() -> tuple[float, float]:
+    """The machine's busy and total CPU seconds since boot, all cores (/proc/stat's first line)."""
+    ticks = [int(v) for v in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    idle = ticks[3] + ticks[4]  # idle + iowait
+    hz = os.sysconf("SC_CLK_TCK")
+    return (sum(ticks[:8]) - idle) / hz, sum(ticks[:8]) / hz
 
 
 def record_peaks(peaks: dict[str, float], label_of: dict[int, str]) -> None:
@@ -251,12 +279,18 @@ def web_import_files(
     return wall, peaks, campaigns
 
 
-def start_worker(processes: int) -> subprocess.Popen:
+def start_worker(processes: int, *, name: str = "", session: bool = False) -> subprocess.Popen:
+    """``celery worker -c processes`` on this run's queue; with ``session``, in a session of its own."""
     cmd = [PYTHON, "-m", "celery", "-A", "config", "worker", "-Q", QUEUE, "-c", str(processes)]
-    cmd += ["--pool", "prefork", "--loglevel", "WARNING", "-n", f"{QUEUE}-{processes}@%h", "--without-gossip"]
-    cmd += ["--without-mingle", "--without-heartbeat"]
+    cmd += ["--pool", "prefork", "--loglevel", "WARNING", "-n", f"{QUEUE}-{processes}{name}@%h"]
+    cmd += ["--without-gossip", "--without-mingle", "--without-heartbeat"]
     return subprocess.Popen(
-        cmd, cwd=REPO, env=dict(os.environ), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+        cmd,
+        cwd=REPO,
+        env=dict(os.environ),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        start_new_session=session,
     )
 
 
@@ -270,11 +304,31 @@ def wait_ready(worker: subprocess.Popen, processes: int, timeout: float = 60) ->
     time.sleep(2.0)  # the kernel's load in each process (~0.4 s); a run sent earlier would only wait
 
 
-def analyse(campaigns: dict, processes: int, runs: int, chunks: int) -> tuple[float, dict[str, float], dict]:
-    worker = start_worker(processes)
+def analyse(
+    campaigns: dict,
+    processes: int,
+    runs: int,
+    chunks: int,
+    prws_chunks: int,
+    cpu: dict,
+    sessions: bool = False,
+) -> tuple[float, dict[str, float], dict]:
+    """Both runs on a worker of ``processes`` pool processes (``sessions``: as many one-process
+    workers, each in a session of its own); wall time, peak MB, the runs. ``cpu`` gets per pool
+    process (CPU seconds, seconds waiting for a core, share of the wall time it wanted a core)
+    during the runs, and the machine's busy fraction."""
+    if sessions:
+        workers = [start_worker(1, name=f"s{k}", session=True) for k in range(processes)]
+    else:
+        workers = [start_worker(processes)]
     peaks: dict[str, float] = {}
     try:
-        wait_ready(worker, processes)
+        for worker in workers:
+            wait_ready(worker, 1 if sessions else processes)
+        pool = [pid for worker in workers for pid in children(worker.pid)]
+        cpu0 = {pid: cpu_seconds(pid) for pid in pool}
+        sched0 = {pid: sched_seconds(pid) for pid in pool}
+        busy0, total0 = machine_busy()
         t0 = time.perf_counter()
         made = {
             "trueskill": analysis_run_create(
@@ -282,12 +336,16 @@ def analyse(campaigns: dict, processes: int, runs: int, chunks: int) -> tuple[fl
                 kind=AnalysisKind.TRUESKILL,
                 parameters={"runs": runs, "chunks": chunks},
             ),
-            "prws": analysis_run_create(campaign=campaigns["ratings"], kind=AnalysisKind.PRWS_SUMMARY),
+            "prws": analysis_run_create(
+                campaign=campaigns["ratings"],
+                kind=AnalysisKind.PRWS_SUMMARY,
+                parameters={"chunks": prws_chunks},
+            ),
         }
         for run in made.values():
             if not analysis_run_enqueue(run):
                 raise SystemExit("the broker did not take the run")
-        pids = [worker.pid, *children(worker.pid)]
+        pids = [*(w.pid for w in workers), *pool]
         while True:
             for pid in pids:
                 peaks[f"worker pid {pid}"] = max(peaks.get(f"worker pid {pid}", 0.0), hwm_mb(pid))
@@ -296,13 +354,21 @@ def analyse(campaigns: dict, processes: int, runs: int, chunks: int) -> tuple[fl
             )
             if all(s in (RunStatus.DONE, RunStatus.FAILED) for s in status.values()):
                 break
-            if worker.poll() is not None:
-                raise SystemExit(f"the Celery worker died: {worker.stderr.read().decode()[-2000:]}")
+            for worker in workers:
+                if worker.poll() is not None:
+                    raise SystemExit(f"the Celery worker died: {worker.stderr.read().decode()[-2000:]}")
             time.sleep(0.25)
         wall = time.perf_counter() - t0
+        for pid in pool:
+            ran, waited = (b - a for a, b in zip(sched0[pid], sched_seconds(pid)))
+            cpu[f"pool process {pid}"] = (cpu_seconds(pid) - cpu0[pid], waited, (ran + waited) / wall)
+        busy1, total1 = machine_busy()
+        cpu["machine busy (of all cores)"] = (busy1 - busy0) / max(total1 - total0, 1e-9)
     finally:
-        worker.terminate()
-        worker.wait(30)
+        for worker in workers:
+            worker.terminate()
+        for worker in workers:
+            worker.wait(30)
     done = {k: AnalysisRun.objects.get(pk=r.pk) for k, r in made.items()}
     for k, run in done.items():
         if run.status != RunStatus.DONE:
@@ -350,9 +416,19 @@ def main() -> int:
     parser.add_argument("--sentences", type=int, default=50_000)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--runs", type=int, default=1000)
-    parser.add_argument("--chunks", type=int, default=8)
+    # chunks several times the worker processes: the last chunk, on one process while the others
+    # wait, is then a small share of the wall time (docs/scaling.md)
+    parser.add_argument("--chunks", type=int, default=32, help="TrueSkill run's chunks of bootstrap runs")
+    parser.add_argument("--prws-chunks", type=int, default=10, help="PRWS summary's chunks of samples")
     parser.add_argument("--workers", type=int, nargs="+", default=[1, 2])
     parser.add_argument("--out", type=Path, default=Path("/tmp/bench-million"))
+    parser.add_argument(
+        "--sessions",
+        action="store_true",
+        help="N one-process workers, each in a session of its own, instead of one worker of N processes: "
+        "with the kernel's autogroup scheduling (sched_autogroup_enabled) a session's processes share "
+        "one session's CPU when the machine is busy, as processes on separate hosts would not",
+    )
     parser.add_argument("--web", action="store_true", help="import through the web's background import")
     parser.add_argument("--import-only", action="store_true", help="stop after the import")
     args = parser.parse_args()
@@ -393,15 +469,30 @@ def main() -> int:
     walls = {}
     runs = {}
     for n in args.workers:
-        walls[n], found, runs = analyse(campaigns, n, args.runs, args.chunks)
+        cpu: dict = {}
+        walls[n], found, runs = analyse(
+            campaigns, n, args.runs, args.chunks, args.prws_chunks, cpu, args.sessions
+        )
         peaks.update({f"{k} ({n} process{'es' if n > 1 else ''})": v for k, v in found.items()})
         ts = runs["trueskill"]
         print(
-            f"analysis with {n} worker process(es): {walls[n]:.1f} s "
+            f"analysis with {n} worker process(es){' (a session each)' if args.sessions else ''}: "
+            f"{walls[n]:.1f} s "
             f"(TrueSkill timings {ts.timings}; PRWS timings {runs['prws'].timings})"
         )
         for name, run in runs.items():
             print(f"  {name}: {spread(run)}")
+        busy = cpu.pop("machine busy (of all cores)")
+        print(
+            "  during the runs: "
+            + ", ".join(
+                f"{k} {c:.1f} CPU-s and {w:.1f} s waiting for a core (wanted one {share:.0%} of the wall time)"
+                for k, (c, w, share) in cpu.items()
+            )
+            + "; "
+            f"the machine's {os.cpu_count()} cores busy {busy:.0%} (everything: PostgreSQL, other sessions)"
+        )
+        print(f"  uptime: {subprocess.run(['uptime'], capture_output=True, text=True).stdout.strip()}")
     stages["analysis"] = walls[max(args.workers)]
     stages["export"] = export(runs, campaigns, args.out)
     print(f"export (rankings CSV + WMT CSV): {stages['export']:.1f} s")

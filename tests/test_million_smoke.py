@@ -176,3 +176,31 @@ def test_the_benchmark_imports_both_files_through_the_web_and_its_background_job
     assert ImportedEntry.objects.filter(campaign=ratings).count() == 10_000
     assert "judgments: 10000; pairwise: 10000; skipped: 0" in done.stdout
     assert not ScreenJudgment.objects.filter(screen__campaign__in=[pairs, ratings]).exists()
+
+
+@pytest.mark.slow
+def test_the_benchmark_runs_the_analysis_on_one_then_two_workers_of_their_own_session(
+    transactional_db, real_postgres, real_redis, tmp_path
+):
+    """bench_million.py --sessions at 10,000 judgments (issue 43): the analysis on one, then two
+    one-process workers each in a session of its own, frozen in parts (thresholds lowered as a
+    million freeze) and in chunks; it prints how the parts and chunks went to the processes and each
+    process's CPU and waiting. The timing is not checked; that both processes took chunks is."""
+    env = dict(os.environ, DATABASE_URL=database_url(), ANALYSIS_FREEZE_ENTRIES_PER_PART="6000")
+    script = Path(__file__).resolve().parents[1] / "bench" / "bench_million.py"
+    args = ["--pairs", "10000", "--ratings", "10000", "--sentences", "5000", "--runs", "100"]
+    args += ["--chunks", "8", "--prws-chunks", "4", "--sessions", "--out", str(tmp_path)]
+    done = subprocess.run(
+        [sys.executable, str(script), *args], env=env, capture_output=True, text=True, timeout=900
+    )
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    out = done.stdout
+    assert "analysis with 1 worker process(es) (a session each): " in out
+    assert "analysis with 2 worker process(es) (a session each): " in out
+    assert "speed-up 1 -> 2 worker processes: " in out
+    # with two processes, both took TrueSkill chunks (8 of them, after its 4 freeze parts)
+    two = out.split("analysis with 2 worker process(es)")[1]
+    trueskill = next(line for line in two.splitlines() if line.startswith("  trueskill: frozen in 4 parts"))
+    runs = trueskill.split("runs: ")[1].split(", ")
+    assert len(runs) == 2 and sum(int(r.split(" x")[1]) for r in runs) == 8, trueskill
+    assert two.count("waiting for a core") == 2

@@ -99,6 +99,12 @@ def _clean(kind: str, parameters: dict, campaign: Campaign) -> dict:
         p["samples"] = int(p.get("samples", 100))
         if not 1 <= p["samples"] <= MAX_SAMPLES:
             raise AnalysisError(f"Give a number of samples from 1 to {MAX_SAMPLES}.")
+        if "chunks" in p:  # split-half samples shared out when frozen in parts (parts.make_chunks)
+            p["chunks"] = int(p["chunks"])
+            if not 1 <= p["chunks"] <= min(p["samples"], MAX_CHUNKS):
+                raise AnalysisError(
+                    f"Give a number of chunks from 1 to the number of samples (at most {MAX_CHUNKS})."
+                )
     elif kind == AnalysisKind.METRIC_SCORES:
         _clean_metric_scores(p, campaign)
     elif kind == AnalysisKind.META_EVAL:

@@ -138,6 +138,21 @@ def make_freeze_parts(run: AnalysisRun, parts: int, t0: float) -> list[int]:
     )
 
 
+class ChunkFailed(AnalysisError):
+    """A chunk or freeze part raised: the run fails and says which one, where, and why."""
+
+
+def chunk_failed(run_id: int, chunk: RunChunk, exc: BaseException) -> None:
+    """Fail the run for a chunk that raised. Nothing of the run's results is written: the result rows
+    are written by the merge, in one transaction, and only from a running run."""
+    if chunk.phase == ChunkPhase.FREEZE:
+        what = f"freeze part {chunk.index}"
+    else:
+        indices = chunk.run_indices or [None]
+        what = f"chunk {chunk.index} (runs or samples {indices[0]} to {indices[-1]})"
+    _fail(run_id, ChunkFailed(f"{what} failed on {chunk.worker}: {type(exc).__name__}: {exc}"))
+
+
 def _ranking_part(run: AnalysisRun, data: dict, part: int, touch) -> tuple[dict, bytes]:
     code = {int(k): int(v) for k, v in data["codes"]}
     found = frozen.compact_part(run.campaign, tuple(data["systems"]), code, data["parts"], part)
@@ -166,7 +181,7 @@ def freeze_part_execute(chunk: RunChunk, run: AnalysisRun) -> bool:
         else:
             result, blob = _ranking_part(run, data, chunk.index, touch)
     except Exception as exc:
-        _fail(run.pk, exc)
+        chunk_failed(run.pk, chunk, exc)
         raise
     RunChunk.objects.filter(pk=chunk.pk).exclude(status=ChunkStatus.DONE).update(
         status=ChunkStatus.DONE, result=result, arrays=blob, finished=timezone.now()

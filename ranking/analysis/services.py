@@ -301,7 +301,7 @@ def run_chunk_execute(*, chunk_id: int) -> bool:
                 progress=progress,
             ).to_dict()
     except Exception as exc:
-        _fail(run.pk, exc)
+        parts.chunk_failed(run.pk, chunk, exc)
         raise
     RunChunk.objects.filter(pk=chunk_id).exclude(status=ChunkStatus.DONE).update(
         status=ChunkStatus.DONE, result=result, steps_done=n_runs, finished=timezone.now()

@@ -316,3 +316,24 @@ def test_a_run_frozen_in_parts_says_why_it_did_not_estimate_the_judgments_needed
     assert run.status == RunStatus.DONE, run.error
     assert run.summary["needed"] is None
     assert "frozen in parts" in run.summary["needed_note"]
+
+
+@pytest.mark.parametrize(
+    ("chunks", "message"),
+    [
+        (0, "number of chunks from 1 to the number of samples"),
+        (31, "number of chunks from 1 to the number of samples"),
+        ("some", "malformed parameters"),
+    ],
+)
+def test_a_prws_summary_s_sample_chunks_are_checked_before_a_run_exists(tmp_path, chunks, message):
+    campaign = _ratings_campaign(tmp_path, ratings=60, sentences=10)
+    with pytest.raises(services.AnalysisError, match=message):
+        services.analysis_run_create(
+            campaign=campaign, kind="prws_summary", parameters={"samples": 30, "chunks": chunks}
+        )
+    assert not AnalysisRun.objects.exists()
+    run = services.analysis_run_create(
+        campaign=campaign, kind="prws_summary", parameters={"samples": 30, "chunks": "30"}
+    )
+    assert run.parameters == {"samples": 30, "chunks": 30}

@@ -142,6 +142,13 @@ class Metric(ABC):
                 )
             self.options[p.name] = value
 
+    @classmethod
+    def gold_formats(cls) -> tuple[str, ...]:
+        """The reference files this metric reads, preferred first: "text" (a file a reference), "m2"
+        (one M2 file), "ixml" (one I-measure XML file). The edit-based metrics (those with
+        ``align``) take M2, or text references they align into edits."""
+        return ("m2", "text") if any(p.name == "align" for p in cls.parameters) else ("text",)
+
     def __repr__(self) -> str:
         args = ", ".join(f"{k}={v!r}" for k, v in self.options.items())
         return f"{type(self).__name__}({args})"

@@ -114,6 +114,10 @@ class IMeasure(Metric):
     model = ERRANT_MODEL
     file_adapter = cli_imeasure
 
+    @classmethod
+    def gold_formats(cls) -> tuple[str, ...]:
+        return ("ixml", "m2", "text")
+
     def corpus_score(
         self,
         hypotheses: Sequence[str],

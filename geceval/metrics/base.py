@@ -115,8 +115,8 @@ def package_version(package: str) -> str:
 
 
 class Metric(ABC):
-    """Base class: subclasses set the class attributes and implement ``corpus_score`` and
-    ``score_files``; ``sentence_score`` defaults to the corpus score of one sentence."""
+    """Base class: subclasses set the class attributes and implement ``_corpus`` (what
+    ``corpus_score`` calls, on lists) and ``score_files``; ``sentence_score`` defaults to the corpus score of one sentence."""
 
     name: ClassVar[str]
     tokenisation: ClassVar[str] = "whitespace"
@@ -179,10 +179,9 @@ class Metric(ABC):
         return {p.key: self.options[p.name] for p in self.parameters if p.provenance}
 
     # ------------------------------------------------------------------ scoring
-    @abstractmethod
     def corpus_score(
         self,
-        hypotheses: Sequence[str],
+        hypotheses: Sequence[Any],
         references: Sequence[Any],
         source: Sequence[str] | None = None,
         *,
@@ -191,6 +190,13 @@ class Metric(ABC):
         """Score one system's lines. ``references``: one list of lines per reference (sacrebleu's
         layout), or parsed M2 gold for the edit-based metrics; ``source`` the uncorrected lines,
         for the metrics that read it. ``sentence=True`` adds per-sentence scores."""
+        return self._corpus(
+            list(hypotheses), list(references), None if source is None else list(source), sentence
+        )
+
+    @abstractmethod
+    def _corpus(self, hypotheses: list, references: list, source: list | None, sentence: bool) -> MetricScore:
+        """:meth:`corpus_score` on lists: each metric's own scoring."""
 
     def sentence_score(
         self, hypothesis: str, references: Sequence[Any], source: str | None = None
@@ -217,6 +223,13 @@ class Metric(ABC):
         self, n_refs: int, score: float, fields: dict[str, Any], sentences: list[Any] | None = None
     ) -> MetricScore:
         return MetricScore(self.name, float(score), fields, self.signature(n_refs), sentences)
+
+    def _result_of_row(self, n_refs: int, row: dict[str, Any]) -> MetricScore:
+        """The score of a row as ``score`` prints it: its ``score`` and ``sentences`` apart, the rest
+        its fields."""
+        fields = dict(row)
+        score, sentences = fields.pop("score"), fields.pop("sentences", None)
+        return self._result(n_refs, score, fields, sentences)
 
 
 def beta_parameter(default: float) -> Parameter:

@@ -271,14 +271,7 @@ class GoToScorer(Metric):
             out.append(self._result(n_refs, res.f, {**fields, "beta": beta, "n_systems": len(systems)}))
         return out
 
-    def corpus_score(
-        self,
-        hypotheses: Sequence[Any],
-        references: Sequence[Any],
-        source: Sequence[str] | None = None,
-        *,
-        sentence: bool = False,
-    ) -> MetricScore:
+    def _corpus(self, hypotheses: list, references: list, source: list | None, sentence: bool) -> MetricScore:
         if sentence:
             raise GecInputError("gotoscorer offers no per-sentence scores")
         return self.systems_score([hypotheses], references, source)[0]

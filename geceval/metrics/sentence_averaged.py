@@ -157,14 +157,7 @@ class SentM2(Metric):
     model = ERRANT_MODEL
     file_adapter = cli_sentm2
 
-    def corpus_score(
-        self,
-        hypotheses: Sequence[Any],
-        references: Sequence[Any],
-        source: Sequence[str] | None = None,
-        *,
-        sentence: bool = False,
-    ) -> MetricScore:
+    def _corpus(self, hypotheses: list, references: list, source: list | None, sentence: bool) -> MetricScore:
         gold = m2_gold(references, source, align=self.options["align"])
         scores = sent_m2_scores(list(hypotheses), gold, beta=float(self.options["beta"]))
         return _averaged(self, scores, n_annotators(gold), sentence)
@@ -179,14 +172,7 @@ class SentERRANT(Metric):
     model = ERRANT_MODEL
     file_adapter = cli_senterrant
 
-    def corpus_score(
-        self,
-        hypotheses: Sequence[Any],
-        references: Sequence[Any],
-        source: Sequence[str] | None = None,
-        *,
-        sentence: bool = False,
-    ) -> MetricScore:
+    def _corpus(self, hypotheses: list, references: list, source: list | None, sentence: bool) -> MetricScore:
         ref_set = reference_set_of(references, source, align=self.options["align"])
         hyp = hypothesis_m2(ref_set, hypotheses)
         scores = sent_errant_scores(hyp, ref_set.m2, beta=float(self.options["beta"]))

@@ -164,14 +164,7 @@ class GLEU2015(Metric):
     parameters = (Parameter("lam", 0.0, "gleu2015 penalty weight", flag="--lambda", label="lambda"),)
     file_adapter = cli_gleu2015
 
-    def corpus_score(
-        self,
-        hypotheses: Sequence[str],
-        references: Sequence[Any],
-        source: Sequence[str] | None = None,
-        *,
-        sentence: bool = False,
-    ) -> MetricScore:
+    def _corpus(self, hypotheses: list, references: list, source: list | None, sentence: bool) -> MetricScore:
         src, refs, hyp = gleu_inputs(self.name, source, references, hypotheses)
         lam = float(self.options["lam"])
         sentences = gleu2015_sentence_scores(src, refs, hyp, lam=lam) if sentence else None

@@ -10,7 +10,6 @@ re-tokenises.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any, NamedTuple
 
 from geceval.errors import GecInputError
@@ -136,20 +135,12 @@ class GLEU(Metric):
     )
     file_adapter = cli_gleu_variant
 
-    def corpus_score(
-        self,
-        hypotheses: Sequence[str],
-        references: Sequence[Any],
-        source: Sequence[str] | None = None,
-        *,
-        sentence: bool = False,
-    ) -> MetricScore:
+    def _corpus(self, hypotheses: list, references: list, source: list | None, sentence: bool) -> MetricScore:
         src, refs, hyp = gleu_inputs(self.name, source, references, hypotheses)
         fields = variant_fields(
             self.options["variant"], src, refs, hyp, lam=float(self.options["lam"]), sentence=sentence
         )
-        score, sentences = fields.pop("score"), fields.pop("sentences", None)
-        return self._result(len(refs), score, fields, sentences)
+        return self._result_of_row(len(refs), fields)
 
 
 NAPOLES2015_TABLE2: dict[str, tuple[str, ...]] = {

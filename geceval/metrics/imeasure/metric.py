@@ -3,7 +3,6 @@ I-measure XML, M2 or text references; fields as ``score imeasure`` prints them (
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -118,14 +117,7 @@ class IMeasure(Metric):
     def gold_formats(cls) -> tuple[str, ...]:
         return ("ixml", "m2", "text")
 
-    def corpus_score(
-        self,
-        hypotheses: Sequence[str],
-        references: Sequence[Any],
-        source: Sequence[str] | None = None,
-        *,
-        sentence: bool = False,
-    ) -> MetricScore:
+    def _corpus(self, hypotheses: list, references: list, source: list | None, sentence: bool) -> MetricScore:
         refs = list(references)
         if refs and isinstance(refs[0], IGoldSentence):
             gold = refs
@@ -135,6 +127,4 @@ class IMeasure(Metric):
             gold, n_refs = gold_from_m2(m2), n_annotators(m2)
         mix, beta = not self.options["nomix"], float(self.options["beta"])
         res = imeasure(list(hypotheses), gold, mix=mix, beta=beta)
-        fields = imeasure_fields(res, mix=mix, beta=beta, sentence=sentence)
-        score, sentences = fields.pop("score"), fields.pop("sentences", None)
-        return self._result(n_refs, score, fields, sentences)
+        return self._result_of_row(n_refs, imeasure_fields(res, mix=mix, beta=beta, sentence=sentence))

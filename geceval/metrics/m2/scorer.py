@@ -386,14 +386,7 @@ class M2(Metric):
     model = ERRANT_MODEL
     file_adapter = cli_m2
 
-    def corpus_score(
-        self,
-        hypotheses: Sequence[str],
-        references: Sequence[Any],
-        source: Sequence[str] | None = None,
-        *,
-        sentence: bool = False,
-    ) -> MetricScore:
+    def _corpus(self, hypotheses: list, references: list, source: list | None, sentence: bool) -> MetricScore:
         gold = m2_gold(references, source, align=self.options["align"])
         beta = float(self.options["beta"])
         res = m2_score(list(hypotheses), gold, beta=beta, sentence=sentence)

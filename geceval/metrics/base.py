@@ -149,6 +149,12 @@ class Metric(ABC):
         ``align``) take M2, or text references they align into edits."""
         return ("m2", "text") if any(p.name == "align" for p in cls.parameters) else ("text",)
 
+    @classmethod
+    def of_args(cls, args: Any) -> Metric:
+        """The metric a namespace of command-line values asks for: a parameter's value where it is
+        given (not None), its default on this class otherwise, so a file adapter repeats none."""
+        return cls(**{p.name: getattr(args, p.name, None) for p in cls.parameters})
+
     def __repr__(self) -> str:
         args = ", ".join(f"{k}={v!r}" for k, v in self.options.items())
         return f"{type(self).__name__}({args})"

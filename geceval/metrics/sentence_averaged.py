@@ -103,8 +103,9 @@ def _row(hyp_path: str, metric: str, scores: list[float], beta: float, sentence:
 
 def cli_sentm2(args: Any) -> list[dict[str, Any]]:
     """Adapter for ``python -m geceval score sentm2``."""
-    gold = load_gold(args)
-    beta = 0.5 if getattr(args, "beta", None) is None else float(args.beta)
+    options = SentM2.of_args(args).options
+    gold = load_gold(args, options["align"])
+    beta = float(options["beta"])
     results = []
     for hyp_path, lines in hypotheses_for(args, gold):
         progress = StderrProgress(f"sentm2 {hyp_path}") if len(gold) >= 200 else no_progress
@@ -115,12 +116,13 @@ def cli_sentm2(args: Any) -> list[dict[str, Any]]:
 
 def cli_senterrant(args: Any) -> list[dict[str, Any]]:
     """Adapter for ``python -m geceval score senterrant`` (inputs as ``score errant``)."""
-    beta = 0.5 if getattr(args, "beta", None) is None else float(args.beta)
+    options = SentERRANT.of_args(args).options
+    beta = float(options["beta"])
     source = read_lines(args.source) if getattr(args, "source", None) else None
     ref_set = build_reference_set(
         args.refs,
         source,
-        align=getattr(args, "align", "errant") or "errant",
+        align=options["align"],
         progress=StderrProgress("senterrant: annotating references"),
     )
     results = []

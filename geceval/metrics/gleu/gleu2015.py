@@ -141,7 +141,7 @@ def gleu2015_sentence_scores(
 def cli_gleu2015(args: Any) -> list[dict]:
     """``score gleu2015 [--lambda L]``: GLEU 2015 per hypothesis file (+ sentences)."""
     source, refs, _ = read_cli_inputs(args, "gleu2015")
-    lam = float(getattr(args, "lam", 0.0) or 0.0)
+    lam = float(GLEU2015.of_args(args).options["lam"])
     out: list[dict[str, Any]] = []
     for path in args.hyp:
         hyp = read_cli_hypothesis(args, path, source)

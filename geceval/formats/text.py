@@ -12,6 +12,7 @@ from typing import NamedTuple
 
 from geceval.errors import GecInputError
 from geceval.formats.inputs import Source, read_input
+from geceval.formats.once import once
 
 
 def decode_lines(data: bytes, *, path: str = "<input>", allow_empty: bool = False) -> list[str]:
@@ -53,9 +54,13 @@ def read_text(source: Source, *, limit: int | None = None) -> str:
 
 
 def read_lines(source: Source, *, allow_empty: bool = False, limit: int | None = None) -> list[str]:
-    """Lines of a UTF-8 input, as ``decode_lines``."""
-    opened = read_input(source, limit=limit)
-    return decode_lines(opened.data, path=opened.name, allow_empty=allow_empty)
+    """Lines of a UTF-8 input, as ``decode_lines`` (read once per path in ``reading_once``)."""
+
+    def read() -> list[str]:
+        opened = read_input(source, limit=limit)
+        return decode_lines(opened.data, path=opened.name, allow_empty=allow_empty)
+
+    return once("lines", source, (allow_empty, limit), read)
 
 
 def check_aligned(named: dict[str, list[str]]) -> int:

@@ -115,8 +115,8 @@ def package_version(package: str) -> str:
 
 
 class Metric(ABC):
-    """Base class: subclasses set the class attributes and implement ``corpus_score`` and
-    ``score_files``; ``sentence_score`` defaults to the corpus score of one sentence."""
+    """Base class: subclasses set the class attributes and implement ``_corpus`` (what
+    ``corpus_score`` calls, on lists) and ``score_files``; ``sentence_score`` defaults to the corpus score of one sentence."""
 
     name: ClassVar[str]
     tokenisation: ClassVar[str] = "whitespace"
@@ -141,6 +141,19 @@ class Metric(ABC):
                     f"{self.name}: {p.name} must be one of {', '.join(p.choices)}, not {value!r}"
                 )
             self.options[p.name] = value
+
+    @classmethod
+    def gold_formats(cls) -> tuple[str, ...]:
+        """The reference files this metric reads, preferred first: "text" (a file a reference), "m2"
+        (one M2 file), "ixml" (one I-measure XML file). The edit-based metrics (those with
+        ``align``) take M2, or text references they align into edits."""
+        return ("m2", "text") if any(p.name == "align" for p in cls.parameters) else ("text",)
+
+    @classmethod
+    def of_args(cls, args: Any) -> Metric:
+        """The metric a namespace of command-line values asks for: a parameter's value where it is
+        given (not None), its default on this class otherwise, so a file adapter repeats none."""
+        return cls(**{p.name: getattr(args, p.name, None) for p in cls.parameters})
 
     def __repr__(self) -> str:
         args = ", ".join(f"{k}={v!r}" for k, v in self.options.items())
@@ -172,10 +185,9 @@ class Metric(ABC):
         return {p.key: self.options[p.name] for p in self.parameters if p.provenance}
 
     # ------------------------------------------------------------------ scoring
-    @abstractmethod
     def corpus_score(
         self,
-        hypotheses: Sequence[str],
+        hypotheses: Sequence[Any],
         references: Sequence[Any],
         source: Sequence[str] | None = None,
         *,
@@ -184,6 +196,13 @@ class Metric(ABC):
         """Score one system's lines. ``references``: one list of lines per reference (sacrebleu's
         layout), or parsed M2 gold for the edit-based metrics; ``source`` the uncorrected lines,
         for the metrics that read it. ``sentence=True`` adds per-sentence scores."""
+        return self._corpus(
+            list(hypotheses), list(references), None if source is None else list(source), sentence
+        )
+
+    @abstractmethod
+    def _corpus(self, hypotheses: list, references: list, source: list | None, sentence: bool) -> MetricScore:
+        """:meth:`corpus_score` on lists: each metric's own scoring."""
 
     def sentence_score(
         self, hypothesis: str, references: Sequence[Any], source: str | None = None
@@ -210,6 +229,13 @@ class Metric(ABC):
         self, n_refs: int, score: float, fields: dict[str, Any], sentences: list[Any] | None = None
     ) -> MetricScore:
         return MetricScore(self.name, float(score), fields, self.signature(n_refs), sentences)
+
+    def _result_of_row(self, n_refs: int, row: dict[str, Any]) -> MetricScore:
+        """The score of a row as ``score`` prints it: its ``score`` and ``sentences`` apart, the rest
+        its fields."""
+        fields = dict(row)
+        score, sentences = fields.pop("score"), fields.pop("sentences", None)
+        return self._result(n_refs, score, fields, sentences)
 
 
 def beta_parameter(default: float) -> Parameter:

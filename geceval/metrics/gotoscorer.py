@@ -186,9 +186,10 @@ def gotoscorer(
 def cli_gotoscorer(args: Any) -> list[dict[str, Any]]:
     """Adapter for ``python -m geceval score gotoscorer``: every ``--hyp`` is one of the systems
     that set the weights (inputs as ``score errant``: text or ERRANT M2)."""
-    beta = 0.5 if getattr(args, "beta", None) is None else float(args.beta)
+    options = GoToScorer.of_args(args).options
+    beta = float(options["beta"])
     source = read_lines(args.source) if getattr(args, "source", None) else None
-    ref_set = build_reference_set(args.refs, source, align=getattr(args, "align", "errant") or "errant")
+    ref_set = build_reference_set(args.refs, source, align=options["align"])
     systems = []
     for hyp_path in args.hyp:
         hyp_path = os.fspath(hyp_path)
@@ -271,14 +272,7 @@ class GoToScorer(Metric):
             out.append(self._result(n_refs, res.f, {**fields, "beta": beta, "n_systems": len(systems)}))
         return out
 
-    def corpus_score(
-        self,
-        hypotheses: Sequence[Any],
-        references: Sequence[Any],
-        source: Sequence[str] | None = None,
-        *,
-        sentence: bool = False,
-    ) -> MetricScore:
+    def _corpus(self, hypotheses: list, references: list, source: list | None, sentence: bool) -> MetricScore:
         if sentence:
             raise GecInputError("gotoscorer offers no per-sentence scores")
         return self.systems_score([hypotheses], references, source)[0]

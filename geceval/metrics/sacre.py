@@ -302,14 +302,7 @@ class _Sacre(Metric):
     def _score(self, refs: list[list[str]], hyps: list[str], sentence: bool) -> SacreResult:
         """One sacrebleu metric's result (BLEU, chrF++ or TER: each subclass says which)."""
 
-    def corpus_score(
-        self,
-        hypotheses: Sequence[str],
-        references: Sequence[Any],
-        source: Sequence[str] | None = None,
-        *,
-        sentence: bool = False,
-    ) -> MetricScore:
+    def _corpus(self, hypotheses: list, references: list, source: list | None, sentence: bool) -> MetricScore:
         _quiet_sacrebleu()
         refs = [list(r) for r in references]
         res = self._score(refs, list(hypotheses), sentence)

@@ -103,8 +103,9 @@ def _row(hyp_path: str, metric: str, scores: list[float], beta: float, sentence:
 
 def cli_sentm2(args: Any) -> list[dict[str, Any]]:
     """Adapter for ``python -m geceval score sentm2``."""
-    gold = load_gold(args)
-    beta = 0.5 if getattr(args, "beta", None) is None else float(args.beta)
+    options = SentM2.of_args(args).options
+    gold = load_gold(args, options["align"])
+    beta = float(options["beta"])
     results = []
     for hyp_path, lines in hypotheses_for(args, gold):
         progress = StderrProgress(f"sentm2 {hyp_path}") if len(gold) >= 200 else no_progress
@@ -115,12 +116,13 @@ def cli_sentm2(args: Any) -> list[dict[str, Any]]:
 
 def cli_senterrant(args: Any) -> list[dict[str, Any]]:
     """Adapter for ``python -m geceval score senterrant`` (inputs as ``score errant``)."""
-    beta = 0.5 if getattr(args, "beta", None) is None else float(args.beta)
+    options = SentERRANT.of_args(args).options
+    beta = float(options["beta"])
     source = read_lines(args.source) if getattr(args, "source", None) else None
     ref_set = build_reference_set(
         args.refs,
         source,
-        align=getattr(args, "align", "errant") or "errant",
+        align=options["align"],
         progress=StderrProgress("senterrant: annotating references"),
     )
     results = []
@@ -157,14 +159,7 @@ class SentM2(Metric):
     model = ERRANT_MODEL
     file_adapter = cli_sentm2
 
-    def corpus_score(
-        self,
-        hypotheses: Sequence[Any],
-        references: Sequence[Any],
-        source: Sequence[str] | None = None,
-        *,
-        sentence: bool = False,
-    ) -> MetricScore:
+    def _corpus(self, hypotheses: list, references: list, source: list | None, sentence: bool) -> MetricScore:
         gold = m2_gold(references, source, align=self.options["align"])
         scores = sent_m2_scores(list(hypotheses), gold, beta=float(self.options["beta"]))
         return _averaged(self, scores, n_annotators(gold), sentence)
@@ -179,14 +174,7 @@ class SentERRANT(Metric):
     model = ERRANT_MODEL
     file_adapter = cli_senterrant
 
-    def corpus_score(
-        self,
-        hypotheses: Sequence[Any],
-        references: Sequence[Any],
-        source: Sequence[str] | None = None,
-        *,
-        sentence: bool = False,
-    ) -> MetricScore:
+    def _corpus(self, hypotheses: list, references: list, source: list | None, sentence: bool) -> MetricScore:
         ref_set = reference_set_of(references, source, align=self.options["align"])
         hyp = hypothesis_m2(ref_set, hypotheses)
         scores = sent_errant_scores(hyp, ref_set.m2, beta=float(self.options["beta"]))

@@ -63,3 +63,10 @@ def test_errant_smoke_gives_errants_own_m2_and_scores():
 def test_sent_m2_smoke_equals_m2scorer_sentence_by_sentence():
     out = run_bench("bench_sent_m2.py")
     assert "AMU" in out and "; same" in out
+
+
+def test_shared_task_smoke_gives_every_reference_tools_numbers():
+    out = run_bench("bench_shared_task.py")
+    assert "2 systems x 7 metrics" in out
+    assert out.count(": same") == 14 and "DIFFER" not in out
+    assert "every number equals its reference's" in out

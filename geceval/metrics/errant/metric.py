@@ -63,16 +63,7 @@ class ERRANT(Metric):
     model = ERRANT_MODEL
     file_adapter = cli_errant
 
-    def corpus_score(
-        self,
-        hypotheses: Sequence[Any],
-        references: Sequence[Any],
-        source: Sequence[str] | None = None,
-        *,
-        sentence: bool = False,
-    ) -> MetricScore:
+    def _corpus(self, hypotheses: list, references: list, source: list | None, sentence: bool) -> MetricScore:
         ref_set = reference_set_of(references, source, align=self.options["align"])
         res = errant_compare(hypothesis_m2(ref_set, hypotheses), ref_set.m2, beta=float(self.options["beta"]))
-        fields = res.as_dict(sentences=sentence)
-        score, sentences = fields.pop("score"), fields.pop("sentences", None)
-        return self._result(reference_count(ref_set.m2), score, fields, sentences)
+        return self._result_of_row(reference_count(ref_set.m2), res.as_dict(sentences=sentence))

@@ -141,7 +141,7 @@ def gleu2015_sentence_scores(
 def cli_gleu2015(args: Any) -> list[dict]:
     """``score gleu2015 [--lambda L]``: GLEU 2015 per hypothesis file (+ sentences)."""
     source, refs, _ = read_cli_inputs(args, "gleu2015")
-    lam = float(getattr(args, "lam", 0.0) or 0.0)
+    lam = float(GLEU2015.of_args(args).options["lam"])
     out: list[dict[str, Any]] = []
     for path in args.hyp:
         hyp = read_cli_hypothesis(args, path, source)
@@ -164,14 +164,7 @@ class GLEU2015(Metric):
     parameters = (Parameter("lam", 0.0, "gleu2015 penalty weight", flag="--lambda", label="lambda"),)
     file_adapter = cli_gleu2015
 
-    def corpus_score(
-        self,
-        hypotheses: Sequence[str],
-        references: Sequence[Any],
-        source: Sequence[str] | None = None,
-        *,
-        sentence: bool = False,
-    ) -> MetricScore:
+    def _corpus(self, hypotheses: list, references: list, source: list | None, sentence: bool) -> MetricScore:
         src, refs, hyp = gleu_inputs(self.name, source, references, hypotheses)
         lam = float(self.options["lam"])
         sentences = gleu2015_sentence_scores(src, refs, hyp, lam=lam) if sentence else None

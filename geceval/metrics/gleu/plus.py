@@ -403,14 +403,7 @@ class CharGLEU(Metric):
     tokenisation = "characters"
     file_adapter = cli_chargleu
 
-    def corpus_score(
-        self,
-        hypotheses: Sequence[str],
-        references: Sequence[Any],
-        source: Sequence[str] | None = None,
-        *,
-        sentence: bool = False,
-    ) -> MetricScore:
+    def _corpus(self, hypotheses: list, references: list, source: list | None, sentence: bool) -> MetricScore:
         src, refs, hyp = gleu_inputs(self.name, source, references, hypotheses)
         res = char_gleu(src, refs, hyp, sentence=sentence)
         fields = {"std": res.std, "ci": [res.ci[0], res.ci[1]]}

@@ -10,7 +10,6 @@ re-tokenises.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any, NamedTuple
 
 from geceval.errors import GecInputError
@@ -105,9 +104,9 @@ def variant_fields(
 
 def cli_gleu_variant(args: Any) -> list[dict[str, Any]]:
     """``score gleu --variant NAME``: GLEU per hypothesis file as that implementation computes it."""
-    name = getattr(args, "variant", None) or DEFAULT_VARIANT
+    options = GLEU.of_args(args).options
+    name, lam = options["variant"], float(options["lam"])
     source, refs, _ = read_cli_inputs(args, "gleu")
-    lam = float(getattr(args, "lam", 0.0) or 0.0)
     out: list[dict[str, Any]] = []
     for path in args.hyp:
         hyp = read_cli_hypothesis(args, path, source)
@@ -136,20 +135,12 @@ class GLEU(Metric):
     )
     file_adapter = cli_gleu_variant
 
-    def corpus_score(
-        self,
-        hypotheses: Sequence[str],
-        references: Sequence[Any],
-        source: Sequence[str] | None = None,
-        *,
-        sentence: bool = False,
-    ) -> MetricScore:
+    def _corpus(self, hypotheses: list, references: list, source: list | None, sentence: bool) -> MetricScore:
         src, refs, hyp = gleu_inputs(self.name, source, references, hypotheses)
         fields = variant_fields(
             self.options["variant"], src, refs, hyp, lam=float(self.options["lam"]), sentence=sentence
         )
-        score, sentences = fields.pop("score"), fields.pop("sentences", None)
-        return self._result(len(refs), score, fields, sentences)
+        return self._result_of_row(len(refs), fields)
 
 
 NAPOLES2015_TABLE2: dict[str, tuple[str, ...]] = {

@@ -3,7 +3,6 @@ I-measure XML, M2 or text references; fields as ``score imeasure`` prints them (
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -29,7 +28,7 @@ from geceval.progress import StderrProgress
 # ----------------------------------------------------------------------------- command line
 
 
-def _load_gold(args: Any) -> list[IGoldSentence]:
+def _load_gold(args: Any, align: str) -> list[IGoldSentence]:
     refs = list(args.refs)
     if len(refs) == 1:
         path = refs[0]
@@ -42,7 +41,7 @@ def _load_gold(args: Any) -> list[IGoldSentence]:
         raise GecInputError("text references need --source", path=refs[0])
     source_lines = read_lines(args.source)
     reference_lists = [read_lines(p) for p in refs]
-    m2 = references_to_m2(source_lines, reference_lists, align=getattr(args, "align", "errant"))
+    m2 = references_to_m2(source_lines, reference_lists, align=align)
     return gold_from_m2(m2)
 
 
@@ -69,12 +68,13 @@ def imeasure_fields(res: IMeasureResult, *, mix: bool, beta: float, sentence: bo
 
 def cli_imeasure(args: Any) -> list[dict[str, Any]]:
     """``score imeasure``: one result per hypothesis; rates in percent (the tool's scale)."""
-    gold = _load_gold(args)
+    options = IMeasure.of_args(args).options
+    gold = _load_gold(args, options["align"])
     if getattr(args, "source", None) and len(args.refs) == 1:
         n_src = len(read_lines(args.source))
         if n_src != len(gold):
             raise GecInputError(f"has {n_src} lines but the gold has {len(gold)} sentences", path=args.source)
-    beta = args.beta if getattr(args, "beta", None) is not None else 0.5
+    beta, mix = options["beta"], not options["nomix"]
     out = []
     for hyp_path in args.hyp:
         lines = read_lines(hyp_path, allow_empty=True)
@@ -85,13 +85,13 @@ def cli_imeasure(args: Any) -> list[dict[str, Any]]:
         res = imeasure(
             lines,
             gold,
-            mix=not getattr(args, "nomix", False),
+            mix=mix,
             beta=beta,
             progress=StderrProgress(f"imeasure {hyp_path}"),
         )
         fields = imeasure_fields(
             res,
-            mix=not getattr(args, "nomix", False),
+            mix=mix,
             beta=beta,
             sentence=bool(getattr(args, "sentence", False)),
         )
@@ -114,14 +114,11 @@ class IMeasure(Metric):
     model = ERRANT_MODEL
     file_adapter = cli_imeasure
 
-    def corpus_score(
-        self,
-        hypotheses: Sequence[str],
-        references: Sequence[Any],
-        source: Sequence[str] | None = None,
-        *,
-        sentence: bool = False,
-    ) -> MetricScore:
+    @classmethod
+    def gold_formats(cls) -> tuple[str, ...]:
+        return ("ixml", "m2", "text")
+
+    def _corpus(self, hypotheses: list, references: list, source: list | None, sentence: bool) -> MetricScore:
         refs = list(references)
         if refs and isinstance(refs[0], IGoldSentence):
             gold = refs
@@ -131,6 +128,4 @@ class IMeasure(Metric):
             gold, n_refs = gold_from_m2(m2), n_annotators(m2)
         mix, beta = not self.options["nomix"], float(self.options["beta"])
         res = imeasure(list(hypotheses), gold, mix=mix, beta=beta)
-        fields = imeasure_fields(res, mix=mix, beta=beta, sentence=sentence)
-        score, sentences = fields.pop("score"), fields.pop("sentences", None)
-        return self._result(n_refs, score, fields, sentences)
+        return self._result_of_row(n_refs, imeasure_fields(res, mix=mix, beta=beta, sentence=sentence))

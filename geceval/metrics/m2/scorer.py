@@ -303,7 +303,7 @@ def _is_m2_file(path: str) -> bool:
     return False
 
 
-def load_gold(args: Any) -> list[M2Sentence]:
+def load_gold(args: Any, align: str) -> list[M2Sentence]:
     refs = list(args.refs)
     if len(refs) == 1 and _is_m2_file(refs[0]):
         return read_m2(refs[0])
@@ -316,7 +316,7 @@ def load_gold(args: Any) -> list[M2Sentence]:
     for path, lines in zip(refs, reference_lists):
         if len(lines) != len(source_lines):
             raise GecInputError(f"has {len(lines)} lines but the source has {len(source_lines)}", path=path)
-    return references_to_m2(source_lines, reference_lists, align=getattr(args, "align", "errant"))
+    return references_to_m2(source_lines, reference_lists, align=align)
 
 
 def hypotheses_for(args: Any, gold: Sequence[M2Sentence]) -> Iterator[tuple[str, list[str]]]:
@@ -337,8 +337,9 @@ def m2_fields(res: M2Result, beta: float) -> dict[str, Any]:
 
 def cli_m2(args: Any) -> list[dict[str, Any]]:
     """Adapter for ``python -m geceval score m2``."""
-    gold = load_gold(args)
-    beta = 0.5 if getattr(args, "beta", None) is None else float(args.beta)
+    options = M2.of_args(args).options
+    gold = load_gold(args, options["align"])
+    beta = float(options["beta"])
     want_sentences = bool(getattr(args, "sentence", False))
     results = []
     for hyp_path, lines in hypotheses_for(args, gold):
@@ -386,14 +387,7 @@ class M2(Metric):
     model = ERRANT_MODEL
     file_adapter = cli_m2
 
-    def corpus_score(
-        self,
-        hypotheses: Sequence[str],
-        references: Sequence[Any],
-        source: Sequence[str] | None = None,
-        *,
-        sentence: bool = False,
-    ) -> MetricScore:
+    def _corpus(self, hypotheses: list, references: list, source: list | None, sentence: bool) -> MetricScore:
         gold = m2_gold(references, source, align=self.options["align"])
         beta = float(self.options["beta"])
         res = m2_score(list(hypotheses), gold, beta=beta, sentence=sentence)

@@ -51,9 +51,10 @@ from geceval.formats.text import read_lines, read_text
 from geceval.metrics.gleu.plus import gleu_human_bound
 from geceval.metrics.m2.scorer import m2_score
 from geceval.papers.napoles2015 import table1
+from geceval.papers.napoles2015_table3 import metric_scores, table3
 from ranking.analysis import services
 from ranking.analysis.models import RunInput, RunStatus
-from ranking.analysis.reproduce_reasons import NAPOLES2015_TABLE1_TRIED
+from ranking.analysis.reproduce_reasons import NAPOLES2015_TABLE1_TRIED, napoles2015_table3_reason
 from ranking.judgment_import import judgments_importer
 from ranking.models import Campaign, CampaignOrigin, CampaignStatus
 from ranking.protocols.relative import RELATIVE_RANKING
@@ -202,6 +203,11 @@ def _ranking_rows(study: str, run, reference, clusters_ref, unstable=frozenset()
 
 
 def study_gec_ranking(data: Path, *, runs: int, seed: int) -> list[Row]:
+    return _gec_ranking(data, runs=runs, seed=seed)[0]
+
+
+def _gec_ranking(data: Path, *, runs: int, seed: int) -> tuple[list[Row], dict[str, float]]:
+    """The gec-ranking study's rows and its TrueSkill mu per system (Napoles 2015 Table 3's human scores)."""
     path = _need(data / "gec-ranking" / "data" / "all_judgments.xml")
     user, project = _project("gec-ranking")
     report = _import_rankings(project, "gec-ranking", path=path, fmt="appraise-xml", exclude=["non-native"])
@@ -212,7 +218,8 @@ def study_gec_ranking(data: Path, *, runs: int, seed: int) -> list[Row]:
     rows += _ranking_rows(
         "gec-ranking", run, GEC_RANKING, GEC_RANKING_CLUSTERS, UNSTABLE_BOUNDARIES["gec-ranking"]
     )
-    return rows + napoles2015_table2_rows({r.name: r.mu for r in run.rank_results.all()})
+    mu = {r.name: r.mu for r in run.rank_results.all()}
+    return rows + napoles2015_table2_rows(mu), mu
 
 
 def napoles2015_table2_rows(mu: dict[str, float]) -> list[Row]:
@@ -231,8 +238,8 @@ def napoles2015_table2_rows(mu: dict[str, float]) -> list[Row]:
 
 
 def study_napoles2015(data: Path, *, runs: int, seed: int) -> list[Row]:
-    """Napoles et al. 2015: Table 2 (the gec-ranking study and the printed order) and Table 1."""
-    rows = study_gec_ranking(data, runs=runs, seed=seed)
+    """Napoles et al. 2015: Table 2 (the gec-ranking study and the printed order), Table 1 and Table 3."""
+    rows, mu = _gec_ranking(data, runs=runs, seed=seed)
     _need(data.joinpath("gec-ranking", "data", "all_judgments.xml"))
     for cell in table1(data, runs=runs, seed=seed):
         a, b = cell.judges
@@ -245,6 +252,31 @@ def study_napoles2015(data: Path, *, runs: int, seed: int) -> list[Row]:
                 Row("napoles2015", f"Table 1 judges {a} and {b} {measure}", f"{ours:.3f}", f"{published:.2f}",
                     f"{ours - published:+.3f}", ok, "" if ok else NAPOLES2015_TABLE1_TRIED)
             )  # fmt: skip
+    return rows + napoles2015_table3_rows(data, mu)
+
+
+def napoles2015_table3_rows(data: Path, mu: dict[str, float]) -> list[Row]:
+    """Table 3: each metric's system scores against the Table 2 run's TrueSkill mu (13 systems, the
+    reference left out; ``src`` is the source, INPUT), tolerance half a unit of the printed third
+    decimal; and, shown, the rho of Table 2's printed columns (the evidence the reasons cite)."""
+    human = {("INPUT" if name == "src" else name): m for name, m in mu.items() if name != "refmix1"}
+    rows = []
+    for cell in table3(human, metric_scores(data)):
+        for measure, ours, published in (
+            ("r", cell.r, cell.published[0]),
+            ("rho", cell.rho, cell.published[1]),
+        ):
+            ok = abs(ours - published) <= 0.0005 + 1e-12
+            rows.append(
+                Row("napoles2015", f"Table 3 {cell.metric} {measure}", f"{ours:.3f}", f"{published:.3f}",
+                    f"{ours - published:+.3f}", ok, "" if ok else napoles2015_table3_reason(cell.metric, measure))
+            )  # fmt: skip
+        rows.append(
+            Row("napoles2015", f"Table 3 {cell.metric} rho of Table 2's printed orders",
+                f"{cell.printed_rho:.3f}", f"{cell.published[1]:.3f}", f"{cell.printed_rho - cell.published[1]:+.3f}",
+                True, "shown not checked: Spearman's rho of Table 2's printed column of the metric against its "
+                "printed human column (no scores needed)")
+        )  # fmt: skip
     return rows
 
 

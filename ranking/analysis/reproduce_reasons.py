@@ -66,9 +66,15 @@ GMEG_KNOWN: dict[tuple[str, str, str, str], tuple[str, str]] = {
         "do (this row used to blame -nomix). Tried: the reference ieval.py -nomix on FCE test AMU and "
         "Transformer with our gold gives I -0.18 and 9.20 against ours -0.19 and 9.33 (alignment ties "
         "move 1-2 counts), far too little to move r by 0.08; Source correlated and ERRANT as a category "
-        "mean (issue 42) do not touch it (0.902 before, 0.900 after). Open: the paper does not say how it "
-        "turned the plain-text references into I-measure's gold (ours: ERRANT alignment of ref0..3 to the "
-        "source, then m2_to_ixml)",
+        "mean (issue 42) do not touch it (0.902 before, 0.900 after). Which I-measure figure (the paper says "
+        "'I-measure calculates the weighted accuracy of correction and detection', section 2, and names "
+        "no figure): on the same 681 systems (seed 0) correction I gives r 0.900 / rho 0.886, correction "
+        "WAcc 0.797 / 0.783, detection I 0.921 / 0.895, detection WAcc 0.946 / 0.900, correction accuracy "
+        "0.946 / 0.918, correction precision 0.734 / 0.794 against the paper's 0.819 / 0.839: none puts "
+        "both within 0.05 (WAcc brings r within, rho out), so the correction I stays (the figure the tool "
+        "and Felice and Briscoe call I-measure) and nothing was chosen on FCE. Open: the paper does not "
+        "say how it turned the plain-text references into I-measure's gold (ours: ERRANT alignment of "
+        "ref0..3 to the source, then m2_to_ixml)",
     ),
     ("8", "fce", "ERRANT0.2", "rho"): (
         "metric version",
@@ -187,6 +193,79 @@ NAPOLES2015_TABLE1_TRIED = (
     "non-native as a judge (0.605-0.689); 100 instead of 1000 runs (2 v 3: 0.511)"
 )
 
+NAPOLES2015_PRINTED_ORDERS = (
+    "Table 3's rho are Spearman's rho of Table 2's printed columns: the printed human column against the "
+    "printed GLEU0, M2, GLEU0.1 and I-measure columns gives 0.555, 0.429, 0.412 and -0.005, each the "
+    "printed rho to the third decimal (geceval.papers.napoles2015_table3.printed_order_rho); so a rho "
+    "cell is off exactly where the release gives other orders than the printed ones. The human order "
+    "does: TrueSkill on gec-ranking's all_judgments.xml (ours, and wmt-trueskill's on the same file, "
+    "REFERENCE_FIGURES.md) puts CUUI 7th (printed 4th), the source 4th (5th), POST 9th (6th), IITB 6th "
+    "(9th), the rows 'Table 2 human rank' of this command"
+)
+NAPOLES2015_TABLE3_R_TRIED = (
+    "the paper prints neither the human scores nor the metric scores, only Table 2's orders, and those "
+    "orders differ from the release's (see the rho cells), so r cannot be checked from the release. "
+    "Tried: Pearson of our metric scores against our TrueSkill mu (this cell), against wmt-trueskill's mu "
+    "on the same file (REFERENCE_FIGURES.md; GLEU0 0.408, M2 0.194, GLEU0.1 0.440, I-measure 0.034, BLEU "
+    "-0.005), against the printed human ranks (0.383, 0.413, 0.447, -0.159, -0.193), and the printed "
+    "metric ranks against our mu (0.545, 0.223, 0.416, 0.119, -0.025); none gives the printed r of all "
+    "five (0.542, 0.358, 0.200, -0.051, -0.125)"
+)
+NAPOLES2015_TABLE3: dict[tuple[str, str], tuple[str, str, str]] = {
+    ("M2", "rho"): (
+        EXPLAINED,
+        "printed orders differ from the release's",
+        NAPOLES2015_PRINTED_ORDERS + ". The M2 order too: ours is F0.5 on the official two-annotator gold, "
+        "equal to the official CoNLL-14 scores (gecmetrics' m2score.txt.gz, pinned by reproduce "
+        "conll14-metrics: CAMB 0.3733 above CUUI 0.3679, then AMU, POST, NTHU, RAC, UMC, PKU), while "
+        "the printed column has CUUI first and UMC 5th, NTHU 6th, PKU 7th, RAC 8th, an order no released "
+        "gold gives here. Our M2 order against the printed human column gives rho 0.522, the printed M2 "
+        "column against our human order 0.115",
+    ),
+    ("GLEU0.1", "rho"): (
+        EXPLAINED,
+        "printed orders differ from the release's",
+        NAPOLES2015_PRINTED_ORDERS + ". The GLEU0.1 order too: the 2015 script (gec-ranking's "
+        "scripts/original_gleu, our gleu2015 with denominator='acl2015', whose GLEU0 gives the printed "
+        "rho 0.555) at lambda 0.1 puts the source 5th, the printed column last (13th): lambda 0.1 takes "
+        "a tenth of the source-only n-grams off the numerator, which every system that leaves most of the "
+        "text unchanged keeps as well. Our GLEU0.1 order against the printed human column gives 0.593, "
+        "the printed GLEU0.1 column against our human order 0.374",
+    ),
+    ("I-measure", "rho"): (
+        EXPLAINED,
+        "printed orders differ from the release's",
+        NAPOLES2015_PRINTED_ORDERS + ". The I-measure order too: ours (I, -nomix, gold converted from the "
+        "official M2) has the order of gecmetrics' imeasure.txt.gz (Chollampatt and Ng 2018's I-measure "
+        "of the same 13 outputs: UFC, source, IITB, SJTU, PKU, IPN, AMU, CUUI, UMC, CAMB, NTHU, POST, RAC; "
+        "their values x100 within 0.05 of ours), the printed column has CUUI 5th, IPN 9th, CAMB 12th. Our "
+        "I-measure order against the printed human column gives -0.192, the printed column against our "
+        "human order 0.181",
+    ),
+    ("BLEU", "rho"): (
+        UNEXPLAINED_KIND,
+        "unexplained",
+        "unlike the other four metrics, Table 2's printed BLEU and human columns give -0.187, not the "
+        "printed -0.225; tried: a tie between two adjacent systems of either printed column, any two such "
+        "ties, one swap of adjacent systems in either column (none gives -0.225); ours is sacrebleu 2.6.0 "
+        "corpus BLEU with its defaults against the two official references (the paper names no "
+        "implementation), whose order differs from the printed one (ours: UFC, source, IITB, SJTU, IPN, "
+        "PKU, UMC, AMU, CUUI, RAC, NTHU, POST, CAMB); not tried: multi-bleu.perl, NLTK's BLEU",
+    ),
+}
+for _metric in ("GLEU0", "M2", "GLEU0.1", "I-measure", "BLEU"):
+    NAPOLES2015_TABLE3[(_metric, "r")] = (UNEXPLAINED_KIND, "unexplained", NAPOLES2015_TABLE3_R_TRIED)
+"""(metric, measure) -> (kind, label, reason or what was tried) for Table 3 cells off."""
+
+
+def napoles2015_table3_reason(metric: str, measure: str) -> str:
+    """The note of a Table 3 cell outside tolerance: ``explained: ...`` or ``unexplained; ...`` (a cell
+    with no entry is ``unexplained`` with nothing tried, and fails)."""
+    kind, label, text = NAPOLES2015_TABLE3.get(
+        (metric, measure), (UNEXPLAINED_KIND, "unexplained", "no reason recorded")
+    )
+    return f"{kind}: {label}: {text}" if kind == EXPLAINED else f"unexplained; {text}"
+
 
 def all_reasons() -> list[Reason]:
     """Every entry above as a :class:`Reason`, in the order of the doc."""
@@ -197,6 +276,8 @@ def all_reasons() -> list[Reason]:
     out.append(Reason("gmeg", "7", "*", EXPLAINED, "ratings not public", GMEG_ONLY_MEANS))
     out.append(Reason("gmeg", "6", "yahoo * % unchanged", EXPLAINED, "texts withheld", GMEG_WITHHELD_TEXTS))
     out.append(Reason("napoles2015", "1", "*", UNEXPLAINED_KIND, "unexplained", NAPOLES2015_TABLE1_TRIED))
+    for (metric, measure), (kind, label, text) in NAPOLES2015_TABLE3.items():
+        out.append(Reason("napoles2015", "3", f"{metric} {measure}", kind, label, text))
     out.append(Reason("sakaguchi2016", "4", "* (without --skip-merged)", EXPLAINED, "merged sentences",
                       SAKAGUCHI_MERGED_TABLE4))  # fmt: skip
     for metric, text in SAKAGUCHI_TABLE6_TRIED.items():

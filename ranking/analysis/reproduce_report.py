@@ -127,9 +127,10 @@ def cell_of(row: Any) -> Cell:
     if kind == "Row":  # reproduce.Row: gec-ranking, jfleg, conll14-metrics, napoles2015
         shown = "shown not checked" in row.note
         unexplained = row.note.startswith("unexplained")
+        explained = row.note.startswith("explained")
         table, what = _table_of(row.what)
         return Cell(row.study, table, "", what, "", "", _value(row.reference), _value(row.ours), None,
-                    "shown" if shown else _status(row.ok, False, unexplained), row.note)  # fmt: skip
+                    "shown" if shown else _status(row.ok, explained, unexplained), row.note)  # fmt: skip
     raise TypeError(f"not a reproduce row: {kind}")
 
 

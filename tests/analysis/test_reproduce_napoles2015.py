@@ -1,4 +1,4 @@
-"""``manage.py reproduce napoles2015``: Table 1 (judges' correlations) beside Table 2's study (issue 42)."""
+"""``manage.py reproduce napoles2015``: Tables 1 (judges' correlations) and 3 (metrics) beside Table 2's study (issue 42)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,6 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from geceval.papers.napoles2015 import PUBLISHED, table1
-from ranking.analysis import reproduce
 from tests.shared_data import shared_path
 
 
@@ -26,19 +25,38 @@ def test_table1_per_judge_trueskill_correlations_are_measured_and_unexplained():
 
 
 @pytest.mark.shared
-def test_reproduce_napoles2015_prints_table1_json_and_fails_on_the_unexplained_cells(capsys, monkeypatch):
-    # Table 2's part is the gec-ranking study, tested on its own (test_commands.py); left out here
-    monkeypatch.setattr(reproduce, "study_gec_ranking", lambda data, runs, seed: [])
-    with pytest.raises(CommandError, match=r"napoles2015 table 1 judges 2 and 3 r"):
-        call_command("reproduce", "napoles2015", "--data", str(_root()), "--runs", "100", "--json")
+@pytest.mark.slow
+@pytest.mark.django_db
+def test_reproduce_napoles2015_prints_tables_1_to_3_json_and_fails_on_the_unexplained_cells(capsys):
+    with pytest.raises(CommandError, match=r"napoles2015 table 1 judges 1 and 2 r"):
+        call_command("reproduce", "napoles2015", "--data", str(_root()), "--json")
     rows = json.loads(capsys.readouterr().out)
-    assert [(r["table"], r["row"]) for r in rows][:2] == [
-        ("1", "judges 1 and 2 r"),
-        ("1", "judges 1 and 2 rho"),
-    ]
-    worst = next(r for r in rows if r["row"] == "judges 2 and 3 r")
-    assert (worst["ours"], worst["published"], worst["status"]) == (0.511, 0.81, "unexplained")
+    table1 = [r for r in rows if r["table"] == "1"]
+    assert [r["row"] for r in table1][:2] == ["judges 1 and 2 r", "judges 1 and 2 rho"]
+    worst = next(r for r in table1 if r["row"] == "judges 2 and 3 r")
+    assert (worst["ours"], worst["published"], worst["status"]) == (0.517, 0.81, "unexplained")
     assert "Expected Wins instead of TrueSkill" in worst["reason"]
+    # Table 3: every printed cell, ours from the command's own Table 2 TrueSkill run (1000 runs)
+    table3 = {r["row"]: r for r in rows if r["table"] == "3"}
+    checked = {k: (v["ours"], v["published"], v["status"]) for k, v in table3.items() if "printed" not in k}
+    assert checked == {
+        "GLEU0 r": (0.408, 0.542, "unexplained"),
+        "GLEU0 rho": (0.555, 0.555, "ok"),
+        "M2 r": (0.195, 0.358, "unexplained"),
+        "M2 rho": (0.214, 0.429, "explained"),
+        "GLEU0.1 r": (0.441, 0.2, "unexplained"),
+        "GLEU0.1 rho": (0.593, 0.412, "explained"),
+        "I-measure r": (0.033, -0.051, "unexplained"),
+        "I-measure rho": (0.071, -0.005, "explained"),
+        "BLEU r": (-0.005, -0.125, "unexplained"),
+        "BLEU rho": (-0.027, -0.225, "unexplained"),
+    }
+    assert table3["M2 rho"]["reason"].startswith("explained: printed orders differ from the release's: ")
+    assert "m2score.txt.gz" in table3["M2 rho"]["reason"]
+    assert "none gives the printed r" in table3["BLEU r"]["reason"]
+    printed = {k: (v["ours"], v["status"]) for k, v in table3.items() if "printed" in k}
+    assert printed["M2 rho of Table 2's printed orders"] == (0.429, "shown")
+    assert printed["BLEU rho of Table 2's printed orders"] == (-0.187, "shown")
 
 
 def test_reproduce_napoles2015_refuses_skip_merged(tmp_path):

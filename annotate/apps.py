@@ -6,6 +6,11 @@ class AnnotateConfig(AppConfig):
     verbose_name = "Corpora and rewrites"
 
     def ready(self) -> None:
+        from django.conf import settings
+
+        from geceval import cache
+
+        cache.configure(settings.GECEVAL_CACHE)  # one cache per deployment (issue 43)
         # Registers the tasks under their names in every process (web, worker, commands): services send
         # them by name (annotate.tasking), and eager mode looks the name up. Imported here because task
         # modules import models, which exist only once the app registry is ready.

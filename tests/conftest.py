@@ -111,6 +111,20 @@ def _media_root(settings, tmp_path_factory):
 
 
 @pytest.fixture(autouse=True)
+def _geceval_cache(monkeypatch, tmp_path_factory):
+    """geceval's disk cache (issue 43) goes to a fresh temporary folder per test, never ~/.cache: a
+    test computes what it checks unless it fills the cache itself. The environment variable is for
+    the commands a test starts; ``configure`` for this process, which the app configured at start."""
+    from geceval import cache
+
+    folder = tmp_path_factory.mktemp("geceval-cache")
+    monkeypatch.setenv("GECEVAL_CACHE", str(folder))
+    cache.configure(folder)
+    yield folder
+    cache.configure(None)
+
+
+@pytest.fixture(autouse=True)
 def _eager_celery(settings):
     """Tasks run in-process unless a test asks for the real worker (``celery_worker``)."""
     from config.celery import app

@@ -16,6 +16,7 @@ import sys
 from typing import Any
 
 import geceval
+from geceval import cache
 from geceval.errors import GecInputError
 from geceval.formats.inputs import read_input
 from geceval.formats.ixml import read_ixml
@@ -61,6 +62,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
             )
     parser.add_argument("--sentence", action="store_true", help="add per-sentence scores")
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    parser.add_argument(
+        "--no-cache", action="store_true", help="neither read nor write the cache in $GECEVAL_CACHE"
+    )
 
 
 def refuse_unread(args: argparse.Namespace) -> None:
@@ -102,6 +106,8 @@ def run(args: argparse.Namespace) -> int:
     if args.variant is not None and args.metric != "gleu":
         raise GecInputError("--variant applies to gleu only")
     refuse_unread(args)
+    if args.no_cache:
+        cache.configure(enabled=False)
     metric = metric_of(args)
     results = metric.score_files(refs=args.refs, hyps=args.hyp, source=args.source, sentence=args.sentence)
     signature = str(metric.signature(reference_count(list(args.refs))))

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import os
 import sys
 import tempfile
@@ -108,6 +109,7 @@ def main() -> int:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--smoke", action="store_true")
     args = parser.parse_args()
+    logging.getLogger("sacrebleu").setLevel(logging.ERROR)  # as its command's -q; ours is quiet too
     trg = args.data / "gecmetrics" / "data" / "conll14st-test" / "refs"
     refs = [trg / "conll14st-test.tok.trg0", trg / "conll14st-test.tok.trg1"]
     folder = args.data / "grammatical-evaluation" / "data" / "original" / "official_submissions"

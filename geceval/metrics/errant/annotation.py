@@ -126,10 +126,11 @@ def _docs_to_bytes(docs: Sequence[Any]) -> bytes:
 
 def _docs_from_bytes(data: bytes, keys: Sequence[str]) -> list[Any] | None:
     """The docs of ``keys`` from a cached DocBin, or None when it does not decode to them."""
+    vocab = get_annotator().nlp.vocab  # first: without the [errant] extra, the error names errant
     from spacy.tokens import DocBin  # lazy: spaCy is the optional [errant] extra
 
     try:
-        docs = list(DocBin().from_bytes(data).get_docs(get_annotator().nlp.vocab))
+        docs = list(DocBin().from_bytes(data).get_docs(vocab))
     except (ValueError, KeyError, TypeError) as exc:  # msgpack/zlib errors are ValueErrors
         disk.log.warning("cached parses do not decode (%s)", exc)
         return None
@@ -163,9 +164,9 @@ def _parse_from_disk(unique: list[str], missing: list[str], progress: ProgressFn
 
 
 def _parse(missing: list[str], progress: ProgressFn) -> dict[str, Any]:
+    nlp = get_annotator().nlp  # first: without the [errant] extra, the error names errant
     from spacy.tokens import Doc  # lazy: spaCy is the optional [errant] extra, slow to import
 
-    nlp = get_annotator().nlp
     found: dict[str, Any] = {}
     total = len(missing)
     progress(0, total)

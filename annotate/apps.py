@@ -1,5 +1,7 @@
 from django.apps import AppConfig
 
+from geceval import cache
+
 
 class AnnotateConfig(AppConfig):
     name = "annotate"
@@ -7,8 +9,6 @@ class AnnotateConfig(AppConfig):
 
     def ready(self) -> None:
         from django.conf import settings
-
-        from geceval import cache
 
         cache.configure(settings.GECEVAL_CACHE)  # one cache per deployment (issue 43)
         # Registers the tasks under their names in every process (web, worker, commands): services send

@@ -1,11 +1,16 @@
 from django.apps import AppConfig
 
+from geceval import cache
+
 
 class AnnotateConfig(AppConfig):
     name = "annotate"
     verbose_name = "Corpora and rewrites"
 
     def ready(self) -> None:
+        from django.conf import settings
+
+        cache.configure(settings.GECEVAL_CACHE)  # one cache per deployment (issue 43)
         # Registers the tasks under their names in every process (web, worker, commands): services send
         # them by name (annotate.tasking), and eager mode looks the name up. Imported here because task
         # modules import models, which exist only once the app registry is ready.

@@ -161,6 +161,9 @@ USE_TZ = True
 # Uploads kept between two requests (the judgment import's preview): file storage, never the session.
 # Not served: nothing under it is public. docker-compose.yml mounts a volume here.
 MEDIA_ROOT = Path(os.environ.get("MEDIA_ROOT", "").strip() or BASE_DIR / "media")
+# geceval's content-addressed cache of spaCy parses, ERRANT edits and ensemble features (issue 43):
+# one folder per deployment, shared by web and worker processes (its entries are written atomically).
+GECEVAL_CACHE = os.environ.get("GECEVAL_CACHE", "").strip() or str(Path.home() / ".cache" / "geceval")
 STATIC_URL = "static/"
 STATIC_ROOT = BASE_DIR / "staticfiles"
 STATICFILES_DIRS = [BASE_DIR / "static"]

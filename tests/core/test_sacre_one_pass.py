@@ -1,0 +1,74 @@
+"""BLEU, chrF++ and TER in one pass (issue 43): the corpus score, the sentence scores and chrF's
+precision and recall come from one extraction of sacrebleu's statistics, against references
+preprocessed once for every system; every number equals what sacrebleu's own public API gives."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from sacrebleu.metrics import BLEU, CHRF, TER
+
+from geceval.formats.text import read_lines
+from geceval.metrics import sacre
+from tests.shared_data import shared_path
+
+FIX = Path(__file__).parent / "fixtures" / "gleu"
+
+
+def _fixture() -> tuple[list[list[str]], list[str]]:
+    return [read_lines(FIX / "ref0.txt"), read_lines(FIX / "ref1.txt")], read_lines(FIX / "hyp.txt")
+
+
+def _check_against_sacrebleu(refs: list[list[str]], hyp: list[str]) -> None:
+    """Ours with sentence scores against sacrebleu's corpus_score and sentence_score, equal to the bit."""
+
+    def per_sentence(metric, i: int) -> float:
+        return metric.sentence_score(hyp[i], [r[i] for r in refs]).score
+
+    b = sacre.bleu(refs, hyp, sentence=True)
+    assert b.score == BLEU(force=True).corpus_score(hyp, refs).score
+    sentence_bleu = BLEU(force=True, effective_order=True)
+    assert b.sentence_scores == [per_sentence(sentence_bleu, i) for i in range(len(hyp))]
+
+    c = sacre.chrf(refs, hyp, sentence=True)
+    reference_chrf = CHRF(word_order=2)
+    assert c.score == reference_chrf.corpus_score(hyp, refs).score
+    assert c.sentence_scores == [per_sentence(reference_chrf, i) for i in range(len(hyp))]
+    assert c.signature == str(reference_chrf.get_signature())
+
+    for case_sensitive in (False, True):
+        t = sacre.ter(refs, hyp, case_sensitive=case_sensitive, sentence=True)
+        reference_ter = TER(case_sensitive=case_sensitive)
+        assert t.score == reference_ter.corpus_score(hyp, refs).score
+        assert t.num_edits == reference_ter.corpus_score(hyp, refs).num_edits
+        assert t.sentence_scores == [per_sentence(reference_ter, i) for i in range(len(hyp))]
+        assert t.signature == str(reference_ter.get_signature())
+
+
+def test_one_pass_equals_sacrebleus_corpus_and_sentence_scores_on_the_fixture() -> None:
+    _check_against_sacrebleu(*_fixture())
+
+
+def test_references_are_prepared_once_for_every_system_scored_against_them() -> None:
+    refs, hyp = _fixture()
+    sacre._prepared.cache_clear()
+    first = sacre.bleu(refs, hyp)
+    other = [line.upper() for line in hyp]  # another system
+    second = sacre.bleu(refs, other)
+    info = sacre._prepared.cache_info()
+    assert (info.misses, info.hits) == (1, 1)
+    assert second.score == BLEU(force=True).corpus_score(other, refs).score
+    assert first.score != second.score
+    # other references or other options are prepared anew, never mixed up
+    assert sacre.bleu([refs[0]], hyp).score == BLEU(force=True).corpus_score(hyp, [refs[0]]).score
+    assert sacre.ter(refs, hyp).score == TER().corpus_score(hyp, refs).score
+    assert sacre._prepared.cache_info().misses == 3
+
+
+@pytest.mark.shared
+def test_one_pass_equals_sacrebleu_on_conll14_systems() -> None:
+    trg = shared_path("gecmetrics", "data", "conll14st-test", "refs")
+    refs = [read_lines(trg / "conll14st-test.tok.trg0"), read_lines(trg / "conll14st-test.tok.trg1")]
+    systems = shared_path("grammatical-evaluation", "data", "original", "official_submissions")
+    _check_against_sacrebleu(refs, read_lines(systems / "AMU", allow_empty=True))

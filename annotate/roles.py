@@ -7,11 +7,12 @@ queues in ``annotate.rewrites.selectors``)."""
 from __future__ import annotations
 
 from django.contrib.auth import get_user_model
-from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.contrib.auth.models import AbstractBaseUser, AnonymousUser, Group
 from django.core.exceptions import ValidationError
-from django.db.models import F
+from django.db import connection
 
 from annotate.models import ProjectRole, Role
+from annotate.sql_rows import columns, joined_rows
 
 ResearchUser = AbstractBaseUser | AnonymousUser
 
@@ -32,20 +33,43 @@ def _roles_keep(user: AbstractBaseUser, names: set[str]) -> None:
     user._gec_roles = names
 
 
+_USER_WITH_ROLES_SQL: str | None = None
+
+
+def _user_with_roles_sql() -> str:
+    """One portable statement: the user's row once per group (or once, with NULL, without one)."""
+    global _USER_WITH_ROLES_SQL
+    if _USER_WITH_ROLES_SQL is None:
+        User = get_user_model()
+        through = User.groups.through._meta
+        user_col = through.get_field("user").column
+        group_col = through.get_field("group").column
+        q = connection.ops.quote_name
+        (u,) = columns((User, "u"))
+        _USER_WITH_ROLES_SQL = (
+            f"SELECT {u.select}, g.{q(Group._meta.get_field('name').column)} "
+            f"FROM {q(User._meta.db_table)} u "
+            f"LEFT OUTER JOIN {q(through.db_table)} ug ON ug.{q(user_col)} = u.{q(User._meta.pk.column)} "
+            f"LEFT OUTER JOIN {q(Group._meta.db_table)} g ON g.{q(Group._meta.pk.column)} = ug.{q(group_col)} "
+            f"WHERE u.{q(User._meta.pk.column)} = %s"
+        )
+    return _USER_WITH_ROLES_SQL
+
+
 def user_with_roles(pk: object) -> AbstractBaseUser | None:
     """The user ``pk`` (None if there is none) with their role names, read in one query: what every
     logged-in request needs (the authentication backend's ``get_user``), instead of a user query and
-    a roles query (the groups joined: one row per group, or one without a group)."""
+    a roles query, each built by the ORM (about 1 ms of the web process's CPU per request)."""
     User = get_user_model()
     try:
         pk = User._meta.pk.to_python(pk)
     except ValidationError:
         return None
-    rows = list(User.objects.filter(pk=pk).annotate(role=F("groups__name")))  # a row per group, or one
+    rows = joined_rows(columns((User, "u")), _user_with_roles_sql(), [pk])
     if not rows:
         return None
-    user = rows[0]
-    _roles_keep(user, {row.role for row in rows if row.role is not None})
+    user = rows[0][0]
+    _roles_keep(user, {role for _, role in rows if role is not None})
     return user
 
 

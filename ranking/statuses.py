@@ -53,7 +53,7 @@ it never counts as the worker's evidence (traps, repeats, flat scoring, speed, q
 JUDGMENT_NOT_EVIDENCE = Q(assignment__status=AssignmentStatus.DROPPED) | Q(
     assignment__hold_reason__in=[r.value for r in IDENTITY_HOLDS]
 )
-"""``NOT_EVIDENCE`` as a filter on ``ScreenJudgment``."""
+"""``NOT_EVIDENCE`` as a filter on ``ScreenJudgment`` (``ranking.work.reads`` has its SQL twin)."""
 
 
 HOLD_REASON_VALID = (

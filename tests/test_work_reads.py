@@ -1,8 +1,7 @@
-"""The crowd's hot-path reads (ranking/work/reads.py, one query each) against the queries the rest of
-the product asks the same question with, on a campaign with hidden traps and repeats that workers
-have judged part of: the same rows, the same instances, the same evidence; and the workers' API body
-built as plain data equal to what its serializer renders. (The plain-SQL reads and writes these once
-twinned, annotate.sql_rows and ranking.work.writes, are retired: issue 38.)"""
+"""The crowd's hot path in plain SQL (ranking/work/reads.py) against the ORM queries it replaced, on a
+campaign with hidden traps and repeats that workers have judged part of: the same rows, the same
+instances (every field, converters applied), the same evidence; and the workers' API body built as
+plain data equal to what its serializer renders."""
 
 from __future__ import annotations
 
@@ -12,6 +11,7 @@ from django.db.models import Count, Exists, OuterRef, Q
 from django.utils import timezone
 
 from annotate.roles import user_roles, user_with_roles
+from annotate.sql_rows import row
 from ranking.models import (
     LIVE_STATUSES,
     Assignment,
@@ -21,6 +21,7 @@ from ranking.models import (
     Rating,
     Screen,
     ScreenJudgment,
+    WorkerRecord,
 )
 from ranking.services import assignment_request, campaign_create
 from ranking.statuses import IDENTITY_HOLDS, JUDGMENT_NOT_EVIDENCE
@@ -40,6 +41,7 @@ from ranking.work.reads import (
     worker_ratings,
     worker_trap_verdicts,
 )
+from ranking.work.writes import row_update
 from tests.factories import trap_world
 from tests.judging import do_hit, honest_prws
 
@@ -257,15 +259,42 @@ def test_the_user_comes_with_their_roles_in_one_query(judged, django_assert_num_
     assert user_with_roles(10**9) is None and user_with_roles("not a number") is None
 
 
-def test_the_lease_renewal_never_shortens_the_lease(judged):
+def test_the_lease_renewal_and_the_locked_row(judged):
     campaign, _workers, half = judged
-    locked = Assignment.objects.get(pk=half.pk)
+    locked = row(Assignment, pk=half.pk, for_update=True)
+    assert fields(locked) == fields(Assignment.objects.get(pk=half.pk))
+    assert row(Assignment, pk=10**9) is None
+    first = row(Assignment, worker_id=half.worker_id, status=half.status, first_by="pk")
+    orm = Assignment.objects.filter(worker_id=half.worker_id, status=half.status).order_by("pk").first()
+    assert fields(first) == fields(orm)
     later = half.started + timezone.timedelta(minutes=5)
     expires = assignment_lease_extend(assignment=half, campaign=campaign, now=later)
     assert expires > later and Assignment.objects.get(pk=half.pk).expires == expires
     locked.expires = half.expires - timezone.timedelta(minutes=1)  # a stale copy: the row's is later
     again = assignment_lease_extend(assignment=locked, campaign=campaign, now=later)
     assert again == locked.expires and Assignment.objects.get(pk=half.pk).expires == expires  # not shortened
+
+
+def test_a_row_update_writes_what_save_writes(hidden):
+    """row_update against Model.save on the same changes: every column equal but the auto_now one,
+    which both set to their own now."""
+    campaign, worker = hidden
+    record = WorkerRecord.objects.get(campaign=campaign, worker=worker)
+    by_save, by_update = WorkerRecord.objects.get(pk=record.pk), WorkerRecord.objects.get(pk=record.pk)
+    for copy in (by_save, by_update):
+        copy.traps_seen, copy.traps_passed, copy.mann_whitney_p = 9, 4, 0.25
+        copy.flat_reason, copy.position_rho, copy.excluded = "position", -0.875, True
+    by_save.save()
+    saved = fields(WorkerRecord.objects.get(pk=record.pk))
+    WorkerRecord.objects.filter(pk=record.pk).update(traps_seen=0, traps_passed=0, excluded=False)
+    row_update(by_update)
+    updated = fields(WorkerRecord.objects.get(pk=record.pk))
+    assert updated["updated"] >= saved["updated"] and updated["updated"] == by_update.updated
+    assert {**updated, "updated": None} == {**saved, "updated": None}
+    by_update.traps_seen, by_update.excluded = 12, False
+    row_update(by_update, ("traps_seen",))  # only the field named
+    again = WorkerRecord.objects.get(pk=record.pk)
+    assert (again.traps_seen, again.excluded) == (12, True)
 
 
 def test_the_api_body_is_what_its_serializer_renders(judged):
@@ -280,3 +309,43 @@ def test_the_api_body_is_what_its_serializer_renders(judged):
     finished = _assignment_body(done)
     assert finished["screen"] is None
     assert WorkAssignmentSerializer(finished | {"expires": done.expires}).data == finished
+
+
+def test_a_judgment_and_its_ratings_insert_as_the_orm_stores_them(judged):
+    from django.db import IntegrityError, transaction
+
+    from ranking.work.writes import rows_insert
+
+    _, workers, half = judged
+
+    def ratings(judgment, screen):
+        return [
+            Rating(judgment=judgment, candidate=c, score=10 * c.position, meaning_changed=c.position == 1)
+            for c in screen.candidates.all()
+        ]
+
+    screens = list(Screen.objects.filter(hit_id=half.hit_id).order_by("hit_position")[:2])
+    judgments = []
+    for screen, insert in zip(screens, ("plain", "orm"), strict=True):
+        judgment = ScreenJudgment(
+            screen=screen, assignment=half, judge=workers[1], seconds=4.5, trap_passed=False, trap_answer=7
+        )
+        if insert == "plain":
+            rows_insert([judgment])
+            rows_insert(made := ratings(judgment, screen))
+        else:
+            judgment.save()
+            made = Rating.objects.bulk_create(ratings(judgment, screen))
+        assert judgment.pk is not None and all(r.pk is not None for r in made)
+        again = ScreenJudgment.objects.get(pk=judgment.pk)
+        assert again.created == judgment.created and again.created.tzinfo is not None
+        judgments.append({k: v for k, v in fields(again).items() if k not in ("id", "screen_id", "created")})
+        stored = Rating.objects.filter(judgment=again).order_by("candidate__position")
+        expected = [(c.position, 10 * c.position, None, c.position == 1) for c in screen.candidates.all()]
+        assert [(r.candidate.position, r.score, r.rank, r.meaning_changed) for r in stored] == sorted(
+            expected
+        )
+    assert judgments[0] == judgments[1]
+
+    with pytest.raises(IntegrityError), transaction.atomic():  # the unique (screen, judge) index holds
+        rows_insert([ScreenJudgment(screen=screens[0], assignment=half, judge=workers[1])])

@@ -10,6 +10,7 @@ from django.db import transaction
 from django.db.models import Max, Q
 from django.utils import timezone
 
+from annotate.sql_rows import row
 from annotate.tasking import task_send_on_commit
 from geceval.errors import GecInputError
 from geceval.human.worker_checks import RECENT, RECENT_TRAPS
@@ -27,6 +28,7 @@ from ranking.quality.rules import RULE_FIELDS, record_exclusion_reasons
 from ranking.services.holds import hold_after_inclusion, pilot_evidence_clears, pilot_release
 from ranking.services.results import TASK_CAMPAIGN_SCORES
 from ranking.statuses import EVIDENCE_HOLDS
+from ranking.work.writes import row_update
 
 
 def _should_exclude(campaign: Campaign, record: WorkerRecord) -> bool:
@@ -45,9 +47,7 @@ def worker_record_refresh(*, campaign: Campaign, worker: AbstractBaseUser) -> Wo
     live set, so results ignore them and their HITs return to the pool until
     each item again has its valid judgments.
     """
-    record = (
-        WorkerRecord.objects.select_for_update().filter(campaign_id=campaign.pk, worker_id=worker.pk).first()
-    )
+    record = row(WorkerRecord, campaign_id=campaign.pk, worker_id=worker.pk, for_update=True)
     if record is None:  # the worker's first evidence in the campaign (a concurrent first is handled)
         record, _ = WorkerRecord.objects.select_for_update().get_or_create(campaign=campaign, worker=worker)
     record.campaign = campaign
@@ -56,7 +56,7 @@ def worker_record_refresh(*, campaign: Campaign, worker: AbstractBaseUser) -> Wo
     excluded = _should_exclude(campaign, record)
     changed = excluded != record.excluded
     record.excluded = excluded
-    record.save()
+    row_update(record)  # record.save() on the locked row, without building the UPDATE (issue 22)
     if changed:
         _apply_exclusion(campaign, worker, excluded, since=_drift_only(campaign, record))
     if record.pilot_doubt and pilot_evidence_clears(campaign, record):  # issue 40: the evidence clears

@@ -25,6 +25,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.db.models import Max
 
+from annotate.sql_rows import row
 from geceval.errors import GecInputError
 from ranking.models import (
     Assignment,
@@ -74,8 +75,8 @@ def qualification_hit_create(*, campaign: Campaign, screens: int = 5, seed: int 
 
 
 def qualification_hit(campaign: Campaign) -> Hit | None:
-    """The campaign's qualification HIT, if it has one (asked on every claim)."""
-    return Hit.objects.filter(campaign_id=campaign.pk, qualification=True).order_by("index").first()
+    """The campaign's qualification HIT, if it has one (asked on every claim: a plain statement)."""
+    return row(Hit, campaign_id=campaign.pk, qualification=True, first_by="index")
 
 
 def gold_assignment(campaign: Campaign) -> Assignment | None:

@@ -39,6 +39,7 @@ from django.db import transaction
 from django.db.models import F, Q, Sum
 from django.db.models.functions import Coalesce
 
+from annotate.sql_rows import row
 from annotate.tasking import task_send_on_commit
 from geceval.human.worker_checks import ANSWERS, first_hit_doubt
 from ranking.models import (
@@ -54,6 +55,7 @@ from ranking.models import (
 from ranking.protocols import protocol_get
 from ranking.quality.rules import record_exclusion_reasons
 from ranking.services.results import TASK_CAMPAIGN_SCORES
+from ranking.work.writes import row_update
 
 _platform_checks: list[Callable[[Assignment], bool]] = []
 
@@ -193,7 +195,7 @@ def hold_after_inclusion(assignment: Assignment, campaign: Campaign) -> str:
 
 
 def _locked_held(assignment: Assignment) -> Assignment | None:
-    locked = Assignment.objects.select_for_update().filter(pk=assignment.pk).first()
+    locked = row(Assignment, pk=assignment.pk, for_update=True)
     return locked if locked is not None and locked.status == AssignmentStatus.HELD else None
 
 
@@ -218,11 +220,7 @@ def assignment_hold_release(
         following = _own_evidence_hold(locked, campaign)
     if by_researcher and locked.hold_reason == HoldReason.PILOT:
         # the researcher vouches for the worker: all their work held by the pilot check counts
-        record = (
-            WorkerRecord.objects.select_for_update()
-            .filter(campaign_id=campaign.pk, worker_id=locked.worker_id)
-            .first()
-        )
+        record = row(WorkerRecord, campaign_id=campaign.pk, worker_id=locked.worker_id, for_update=True)
         if record is not None:
             pilot_release(campaign=campaign, record=record)
         locked.refresh_from_db(fields=["status", "hold_reason"])
@@ -230,7 +228,7 @@ def assignment_hold_release(
         locked.hold_reason = following
     else:
         locked.status, locked.hold_reason = AssignmentStatus.SUBMITTED, HoldReason.NONE
-    locked.save(update_fields=["status", "hold_reason"])
+    row_update(locked, ("status", "hold_reason"))
     _record_recount(campaign, locked)
     if locked.status == AssignmentStatus.SUBMITTED:
         task_send_on_commit(TASK_CAMPAIGN_SCORES, campaign_id=campaign.pk)
@@ -258,6 +256,6 @@ def assignment_hold_drop(*, assignment: Assignment, reason: str | None = None) -
         return assignment
     locked.status = AssignmentStatus.DROPPED
     locked.hold_reason = reason or locked.hold_reason
-    locked.save(update_fields=["status", "hold_reason"])
+    row_update(locked, ("status", "hold_reason"))
     _record_recount(_campaign_of(locked), locked)
     return locked

@@ -9,13 +9,15 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from datetime import datetime
+from functools import cache
 
 from django.contrib.auth.models import AbstractBaseUser
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
 from django.db.models import Max
 from django.utils import timezone
 
 from annotate.rewrites.selectors import qualification_granted
+from annotate.sql_rows import row
 from annotate.tasking import task_send_on_commit
 from geceval.errors import GecInputError
 from ranking.models import (
@@ -50,6 +52,7 @@ from ranking.work.reads import (
     hit_progress,
     screens_left,
 )
+from ranking.work.writes import row_update, rows_insert
 
 
 class NoWork(Exception):
@@ -59,10 +62,32 @@ class NoWork(Exception):
 def assignments_expire(*, campaign: Campaign | None = None, now: datetime | None = None) -> int:
     """Active assignments past their deadline become expired: their slots return to the pool."""
     now = now or timezone.now()
+    if campaign is not None:  # every claim: a plain statement (ranking/work/reads.py says why)
+        return _expire_in_campaign(campaign.pk, now)
     stale = Assignment.objects.filter(status=AssignmentStatus.ACTIVE, expires__lt=now)
-    if campaign is not None:  # every claim: this campaign's overdue rows only
-        stale = stale.filter(hit__campaign_id=campaign.pk)
     return stale.update(status=AssignmentStatus.EXPIRED)
+
+
+@cache
+def _expire_sql() -> str:
+    q, a, h = connection.ops.quote_name, Assignment._meta, Hit._meta
+    status, expires, hit = (q(a.get_field(f).column) for f in ("status", "expires", "hit"))
+    return (
+        f"UPDATE {q(a.db_table)} SET {status} = %s WHERE {status} = %s AND {expires} < %s "
+        f"AND {hit} IN (SELECT {q(h.pk.column)} FROM {q(h.db_table)} WHERE {q(h.get_field('campaign').column)} = %s)"
+    )
+
+
+def _expire_in_campaign(campaign_id: int, now: datetime) -> int:
+    params = [
+        AssignmentStatus.EXPIRED.value,
+        AssignmentStatus.ACTIVE.value,
+        connection.ops.adapt_datetimefield_value(now),
+        campaign_id,
+    ]
+    with connection.cursor() as cursor:
+        cursor.execute(_expire_sql(), params)
+        return cursor.rowcount
 
 
 def _budget_left(campaign: Campaign) -> bool:
@@ -89,7 +114,7 @@ def assignment_request(
         raise NoWork(NO_WORK_BECAUSE.get(campaign.status, "This campaign is not handing out work."))
     if campaign.qualification_id and not qualification_granted(worker, campaign.qualification):
         raise NoWork(f"This campaign needs the qualification {campaign.qualification.name!r} first.")
-    record = WorkerRecord.objects.filter(campaign_id=campaign.pk, worker_id=worker.pk).first()
+    record = row(WorkerRecord, campaign_id=campaign.pk, worker_id=worker.pk)
     if record is not None and record.excluded:
         raise NoWork("There is no more work for you in this campaign.")
     if not _budget_left(campaign):
@@ -146,7 +171,7 @@ def _claim(hit: Hit, worker: AbstractBaseUser, slot: int, expires: datetime) -> 
     claimed = Assignment(hit=hit, worker=worker, slot=slot, expires=expires)
     try:
         with transaction.atomic():
-            claimed.save(force_insert=True)
+            rows_insert([claimed])  # Assignment.objects.create's row, without building the INSERT
     except IntegrityError:
         return None
     return claimed
@@ -308,7 +333,7 @@ def _judgment_save(
         with transaction.atomic():
             # Lock the assignment row: a concurrent submit of its last screens must see every judgment,
             # and a duplicate submit of this screen (same worker, same HIT, so same row) waits here.
-            locked = Assignment.objects.select_for_update().get(pk=assignment.pk)
+            locked = row(Assignment, pk=assignment.pk, for_update=True)
             if locked.status != AssignmentStatus.ACTIVE:
                 raise _NotOpen
             # The unique (screen, judge) index decides a duplicate: its IntegrityError rolls the
@@ -324,9 +349,9 @@ def _judgment_save(
                 trap_base_answer=verdict.base_answer,
                 trap_answer=verdict.trap_answer,
             )
-            judgment.save(force_insert=True)
+            rows_insert([judgment])
             inserted = True
-            Rating.objects.bulk_create(
+            rows_insert(
                 [
                     Rating(
                         judgment=judgment,
@@ -381,7 +406,7 @@ def _after_judgment(
         locked.hold_reason = "" if assignment.hit.qualification else finished_hold(locked, campaign)
         locked.status = AssignmentStatus.HELD if locked.hold_reason else AssignmentStatus.SUBMITTED
         locked.submitted = now
-        locked.save(update_fields=["status", "submitted", "hold_reason"])
+        row_update(locked, ("status", "submitted", "hold_reason"))
     record = worker_record_refresh_after_submit(
         campaign=campaign, worker=worker, evidence=checked, hit_finished=not remaining
     )

@@ -9,8 +9,10 @@ never past ``started + assignment_minutes``, the campaign's hard limit for one H
 from __future__ import annotations
 
 from datetime import datetime, timedelta
+from functools import cache
 
 from django.conf import settings
+from django.db import connection
 from django.utils import timezone
 
 from ranking.models import Assignment, AssignmentStatus, Campaign
@@ -48,12 +50,23 @@ def assignment_lease_extend(
     return assignment.expires
 
 
-def _renew(pk: int, now: datetime, new: datetime) -> bool:
-    """The conditional UPDATE: only an active assignment whose lease runs from ``now`` to before ``new``."""
-    active = Assignment.objects.filter(
-        pk=pk, status=AssignmentStatus.ACTIVE, expires__gte=now, expires__lt=new
+@cache
+def _renew_sql() -> str:
+    q, meta = connection.ops.quote_name, Assignment._meta
+    status, expires = (q(meta.get_field(f).column) for f in ("status", "expires"))
+    return (
+        f"UPDATE {q(meta.db_table)} SET {expires} = %s WHERE {q(meta.pk.column)} = %s "
+        f"AND {status} = %s AND {expires} >= %s AND {expires} < %s"
     )
-    return active.update(expires=new) > 0
+
+
+def _renew(pk: int, now: datetime, new: datetime) -> bool:
+    """The conditional UPDATE, as a plain statement: each submit makes it, and the ORM's would cost
+    several times its CPU (issue 22; ranking/work/reads.py says why the hot path is plain SQL)."""
+    adapt = connection.ops.adapt_datetimefield_value
+    with connection.cursor() as cursor:
+        cursor.execute(_renew_sql(), [adapt(new), pk, AssignmentStatus.ACTIVE.value, adapt(now), adapt(new)])
+        return cursor.rowcount > 0
 
 
 def assignment_heartbeat(*, assignment: Assignment, now: datetime | None = None) -> datetime | None:

@@ -1,52 +1,111 @@
-"""The reads every request of a working crowd makes (issue 22, "Load under noise"), one query each.
+"""The reads every request of a working crowd makes, in plain SQL (issue 22, "Load under noise").
 
 A claim, a screen and a submit each read the assignment with its HIT and campaign, the screen with
-its sentence and candidates, and the next screen with the HIT's progress. These were plain SQL
-statements whose rows became instances through a hand-made copy of the ORM's row handling, to save
-about 1 ms of the web process's CPU per request; issue 38 measured the ORM again under the load
-benchmark (``bench/load_workers.py``, figures in docs/benchmarks.md) and these are ordinary ORM
-queries now. Nothing here decides anything: the services and the API do, with what these return.
+its sentence and candidates, and the next screen with the HIT's progress. Built by the ORM these
+cost 0.4-1.5 ms of the web process's CPU each (``select_related`` of the campaign's fifty columns
+alone 1.3 ms), most of a request's cost; as plain statements whose rows become instances as the ORM makes them
+(``annotate.sql_rows``: every field's database converters, then ``from_db``) they cost about
+0.1 ms each:
+``bench/load_workers.py`` prints the CPU per request, and docs/benchmarks.md has the figures.
+
+Every statement here is portable SQL (PostgreSQL and the embedded SQLite), names tables and columns
+from the models' ``_meta``, and has an ORM twin it is tested against (tests/test_work_reads.py).
+Nothing here decides anything: the services and the API do, with what these return.
 """
 
 from __future__ import annotations
 
-from datetime import datetime
+from functools import cache
 
-from django.db.models import BooleanField, Count, Exists, OuterRef, Q, Subquery, Value, Window
+from django.db import connection
 
-from annotate.models import Project
+from annotate.models import Project, Sentence
+from annotate.sql_rows import Columns, columns, joined_rows
+from annotate.sql_rows import column as _col
+from annotate.sql_rows import quote as _q
+from annotate.sql_rows import table as _table
 from ranking.models import (
     LIVE_STATUSES,
     Assignment,
-    AssignmentStatus,
     Campaign,
     Candidate,
+    Control,
     Hit,
     Rating,
     Screen,
     ScreenJudgment,
 )
-from ranking.statuses import IDENTITY_HOLDS, JUDGMENT_NOT_EVIDENCE
+from ranking.statuses import IDENTITY_HOLDS, AssignmentStatus
+
+
+def _assignment_parts() -> tuple[Columns, ...]:
+    return columns((Assignment, "a"), (Hit, "h"), (Campaign, "c"))
+
+
+@cache
+def _assignment_sql() -> str:
+    a, h, c = _assignment_parts()
+    return (
+        f"SELECT {a.select}, {h.select}, {c.select} FROM {_table(Assignment)} a "
+        f"INNER JOIN {_table(Hit)} h ON h.{_col(Hit, 'pk')} = a.{_col(Assignment, 'hit')} "
+        f"INNER JOIN {_table(Campaign)} c ON c.{_col(Campaign, 'pk')} = h.{_col(Hit, 'campaign')} "
+        f"WHERE a.{_col(Assignment, 'pk')} = %s AND a.{_col(Assignment, 'worker')} = %s"
+    )
 
 
 def assignment_with_campaign(*, worker_id: int, pk: int) -> Assignment | None:
     """The worker's assignment ``pk`` with its HIT and campaign loaded (``assignment.hit.campaign``
-    needs no query): the workers' API's ``selectors.assignment_for_worker``."""
-    return Assignment.objects.select_related("hit__campaign").filter(pk=pk, worker_id=worker_id).first()
+    needs no query), in one statement: the workers' API's twin of ``selectors.assignment_for_worker``."""
+    found = joined_rows(_assignment_parts(), _assignment_sql(), [pk, worker_id])
+    if not found:
+        return None
+    assignment, hit, campaign = found[0]
+    hit.campaign = campaign
+    assignment.hit = hit
+    return assignment
 
 
-def active_assignment(*, campaign_id: int, worker_id: int, now: datetime) -> Assignment | None:
-    """The worker's active, not overdue assignment in the campaign, with its HIT loaded."""
+def _claim_parts() -> tuple[Columns, ...]:
+    return columns((Assignment, "a"), (Hit, "h"))
+
+
+@cache
+def _active_sql() -> str:
+    a, h = _claim_parts()
     return (
-        Assignment.objects.filter(
-            hit__campaign_id=campaign_id,
-            worker_id=worker_id,
-            status=AssignmentStatus.ACTIVE,
-            expires__gte=now,
-        )
-        .select_related("hit")
-        .order_by("pk")
-        .first()
+        f"SELECT {a.select}, {h.select} FROM {_table(Assignment)} a "
+        f"INNER JOIN {_table(Hit)} h ON h.{_col(Hit, 'pk')} = a.{_col(Assignment, 'hit')} "
+        f"WHERE h.{_col(Hit, 'campaign')} = %s AND a.{_col(Assignment, 'worker')} = %s "
+        f"AND a.{_col(Assignment, 'status')} = %s AND a.{_col(Assignment, 'expires')} >= %s "
+        f"ORDER BY a.{_col(Assignment, 'pk')} LIMIT 1"
+    )
+
+
+def active_assignment(*, campaign_id: int, worker_id: int, now) -> Assignment | None:
+    """The worker's active, not overdue assignment in the campaign, with its HIT loaded."""
+    params = [campaign_id, worker_id, "active", connection.ops.adapt_datetimefield_value(now)]
+    found = joined_rows(_claim_parts(), _active_sql(), params)
+    if not found:
+        return None
+    assignment, hit = found[0]
+    assignment.hit = hit
+    return assignment
+
+
+@cache
+def _claimable_sql(pilot: int, domains: int) -> str:
+    (h,) = columns((Hit, "h"))
+    a, pk = _table(Assignment), _col(Hit, "pk")
+    hit, worker, status = (_col(Assignment, f) for f in ("hit", "worker", "status"))
+    only_pilot = f" AND h.{pk} IN ({', '.join(['%s'] * pilot)})" if pilot else ""
+    only_domains = f" AND h.{_col(Hit, 'domain')} IN ({', '.join(['%s'] * domains)})" if domains else ""
+    return (
+        f"SELECT {h.select}, h.live FROM (SELECT h.*, (SELECT COUNT(*) FROM {a} l "
+        f"WHERE l.{hit} = h.{pk} AND l.{status} IN ({', '.join(['%s'] * len(LIVE_STATUSES))})) AS live FROM {_table(Hit)} h "
+        f"WHERE h.{_col(Hit, 'campaign')} = %s AND h.{_col(Hit, 'qualification')} = %s "
+        f"AND NOT EXISTS (SELECT 1 FROM {a} m WHERE m.{hit} = h.{pk} AND m.{worker} = %s)"
+        f"{only_pilot}{only_domains}) h "
+        f"WHERE h.live < %s ORDER BY h.live DESC, h.{_col(Hit, 'index')} LIMIT %s"
     )
 
 
@@ -61,126 +120,247 @@ def claimable_hits(
 ) -> list[Hit]:
     """The campaign's HITs (qualification tests apart) the worker has never had, with fewer than
     ``target`` live assignments, fullest first then by index, each with ``live`` (its live
-    assignments); only ``hit_ids`` (a pilot's) and only ``domains`` when given."""
+    assignments); only ``hit_ids`` (a pilot's) and only ``domains`` when given. The claim's twin of
+    the ORM query it replaced (tests/test_work_reads.py)."""
     if (hit_ids is not None and not hit_ids) or (domains is not None and not domains):
         return []
-    hits = Hit.objects.filter(campaign_id=campaign_id, qualification=False).exclude(
-        Exists(Assignment.objects.filter(hit=OuterRef("pk"), worker_id=worker_id))
+    pilot, kinds = list(hit_ids or ()), sorted(domains or ())
+    params = [*(status.value for status in LIVE_STATUSES), campaign_id, False, worker_id]
+    sql = _claimable_sql(len(pilot), len(kinds))
+    found = []
+    for hit, live in joined_rows(columns((Hit, "h")), sql, [*params, *pilot, *kinds, target, limit]):
+        hit.live = live
+        found.append(hit)
+    return found
+
+
+@cache
+def _member_campaign_sql() -> str:
+    (c,) = columns((Campaign, "c"))
+    p, members = Project._meta, Project.members.through._meta
+    return (
+        f"SELECT {c.select} FROM {_table(Campaign)} c "
+        f"INNER JOIN {_q(p.db_table)} p ON p.{_q(p.pk.column)} = c.{_col(Campaign, 'project')} "
+        f"WHERE c.{_col(Campaign, 'pk')} = %s AND (p.{_q(p.get_field('owner').column)} = %s OR EXISTS ("
+        f"SELECT 1 FROM {_q(members.db_table)} m WHERE m.{_q(members.get_field('project').column)} = "
+        f"p.{_q(p.pk.column)} AND m.{_q(members.get_field('user').column)} = %s))"
     )
-    if hit_ids is not None:
-        hits = hits.filter(pk__in=hit_ids)
-    if domains:
-        hits = hits.filter(domain__in=domains)
-    live = Count("assignments", filter=Q(assignments__status__in=LIVE_STATUSES))
-    return list(hits.annotate(live=live).filter(live__lt=target).order_by("-live", "index")[:limit])
 
 
 def member_campaign(*, pk: int, user_id: int) -> Campaign | None:
     """Campaign ``pk`` if it belongs to a project the user owns or is a member of, whatever its
-    status: ``selectors.campaign_member_list_for(user).filter(pk=pk).first()`` in one query (the
-    caller checks the user is an annotator)."""
-    member = Project.members.through.objects.filter(project_id=OuterRef("project_id"), user_id=user_id)
-    return Campaign.objects.filter(Q(project__owner_id=user_id) | Exists(member), pk=pk).first()
+    status: the claim's twin of ``selectors.campaign_member_list_for(user).filter(pk=pk).first()``
+    (the caller checks the user is an annotator)."""
+    found = joined_rows(columns((Campaign, "c")), _member_campaign_sql(), [pk, user_id, user_id])
+    return found[0][0] if found else None
+
+
+def _screen_parts() -> tuple[Columns, ...]:
+    return columns((Screen, "s"), (Sentence, "t"))
+
+
+@cache
+def _screen_sql() -> str:
+    s, t = _screen_parts()
+    return (
+        f"SELECT {s.select}, {t.select} FROM {_table(Screen)} s "
+        f"INNER JOIN {_table(Sentence)} t ON t.{_col(Sentence, 'pk')} = s.{_col(Screen, 'sentence')} "
+        f"WHERE s.{_col(Screen, 'pk')} = %s AND s.{_col(Screen, 'hit')} = %s"
+    )
 
 
 def screen_of_hit(*, pk: int, hit_id: int) -> Screen | None:
-    """Screen ``pk`` if it belongs to HIT ``hit_id``, with its sentence loaded."""
-    return Screen.objects.select_related("sentence").filter(pk=pk, hit_id=hit_id).first()
+    """Screen ``pk`` if it belongs to HIT ``hit_id``, with its sentence loaded: one statement."""
+    found = joined_rows(_screen_parts(), _screen_sql(), [pk, hit_id])
+    if not found:
+        return None
+    screen, sentence = found[0]
+    screen.sentence = sentence
+    return screen
 
 
-def _shown(screen_id: int):
-    return Candidate.objects.filter(screen_id=screen_id).only("pk", "position", "text").order_by("position")
+def _candidate_parts() -> tuple[Columns, ...]:
+    return columns((Candidate, "c", ("pk", "position", "text")))
+
+
+@cache
+def _candidates_sql(with_traps: bool) -> str:
+    (c,) = _candidate_parts()
+    through = Candidate.outputs.through
+    output = through._meta.get_field("output").remote_field.model
+    trap = (
+        f"EXISTS (SELECT 1 FROM {_q(through._meta.db_table)} co "
+        f"INNER JOIN {_table(output)} o ON o.{_q(output._meta.pk.column)} = co.{_q(through._meta.get_field('output').column)} "
+        f"WHERE co.{_q(through._meta.get_field('candidate').column)} = c.{_q(Candidate._meta.pk.column)} "
+        f"AND o.{_col(output, 'system')} = %s)"
+        if with_traps
+        else "0"
+    )
+    return (
+        f"SELECT {c.select}, {trap} FROM {_table(Candidate)} c "
+        f"WHERE c.{_col(Candidate, 'screen')} = %s ORDER BY c.{_col(Candidate, 'position')}"
+    )
 
 
 def screen_candidates_marked(*, screen_id: int, trap_system_id: int | None) -> list[Candidate]:
     """The screen's candidates in display order with ``is_trap`` (stands for an output of the trap
-    system): ``selectors.screen_candidates_for_submit`` in one query. For the server's checks only."""
-    is_trap = (
-        Exists(
-            Candidate.outputs.through.objects.filter(
-                candidate_id=OuterRef("pk"), output__system_id=trap_system_id
-            )
-        )
-        if trap_system_id
-        else Value(False, output_field=BooleanField())
+    system): the twin of ``selectors.screen_candidates_for_submit``. For the server's checks only."""
+    params = [trap_system_id, screen_id] if trap_system_id else [screen_id]
+    found = []
+    for candidate, is_trap in joined_rows(_candidate_parts(), _candidates_sql(bool(trap_system_id)), params):
+        candidate.is_trap = bool(is_trap)
+        found.append(candidate)
+    return found
+
+
+@cache
+def _shown_candidates_sql() -> str:
+    (c,) = _candidate_parts()
+    return (
+        f"SELECT {c.select} FROM {_table(Candidate)} c "
+        f"WHERE c.{_col(Candidate, 'screen')} = %s ORDER BY c.{_col(Candidate, 'position')}"
     )
-    return list(_shown(screen_id).annotate(is_trap=is_trap))
 
 
 def screen_candidates_shown(screen_id: int) -> list[Candidate]:
-    """Candidates in display order, id, position and text only: ``selectors.screen_candidates``."""
-    return list(_shown(screen_id))
+    """Candidates in display order, id, position and text only: the twin of
+    ``selectors.screen_candidates``."""
+    return [
+        candidate for (candidate,) in joined_rows(_candidate_parts(), _shown_candidates_sql(), [screen_id])
+    ]
+
+
+@cache
+def _unjudged_sql() -> str:
+    s, t = _screen_parts()
+    j = _table(ScreenJudgment)
+    return (
+        f"SELECT {s.select}, {t.select}, COUNT(*) OVER (), "
+        f"(SELECT COUNT(*) FROM {_table(Screen)} s2 WHERE s2.{_col(Screen, 'hit')} = %s) "
+        f"FROM {_table(Screen)} s "
+        f"INNER JOIN {_table(Sentence)} t ON t.{_col(Sentence, 'pk')} = s.{_col(Screen, 'sentence')} "
+        f"WHERE s.{_col(Screen, 'hit')} = %s AND NOT EXISTS ("
+        f"SELECT 1 FROM {j} WHERE {j}.{_col(ScreenJudgment, 'screen')} = s.{_col(Screen, 'pk')} "
+        f"AND {j}.{_col(ScreenJudgment, 'judge')} = %s) "
+        f"ORDER BY s.{_col(Screen, 'hit_position')} LIMIT 1"
+    )
 
 
 def first_unjudged_screen(*, hit_id: int, worker_id: int) -> tuple[Screen | None, int, int]:
     """(The HIT's first screen in order that the worker has not judged, with its sentence loaded, or
-    None; the screens the worker has left in the HIT; the HIT's screens), in one query. Without
+    None; the screens the worker has left in the HIT; the HIT's screens), in one statement. Without
     an unjudged screen the counts are (0, 0): ask ``assignment_progress`` then."""
-    total = (
-        Screen.objects.filter(hit_id=hit_id).order_by().values("hit_id").annotate(n=Count("pk")).values("n")
-    )
-    screen = (
-        Screen.objects.filter(hit_id=hit_id)
-        .exclude(Exists(ScreenJudgment.objects.filter(screen=OuterRef("pk"), judge_id=worker_id)))
-        .select_related("sentence")
-        .annotate(left=Window(Count("pk")), total=Subquery(total))
-        .order_by("hit_position")
-        .first()
-    )
-    if screen is None:
+    found = joined_rows(_screen_parts(), _unjudged_sql(), [hit_id, hit_id, worker_id])
+    if not found:
         return None, 0, 0
-    return screen, screen.left, screen.total
+    screen, sentence, left, total = found[0]
+    screen.sentence = sentence
+    return screen, left, total
+
+
+@cache
+def _left_sql() -> str:
+    s, j = _table(Screen), _table(ScreenJudgment)
+    return (
+        f"SELECT 1 FROM {s} WHERE {s}.{_col(Screen, 'hit')} = %s AND NOT EXISTS ("
+        f"SELECT 1 FROM {j} WHERE {j}.{_col(ScreenJudgment, 'screen')} = {s}.{_q(Screen._meta.pk.column)} "
+        f"AND {j}.{_col(ScreenJudgment, 'judge')} = %s) LIMIT 1"
+    )
 
 
 def screens_left(*, hit_id: int, worker_id: int) -> bool:
     """Whether the HIT has a screen the worker has not judged."""
-    judged = ScreenJudgment.objects.filter(screen=OuterRef("pk"), judge_id=worker_id)
-    return Screen.objects.filter(hit_id=hit_id).exclude(Exists(judged)).exists()
+    with connection.cursor() as cursor:
+        cursor.execute(_left_sql(), [hit_id, worker_id])
+        return cursor.fetchone() is not None
+
+
+@cache
+def _progress_sql() -> str:
+    s, j = _table(Screen), _table(ScreenJudgment)
+    return (
+        f"SELECT (SELECT COUNT(*) FROM {s} WHERE {_col(Screen, 'hit')} = %s), "
+        f"(SELECT COUNT(DISTINCT j.{_col(ScreenJudgment, 'screen')}) FROM {j} j "
+        f"INNER JOIN {s} s ON s.{_col(Screen, 'pk')} = j.{_col(ScreenJudgment, 'screen')} "
+        f"WHERE s.{_col(Screen, 'hit')} = %s AND j.{_col(ScreenJudgment, 'judge')} = %s)"
+    )
 
 
 def hit_progress(*, hit_id: int, worker_id: int) -> tuple[int, int]:
     """(screens of the HIT the worker has judged, screens in the HIT): ``assignment_progress``."""
-    counts = Screen.objects.filter(hit_id=hit_id).aggregate(
-        total=Count("pk", distinct=True),
-        done=Count("judgments__screen", filter=Q(judgments__judge_id=worker_id), distinct=True),
-    )
-    return counts["done"], counts["total"]
+    with connection.cursor() as cursor:
+        cursor.execute(_progress_sql(), [hit_id, hit_id, worker_id])
+        total, done = cursor.fetchone()
+    return done, total
 
 
 # ------------------------------------------------------------------ a worker's evidence (issue 17)
 # Read after each submit that brings evidence (a trap's verdict, a repeat, a HIT's last screen).
 
 
+def _evidence_join() -> str:
+    """Joins the judgment's (``j``) assignment as ``ea``, for ``_evidence_where``."""
+    return (
+        f"INNER JOIN {_table(Assignment)} ea "
+        f"ON ea.{_col(Assignment, 'pk')} = j.{_col(ScreenJudgment, 'assignment')} "
+    )
+
+
+def _evidence_where() -> str:
+    """The judgment's assignment is the worker's evidence: not ``ranking.statuses.NOT_EVIDENCE``
+    (dropped, or held for a doubt on who did it). Literal values: no parameter to keep in order."""
+    reasons = ", ".join(f"'{reason.value}'" for reason in IDENTITY_HOLDS)
+    return (
+        f"ea.{_col(Assignment, 'status')} <> '{AssignmentStatus.DROPPED.value}' "
+        f"AND ea.{_col(Assignment, 'hold_reason')} NOT IN ({reasons})"
+    )
+
+
+@cache
+def _verdicts_sql() -> str:
+    j, s = _table(ScreenJudgment), _table(Screen)
+    return (
+        f"SELECT j.{_col(ScreenJudgment, 'trap_passed')}, j.{_col(ScreenJudgment, 'trap_base_answer')}, "
+        f"j.{_col(ScreenJudgment, 'trap_answer')} FROM {j} j "
+        f"INNER JOIN {s} s ON s.{_col(Screen, 'pk')} = j.{_col(ScreenJudgment, 'screen')} "
+        f"{_evidence_join()}"
+        f"WHERE s.{_col(Screen, 'campaign')} = %s AND j.{_col(ScreenJudgment, 'judge')} = %s "
+        f"AND j.{_col(ScreenJudgment, 'trap_passed')} IS NOT NULL AND {_evidence_where()} "
+        f"ORDER BY j.{_col(ScreenJudgment, 'pk')}"
+    )
+
+
 def worker_trap_verdicts(*, campaign_id: int, worker_id: int) -> list[tuple[bool, int | None, int | None]]:
     """(passed, answer on the base, answer on the trap) of each of the worker's trap verdicts, from
-    assignments that are their evidence (not ``ranking.statuses.JUDGMENT_NOT_EVIDENCE``)."""
-    return list(
-        ScreenJudgment.objects.filter(
-            screen__campaign_id=campaign_id, judge_id=worker_id, trap_passed__isnull=False
-        )
-        .exclude(JUDGMENT_NOT_EVIDENCE)
-        .order_by("pk")
-        .values_list("trap_passed", "trap_base_answer", "trap_answer")
+    assignments that are their evidence (``_evidence_where``)."""
+    with connection.cursor() as cursor:
+        cursor.execute(_verdicts_sql(), [campaign_id, worker_id])
+        return [(bool(passed), base, trap) for passed, base, trap in cursor.fetchall()]
+
+
+@cache
+def _ratings_sql(answer: str) -> str:
+    r, j, s, h, k, c = (_table(m) for m in (Rating, ScreenJudgment, Screen, Hit, Control, Candidate))
+    return (
+        f"SELECT j.{_col(ScreenJudgment, 'screen')}, k.{_col(Control, 'kind')}, k.{_col(Control, 'original')}, "
+        f"c.{_col(Candidate, 'position')}, c.{_col(Candidate, 'text')}, r.{_col(Rating, answer)} FROM {r} r "
+        f"INNER JOIN {j} j ON j.{_col(ScreenJudgment, 'pk')} = r.{_col(Rating, 'judgment')} "
+        f"INNER JOIN {s} s ON s.{_col(Screen, 'pk')} = j.{_col(ScreenJudgment, 'screen')} "
+        f"INNER JOIN {c} c ON c.{_col(Candidate, 'pk')} = r.{_col(Rating, 'candidate')} "
+        f"LEFT OUTER JOIN {h} h ON h.{_col(Hit, 'pk')} = s.{_col(Screen, 'hit')} "
+        f"LEFT OUTER JOIN {k} k ON k.{_col(Control, 'screen')} = s.{_col(Screen, 'pk')} "
+        f"{_evidence_join()}"
+        f"WHERE j.{_col(ScreenJudgment, 'judge')} = %s AND s.{_col(Screen, 'campaign')} = %s "
+        f"AND (h.{_col(Hit, 'pk')} IS NULL OR h.{_col(Hit, 'qualification')} = %s) AND {_evidence_where()} "
+        f"ORDER BY r.{_col(Rating, 'pk')}"
     )
 
 
 def worker_ratings(*, campaign_id: int, worker_id: int, answer: str) -> list[tuple]:
     """(screen, control kind or None, control's original or None, position, text, answer) of every
     rating the worker gave in the campaign, qualification tests and assignments that are not their
-    evidence aside, in the order they were saved.
+    evidence (``_evidence_where``) aside, in the order they were saved.
     ``answer``: the Rating field the protocol's answers are in."""
-    return list(
-        Rating.objects.filter(judgment__judge_id=worker_id, judgment__screen__campaign_id=campaign_id)
-        .exclude(judgment__screen__hit__qualification=True)
-        .exclude(judgment__assignment__status=AssignmentStatus.DROPPED)
-        .exclude(judgment__assignment__hold_reason__in=IDENTITY_HOLDS)
-        .order_by("pk")
-        .values_list(
-            "judgment__screen_id",
-            "judgment__screen__control__kind",
-            "judgment__screen__control__original_id",
-            "candidate__position",
-            "candidate__text",
-            answer,
-        )
-    )
+    with connection.cursor() as cursor:
+        cursor.execute(_ratings_sql(answer), [worker_id, campaign_id, False])
+        return cursor.fetchall()

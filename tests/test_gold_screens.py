@@ -14,7 +14,16 @@ from django.test import Client
 from django.urls import reverse
 
 from geceval.errors import GecInputError
-from ranking.models import Campaign, Control, ControlKind, GoldScreen, Screen, ScreenJudgment, WorkerRecord
+from ranking.models import (
+    Campaign,
+    Control,
+    ControlKind,
+    GoldScreen,
+    Hit,
+    Screen,
+    ScreenJudgment,
+    WorkerRecord,
+)
 from ranking.quality.gold_copies import gold_pair_share
 from ranking.selectors import campaign_workers, valid_judgments
 from ranking.services import CandidateScore, NoWork, assignment_request, campaign_create, screen_submit
@@ -185,6 +194,28 @@ def _work(campaign, worker, score) -> None:
             screen_submit(assignment=assignment, screen=screen, worker=worker, answers=answers, seconds=9.0)
             if assignment.status != "active":
                 break
+
+
+def test_gold_copies_stay_in_their_domain_and_spread_over_the_gold_screens(draft):
+    """A HIT of one domain gets gold of that domain only (as hidden traps copy a HIT of the same
+    domain), and the least-copied gold screen goes first, so no gold screen comes back in far more
+    HITs than the others."""
+    researcher, campaign, _ = draft
+    hits = list(Hit.objects.filter(campaign=campaign, qualification=False).order_by("index"))
+    for hit in hits[:2]:
+        Hit.objects.filter(pk=hit.pk).update(domain="wiki")
+    golds = _mark_all(campaign, researcher, rate=0.2)
+    copies = list(
+        Control.objects.filter(screen__campaign=campaign, kind=ControlKind.GOLD).select_related(
+            "screen__hit", "screen__gold__marked__screen__hit"
+        )
+    )
+    assert len(copies) == 4  # one in each HIT: each domain has two HITs, each the other's gold
+    for control in copies:
+        assert control.screen.hit.domain == control.screen.gold.marked.screen.hit.domain
+    assert Counter(c.screen.gold.marked_id for c in copies) == {
+        g.pk: 1 for g in GoldScreen.objects.filter(screen__in=golds)
+    }
 
 
 def test_gold_copies_are_scored_like_traps_and_exclude_a_careless_worker(draft):

@@ -82,7 +82,7 @@ def gold_copies_place(campaign: Campaign) -> int:
     Screen.objects.filter(campaign=campaign, control__kind=ControlKind.GOLD).delete()
     golds = list(
         GoldScreen.objects.filter(screen__campaign=campaign, marked__isnull=True)
-        .select_related("screen")
+        .select_related("screen__hit")
         .order_by("screen_id")
     )
     if not golds or campaign.gold_rate <= 0:
@@ -103,6 +103,7 @@ def gold_copies_place(campaign: Campaign) -> int:
         .values_list("sentence_id", "m")
     }
     placed = 0
+    uses: dict[int, int] = defaultdict(int)  # copies of each gold screen so far: the least used go first
     for hit in Hit.objects.filter(campaign=campaign, qualification=False).order_by("index"):
         members = by_hit.get(hit.pk, [])
         judged = [s for s in members if not hasattr(s, "control")]
@@ -112,10 +113,21 @@ def gold_copies_place(campaign: Campaign) -> int:
         wanted = int(campaign.gold_rate * len(judged))
         wanted += rng.random() < campaign.gold_rate * len(judged) - wanted
         shown = {s.sentence_id for s in members}
-        pool = [g for g in golds if g.screen.hit_id != hit.pk and g.screen.sentence_id not in shown]
+        # Gold of the HIT's own domain only (a HIT of one domain shows no other, as hidden traps copy
+        # from a HIT of the same domain); the least-copied first, so that no gold screen comes back in
+        # far more HITs than the others (a screen seen again and again is a tell).
+        pool = [
+            g
+            for g in golds
+            if g.screen.hit_id != hit.pk
+            and g.screen.sentence_id not in shown
+            and g.screen.hit.domain == hit.domain
+        ]
         rng.shuffle(pool)
+        pool.sort(key=lambda g: uses[g.pk])
         copies = []
         for gold in pool[:wanted]:
+            uses[gold.pk] += 1
             copies.append(_copy(campaign, gold, hit, next_index, rng))
             Control.objects.create(
                 screen=copies[-1], original=judged[rng.randrange(len(judged))], kind=ControlKind.GOLD

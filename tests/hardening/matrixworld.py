@@ -147,7 +147,12 @@ def params_for(world: World) -> dict[str, dict[str, object]]:
     values["system-tags"] = corpus | {"system_pk": world.systems["a"].pk}
     values["imported-scores-upload"] = campaign
     values["imported-scores-delete"] = campaign | {"scores_pk": e["imported_scores"].pk}
-    for name in ("campaign-gold-test", "campaign-gold-record", "api:judgment-export-detail"):
+    for name in (
+        "campaign-gold-test",
+        "campaign-gold-record",
+        "campaign-gold-screens",
+        "api:judgment-export-detail",
+    ):
         values[name] = campaign
     for name in ("detail", "export", "progress", "results", "resume"):
         values[f"api:analysis-run-{name}"] = run

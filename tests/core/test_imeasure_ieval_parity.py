@@ -8,7 +8,9 @@ The benchmark (bench/bench_shared_task.py) found full CoNLL-14 AMU ``-nomix`` at
 * ``candgen.py`` skips a correction that would delete the whole sentence ("WORKAROUND FOR NUCLE",
   sentences 24, 538, 574; fixture sentence 3), where we produced an empty reference.
 
-Fixture sentence 4 pins ``compute_i``: system and baseline both perfect give I = 100, not 0.
+Fixture sentence 4 pins ``compute_i``: system and baseline both perfect give I = 100, not 0; sentence 5
+``compare_scores``: two references tie on correction WAcc, I and Acc, and the tool keeps the one with the
+better detection WAcc (we kept the first).
 The expected figures are ieval.py's printed rows, stored with the command that produced them in
 ``fixtures/imeasure/ieval_parity.ieval.txt``; the sentences are made up (no shared data).
 """
@@ -59,10 +61,10 @@ def result():
 
 def test_the_stored_ieval_output_has_every_sentence_and_the_totals():
     rows = _ieval_rows()
-    assert {sid for sid, _a in rows} == {"1", "2", "3", "4", "Detection", "Correction"}
+    assert {sid for sid, _a in rows} == {"1", "2", "3", "4", "5", "Detection", "Correction"}
 
 
-@pytest.mark.parametrize("sid", ["1", "2", "3", "4"])
+@pytest.mark.parametrize("sid", ["1", "2", "3", "4", "5"])
 def test_each_sentence_counts_and_scores_equal_ieval(result, sid):
     rows = _ieval_rows()
     cor, det = result.sentences[int(sid) - 1].scores(beta=1.0)
@@ -97,6 +99,12 @@ def test_a_correction_deleting_the_whole_sentence_is_skipped():
     assert apply_corrections(toks, [ICorrection(0, 2, ""), ICorrection(2, 4, "")]) == toks[:2]
     gold = read_ixml(FIX / "ieval_parity.xml")
     assert candidate_references(gold[2], mix=False) == [toks]
+
+
+def test_a_tie_on_correction_goes_to_the_better_detection_not_to_the_first_reference(result):
+    gold = read_ixml(FIX / "ieval_parity.xml")[4]
+    assert candidate_references(gold, mix=False) == [["c", "c"], ["a", "c", "b"]]
+    assert result.sentences[4].reference == ["a", "c", "b"]
 
 
 def test_corrections_of_one_span_are_joined_in_order():

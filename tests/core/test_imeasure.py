@@ -230,6 +230,8 @@ def test_improvement_branches():
     assert better.wacc == 1.0 and better.i == pytest.approx(1.0)
     assert worse.wacc == pytest.approx(2 / 5) and worse.i == pytest.approx((2 / 5) / 0.75 - 1)
     assert same.i == 0.0
+    perfect = (0, 3, 0, 0, 0)
+    assert score_counts(perfect, perfect).i == 1.0  # ieval.py's compute_i: floor(WAcc) when equal
     assert score_counts((1, 3, 0, 0, 0), base, w=1.0).wacc == 1.0
 
 
@@ -284,7 +286,7 @@ def _plain_align(src, hyp, ref):
                     s = src[i - 1] if di else None
                     h = hyp[j - 1] if dj else None
                     r = ref[l_ - 1] if dl else None
-                    v = dist[i - di, j - dj, l_ - dl] + pc(s, h) + pc(s, r) + 2 * pc(h, r)
+                    v = dist[i - di, j - dj, l_ - dl] + pc(s, h) + pc(s, r) + pc(h, r)
                     if best is None or v < best:
                         best, ptr[i, j, l_] = v, mv
                 dist[i, j, l_] = best
@@ -362,7 +364,7 @@ def test_pairwise_bound_keeps_a_thin_tube_of_the_cube():
     hyp[20] = "x"
     problem = imeasure_align._encode([(src, hyp, ref)])
     tables = [imeasure_align._pair_tables(problem[a], problem[b]) for a, b in ((0, 1), (0, 2), (1, 2))]
-    bound = tables[0][1] + tables[1][1] + 2 * tables[2][1]
+    bound = tables[0][1] + tables[1][1] + imeasure_align._HR * tables[2][1]
     cells = imeasure_align._region(tables, bound + imeasure_align._FIRST_SLACK)[0]
     assert 41 <= len(cells) <= 5 * 41
 
@@ -394,7 +396,9 @@ def gold_sentences(draw):
 @given(st.lists(gold_sentences(), min_size=1, max_size=3), st.booleans())
 def test_source_as_hypothesis_gives_i_zero(gold, mix):
     res = imeasure([" ".join(s.tokens) for s in gold], gold, mix=mix)
-    assert res.correction.i == 0.0 and res.detection.i == 0.0
+    # as ieval.py's compute_i: 0 when system and baseline are equal, 1 when both are also perfect
+    for s in (res.correction, res.detection):
+        assert s.i == (1.0 if s.wacc == 1.0 else 0.0)
     assert res.correction.tp == res.correction.fp == 0
 
 

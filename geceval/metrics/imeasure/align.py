@@ -5,7 +5,7 @@ of ``ieval.py`` (see its docstring); this module computes them.
 
 Speed: the 3-D DP only visits the cells an optimal path can pass through (Carrillo and
 Lipman 1988). A column's cost is the sum of its three pairs' costs (the hypothesis-reference
-pair twice), so any path through cell (i, j, l) costs at least the sum of the pairwise
+pair weighted ``_HR``), so any path through cell (i, j, l) costs at least the sum of the pairwise
 optimal alignments through the matching 2-D cells: source-hypothesis through (i, j),
 source-reference through (i, l), hypothesis-reference through (j, l), each the sum of a
 prefix and a suffix 2-D edit distance (token mismatch 3, gap 2). A cell whose bound exceeds
@@ -28,8 +28,10 @@ from typing import Any
 
 import numpy as np
 
-# column cost: token/token mismatch, token/gap, weight of the hypothesis-reference pair
-_SUB, _GAP, _HR = 3, 2, 2
+# column cost: token/token mismatch, token/gap, weight of the hypothesis-reference pair. The weight is 1:
+# ieval.py's align.py (``_threeway_cost_table``) sums the three pairwise costs unweighted. Weight 2 gave
+# the same counts on JFLEG but not on CoNLL-14 AMU (sentences 659 and 1266, tests/core/test_imeasure_ieval_parity.py).
+_SUB, _GAP, _HR = 3, 2, 1
 # moves as bit masks: 1 source, 2 hypothesis, 4 reference; tie order (first wins)
 _ORDER = (7, 3, 5, 6, 1, 2, 4)
 _INF = 1 << 28

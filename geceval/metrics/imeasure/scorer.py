@@ -1,8 +1,10 @@
 """The I-measure (Felice & Briscoe 2015), as computed by mfelice/imeasure ``ieval.py``.
 
 Reading implemented here (each point checked against the tool's printed
-figures in ../shared/REFERENCE_FIGURES.md; written from the paper and those
-figures, not from the tool's code):
+figures in ../shared/REFERENCE_FIGURES.md; first written from the paper and
+those figures, then the alignment cost, the equal-WAcc I and the tie order
+of the reference choice checked against the tool's code, ``align.py`` and
+``ieval.py``, when full CoNLL-14 differed):
 
 * Candidate references per sentence. ``mix=False`` (the tool's ``-nomix``):
   one per annotator ``0 .. numann-1`` (all of that annotator's ``<c>``
@@ -11,15 +13,16 @@ figures, not from the tool's code):
   per error, plus "leave it" for errors with ``req="no"``.
 * Token columns come from one optimal 3-way alignment of source, hypothesis
   and reference (a 3-D edit-distance DP, 7 moves). A column's cost is the sum
-  over its three pairs (source-hypothesis, source-reference, and
-  hypothesis-reference counted twice) of 0 for equal tokens, 3 for two
-  different tokens and 2 for a token against a gap. Ties between moves go to
+  over its three pairs (source-hypothesis, source-reference and
+  hypothesis-reference, each once) of 0 for equal tokens, 3 for two
+  different tokens and 2 for a token against a gap (the tool's
+  ``Alignment``). Ties between moves go to
   all-three, then source+hypothesis, source+reference, hypothesis+reference,
   then single moves (source, hypothesis, reference); the path is traced back
-  from the end. This is the cost model that reproduces the tool's JFLEG
-  counts exactly (plain unit costs are off by a few columns; weight 1 for
-  the hypothesis-reference pair also matches, but only under some tie
-  orders, so 2 was kept).
+  from the end. (An earlier reading counted the hypothesis-reference pair
+  twice: the same counts on JFLEG, 4 detection TP too many on CoNLL-14 AMU.)
+  When two of the three sequences are equal the tool aligns the pair
+  pairwise; with these costs that is the same alignment and tie order.
 * Column classes (``-`` a gap): correction TN if s = h = r; FN if h = s != r;
   FP if h != s = r; TP if h = r != s; otherwise (h, r, s all differ) FP, FN
   and FPN at once. Detection: the same but any h != s with r != s is a TP
@@ -28,13 +31,17 @@ figures, not from the tool's code):
   ``Acc = (TP+TN) / (TP+TN+FP+FN-FPN)``; P, R, F_beta from TP/FP/FN
   (P = 1 when nothing was proposed, R = 1 when nothing was to be found).
 * Per sentence the candidate reference with the highest correction WAcc is
-  kept; ties go to the higher sentence I, then to the first candidate
-  (ties to the first alone give FN 1417 on JFLEG, not the tool's 1420).
+  kept; ties go to the higher sentence I, then correction Acc, then
+  detection WAcc, I and Acc, then to the first candidate (``compare_scores``
+  in ``ieval.py``; ties to the first alone give FN 1417 on JFLEG, not the
+  tool's 1420).
   The baseline is the source scored as the hypothesis against that same
   reference. Corpus counts are the sums over sentences; corpus WAcc, P, R,
   F, Acc and I are computed from the sums:
   ``I = (WAcc - base) / (1 - base)`` when WAcc > base, ``WAcc / base - 1``
-  when lower, 0 when equal.
+  when lower, and when equal ``floor(WAcc)``: 0, or 1 when both are
+  perfect (``compute_i`` in ``ieval.py``; a sentence left unchanged that
+  needed no change scores I = 100 there).
 
 F uses ``beta`` (0.5 by default, the command line's default; the tool's
 own default is 1.0, so pass ``--beta 1`` to compare its F column). Counts,
@@ -63,6 +70,7 @@ The reference tool enumerates all combinations and did not finish JFLEG in
 from __future__ import annotations
 
 import itertools
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -138,7 +146,13 @@ def _improvement(wacc: float, base: float) -> float:
         return (wacc - base) / (1.0 - base)
     if wacc < base:
         return wacc / base - 1.0
-    return 0.0
+    return float(math.floor(wacc))  # as ieval.py: 1 when system and baseline are both perfect, else 0
+
+
+def _acc(c: Sequence[int]) -> float:
+    tp, tn, fp, fn, fpn = c[:5]
+    total = tp + tn + fp + fn - fpn
+    return (tp + tn) / total if total else 1.0
 
 
 def score_counts(
@@ -150,8 +164,7 @@ def score_counts(
     r = tp / (tp + fn) if tp + fn else 1.0
     b2 = beta * beta
     f = (1 + b2) * p * r / (b2 * p + r) if (b2 * p + r) else 0.0
-    total = tp + tn + fp + fn - fpn
-    acc = (tp + tn) / total if total else 1.0
+    acc = _acc(counts)
     wacc = _wacc(counts, w)
     base = _wacc(baseline, w)
     return IScores(tp, tn, fp, fn, fpn, p, r, f, acc, wacc, _improvement(wacc, base), base)
@@ -188,15 +201,22 @@ class IMeasureResult:
 
 
 def apply_corrections(tokens: Sequence[str], corrections: Sequence[ICorrection]) -> list[str]:
-    """The source with corrections applied (in span order; an insertion before a replacement at the same point)."""
-    out: list[str] = []
-    pos = 0
+    """The source with corrections applied, as ``candgen.py``'s ``correct_sentence`` does.
+
+    Corrections of one span are joined in the given order (its ``_mergeCorrections``); the spans are
+    applied from the last to the first on the source's indices, so an insertion lands before a
+    replacement at the same point. A correction that would delete everything left is skipped (the
+    tool's "WORKAROUND FOR NUCLE", e.g. CoNLL-14 sentences 24, 538 and 574, whose only or long
+    uncorrected deletion would otherwise give an empty reference).
+    """
+    spans: dict[tuple[int, int], list[str]] = {}
     for c in sorted(corrections, key=lambda c: (c.start, c.end)):
-        if c.start > pos:
-            out.extend(tokens[pos : c.start])
-        out.extend(c.tokens)
-        pos = max(pos, c.end)
-    out.extend(tokens[pos:])
+        spans.setdefault((c.start, c.end), []).extend(c.tokens)
+    out = list(tokens)
+    for (start, end), new in sorted(spans.items(), reverse=True):
+        if not new and start == 0 and end >= len(out):
+            continue
+        out[start:end] = new
     return out
 
 
@@ -293,13 +313,19 @@ def _evaluate_many(items: Sequence[tuple[list[str], list[str], list[list[str]]]]
     return out
 
 
+def _choice_key(res: tuple[Any, ...], w: float) -> tuple[float, ...]:
+    """The order ``ieval.py``'s ``compare_scores`` ranks a reference by (correction, then detection)."""
+    c, d, bc, bd = res
+    wc, wd = _wacc(c, w), _wacc(d, w)
+    return (wc, _improvement(wc, _wacc(bc, w)), _acc(c), wd, _improvement(wd, _wacc(bd, w)), _acc(d))
+
+
 def _pick(refs: list[list[str]], results: list[tuple[Any, ...]], w: float) -> int:
     best, best_key = 0, None
-    for x, (c, _d, bc, _bd) in enumerate(results):
-        if bc is None:
+    for x, res in enumerate(results):
+        if res[2] is None:
             continue
-        wa = _wacc(c, w)
-        key = (wa, _improvement(wa, _wacc(bc, w)))
+        key = _choice_key(res, w)
         if best_key is None or key > best_key:
             best, best_key = x, key
     return best
@@ -330,7 +356,7 @@ def _search_mix(sent: IGoldSentence, hyp: list[str], w: float) -> tuple[list[str
                 mine = [alt.corrections for alt in err.alternatives if alt.annotator == ann]
                 choice.append(mine[0] if mine else (() if () in opts else opts[0]))
             break
-    current_key = (_wacc(best_res[0], w), _improvement(_wacc(best_res[0], w), _wacc(best_res[2], w)))
+    current_key = _choice_key(best_res, w)
     changed = True
     rounds = 0
     while changed and rounds < 4:
@@ -346,7 +372,7 @@ def _search_mix(sent: IGoldSentence, hyp: list[str], w: float) -> tuple[list[str
             res = _evaluate(src, hyp, trial_refs, w)
             evaluated += len(trial_refs)
             x = _pick(trial_refs, res, w)
-            key = (_wacc(res[x][0], w), _improvement(_wacc(res[x][0], w), _wacc(res[x][2], w)))
+            key = _choice_key(res[x], w)
             if key > current_key:
                 current_key = key
                 choice[e] = opts[x]

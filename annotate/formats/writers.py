@@ -116,6 +116,18 @@ def _stored_m2(metadata: dict[str, Any]) -> tuple[list[str], list[int]] | None:
         return None
 
 
+def _forward_only(progress: ProgressFn) -> ProgressFn:
+    """``progress`` told only counts that do not go back."""
+    last = [0]
+
+    def forward(done: int, total: int) -> None:
+        if done >= last[0]:
+            last[0] = done
+            progress(done, total)
+
+    return forward
+
+
 def m2_blocks(data: CorpusData, *, untyped: bool = False, progress: ProgressFn = no_progress) -> list[str]:
     """The M2 blocks (text, without the blank separator lines) of a corpus' references.
 
@@ -163,6 +175,7 @@ def m2_blocks(data: CorpusData, *, untyped: bool = False, progress: ProgressFn =
     align = "levenshtein" if untyped else "errant"
     todo = [[i for i in range(len(data.sentences)) if not stored_ok[i][k]] for k in range(len(refs))]
     total, before = sum(len(rows) for rows in todo), 0
+    progress = _forward_only(progress)  # ERRANT reports each of its phases (parses, then edits) from 0
     progress(0, total)
     for k, ref in enumerate(refs):
         rows = todo[k]

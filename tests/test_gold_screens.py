@@ -218,6 +218,30 @@ def test_gold_copies_stay_in_their_domain_and_spread_over_the_gold_screens(draft
     }
 
 
+def test_a_draft_with_gold_answers_is_not_built_again_and_keeps_them(draft):
+    """Building a draft again (a changed study applied to it) makes its screens anew, which would
+    drop the researcher's gold answers: it is refused, and nothing changes."""
+    researcher, campaign, _ = draft
+    golds = _mark_all(campaign, researcher)
+    screens_before = set(Screen.objects.filter(campaign=campaign).values_list("pk", flat=True))
+    with pytest.raises(GecInputError, match="gold screen"):
+        campaign_create(
+            project=campaign.project,
+            corpus=campaign.corpus,
+            name="gold",
+            systems=list(campaign.systems.all()),
+            created_by=researcher,
+            protocol="prws",
+            max_candidates=2,
+            screens_per_hit=4,
+            judgments_per_item=2,
+            status="draft",
+            into=campaign,
+        )
+    assert set(Screen.objects.filter(campaign=campaign).values_list("pk", flat=True)) == screens_before
+    assert GoldScreen.objects.filter(screen__in=golds, marked__isnull=True).count() == len(golds)
+
+
 def test_gold_copies_are_scored_like_traps_and_exclude_a_careless_worker(draft):
     researcher, campaign, (careful, careless) = draft
     _mark_all(campaign, researcher)

@@ -16,7 +16,7 @@ from geceval.errors import GecInputError
 from geceval.formats.judgments import expand_pairwise
 from ranking.analysis.active import next_systems
 from ranking.campaign_settings import CAMPAIGN_OPTIONS, settings_check
-from ranking.models import Campaign, CampaignStatus, Candidate, Hit, Screen, TrapDesign
+from ranking.models import Campaign, CampaignStatus, Candidate, GoldScreen, Hit, Screen, TrapDesign
 from ranking.protocols import protocol_get
 from ranking.quality.controls import Group, controls_add, controls_save
 from ranking.rankings import campaign_rankings
@@ -147,6 +147,13 @@ def _emptied(campaign: Campaign, row: dict) -> Campaign:
     campaign = Campaign.objects.select_for_update().get(pk=campaign.pk)
     if campaign.status != CampaignStatus.DRAFT or campaign.hits.filter(assignments__isnull=False).exists():
         raise GecInputError("only a draft that has handed out no HIT is built again")
+    golds = GoldScreen.objects.filter(screen__campaign=campaign, marked__isnull=True).count()
+    if golds:  # the researcher's answers are on screens a rebuild makes anew: refuse, not lose them
+        raise GecInputError(
+            f"this draft has {golds} gold screen{'s' if golds != 1 else ''} with the researcher's answers,"
+            " which building it again would lose: remove them on its Gold screens page first, or make a new"
+            " campaign"
+        )
     campaign.screens.all().delete()
     campaign.hits.all().delete()
     for key, value in row.items():

@@ -156,6 +156,15 @@ GOLD_IMPORT_MAX_ROWS = 20000
 """Rows a gold file may have (a campaign's gold is a few dozen screens)."""
 
 
+def _draft_locked(campaign: Campaign) -> Campaign:
+    """``campaign`` read again under a row lock (launching locks it too), so gold copies are never
+    placed anew in a campaign that started handing out HITs meanwhile; GecInputError if not a draft."""
+    campaign = Campaign.objects.select_for_update().get(pk=campaign.pk)
+    if campaign.status != CampaignStatus.DRAFT:
+        raise GecInputError("gold screens are marked while the campaign is a draft (copies go into its HITs)")
+    return campaign
+
+
 def _gold_screen(campaign: Campaign, screen: Screen) -> None:
     """A screen the researcher may answer as gold, or GecInputError saying why not."""
     if campaign.status != CampaignStatus.DRAFT:
@@ -184,6 +193,7 @@ def gold_screen_mark(
 ) -> GoldScreen:
     """Mark ``screen`` gold with ``expected`` (candidate id -> score or rank, as a worker answers),
     then place the campaign's gold copies anew. Marking it again replaces its answers."""
+    campaign = _draft_locked(campaign)
     _gold_screen(campaign, screen)
     _expected_valid(campaign, list(screen.candidates.all()), expected)
     gold, _ = GoldScreen.objects.update_or_create(
@@ -196,6 +206,7 @@ def gold_screen_mark(
 
 @transaction.atomic
 def gold_screen_unmark(*, campaign: Campaign, screen: Screen) -> None:
+    campaign = _draft_locked(campaign)
     _gold_screen(campaign, screen)
     GoldScreen.objects.filter(screen=screen, marked__isnull=True).delete()
     gold_copies_place(campaign)
@@ -258,6 +269,7 @@ def gold_screens_import(
     screen's index among that sentence's screens, each candidate's expected answer by one of its
     systems' names). Every row is checked first; any error refuses the whole file, naming its line.
     Returns the screens marked."""
+    campaign = _draft_locked(campaign)
     screens = {
         (s.sentence.position, s.index): s
         for s in Screen.objects.filter(campaign=campaign, control__isnull=True, hit__qualification=False)
@@ -309,6 +321,7 @@ def gold_rate_set(*, campaign: Campaign, rate: float) -> int:
     if not 0 <= rate <= 1:
         raise GecInputError("gold copies per judged screen: a number from 0 to 1")
     with transaction.atomic():
-        campaign.gold_rate = rate
-        campaign.save(update_fields=["gold_rate"])
-        return gold_copies_place(campaign)
+        locked = _draft_locked(campaign)
+        locked.gold_rate = campaign.gold_rate = rate  # the caller's object too
+        locked.save(update_fields=["gold_rate"])
+        return gold_copies_place(locked)

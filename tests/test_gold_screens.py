@@ -10,6 +10,7 @@ from collections import Counter
 
 import pytest
 from django.contrib.messages import get_messages
+from django.db import IntegrityError, transaction
 from django.test import Client
 from django.urls import reverse
 
@@ -309,3 +310,13 @@ def _file(data: bytes, name: str):
     from django.core.files.uploadedfile import SimpleUploadedFile
 
     return SimpleUploadedFile(name, data, content_type="text/csv")
+
+
+def test_gold_counts_are_database_constraints(draft):
+    """A record never passes more gold than it saw, nor sees more gold than traps (gold counts among them)."""
+    _, campaign, (worker, _) = draft
+    record = WorkerRecord.objects.create(campaign=campaign, worker=worker, traps_seen=2, traps_passed=1)
+    for bad in ({"gold_seen": 1, "gold_passed": 2}, {"gold_seen": 3, "gold_passed": 0}):
+        with pytest.raises(IntegrityError), transaction.atomic():
+            WorkerRecord.objects.filter(pk=record.pk).update(**bad)
+    WorkerRecord.objects.filter(pk=record.pk).update(gold_seen=2, gold_passed=1)

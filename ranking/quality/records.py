@@ -111,6 +111,10 @@ class WorkerRecord(models.Model):
             models.CheckConstraint(
                 condition=Q(traps_passed__lte=models.F("traps_seen")), name="worker_traps_ok"
             ),
+            models.CheckConstraint(
+                condition=Q(gold_passed__lte=models.F("gold_seen"), gold_seen__lte=models.F("traps_seen")),
+                name="worker_gold_ok",
+            ),
         ]
 
     def __str__(self) -> str:

@@ -59,7 +59,11 @@
         body: new FormData(campaignForm),
         credentials: "same-origin",
       })
-        .then(function (response) { return response.text(); })
+        .then(function (response) {
+          // only the forecast's own fragment goes into the form, never a login or error page
+          if (!response.ok) throw new Error("forecast " + response.status);
+          return response.text();
+        })
         .then(function (html) { if (mine === asked) forecast.innerHTML = html; })
         .catch(function () { if (mine === asked) forecast.textContent = "The forecast could not be loaded."; })
         .then(function () { if (mine === asked) forecast.removeAttribute("aria-busy"); });

@@ -300,13 +300,13 @@ def cli_bleu(args: Any) -> list[dict]:
 
 def cli_chrf(args: Any) -> list[dict]:
     """``score chrf [--beta B]``: chrF++ score, precision, recall, beta, signature (+ sentences)."""
-    beta = 2.0 if getattr(args, "beta", None) is None else float(args.beta)
+    beta = float(CHRF.of_args(args).options["beta"])  # the default lives on the class
     return _cli(args, "chrf", lambda refs, hyp, sentence: chrf(refs, hyp, beta=beta, sentence=sentence))
 
 
 def cli_ter(args: Any) -> list[dict]:
     """``score ter [--case-sensitive]``: TER score, num_edits, ref_length, signature (+ sentences)."""
-    case_sensitive = bool(getattr(args, "case_sensitive", False))
+    case_sensitive = bool(TER.of_args(args).options["case_sensitive"])  # the default lives on the class
     return _cli(
         args,
         "ter",

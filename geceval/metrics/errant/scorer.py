@@ -414,7 +414,11 @@ def cli_errant(args: Any) -> list[dict[str, Any]]:
     every text hypothesis is annotated against the same parsed source. Input
     files are read and checked before any parsing starts.
     """
-    beta = 0.5 if getattr(args, "beta", None) is None else args.beta
+    # lazy: the metric module imports this one; its ERRANT class holds the defaults (beta, align)
+    from geceval.metrics.errant.metric import ERRANT
+
+    options = ERRANT.of_args(args).options
+    beta = float(options["beta"])
     source = _source_lines(args)
     hyps: list[tuple[str, list[M2Sentence] | list[str]]] = []
     for hyp_path in args.hyp:
@@ -431,7 +435,7 @@ def cli_errant(args: Any) -> list[dict[str, Any]]:
     ref_set = build_reference_set(
         args.refs,
         source,
-        align=getattr(args, "align", "errant") or "errant",
+        align=options["align"],
         progress=StderrProgress("errant: annotating references"),
     )
     results = []

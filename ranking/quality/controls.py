@@ -150,6 +150,10 @@ class ControlPlanner:
                 break  # nothing takes a trap of a look the campaign has
             copied, copy, plan = found
             used.add(copied)
+            # no second trap from the same sentence (ranking: its other screen shows the trap's base
+            # beside a one-edit copy of it in this HIT, which comparing copies finds)
+            sentence = self.screens[copied].sentence_id
+            donors[:] = [i for i in donors if self.screens[i].sentence_id != sentence or i == copied]
             self.made[plan.kind] += 1
             plan.screen = len(self.screens) + len(new)
             if plan.base[0] == -1:  # beside: the verdict waits for a screen of this HIT (issue 35)

@@ -8,6 +8,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -120,7 +121,12 @@ def test_edit_level_campaign_with_a_trap_end_to_end_by_keyboard(live_server, new
             page.get_by_role("link", name=label).click()
         path = tmp_path / info.value.suggested_filename
         info.value.save_as(path)
-        return path.read_text(encoding="utf-8")
+        if not zipfile.is_zipfile(path):
+            return path.read_text(encoding="utf-8")
+        with zipfile.ZipFile(path) as bundle:  # the file and the study it came from (issue 39)
+            names = bundle.namelist()
+            assert len(names) == 2 and names[1] == f"{names[0]}.study.yaml", names
+            return bundle.read(names[0]).decode("utf-8")
 
     rows = [json.loads(line) for line in download("Edit labels JSONL").splitlines()]
     judge = pseudonym(worker.pk)

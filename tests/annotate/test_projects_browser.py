@@ -67,7 +67,10 @@ def test_researcher_builds_a_team_and_the_invited_expert_joins_from_the_mail(liv
     invite.get_by_role("button", name="Send invitation").focus()
     page.keyboard.press("Enter")
     page.get_by_text("Invitation sent to expert@example.org.").wait_for()
-    page.get_by_text("expert@example.org as expert").wait_for()
+    # the pending invitation is listed with its role (issue 40's table of invitations not used yet)
+    expect(
+        page.locator("#invitations").get_by_role("row", name=re.compile(r"^expert@example\.org Expert"))
+    ).to_have_count(1)
 
     assert [m.to for m in mail.outbox] == [["expert@example.org"]]
     link = re.search(r"https?://\S+/invitations/[\w-]+/", mail.outbox[0].body).group(0)

@@ -29,13 +29,16 @@ around its point; insertions at the same point overlap), ordered by first
 token then end; alternatives by annotator; ``req="yes"`` when every
 annotator of the block has an alternative; ``type`` joins the distinct M2
 types with ``/`` in order of appearance. On the JFLEG test M2 this gives the
-reference converter's errors for 743 of 747 sentences; in the other 4 the
+reference converter's errors for 745 of 747 sentences (743 before correction strings were
+re-tokenised, see below); in the other 2 the
 reference leaves two overlapping groups apart (its grouping is
 order-dependent, not transitive), which only changes mix-mode candidates.
-The reference converter also re-tokenises correction strings (``''`` may
-become a leading double backquote, "U.S.A." becomes "U.S.A ."); we keep the
-M2 text, so per-annotator references differ in 2 of the 747 JFLEG
-sentences. Its XML also differs where Python 2 set order leaked into the
+The reference converter also re-tokenises each correction string with
+``nltk.word_tokenize``; so do we (:func:`treebank_tokens`, NLTK's Treebank
+rules): "known,the" becomes "known , the" and a final "dilemma." becomes
+"dilemma ." (CoNLL-14 sentences 332, 333, 338, 593, 637, 766, 893, 900 and
+1079, which alone gave POST I -5.72 for the tool's -5.66), "U.S.A." becomes
+"U.S.A ." and ``''`` after a space a double backquote (JFLEG). Its XML also differs where Python 2 set order leaked into the
 text (order of ``<c>`` in an ``<alt>``, of joined types), which does not
 affect scoring.
 
@@ -47,6 +50,7 @@ read other files or the network.
 from __future__ import annotations
 
 import os
+import re
 import xml.etree.ElementTree as ET
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -243,6 +247,60 @@ def _find(parent: list[int], i: int) -> int:
     return i
 
 
+# NLTK's TreebankWordTokenizer (nltk.tokenize.treebank, 3.x), which ``m2_to_ixml.py`` applies to every
+# correction through ``nltk.word_tokenize``. Not ported: word_tokenize's Punkt sentence split first, which
+# only matters for a correction holding a sentence end followed by more text ("a. B").
+_TB_STARTING_QUOTES = (
+    (re.compile(r'^"'), r"``"),
+    (re.compile(r"(``)"), r" \1 "),
+    (re.compile(r"([ (\[{<])(\"|\'{2})"), r"\1 `` "),
+)
+_TB_PUNCTUATION = (
+    (re.compile(r"([:,])([^\d])"), r" \1 \2"),
+    (re.compile(r"([:,])$"), r" \1 "),
+    (re.compile(r"\.\.\."), r" ... "),
+    (re.compile(r"[;@#$%&]"), r" \g<0> "),
+    (re.compile(r"([^\.])(\.)([\]\)}>\"\']*)\s*$"), r"\1 \2\3 "),
+    (re.compile(r"[?!]"), r" \g<0> "),
+    (re.compile(r"([^'])' "), r"\1 ' "),
+    (re.compile(r"[\]\[\(\)\{\}\<\>]"), r" \g<0> "),
+    (re.compile(r"--"), r" -- "),
+)
+_TB_ENDING_QUOTES = (
+    (re.compile(r'"'), " '' "),
+    (re.compile(r"(\S)('')"), r"\1 \2 "),
+    (re.compile(r"([^' ])('[sS]|'[mM]|'[dD]|') "), r"\1 \2 "),
+    (re.compile(r"([^' ])('ll|'LL|'re|'RE|'ve|'VE|n't|N'T) "), r"\1 \2 "),
+)
+_TB_CONTRACTIONS = tuple(
+    re.compile(p)
+    for p in (
+        r"(?i)\b(can)(not)\b",
+        r"(?i)\b(d)('ye)\b",
+        r"(?i)\b(gim)(me)\b",
+        r"(?i)\b(gon)(na)\b",
+        r"(?i)\b(got)(ta)\b",
+        r"(?i)\b(lem)(me)\b",
+        r"(?i)\b(mor)('n)\b",
+        r"(?i)\b(wan)(na)\s",
+        r"(?i) ('t)(is)\b",
+        r"(?i) ('t)(was)\b",
+    )
+)
+
+
+def treebank_tokens(text: str) -> list[str]:
+    """``text`` split as NLTK's Treebank word tokenizer does (what ``m2_to_ixml.py`` does to corrections)."""
+    for regexp, sub in (*_TB_STARTING_QUOTES, *_TB_PUNCTUATION):
+        text = regexp.sub(sub, text)
+    text = " " + text + " "
+    for regexp, sub in _TB_ENDING_QUOTES:
+        text = regexp.sub(sub, text)
+    for regexp in _TB_CONTRACTIONS:
+        text = regexp.sub(r" \1 \2 ", text)
+    return text.split()
+
+
 def gold_from_m2(sentences: Iterable[M2Sentence]) -> list[IGoldSentence]:
     """I-measure gold from M2 blocks, grouping edits as the reference converter does.
 
@@ -284,7 +342,9 @@ def gold_from_m2(sentences: Iterable[M2Sentence]) -> list[IGoldSentence]:
                 for e in mine:
                     corrs = e.corrections or ("",)
                     options = [
-                        (*o, ICorrection(e.start, e.end, " ".join(c.split()))) for o in options for c in corrs
+                        (*o, ICorrection(e.start, e.end, " ".join(treebank_tokens(c))))
+                        for o in options
+                        for c in corrs
                     ]
                     if e.type not in types:
                         types.append(e.type)

@@ -20,7 +20,8 @@ human ranking and by each metric. What this module computes, from a ../shared/da
   ``conll14st-test.m2`` (two annotators); equal to the official CoNLL-14 scores (gecmetrics'
   ``m2score.txt.gz``, pinned by ``reproduce conll14-metrics``).
 - **I-measure**: the correction improvement I of :func:`geceval.metrics.imeasure.scorer.imeasure`
-  with ``mix=False`` on the official gold converted by :func:`geceval.formats.ixml.gold_from_m2`; the
+  with ``mix=False`` on the official gold converted by :func:`geceval.formats.ixml.gold_from_m2` (as
+  ``m2_to_ixml.py`` converts it: equal to gecmetrics' ``imeasure.txt.gz`` to its two decimals); the
   paper names no mode.
 - **BLEU**: sacrebleu corpus BLEU with its defaults against the two references (the paper names
   no implementation).

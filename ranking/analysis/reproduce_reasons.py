@@ -238,7 +238,7 @@ NAPOLES2015_TABLE3: dict[tuple[str, str], tuple[str, str, str]] = {
         NAPOLES2015_PRINTED_ORDERS + ". The I-measure order too: ours (I, -nomix, gold converted from the "
         "official M2) has the order of gecmetrics' imeasure.txt.gz (Chollampatt and Ng 2018's I-measure "
         "of the same 13 outputs: UFC, source, IITB, SJTU, PKU, IPN, AMU, CUUI, UMC, CAMB, NTHU, POST, RAC; "
-        "their values x100 within 0.05 of ours), the printed column has CUUI 5th, IPN 9th, CAMB 12th. Our "
+        "their values x100 equal to ours at their two decimals), the printed column has CUUI 5th, IPN 9th, CAMB 12th. Our "
         "I-measure order against the printed human column gives -0.192, the printed column against our "
         "human order 0.181",
     ),

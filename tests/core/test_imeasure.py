@@ -107,11 +107,6 @@ def test_jfleg_source_as_hypothesis_gives_i_zero_and_wacc_88_37(jfleg_gold):
     assert (c.tp, c.fp, c.fpn) == (0, 0, 0)
 
 
-def _norm(refs):
-    # the reference converter re-tokenises corrections: '' may become ``
-    return [[t.replace("``", "''") for t in r] for r in refs]
-
-
 @pytest.mark.shared
 def test_jfleg_m2_converted_gives_the_same_annotator_references_as_the_tools_xml(jfleg_gold):
     m2 = read_m2(shared_path("derived", "jfleg-test-errant", "jfleg.test.ref.errant.m2"))
@@ -121,14 +116,15 @@ def test_jfleg_m2_converted_gives_the_same_annotator_references_as_the_tools_xml
     for n, (a, b) in enumerate(zip(ours, jfleg_gold)):
         assert a.tokens == b.tokens
         assert a.num_annotators == b.num_annotators == 4
-        if _norm(candidate_references(a, mix=False)) != _norm(candidate_references(b, mix=False)):
+        if candidate_references(a, mix=False) != candidate_references(b, mix=False):
             differ.append(n)
-    # its tokeniser also split "U.S.A." and "etc." into "U.S.A ." and "etc ." in these two
-    assert differ == [372, 539]
+    # corrections re-tokenised as the converter does (treebank_tokens): "U.S.A." -> "U.S.A ." in 372 and 539,
+    # '' after a space -> `` elsewhere; before that port these two differed
+    assert differ == []
 
 
 @pytest.mark.shared
-def test_jfleg_m2_grouping_matches_the_tools_errors_in_743_of_747_sentences(jfleg_gold):
+def test_jfleg_m2_grouping_matches_the_tools_errors_in_745_of_747_sentences(jfleg_gold):
     m2 = read_m2(shared_path("derived", "jfleg-test-errant", "jfleg.test.ref.errant.m2"))
 
     def key(err):
@@ -143,7 +139,7 @@ def test_jfleg_m2_grouping_matches_the_tools_errors_in_743_of_747_sentences(jfle
     same = sum(
         [key(e) for e in a.errors] == [key(e) for e in b.errors] for a, b in zip(gold_from_m2(m2), jfleg_gold)
     )
-    assert same == 743
+    assert same == 745  # 743 before corrections were re-tokenised as the converter does
 
 
 # ----------------------------------------------------------------------------- hand-made fixtures

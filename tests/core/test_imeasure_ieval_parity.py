@@ -11,6 +11,12 @@ The benchmark (bench/bench_shared_task.py) found full CoNLL-14 AMU ``-nomix`` at
 Fixture sentence 4 pins ``compute_i``: system and baseline both perfect give I = 100, not 0; sentence 5
 ``compare_scores``: two references tie on correction WAcc, I and Acc, and the tool keeps the one with the
 better detection WAcc (we kept the first).
+With an M2 gold the tool's pipeline is ``m2_to_ixml.py`` then ``ieval.py``; the converter passes every
+correction string through ``nltk.word_tokenize`` ("known,the" -> "known , the", a final "dilemma." ->
+"dilemma ."), which ``gold_from_m2`` did not: on CoNLL-14 ``conll14st-test.m2`` that alone gave POST
+I -5.72, RAC -5.76, IPN -3.17 for the tool's -5.66, -5.71, -3.12 (sentences 332, 333, 637 and 1079,
+1-based). Fixture ``ieval_parity_m2.*``: two made-up sentences, the M2, the XML the converter writes
+for it, and ieval.py's output on that XML.
 The expected figures are ieval.py's printed rows, stored with the command that produced them in
 ``fixtures/imeasure/ieval_parity.ieval.txt``; the sentences are made up (no shared data).
 """
@@ -21,7 +27,8 @@ from pathlib import Path
 
 import pytest
 
-from geceval.formats.ixml import ICorrection, read_ixml
+from geceval.formats.ixml import ICorrection, gold_from_m2, read_ixml, treebank_tokens
+from geceval.formats.m2 import read_m2
 from geceval.formats.text import read_lines
 from geceval.metrics.imeasure import align as imeasure_align
 from geceval.metrics.imeasure.align import align3, count_columns
@@ -31,10 +38,10 @@ from tests.shared_data import shared_path
 FIX = Path(__file__).parent / "fixtures" / "imeasure"
 
 
-def _ieval_rows() -> dict[tuple[str, str], list[float]]:
+def _ieval_rows(name: str = "ieval_parity") -> dict[tuple[str, str], list[float]]:
     """(sentence id or 'Detection'/'Correction', aspect) -> TP TN FP FN FPN P R F1 Acc Acc_b WAcc WAcc_b I."""
     rows = {}
-    for line in (FIX / "ieval_parity.ieval.txt").read_text(encoding="utf-8").splitlines():
+    for line in (FIX / f"{name}.ieval.txt").read_text(encoding="utf-8").splitlines():
         parts = line.split()
         if len(parts) == 15 and parts[1] in ("Det", "Cor"):
             rows[parts[0], parts[1]] = [float(x) for x in parts[2:]]
@@ -112,6 +119,47 @@ def test_corrections_of_one_span_are_joined_in_order():
     two_insertions = [ICorrection(1, 1, "x"), ICorrection(1, 1, "y")]
     assert apply_corrections(toks, two_insertions) == ["a", "x", "y", "b", "c"]
     assert apply_corrections(toks, [ICorrection(1, 2, "x"), ICorrection(1, 2, "y")]) == ["a", "x", "y", "c"]
+
+
+def test_m2_gold_corrections_are_tokenised_as_the_converter_does():
+    assert treebank_tokens("known,the doctor calls") == ["known", ",", "the", "doctor", "calls"]
+    assert treebank_tokens("a common dilemma.") == ["a", "common", "dilemma", "."]
+    assert treebank_tokens("1,000 U.S.A.") == ["1,000", "U.S.A", "."]
+    ours = gold_from_m2(read_m2(FIX / "ieval_parity_m2.m2"))
+    tools = read_ixml(FIX / "ieval_parity_m2.xml")
+    assert [candidate_references(g, mix=False) for g in ours] == [
+        candidate_references(g, mix=False) for g in tools
+    ]
+
+
+def test_m2_gold_counts_and_scores_equal_ieval_on_the_converters_xml():
+    rows = _ieval_rows("ieval_parity_m2")
+    hyps = read_lines(FIX / "ieval_parity_m2.hyp")
+    res = imeasure(hyps, gold_from_m2(read_m2(FIX / "ieval_parity_m2.m2")), mix=False, beta=1.0)
+    for n, sent in enumerate(res.sentences, start=1):
+        cor, det = sent.scores(beta=1.0)
+        assert _ours(cor) == _drop_acc_b(rows[str(n), "Cor"])
+        assert _ours(det) == _drop_acc_b(rows[str(n), "Det"])
+    assert _ours(res.correction) == _drop_acc_b(rows["Correction", "Cor"])
+    assert _ours(res.detection) == _drop_acc_b(rows["Detection", "Det"])
+
+
+@pytest.mark.shared
+@pytest.mark.parametrize(("system", "i"), [("POST", -5.66), ("RAC", -5.71), ("IPN", -3.12), ("AMU", -3.30)])
+def test_conll14_m2_gold_gives_ieval_i(system, i):
+    """CoNLL-14 ``conll14st-test.m2`` through ``gold_from_m2``: ieval.py -nomix on the converter's
+    NUCLE.m2.ieval.xml printed these I (as gecmetrics' imeasure.txt.gz); the references equal the XML's."""
+    m2 = read_m2(shared_path("gecmetrics", "data", "conll14st-test", "conll14st-test.m2"))
+    gold = gold_from_m2(m2)
+    xml = read_ixml(shared_path("grammaticality-metrics", "references", "NUCLE.m2.ieval.xml"))
+    assert all(
+        candidate_references(a, mix=False) == candidate_references(b, mix=False) for a, b in zip(gold, xml)
+    )
+    hyps = read_lines(
+        shared_path("grammatical-evaluation", "data", "original", "official_submissions", system),
+        allow_empty=True,
+    )
+    assert round(100 * imeasure(hyps, gold, mix=False).correction.i, 2) == i
 
 
 @pytest.mark.shared

@@ -247,7 +247,7 @@ def _find(parent: list[int], i: int) -> int:
     return i
 
 
-# NLTK's TreebankWordTokenizer (nltk.tokenize.treebank, 3.x), which ``m2_to_ixml.py`` applies to every
+# NLTK's TreebankWordTokenizer (nltk.tokenize.treebank, as of 3.10; parity test: tests/core/test_treebank_tokens_parity.py), which ``m2_to_ixml.py`` applies to every
 # correction through ``nltk.word_tokenize``. Not ported: word_tokenize's Punkt sentence split first, which
 # only matters for a correction holding a sentence end followed by more text ("a. B").
 _TB_STARTING_QUOTES = (
@@ -281,8 +281,8 @@ _TB_CONTRACTIONS = tuple(
         r"(?i)\b(gon)(na)\b",
         r"(?i)\b(got)(ta)\b",
         r"(?i)\b(lem)(me)\b",
-        r"(?i)\b(mor)('n)\b",
-        r"(?i)\b(wan)(na)\s",
+        r"(?i)\b(more)('n)\b",
+        r"(?i)\b(wan)(na)(?=\s)",
         r"(?i) ('t)(is)\b",
         r"(?i) ('t)(was)\b",
     )

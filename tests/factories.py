@@ -486,3 +486,26 @@ def join(*, actor, project: Project, username: str, role: str):
     user = get_user_model().objects.get(username=username)
     project_services.invitation_answer(invitation=invitation, user=user, accept=True)
     return user
+
+
+def prws_crowd(names: Sequence[str], sources, systems, *, name: str, screens_per_hit: int):
+    """A researcher's PRWS campaign without traps or repeats, every HIT judged by each of ``names``
+    (annotators of its project): (campaign, {name: user}). The crowd-evidence tests build on it."""
+    researcher = user("res", "researcher")
+    workers = {n: user(n, "annotator") for n in names}
+    team = project(researcher, members=list(workers.values()))
+    corpus, outputs = corpus_with_systems(team, sources=sources, systems=systems)
+    campaign = campaign_create(
+        project=team,
+        corpus=corpus,
+        name=name,
+        systems=outputs,
+        created_by=researcher,
+        protocol="prws",
+        max_candidates=4,
+        screens_per_hit=screens_per_hit,
+        judgments_per_item=len(names),
+        trap_rate=0.0,
+        repeat_rate=0.0,
+    )
+    return campaign, workers

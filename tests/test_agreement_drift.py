@@ -15,7 +15,7 @@ from geceval.human.worker_checks import RECENT_AGREEMENT
 from ranking.models import Assignment, AssignmentStatus, Rating, Screen, ScreenJudgment, WorkerRecord
 from ranking.quality.exclusion import worker_record_refresh
 from ranking.quality.rules import record_exclusion_reasons
-from ranking.services import campaign_create, campaign_exclusion_rules_set
+from ranking.services import campaign_exclusion_rules_set
 from tests import factories
 
 pytestmark = pytest.mark.django_db
@@ -41,22 +41,8 @@ def _system(text: str) -> str:
 def crowd():
     """Five readers and a drifter (careful for five HITs, then random) judge every HIT of a PRWS
     campaign without traps, HIT after HIT; each HIT is submitted after its screens, as a worker's is."""
-    researcher = factories.user("res", "researcher")
-    workers = {name: factories.user(name, "annotator") for name in NAMES}
-    project = factories.project(researcher, members=list(workers.values()))
-    corpus, systems = factories.corpus_with_systems(project, sources=SOURCES, systems=SYSTEMS)
-    campaign = campaign_create(
-        project=project,
-        corpus=corpus,
-        name="drift over agreement",
-        systems=systems,
-        created_by=researcher,
-        protocol="prws",
-        max_candidates=4,
-        screens_per_hit=PER_HIT,
-        judgments_per_item=len(NAMES),
-        trap_rate=0.0,
-        repeat_rate=0.0,
+    campaign, workers = factories.prws_crowd(
+        NAMES, SOURCES, SYSTEMS, name="drift over agreement", screens_per_hit=PER_HIT
     )
     rng = random.Random(11)
     for index in range(HITS):
@@ -88,7 +74,7 @@ def crowd():
         for _ in range(2):
             for worker in workers.values():
                 worker_record_refresh(campaign=campaign, worker=worker)
-    return researcher, campaign, workers
+    return campaign.created_by, campaign, workers
 
 
 def _statuses(campaign, worker) -> list[tuple[str, str]]:

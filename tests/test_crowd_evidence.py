@@ -23,7 +23,7 @@ from ranking.models import (
 )
 from ranking.quality.exclusion import worker_record_refresh
 from ranking.selectors import valid_judgments
-from ranking.services import campaign_create, campaign_exclusion_rules_set, worker_override_set
+from ranking.services import campaign_exclusion_rules_set, worker_override_set
 from tests import factories
 
 pytestmark = pytest.mark.django_db
@@ -46,24 +46,8 @@ def crowd():
     """A PRWS campaign without traps judged by five readers (quality + noise), a random clicker and a
     second account of reader 0 that copies reader 0's answers; every record refreshed twice (the
     campaign's figures exist on the second pass, as they would after a few HITs)."""
-    researcher = factories.user("res", "researcher")
     names = [*(f"reader{k}" for k in range(READERS)), "clicker", "copy"]
-    workers = {name: factories.user(name, "annotator") for name in names}
-    project = factories.project(researcher, members=list(workers.values()))
-    corpus, systems = factories.corpus_with_systems(project, sources=SOURCES, systems=SYSTEMS)
-    campaign = campaign_create(
-        project=project,
-        corpus=corpus,
-        name="crowd",
-        systems=systems,
-        created_by=researcher,
-        protocol="prws",
-        max_candidates=4,
-        screens_per_hit=N,
-        judgments_per_item=len(names),
-        trap_rate=0.0,
-        repeat_rate=0.0,
-    )
+    campaign, workers = factories.prws_crowd(names, SOURCES, SYSTEMS, name="crowd", screens_per_hit=N)
     rng = random.Random(7)
     screens = list(Screen.objects.filter(campaign=campaign).order_by("hit_position"))
     for screen in screens:
@@ -80,7 +64,7 @@ def crowd():
     for _ in range(2):
         for worker in workers.values():
             worker_record_refresh(campaign=campaign, worker=worker)
-    return researcher, campaign, workers
+    return campaign.created_by, campaign, workers
 
 
 def _system(text: str) -> str:
@@ -168,24 +152,8 @@ def test_a_copy_that_stopped_before_it_could_be_told_is_held_when_its_original_i
     """A record is refreshed on its worker's submits: an account that copied and stopped before the
     crowd could say how alike people usually answer was never flagged. The original's refresh now
     refreshes a twin whose record does not name it yet."""
-    researcher = factories.user("res", "researcher")
     names = [*(f"reader{k}" for k in range(READERS)), "copy"]
-    workers = {name: factories.user(name, "annotator") for name in names}
-    project = factories.project(researcher, members=list(workers.values()))
-    corpus, systems = factories.corpus_with_systems(project, sources=SOURCES, systems=SYSTEMS)
-    campaign = campaign_create(
-        project=project,
-        corpus=corpus,
-        name="late",
-        systems=systems,
-        created_by=researcher,
-        protocol="prws",
-        max_candidates=4,
-        screens_per_hit=N,
-        judgments_per_item=len(names),
-        trap_rate=0.0,
-        repeat_rate=0.0,
-    )
+    campaign, workers = factories.prws_crowd(names, SOURCES, SYSTEMS, name="late", screens_per_hit=N)
     rng = random.Random(3)
     screens = list(Screen.objects.filter(campaign=campaign).order_by("hit_position"))
     answers = {}

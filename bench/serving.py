@@ -277,7 +277,7 @@ def check_trap_records(campaign_id: int) -> tuple[dict[int, tuple[int, int]], li
     from django.db.models import Count, Q
 
     from ranking.models import Campaign, ScreenJudgment, WorkerRecord
-    from ranking.services.holds import TOO_FAST_JUDGMENT
+    from ranking.quality.holds import TOO_FAST_JUDGMENT
 
     judgments = ScreenJudgment.objects.filter(screen__campaign_id=campaign_id)
     # the speed rule (issue 35): a screen under its minimum is one more trap failed (qualification aside)

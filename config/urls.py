@@ -5,8 +5,8 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitVie
 
 from config.health import healthz
 from config.security import admin_login_view, login_view
-from ranking import views as ranking_views
 from ranking.api import study_schema_view
+from ranking.views import campaigns as ranking_views
 
 urlpatterns = [
     # First: the crowd's requests are most of the traffic, and Django tries patterns in order (the

@@ -16,7 +16,7 @@ class CrowdConfig(AppConfig):
         from crowd.services.privacy import crowd_identities_forget
         from crowd.study import crowd_section
         from ranking.judgment_import import judgments_importer_register
-        from ranking.services.holds import platform_hold_register
+        from ranking.quality.holds import platform_hold_register
         from ranking.study.sections import section_register
 
         personal_data_eraser_register("crowd identities", crowd_identities_forget)

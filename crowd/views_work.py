@@ -50,7 +50,7 @@ from crowd.services.sessions import (
 from geceval.errors import GecInputError
 from ranking.models import FINISHED_STATUSES, LIVE_CAMPAIGN_STATUSES, AssignmentStatus
 from ranking.preview import campaign_preview
-from ranking.views import (
+from ranking.views.work import (
     heartbeat_context,
     heartbeat_response,
     screen_context,

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from annotate.models import Output
 from ranking.models import Campaign
-from ranking.services.judging import normalise
+from ranking.work.judging import normalise
 
 
 @dataclass(frozen=True)

@@ -42,7 +42,7 @@ def valid_judgment(prefix: str = "") -> Q:
     (``"judgment__"`` from a ``Rating``, ``"screens__judgments__"`` from a ``Campaign``).
 
     Valid: its assignment is submitted, i.e. finished, neither expired nor returned, not held (awaiting
-    the platform's confirmation or finished too fast, ``ranking.services.holds``) and not excluded
+    the platform's confirmation or finished too fast, ``ranking.quality.holds``) and not excluded
     (an excluded worker's assignments leave ``submitted``; a researcher's "include" override puts them
     back), it is not on a qualification HIT (neither the expert's gold answers nor a worker's test), and
     it is not on a control screen (a hidden trap's or a repeat's copy: it tests the worker; its
@@ -182,7 +182,7 @@ def campaign_results(campaign: Campaign) -> QuerySet[SystemScore]:
 
 def campaign_progress(campaign: Campaign) -> dict[str, int | float]:
     """Items with their valid judgments, against ``judgments_per_item`` per screen (HIT-level slots).
-    Held assignments (``ranking.services.holds``) keep their slots but are not judgments yet."""
+    Held assignments (``ranking.quality.holds``) keep their slots but are not judgments yet."""
     target = campaign.judgments_per_item
     hits = Hit.objects.filter(campaign=campaign, qualification=False).annotate(
         n_screens=Count("screens", distinct=True),

@@ -6,8 +6,8 @@ import pytest
 from django.urls import reverse
 
 from ranking.models import Screen, SystemScore, WorkerRecord
+from ranking.quality.gold import gold_assignment_start, qualification_hit_create
 from ranking.services import CandidateScore, NoWork, assignment_request, campaign_create
-from ranking.services.gold import gold_assignment_start, qualification_hit_create
 from tests import factories
 from tests.factories import SOURCES, SYSTEMS
 from tests.judging import do_hit

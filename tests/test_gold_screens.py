@@ -25,10 +25,10 @@ from ranking.models import (
     ScreenJudgment,
     WorkerRecord,
 )
+from ranking.quality.gold import gold_rate_set, gold_screen_mark, gold_screen_unmark, gold_screens_import
 from ranking.quality.gold_copies import gold_pair_share
 from ranking.selectors import campaign_workers, valid_judgments
 from ranking.services import CandidateScore, NoWork, assignment_request, campaign_create, screen_submit
-from ranking.services.gold import gold_rate_set, gold_screen_mark, gold_screen_unmark, gold_screens_import
 from ranking.services.life_cycle import campaign_set_status
 from ranking.work.assignments import assignment_next_screen
 from tests import factories

@@ -27,9 +27,9 @@ from ranking.analysis import services as analysis
 from ranking.analysis.models import RunStatus
 from ranking.models import Assignment, WorkerRecord
 from ranking.protocols.files import iter_wmt_csv, pseudonym
+from ranking.quality.holds import screen_min_seconds
 from ranking.selectors import campaign_progress, valid_judgments
 from ranking.services import CandidateScore, assignment_request, screen_submit
-from ranking.services.holds import screen_min_seconds
 from ranking.services.results import campaign_scores_recompute
 from ranking.work.api import _assignment_body
 from ranking.work.assignments import NoWork, assignment_next_screen

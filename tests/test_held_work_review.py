@@ -17,7 +17,7 @@ from crowd.models import CrowdSession, MturkHit
 from crowd.services.confirmation import held_sessions_confirm
 from crowd.services.workers import crowd_worker_get_or_create
 from ranking.models import Assignment, WorkerRecord
-from ranking.services.holds import assignment_hold_drop, assignment_hold_release
+from ranking.quality.holds import assignment_hold_drop, assignment_hold_release
 from ranking.work.reads import worker_ratings, worker_trap_verdicts
 from tests.factories import crowd_campaign
 from tests.test_held_work import _get, _speed_campaign, _work, mturk_client  # noqa: F401

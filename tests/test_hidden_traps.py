@@ -23,8 +23,8 @@ from ranking.protocols import protocol_get
 from ranking.rankings import iter_screen_rankings
 from ranking.selectors import screen_candidates, valid_judgments
 from ranking.services import CandidateScore, NoWork, assignment_request, campaign_create, screen_submit
-from ranking.services.judging import normalise
 from ranking.work.assignments import assignment_next_screen
+from ranking.work.judging import normalise
 from tests import factories as f
 from tests.shared_data import shared_path
 

@@ -7,8 +7,8 @@ import pytest
 from ranking.analysis import services as analysis
 from ranking.analysis.models import RunStatus
 from ranking.models import ScreenJudgment
+from ranking.quality.gold import qualification_hit_create
 from ranking.services import CandidateScore, campaign_create
-from ranking.services.gold import qualification_hit_create
 from tests import factories
 from tests.factories import SOURCES, SYSTEMS
 from tests.judging import do_hit
@@ -73,8 +73,8 @@ def test_gold_and_qualification_answers_never_enter_an_analysis_runs_judgments_u
 def record_gold_answers(campaign, expert, answer):
     if answer is expert_like:
         return record_gold(campaign, expert)
+    from ranking.quality.gold import gold_assignment_start
     from ranking.services import screen_submit
-    from ranking.services.gold import gold_assignment_start
     from ranking.work.assignments import assignment_next_screen
 
     assignment = gold_assignment_start(campaign=campaign, expert=expert)

@@ -13,10 +13,10 @@ from django.urls import reverse
 from bench.bot_strategies import bot_seconds, careful_seconds, constant
 from crowd.services.workers import crowd_worker_get_or_create
 from ranking.models import Assignment, WorkerRecord
+from ranking.quality.holds import assignment_hold_drop, assignment_hold_release
 from ranking.selectors import valid_judgments
 from ranking.services import CandidateScore, assignment_request, screen_submit
 from ranking.services.campaigns import campaign_options
-from ranking.services.holds import assignment_hold_drop, assignment_hold_release
 from ranking.work.assignments import assignment_next_screen
 from tests.factories import build_world, crowd_campaign
 from tests.judging import is_trap

@@ -1,7 +1,7 @@
 """Work is counted when the platform confirms it (issue 35).
 
 A HIT finished through an MTurk assignment or a Prolific session is held (``HoldReason.UNCONFIRMED``,
-``ranking.services.holds``) until the platform reports the submission as made by that worker:
+``ranking.quality.holds``) until the platform reports the submission as made by that worker:
 
 - MTurk: ``GetAssignment`` names the same WorkerId and HIT, with the status Submitted, Approved or
   Rejected (each means MTurk received the worker's submission);
@@ -32,7 +32,7 @@ from crowd.services.mturk_calls import MturkCallFailed, _call, _token
 from crowd.services.prolific import _request
 from geceval.errors import GecInputError
 from ranking.models import Assignment, AssignmentStatus, HoldReason
-from ranking.services.holds import assignment_hold_drop, assignment_hold_release
+from ranking.quality.holds import assignment_hold_drop, assignment_hold_release
 
 CONFIRMED_PLATFORMS = (Platform.MTURK, Platform.PROLIFIC)
 MTURK_SUBMITTED = ("Submitted", "Approved", "Rejected")
@@ -43,7 +43,7 @@ MTURK_NO_SUCH_ASSIGNMENT = "RequestError"
 
 
 def platform_hold_needed(assignment: Assignment) -> bool:
-    """Registered with ``ranking.services.holds``: the assignment came through an MTurk or Prolific
+    """Registered with ``ranking.quality.holds``: the assignment came through an MTurk or Prolific
     session whose submission the platform has not confirmed yet. One query, at a HIT's end."""
     return CrowdSession.objects.filter(
         assignments=assignment.pk, platform__in=CONFIRMED_PLATFORMS, confirmed__isnull=True

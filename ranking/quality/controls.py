@@ -47,7 +47,7 @@ from ranking.models import (
 )
 from ranking.protocols import protocol_get
 from ranking.quality.gold_copies import gold_verdicts
-from ranking.services.judging import normalise, trap_verdict
+from ranking.work.judging import normalise, trap_verdict
 
 
 @dataclass

@@ -14,9 +14,9 @@ from geceval.human.drift import drift_start
 from geceval.human.worker_checks import ANSWERS, consistency, flatness, trap_test
 from ranking.models import AssignmentStatus, Campaign, ControlKind, Rating, ScreenJudgment, WorkerRecord
 from ranking.protocols import protocol_get
-from ranking.services.holds import TOO_FAST_JUDGMENT
-from ranking.services.judging import normalise
+from ranking.quality.holds import TOO_FAST_JUDGMENT
 from ranking.statuses import IDENTITY_HOLDS, JUDGMENT_NOT_EVIDENCE
+from ranking.work.judging import normalise
 from ranking.work.reads import worker_ratings, worker_trap_verdicts
 
 

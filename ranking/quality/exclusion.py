@@ -24,8 +24,8 @@ from ranking.models import (
     WorkerRecord,
 )
 from ranking.quality.evidence import campaign_workers_with_judgments, evidence_recount
+from ranking.quality.holds import hold_after_inclusion, pilot_evidence_clears, pilot_release
 from ranking.quality.rules import RULE_FIELDS, record_exclusion_reasons
-from ranking.services.holds import hold_after_inclusion, pilot_evidence_clears, pilot_release
 from ranking.services.results import TASK_CAMPAIGN_SCORES
 from ranking.statuses import EVIDENCE_HOLDS
 from ranking.work.writes import row_update

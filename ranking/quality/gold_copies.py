@@ -1,6 +1,6 @@
 """Gold screens placed and scored like hidden traps (issue 41).
 
-The researcher answers a few ordinary screens (``ranking.services.gold``: ``gold_screen_mark``,
+The researcher answers a few ordinary screens (``ranking.quality.gold``: ``gold_screen_mark``,
 ``gold_screens_import``); each HIT then gets ``campaign.gold_rate`` copies per judged screen of
 screens answered so, drawn from **other** HITs (no screen of the copy's HIT shows its sentence, so
 comparing screens inside a HIT finds nothing), with the candidates shuffled anew and placed anywhere
@@ -9,7 +9,7 @@ results and no worker's page or API can tell it from a judged screen: same texts
 candidates, the same fields. Its verdict waits for a screen of its own HIT (``original``), as a
 hidden trap's does (issue 35), and is stored like a trap's (``ScreenJudgment.trap_passed``): the
 worker passes when the share of candidate pairs they order as the researcher did reaches
-``campaign.gold_threshold`` (the qualification test's rule, ``ranking.services.gold``). So gold
+``campaign.gold_threshold`` (the qualification test's rule, ``ranking.quality.gold``). So gold
 verdicts count in the pass rate, the drift window and exclusion exactly as trap verdicts do.
 
 Copies are placed while the campaign is a draft, anew whenever a gold screen is marked or removed.

@@ -20,7 +20,7 @@ class WorkerOverride(models.TextChoices):
 
 
 class PilotDoubt(models.TextChoices):
-    """Why a worker is held by the pilot check (issue 40: ``ranking.services.holds``)."""
+    """Why a worker is held by the pilot check (issue 40: ``ranking.quality.holds``)."""
 
     NONE = "", "not held"
     CONSTANT = "constant", "near-constant answers in their first HIT"

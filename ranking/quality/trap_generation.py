@@ -32,7 +32,7 @@ from geceval.traps.hidden import (
     source_trap,
 )
 from ranking.models import TrapDesign
-from ranking.services.judging import normalise
+from ranking.work.judging import normalise
 
 PREVIEW_COUNT = 10
 PREVIEW_SCAN = 20

@@ -10,7 +10,6 @@ from ranking.quality.exclusion import (
     worker_record_refresh_after_submit,
 )
 from ranking.services.campaigns import campaign_create
-from ranking.services.judging import CandidateScore, answers_from_form, validate_answers
 from ranking.services.life_cycle import campaign_set_status, campaign_transition
 from ranking.services.results import campaign_scores_recompute
 from ranking.work.assignments import (
@@ -20,6 +19,7 @@ from ranking.work.assignments import (
     assignments_expire,
     screen_submit,
 )
+from ranking.work.judging import CandidateScore, answers_from_form, validate_answers
 
 __all__ = [
     "CandidateScore",

@@ -31,7 +31,7 @@ from ranking.services.campaign_checks import (
     preview_sentence_pick,
     trap_errors_row,
 )
-from ranking.services.judging import normalise
+from ranking.work.judging import normalise
 
 RECOMMENDED_TRAPS = {"trap_rate": 0.2, "repeat_rate": 0.05}
 """What a campaign made in the browser or through the API gets when the researcher leaves the trap

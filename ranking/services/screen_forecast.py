@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from annotate.models import Corpus, Output, System
 from geceval.human.screen_draws import screen_distribution, share_at_least
-from ranking.services.judging import normalise
+from ranking.work.judging import normalise
 
 MIN_DISTINCT = 4
 MIN_SHARE = 0.8

@@ -37,13 +37,13 @@ from ranking.models import (
 from ranking.protocols import protocol_get
 from ranking.quality.controls import controls_judged, has_controls
 from ranking.quality.exclusion import worker_record_refresh_after_submit
+from ranking.quality.gold import gold_assignment, qualification_grade, qualification_hit
+from ranking.quality.holds import finished_hold, screen_min_seconds, too_fast
 from ranking.selectors import screen_candidates_for_submit
 from ranking.services.campaigns import screen_draw_active
-from ranking.services.gold import gold_assignment, qualification_grade, qualification_hit
-from ranking.services.holds import finished_hold, screen_min_seconds, too_fast
-from ranking.services.judging import CandidateScore, TrapVerdict, trap_outcome, validate_answers
 from ranking.services.life_cycle import NO_WORK_BECAUSE, PILOT_FULL, pilot_hit_ids
 from ranking.services.results import TASK_CAMPAIGN_SCORES
+from ranking.work.judging import CandidateScore, TrapVerdict, trap_outcome, validate_answers
 from ranking.work.leases import assignment_lease_extend, lease_first_expiry
 from ranking.work.reads import (
     active_assignment,

@@ -14,7 +14,7 @@ from crowd.services import mturk
 from crowd.services.workers import crowd_worker_get_or_create
 from geceval.errors import GecInputError
 from ranking.models import WorkerRecord
-from ranking.services.judging import CandidateScore
+from ranking.work.judging import CandidateScore
 from tests.factories import crowd_campaign
 from tests.judging import do_hit
 

@@ -13,7 +13,7 @@ from crowd.models import Bonus, CrowdSettings, Review
 from crowd.selectors import campaign_costs
 from crowd.services.workers import crowd_worker_get_or_create
 from ranking.models import Campaign, ScreenJudgment
-from ranking.services.judging import CandidateScore
+from ranking.work.judging import CandidateScore
 from tests.crowd.test_import import mturk_csv
 from tests.factories import crowd_campaign
 from tests.judging import do_hit

@@ -12,7 +12,7 @@ from crowd.models import Bonus, CrowdSession, PlatformCall, Review
 from crowd.services import prolific
 from crowd.services.workers import crowd_worker_get_or_create
 from geceval.errors import GecInputError
-from ranking.services.judging import CandidateScore
+from ranking.work.judging import CandidateScore
 from tests.factories import crowd_campaign
 from tests.judging import do_hit
 

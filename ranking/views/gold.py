@@ -1,5 +1,5 @@
 """The campaign's Gold screens page (issue 41): the researcher answers screens as gold, imports a gold
-file, or sets how many gold copies each HIT gets. Thin over ``ranking.services.gold``."""
+file, or sets how many gold copies each HIT gets. Thin over ``ranking.quality.gold``."""
 
 from __future__ import annotations
 
@@ -7,14 +7,34 @@ from django.contrib import messages
 from django.db.models import F
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_POST
 
 from annotate.decorators import researcher_required
 from annotate.paging import paginate
 from geceval.errors import GecInputError
-from ranking.models import CampaignStatus, Candidate, GoldScreen, Screen
+from ranking.models import (
+    CampaignStatus,
+    Candidate,
+    GoldScreen,
+    Screen,
+)
 from ranking.protocols import protocol_get
-from ranking.selectors import campaign_list_for
-from ranking.services.gold import gold_rate_set, gold_screen_mark, gold_screen_unmark, gold_screens_import
+from ranking.quality.gold import (
+    gold_assignment_start,
+    gold_rate_set,
+    gold_screen_mark,
+    gold_screen_unmark,
+    gold_screens_import,
+    qualification_hit_create,
+)
+from ranking.selectors import (
+    campaign_list_for,
+)
+from ranking.services import (
+    screen_submit,
+)
+from ranking.views.work import posted_screen, read_answers, screen_context, work_template
+from ranking.work.assignments import assignment_screen_and_progress
 
 
 def _screens(campaign):
@@ -117,3 +137,66 @@ def campaign_gold_screens(request: HttpRequest, pk: int) -> HttpResponse:
             "copies": GoldScreen.objects.filter(screen__campaign=campaign, marked__isnull=False).count(),
         },
     )
+
+
+@researcher_required
+@require_POST
+def campaign_gold_test(request: HttpRequest, pk: int) -> HttpResponse:
+    """Create the campaign's own qualification test from a few of its screens."""
+    campaign = get_object_or_404(campaign_list_for(request.user), pk=pk)
+    try:
+        threshold = float(request.POST.get("threshold", campaign.gold_threshold))
+        screens = int(request.POST.get("screens", "5"))
+        if not 0 < threshold <= 1:
+            raise ValueError
+    except ValueError:
+        messages.error(request, "Give a number of screens and a pass mark between 0 and 1.")
+        return redirect("campaign-detail", pk=campaign.pk)
+    try:
+        qualification_hit_create(campaign=campaign, screens=screens)
+    except GecInputError as exc:
+        messages.error(request, str(exc))
+    else:
+        campaign.gold_threshold = threshold
+        campaign.save(update_fields=["gold_threshold"])
+        messages.success(request, "Qualification test created: now record the gold answers.")
+    return redirect("campaign-detail", pk=campaign.pk)
+
+
+@researcher_required
+def campaign_gold_record(request: HttpRequest, pk: int) -> HttpResponse:
+    """The researcher (or an expert) answers the test's screens; those answers are the gold."""
+    campaign = get_object_or_404(campaign_list_for(request.user), pk=pk)
+    try:
+        assignment = gold_assignment_start(campaign=campaign, expert=request.user)
+    except GecInputError as exc:
+        messages.error(request, str(exc))
+        return redirect("campaign-detail", pk=campaign.pk)
+    error = None
+    if request.method == "POST":
+        screen = posted_screen(request, assignment, "sentence", "campaign", "hit")
+        try:
+            if screen is None:
+                raise GecInputError("This screen is not part of the test.")
+            screen_submit(
+                assignment=assignment,
+                screen=screen,
+                worker=request.user,
+                answers=read_answers(request, campaign, screen),
+            )
+        except GecInputError as exc:
+            error = str(exc)
+        else:
+            return redirect("campaign-gold-record", pk=campaign.pk)
+    assignment.refresh_from_db()
+    screen, done, total = assignment_screen_and_progress(assignment)
+    if screen is None:
+        messages.success(request, "Gold answers recorded: workers now take the test before their first HIT.")
+        return redirect("campaign-detail", pk=campaign.pk)
+    context = screen_context(campaign, screen, assignment) | {
+        "done": done,
+        "total": total,
+        "error": error,
+        "gold": True,
+    }
+    return render(request, work_template(campaign), context, status=400 if error else 200)

@@ -31,7 +31,7 @@ def judgments_run(job: ImportJob, progress: Progress) -> JobResult:
         # streamed from storage: the compact import reads row by row and picks its form by the size
         with default_storage.open(job.files[0], "rb") as handle:
             handle.name = p["filename"]  # errors name the uploaded file, not where it is kept
-            # the full form counts the judgments it saves; the compact one saves in one COPY
+            # the compact form reports the lines it reads, then the judgments saved, block by block
             progress("checking the judgments", 0, 0)
             report = judgments_import(path_or_bytes=handle, progress=progress, **common)
     else:  # the judgments saved so far of the file's, a batch at a time (issue 40)

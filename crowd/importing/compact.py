@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import io
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 from django.conf import settings
@@ -39,6 +39,9 @@ from ranking.models import Campaign, CampaignOrigin, CampaignStatus, ImportedEnt
 from ranking.protocols import protocol_get
 
 BLOCK = 200_000
+"""Entries (rows of ``ImportedEntry``) sent in one COPY; the progress is reported after each."""
+
+Progress = Callable[[str, int, int], None]
 
 
 def compact_import(
@@ -50,17 +53,30 @@ def compact_import(
     corpus: Corpus | None,
     exclude_judges: Sequence[str],
     allow_missing: bool = False,
+    progress: Progress | None = None,
 ) -> ImportReport:
-    """Import ``fmt`` (one of COMPACT_FORMATS) as a closed campaign; returns an ``ImportReport``."""
+    """Import ``fmt`` (one of COMPACT_FORMATS) as a closed campaign; returns an ``ImportReport``.
+
+    ``progress(step, done, total)`` (the background job's, issue 40): while the file is read, the line
+    reached in the step's words (how many judgments it holds is not known yet); then the judgments
+    saved so far of those kept, after each COPY block (``BLOCK`` entries), as the full form reports them
+    after each batch."""
     reader = stream_wmt_csv if fmt == "wmt-csv" else stream_prws_csv
     # streamed, so bounded by the judgment files' own limit, not by what may be held in memory
     # and, as every upload, within UPLOAD_MEMORY_MAX_BYTES while it is read (issue 36)
     guard = MemoryGuard(source_name(path_or_bytes))
+    check = guard.check
+    if progress is not None:
+
+        def check(line: int) -> None:
+            guard.check(line)
+            progress(f"reading the judgments (line {line:,})", 0, 0)
+
     data = reader(
         path_or_bytes,
         exclude_judges=exclude_judges,
         limit=settings.JUDGMENT_UPLOAD_MAX_BYTES,
-        check=guard.check,
+        check=check,
     )
     skipped = data.skipped
     items = data.items.names()
@@ -112,7 +128,7 @@ def compact_import(
         "value": np.frombuffer(data.value, dtype=np.int16)[entry_keep],
         "mc": np.frombuffer(data.meaning_changed, dtype=np.int8)[entry_keep],
     }
-    _entries_save(campaign.pk, data.kind, columns)
+    _entries_save(campaign.pk, data.kind, columns, progress=progress, judgments=int(keep.sum()))
     return ImportReport(
         campaign=campaign,
         items=len(np.unique(judgment_item)),
@@ -188,8 +204,24 @@ def _pairwise(data: JudgmentArrays, keep: np.ndarray) -> int:
     return total - sum(n * (n - 1) // 2 for n in same.values() if n > 1)
 
 
-def _entries_save(campaign_id: int, kind: str, columns: dict[str, np.ndarray]) -> None:
+def _entries_save(
+    campaign_id: int,
+    kind: str,
+    columns: dict[str, np.ndarray],
+    *,
+    progress: Progress | None,
+    judgments: int,
+) -> None:
+    """Save the entries a block at a time; after each, ``progress`` gets the judgments whose entries
+    are all saved (the entries come in judgment order, so those numbered below the next block's first)."""
     n = len(columns["judgment"])
+
+    def saved(stop: int) -> None:
+        if progress is not None:
+            done = int(columns["judgment"][stop]) if stop < n else judgments
+            progress("saving the judgments", done, judgments)
+
+    saved(0)
     if connection.vendor == "postgresql":
         table = ImportedEntry._meta.db_table
         sql = (
@@ -198,9 +230,9 @@ def _entries_save(campaign_id: int, kind: str, columns: dict[str, np.ndarray]) -
         )
         with connection.cursor() as cursor:
             for start in range(0, n, BLOCK):
-                cursor.cursor.copy_expert(
-                    sql, _copy_block(campaign_id, kind, columns, start, min(n, start + BLOCK))
-                )
+                stop = min(n, start + BLOCK)
+                cursor.cursor.copy_expert(sql, _copy_block(campaign_id, kind, columns, start, stop))
+                saved(stop)
         return
     for start in range(0, n, BLOCK):
         stop = min(n, start + BLOCK)
@@ -220,6 +252,7 @@ def _entries_save(campaign_id: int, kind: str, columns: dict[str, np.ndarray]) -
             ],
             batch_size=5000,
         )
+        saved(stop)
 
 
 _ORDER = ("judgment", "sentence", "judge", "system", "value", "mc")

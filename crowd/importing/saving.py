@@ -160,7 +160,8 @@ def judgments_import(
     """Import a results file as a closed campaign of origin ``imported`` (see the module docstring).
 
     ``progress(step, done, total)``: the background job's (issue 40), the judgments saved so far of
-    the file's, a batch (``SAVE_BATCH``) at a time with their ratings.
+    the file's, a batch (``SAVE_BATCH``) at a time with their ratings; in the compact form a COPY block
+    at a time, after the lines read while the file streams (``compact_import``).
 
     ``exclude_judges`` drops judges by name (e.g. ``["non-native"]`` for
     gec-ranking's all_judgments.xml, as its all_judgments.csv was made).
@@ -207,6 +208,7 @@ def judgments_import(
             corpus=corpus,
             exclude_judges=exclude_judges,
             allow_missing=allow_missing,
+            progress=progress,
         )
     parsed = judgments_parse(
         fmt=fmt,

@@ -202,6 +202,11 @@ IMPORT_JOB_LEASE_SECONDS = env_int("IMPORT_JOB_LEASE_SECONDS", 120)
 # corpus with more sentences than this runs as a background job whose page shows its progress per
 # (sentence, reference) and offers the file when done (issue 40); a smaller one is written inline.
 EXPORT_INLINE_MAX_SENTENCES = env_int("EXPORT_INLINE_MAX_SENTENCES", 500)
+# Such a background export's file (MEDIA_ROOT/exports/jobs/) is kept this many days after the job
+# ended; then beat deletes it and the job's page says when (annotate.jobs.retention). 0 keeps them all.
+EXPORT_JOB_FILES_KEEP_DAYS = env_int("EXPORT_JOB_FILES_KEEP_DAYS", 7)
+if EXPORT_JOB_FILES_KEEP_DAYS < 0:
+    raise ImproperlyConfigured("EXPORT_JOB_FILES_KEEP_DAYS must be 0 (keep them all) or more")
 # What one upload may cost in memory above the process's baseline (web process and Celery worker
 # alike), in bytes: every import streams its file (annotate.streaming) and tests/hardening/
 # test_upload_memory.py measures the peak against this bound.
@@ -284,6 +289,11 @@ CELERY_BEAT_SCHEDULE = {
     "repair-import-jobs": {
         "task": "annotate.jobs.tasks.task_import_repair",
         "schedule": float(min(60, CELERY_REPAIR_SECONDS)),
+    },
+    # issue 40: a background export's file past EXPORT_JOB_FILES_KEEP_DAYS is deleted
+    "expire-export-files": {
+        "task": "annotate.jobs.tasks.task_export_files_expire",
+        "schedule": 3600.0,
     },
     "resume-stalled-analysis-runs": {
         "task": "ranking.analysis.tasks.task_resume_stale_runs",

@@ -87,6 +87,8 @@ def test_misconfiguration_fails_loudly_at_start_up():
     assert bad_bool.returncode != 0 and "DEBUG='maybe' is not a boolean" in bad_bool.stderr
     bad_broker = _start({"DEBUG": "true", "CELERY_BROKER_URL": "http://nope"})
     assert bad_broker.returncode != 0 and "CELERY_BROKER_URL" in bad_broker.stderr
+    bad_keep = _start({"DEBUG": "true", "EXPORT_JOB_FILES_KEEP_DAYS": "-1"})
+    assert bad_keep.returncode != 0 and "EXPORT_JOB_FILES_KEEP_DAYS must be 0" in bad_keep.stderr
     ok = _start({"DEBUG": "true"})
     assert ok.returncode == 0, ok.stderr
 
@@ -166,6 +168,7 @@ def test_beat_schedules_every_repair_task_and_each_is_a_registered_task():
         "ranking.analysis.tasks.task_reclaim_chunks",  # issue 18: chunks of a dead worker
         "annotate.jobs.tasks.task_import_repair",  # issue 18: background imports lost or orphaned
         "crowd.tasks.task_confirm_held",  # issue 35: held MTurk and Prolific work confirmed (or dropped)
+        "annotate.jobs.tasks.task_export_files_expire",  # issue 40: export files kept a while
     }
     assert scheduled <= set(app.tasks)
     assert settings.CELERY_BEAT_SCHEDULE["expire-assignments"]["schedule"] == 60.0

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.contrib import messages
 from django.core.files.storage import default_storage
 from django.http import FileResponse, Http404, HttpRequest, HttpResponse, JsonResponse
@@ -10,7 +11,9 @@ from django.views.decorators.http import require_GET
 
 from annotate.decorators import researcher_required
 from annotate.jobs.models import MAX_ATTEMPTS, ImportJob, ImportJobStatus
+from annotate.jobs.retention import export_file_expired, export_file_expires
 from annotate.jobs.runners import EXPORT
+from annotate.models import Corpus
 from annotate.projects.selectors import in_current_project
 from annotate.selectors import project_list_for
 
@@ -46,7 +49,19 @@ def job_progress(job: ImportJob) -> dict:
 @require_GET
 def import_job(request: HttpRequest, pk: int) -> HttpResponse:
     job = get_object_or_404(import_jobs_for(request.user), pk=pk)
-    context = {"job": job, "progress": job_progress(job), "max_attempts": MAX_ATTEMPTS}
+    expired = export_file_expired(job)
+    context = {
+        "job": job,
+        "progress": job_progress(job),
+        "max_attempts": MAX_ATTEMPTS,
+        "expires": export_file_expires(job),
+        "expired": expired,
+        "expired_days": (expired - job.finished).days if expired and job.finished else 0,
+        "keep_days": settings.EXPORT_JOB_FILES_KEEP_DAYS,
+    }
+    if job.kind == EXPORT:
+        corpus = Corpus.objects.filter(pk=job.params.get("corpus"), project=job.project).first()
+        context["corpus"] = corpus
     return render(request, "annotate/import_job.html", context)
 
 
@@ -67,9 +82,12 @@ def import_jobs(request: HttpRequest) -> HttpResponse:
 
 @researcher_required
 @require_GET
-def import_job_download(request: HttpRequest, pk: int) -> FileResponse:
-    """A finished export job's file (issue 40)."""
+def import_job_download(request: HttpRequest, pk: int) -> HttpResponse:
+    """A finished export job's file (issue 40); once deleted by the retention, the job's page, which says when."""
     job = get_object_or_404(import_jobs_for(request.user), pk=pk, kind=EXPORT, status=ImportJobStatus.DONE)
+    if export_file_expired(job) is not None:
+        messages.warning(request, "That download is no longer kept: this page says when it was deleted.")
+        return redirect("import-job", pk=job.pk)
     kept = job.params.get("output")
     if not kept or not default_storage.exists(kept):
         raise Http404("the exported file is gone: export again")

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import uuid
 
+from django.conf import settings
 from django.core.files.base import ContentFile
 from django.core.files.storage import default_storage
 from django.urls import reverse
@@ -68,6 +69,12 @@ def export_run(job: ImportJob, progress: Progress) -> JobResult:
     """The corpus's files in a layout, kept in file storage for the job page's download link: written
     whole first, so a failure keeps nothing."""
     p = job.params
+    if settings.CELERY_TASK_ALWAYS_EAGER:
+        # lazy: retention reads this module's names; with eager Celery (``make run``) no beat runs
+        # the hourly expiry, so each new export expires the old files instead
+        from annotate.jobs.retention import export_files_expire
+
+        export_files_expire()
     corpus = Corpus.objects.filter(pk=p["corpus"], project=job.project).first()
     if corpus is None:
         raise GecInputError("the corpus was deleted before its export was written")

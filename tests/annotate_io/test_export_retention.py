@@ -165,3 +165,36 @@ def test_the_page_of_an_expired_export_says_when_and_its_old_link_leads_there(
     old_link = client.get(download, follow=True)
     assert old_link.redirect_chain == [(page_url, 302)]
     assert "That download is no longer kept" in old_link.content.decode()
+
+
+@pytest.mark.parametrize("eager", [True, False])
+def test_with_eager_celery_each_new_export_expires_the_old_files_as_beat_would(
+    project, settings, django_capture_on_commit_callbacks, eager
+):
+    """``make run`` has no broker, so no beat: each export job runs the expiry itself there. With a
+    broker, beat does it and an export job leaves old files alone."""
+    settings.CELERY_TASK_ALWAYS_EAGER = eager
+    old = _export(project, ended_ago=8 * DAY, output=_file(8 * DAY))
+    corpus = corpus_import(
+        project=project,
+        name="two",
+        data=CorpusData(
+            [SentenceRecord(s, "fce") for s in SOURCES],
+            [SystemData(n, "reference", lines) for n, lines in REFS.items()],
+        ),
+        tokenized=True,
+    )
+    with django_capture_on_commit_callbacks(execute=False):
+        job = import_job_create(
+            kind=EXPORT,
+            project=project,
+            user=project.owner,
+            label="two as M2 (export)",
+            uploads=[],
+            params={"corpus": corpus.pk, "format": "m2", "untyped": False, "as_zip": False},
+        )
+    import_job_run(job_id=job.pk)
+    job.refresh_from_db()
+    old.refresh_from_db()
+    assert job.status == ImportJobStatus.DONE and default_storage.exists(job.params["output"])
+    assert default_storage.exists(old.params["output"]) if not eager else EXPIRED in old.params

@@ -1,5 +1,6 @@
 """How long a background export's file is kept (issue 40): ``EXPORT_JOB_FILES_KEEP_DAYS`` after its job
-ended. Then beat (``task_export_files_expire``, hourly) deletes it and the job forgets it: its
+ended. Then beat (``task_export_files_expire``, hourly; with eager Celery and no beat, as under ``make run``,
+the next export job) deletes it and the job forgets it: its
 ``params`` lose ``output`` and gain ``expired`` (when), its ``result_url`` (the download link) is
 emptied, and its page says when the file was deleted instead of offering a link that fails.
 

@@ -10,3 +10,7 @@ class RankingConfig(AppConfig):
         # (annotate.tasking). Imported here because task modules import models, ready only now.
         from ranking import tasks  # noqa: F401
         from ranking.analysis import tasks as analysis_tasks  # noqa: F401
+        from ranking.study.gold import gold_section
+        from ranking.study.sections import section_register
+
+        section_register(gold_section())  # the study file's gold answers (issue 39)

@@ -69,3 +69,33 @@ def test_the_pages_csv_links_download_a_zip_with_the_study_file_beside_the_csv(c
     carried = yaml.safe_load(bundle.read(f"{name}.study.yaml"))
     assert carried == run.study and carried["instructions"]["instructions"] != "Changed after the run."
     assert client.get(ranking).get("Content-Type") == "text/csv; charset=utf-8"
+
+
+def test_a_run_made_before_runs_kept_their_study_does_not_present_todays_study_as_its_own(client):
+    """An older run has no study snapshot: its zip holds no ``.study.yaml`` (which would claim the
+    campaign's study of today as the run's), but a note saying the run's study is unknown and the
+    campaign's current study under a name and heading that say it is not the run's."""
+    user, campaign, _r = ranking_campaign()
+    run = services.analysis_run_create(campaign=campaign, kind="trueskill", parameters={"runs": 10}, seed=3)
+    services.analysis_run_enqueue(run)
+    run.refresh_from_db()
+    assert run.status == RunStatus.DONE, run.error
+    type(run).objects.filter(pk=run.pk).update(study={})  # as a run made before issue 39 has it
+    campaign.instructions = "Changed after the run."
+    campaign.save(update_fields=["instructions"])
+    client.force_login(user)
+
+    ranking = reverse("analysis-run-export", args=[run.pk, "ranking.csv"])
+    bundle = _zip(client.get(ranking, {"with": "study"}))
+    name = f"run-{run.pk}-ranking.csv"
+    assert bundle.namelist() == [name, f"{name}.NO-STUDY-SNAPSHOT.txt", f"{name}.campaign-study-now.yaml"]
+    assert not any(n.endswith(".study.yaml") for n in bundle.namelist())
+    assert bundle.read(name) == client.get(ranking).content
+    note = bundle.read(f"{name}.NO-STUDY-SNAPSHOT.txt").decode()
+    assert f"Analysis run {run.pk} of campaign {campaign.name!r} was made on {run.created:%Y-%m-%d}" in note
+    assert "The study as this run saw it is not known" in note
+    assert "instructions" in note and "run the analysis again" in note
+    current = bundle.read(f"{name}.campaign-study-now.yaml").decode()
+    assert current.startswith(f"# NOT the study of Analysis run {run.pk} ")
+    assert yaml.safe_load(current) == study_export(campaign)  # today's, labelled so
+    assert bundle.testzip() is None

@@ -1,11 +1,13 @@
 """Issue 39: a study is a file. The examples in docs/examples/studies apply from an empty database,
 apply again without a change, export, and apply into a second empty database to the same bytes; a
 launched campaign takes only what may change after launch; ``validate`` needs no database; the
-form, the API and the study schema read the one list of campaign settings (issue 38)."""
+form, the API and the study schema read the one list of campaign settings (issue 38); the gold
+answers (gold screens, the qualification test's) travel in the file, checked as a gold file is."""
 
 from __future__ import annotations
 
 import io
+import json
 import os
 import subprocess
 import sys
@@ -14,6 +16,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from django.contrib.auth import get_user_model
 from django.core.management import call_command
 from django.core.management.base import CommandError
 from django.utils import timezone
@@ -26,8 +29,15 @@ from ranking.analysis import services as analysis
 from ranking.api import CampaignCreateSerializer
 from ranking.campaign_settings import CAMPAIGN_OPTIONS, SETTINGS
 from ranking.forms import CampaignForm
-from ranking.models import Assignment, Campaign, CampaignStatus, Screen
-from ranking.services import campaign_create
+from ranking.models import Assignment, Campaign, CampaignStatus, GoldScreen, Rating, Screen
+from ranking.quality.gold import (
+    gold_assignment,
+    gold_assignment_start,
+    gold_rate_set,
+    gold_screens_import,
+    qualification_hit_create,
+)
+from ranking.services import CandidateScore, campaign_create, screen_submit
 from ranking.services.campaigns import campaign_options
 from ranking.services.life_cycle import campaign_transition
 from ranking.study.documents import study_export
@@ -319,3 +329,233 @@ def test_the_api_takes_every_setting_of_the_list_and_checks_named_rows_belong_to
     refused = api.post("/api/campaigns/", {**body, "name": "q", "qualification": 999999}, format="json")
     assert refused.status_code == 400
     assert refused.json() == {"qualification": "no such qualification in the project"}
+
+
+# --------------------------------------------------------------------------- gold answers (issue 39 with 41)
+
+
+def _judged(campaign: Campaign) -> list[Screen]:
+    return list(
+        Screen.objects.filter(campaign=campaign, control__isnull=True, hit__qualification=False)
+        .select_related("sentence")
+        .prefetch_related("candidates__outputs__system")
+        .order_by("sentence__position", "index")
+    )
+
+
+def _answer(campaign: Campaign, position: int) -> int:
+    """An expected answer by display position: PRWS 90, 70, ...; ranking 1, 2, ..."""
+    return 90 - 20 * position if campaign.protocol == "prws" else position + 1
+
+
+def _owner():
+    """The one superuser of an empty database: a project the study creates is theirs."""
+    return get_user_model().objects.create_superuser("owner", password="pw-for-tests-1")
+
+
+def _gold_file_rows(campaign: Campaign, screens: list[Screen]) -> list[dict]:
+    return [
+        {
+            "sentence": s.sentence.position,
+            "screen": s.index,
+            # one system per candidate, as a researcher writes it (the export names every one)
+            "expected": {
+                c.outputs.all()[0].system.name: _answer(campaign, c.position) for c in s.candidates.all()
+            },
+        }
+        for s in screens
+    ]
+
+
+def _add_gold(campaign: Campaign) -> None:
+    """What a researcher does on the Gold screens page and the campaign's qualification test."""
+    screens = _judged(campaign)
+    gold_rate_set(campaign=campaign, rate=0.5)
+    data = json.dumps(_gold_file_rows(campaign, screens[1:4])).encode()
+    assert gold_screens_import(campaign=campaign, data=data, filename="gold.json") == 3
+    hit = qualification_hit_create(campaign=campaign, screens=2)
+    campaign.gold_threshold = 0.6
+    campaign.save(update_fields=["gold_threshold"])
+    expert = campaign.created_by
+    assignment = gold_assignment_start(campaign=campaign, expert=expert)
+    for copy in Screen.objects.filter(hit=hit).order_by("hit_position"):
+        field = "score" if campaign.protocol == "prws" else "rank"
+        screen_submit(
+            assignment=assignment,
+            screen=copy,
+            worker=expert,
+            answers={
+                c.pk: CandidateScore(**{field: _answer(campaign, c.position)}) for c in copy.candidates.all()
+            },
+        )
+    assert gold_assignment(campaign) is not None
+
+
+def _gold_state(campaign: Campaign) -> dict:
+    """The campaign's gold in database-free terms: what a second database must have the same."""
+    marked = GoldScreen.objects.filter(screen__campaign=campaign, marked__isnull=True)
+    gold = gold_assignment(campaign)
+    return {
+        "threshold": campaign.gold_threshold,
+        "rate": campaign.gold_rate,
+        "screens": sorted(
+            (g.screen.sentence.position, g.screen.index, sorted(g.expected.values())) for g in marked
+        ),
+        "copies": GoldScreen.objects.filter(screen__campaign=campaign, marked__isnull=False).count() > 0,
+        "test": sorted(
+            Rating.objects.filter(judgment__assignment=gold).values_list(
+                "judgment__screen__sentence__position", "candidate__text", "score", "rank"
+            )
+        )
+        if gold
+        else None,
+    }
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("example", ["prws", "ranking"])
+def test_gold_answers_travel_in_the_study_file_and_round_trip_byte_identical(example, tmp_path):
+    """The researcher's gold screens, the gold rate and pass mark, and the qualification test with the
+    expert's answers are in the exported study; applied into a second empty database they are the
+    same gold (keyed by sentence position, screen index and system names, not ids), and its export
+    is the same bytes."""
+    _empty_database()
+    researcher = _owner()  # the project's owner: the expert of the test
+    _study("apply", str(EXAMPLES / f"{example}.yaml"))
+    campaign = Campaign.objects.get(name=NAMES[example])
+    assert campaign.created_by == researcher
+    _add_gold(campaign)
+    campaign.refresh_from_db()
+    state = _gold_state(campaign)
+    assert len(state["screens"]) >= 3 and state["copies"] and state["test"]  # the example's own, and 3
+
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    _study("export", NAMES[example], "--out", str(tmp_path / "a" / "study.yaml"), "--with-files")
+    doc = yaml.safe_load((tmp_path / "a" / "study.yaml").read_text(encoding="utf-8"))
+    assert doc["gold"]["pass_mark"] == 0.6 and doc["traps"]["gold_rate"] == 0.5
+    assert {frozenset(r) for r in doc["gold"]["screens"]} == {frozenset({"sentence", "screen", "expected"})}
+    assert len(doc["gold"]["qualification"]) == 2 and all(
+        "expected" in r for r in doc["gold"]["qualification"]
+    )
+    assert "id" not in json.dumps(doc["gold"])  # no database id anywhere
+    assert _study("apply", str(tmp_path / "a" / "study.yaml")).startswith("unchanged")
+
+    _empty_database()
+    _owner()
+    assert _study("apply", str(tmp_path / "a" / "study.yaml")).startswith("created campaign")
+    again = Campaign.objects.get(name=NAMES[example])
+    assert _gold_state(again) == state
+    assert _study("apply", str(tmp_path / "a" / "study.yaml")).startswith("unchanged")
+    _study("export", NAMES[example], "--out", str(tmp_path / "b" / "study.yaml"), "--with-files")
+    for name in ("study.yaml", "learner-essays.jsonl"):
+        assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes()
+
+
+def _with_gold(tmp_path: Path, campaign: Campaign, change=None) -> Path:
+    doc = study_export(campaign)
+    doc["corpus"] = {"name": "learner-essays", "file": str(EXAMPLES / "learner-essays.jsonl")}
+    if change:
+        change(doc)
+    path = tmp_path / "gold.yaml"
+    path.write_text(yaml.safe_dump(doc, sort_keys=False), encoding="utf-8")
+    return path
+
+
+@pytest.mark.django_db
+def test_a_changed_study_rebuilds_a_draft_holding_gold_answers_with_the_gold_of_the_file(tmp_path):
+    """Before gold was in the study file, such a draft was refused (the rebuild would drop the
+    researcher's answers); now the file carries them and the draft is built again with them."""
+    factories.user("res", "researcher")
+    _study("apply", str(EXAMPLES / "prws.yaml"))
+    campaign = Campaign.objects.get(name=NAMES["prws"])
+    _add_gold(campaign)
+    campaign.refresh_from_db()
+    state = _gold_state(campaign)
+    old = set(Screen.objects.filter(campaign=campaign).values_list("pk", flat=True))
+
+    def change(doc):
+        doc["screens"]["screens_per_hit"] = 2
+
+    out = _study("apply", str(_with_gold(tmp_path, campaign, change)))
+    assert out.startswith(f"rebuilt (a draft) campaign {NAMES['prws']!r}")
+    campaign = Campaign.objects.get(pk=campaign.pk)
+    assert campaign.screens_per_hit == 2
+    assert not Screen.objects.filter(pk__in=old).exists()
+    assert _gold_state(campaign) == state  # the same gold on the new screens, copies placed anew
+
+    def fewer(doc):  # the file's gold is the whole gold: a row left out is no longer gold
+        doc["gold"]["screens"] = doc["gold"]["screens"][:1]
+        doc["gold"]["pass_mark"] = 0.8
+
+    out = _study("apply", str(_with_gold(tmp_path, campaign, fewer)))
+    assert out.startswith("rebuilt (a draft)")
+    campaign.refresh_from_db()
+    assert GoldScreen.objects.filter(screen__campaign=campaign, marked__isnull=True).count() == 1
+    assert campaign.gold_threshold == 0.8
+
+
+@pytest.mark.django_db
+def test_gold_in_a_study_file_is_checked_as_a_gold_file_and_refused_whole(tmp_path):
+    factories.user("res", "researcher")
+    _study("apply", str(EXAMPLES / "prws.yaml"))
+    campaign = Campaign.objects.get(name=NAMES["prws"])
+    screen = _judged(campaign)[0]
+    system = screen.candidates.all()[0].outputs.all()[0].system.name
+    before = study_export(campaign)
+
+    def unknown(doc):
+        doc["gold"]["screens"] = [{"sentence": screen.sentence.position, "expected": {"no-such": 50}}]
+
+    with pytest.raises(
+        CommandError, match="gold: item 1: no candidate of that screen comes from system 'no-such'"
+    ):
+        _study("apply", str(_with_gold(tmp_path, campaign, unknown)))
+
+    def partial(doc):  # the gold file's check: every candidate of the screen answered
+        doc["gold"]["screens"] = [{"sentence": screen.sentence.position, "expected": {system: 50}}]
+
+    with pytest.raises(CommandError, match="give an expected answer for every candidate"):
+        _study("apply", str(_with_gold(tmp_path, campaign, partial)))
+
+    def out_of_range(doc):
+        rows = _gold_file_rows(campaign, [screen])
+        rows[0]["expected"][system] = 101
+        doc["gold"]["qualification"] = rows
+
+    with pytest.raises(CommandError, match="gold: qualification test, screen 1: "):
+        _study("apply", str(_with_gold(tmp_path, campaign, out_of_range)))
+    assert study_export(Campaign.objects.get(pk=campaign.pk)) == before  # nothing changed, gold included
+
+
+@pytest.mark.django_db
+def test_gold_is_fixed_once_launched_and_a_file_without_gold_does_not_drop_a_drafts_answers(tmp_path):
+    factories.user("res", "researcher")
+    _study("apply", str(EXAMPLES / "prws.yaml"))
+    campaign = Campaign.objects.get(name=NAMES["prws"])
+    _add_gold(campaign)
+    campaign.refresh_from_db()
+    state = _gold_state(campaign)
+
+    def no_gold(doc):  # a hand-written file (or one from before gold was in the study)
+        del doc["gold"]
+        doc["screens"]["screens_per_hit"] = 2
+
+    with pytest.raises(CommandError, match="has gold answers and the study file has no gold section"):
+        _study("apply", str(_with_gold(tmp_path, campaign, no_gold)))
+    campaign.refresh_from_db()
+    assert campaign.screens_per_hit == 4 and _gold_state(campaign) == state
+
+    campaign_transition(campaign=campaign, action="launch")
+
+    def change(doc):
+        doc["gold"]["screens"] = doc["gold"]["screens"][:1]
+        doc["gold"]["pass_mark"] = 0.9
+        doc["gold"]["qualification"] = []
+        doc["screens"]["assignment_minutes"] = 45
+
+    with pytest.raises(CommandError, match=r"not applied: gold/pass_mark, gold/screens, gold/qualification"):
+        _study("apply", str(_with_gold(tmp_path, campaign, change)))
+    campaign.refresh_from_db()
+    assert campaign.assignment_minutes == 45
+    assert _gold_state(campaign) == state

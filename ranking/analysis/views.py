@@ -24,7 +24,7 @@ from ranking.analysis.parameters import parameters_in_words
 from ranking.analysis.selectors import run_list_for, run_progress, run_results
 from ranking.protocols import protocol_get
 from ranking.selectors import campaign_left_out, campaign_list_for
-from ranking.study.bundles import study_bundle, wants_study
+from ranking.study.bundles import run_bundle, study_bundle, wants_study
 from ranking.study.documents import study_export
 
 
@@ -291,9 +291,14 @@ def run_export(request: HttpRequest, pk: int, fmt: str) -> HttpResponse:
         body, ctype = json.dumps(run.summary["model"], indent=2), "application/json"
     else:
         raise Http404("no such export for this run")
-    if wants_study(request) and ctype == "text/csv":  # the study as the run saw it (older runs: now)
-        return study_bundle(
-            filename=f"{name}-{fmt}", chunks=[body], study=run.study or study_export(run.campaign)
+    if wants_study(request) and ctype == "text/csv":  # the study as the run saw it (older runs: a note)
+        return run_bundle(
+            filename=f"{name}-{fmt}",
+            chunks=[body],
+            snapshot=run.study,
+            run_label=f"Analysis run {run.pk} of campaign {run.campaign.name!r}",
+            made=run.created,
+            campaign_study=lambda: study_export(run.campaign),
         )
     response = HttpResponse(body, content_type=f"{ctype}; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="{name}-{fmt}"'

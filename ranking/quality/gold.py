@@ -45,20 +45,27 @@ from ranking.quality.gold_copies import gold_copies_place
 from ranking.services.campaigns import screen_draw_active
 
 
+def _judged_screens(campaign: Campaign):
+    """The campaign's judged screens: no control copies (hidden traps, repeats, gold copies), none of
+    the qualification test. Gold is answered on these only."""
+    return Screen.objects.filter(campaign=campaign, hit__qualification=False, control__isnull=True)
+
+
 @transaction.atomic
 def qualification_hit_create(*, campaign: Campaign, screens: int = 5, seed: int | None = None) -> Hit:
     """Copy ``screens`` randomly chosen screens into the campaign's qualification HIT."""
     if Hit.objects.filter(campaign=campaign, qualification=True).exists():
         raise GecInputError("this campaign already has a qualification test")
     # control screens (hidden traps, repeats) are never gold: a test copies judged screens only
-    pool = list(
-        Screen.objects.filter(campaign=campaign, hit__qualification=False, control__isnull=True).order_by(
-            "pk"
-        )
-    )
+    pool = list(_judged_screens(campaign).order_by("pk"))
     if not 1 <= screens <= len(pool):
         raise GecInputError(f"choose 1 to {len(pool)} screens for the test")
     chosen = random.Random(f"{campaign.seed if seed is None else seed}:gold").sample(pool, screens)
+    return _qualification_hit_of(campaign, chosen)
+
+
+def _qualification_hit_of(campaign: Campaign, chosen: list[Screen]) -> Hit:
+    """The qualification HIT: copies of ``chosen`` (judged screens), in that order."""
     top = Hit.objects.filter(campaign=campaign).aggregate(m=Max("index"))["m"] or 0
     hit = Hit.objects.create(campaign=campaign, index=top + 1, qualification=True)
     offset = (Screen.objects.filter(campaign=campaign).aggregate(m=Max("index"))["m"] or 0) + 1
@@ -169,6 +176,11 @@ def _gold_screen(campaign: Campaign, screen: Screen) -> None:
     """A screen the researcher may answer as gold, or GecInputError saying why not."""
     if campaign.status != CampaignStatus.DRAFT:
         raise GecInputError("gold screens are marked while the campaign is a draft (copies go into its HITs)")
+    _gold_screen_kind(campaign, screen)
+
+
+def _gold_screen_kind(campaign: Campaign, screen: Screen) -> None:
+    """A judged screen of the campaign (whatever its status), or GecInputError saying why not."""
     if screen.campaign_id != campaign.pk:
         raise GecInputError("that screen is not part of this campaign")
     if screen.hit_id is None or Hit.objects.filter(pk=screen.hit_id, qualification=True).exists():
@@ -261,29 +273,33 @@ def _whole(value: object, what: str, where: str) -> int:
     raise GecInputError(f"{where}: {what} must be a whole number, not {str(value)[:40]!r}")
 
 
-@transaction.atomic
-def gold_screens_import(
-    *, campaign: Campaign, data: bytes, filename: str = "", by: AbstractBaseUser | None = None
-) -> int:
-    """Mark the screens a gold file names (sentence by its 0-based position in the corpus, the
-    screen's index among that sentence's screens, each candidate's expected answer by one of its
-    systems' names). Every row is checked first; any error refuses the whole file, naming its line.
-    Returns the screens marked."""
-    campaign = _draft_locked(campaign)
+def _gold_items(
+    campaign: Campaign, rows: list[tuple[str, dict]], *, answers_optional: bool = False
+) -> list[tuple[Screen, dict[int, int] | None]]:
+    """Each row's judged screen (``sentence``: its 0-based corpus position, ``screen``: its index among
+    that sentence's screens) and expected answers by candidate id (``expected``: system name ->
+    answer), checked as a gold answer; GecInputError naming the row at the first problem. The one
+    check of gold answers, whether from a gold file, a study file's gold screens or its
+    qualification test (``answers_optional``: a row without ``expected`` names its screen only,
+    its answers None). The campaign's status is the caller's to check."""
     screens = {
         (s.sentence.position, s.index): s
-        for s in Screen.objects.filter(campaign=campaign, control__isnull=True, hit__qualification=False)
+        for s in _judged_screens(campaign)
         .select_related("sentence")
         .prefetch_related("candidates__outputs__system")
     }
-    marked: list[tuple[Screen, dict[int, int]]] = []
-    for where, item in _gold_rows(data, filename):
+    out: list[tuple[Screen, dict[int, int] | None]] = []
+    for where, item in rows:
         sentence = _whole(item.get("sentence"), "sentence", where)
         index = _whole(item.get("screen", 0), "screen", where)
         screen = screens.get((sentence, index))
         if screen is None:
             raise GecInputError(f"{where}: the campaign has no screen {index} of sentence {sentence}")
         answers = item.get("expected")
+        if answers is None and answers_optional:
+            _gold_screen_kind(campaign, screen)
+            out.append((screen, None))
+            continue
         if not isinstance(answers, dict) or not answers:
             raise GecInputError(f"{where}: expected is a mapping of system name to answer")
         by_system = {o.system.name: c for c in screen.candidates.all() for o in c.outputs.all()}
@@ -298,14 +314,38 @@ def gold_screens_import(
             if expected.setdefault(candidate.pk, value) != value:
                 raise GecInputError(f"{where}: two answers for one candidate (its systems share a text)")
         try:
-            _gold_screen(campaign, screen)
+            _gold_screen_kind(campaign, screen)
             _expected_valid(campaign, list(screen.candidates.all()), expected)
         except GecInputError as exc:
             raise GecInputError(f"{where}: {exc}") from None
-        marked.append((screen, expected))
-    if not marked:
+        out.append((screen, expected))
+    return out
+
+
+@transaction.atomic
+def gold_screens_import(
+    *,
+    campaign: Campaign,
+    data: bytes,
+    filename: str = "",
+    by: AbstractBaseUser | None = None,
+    replace: bool = False,
+) -> int:
+    """Mark the screens a gold file names (sentence by its 0-based position in the corpus, the
+    screen's index among that sentence's screens, each candidate's expected answer by one of its
+    systems' names). Every row is checked first; any error refuses the whole file, naming its line.
+    ``replace`` (a study file's gold, issue 39): the file is the whole gold, so screens it does not
+    name stop being gold, and an empty file leaves none. Returns the screens marked."""
+    campaign = _draft_locked(campaign)
+    marked = _gold_items(campaign, _gold_rows(data, filename))
+    if not marked and not replace:
         raise GecInputError("the gold file names no screen")
+    if replace:
+        GoldScreen.objects.filter(screen__campaign=campaign, marked__isnull=True).exclude(
+            screen__in=[screen for screen, _ in marked]
+        ).delete()
     for screen, expected in marked:
+        assert expected is not None  # answers are required here
         GoldScreen.objects.update_or_create(
             screen=screen,
             defaults={"expected": {str(k): v for k, v in expected.items()}, "marked": None, "marked_by": by},
@@ -325,3 +365,127 @@ def gold_rate_set(*, campaign: Campaign, rate: float) -> int:
         locked.gold_rate = campaign.gold_rate = rate  # the caller's object too
         locked.save(update_fields=["gold_rate"])
         return gold_copies_place(locked)
+
+
+# --------------------------------------------------------------------------- a study file's gold (issue 39)
+
+
+def _gold_row(screen: Screen, expected: Mapping[int, int] | None) -> dict:
+    """A gold file's row of ``screen``: keyed by the sentence's corpus position, the screen's index
+    among that sentence's screens and the candidates' system names (every system of a candidate),
+    never a database id, so it names the same screen in another database."""
+    item: dict = {"sentence": screen.sentence.position, "screen": screen.index}
+    if expected is not None:
+        item["expected"] = dict(
+            sorted((o.system.name, expected[c.pk]) for c in screen.candidates.all() for o in c.outputs.all())
+        )
+    return item
+
+
+def gold_screens_rows(campaign: Campaign) -> list[dict]:
+    """The researcher's gold screens as a JSON gold file's rows (what ``gold_screens_import`` reads),
+    by sentence and screen."""
+    rows = [
+        _gold_row(gold.screen, {int(k): v for k, v in gold.expected.items()})
+        for gold in GoldScreen.objects.filter(screen__campaign=campaign, marked__isnull=True)
+        .select_related("screen__sentence")
+        .prefetch_related("screen__candidates__outputs__system")
+    ]
+    return sorted(rows, key=lambda r: (r["sentence"], r["screen"]))
+
+
+def qualification_rows(campaign: Campaign) -> list[dict]:
+    """The campaign's qualification test, a row per screen in the test's order: the judged screen it
+    copies (as a gold file names it) and, once the expert's answers are recorded, their answers."""
+    hit = qualification_hit(campaign)
+    if hit is None:
+        return []
+    copies = list(Screen.objects.filter(hit=hit).order_by("hit_position").prefetch_related("candidates"))
+    judged: dict[int, list[Screen]] = {}
+    for screen in (
+        _judged_screens(campaign)
+        .filter(sentence_id__in={c.sentence_id for c in copies})
+        .select_related("sentence")
+        .prefetch_related("candidates__outputs__system")
+        .order_by("index")
+    ):
+        judged.setdefault(screen.sentence_id, []).append(screen)
+    gold = gold_assignment(campaign)
+    answers: dict[int, dict[int, int]] = {}
+    if gold is not None:
+        field = protocol_get(campaign.protocol).answer_field
+        for screen_id, candidate_id, value in Rating.objects.filter(judgment__assignment=gold).values_list(
+            "judgment__screen_id", "candidate_id", field
+        ):
+            answers.setdefault(screen_id, {})[candidate_id] = value
+
+    def texts(screen: Screen) -> list[str]:
+        return [c.text for c in sorted(screen.candidates.all(), key=lambda c: c.position)]
+
+    rows = []
+    for at, copy in enumerate(copies, 1):
+        original = next((s for s in judged.get(copy.sentence_id, []) if texts(s) == texts(copy)), None)
+        if original is None:
+            raise GecInputError(
+                f"the qualification test's screen {at} copies no judged screen of the campaign"
+            )
+        expected = None
+        if gold is not None:
+            by_position = {c.position: answers.get(copy.pk, {}).get(c.pk) for c in copy.candidates.all()}
+            expected = {c.pk: by_position[c.position] for c in original.candidates.all()}
+        rows.append(_gold_row(original, expected))
+    return rows
+
+
+def gold_rows_meaning(campaign: Campaign, rows: list[dict], *, qualification: bool = False) -> object:
+    """What gold rows say, in database terms, to compare two ways of writing the same gold (systems
+    that share a candidate's text named or not, rows in another order); rows that do not resolve on
+    this campaign say something else (their text)."""
+    try:
+        resolved = _gold_items(
+            campaign, [(f"row {n}", r) for n, r in enumerate(rows, 1)], answers_optional=qualification
+        )
+    except GecInputError:
+        return ("unresolved", json.dumps(rows, sort_keys=True))
+    meaning = [(s.pk, None if e is None else sorted(e.items())) for s, e in resolved]
+    return meaning if qualification else sorted(meaning, key=lambda m: m[0])
+
+
+@transaction.atomic
+def qualification_test_replace(
+    *, campaign: Campaign, rows: list[dict]
+) -> list[tuple[Screen, dict[int, int]]]:
+    """A draft's qualification test made anew from a study file's rows (none: no test), checked as a
+    gold file is. Returns each test screen (the copy) with its expected answers by the copy's
+    candidate ids when the rows give answers (to record as the expert's), else an empty list."""
+    campaign = _draft_locked(campaign)
+    resolved = _gold_items(
+        campaign,
+        [(f"qualification test, screen {n}", r) for n, r in enumerate(rows, 1)],
+        answers_optional=True,
+    )
+    answered = {e is not None for _, e in resolved}
+    if len(answered) > 1:
+        raise GecInputError(
+            "qualification test: give the expected answers of every screen, or of none (not recorded yet)"
+        )
+    if len({s.pk for s, _ in resolved}) != len(resolved):
+        raise GecInputError("qualification test: a screen is named twice")
+    if Assignment.objects.filter(hit__campaign=campaign, hit__qualification=True, gold=False).exists():
+        raise GecInputError("workers have taken this campaign's qualification test: it is not made anew")
+    Hit.objects.filter(campaign=campaign, qualification=True).delete()
+    if not resolved:
+        return []
+    hit = _qualification_hit_of(campaign, [s for s, _ in resolved])
+    if answered != {True}:
+        return []
+    out = []
+    for copy, (original, expected) in zip(
+        Screen.objects.filter(hit=hit).order_by("hit_position").prefetch_related("candidates"),
+        resolved,
+        strict=True,
+    ):
+        assert expected is not None
+        at = {c.position: expected[c.pk] for c in original.candidates.all()}
+        out.append((copy, {c.pk: at[c.position] for c in copy.candidates.all()}))
+    return out

@@ -16,7 +16,16 @@ from geceval.errors import GecInputError
 from geceval.formats.judgments import expand_pairwise
 from ranking.analysis.active import next_systems
 from ranking.campaign_settings import CAMPAIGN_OPTIONS, settings_check
-from ranking.models import Campaign, CampaignStatus, Candidate, GoldScreen, Hit, Screen, TrapDesign
+from ranking.models import (
+    Assignment,
+    Campaign,
+    CampaignStatus,
+    Candidate,
+    GoldScreen,
+    Hit,
+    Screen,
+    TrapDesign,
+)
 from ranking.protocols import protocol_get
 from ranking.quality.controls import Group, controls_add, controls_save
 from ranking.rankings import campaign_rankings
@@ -142,10 +151,16 @@ def campaign_create(
     return campaign
 
 
+def handed_out(campaign: Campaign) -> bool:
+    """Has the campaign handed a HIT to anyone? The expert answering its qualification test's gold
+    (the Gold answers page) is not a worker: that assignment goes with the test when it is built again."""
+    return Assignment.objects.filter(hit__campaign=campaign, gold=False).exists()
+
+
 def _emptied(campaign: Campaign, row: dict) -> Campaign:
     """The draft ``campaign`` with ``row``'s values and no screens or HITs, ready to be built again."""
     campaign = Campaign.objects.select_for_update().get(pk=campaign.pk)
-    if campaign.status != CampaignStatus.DRAFT or campaign.hits.filter(assignments__isnull=False).exists():
+    if campaign.status != CampaignStatus.DRAFT or handed_out(campaign):
         raise GecInputError("only a draft that has handed out no HIT is built again")
     golds = GoldScreen.objects.filter(screen__campaign=campaign, marked__isnull=True).count()
     if golds:  # the researcher's answers are on screens a rebuild makes anew: refuse, not lose them
@@ -153,6 +168,11 @@ def _emptied(campaign: Campaign, row: dict) -> Campaign:
             f"this draft has {golds} gold screen{'s' if golds != 1 else ''} with the researcher's answers,"
             " which building it again would lose: remove them on its Gold screens page first, or make a new"
             " campaign"
+        )
+    if Assignment.objects.filter(hit__campaign=campaign, gold=True).exists():  # the same for the test's
+        raise GecInputError(
+            "this draft's qualification test has the expert's gold answers, which building it again would"
+            " lose: make a new campaign (a study file carries them: study export, then apply)"
         )
     campaign.screens.all().delete()
     campaign.hits.all().delete()
@@ -283,7 +303,10 @@ def _screens_for_sentence(
         return [c for c in chunks if c]
 
     by_system: dict[int, tuple[int, int, str]] = {o[1]: o for o in outputs}
-    system_ids = sorted(by_system)
+    # drawn from the systems in name order (``outputs`` comes so), not id order: the same study
+    # applied into another empty database (its corpus file lists the systems by name) draws the same
+    # systems, so its gold rows (by sentence, screen and system name, issue 39) name the same screens
+    system_ids = list(by_system)
     screens = []
     for _ in range(campaign.screens_per_sentence):
         if campaign.active_selection:

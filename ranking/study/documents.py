@@ -21,11 +21,12 @@ from annotate.services import outputs_import, project_find_or_create
 from annotate.streaming import corpus_save
 from geceval.errors import GecInputError
 from ranking.campaign_settings import BY_NAME, EXCLUSION_RULES, SETTINGS, Setting, settings_check
-from ranking.models import Campaign, CampaignStatus
+from ranking.models import Campaign, CampaignStatus, GoldScreen, Hit
 from ranking.protocols import protocol_get
+from ranking.quality.gold import gold_assignment
 from ranking.quality.rules import exclusion_rules
 from ranking.services import campaign_create, campaign_exclusion_rules_set
-from ranking.services.campaigns import campaign_options
+from ranking.services.campaigns import campaign_options, handed_out
 from ranking.study.schema import STUDY_VERSION, TOP_GROUP, study_schema
 from ranking.study.sections import sections
 
@@ -255,6 +256,9 @@ def _differences(doc: dict[str, Any], campaign: Campaign, corpus: Corpus, system
     changed += [name for name, differs in fixed.items() if differs]
     wanted = _section_values(doc)
     for section in sections():
+        if section.differs is not None:
+            changed += [f"{section.name}/{k}" for k in section.differs(campaign, wanted[section.name])]
+            continue
         now = section.read(campaign)
         changed += [f"{section.name}/{k}" for k, v in wanted[section.name].items() if now.get(k) != v]
     return changed
@@ -288,6 +292,21 @@ def _update(doc: dict[str, Any], campaign: Campaign, names: list[str]) -> None:
             section.write(campaign, {k: wanted[section.name][k] for k in given})
 
 
+def _gold_dropped(doc: dict[str, Any], campaign: Campaign) -> None:
+    """Remove the draft's gold answers before it is built again (``campaign_create`` refuses to lose
+    them); a document without a gold section (written by hand, or before gold was part of a study)
+    would drop them unsaid: refused, saying what to do."""
+    golds = GoldScreen.objects.filter(screen__campaign=campaign, marked__isnull=True)
+    if "gold" not in doc and (golds.exists() or gold_assignment(campaign) is not None):
+        raise GecInputError(
+            f"campaign {campaign.name!r} has gold answers and the study file has no gold section, so"
+            " building the draft again would drop them: export its study (which holds them) and change"
+            " that, or remove them on its Gold screens page first"
+        )
+    golds.delete()
+    Hit.objects.filter(campaign=campaign, qualification=True).delete()  # with the expert's assignment
+
+
 @transaction.atomic
 def study_apply(doc: dict[str, Any], *, base: Path | None = None) -> ApplyReport:
     """Create the campaign the document describes as a draft, or bring an existing one to it: a draft
@@ -304,13 +323,12 @@ def study_apply(doc: dict[str, Any], *, base: Path | None = None) -> ApplyReport
         return ApplyReport(_create(doc, project, corpus, systems), created=True)
     changed = _differences(doc, campaign, corpus, systems)
     fixed = [n for n in changed if not _may_change(n)]
-    if (
-        fixed
-        and campaign.status == CampaignStatus.DRAFT
-        and not campaign.hits.filter(assignments__isnull=False).exists()
-    ):
+    if fixed and campaign.status == CampaignStatus.DRAFT and not handed_out(campaign):
         # A draft has handed nothing out: build its screens again from the document, under the same
-        # id, so the invite links and crowd settings made for it stay (issue 39).
+        # id, so the invite links and crowd settings made for it stay (issue 39). Its gold answers
+        # are on screens made anew: the document holds them (its gold section), and they are
+        # marked again on the new screens.
+        _gold_dropped(doc, campaign)
         return ApplyReport(_create(doc, project, corpus, systems, into=campaign), rebuilt=True)
     allowed = [n for n in changed if n not in fixed]
     if allowed:

@@ -22,6 +22,9 @@ class StudySection:
     """Store the given values (a subset of the schema's keys) on the campaign."""
     after_launch: bool = True
     """May change once the campaign has been launched."""
+    differs: Callable[[Campaign, dict[str, Any]], list[str]] | None = None
+    """The keys whose wanted values (every key, defaults filled in) mean something else than the
+    campaign's; None: compared as ``read`` gives them."""
 
 
 _sections: dict[str, StudySection] = {}

@@ -132,10 +132,88 @@ Screen = dict  # the API's screen: {"source": str, "candidates": [{"position": i
 Strategy = Callable[[Screen, Gmeg, random.Random], dict[int, float]]
 
 
-def careful(screen: Screen, gmeg: Gmeg, rng: random.Random) -> dict[int, float]:
-    """Reads every candidate: its true quality (GLEU+ against the references) plus Gaussian noise."""
+@dataclass(frozen=True)
+class Person:
+    """One careful person's own ways (issue 41). Distinct people who judge by one idea of quality still
+    differ: how much their slider wanders (``sigma``), how close two texts must be to share a rank
+    (``tie``), how often a label slips (``label_error``), a taste of their own for each text that they
+    keep whenever they see it again (``taste``: a fixed offset per text, Gaussian with this sigma),
+    how small a change they call neutral (``neutral_band``, in GLEU+ points x 100), and per model: the
+    points a needless or wrong edit and a missed correction cost (``needless``, ``missed``), how
+    readily they accept an edit only one reference makes (``minority``: the share of such edits they
+    call good, the rest neutral; which ones is fixed per person and edit), and the weight of fluency
+    against GLEU+ (``fluency``). ``DEFAULT`` is the one fixed procedure the benchmark used before
+    (every account alike); ``drawn`` one person, from a generator seeded per worker."""
+
+    sigma: float = CAREFUL_SIGMA
+    tie: float = CAREFUL_TIE
+    label_error: float = CAREFUL_LABEL_ERROR
+    taste: float = 0.0
+    neutral_band: float = 0.0
+    needless: float = 10.0
+    missed: float = 10.0
+    minority: float = 1.0
+    fluency: float = 0.5
+    seed: str = ""
+
+    @classmethod
+    def drawn(cls, rng: random.Random, model: str) -> Person:
+        """A person for ``model`` ("careful", "careful-references", "careful-fluency")."""
+        common = {
+            "label_error": rng.uniform(0.02, 0.08),
+            "neutral_band": rng.uniform(0.0, 0.5),
+            "seed": f"{rng.random():.12f}",
+        }
+        if model == "careful-references":
+            return cls(
+                sigma=rng.uniform(1.5, 5.0),
+                tie=rng.uniform(1.0, 4.0),
+                taste=rng.uniform(1.0, 3.0),
+                needless=rng.uniform(7.0, 13.0),
+                missed=rng.uniform(7.0, 13.0),
+                minority=rng.uniform(0.6, 1.0),
+                **common,
+            )
+        return cls(
+            sigma=rng.uniform(10.0, 20.0) if model == "careful" else rng.uniform(7.0, 13.0),
+            tie=rng.uniform(3.0, 7.0),
+            taste=rng.uniform(2.0, 5.0),
+            fluency=rng.uniform(0.35, 0.65) if model == "careful-fluency" else 0.5,
+            **common,
+        )
+
+    def offset(self, text: str) -> float:
+        """This person's own lasting taste for ``text`` (0 for ``DEFAULT``)."""
+        if not self.taste:
+            return 0.0
+        return random.Random(f"{self.seed}|{' '.join(text.split())}").gauss(0, self.taste)
+
+    def coin(self, *key: object) -> float:
+        """A draw in [0, 1) fixed per person and ``key`` (the same edit judged alike each time)."""
+        return random.Random(f"{self.seed}|{key!r}").random()
+
+    def label(self, gain: float, rng: random.Random) -> str:
+        """good / bad / neutral by a gain (x 100), ``label_error`` of them random."""
+        read = (
+            "good"
+            if gain > self.neutral_band + 1e-7
+            else "bad"
+            if gain < -self.neutral_band - 1e-7
+            else "neutral"
+        )
+        return rng.choice(LABELS) if rng.random() < self.label_error else read
+
+
+DEFAULT = Person()
+
+
+def careful(screen: Screen, gmeg: Gmeg, rng: random.Random, person: Person = DEFAULT) -> dict[int, float]:
+    """Reads every candidate: its true quality (GLEU+ against the references) plus Gaussian noise
+    (and the person's own taste for the text)."""
     return {
-        c["position"]: 100 * gmeg.quality(screen["source"], c["text"]) + rng.gauss(0, CAREFUL_SIGMA)
+        c["position"]: 100 * gmeg.quality(screen["source"], c["text"])
+        + person.offset(c["text"])
+        + rng.gauss(0, person.sigma)
         for c in screen["candidates"]
     }
 
@@ -151,23 +229,50 @@ def candidate_edit_keys(screen: Screen, gmeg: Gmeg) -> dict[int, frozenset]:
     }
 
 
-def careful_references(screen: Screen, gmeg: Gmeg, rng: random.Random) -> dict[int, float]:
-    """Careful, judging by the references' ERRANT edits rather than GLEU+ (issue 41): 10 points off per
-    error against the closest reference (a needless or wrong edit, a missed correction); corrections
-    with as many errors tie (``TIE_TOLERANCE``), others never do."""
+REFERENCES_DEFAULT = Person(sigma=0.0, tie=2.5)
+"""The fixed procedure of ``careful_references`` before per-person variation: 10 points per error,
+values +-1 point (uniform), ties within 2.5 points."""
+
+
+def careful_references(
+    screen: Screen, gmeg: Gmeg, rng: random.Random, person: Person = REFERENCES_DEFAULT
+) -> dict[int, float]:
+    """Careful, judging by the references' ERRANT edits rather than GLEU+ (issue 41): points off per
+    error against the closest reference (``person.needless`` per needless or wrong edit,
+    ``person.missed`` per missed correction; 10 each by default), plus the person's taste and noise;
+    by default corrections with as many errors tie (``TIE_TOLERANCE``), others never do."""
+    refs = gmeg.reference_edits(screen["source"])
+
+    def cost(edits: frozenset) -> float:
+        return min(person.needless * len(edits - ref) + person.missed * len(ref - edits) for ref in refs)
+
+    noise = (lambda: rng.gauss(0, person.sigma)) if person.sigma else (lambda: rng.uniform(-1, 1))
+    texts = {c["position"]: c["text"] for c in screen["candidates"]}
     return {
-        p: 100.0 - 10 * gmeg.reference_errors(screen["source"], edits) + rng.uniform(-1, 1)
+        p: 100.0 - cost(edits) + person.offset(texts[p]) + noise()
         for p, edits in candidate_edit_keys(screen, gmeg).items()
     }
 
 
-def careful_reference_labels(screen: Screen, gmeg: Gmeg, rng: random.Random, values: dict[int, float]):
-    """An edit some reference makes is good, any other bad; ``CAREFUL_LABEL_ERROR`` of them random."""
-    made = frozenset().union(*gmeg.reference_edits(screen["source"]))
+def careful_reference_labels(
+    screen: Screen,
+    gmeg: Gmeg,
+    rng: random.Random,
+    values: dict[int, float],
+    person: Person = REFERENCES_DEFAULT,
+):
+    """An edit some reference makes is good, any other bad; ``person.label_error`` of them random. An
+    edit only one reference makes is borderline: the person calls it good with probability
+    ``person.minority`` (fixed per person and edit), else neutral."""
+    refs = gmeg.reference_edits(screen["source"])
 
     def label(edit: dict) -> str:
-        read = "good" if (*edit["span"], " ".join(edit["correction"].split())) in made else "bad"
-        return rng.choice(LABELS) if rng.random() < CAREFUL_LABEL_ERROR else read
+        key = (*edit["span"], " ".join(edit["correction"].split()))
+        makers = sum(key in ref for ref in refs)
+        read = "bad" if not makers else "good"
+        if makers == 1 and person.coin(screen["source"], key) >= person.minority:
+            read = "neutral"
+        return rng.choice(LABELS) if rng.random() < person.label_error else read
 
     return {c["position"]: [label(e) for e in c.get("edits", [])] for c in screen["candidates"]}
 
@@ -181,13 +286,21 @@ def word_fluency(text: str) -> float:
     return sum(zipf_frequency(w, "en") for w in words) / len(words) if words else 0.0
 
 
-def careful_fluency(screen: Screen, gmeg: Gmeg, rng: random.Random) -> dict[int, float]:
-    """Careful, half GLEU+ and half fluency (issue 41): the mean of 100 x GLEU+ and 100 x the word
-    fluency over 8, plus Gaussian noise (sigma 10)."""
+FLUENCY_DEFAULT = Person(sigma=10.0)
+
+
+def careful_fluency(
+    screen: Screen, gmeg: Gmeg, rng: random.Random, person: Person = FLUENCY_DEFAULT
+) -> dict[int, float]:
+    """Careful, half GLEU+ and half fluency (issue 41): the mix of 100 x GLEU+ and 100 x the word
+    fluency over 8 (``person.fluency`` of the latter, half by default), plus the person's taste and
+    Gaussian noise (sigma 10 by default)."""
+    w = person.fluency
     return {
-        c["position"]: 50 * gmeg.quality(screen["source"], c["text"])
-        + 50 * word_fluency(c["text"]) / 8
-        + rng.gauss(0, 10)
+        c["position"]: 100 * (1 - w) * gmeg.quality(screen["source"], c["text"])
+        + 100 * w * word_fluency(c["text"]) / 8
+        + person.offset(c["text"])
+        + rng.gauss(0, person.sigma)
         for c in screen["candidates"]
     }
 
@@ -197,18 +310,27 @@ def edit_applied(source: str, span: tuple[int, int], correction: str) -> str:
     return " ".join([*tokens[: span[0]], *correction.split(), *tokens[span[1] :]])
 
 
-def careful_fluency_labels(screen: Screen, gmeg: Gmeg, rng: random.Random, values: dict[int, float]):
-    """Each edit by what it alone does to the source, half by GLEU+ (x 100) and half by word fluency
-    (x 100 / 8, the scale of ``careful_fluency``): good when the mix rises, bad when it falls, else
-    neutral; ``CAREFUL_LABEL_ERROR`` of the labels random."""
+def careful_fluency_labels(
+    screen: Screen,
+    gmeg: Gmeg,
+    rng: random.Random,
+    values: dict[int, float],
+    person: Person = FLUENCY_DEFAULT,
+):
+    """Each edit by what it alone does to the source, by GLEU+ (x 100) and word fluency (x 100 / 8,
+    the scale of ``careful_fluency``) mixed as the person mixes them: good when the mix rises by more
+    than the person's neutral band, bad when it falls by more, else neutral; ``person.label_error``
+    of the labels random."""
     before = word_fluency(screen["source"])
+    w = person.fluency
 
     def label(edit: dict) -> str:
         span = tuple(edit["span"])
         fluency = word_fluency(edit_applied(screen["source"], span, edit["correction"])) - before
-        gain = 50 * gmeg.edit_gain(screen["source"], span, edit["correction"]) + 50 * fluency / 8
-        read = "good" if gain > 1e-9 else "bad" if gain < -1e-9 else "neutral"
-        return rng.choice(LABELS) if rng.random() < CAREFUL_LABEL_ERROR else read
+        gain = (
+            100 * (1 - w) * gmeg.edit_gain(screen["source"], span, edit["correction"]) + 100 * w * fluency / 8
+        )
+        return person.label(gain, rng)
 
     return {c["position"]: [label(e) for e in c.get("edits", [])] for c in screen["candidates"]}
 
@@ -301,14 +423,17 @@ Labeller = Callable[[Screen, Gmeg, random.Random, dict[int, float]], dict[int, l
 """(screen, data, rng, the strategy's values) -> position -> a label per edit, in the listed order."""
 
 
-def careful_labels(screen: Screen, gmeg: Gmeg, rng: random.Random, values: dict[int, float]):
+def careful_labels(
+    screen: Screen, gmeg: Gmeg, rng: random.Random, values: dict[int, float], person: Person = DEFAULT
+):
     """Each edit by what it does alone to the source's GLEU+ against the four references: good when it
-    raises it, bad when it lowers it, else neutral; ``CAREFUL_LABEL_ERROR`` of the labels random."""
+    raises it (x 100) by more than the person's neutral band, bad when it lowers it by more, else
+    neutral; ``person.label_error`` of the labels random."""
 
     def label(edit: dict) -> str:
-        gain = gmeg.edit_gain(screen["source"], tuple(edit["span"]), edit["correction"])
-        read = "good" if gain > 1e-9 else "bad" if gain < -1e-9 else "neutral"
-        return rng.choice(LABELS) if rng.random() < CAREFUL_LABEL_ERROR else read
+        return person.label(
+            100 * gmeg.edit_gain(screen["source"], tuple(edit["span"]), edit["correction"]), rng
+        )
 
     return {c["position"]: [label(e) for e in c.get("edits", [])] for c in screen["candidates"]}
 
@@ -551,8 +676,31 @@ def stateful_labels(screen: Screen, gmeg: Gmeg, rng: random.Random, values: dict
     raise RuntimeError("a stateful strategy labels with its own labels()")
 
 
+class Careful:
+    """A careful model (``values``, ``labeller``) as one person: ``person(rng)`` draws a person of
+    their own for each worker (bench/bots.py seeds ``rng`` with the worker's name), so that accounts
+    of distinct careful people are not copies of one procedure (issue 41); called without one, the
+    model's fixed default person."""
+
+    def __init__(self, model: str, values, labeller, person: Person) -> None:
+        self.model, self.values, self.labeller, self.me = model, values, labeller, person
+
+    def person(self, rng: random.Random) -> Careful:
+        return type(self)(self.model, self.values, self.labeller, Person.drawn(rng, self.model))
+
+    @property
+    def tie(self) -> float:
+        return self.me.tie
+
+    def __call__(self, screen: Screen, gmeg: Gmeg, rng: random.Random) -> dict[int, float]:
+        return self.values(screen, gmeg, rng, self.me)
+
+    def labels(self, screen: Screen, gmeg: Gmeg, rng: random.Random, values: dict[int, float]):
+        return self.labeller(screen, gmeg, rng, values, self.me)
+
+
 STRATEGIES: dict[str, Strategy] = {
-    "careful": careful,
+    "careful": Careful("careful", careful, careful_labels, DEFAULT),
     "random": random_bot,
     "constant": constant,
     "source-first": source_first,
@@ -562,8 +710,10 @@ STRATEGIES: dict[str, Strategy] = {
     "regenerate": regenerate,
     "agreement": agreement,
     "id-reader": IdReader(),
-    "careful-references": careful_references,
-    "careful-fluency": careful_fluency,
+    "careful-references": Careful(
+        "careful-references", careful_references, careful_reference_labels, REFERENCES_DEFAULT
+    ),
+    "careful-fluency": Careful("careful-fluency", careful_fluency, careful_fluency_labels, FLUENCY_DEFAULT),
     "ring": Ring(),
     "drifter": Drifter(),
     "near-copy": NearCopy(),

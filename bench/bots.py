@@ -20,7 +20,10 @@ does not have the key, so a real worker's time on a screen is the time that real
 
 A careful worker rates each candidate by its sentence-level GLEU+ against the four references plus
 Gaussian noise (sigma 15 points), and on an edit-level screen labels each edit by what it alone does
-to the source's GLEU+; the bots (bench/bot_strategies.py) see only what the API shows and the public
+to the source's GLEU+. Each careful worker (of the three careful models) is a person of their own
+(``Person.drawn``, seeded by the worker's name; ``--people copies`` turns this off): their own noise,
+tie tolerance, label slips, lasting taste per text and model weights, as distinct people differ, so
+that the one-person check has distinct careful people to tell from the ring's copies; the bots (bench/bot_strategies.py) see only what the API shows and the public
 data. Each simulated worker asks for HITs and submits screens until it is excluded, has
 seen ``--max-traps`` traps (20), or gets no more work. The harness, not the bots, reads the worker's
 trap record (ranking_workerrecord: traps_seen, traps_passed, excluded) after every submit.
@@ -113,7 +116,15 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         default="on",
         help="on: the campaigns' speed rule, each strategy's time on a screen seen by the server; off: no rule",
     )
+    p.add_argument(
+        "--people",
+        choices=("distinct", "copies"),
+        default="distinct",
+        help="distinct: each careful worker a person of their own (bench/bot_strategies.Person, seeded per "
+        "worker); copies: every careful account one fixed procedure (the benchmark before issue 41's re-run)",
+    )
     args = p.parse_args(argv)
+    args.people = args.people == "distinct"
     args.strategies = [s for s in args.strategies.split(",") if s]
     args.protocols = [s for s in args.protocols.split(",") if s]
     unknown = set(args.strategies) - set(STRATEGIES) | set(args.protocols) - set(PROTOCOLS)
@@ -289,9 +300,12 @@ async def run_worker(worker: Worker, args, base: str, gmeg: Gmeg, reader: Record
     timing = random.Random(f"{args.seed}-{worker.username}")  # its own draws: answers as with the rule off
     if hasattr(strategy, "fresh"):  # a stateful bot (the id reader): one of its own per worker
         strategy = strategy.fresh()
-    if hasattr(strategy, "labels"):  # a stateful bot labels with what it remembers
-        labeller = strategy.labels
     tolerance = TIE_TOLERANCE.get(worker.strategy, 0.0)
+    if hasattr(strategy, "person") and args.people:  # a careful model: a person of its own per worker
+        strategy = strategy.person(random.Random(f"{args.seed}-person-{worker.username}"))
+        tolerance = strategy.tie
+    if hasattr(strategy, "labels"):  # a stateful bot labels with what it remembers; a person their own way
+        labeller = strategy.labels
     async with api_client(base, worker.session) as http:
 
         async def call(kind: str, url: str, **kw):

@@ -9,7 +9,9 @@ shown to each careful model of bench/bot_strategies.py with the edits ERRANT giv
 API lists them), and the edit-level protocol's own verdict (``EditLevel.trap_passed``) is applied to
 their ranks and labels. Prints, per rule and model, traps made and the share failed. A careful worker
 is excluded by the pass-rate rule when they fail more than 40% of 10+ traps: the share failed per trap
-is what sets that (docs/hardening.md).
+is what sets that (docs/hardening.md). Also prints, of the added errors' edits, how many GLEU+ calls
+worse applied alone to the source (the careful labeller's view) and in the correction (issue 41: why
+careful (GLEU+) fails edit-level traps).
 """
 
 from __future__ import annotations
@@ -76,6 +78,33 @@ def verdict(screen: dict, model: str, gmeg: Gmeg, rng: random.Random, base: int,
     return "passed" if rank_ok and labels_ok else "labels" if rank_ok else "rank" if labels_ok else "both"
 
 
+def applied(source: str, edits: list[dict]) -> str:
+    """The source with ``edits`` (the API's, non-overlapping source spans) applied."""
+    tokens, out, at = source.split(), [], 0
+    for e in sorted(edits, key=lambda e: tuple(e["span"])):
+        out += [*tokens[at : e["span"][0]], *e["correction"].split()]
+        at = e["span"][1]
+    return " ".join(out + tokens[at:])
+
+
+def added_error_views(gmeg: Gmeg, source: str, screen: dict) -> tuple[int, int, int]:
+    """Of the trap's added edits (candidate 1's edits the base, candidate 0, has not): how many, how
+    many lower the source's GLEU+ applied alone to the source (the careful labeller's view), and how
+    many lower it in the correction (the trap with against without the edit: what a reader of the
+    correction sees)."""
+    base = {(tuple(e["span"]), e["correction"]) for e in screen["candidates"][0]["edits"]}
+    edits = screen["candidates"][1]["edits"]
+    n = alone = context = 0
+    for e in edits:
+        if (tuple(e["span"]), e["correction"]) in base:
+            continue
+        n += 1
+        alone += gmeg.edit_gain(source, tuple(e["span"]), e["correction"]) < -1e-9
+        without = applied(source, [x for x in edits if x is not e])
+        context += gmeg.quality(source, applied(source, edits)) < gmeg.quality(source, without) - 1e-9
+    return n, alone, context
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--sentences", type=int, default=200)
@@ -89,10 +118,18 @@ def main() -> None:
         failed = {m: {ADDED_ERROR: 0, UNDONE_CORRECTION: 0} for m in CAREFUL}
         halves = {m: {"rank": 0, "labels": 0, "both": 0} for m in CAREFUL}
 
-        def judge(trap, i, source, base, others, made=made, failed=failed, halves=halves) -> None:
+        views = [0, 0, 0]
+
+        def judge(
+            trap, i, source, base, others, made=made, failed=failed, halves=halves, views=views
+        ) -> None:
             made[trap.kind] += 1
             texts = [base, trap.text, *others[:2]]
             screen = screen_of(source, texts)
+            if trap.kind == ADDED_ERROR:
+                views[:] = [
+                    a + b for a, b in zip(views, added_error_views(gmeg, source, screen), strict=True)
+                ]
             for model in CAREFUL:
                 seen = verdict(screen, model, gmeg, random.Random(f"{args.seed}:{i}:{model}"), 0, 1)
                 failed[model][trap.kind] += seen != "passed"
@@ -127,6 +164,10 @@ def main() -> None:
                     judge(trap, i, source, base, others)
 
         print(f"edit-level rule {'on' if rule else 'off'}: traps made {made}")
+        print(
+            f"  added errors' edits {views[0]}: lower GLEU+ applied alone to the source {views[1]}, "
+            f"in the correction {views[2]}"
+        )
         for model in CAREFUL:
             total = sum(made.values()) or 1
             kinds = ", ".join(f"{k} {failed[model][k]}/{made[k]}" for k in made)

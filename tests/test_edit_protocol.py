@@ -217,6 +217,39 @@ def test_trap_verdict_needs_every_added_edit_bad_and_a_lower_rank():
     assert protocol.trap_passed(CandidateScore(rank=2, labels=spoiled), base) is False
 
 
+def _scored(source: str, text: str, rank: int, label_of) -> CandidateScore:
+    """An answer to ``text`` with ERRANT's edits against ``source`` as the server keys them."""
+    keys = [(e["index"], e["o_start"], e["o_end"], e["c_text"]) for e in compute_edits(source, text)]
+    return CandidateScore(rank=rank, labels=tuple((k, label_of(k)) for k in keys))
+
+
+def test_a_piece_of_the_bases_edit_that_errant_cuts_out_of_the_trap_need_not_be_marked_bad():
+    """Issue 41 (found by bench/bots.py on GMEG dev FCE): the trap's inserted typo makes ERRANT cut the
+    base's reordering "know all" -> "all know" into a deletion of "know" and an insertion: a careful
+    reader marks the deletion good (it is the base's correction), the inserted words bad; the verdict
+    passes them. The inserted words marked anything but bad still fail, as does an error written
+    over a base edit at its very span ("shapee" for the base's "shape")."""
+    protocol = protocol_get("edits")
+    source = "We know all what shopping is ."
+    base = _scored(source, "We all know what shopping is .", 1, lambda k: "good")
+    trap_text = "We all tnow what shopping are ."
+    keys = [k[1:] for k, _ in _scored(source, trap_text, 2, lambda k: "").labels]
+    assert (1, 2, "") in keys and (3, 3, "tnow") in keys  # ERRANT cut the base's one edit (1, 3, "all know")
+
+    def careful(k):
+        return "good" if k[1:] == (1, 2, "") else "bad"
+
+    assert protocol.trap_passed(_scored(source, trap_text, 2, careful), base) is True
+    assert protocol.trap_passed(_scored(source, trap_text, 2, lambda k: "bad"), base) is True
+    for slip in ((3, 3, "tnow"), (5, 6, "are")):
+        wrong = _scored(source, trap_text, 2, lambda k, slip=slip: "neutral" if k[1:] == slip else careful(k))
+        assert protocol.trap_passed(wrong, base) is False
+    source = "But the form and the rooms will still be the same ."
+    base = _scored(source, "But the shape and the rooms will still be the same .", 1, lambda k: "good")
+    over = _scored(source, "But the shapee and the rooms will still be same .", 2, lambda k: "good")
+    assert protocol.trap_passed(over, base) is False
+
+
 def _judge_all(client, worker, campaign):
     """Work the whole HIT carefully; returns the labels posted, by screen."""
     client.force_login(worker)

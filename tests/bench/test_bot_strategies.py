@@ -9,7 +9,10 @@ import pytest
 from bench.bot_strategies import (
     LABELLERS,
     LABELS,
+    REFERENCES,
     STRATEGIES,
+    SYSTEMS,
+    TIE_TOLERANCE,
     Gmeg,
     agreement,
     agreement_labels,
@@ -25,6 +28,7 @@ from bench.bot_strategies import (
     word_edit_keys,
     word_edits,
 )
+from geceval.human.crowd_evidence import same_person
 from geceval.traps.inserter import insert_errors, insert_errors_lines
 from tests.shared_data import shared_path
 
@@ -227,3 +231,53 @@ def test_the_id_reader_rates_low_what_is_above_its_first_hits_ordinary_screens(g
     # A handle is ordered by the bytes it encodes: the bot reads what it is shown, whatever it is.
     assert STRATEGIES["id-reader"].order_key("A" * 21 + "Q") == 1  # the last 2 bits of 16 bytes
     assert STRATEGIES["id-reader"].order_key(17) == 17
+
+
+def _ranking_screens(gmeg: Gmeg, n: int) -> list[dict]:
+    """Ranking screens of up to five distinct outputs (systems and references) of the first ``n`` lines."""
+    screens = []
+    for i, source in enumerate(gmeg.sources[:n]):
+        outputs = [*(gmeg.systems[s][i] for s in SYSTEMS), *(gmeg.references[r][i] for r in REFERENCES)]
+        texts = list(dict.fromkeys(" ".join(t.split()) for t in outputs))
+        random.Random(i).shuffle(texts)
+        screens.append(screen_of(source, *texts[:5]))
+    return screens
+
+
+def test_each_careful_worker_is_a_person_of_their_own_who_keeps_their_taste():
+    model = STRATEGIES["careful-references"]
+    one, again, other = (model.person(random.Random(f"1-person-{name}")) for name in ("a", "a", "b"))
+    assert one.me == again.me  # seeded per worker: the same worker is the same person each run
+    assert one.me != other.me and one.me != model.me
+    assert one.me.offset("It was great .") == one.me.offset("It  was great .")  # a lasting taste
+    assert one.me.offset("It was great .") != other.me.offset("It was great .")
+    assert model.me.offset("It was great .") == 0.0  # the default person: the fixed procedure of old
+    for name in ("careful", "careful-fluency"):
+        drawn = STRATEGIES[name].person(random.Random(1)).me
+        assert 0.02 <= drawn.label_error <= 0.08 and drawn.taste > 0
+
+
+def test_the_one_person_check_tells_a_ring_from_distinct_careful_people_who_judge_alike(gmeg):
+    """Issue 41: accounts of one fixed procedure (careful-references without people) rank every screen
+    alike, as a ring's copies do; distinct people of that model (``Person.drawn``) do not, and the
+    product's one-person rule (``same_person``) flags the ring's copies and none of the people."""
+    screens = _ranking_screens(gmeg, 40)
+    model = STRATEGIES["careful-references"]
+    people = {f"person-{k}": model.person(random.Random(f"1-person-{k}")) for k in range(6)}
+    answers: dict = {}
+    for s, screen in enumerate(screens):
+        by_judge = answers.setdefault(s, {})
+        for k, (name, person) in enumerate(people.items()):
+            ranks = dense_ranks(person(screen, gmeg, random.Random(f"{k}:{s}")), person.tie)
+            by_judge[name] = {p: float(r) for p, r in ranks.items()}
+        for copy in ("ring-1", "ring-2"):  # one person behind three accounts: person-0's answers copied
+            by_judge[copy] = dict(by_judge["person-0"])
+        for k in range(2):  # accounts of the fixed procedure: alike on every screen, like a ring
+            ranks = dense_ranks(
+                model(screen, gmeg, random.Random(f"fixed{k}:{s}")), TIE_TOLERANCE[model.model]
+            )
+            by_judge[f"fixed-{k}"] = {p: float(r) for p, r in ranks.items()}
+    flagged = {name: {t.other for t in same_person(answers, name)} for name in answers[0]}
+    assert flagged["ring-1"] == {"person-0", "ring-2"} and flagged["person-0"] == {"ring-1", "ring-2"}
+    assert flagged["fixed-0"] == {"fixed-1"}
+    assert all(flagged[name] == set() for name in people if name != "person-0")

@@ -196,9 +196,28 @@ class EditLevel(RelativeRanking):
                 raise GecInputError("a change is marked good, bad or neutral")
 
     def trap_passed(self, trap: CandidateScore, base: CandidateScore, margin: int = 1) -> bool:
-        """Ranked below its base, and every edit the base has not (the added errors) marked bad."""
+        """Ranked below its base, and every edit the base has not (the added errors) marked bad.
+
+        ERRANT aligns the trap with the source afresh, so an inserted error can cut one of the base's
+        edits in pieces: base "We know all" -> "We all know" is one edit (1-3 "all know"), the trap
+        "We all tnow" gives a deletion of "know" (1-2) and the insertion "tnow" (3-3). A piece of a
+        base edit the trap no longer makes whole (its span inside that edit's span, its words among
+        that edit's words: here the deletion) is the base's correction, not an added error: a careful
+        reader marks it good, and the rule does not ask for bad (issue 41, found by bench/bots.py).
+        The inserted words ("tnow") are not among the base edit's words and must still be bad."""
         base_edits = {key[1:] for key, _ in base.labels}
-        added = [label for key, label in trap.labels if key[1:] not in base_edits]
+        trap_edits = {key[1:] for key, _ in trap.labels}
+        broken = [e for e in base_edits if e not in trap_edits]  # base edits the trap cuts or undoes
+
+        def piece_of_base(edit: tuple) -> bool:
+            start, end, words = edit[0], edit[1], str(edit[2]).split()
+            return any(
+                b[0] <= start and end <= b[1] and _sub_multiset(words, str(b[2]).split()) for b in broken
+            )
+
+        added = [
+            label for key, label in trap.labels if key[1:] not in base_edits and not piece_of_base(key[1:])
+        ]
         return trap.rank > base.rank and all(label == EditLabelChoice.BAD for label in added)
 
     def details_save(self, judgment: ScreenJudgment, answers: Mapping[int, CandidateScore]) -> None:
@@ -255,3 +274,13 @@ class EditLevel(RelativeRanking):
 
 
 EDIT_LEVEL = EditLevel()
+
+
+def _sub_multiset(words: list[str], of: list[str]) -> bool:
+    """Every word of ``words`` among ``of``, as often (an empty list, a deletion, always is)."""
+    pool = list(of)
+    for w in words:
+        if w not in pool:
+            return False
+        pool.remove(w)
+    return True

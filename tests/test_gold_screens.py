@@ -245,12 +245,14 @@ def test_a_draft_with_gold_answers_is_not_built_again_and_keeps_them(draft):
 
 def test_gold_copies_are_scored_like_traps_and_exclude_a_careless_worker(draft):
     researcher, campaign, (careful, careless) = draft
-    _mark_all(campaign, researcher)
+    # 3 copies in each HIT: each HIT shows all four gold screens (its own and three copies), so a
+    # worker gets one HIT, never a gold screen twice (test_a_gold_screen_never_comes_back_to_a_worker)
+    _mark_all(campaign, researcher, rate=0.6)
     campaign_set_status(campaign=campaign, status="active")
     _work(campaign, careful, lambda c: 75 if "has an error" in c.text else 25)
     _work(campaign, careless, lambda c: 50)
     record = WorkerRecord.objects.get(campaign=campaign, worker=careful)
-    assert (record.gold_seen, record.gold_passed, record.traps_seen, record.traps_passed) == (8, 8, 8, 8)
+    assert (record.gold_seen, record.gold_passed, record.traps_seen, record.traps_passed) == (3, 3, 3, 3)
     assert not record.excluded
     record = WorkerRecord.objects.get(campaign=campaign, worker=careless)
     assert record.gold_passed == 0 and record.gold_seen >= 3 and record.traps_seen == record.gold_seen
@@ -260,8 +262,46 @@ def test_gold_copies_are_scored_like_traps_and_exclude_a_careless_worker(draft):
     verdicts = ScreenJudgment.objects.filter(judge=careful, trap_passed__isnull=False)
     assert set(verdicts.values_list("screen__control__kind", flat=True)) == {ControlKind.GOLD}
     rows = {r.username: r for r in campaign_workers(campaign)}
-    assert (rows["careful"].gold_passed, rows["careful"].gold_seen) == (8, 8)
+    assert (rows["careful"].gold_passed, rows["careful"].gold_seen) == (3, 3)
     assert rows["careless"].reasons == ("trap pass rate",)
+
+
+def _gold_family(screen: Screen) -> int | None:
+    """The researcher's gold screen that ``screen`` is, or copies (None: not gold)."""
+    gold = GoldScreen.objects.filter(screen=screen).first()
+    return None if gold is None else gold.marked_id or gold.pk
+
+
+def test_a_gold_screen_never_comes_back_to_a_worker(draft):
+    """Issue 41: a gold screen's copies sit in other HITs, so a worker taking HITs in a row met the
+    same gold screen again (its original, then a copy, or two copies) and could compare them. A HIT
+    showing a gold screen the worker has seen in another HIT is skipped; when only such HITs are
+    left the worker gets NoWork, not a repeat, though those HITs still have free slots."""
+    researcher, campaign, (worker, other) = draft
+    _mark_all(campaign, researcher, rate=0.2)  # one copy in each HIT: each HIT shows two gold screens
+    campaign_set_status(campaign=campaign, status="active")
+    seen: dict[int, int] = {}  # gold screen -> the HIT the worker saw it in
+    taken = []
+    while True:
+        try:
+            assignment = assignment_request(campaign=campaign, worker=worker)
+        except NoWork:
+            break
+        taken.append(assignment.hit_id)
+        while (screen := assignment_next_screen(assignment)) is not None:
+            family = _gold_family(screen)
+            if family is not None:
+                assert seen.setdefault(family, screen.hit_id) == screen.hit_id, "a gold screen came back"
+            answers = {c.pk: CandidateScore(score=50) for c in screen.candidates.all()}
+            screen_submit(assignment=assignment, screen=screen, worker=worker, answers=answers, seconds=9.0)
+    hits = set(Hit.objects.filter(campaign=campaign, qualification=False).values_list("pk", flat=True))
+    assert 1 <= len(taken) < len(hits)  # HITs were left with free slots (two each) ...
+    left = hits - set(taken)
+    for hit in left:  # ... each showing a gold screen the worker saw elsewhere
+        shown = {_gold_family(s) for s in Screen.objects.filter(hit_id=hit)} - {None}
+        assert shown & set(seen), hit
+    # another worker is not held back by what this one saw
+    assert assignment_request(campaign=campaign, worker=other).hit_id in hits
 
 
 def test_gold_pair_share_orders_pairs_as_the_protocol_does():

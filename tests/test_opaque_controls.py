@@ -67,18 +67,38 @@ def _campaign(corpus: Corpus, protocol: str, **options) -> Campaign:
 
 
 def _served(campaign: Campaign) -> list[dict]:
-    """One worker does every HIT of ``campaign`` through the workers' API, answering at random; for
-    each screen served, everything the API showed of it (and the queries its submit took, which is
-    what the response's time follows), with whether it was a control (read after, from the
-    judgments saved in the order of the submits: the test never decodes what the worker saw)."""
-    worker = f.user("w", "annotator")
-    campaign.project.members.add(worker)
-    api = APIClient()
-    api.force_authenticate(worker)
+    """Workers do every HIT of ``campaign`` through the workers' API, answering at random, one after
+    another: each takes HITs until NoWork (a worker is not handed a HIT that shows again a sentence
+    they saw beside a trap's copy of it in another HIT, issue 41), then the next. For each screen
+    served, everything the API showed of it (and the queries its submit took, which is what the
+    response's time follows), with whether it was a control (read after, from the judgments saved
+    in the order of the submits: the test never decodes what the worker saw)."""
     field = protocol_get(campaign.protocol).answer_field
     rng = np.random.default_rng(5)
     shown: list[dict] = []
     hit = 0
+    workers = []
+    while not workers or hit > workers[-1][1]:  # until a new worker gets no HIT
+        worker = f.user(f"w{len(workers)}", "annotator")
+        campaign.project.members.add(worker)
+        workers.append((worker, hit))
+        api = APIClient()
+        api.force_authenticate(worker)
+        hit = _served_to(campaign, api, field, rng, shown, hit)
+    judged = list(
+        ScreenJudgment.objects.filter(judge__in=[w for w, _ in workers])
+        .order_by("pk")
+        .values_list("screen_id", flat=True)
+    )
+    controls = set(Control.objects.filter(screen__campaign=campaign).values_list("screen_id", flat=True))
+    assert len(judged) == len(shown)
+    for row, screen_id in zip(shown, judged):
+        row["control"] = screen_id in controls
+    return shown
+
+
+def _served_to(campaign: Campaign, api: APIClient, field: str, rng, shown: list[dict], hit: int) -> int:
+    """One worker's HITs until NoWork, appended to ``shown``; returns the HITs served so far."""
     while (response := api.post(f"/api/work/campaigns/{campaign.pk}/request/")).status_code == 201:
         body = response.json()
         while body["screen"] is not None:
@@ -106,14 +126,7 @@ def _served(campaign: Campaign) -> list[dict]:
             )
             body = answered.json()
         hit += 1
-    judged = list(
-        ScreenJudgment.objects.filter(judge=worker).order_by("pk").values_list("screen_id", flat=True)
-    )
-    controls = set(Control.objects.filter(screen__campaign=campaign).values_list("screen_id", flat=True))
-    assert len(judged) == len(shown)
-    for row, screen_id in zip(shown, judged):
-        row["control"] = screen_id in controls
-    return shown
+    return hit
 
 
 def _as_number(value) -> float:

@@ -23,6 +23,7 @@ from ranking.models import (
     ScreenJudgment,
     WorkerRecord,
 )
+from ranking.quality.controls import hits_with_copies_seen
 from ranking.services import assignment_request, campaign_create
 from ranking.statuses import IDENTITY_HOLDS, JUDGMENT_NOT_EVIDENCE
 from ranking.work.api import WorkAssignmentSerializer, _assignment_body
@@ -145,15 +146,38 @@ def test_the_worker_s_active_assignment_is_the_orm_s(judged):
 def test_the_claim_s_hits_are_the_orm_s(judged):
     """The HITs a claim tries, in order, with their live counts: against the ORM query the claim
     used, for workers with a finished HIT, a HIT in hand and none; every target; a pilot's HITs and
-    one day's domains."""
+    one day's domains; in a hidden-trap campaign too, where a HIT showing again a sentence the worker
+    saw beside a copy of it in another HIT is skipped (``hits_with_copies_seen``, issue 41)."""
     campaign, workers, half = judged
     hits = list(Hit.objects.filter(campaign=campaign, qualification=False).order_by("index"))
     Assignment.objects.create(hit=hits[-1], worker=workers[2], slot=5, expires=half.expires, status="expired")
-    seen_live = False
     for i, hit in enumerate(hits):  # two domains, so the filter has something to keep and to drop
         hit.domain = "fce" if i % 2 else "wiki"
         hit.save(update_fields=["domain"])
+    _claims_match(campaign, workers, hits)
+    traps = campaign_create(  # three HITs, each trap copying a screen of the next (its donor)
+        project=campaign.project,
+        corpus=campaign.corpus,
+        name="hidden, three HITs",
+        systems=list(campaign.systems.all()),
+        created_by=campaign.created_by,
+        trap_design="hidden",
+        trap_rate=0.5,
+        repeat_rate=0.5,
+        judgments_per_item=2,
+        screens_per_hit=2,
+        seed=5,
+    )
+    hits = list(Hit.objects.filter(campaign=traps, qualification=False).order_by("index"))
+    do_hit(traps, workers[0], honest_prws)
+    assert hits_with_copies_seen(campaign_id=traps.pk, worker_id=workers[0].pk).exists()
+    _claims_match(traps, workers, hits)
+
+
+def _claims_match(campaign, workers, hits) -> None:
+    seen_live = False
     for worker in workers:
+        skipped = hits_with_copies_seen(campaign_id=campaign.pk, worker_id=worker.pk)
         for target in (1, 2, 3):
             for hit_ids, domains in (
                 (None, None),
@@ -167,6 +191,7 @@ def test_the_claim_s_hits_are_the_orm_s(judged):
                     .annotate(live=Count("assignments", filter=Q(assignments__status__in=LIVE_STATUSES)))
                     .filter(live__lt=target)
                 )
+                orm = orm.exclude(pk__in=skipped)
                 if hit_ids is not None:
                     orm = orm.filter(pk__in=hit_ids)
                 if domains:

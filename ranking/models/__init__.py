@@ -23,6 +23,7 @@ from ranking.models.campaigns import (
     CampaignOrigin,
     CampaignStatus,
     Candidate,
+    COPIED_KINDS,
     Control,
     ControlKind,
     Hit,
@@ -55,6 +56,7 @@ from ranking.protocols.edits.models import Edit, EditedText, EditLabel, EditLabe
 # isort: on
 
 __all__ = [
+    "COPIED_KINDS",
     "FINISHED_STATUSES",
     "HOLD_REASON_VALID",
     "LIVE_ASSIGNMENT",

@@ -392,6 +392,12 @@ class ControlKind(models.TextChoices):
     GOLD = "gold", "gold: a copy of a screen the researcher answered"
 
 
+COPIED_KINDS = (ControlKind.ADDED_ERROR, ControlKind.UNDONE_CORRECTION, ControlKind.GOLD)
+"""Controls that copy a screen of another HIT (a trap's donor, a gold screen): a worker is never handed
+a HIT that shows again a sentence they saw in another HIT beside one of these (issue 41; the claim's
+``ranking.work.reads._copies_seen_sql``). A repeat copies a screen of its own HIT: nothing new."""
+
+
 class Control(models.Model):
     """A quality-control screen of a hidden-trap campaign: either a repeat, an exact copy in the same
     HIT of a judged screen (``original``), for the consistency check; or a trap, a copy of a judged
@@ -401,7 +407,8 @@ class Control(models.Model):
     of the HIT is a near-copy of a trap's; ``ranking.quality.controls``). A trap of one candidate
     (PRWS) has no room for its base: it copies ``original``, in the same HIT, and replaces the base
     there. A gold copy (issue 41) is an exact copy of a screen of another HIT that the researcher
-    answered (``GoldScreen``); its ``original`` is a screen of its own HIT its verdict waits for. Kept in a table
+    answered (``GoldScreen``); its ``original`` is a screen of its own HIT its verdict waits for. No
+    worker is handed two HITs that show one sentence beside a trap or gold copy (``COPIED_KINDS``). Kept in a table
     of its own that no worker's page or API reads; control screens never count in results
     (``ranking.selectors.valid_judgment``).
     """

@@ -21,6 +21,11 @@ worker cannot tell a control by where it comes or by what it shows:
   many traps that way as it fails, so trusting the source says nothing about a screen.
 - a **repeat** is an exact copy, for the consistency check.
 
+A trap's copy and its donor screen sit in two HITs, as a gold copy and its gold screen do: a worker
+handed both could compare them across HITs. The claim never hands a worker a HIT that shows a
+sentence they were shown in another HIT beside such a copy (``hits_with_copies_seen``, and the
+claim's plain-SQL twin ``ranking.work.reads._copies_seen_sql``): NoWork rather than a repeat.
+
 Which screens, which bases and the traps' errors are drawn from ``Campaign.trap_secret``, a
 per-campaign secret that never leaves the server.
 """
@@ -31,12 +36,13 @@ import random
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
-from django.db.models import Q
+from django.db.models import Exists, OuterRef, Q
 
 from annotate.models import Sentence
 from annotate.selectors import corpus_references
 from geceval.traps.hidden import TRAP_KINDS, UNDONE_CORRECTION, Trap, make_trap, source_trap
 from ranking.models import (
+    COPIED_KINDS,
     Campaign,
     Candidate,
     Control,
@@ -390,6 +396,24 @@ def controls_save(
             )
         )
     Control.objects.bulk_create(rows, batch_size=2000)
+
+
+def hits_with_copies_seen(*, campaign_id: int, worker_id: int):
+    """Ids of the campaign's HITs that show a sentence the worker was shown in another HIT where one of
+    the two screens is a copy of the other's kind (``COPIED_KINDS``: a trap's copy of its donor
+    screen, a gold copy or the gold screen it copies). Comparing the two would show the copy (issue
+    41), so the claim skips these HITs: the ORM twin of the claim's plain-SQL subquery
+    (``ranking.work.reads._copies_seen_sql``; tests/test_work_reads.py holds them equal)."""
+    copied = Q(control__kind__in=COPIED_KINDS)
+    seen = Screen.objects.filter(
+        campaign_id=campaign_id, sentence=OuterRef("sentence"), hit__assignments__worker_id=worker_id
+    ).exclude(hit=OuterRef("hit"))
+    return (
+        Screen.objects.filter(campaign_id=campaign_id, hit__isnull=False)
+        .filter((copied & Exists(seen)) | Exists(seen.filter(copied)))
+        .values_list("hit_id", flat=True)
+        .distinct()
+    )
 
 
 def has_controls(campaign: Campaign) -> bool:

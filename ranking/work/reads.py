@@ -25,6 +25,7 @@ from annotate.sql_rows import column as _col
 from annotate.sql_rows import quote as _q
 from annotate.sql_rows import table as _table
 from ranking.models import (
+    COPIED_KINDS,
     LIVE_STATUSES,
     Assignment,
     Campaign,
@@ -103,9 +104,41 @@ def _claimable_sql(pilot: int, domains: int) -> str:
         f"SELECT {h.select}, h.live FROM (SELECT h.*, (SELECT COUNT(*) FROM {a} l "
         f"WHERE l.{hit} = h.{pk} AND l.{status} IN ({', '.join(['%s'] * len(LIVE_STATUSES))})) AS live FROM {_table(Hit)} h "
         f"WHERE h.{_col(Hit, 'campaign')} = %s AND h.{_col(Hit, 'qualification')} = %s "
-        f"AND NOT EXISTS (SELECT 1 FROM {a} m WHERE m.{hit} = h.{pk} AND m.{worker} = %s)"
+        f"AND NOT EXISTS (SELECT 1 FROM {a} m WHERE m.{hit} = h.{pk} AND m.{worker} = %s) "
+        f"AND h.{pk} NOT IN ({_copies_seen_sql()})"
         f"{only_pilot}{only_domains}) h "
         f"WHERE h.live < %s ORDER BY h.live DESC, h.{_col(Hit, 'index')} LIMIT %s"
+    )
+
+
+@cache
+def _copies_seen_sql() -> str:
+    """HITs (``x``'s) that show a sentence the worker (``m``) was shown in another HIT (``y``'s) where
+    one of the two screens is a control copying a screen of another HIT (``ranking.models.COPIED_KINDS``:
+    a trap's copy of its donor screen, a gold copy): the subquery of ``_claimable_sql``, parameters
+    (campaign, worker), any assignment of the worker's (given back or expired too: they saw it).
+    Uncorrelated, so the database computes it once per claim, from the worker's own assignments. Its
+    ORM twin: ``ranking.quality.controls.hits_with_copies_seen``."""
+    s, k, a = _table(Screen), _table(Control), _table(Assignment)
+    kinds = ", ".join(f"'{kind.value}'" for kind in COPIED_KINDS)
+    sentence, hit, campaign = (_col(Screen, f) for f in ("sentence", "hit", "campaign"))
+
+    def copied(alias: str) -> str:
+        return (
+            f"EXISTS (SELECT 1 FROM {k} k WHERE k.{_col(Control, 'screen')} = {alias}.{_col(Screen, 'pk')} "
+            f"AND k.{_col(Control, 'kind')} IN ({kinds}))"
+        )
+
+    # From the worker's assignments (of this campaign's HITs) to their screens by HIT, then to the
+    # campaign's screens of the same sentence: index lookups only, whatever the planner's statistics.
+    return (
+        f"SELECT x.{hit} FROM {a} m "
+        f"INNER JOIN {_table(Hit)} mh ON mh.{_col(Hit, 'pk')} = m.{_col(Assignment, 'hit')} "
+        f"INNER JOIN {s} y ON y.{hit} = m.{_col(Assignment, 'hit')} "
+        f"INNER JOIN {s} x ON x.{campaign} = mh.{_col(Hit, 'campaign')} AND x.{sentence} = y.{sentence} "
+        f"AND x.{hit} <> y.{hit} "
+        f"WHERE mh.{_col(Hit, 'campaign')} = %s AND m.{_col(Assignment, 'worker')} = %s "
+        f"AND ({copied('x')} OR {copied('y')})"
     )
 
 
@@ -125,7 +158,14 @@ def claimable_hits(
     if (hit_ids is not None and not hit_ids) or (domains is not None and not domains):
         return []
     pilot, kinds = list(hit_ids or ()), sorted(domains or ())
-    params = [*(status.value for status in LIVE_STATUSES), campaign_id, False, worker_id]
+    params = [
+        *(status.value for status in LIVE_STATUSES),
+        campaign_id,
+        False,
+        worker_id,
+        campaign_id,
+        worker_id,
+    ]
     sql = _claimable_sql(len(pilot), len(kinds))
     found = []
     for hit, live in joined_rows(columns((Hit, "h")), sql, [*params, *pilot, *kinds, target, limit]):

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from geceval.metrics.ensemble.cross_validation import FeatureCache, domain_cross_validation
+from geceval.metrics.ensemble.features import ScorerFeatures
 from geceval.metrics.ensemble.model import TrainingRow
 
 SOURCE = ["this are a test .", "he go home .", "fine sentence ."]
@@ -26,6 +27,35 @@ def test_feature_cache_featurises_a_hypothesis_once_and_reads_it_back_from_disk(
     # another reference set or component list is another cache entry
     other = FeatureCache(tmp_path, SOURCE, REFS[:1], ["chrf", "gleu"])
     assert other.path != again.path
+
+
+def test_feature_cache_uses_a_shared_extractor_and_its_per_sentence_statistics(tmp_path) -> None:
+    # reproduce gmeg's Table 8 scores its metrics and GMEG-Metric's features with one extractor:
+    # a hypothesis the metrics scored costs the features no new per-sentence statistics
+    shared = ScorerFeatures(SOURCE, REFS, components=["chrf", "gleu"])
+    shared.metric_scores(REFS[1], ["chrf", "gleu"])
+    seen = {k: len(v) for k, v in shared._rows.items()}
+    cache = FeatureCache(tmp_path, SOURCE, REFS, ["chrf", "gleu"], extractor=shared)
+    value = cache.features(REFS[1])
+    assert cache._extractor is shared and cache.misses == 1
+    assert {k: len(v) for k, v in shared._rows.items()} == seen  # nothing scored again
+    alone = FeatureCache(tmp_path / "other", SOURCE, REFS, ["chrf", "gleu"]).features(REFS[1])
+    assert value == alone
+
+
+def test_feature_cache_refuses_an_extractor_of_other_data_or_components(tmp_path) -> None:
+    with pytest.raises(ValueError, match="other data or components"):
+        FeatureCache(
+            tmp_path,
+            SOURCE,
+            REFS,
+            ["chrf", "gleu"],
+            extractor=ScorerFeatures(SOURCE, REFS, components=["chrf"]),
+        )
+    with pytest.raises(ValueError, match="other data or components"):
+        FeatureCache(
+            tmp_path, SOURCE, REFS[:1], ["chrf"], extractor=ScorerFeatures(SOURCE, REFS, components=["chrf"])
+        )
 
 
 def test_feature_cache_recomputes_a_damaged_file(tmp_path) -> None:

@@ -100,3 +100,35 @@ def test_domain_cross_validation_with_one_domain_has_no_ablation() -> None:
     rows = _rows("only", 40, np.random.default_rng(2), 1.0)
     (cv,) = domain_cross_validation(rows, folds=3)
     assert cv.ablation is None and cv.all == pytest.approx(cv.all) and cv.all > 0.9
+
+
+def test_metrics_then_features_of_one_hypothesis_score_errant_m2_and_gleu_once(monkeypatch) -> None:
+    # GMEG Table 8 asks each hybrid's metrics, then GMEG-Metric's features of the same lines: ERRANT
+    # and M2 at beta 0.5 and GLEU are computed once for both, with the same values as alone
+    from geceval.metrics.ensemble import features as feats
+
+    calls = {"m2": 0, "errant": 0}
+    score_candidates, compare_pairs = feats.score_candidates, feats.errant_scorer.compare_pairs
+
+    def m2(*a, **k):
+        calls["m2"] += 1
+        return score_candidates(*a, **k)
+
+    def errant(*a, **k):
+        calls["errant"] += 1
+        return compare_pairs(*a, **k)
+
+    components = ["errant", "m2", "gleu"]
+    metrics = ["errant-0.5", "m2-0.5", "m2-0.2", "gleu"]
+    expected = (  # each from an extractor of its own
+        ScorerFeatures(SOURCE, REFS, components=components).metric_scores(REFS[1], metrics),
+        ScorerFeatures(SOURCE, REFS, components=components)(REFS[1]),
+    )
+    monkeypatch.setattr(feats, "score_candidates", m2)
+    monkeypatch.setattr(feats.errant_scorer, "compare_pairs", errant)
+    shared = ScorerFeatures(SOURCE, REFS, components=components)
+    assert shared.metric_scores(list(REFS[1]), metrics) == expected[0]
+    assert shared(list(REFS[1])) == expected[1]
+    assert calls == {"m2": 2, "errant": 1}  # m2 at 0.5 and 0.2; errant at 0.5
+    shared(REFS[0])  # another hypothesis is scored anew
+    assert calls == {"m2": 3, "errant": 2}

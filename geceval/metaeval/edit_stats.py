@@ -37,7 +37,7 @@ from geceval.errors import GecInputError
 from geceval.formats.m2 import M2Sentence
 from geceval.metrics.errant.annotation import errant_annotate_references
 from geceval.metrics.errant.scorer import errant_annotate, main_category
-from geceval.metrics.sacre import char_ld, ster, ter_x100, word_ld
+from geceval.metrics.sacre import char_ld, ster, ster_and_ter_x100, ter_x100, word_ld
 
 
 @dataclass(frozen=True)
@@ -99,8 +99,9 @@ def edit_stats(
         cld += char_ld(s, r)
         wld += word_ld(s, r)
         if with_ster:
-            edits += ster(s, r)
-            ter += ter_x100(s, r)
+            one, x100 = ster_and_ter_x100(s, r)
+            edits += one
+            ter += x100
     return EditStats(
         n,
         unchanged,
@@ -126,8 +127,9 @@ def pair_stats(a: Sequence[str], b: Sequence[str], *, skip: Collection[int] = ()
         if x == y:
             same += 1
         else:
-            edits += ster(x, y)
-            ter += ter_x100(x, y)
+            one, x100 = ster_and_ter_x100(x, y)
+            edits += one
+            ter += x100
     return PairStats(n, same, 100.0 * same / n, edits / n, ter / n)
 
 

@@ -134,7 +134,8 @@ def hybrid_meta_eval(
     correlations; those named in ``hybrid_left_out`` are correlated but mixed into no hybrid
     (GMEG: Source). ``extra`` maps further metric names to factories of scorers of a system's
     lines (:data:`ExtraScorer`; e.g. the GMEG-Metric ensemble's prediction): they are correlated
-    over the same systems and hybrids. A ``JoinError`` when fewer than ``min_share`` of the
+    over the same systems and hybrids. ``scorer`` is called once, before the ``extra`` factories,
+    so a factory may reuse the extractor it made (``reproduce gmeg``'s Table 8 does). A ``JoinError`` when fewer than ``min_share`` of the
     systems the segment scores judge (minus ``left_out``) have an output file
     (:mod:`geceval.formats.joins`)."""
     unknown = [m for m in metrics if m not in METRIC_COMPONENTS]

@@ -34,9 +34,10 @@ from scipy.stats import pearsonr, spearmanr
 from geceval.formats.ixml import gold_from_m2
 from geceval.formats.m2 import read_m2
 from geceval.formats.text import read_lines
-from geceval.metrics.gleu.plus import gleu_plus
+from geceval.metrics.gleu.counts import pair_statistics
+from geceval.metrics.gleu.plus import GLEU_ORDER, gleu_plus_of_statistics
 from geceval.metrics.imeasure.scorer import imeasure
-from geceval.metrics.m2.scorer import m2_score
+from geceval.metrics.m2.scorer import score_candidates, sentence_candidates
 from geceval.metrics.sacre import bleu
 from geceval.papers.sakaguchi2016 import ANNOTATIONS, read_skip_lines
 
@@ -92,35 +93,90 @@ def _keep(n: int, skip: set[int]) -> list[int]:
     return [i for i in range(n) if i not in skip]
 
 
-@lru_cache(maxsize=4)
-def _scores(root: Path, skip_merged: bool, metric: str, reference_set: str) -> tuple[tuple[str, float], ...]:
-    refs_dir = root.joinpath(*REFERENCES)
-    skip = read_skip_lines(root.joinpath(*ANNOTATIONS) / "merged_ids") if skip_merged else set()
-    outputs = {
+def _outputs(root: Path) -> dict[str, list[str]]:
+    return {
         s: [line.strip() for line in read_lines(root.joinpath(*OUTPUTS) / s, allow_empty=True)]
         for s in HUMAN_TS
     }
+
+
+def _skip(root: Path, skip_merged: bool) -> set[int]:
+    return read_skip_lines(root.joinpath(*ANNOTATIONS) / "merged_ids") if skip_merged else set()
+
+
+@lru_cache(maxsize=4)
+def _scores(root: Path, skip_merged: bool, metric: str, reference_set: str) -> tuple[tuple[str, float], ...]:
+    """BLEU and I-measure of the 13 systems against one reference set (M2 and GLEU: see below)."""
+    refs_dir = root.joinpath(*REFERENCES)
+    skip = _skip(root, skip_merged)
+    outputs = _outputs(root)
     files, m2_file = SETS[reference_set]
-    if metric in ("GLEU", "BLEU"):
+    if metric == "BLEU":
         source = read_lines(refs_dir / "source", allow_empty=True)
         keep = _keep(len(source), skip)
         refs = [read_lines(refs_dir / f, allow_empty=True) for f in files]
         picked_refs = [[ref[i] for i in keep] for ref in refs]
-        if metric == "BLEU":
-            return tuple((s, bleu(picked_refs, [out[i] for i in keep]).score) for s, out in outputs.items())
-        src = [source[i] for i in keep]
-        return tuple(
-            (s, gleu_plus(src, picked_refs, [out[i] for i in keep]).score) for s, out in outputs.items()
-        )
+        return tuple((s, bleu(picked_refs, [out[i] for i in keep]).score) for s, out in outputs.items())
     gold = read_m2(refs_dir / m2_file)
     keep = _keep(len(gold), skip)
-    picked = [gold[i] for i in keep]
-    if metric == "I-measure":
-        igold = gold_from_m2(picked)
-        return tuple(
-            (s, imeasure([out[i] for i in keep], igold, mix=False).correction.i) for s, out in outputs.items()
-        )
-    return tuple((s, m2_score([out[i] for i in keep], picked).f) for s, out in outputs.items())
+    igold = gold_from_m2([gold[i] for i in keep])
+    return tuple(
+        (s, imeasure([out[i] for i in keep], igold, mix=False).correction.i) for s, out in outputs.items()
+    )
+
+
+@lru_cache(maxsize=2)
+def _m2_scores(root: Path, skip_merged: bool, sets: tuple[str, ...]) -> dict[str, dict[str, float]]:
+    """M2 F0.5 (``m2_score``'s defaults) of the 13 systems against each set's ``.m2``: reference set
+    -> system -> F. Each line is scored against every set at once, sharing its edit lattice and each
+    annotator's best edits (``sentence_candidates(lattices=...)``): the seven files share their
+    source, and ``ALL.m2``'s annotators are the other six files'. Same figures as ``m2_score`` per
+    set (tests/core/test_sakaguchi2016_table6.py)."""
+    refs_dir = root.joinpath(*REFERENCES)
+    golds = {name: read_m2(refs_dir / SETS[name][1]) for name in sets}
+    sizes = {len(g) for g in golds.values()}
+    if len(sizes) != 1:
+        raise ValueError(f"the .m2 files of {', '.join(sets)} differ in length: {sorted(sizes)}")
+    keep = _keep(sizes.pop(), _skip(root, skip_merged))
+    out: dict[str, dict[str, float]] = {name: {} for name in sets}
+    for system, lines in _outputs(root).items():
+        per_set: dict[str, list] = {name: [] for name in sets}
+        for i in keep:
+            lattices: dict = {}  # one sentence at a time
+            for name in sets:
+                per_set[name].append(sentence_candidates(lines[i], golds[name][i], lattices=lattices))
+        for name in sets:
+            out[name][system] = score_candidates(per_set[name], beta=0.5).f
+    return out
+
+
+@lru_cache(maxsize=2)
+def _gleu_scores(root: Path, skip_merged: bool, sets: tuple[str, ...]) -> dict[str, dict[str, float]]:
+    """GLEU+ (500 iterations) of the 13 systems against each set's plain-text references: reference
+    set -> system -> score. Each (sentence, reference file) pair is counted once per system, and a
+    set's statistics are its files' joined per sentence (``gleu_plus_of_statistics``), so All (the
+    20 files of the other six sets) costs no counting of its own. Same figures as ``gleu_plus``."""
+    refs_dir = root.joinpath(*REFERENCES)
+    source = read_lines(refs_dir / "source", allow_empty=True)
+    keep = _keep(len(source), _skip(root, skip_merged))
+    src = [source[i] for i in keep]
+    files = list(dict.fromkeys(f for name in sets for f in SETS[name][0]))
+    refs = {}
+    for f in files:
+        lines = read_lines(refs_dir / f, allow_empty=True)
+        if len(lines) != len(source):
+            raise ValueError(f"{f} has {len(lines)} lines but the source has {len(source)}")
+        refs[f] = [lines[i] for i in keep]
+    out: dict[str, dict[str, float]] = {name: {} for name in sets}
+    for system, lines in _outputs(root).items():
+        if len(lines) != len(source):
+            raise ValueError(f"{system} has {len(lines)} lines but the source has {len(source)}")
+        hyp = [lines[i] for i in keep]
+        per_file = {f: pair_statistics(src, [refs[f]], hyp, GLEU_ORDER, "word") for f in files}
+        for name in sets:
+            joined = [[row for f in SETS[name][0] for row in per_file[f][i]] for i in range(len(hyp))]
+            out[name][system] = gleu_plus_of_statistics(joined).score
+    return out
 
 
 def table6(
@@ -133,15 +189,24 @@ def table6(
     """Every cell of Table 6; the metrics not in ``metrics`` (or not computed here) and the sets not in
     ``reference_sets`` (None: all) have no value."""
     root = Path(data).resolve()
+    wanted_sets = tuple(s for s in SETS if reference_sets is None or s in reference_sets)
+    shared = {
+        metric: fn(root, skip_merged, wanted_sets)
+        for metric, fn in (("M2", _m2_scores), ("GLEU", _gleu_scores))
+        if metric in metrics and wanted_sets
+    }
     out = []
     for reference_set in SETS:
         for metric in METRICS:
             published = PUBLISHED[(reference_set, metric)]
-            wanted = reference_sets is None or reference_set in reference_sets
+            wanted = reference_set in wanted_sets
             if metric not in metrics or metric not in COMPUTED or not wanted:
                 out.append(Table6Cell(reference_set, metric, None, None, published, None))
                 continue
-            scores = dict(_scores(root, skip_merged, metric, reference_set))
+            if metric in shared:
+                scores = shared[metric][reference_set]
+            else:
+                scores = dict(_scores(root, skip_merged, metric, reference_set))
             names = list(HUMAN_TS)
             x = [scores[s] for s in names]
             y = [HUMAN_TS[s] for s in names]
@@ -152,7 +217,7 @@ def table6(
                     float(spearmanr(x, y)[0]),
                     float(pearsonr(x, y)[0]),
                     published,
-                    scores,
+                    dict(scores),
                 )
             )
     return out

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from geceval.metrics.ensemble.cross_validation import FeatureCache, default_cache_dir, domain_rows
-from geceval.metrics.ensemble.features import DEFAULT_COMPONENTS
+from geceval.metrics.ensemble.features import DEFAULT_COMPONENTS, ScorerFeatures
 from geceval.metrics.ensemble.model import ALPHA, EnsembleModel, fit, matrix
 
 GMEG_METRIC = "gmeg-metric"
@@ -23,12 +23,17 @@ class GmegMetric:
     model: EnsembleModel
     domains: list[str]
 
-    def factory(self, caches: list[FeatureCache]):
+    def factory(self, caches: list[FeatureCache], shared: dict[str, ScorerFeatures] | None = None):
         """An ``extra`` scorer factory for :func:`hybrid_meta_eval`; the feature caches it opens
-        are appended to ``caches`` (to be saved)."""
+        are appended to ``caches`` (to be saved). ``shared["features"]``, when set by the time a
+        scorer is made, is the extractor Table 8's metrics use on the same data (see ``table8``):
+        GMEG-Metric's features then reuse its per-sentence statistics."""
 
         def make(source: list[str], references: list[list[str]]):
-            cache = FeatureCache(default_cache_dir(), source, references, list(DEFAULT_COMPONENTS))
+            extractor = (shared or {}).get("features")
+            cache = FeatureCache(
+                default_cache_dir(), source, references, list(DEFAULT_COMPONENTS), extractor=extractor
+            )
             caches.append(cache)
             return lambda lines: self.model.predict(cache.features(lines))
 

@@ -40,7 +40,7 @@ from geceval.human.prws import split_half_reliability, system_means
 from geceval.metaeval.edit_stats import describe_corpus, pct_unchanged
 from geceval.metaeval.hybrids import GMEG_HYBRIDS, TABLE8_METRICS, hybrid_meta_eval
 from geceval.metrics.ensemble.cross_validation import FeatureCache, domain_cross_validation, domain_rows
-from geceval.metrics.ensemble.features import DEFAULT_COMPONENTS
+from geceval.metrics.ensemble.features import DEFAULT_COMPONENTS, ScorerFeatures
 from ranking.analysis import gmeg_published as pub
 from ranking.analysis.gmeg_metric import GMEG_METRIC, GMEG_METRIC_DOMAINS, GmegMetric, train_gmeg_metric
 from ranking.analysis.reproduce_reasons import GMEG_KNOWN as KNOWN
@@ -292,8 +292,20 @@ def table8(
     ensemble: GmegMetric | None = None,
 ) -> list[TableRow]:
     caches: list[FeatureCache] = []
-    extra = {GMEG_METRIC: ensemble.factory(caches)} if ensemble is not None else {}
-    result = hybrid_meta_eval(data / "test" / domain, metrics=metrics, count=hybrids, seed=seed, extra=extra)
+    shared: dict[str, ScorerFeatures] = {}
+
+    def scorer(source: list[str], references: list[list[str]], *, components: list[str]) -> ScorerFeatures:
+        # One extractor for the metrics and GMEG-Metric's features: hybrid_meta_eval makes it before
+        # the extra scorers, which then reuse its per-sentence statistics (I-measure, M2, ERRANT,
+        # GLEU of the real systems), computed once instead of twice (issue 42, part 2's profile)
+        wanted = list(DEFAULT_COMPONENTS) if ensemble is not None else components
+        shared["features"] = ScorerFeatures(source, references, components=wanted)
+        return shared["features"]
+
+    extra = {GMEG_METRIC: ensemble.factory(caches, shared)} if ensemble is not None else {}
+    result = hybrid_meta_eval(
+        data / "test" / domain, metrics=metrics, count=hybrids, seed=seed, extra=extra, scorer=scorer
+    )
     for cache in caches:
         cache.save()
     ours = {c.metric: (c.pearson, c.spearman) for c in result.correlations}

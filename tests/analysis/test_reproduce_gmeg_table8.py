@@ -51,6 +51,42 @@ def test_gmeg_metric_row_is_the_dev_trained_ensemble_over_table8_hybrids(tmp_pat
     assert row.ours is None and "trained on the dev split" in row.why
 
 
+@pytest.mark.slow
+def test_table8_scores_metrics_and_gmeg_metric_with_one_extractor(tmp_path, monkeypatch):
+    # the profile of issue 42's second part: GMEG-Metric's features built a second extractor over the
+    # test domain and scored every real system again (I-measure, M2, ERRANT, GLEU); now one is built
+    from geceval.metaeval.hybrids import hybrid_meta_eval
+    from geceval.metrics.ensemble.features import ScorerFeatures
+
+    data = _small_release(tmp_path)
+    monkeypatch.setenv("GECEVAL_CACHE", str(tmp_path / "train"))
+    ensemble = reproduce_gmeg.train_gmeg_metric(data, seed=0, hybrids=10)
+    built = []
+    init = ScorerFeatures.__init__
+
+    def counting(self, *args, **kwargs):
+        built.append(kwargs.get("components"))
+        init(self, *args, **kwargs)
+
+    monkeypatch.setattr(ScorerFeatures, "__init__", counting)
+    monkeypatch.setenv("GECEVAL_CACHE", str(tmp_path / "shared"))  # no feature on disk yet
+    rows = reproduce_gmeg.table8(
+        data, "fce", metrics=("gleu", "m2-0.5"), seed=0, hybrids=10, ensemble=ensemble
+    )
+    assert len(built) == 1
+    shared = {(x.row, x.column): x.ours for x in rows}
+    # the same figures as two extractors give (the code before)
+    monkeypatch.setenv("GECEVAL_CACHE", str(tmp_path / "apart"))
+    apart = hybrid_meta_eval(
+        data / "test" / "fce", metrics=("gleu", "m2-0.5"), count=10, seed=0,
+        extra={"gmeg-metric": ensemble.factory([])},
+    )  # fmt: skip
+    assert len(built) == 3
+    by_metric = {c.metric: (c.pearson, c.spearman) for c in apart.correlations}
+    assert (shared[("GMEG-Metric", "r")], shared[("GMEG-Metric", "rho")]) == by_metric["gmeg-metric"]
+    assert (shared[("M2 0.5", "r")], shared[("GLEU", "r")]) == (by_metric["m2-0.5"][0], by_metric["gleu"][0])
+
+
 def test_table6_yahoo_means_from_the_public_segment_scores(tmp_path):
     """The release withholds the Yahoo texts but publishes its dev segment and corpus scores."""
     src = shared_path("GMEG", "data", "dev", "yahoo-segment-scores.csv")

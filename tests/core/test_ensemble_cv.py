@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from geceval.metrics.ensemble.cross_validation import FeatureCache, domain_cross_validation
+from geceval.metrics.ensemble.features import ScorerFeatures
 from geceval.metrics.ensemble.model import TrainingRow
 
 SOURCE = ["this are a test .", "he go home .", "fine sentence ."]
@@ -26,6 +27,35 @@ def test_feature_cache_featurises_a_hypothesis_once_and_reads_it_back_from_disk(
     # another reference set or component list is another cache entry
     other = FeatureCache(tmp_path, SOURCE, REFS[:1], ["chrf", "gleu"])
     assert other.path != again.path
+
+
+def test_feature_cache_uses_a_shared_extractor_and_its_per_sentence_statistics(tmp_path) -> None:
+    # reproduce gmeg's Table 8 scores its metrics and GMEG-Metric's features with one extractor:
+    # a hypothesis the metrics scored costs the features no new per-sentence statistics
+    shared = ScorerFeatures(SOURCE, REFS, components=["chrf", "gleu"])
+    shared.metric_scores(REFS[1], ["chrf", "gleu"])
+    seen = {k: len(v) for k, v in shared._rows.items()}
+    cache = FeatureCache(tmp_path, SOURCE, REFS, ["chrf", "gleu"], extractor=shared)
+    value = cache.features(REFS[1])
+    assert cache._extractor is shared and cache.misses == 1
+    assert {k: len(v) for k, v in shared._rows.items()} == seen  # nothing scored again
+    alone = FeatureCache(tmp_path / "other", SOURCE, REFS, ["chrf", "gleu"]).features(REFS[1])
+    assert value == alone
+
+
+def test_feature_cache_refuses_an_extractor_of_other_data_or_components(tmp_path) -> None:
+    with pytest.raises(ValueError, match="other data or components"):
+        FeatureCache(
+            tmp_path,
+            SOURCE,
+            REFS,
+            ["chrf", "gleu"],
+            extractor=ScorerFeatures(SOURCE, REFS, components=["chrf"]),
+        )
+    with pytest.raises(ValueError, match="other data or components"):
+        FeatureCache(
+            tmp_path, SOURCE, REFS[:1], ["chrf"], extractor=ScorerFeatures(SOURCE, REFS, components=["chrf"])
+        )
 
 
 def test_feature_cache_recomputes_a_damaged_file(tmp_path) -> None:
@@ -70,3 +100,35 @@ def test_domain_cross_validation_with_one_domain_has_no_ablation() -> None:
     rows = _rows("only", 40, np.random.default_rng(2), 1.0)
     (cv,) = domain_cross_validation(rows, folds=3)
     assert cv.ablation is None and cv.all == pytest.approx(cv.all) and cv.all > 0.9
+
+
+def test_metrics_then_features_of_one_hypothesis_score_errant_m2_and_gleu_once(monkeypatch) -> None:
+    # GMEG Table 8 asks each hybrid's metrics, then GMEG-Metric's features of the same lines: ERRANT
+    # and M2 at beta 0.5 and GLEU are computed once for both, with the same values as alone
+    from geceval.metrics.ensemble import features as feats
+
+    calls = {"m2": 0, "errant": 0}
+    score_candidates, compare_pairs = feats.score_candidates, feats.errant_scorer.compare_pairs
+
+    def m2(*a, **k):
+        calls["m2"] += 1
+        return score_candidates(*a, **k)
+
+    def errant(*a, **k):
+        calls["errant"] += 1
+        return compare_pairs(*a, **k)
+
+    components = ["errant", "m2", "gleu"]
+    metrics = ["errant-0.5", "m2-0.5", "m2-0.2", "gleu"]
+    expected = (  # each from an extractor of its own
+        ScorerFeatures(SOURCE, REFS, components=components).metric_scores(REFS[1], metrics),
+        ScorerFeatures(SOURCE, REFS, components=components)(REFS[1]),
+    )
+    monkeypatch.setattr(feats, "score_candidates", m2)
+    monkeypatch.setattr(feats.errant_scorer, "compare_pairs", errant)
+    shared = ScorerFeatures(SOURCE, REFS, components=components)
+    assert shared.metric_scores(list(REFS[1]), metrics) == expected[0]
+    assert shared(list(REFS[1])) == expected[1]
+    assert calls == {"m2": 2, "errant": 1}  # m2 at 0.5 and 0.2; errant at 0.5
+    shared(REFS[0])  # another hypothesis is scored anew
+    assert calls == {"m2": 3, "errant": 2}

@@ -57,3 +57,58 @@ def test_table6_bleu_has_the_papers_sign_on_every_set_and_all_r_within_0_005():
     # every system scored: INPUT (the source) scores highest of all, as the paper's footnote 12 says
     scores = cells["All"].scores
     assert max(scores, key=scores.get) == "INPUT"
+
+
+def _head_root(tmp_path, n: int = 60):
+    """The first ``n`` sentences of every file Table 6 reads, in the shared layout."""
+    from geceval.papers import sakaguchi2016_table6 as t6
+
+    root = _root()
+    out = tmp_path / "data"
+    refs, new_refs = root.joinpath(*t6.REFERENCES), out.joinpath(*t6.REFERENCES)
+    new_refs.mkdir(parents=True)
+    for f in ["source", *SETS["All"][0]]:
+        lines = (refs / f).read_text(encoding="utf-8").splitlines()[:n]
+        (new_refs / f).write_text("\n".join(lines) + "\n", encoding="utf-8")
+    for _files, m2 in SETS.values():
+        blocks = (refs / m2).read_text(encoding="utf-8").strip("\n").split("\n\n")[:n]
+        (new_refs / m2).write_text("\n\n".join(blocks) + "\n\n", encoding="utf-8")
+    outputs = out.joinpath(*t6.OUTPUTS)
+    outputs.mkdir(parents=True)
+    for s in HUMAN_TS:
+        lines = (root.joinpath(*t6.OUTPUTS) / s).read_text(encoding="utf-8").splitlines()[:n]
+        (outputs / s).write_text("\n".join(lines) + "\n", encoding="utf-8")
+    merged = out / "reassess-gec" / "annotations" / "merged_ids"
+    merged.parent.mkdir(parents=True)
+    ids = (root / "reassess-gec" / "annotations" / "merged_ids").read_text().split()
+    merged.write_text("\n".join(i for i in ids if int(i) <= n) + "\n")
+    return out
+
+
+@pytest.mark.shared
+@pytest.mark.parametrize("skip", [False, True])
+def test_table6_m2_and_gleu_scored_once_per_line_equal_each_set_scored_apart(tmp_path, skip):
+    # reproduce sakaguchi2016's profile (issue 42, part 2): each line's M2 lattice was built once per
+    # reference set, and All's GLEU statistics counted again although All is the other six sets'
+    # files; the shared computation must give the same figures as m2_score and gleu_plus per set
+    from geceval.formats.m2 import read_m2
+    from geceval.formats.text import read_lines
+    from geceval.metrics.gleu.plus import gleu_plus
+    from geceval.metrics.m2.scorer import m2_score
+    from geceval.papers import sakaguchi2016_table6 as t6
+
+    root = _head_root(tmp_path).resolve()
+    refs = root.joinpath(*t6.REFERENCES)
+    keep = t6._keep(60, t6._skip(root, skip))
+    assert len(keep) < 60 or not skip
+    m2 = t6._m2_scores(root, skip, tuple(SETS))
+    gleu = t6._gleu_scores(root, skip, tuple(SETS))
+    source = read_lines(refs / "source", allow_empty=True)
+    for name, (files, m2_file) in SETS.items():
+        gold = read_m2(refs / m2_file)
+        ref_lines = [read_lines(refs / f, allow_empty=True) for f in files]
+        for system, lines in t6._outputs(root).items():
+            hyp = [lines[i] for i in keep]
+            assert m2[name][system] == m2_score(hyp, [gold[i] for i in keep]).f, (name, system)
+            alone = gleu_plus([source[i] for i in keep], [[r[i] for i in keep] for r in ref_lines], hyp)
+            assert gleu[name][system] == alone.score, (name, system)

@@ -55,10 +55,22 @@ class FeatureCache:
         source: Sequence[str],
         references: Sequence[Sequence[str]],
         components: Sequence[str],
+        *,
+        extractor: ScorerFeatures | None = None,
     ) -> None:
+        """``extractor``: a :class:`ScorerFeatures` of the same source, references and components
+        already in use (GMEG Table 8 scores its metrics and GMEG-Metric's features over the same
+        systems): the features of a hypothesis not on disk come from its per-sentence caches instead
+        of a second extractor that would score every real system again."""
         self.source = list(source)
         self.references = [list(r) for r in references]
         self.components = list(components)
+        if extractor is not None and (
+            extractor.components != self.components
+            or extractor.source != self.source
+            or extractor.references != self.references
+        ):
+            raise ValueError("the shared extractor scores other data or components than this cache")
         key = _digest(self.source, self.references, self.components, component_versions(self.components))
         self.path = Path(cache_dir) / "ensemble-features" / f"{key}.json"
         self._data: dict[str, dict[str, float]] = {}
@@ -67,7 +79,7 @@ class FeatureCache:
                 self._data = json.loads(self.path.read_text(encoding="utf-8"))
             except (OSError, ValueError):
                 self._data = {}  # a damaged cache is recomputed, never trusted
-        self._extractor: ScorerFeatures | None = None
+        self._extractor: ScorerFeatures | None = extractor
         self.hits = self.misses = 0
 
     def features(self, hypothesis: Sequence[str]) -> dict[str, float]:

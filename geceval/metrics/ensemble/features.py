@@ -181,12 +181,26 @@ class ScorerFeatures:
         self._gleu_bases: dict[str, list[tuple[Any, Any, Any]]] = {"gleu": [], "chargleu": []}
         self._ref_set: Any = None
         self._igold: Any = None
+        # corpus-level results of the last hypothesis scored: GMEG Table 8 asks for its metrics
+        # (metric_scores) and then GMEG-Metric's features (__call__) of the same hybrid, which
+        # share ERRANT at beta 0.5, M2 at beta 0.5, GLEU and charGLEU
+        self._last: tuple[str, ...] | None = None
+        self._last_results: dict[tuple, Any] = {}
         if any(c in self.components for c in _NEEDS_REFERENCE_M2):
             self._ref_set = errant_scorer.errant_annotate_references(
                 self.source, self.references, progress=progress
             )
         if "imeasure" in self.components:
             self._igold = gold_from_m2(self._ref_set.m2)
+
+    def _of_last(self, hypothesis: Sequence[str], what: tuple, compute: Callable[[], Any]) -> Any:
+        """``compute()``, once per ``what`` while the same hypothesis is scored again."""
+        key = tuple(hypothesis)
+        if key != self._last:
+            self._last, self._last_results = key, {}
+        if what not in self._last_results:
+            self._last_results[what] = compute()
+        return self._last_results[what]
 
     # per-sentence statistics, computed only for (index, line) pairs not seen before
     def _sentence_rows(self, component: str, hypothesis: Sequence[str]) -> np.ndarray:
@@ -218,6 +232,9 @@ class ScorerFeatures:
         return np.stack([cache[(i, line)] for i, line in enumerate(hypothesis)])
 
     def _gleu(self, component: str, hypothesis: Sequence[str]) -> float:
+        return self._of_last(hypothesis, (component,), lambda: self._gleu_score(component, hypothesis))
+
+    def _gleu_score(self, component: str, hypothesis: Sequence[str]) -> float:
         rows = self._sentence_rows(component, hypothesis)  # (n, k, d)
         k = rows.shape[1]
         iterations = gleu.DEFAULT_ITERATIONS
@@ -292,8 +309,7 @@ class ScorerFeatures:
                 t = self._sentence_rows("imeasure", hypothesis).sum(axis=0).tolist()
                 out[metric] = float(score_counts(t[0:5], t[10:15], beta=0.5, w=2.0).i)
             elif component == "m2":
-                res = score_candidates(self._m2_rows(hypothesis), beta=float(metric.split("-")[1]))
-                out[metric] = float(res.f)
+                out[metric] = float(self._m2(hypothesis, float(metric.split("-")[1])).f)
             else:
                 # GMEG 2019 section 5.1: "The average F0.5 or F0.2 score of the 24 error categories
                 # assigned by ERRANT, without the finer grained distinction between Missing,
@@ -309,7 +325,15 @@ class ScorerFeatures:
                 f"hypothesis has {len(hypothesis)} lines but the source has {len(self.source)}"
             )
 
+    def _m2(self, hypothesis: Sequence[str], beta: float) -> Any:
+        return self._of_last(
+            hypothesis, ("m2", beta), lambda: score_candidates(self._m2_rows(hypothesis), beta=beta)
+        )
+
     def _errant(self, hypothesis: Sequence[str], beta: float) -> errant_scorer.ErrantResult:
+        return self._of_last(hypothesis, ("errant", beta), lambda: self._errant_score(hypothesis, beta))
+
+    def _errant_score(self, hypothesis: Sequence[str], beta: float) -> errant_scorer.ErrantResult:
         """``errant_score`` of the hypothesis from per-sentence annotator-pair counts cached by
         (index, line): only lines not seen before are annotated."""
         cache = self._errant_pairs
@@ -344,7 +368,7 @@ class ScorerFeatures:
             elif component == "m2":
                 # each sentence's per-annotator edits are cached; the annotator is then chosen by
                 # the running corpus F, as m2scorer does, over the whole hypothesis
-                res = score_candidates(self._m2_rows(hypothesis), beta=0.5)
+                res = self._m2(hypothesis, 0.5)
                 out["m2:p"], out["m2:r"] = res.p, res.r
             elif component == "imeasure":
                 out.update(self._imeasure(hypothesis))

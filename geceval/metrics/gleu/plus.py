@@ -277,6 +277,17 @@ def gleu_plus(
     return _result_from_stats(stats, iterations, sentence, 2 + 2 * GLEU_ORDER, draws)
 
 
+def gleu_plus_of_statistics(
+    stats: list[list[list[int]]], *, iterations: int = DEFAULT_ITERATIONS, draws: Draws = "py2"
+) -> GleuResult:
+    """GLEU+ from word statistics as :func:`geceval.metrics.gleu.counts.pair_statistics` counts them
+    (order 4): ``stats[i][r]`` for sentence i and reference r. Statistics against two reference
+    lists joined per sentence (``a[i] + b[i]``) give :func:`gleu_plus` against ``[*A, *B]``: a
+    (sentence, reference) pair's statistics do not depend on the other references, so a caller
+    scoring one hypothesis against several reference sets and their union counts each pair once."""
+    return _result_from_stats(stats, iterations, False, 2 + 2 * GLEU_ORDER, draws)
+
+
 def char_gleu(
     source: Sequence[str],
     references: Sequence[Sequence[str]],

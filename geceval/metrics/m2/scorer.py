@@ -148,12 +148,21 @@ def sentence_candidates(
     max_unchanged_words: int = 2,
     ignore_whitespace_casing: bool = False,
     max_lattice_edges: int | None = None,
+    lattices: dict[tuple, list[Any]] | None = None,
 ) -> list[M2Candidate]:
     """Per annotator (increasing id), the system edits and matches of ``hyp`` for one gold block.
 
     Depends on this sentence only, so callers scoring many mixes of the same outputs may cache
     it per (sentence, line); the choice among candidates depends on the running corpus counts
     and is made by ``score_candidates``.
+
+    ``lattices``: a dict the caller keeps while it scores the same line against several gold
+    files of the same source (Sakaguchi et al.'s seven reference sets): the edit lattice and its
+    arcs depend on the source and the line only (not on the gold) and are read-only once built,
+    and an annotator's best edits depend on them and that annotator's gold edits only; so they
+    are built once instead of once per gold file (an annotator present in two files, as every
+    one of ``ALL.m2``'s is, costs nothing the second time). The caller bounds its size (e.g. one
+    sentence at a time).
     """
     tokens = hyp.split()
     golds = gold_edits(sent)
@@ -162,9 +171,19 @@ def sentence_candidates(
         # arc built from them is a no-op, so each annotator's path proposes nothing.
         guard = max_lattice_edges is not None and len(tokens) > max_lattice_edges
         return [M2Candidate(a, 0, (), len(golds[a]), guard) for a in sorted(golds)]
-    lat = Lattice(sent.tokens, tokens)
-    cache: dict[tuple, list[SysEdit]] = {}
-    arcs: Any = None
+    shared = None
+    if lattices is not None:
+        line_key = (tuple(sent.tokens), tuple(tokens), max_unchanged_words, max_lattice_edges)
+        shared = lattices.setdefault(line_key, [None, None, {}])
+    if shared is not None and shared[0] is not None:
+        lat = shared[0]
+    else:
+        lat = Lattice(sent.tokens, tokens)
+        if shared is not None:
+            shared[0] = lat
+    # an annotator's best path depends on the lattice and that annotator's gold edits only
+    cache: dict[tuple, list[SysEdit]] = {} if shared is None else shared[2]
+    arcs: Any = None if shared is None else shared[1]
     guard = max_lattice_edges is not None and lat.n_edges > max_lattice_edges
     out = []
     for annotator in sorted(golds):
@@ -178,6 +197,8 @@ def sentence_candidates(
                     arcs = ArcsNp(lat, max_unchanged_words)
                 else:
                     arcs = Arcs(lat, max_unchanged_words)
+                if shared is not None:
+                    shared[1] = arcs
             if isinstance(arcs, ArcsNp):
                 cache[key] = best_edits_np(lat, arcs, g)
             else:

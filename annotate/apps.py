@@ -10,7 +10,8 @@ class AnnotateConfig(AppConfig):
     def ready(self) -> None:
         from django.conf import settings
 
-        cache.configure(settings.GECEVAL_CACHE)  # one cache per deployment (issue 43)
+        # one cache per deployment (issue 43), kept under its cap
+        cache.configure(settings.GECEVAL_CACHE, max_mb=settings.GECEVAL_CACHE_MAX_MB)
         # Registers the tasks under their names in every process (web, worker, commands): services send
         # them by name (annotate.tasking), and eager mode looks the name up. Imported here because task
         # modules import models, which exist only once the app registry is ready.

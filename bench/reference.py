@@ -5,7 +5,7 @@ Every ratio a benchmark prints comes from two measurements made in the same run 
   Python 2.7 reference tools by a small driver in ``bench/py2/`` that wraps their scoring call),
   excluding start-up and file reading;
 - whole process: the command as a user runs it, start-up and file reading included (CPU of the
-  child process, from ``getrusage(RUSAGE_CHILDREN)``).
+  child process and its own children, from ``wait4``).
 Both are CPU seconds (user + system), repeated; ``Timing`` keeps min and median.
 The reference tools live in ``../shared/reference-tools`` (not shipped); without them, or without
 Python 2.7, a benchmark skips with the reason.
@@ -15,11 +15,11 @@ from __future__ import annotations
 
 import json
 import os
-import resource
 import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -95,16 +95,26 @@ def whole_process(
     stdin: Path | None = None,
     env: dict[str, str] | None = None,
 ):
-    """Run a command (``env``: variables added to this environment); returns (child CPU seconds, stdout)."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    """Run a command (``env``: variables added to this environment); returns (child CPU seconds, stdout).
+
+    The CPU is the child's own (and its descendants'), read from ``wait4`` when it is reaped, so
+    commands run from several threads at once are measured apart.
+    """
     child_env = _py2_env() if py2 else ({**os.environ, **env} if env else None)
-    with open(stdin, "rb") if stdin else open(os.devnull, "rb") as inp:
-        done = subprocess.run(list(cmd), cwd=cwd, stdin=inp, capture_output=True, text=True, env=child_env)
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    if done.returncode != 0:
-        raise RuntimeError(f"{' '.join(map(str, cmd))} failed ({done.returncode}): {done.stderr[-2000:]}")
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return cpu, done.stdout
+    with (
+        open(stdin, "rb") if stdin else open(os.devnull, "rb") as inp,
+        tempfile.TemporaryFile() as out,
+        tempfile.TemporaryFile() as err,
+    ):
+        proc = subprocess.Popen(list(cmd), cwd=cwd, stdin=inp, stdout=out, stderr=err, env=child_env)
+        _, status, usage = os.wait4(proc.pid, 0)
+        proc.returncode = os.waitstatus_to_exitcode(status)  # reaped here: Popen must not wait again
+        out.seek(0)
+        err.seek(0)
+        stdout, stderr = out.read().decode(), err.read().decode(errors="replace")
+    if proc.returncode != 0:
+        raise RuntimeError(f"{' '.join(map(str, cmd))} failed ({proc.returncode}): {stderr[-2000:]}")
+    return usage.ru_utime + usage.ru_stime, stdout
 
 
 def py2_driver(driver: str, *args: str, cwd: Path | None = None, stdin: Path | None = None) -> dict:

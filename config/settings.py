@@ -164,6 +164,12 @@ MEDIA_ROOT = Path(os.environ.get("MEDIA_ROOT", "").strip() or BASE_DIR / "media"
 # geceval's content-addressed cache of spaCy parses, ERRANT edits and ensemble features (issue 43):
 # one folder per deployment, shared by web and worker processes (its entries are written atomically).
 GECEVAL_CACHE = os.environ.get("GECEVAL_CACHE", "").strip() or str(Path.home() / ".cache" / "geceval")
+# Its cap in megabytes (0: none): past it, the least recently used entries are deleted (geceval.cache).
+GECEVAL_CACHE_MAX_MB = env_int("GECEVAL_CACHE_MAX_MB", 1024)
+if GECEVAL_CACHE_MAX_MB < 0:
+    raise ImproperlyConfigured(
+        f"GECEVAL_CACHE_MAX_MB={GECEVAL_CACHE_MAX_MB}: 0 (no cap) or a positive size in MB"
+    )
 STATIC_URL = "static/"
 STATIC_ROOT = BASE_DIR / "staticfiles"
 STATICFILES_DIRS = [BASE_DIR / "static"]

@@ -30,6 +30,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "evidence against crowd workers: Appraise's trap test, consistency, flat scoring",
     ),
     "insert-errors": ("geceval.cli.insert_errors", "insert typed errors into sentences (traps)"),
+    "cache": ("geceval.cli.cache", "show, prune or clear geceval's disk cache ($GECEVAL_CACHE)"),
 }
 
 OPTIONAL_EXTRAS: dict[str, str] = {"errant": "errant", "spacy": "errant", "sklearn": "ensemble"}

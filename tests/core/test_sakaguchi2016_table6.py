@@ -59,6 +59,27 @@ def test_table6_bleu_has_the_papers_sign_on_every_set_and_all_r_within_0_005():
     assert max(scores, key=scores.get) == "INPUT"
 
 
+@pytest.mark.shared
+@pytest.mark.slow
+def test_table6_imeasure_reproduces_rho_on_six_of_seven_sets():
+    """I-measure -nomix (footnote 9) with ieval.py's figures: rho is the paper's on every set but
+    N-fluency; the r cells are off and unexplained (reasons module, with what was tried). About 50
+    CPU-s since the scorer remembers solved alignments (it took 20 minutes)."""
+    cells = {c.reference_set: c for c in table6(_root(), metrics=("I-measure",)) if c.metric == "I-measure"}
+    for name in ("NUCLE", "BN15", "E-fluency", "E-min.", "N-min.", "All"):
+        assert round(cells[name].rho, 3) == PUBLISHED[(name, "I-measure")][0], name
+    assert round(cells["N-fluency"].rho, 3) == -0.484  # published -0.451
+    assert {name: round(c.r, 3) for name, c in cells.items()} == {
+        "NUCLE": -0.318,  # published -0.313
+        "BN15": -0.026,  # -0.007
+        "E-fluency": -0.271,  # -0.256
+        "N-fluency": -0.332,  # -0.319
+        "E-min.": -0.391,  # -0.385
+        "N-min.": -0.409,  # -0.402
+        "All": 0.041,  # 0.061
+    }
+
+
 def _head_root(tmp_path, n: int = 60):
     """The first ``n`` sentences of every file Table 6 reads, in the shared layout."""
     from geceval.papers import sakaguchi2016_table6 as t6

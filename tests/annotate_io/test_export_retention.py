@@ -118,9 +118,9 @@ SOURCES = ["He go home .", "I like cat ."]
 REFS = {"ref0": ["He goes home .", "I like cats ."]}
 
 
-def test_the_page_of_an_expired_export_says_when_and_its_old_link_leads_there(
-    client, project, django_capture_on_commit_callbacks
-):
+def _exported(project, capture_on_commit):
+    """A two-sentence corpus and its export job, run for real (the test runs the job itself, not a
+    worker): (corpus, the finished job)."""
     corpus = corpus_import(
         project=project,
         name="two",
@@ -130,7 +130,7 @@ def test_the_page_of_an_expired_export_says_when_and_its_old_link_leads_there(
         ),
         tokenized=True,
     )
-    with django_capture_on_commit_callbacks(execute=False):  # the test runs the real export job itself
+    with capture_on_commit(execute=False):
         job = import_job_create(
             kind=EXPORT,
             project=project,
@@ -141,6 +141,13 @@ def test_the_page_of_an_expired_export_says_when_and_its_old_link_leads_there(
         )
     import_job_run(job_id=job.pk)
     job.refresh_from_db()
+    return corpus, job
+
+
+def test_the_page_of_an_expired_export_says_when_and_its_old_link_leads_there(
+    client, project, django_capture_on_commit_callbacks
+):
+    corpus, job = _exported(project, django_capture_on_commit_callbacks)
     assert job.status == ImportJobStatus.DONE
     client.force_login(project.owner)
     page_url, download = reverse("import-job", args=[job.pk]), reverse("import-job-download", args=[job.pk])
@@ -175,26 +182,7 @@ def test_with_eager_celery_each_new_export_expires_the_old_files_as_beat_would(
     broker, beat does it and an export job leaves old files alone."""
     settings.CELERY_TASK_ALWAYS_EAGER = eager
     old = _export(project, ended_ago=8 * DAY, output=_file(8 * DAY))
-    corpus = corpus_import(
-        project=project,
-        name="two",
-        data=CorpusData(
-            [SentenceRecord(s, "fce") for s in SOURCES],
-            [SystemData(n, "reference", lines) for n, lines in REFS.items()],
-        ),
-        tokenized=True,
-    )
-    with django_capture_on_commit_callbacks(execute=False):
-        job = import_job_create(
-            kind=EXPORT,
-            project=project,
-            user=project.owner,
-            label="two as M2 (export)",
-            uploads=[],
-            params={"corpus": corpus.pk, "format": "m2", "untyped": False, "as_zip": False},
-        )
-    import_job_run(job_id=job.pk)
-    job.refresh_from_db()
+    _corpus, job = _exported(project, django_capture_on_commit_callbacks)
     old.refresh_from_db()
     assert job.status == ImportJobStatus.DONE and default_storage.exists(job.params["output"])
     assert default_storage.exists(old.params["output"]) if not eager else EXPIRED in old.params

@@ -98,7 +98,11 @@ def _orphans_expire(cutoff: datetime) -> int:
             continue
         try:
             modified = default_storage.get_modified_time(name)
-        except (OSError, NotImplementedError):  # gone meanwhile, or a storage that cannot tell
+        except OSError:  # deleted meanwhile (another expiry run): nothing left to do
+            continue
+        except NotImplementedError:
+            # Django's Storage API leaves get_modified_time optional (a remote backend may not say):
+            # a file whose age is unknown is kept, never deleted on a guess
             continue
         if modified < before:
             deleted += _delete(name)

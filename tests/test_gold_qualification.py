@@ -119,3 +119,28 @@ def test_researcher_creates_the_test_and_opens_the_gold_answer_page(client, rank
         "Record the gold answers"
         in client.get(reverse("campaign-detail", args=[campaign.pk])).content.decode()
     )
+
+
+def test_a_test_may_copy_two_screens_of_one_sentence(ranked):
+    """A ranking sentence has a screen per group of systems: a test drawn from all judged screens
+    copies several screens of one sentence, each with its own index (unique per sentence). The
+    copies once shared one index, so a draw that took two screens of a sentence failed to save."""
+    researcher, _, campaign = ranked
+    campaign = campaign_create(
+        project=campaign.project,
+        corpus=campaign.corpus,
+        name="two draws",
+        systems=list(campaign.systems.all()),
+        created_by=researcher,
+        protocol="ranking",
+        max_candidates=3,
+        screens_per_sentence=2,
+        screens_per_hit=6,
+    )
+    judged = Screen.objects.filter(campaign=campaign, control__isnull=True)
+    sentences = list(judged.values_list("sentence_id", flat=True))
+    assert len(sentences) > len(set(sentences))  # the fixture has such sentences
+    hit = qualification_hit_create(campaign=campaign, screens=len(sentences))
+    copies = list(hit.screens.values_list("sentence_id", "index"))
+    assert sorted(s for s, _ in copies) == sorted(sentences)
+    assert len(set(copies)) == len(copies)

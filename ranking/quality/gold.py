@@ -68,12 +68,19 @@ def _qualification_hit_of(campaign: Campaign, chosen: list[Screen]) -> Hit:
     """The qualification HIT: copies of ``chosen`` (judged screens), in that order."""
     top = Hit.objects.filter(campaign=campaign).aggregate(m=Max("index"))["m"] or 0
     hit = Hit.objects.create(campaign=campaign, index=top + 1, qualification=True)
+    # past every screen of the campaign, and one further for each copy: two chosen screens may show
+    # the same sentence (a ranking sentence has a screen per group of systems), and a screen's index
+    # is unique per sentence
     offset = (Screen.objects.filter(campaign=campaign).aggregate(m=Max("index"))["m"] or 0) + 1
     for position, original in enumerate(chosen):
         if campaign.active_selection and not original.candidates.exists():
             original = screen_draw_active(screen=original)
         copy = Screen.objects.create(
-            campaign=campaign, sentence_id=original.sentence_id, index=offset, hit=hit, hit_position=position
+            campaign=campaign,
+            sentence_id=original.sentence_id,
+            index=offset + position,
+            hit=hit,
+            hit_position=position,
         )
         for candidate in original.candidates.all():
             new = Candidate.objects.create(screen=copy, position=candidate.position, text=candidate.text)

@@ -56,8 +56,10 @@ def qualification_hit_create(*, campaign: Campaign, screens: int = 5, seed: int 
     """Copy ``screens`` randomly chosen screens into the campaign's qualification HIT."""
     if Hit.objects.filter(campaign=campaign, qualification=True).exists():
         raise GecInputError("this campaign already has a qualification test")
-    # control screens (hidden traps, repeats) are never gold: a test copies judged screens only
-    pool = list(_judged_screens(campaign).order_by("pk"))
+    # control screens (hidden traps, repeats) are never gold: a test copies judged screens only. In
+    # corpus order, not id order: ids follow the insert order the campaign's secret shuffles (issue
+    # 35), so the same seed drew another test in each database (the CI failure of stop 47)
+    pool = list(_judged_screens(campaign).order_by("sentence__position", "index"))
     if not 1 <= screens <= len(pool):
         raise GecInputError(f"choose 1 to {len(pool)} screens for the test")
     chosen = random.Random(f"{campaign.seed if seed is None else seed}:gold").sample(pool, screens)

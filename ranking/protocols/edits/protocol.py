@@ -100,7 +100,7 @@ class EditLevel(RelativeRanking):
 
     def candidate_edits(self, screen: Screen, candidates: Sequence[Candidate]) -> dict[int, list[EditSpan]]:
         """candidate id -> its stored edits (computed the first time the text is shown)."""
-        by_text = edits_for_texts(screen.sentence, {c.text for c in candidates})
+        by_text = edits_for_texts(screen.sentence, [c.text for c in candidates])  # in screen order: ids too
         return {c.pk: by_text[c.text] for c in candidates}
 
     def screen_extra(self, screen: Screen, candidates: Sequence[Candidate]) -> dict[str, Any]:

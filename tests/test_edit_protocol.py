@@ -250,6 +250,60 @@ def test_a_piece_of_the_bases_edit_that_errant_cuts_out_of_the_trap_need_not_be_
     assert protocol.trap_passed(over, base) is False
 
 
+PAT_SOURCE = (
+    "Obviously , Pat first refused , but then she accepted that she was wrong , and apologyse Maria , "
+    "after then Pat never again talked about someone within his or her permission ."
+)
+PAT_BASE = (
+    "Obviously , Pat first refused but then accepted that she was wrong and apologized to Maria . "
+    "After that , Pat never again talked about someone without his or her permission ."
+)
+PAT_REFS = [  # GMEG dev FCE line 63's references; the base is ref0
+    PAT_BASE,
+    "Obviously , Pat first refused , but then she accepted that she was wrong , and apologized to Maria . "
+    "After that , Pat never again talked about someone without his or her permission .",
+    "Obviously , Pat first refused , but then she accepted that she was wrong and apologized to Maria . "
+    "After that , Pat never again talked about someone without his or her permission .",
+    "Obviously , Pat first refused ; but then she accepted that she was wrong , and apologized to Maria . "
+    "After that , Pat never again talked about someone within his or her permission .",
+]
+
+
+def test_an_undone_correction_never_undoes_half_of_a_move():
+    """Issue 41 (found by bench/bots.py on GMEG dev FCE: both careful workers it excluded failed this
+    trap): the aligner splits the base's rewrite of ", and apologyse Maria , after then" into an
+    insertion and a deletion; undoing only the deletion leaves the source's phrase beside the base's
+    rewrite, and ERRANT shows the base's own corrected words as the trap's one new edit, which the
+    verdict asked to be marked bad. A careful reader may rightly call it good (it is the correction;
+    the error is the unhighlighted old phrase after it). The edit-level rule now refuses such a trap;
+    undoing a correction whole (a replacement) is still taken."""
+    from geceval.traps.hidden import (
+        UNDONE_CORRECTION,
+        half_of_a_move,
+        make_trap,
+        reference_edit_check,
+        undone_corrections,
+    )
+
+    half = PAT_BASE.replace("After that , Pat", "After that , and apologyse Maria , after then Pat")
+    assert half in undone_corrections(PAT_BASE, PAT_SOURCE, __import__("random").Random(1))
+    base = _scored(PAT_SOURCE, PAT_BASE, 1, lambda k: "good")
+    shown = _scored(PAT_SOURCE, half, 2, lambda k: "good")
+    added = [k[1:] for k, _ in shown.labels if k[1:] not in {b[1:] for b, _ in base.labels}]
+    assert added == [(14, 14, "and apologized to Maria . After that")]  # the base's words, not an error
+    assert protocol_get("edits").trap_passed(shown, base) is False  # why it had to go
+    assert half_of_a_move(PAT_SOURCE, PAT_BASE, half)
+    assert not reference_edit_check(PAT_BASE, half, UNDONE_CORRECTION, PAT_SOURCE, PAT_REFS)
+    whole = PAT_BASE.replace("without", "within")  # a replacement undone: the source's word back in place
+    assert not half_of_a_move(PAT_SOURCE, PAT_BASE, whole)
+    assert reference_edit_check(PAT_BASE, whole, UNDONE_CORRECTION, PAT_SOURCE, PAT_REFS)
+    for k in range(30):
+        trap = make_trap(
+            PAT_BASE, PAT_SOURCE, PAT_REFS, seed=f"pat{k}", kinds=(UNDONE_CORRECTION,), reference_edits=True
+        )
+        assert trap is None or not half_of_a_move(PAT_SOURCE, PAT_BASE, trap.text)
+
+
 def _judge_all(client, worker, campaign):
     """Work the whole HIT carefully; returns the labels posted, by screen."""
     client.force_login(worker)

@@ -100,9 +100,36 @@ def reference_edit_check(
             return False
     else:
         undone = base_edits - trap_edits
-        if not undone or not undone <= ref_edits:
+        if not undone or not undone <= ref_edits or half_of_a_move(source, base, trap):
             return False
     return reference_errors(source, refs, trap) > reference_errors(source, refs, base)
+
+
+def half_of_a_move(source: str, base: str, trap: str) -> bool:
+    """``trap`` reverts one half of a move in ``base``: a pure deletion or insertion (word-level,
+    against ``source``) that the base pairs with an insertion or deletion of the other kind next to
+    it (at most one word between) or sharing a word with it, as the aligner splits a correction that
+    moves or rewrites a phrase. Undoing that half does not give the source's words back at one place:
+    it leaves the source's phrase beside the base's rewrite of it (or drops both), and ERRANT, aligning
+    the trap afresh, shows the base's own corrected words as the trap's edit, which a careful reader
+    may rightly call good (issue 41: "and apologized to Maria . After that" on GMEG dev FCE, found by
+    bench/bots.py). False when ``trap`` is not ``base`` with one edit undone."""
+    edits = word_edits(source, base)
+    s, b = source.split(), base.split()
+    for i1, i2, j1, j2 in edits:
+        if normalise(" ".join([*b[:j1], *s[i1:i2], *b[j2:]])) != normalise(trap):
+            continue
+        if (i1 == i2) == (j1 == j2):
+            return False  # a replacement undone (or nothing): the source's words back in place
+        mine = set(s[i1:i2] if j1 == j2 else b[j1:j2])
+        for k1, k2, l1, l2 in edits:
+            if (k1 == k2) == (i1 == i2) or (k1 == k2) == (l1 == l2):
+                continue  # the same kind, or not a pure insertion or deletion
+            theirs = set(b[l1:l2] if k1 == k2 else s[k1:k2])
+            if max(k1, i1) - min(k2, i2) <= 1 or mine & theirs:
+                return True
+        return False
+    return False
 
 
 def undone_corrections(base: str, source: str, rng: random.Random) -> list[str]:

@@ -127,3 +127,21 @@ def test_with_the_edit_level_rule_every_trap_is_worse_by_the_references_edits():
         assert reference_errors(source, refs, trap.text) > reference_errors(source, refs, base)
         assert reference_edit_check(base, trap.text, trap.kind, source, refs)
     assert made >= 20
+
+
+def test_half_of_a_move_is_an_insertion_or_deletion_the_base_pairs_with_the_other_kind():
+    """Issue 41: undoing one half of a move leaves the old words beside the new (or drops both)."""
+    from geceval.traps.hidden import half_of_a_move
+
+    source = "There are ways of behaviour to make more fun of it ."
+    base = "There are ways to make it more fun ."  # "it" moved: an insertion and a deletion sharing it
+    assert half_of_a_move(source, base, "There are ways to make it more fun of it .")
+    assert half_of_a_move(source, base, "There are ways to make more fun .")
+    assert not half_of_a_move(source, base, "There are ways of behaviour to make it more fun .")
+    source, base = (
+        "Famous people diserve also to have a private life .",
+        "Famous people also deserve to have a private life .",
+    )
+    assert half_of_a_move(source, base, "Famous people diserve also deserve to have a private life .")
+    assert not half_of_a_move("He go to school .", "He went to school .", "He go to school .")
+    assert not half_of_a_move(source, base, "Somebody else entirely .")  # not the base with one edit undone

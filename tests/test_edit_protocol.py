@@ -296,7 +296,8 @@ def test_an_undone_correction_never_undoes_half_of_a_move():
     assert not reference_edit_check(PAT_BASE, half, UNDONE_CORRECTION, PAT_SOURCE, PAT_REFS)
     whole = PAT_BASE.replace("without", "within")  # a replacement undone: the source's word back in place
     assert not half_of_a_move(PAT_SOURCE, PAT_BASE, whole)
-    assert reference_edit_check(PAT_BASE, whole, UNDONE_CORRECTION, PAT_SOURCE, PAT_REFS)
+    assert reference_edit_check(PAT_BASE, whole, UNDONE_CORRECTION, PAT_SOURCE, PAT_REFS[:3])
+    # (with ref3, which keeps "within", it is refused for that: the next test)
     for k in range(30):
         trap = make_trap(
             PAT_BASE, PAT_SOURCE, PAT_REFS, seed=f"pat{k}", kinds=(UNDONE_CORRECTION,), reference_edits=True
@@ -440,3 +441,26 @@ def test_the_one_person_check_reads_each_correction_s_edit_labels(client, world)
     }
     assert details == expected
     assert protocol_get("prws").alike_details(judged) == {}
+
+
+def test_an_undone_correction_is_never_one_that_a_reference_leaves_undone():
+    """Issue 41 (found by bench/bots.py on GMEG dev FCE: careful workers tied it): three references
+    write "traveling", the fourth keeps the learner's British "travelling". Undoing that correction
+    gives a text a careful reader may rightly rank level with its base, which fails a ranked trap; the
+    edit-level rule no longer makes it. A correction every reference makes is still taken."""
+    from geceval.traps.hidden import UNDONE_CORRECTION, kept_by, reference_edit_check, word_edits
+
+    source = "I love travelling when the weather is warm ."
+    refs = [
+        "I love traveling when the weather is warm .",
+        "Also , I love traveling when the weather is warm .",
+        "I love traveling when the weather is warm .",
+        "I love travelling when the weather is warm .",
+    ]
+    base, trap = refs[1], "Also , I love travelling when the weather is warm ."
+    assert word_edits(source, base) and kept_by(source, refs[3], {(2, 3, ("traveling",))})
+    assert not reference_edit_check(base, trap, UNDONE_CORRECTION, source, refs)
+    assert reference_edit_check(base, trap, UNDONE_CORRECTION, source, refs[:3])  # before: taken
+    careful = _scored(source, base, 1, lambda k: "good")
+    tied = _scored(source, trap, 1, lambda k: "good")
+    assert protocol_get("edits").trap_passed(tied, careful) is False  # why it had to go

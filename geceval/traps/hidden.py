@@ -15,7 +15,8 @@ trap is worse (an inserted error can repair a learner's error), so ``quality`` s
 With ``reference_edits`` (issue 41, the edit-level protocol's rule) a trap must also be wrong in the
 eyes of a careful worker who judges edits by the references' edits, not by GLEU+: an added error is an
 edit (against the source) that no reference and no base (``bases``: the sentence's other texts) makes;
-an undone correction reverts an edit some reference makes; and the trap is further from its closest
+an undone correction reverts an edit some reference makes, that no reference leaves undone
+(:func:`kept_by`) and that is not half of a move (:func:`half_of_a_move`); and the trap is further from its closest
 reference than its base is (:func:`reference_errors`: needless or wrong edits plus missed corrections).
 
 The randomness comes from ``seed``, which callers derive from a secret kept on the server: with the
@@ -102,7 +103,22 @@ def reference_edit_check(
         undone = base_edits - trap_edits
         if not undone or not undone <= ref_edits or half_of_a_move(source, base, trap):
             return False
+        if any(kept_by(source, r, undone) for r in refs):
+            return False
     return reference_errors(source, refs, trap) > reference_errors(source, refs, base)
+
+
+def kept_by(source: str, reference: str, edits: set[EditKey]) -> bool:
+    """``reference`` leaves the source's words as they are where one of ``edits`` changes them (no edit
+    of the reference, word-level, overlaps or touches that span): the correction is optional by that
+    reference, and a text that undoes it can rightly be judged as good as the base (issue 41, GMEG dev
+    FCE: "traveling" for "travelling", which one reference keeps; "This , again enables" for "This
+    again enables", which one reference is). Erring towards "kept" only costs a trap."""
+    theirs = [(k1, k2) for k1, k2, _l1, _l2 in word_edits(source, reference)]
+    for i1, i2, _words in edits:
+        if all(k2 < i1 or k1 > i2 or (i1 < i2 and (k2 == i1 or k1 == i2) and k1 < k2) for k1, k2 in theirs):
+            return True
+    return False
 
 
 def half_of_a_move(source: str, base: str, trap: str) -> bool:

@@ -145,3 +145,14 @@ def test_half_of_a_move_is_an_insertion_or_deletion_the_base_pairs_with_the_othe
     assert half_of_a_move(source, base, "Famous people diserve also deserve to have a private life .")
     assert not half_of_a_move("He go to school .", "He went to school .", "He go to school .")
     assert not half_of_a_move(source, base, "Somebody else entirely .")  # not the base with one edit undone
+
+
+def test_kept_by_a_reference_that_leaves_the_source_s_words_where_the_correction_changes_them():
+    from geceval.traps.hidden import kept_by
+
+    source = "He go to school yesterday ."
+    assert kept_by(source, "He go to school today .", {(1, 2, ("went",))})  # "go" left as it is
+    assert not kept_by(source, "He went to school .", {(1, 2, ("went",))})
+    assert not kept_by(source, "He has gone to school .", {(1, 2, ("went",))})
+    assert kept_by(source, "He go to the school yesterday .", {(2, 2, ("really",))})  # nothing put there
+    assert not kept_by(source, "He go really to school yesterday .", {(2, 2, ("really",))})

@@ -7,7 +7,7 @@ from the server's own records (the worker's record, its exclusion reasons and it
 For each worker of the strategies named: traps seen and passed, the rules its record breaks
 (``record_exclusion_reasons``), Appraise's p, agreement with the crowd, drift and one-person flags.
 For each trap it failed: the kind, the source, base and trap texts, the worker's two answers, and
-on an edit-level screen the trap's added edits with the worker's labels; then what the careful
+on an edit-level screen the added edits the verdict asks to be bad, with the worker's labels; then what the careful
 model of that worker (the same ``Person``, rebuilt from the worker's name and ``--seed``) makes of
 the two texts without its noise: ``model`` is its value of the base minus that of the trap (the
 rank half fails on noise when this is above the person's tie, on the model's view when not), and per
@@ -80,6 +80,19 @@ def in_context(gmeg: Gmeg, source: str, edits: list[dict], key: tuple) -> float:
 
     without = [e for e in edits if name(e) != key]
     return gmeg.quality(source, applied(source, edits)) - gmeg.quality(source, applied(source, without))
+
+
+def required(mine: dict, control, key: tuple) -> bool:
+    """The verdict asks ``key`` (an edit of the trap its base has not) to be marked bad: with every
+    other edit of the trap bad and the trap ranked below its base, ``key`` marked good fails it (a
+    piece of a base edit ERRANT cut out of the trap need not be bad: ``EditLevel.trap_passed``)."""
+    from ranking.protocols import CandidateScore, protocol_get
+
+    labels = tuple(((0, *k), "good" if k == key else "bad") for k, _ in mine[control.trap_id])
+    base = tuple(((0, *k), lab) for k, lab in mine[control.base_id])
+    return not protocol_get("edits").trap_passed(
+        CandidateScore(rank=2, labels=labels), CandidateScore(rank=1, labels=base)
+    )
 
 
 def failures(campaign, strategies: list[str], seed: int, gmeg: Gmeg) -> None:
@@ -176,7 +189,9 @@ def failures(campaign, strategies: list[str], seed: int, gmeg: Gmeg) -> None:
             if edit_level:
                 base_keys = {k for k, _ in mine[c.base_id]}
                 refs = gmeg.reference_edits(source)
-                added = [(k, lab) for k, lab in mine[c.trap_id] if k not in base_keys]
+                added = [
+                    (k, lab) for k, lab in mine[c.trap_id] if k not in base_keys and required(mine, c, k)
+                ]
                 model_labels = {}
                 if person:
                     trap_pos = pos[c.trap_id]

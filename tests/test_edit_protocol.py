@@ -444,23 +444,56 @@ def test_the_one_person_check_reads_each_correction_s_edit_labels(client, world)
 
 
 def test_an_undone_correction_is_never_one_that_a_reference_leaves_undone():
-    """Issue 41 (found by bench/bots.py on GMEG dev FCE: careful workers tied it): three references
-    write "traveling", the fourth keeps the learner's British "travelling". Undoing that correction
-    gives a text a careful reader may rightly rank level with its base, which fails a ranked trap; the
-    edit-level rule no longer makes it. A correction every reference makes is still taken."""
-    from geceval.traps.hidden import UNDONE_CORRECTION, kept_by, reference_edit_check, word_edits
+    """Issue 41 (found by bench/bots.py on GMEG dev FCE: careful workers tied such traps): one
+    reference of line 307 is the learner's sentence itself, the other three put "again" between
+    commas. Undoing one of the commas gives a text a careful reader may rightly rank level with its
+    base (the first reference has neither), which fails a ranked trap; the edit-level rule no longer
+    makes it. ("travelling", which three references respell "traveling" and the fourth keeps,
+    is refused by this rule and by the spelling one.) A correction every reference makes is still taken."""
+    from geceval.traps.hidden import UNDONE_CORRECTION, kept_by, reference_edit_check
 
-    source = "I love travelling when the weather is warm ."
-    refs = [
-        "I love traveling when the weather is warm .",
-        "Also , I love traveling when the weather is warm .",
-        "I love traveling when the weather is warm .",
-        "I love travelling when the weather is warm .",
-    ]
-    base, trap = refs[1], "Also , I love travelling when the weather is warm ."
-    assert word_edits(source, base) and kept_by(source, refs[3], {(2, 3, ("traveling",))})
+    source = "This again enables people to save time ."
+    refs = [source, *["This , again , enables people to save time ."] * 3]
+    base, trap = refs[1], "This , again enables people to save time ."
+    assert kept_by(source, refs[0], {(2, 2, (",",))})
     assert not reference_edit_check(base, trap, UNDONE_CORRECTION, source, refs)
-    assert reference_edit_check(base, trap, UNDONE_CORRECTION, source, refs[:3])  # before: taken
+    assert reference_edit_check(base, trap, UNDONE_CORRECTION, source, refs[1:])  # every reference makes it
     careful = _scored(source, base, 1, lambda k: "good")
     tied = _scored(source, trap, 1, lambda k: "good")
     assert protocol_get("edits").trap_passed(tied, careful) is False  # why it had to go
+
+
+def test_an_undone_correction_is_never_a_british_spelling_put_back():
+    """Issue 41: all four references of GMEG dev FCE line 73 write "theater" for the learner's
+    "theatre" (the references make 190 such respellings over the set), so the reference rule alone
+    took "theatre" back as an undone correction; a careful reader may rightly rank the two level,
+    which fails a ranked trap. Refused now; the line's other corrections still make traps."""
+    from geceval.traps.hidden import UNDONE_CORRECTION, make_trap, reference_edit_check, spelling_variant
+
+    source = (
+        "Additionally I felt very hungry and uncomfortable because your theatre restaurant was closed and "
+        "you did not give us any reason why ."
+    )
+    refs = [
+        source.replace("Additionally", "Additionally ,")
+        .replace("theatre", "theater")
+        .replace("closed", "closed ,"),
+        source.replace("Additionally", "Additionally ,")
+        .replace("theatre", "theater")
+        .replace("closed", "closed ,"),
+        source.replace("theatre", "theater"),
+        source.replace("Additionally", "Additionally ,").replace("theatre", "theater"),
+    ]
+    base = refs[0]
+    trap = base.replace("theater", "theatre")
+    assert spelling_variant(source, (9, 10, ("theater",)))
+    assert not reference_edit_check(base, trap, UNDONE_CORRECTION, source, refs)
+    made = [
+        make_trap(
+            base, source, refs, seed=f"t{k}", kinds=(UNDONE_CORRECTION,), min_drop=0.1, reference_edits=True
+        )
+        for k in range(10)
+    ]
+    assert all(t is None or "theater" in t.text for t in made)
+    careful = _scored(source, base, 1, lambda k: "good")
+    assert protocol_get("edits").trap_passed(_scored(source, trap, 1, lambda k: "good"), careful) is False

@@ -16,7 +16,8 @@ With ``reference_edits`` (issue 41, the edit-level protocol's rule) a trap must 
 eyes of a careful worker who judges edits by the references' edits, not by GLEU+: an added error is an
 edit (against the source) that no reference and no base (``bases``: the sentence's other texts) makes;
 an undone correction reverts an edit some reference makes, that no reference leaves undone
-(:func:`kept_by`) and that is not half of a move (:func:`half_of_a_move`); and the trap is further from its closest
+(:func:`kept_by`), that is not half of a move (:func:`half_of_a_move`) and that does more than respell
+a word the British or American way (:func:`spelling_variant`); and the trap is further from its closest
 reference than its base is (:func:`reference_errors`: needless or wrong edits plus missed corrections).
 
 The randomness comes from ``seed``, which callers derive from a secret kept on the server: with the
@@ -103,7 +104,9 @@ def reference_edit_check(
         undone = base_edits - trap_edits
         if not undone or not undone <= ref_edits or half_of_a_move(source, base, trap):
             return False
-        if any(kept_by(source, r, undone) for r in refs):
+        if any(kept_by(source, r, undone) for r in refs) or any(
+            spelling_variant(source, edit) for edit in undone
+        ):
             return False
     return reference_errors(source, refs, trap) > reference_errors(source, refs, base)
 
@@ -119,6 +122,42 @@ def kept_by(source: str, reference: str, edits: set[EditKey]) -> bool:
         if all(k2 < i1 or k1 > i2 or (i1 < i2 and (k2 == i1 or k1 == i2) and k1 < k2) for k1, k2 in theirs):
             return True
     return False
+
+
+_SPELLINGS = (
+    ("isation", "ization"),
+    ("ise", "ize"),
+    ("yse", "yze"),
+    ("our", "or"),
+    ("tre", "ter"),
+    ("ogue", "og"),
+    ("ence", "ense"),
+    ("programme", "program"),
+    ("ll", "l"),
+)
+"""British spellings and their American forms, replaced anywhere in a word: loose on purpose (a
+misspelling such as "noize" for "noise" may match too, which only costs a trap)."""
+
+
+def _spelling(word: str) -> str:
+    word = word.lower()
+    for british, american in _SPELLINGS:
+        word = word.replace(british, american)
+    return word
+
+
+def spelling_variant(source: str, edit: EditKey) -> bool:
+    """``edit`` (against ``source``) only respells words as the other side of the Atlantic does
+    ("theatre" -> "theater", "travelling" -> "traveling", "organised" -> "organized"): GMEG dev FCE's
+    references make 190 such edits, and a careful reader may rightly rank a text that undoes one level
+    with its base (issue 41)."""
+    i1, i2, words = edit
+    old = source.split()[i1:i2]
+    return (
+        len(old) == len(words) > 0
+        and [w.lower() for w in old] != [w.lower() for w in words]
+        and [_spelling(w) for w in old] == [_spelling(w) for w in words]
+    )
 
 
 def half_of_a_move(source: str, base: str, trap: str) -> bool:

@@ -156,3 +156,15 @@ def test_kept_by_a_reference_that_leaves_the_source_s_words_where_the_correction
     assert not kept_by(source, "He has gone to school .", {(1, 2, ("went",))})
     assert kept_by(source, "He go to the school yesterday .", {(2, 2, ("really",))})  # nothing put there
     assert not kept_by(source, "He go really to school yesterday .", {(2, 2, ("really",))})
+
+
+def test_a_spelling_variant_is_a_respelling_the_british_or_american_way():
+    from geceval.traps.hidden import spelling_variant
+
+    source = "I went to the theatre with my favourite colour and we were travelling , it was closed ."
+    for i, word in ((4, "theater"), (7, "favorite"), (8, "color"), (12, "traveling")):
+        assert spelling_variant(source, (i, i + 1, (word,)))
+    assert not spelling_variant(source, (4, 5, ("cinema",)))
+    assert not spelling_variant(source, (16, 17, ("close",)))  # a correction, not a respelling
+    assert not spelling_variant(source, (4, 5, ("theatre",)))  # no change
+    assert not spelling_variant(source, (4, 5, ()))  # a deletion

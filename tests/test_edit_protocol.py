@@ -250,6 +250,61 @@ def test_a_piece_of_the_bases_edit_that_errant_cuts_out_of_the_trap_need_not_be_
     assert protocol.trap_passed(over, base) is False
 
 
+PAT_SOURCE = (
+    "Obviously , Pat first refused , but then she accepted that she was wrong , and apologyse Maria , "
+    "after then Pat never again talked about someone within his or her permission ."
+)
+PAT_BASE = (
+    "Obviously , Pat first refused but then accepted that she was wrong and apologized to Maria . "
+    "After that , Pat never again talked about someone without his or her permission ."
+)
+PAT_REFS = [  # GMEG dev FCE line 63's references; the base is ref0
+    PAT_BASE,
+    "Obviously , Pat first refused , but then she accepted that she was wrong , and apologized to Maria . "
+    "After that , Pat never again talked about someone without his or her permission .",
+    "Obviously , Pat first refused , but then she accepted that she was wrong and apologized to Maria . "
+    "After that , Pat never again talked about someone without his or her permission .",
+    "Obviously , Pat first refused ; but then she accepted that she was wrong , and apologized to Maria . "
+    "After that , Pat never again talked about someone within his or her permission .",
+]
+
+
+def test_an_undone_correction_never_undoes_half_of_a_move():
+    """Issue 41 (found by bench/bots.py on GMEG dev FCE: both careful workers it excluded failed this
+    trap): the aligner splits the base's rewrite of ", and apologyse Maria , after then" into an
+    insertion and a deletion; undoing only the deletion leaves the source's phrase beside the base's
+    rewrite, and ERRANT shows the base's own corrected words as the trap's one new edit, which the
+    verdict asked to be marked bad. A careful reader may rightly call it good (it is the correction;
+    the error is the unhighlighted old phrase after it). The edit-level rule now refuses such a trap;
+    undoing a correction whole (a replacement) is still taken."""
+    from geceval.traps.hidden import (
+        UNDONE_CORRECTION,
+        half_of_a_move,
+        make_trap,
+        reference_edit_check,
+        undone_corrections,
+    )
+
+    half = PAT_BASE.replace("After that , Pat", "After that , and apologyse Maria , after then Pat")
+    assert half in undone_corrections(PAT_BASE, PAT_SOURCE, __import__("random").Random(1))
+    base = _scored(PAT_SOURCE, PAT_BASE, 1, lambda k: "good")
+    shown = _scored(PAT_SOURCE, half, 2, lambda k: "good")
+    added = [k[1:] for k, _ in shown.labels if k[1:] not in {b[1:] for b, _ in base.labels}]
+    assert added == [(14, 14, "and apologized to Maria . After that")]  # the base's words, not an error
+    assert protocol_get("edits").trap_passed(shown, base) is False  # why it had to go
+    assert half_of_a_move(PAT_SOURCE, PAT_BASE, half)
+    assert not reference_edit_check(PAT_BASE, half, UNDONE_CORRECTION, PAT_SOURCE, PAT_REFS)
+    whole = PAT_BASE.replace("without", "within")  # a replacement undone: the source's word back in place
+    assert not half_of_a_move(PAT_SOURCE, PAT_BASE, whole)
+    assert reference_edit_check(PAT_BASE, whole, UNDONE_CORRECTION, PAT_SOURCE, PAT_REFS[:3])
+    # (with ref3, which keeps "within", it is refused for that: the next test)
+    for k in range(30):
+        trap = make_trap(
+            PAT_BASE, PAT_SOURCE, PAT_REFS, seed=f"pat{k}", kinds=(UNDONE_CORRECTION,), reference_edits=True
+        )
+        assert trap is None or not half_of_a_move(PAT_SOURCE, PAT_BASE, trap.text)
+
+
 def _judge_all(client, worker, campaign):
     """Work the whole HIT carefully; returns the labels posted, by screen."""
     client.force_login(worker)
@@ -386,3 +441,59 @@ def test_the_one_person_check_reads_each_correction_s_edit_labels(client, world)
     }
     assert details == expected
     assert protocol_get("prws").alike_details(judged) == {}
+
+
+def test_an_undone_correction_is_never_one_that_a_reference_leaves_undone():
+    """Issue 41 (found by bench/bots.py on GMEG dev FCE: careful workers tied such traps): one
+    reference of line 307 is the learner's sentence itself, the other three put "again" between
+    commas. Undoing one of the commas gives a text a careful reader may rightly rank level with its
+    base (the first reference has neither), which fails a ranked trap; the edit-level rule no longer
+    makes it. ("travelling", which three references respell "traveling" and the fourth keeps,
+    is refused by this rule and by the spelling one.) A correction every reference makes is still taken."""
+    from geceval.traps.hidden import UNDONE_CORRECTION, kept_by, reference_edit_check
+
+    source = "This again enables people to save time ."
+    refs = [source, *["This , again , enables people to save time ."] * 3]
+    base, trap = refs[1], "This , again enables people to save time ."
+    assert kept_by(source, refs[0], {(2, 2, (",",))})
+    assert not reference_edit_check(base, trap, UNDONE_CORRECTION, source, refs)
+    assert reference_edit_check(base, trap, UNDONE_CORRECTION, source, refs[1:])  # every reference makes it
+    careful = _scored(source, base, 1, lambda k: "good")
+    tied = _scored(source, trap, 1, lambda k: "good")
+    assert protocol_get("edits").trap_passed(tied, careful) is False  # why it had to go
+
+
+def test_an_undone_correction_is_never_a_british_spelling_put_back():
+    """Issue 41: all four references of GMEG dev FCE line 73 write "theater" for the learner's
+    "theatre" (the references make 190 such respellings over the set), so the reference rule alone
+    took "theatre" back as an undone correction; a careful reader may rightly rank the two level,
+    which fails a ranked trap. Refused now; the line's other corrections still make traps."""
+    from geceval.traps.hidden import UNDONE_CORRECTION, make_trap, reference_edit_check, spelling_variant
+
+    source = (
+        "Additionally I felt very hungry and uncomfortable because your theatre restaurant was closed and "
+        "you did not give us any reason why ."
+    )
+    refs = [
+        source.replace("Additionally", "Additionally ,")
+        .replace("theatre", "theater")
+        .replace("closed", "closed ,"),
+        source.replace("Additionally", "Additionally ,")
+        .replace("theatre", "theater")
+        .replace("closed", "closed ,"),
+        source.replace("theatre", "theater"),
+        source.replace("Additionally", "Additionally ,").replace("theatre", "theater"),
+    ]
+    base = refs[0]
+    trap = base.replace("theater", "theatre")
+    assert spelling_variant(source, (9, 10, ("theater",)))
+    assert not reference_edit_check(base, trap, UNDONE_CORRECTION, source, refs)
+    made = [
+        make_trap(
+            base, source, refs, seed=f"t{k}", kinds=(UNDONE_CORRECTION,), min_drop=0.1, reference_edits=True
+        )
+        for k in range(10)
+    ]
+    assert all(t is None or "theater" in t.text for t in made)
+    careful = _scored(source, base, 1, lambda k: "good")
+    assert protocol_get("edits").trap_passed(_scored(source, trap, 1, lambda k: "good"), careful) is False

@@ -15,7 +15,9 @@ trap is worse (an inserted error can repair a learner's error), so ``quality`` s
 With ``reference_edits`` (issue 41, the edit-level protocol's rule) a trap must also be wrong in the
 eyes of a careful worker who judges edits by the references' edits, not by GLEU+: an added error is an
 edit (against the source) that no reference and no base (``bases``: the sentence's other texts) makes;
-an undone correction reverts an edit some reference makes; and the trap is further from its closest
+an undone correction reverts an edit some reference makes, that no reference leaves undone
+(:func:`kept_by`), that is not half of a move (:func:`half_of_a_move`) and that does more than respell
+a word the British or American way (:func:`spelling_variant`); and the trap is further from its closest
 reference than its base is (:func:`reference_errors`: needless or wrong edits plus missed corrections).
 
 The randomness comes from ``seed``, which callers derive from a secret kept on the server: with the
@@ -100,9 +102,89 @@ def reference_edit_check(
             return False
     else:
         undone = base_edits - trap_edits
-        if not undone or not undone <= ref_edits:
+        if not undone or not undone <= ref_edits or half_of_a_move(source, base, trap):
+            return False
+        if any(kept_by(source, r, undone) for r in refs) or any(
+            spelling_variant(source, edit) for edit in undone
+        ):
             return False
     return reference_errors(source, refs, trap) > reference_errors(source, refs, base)
+
+
+def kept_by(source: str, reference: str, edits: set[EditKey]) -> bool:
+    """``reference`` leaves the source's words as they are where one of ``edits`` changes them (no edit
+    of the reference, word-level, overlaps or touches that span): the correction is optional by that
+    reference, and a text that undoes it can rightly be judged as good as the base (issue 41, GMEG dev
+    FCE: "traveling" for "travelling", which one reference keeps; "This , again enables" for "This
+    again enables", which one reference is). Erring towards "kept" only costs a trap."""
+    theirs = [(k1, k2) for k1, k2, _l1, _l2 in word_edits(source, reference)]
+    for i1, i2, _words in edits:
+        if all(k2 < i1 or k1 > i2 or (i1 < i2 and (k2 == i1 or k1 == i2) and k1 < k2) for k1, k2 in theirs):
+            return True
+    return False
+
+
+_SPELLINGS = (
+    ("isation", "ization"),
+    ("ise", "ize"),
+    ("yse", "yze"),
+    ("our", "or"),
+    ("tre", "ter"),
+    ("ogue", "og"),
+    ("ence", "ense"),
+    ("programme", "program"),
+    ("ll", "l"),
+)
+"""British spellings and their American forms, replaced anywhere in a word: loose on purpose (a
+misspelling such as "noize" for "noise" may match too, which only costs a trap)."""
+
+
+def _spelling(word: str) -> str:
+    word = word.lower()
+    for british, american in _SPELLINGS:
+        word = word.replace(british, american)
+    return word
+
+
+def spelling_variant(source: str, edit: EditKey) -> bool:
+    """``edit`` (against ``source``) only respells words as the other side of the Atlantic does
+    ("theatre" -> "theater", "travelling" -> "traveling", "organised" -> "organized"): GMEG dev FCE's
+    references make 190 such edits, and a careful reader may rightly rank a text that undoes one level
+    with its base (issue 41)."""
+    i1, i2, words = edit
+    old = source.split()[i1:i2]
+    return (
+        len(old) == len(words) > 0
+        and [w.lower() for w in old] != [w.lower() for w in words]
+        and [_spelling(w) for w in old] == [_spelling(w) for w in words]
+    )
+
+
+def half_of_a_move(source: str, base: str, trap: str) -> bool:
+    """``trap`` reverts one half of a move in ``base``: a pure deletion or insertion (word-level,
+    against ``source``) that the base pairs with an insertion or deletion of the other kind next to
+    it (at most one word between) or sharing a word with it, as the aligner splits a correction that
+    moves or rewrites a phrase. Undoing that half does not give the source's words back at one place:
+    it leaves the source's phrase beside the base's rewrite of it (or drops both), and ERRANT, aligning
+    the trap afresh, shows the base's own corrected words as the trap's edit, which a careful reader
+    may rightly call good (issue 41: "and apologized to Maria . After that" on GMEG dev FCE, found by
+    bench/bots.py). False when ``trap`` is not ``base`` with one edit undone."""
+    edits = word_edits(source, base)
+    s, b = source.split(), base.split()
+    for i1, i2, j1, j2 in edits:
+        if normalise(" ".join([*b[:j1], *s[i1:i2], *b[j2:]])) != normalise(trap):
+            continue
+        if (i1 == i2) == (j1 == j2):
+            return False  # a replacement undone (or nothing): the source's words back in place
+        mine = set(s[i1:i2] if j1 == j2 else b[j1:j2])
+        for k1, k2, l1, l2 in edits:
+            if (k1 == k2) == (i1 == i2) or (k1 == k2) == (l1 == l2):
+                continue  # the same kind, or not a pure insertion or deletion
+            theirs = set(b[l1:l2] if k1 == k2 else s[k1:k2])
+            if max(k1, i1) - min(k2, i2) <= 1 or mine & theirs:
+                return True
+        return False
+    return False
 
 
 def undone_corrections(base: str, source: str, rng: random.Random) -> list[str]:

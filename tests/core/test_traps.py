@@ -127,3 +127,44 @@ def test_with_the_edit_level_rule_every_trap_is_worse_by_the_references_edits():
         assert reference_errors(source, refs, trap.text) > reference_errors(source, refs, base)
         assert reference_edit_check(base, trap.text, trap.kind, source, refs)
     assert made >= 20
+
+
+def test_half_of_a_move_is_an_insertion_or_deletion_the_base_pairs_with_the_other_kind():
+    """Issue 41: undoing one half of a move leaves the old words beside the new (or drops both)."""
+    from geceval.traps.hidden import half_of_a_move
+
+    source = "There are ways of behaviour to make more fun of it ."
+    base = "There are ways to make it more fun ."  # "it" moved: an insertion and a deletion sharing it
+    assert half_of_a_move(source, base, "There are ways to make it more fun of it .")
+    assert half_of_a_move(source, base, "There are ways to make more fun .")
+    assert not half_of_a_move(source, base, "There are ways of behaviour to make it more fun .")
+    source, base = (
+        "Famous people diserve also to have a private life .",
+        "Famous people also deserve to have a private life .",
+    )
+    assert half_of_a_move(source, base, "Famous people diserve also deserve to have a private life .")
+    assert not half_of_a_move("He go to school .", "He went to school .", "He go to school .")
+    assert not half_of_a_move(source, base, "Somebody else entirely .")  # not the base with one edit undone
+
+
+def test_kept_by_a_reference_that_leaves_the_source_s_words_where_the_correction_changes_them():
+    from geceval.traps.hidden import kept_by
+
+    source = "He go to school yesterday ."
+    assert kept_by(source, "He go to school today .", {(1, 2, ("went",))})  # "go" left as it is
+    assert not kept_by(source, "He went to school .", {(1, 2, ("went",))})
+    assert not kept_by(source, "He has gone to school .", {(1, 2, ("went",))})
+    assert kept_by(source, "He go to the school yesterday .", {(2, 2, ("really",))})  # nothing put there
+    assert not kept_by(source, "He go really to school yesterday .", {(2, 2, ("really",))})
+
+
+def test_a_spelling_variant_is_a_respelling_the_british_or_american_way():
+    from geceval.traps.hidden import spelling_variant
+
+    source = "I went to the theatre with my favourite colour and we were travelling , it was closed ."
+    for i, word in ((4, "theater"), (7, "favorite"), (8, "color"), (12, "traveling")):
+        assert spelling_variant(source, (i, i + 1, (word,)))
+    assert not spelling_variant(source, (4, 5, ("cinema",)))
+    assert not spelling_variant(source, (16, 17, ("close",)))  # a correction, not a respelling
+    assert not spelling_variant(source, (4, 5, ("theatre",)))  # no change
+    assert not spelling_variant(source, (4, 5, ()))  # a deletion

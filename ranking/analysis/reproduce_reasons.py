@@ -95,7 +95,21 @@ GMEG_KNOWN[("8", "fce", "I-measure", "r")] = (
     "unweighted alignment cost), FCE test seed 0 gives r 0.915 and rho 0.898 (0.900 / 0.886 before; "
     "measured with hybrid_meta_eval(metrics=['imeasure']) on main and on issue 42's second part alike, "
     "2026-11-27): rho too is now outside 0.05 (paper 0.839), and the figures tried above were measured "
-    "before that change",
+    "before that change. Tried after it (issue 42, part 2, h39; hybrid_meta_eval, 674 hybrids, seed 0, "
+    "FCE test): the mean over sentences instead of the corpus figure, of correction I 0.919 / 0.897, "
+    "correction WAcc 0.743 / 0.727, detection I 0.938 / 0.909; the gold from one reference alone, ref0 "
+    "0.815 / 0.791, ref1 0.814 / 0.814, ref2 0.675 / 0.670, ref3 0.429 / 0.415, from ref0 and ref1 "
+    "0.944 / 0.925 (M2 0.5 with the same golds 0.887 / 0.879, 0.939 / 0.929, 0.870 / 0.859, 0.947 / "
+    "0.933, 0.895 / 0.893): one reference can land near the paper's figure, but which one decides "
+    "r between 0.43 and 0.82, and the paper used all four ('a multiple-reference test corpus', section "
+    "5.1 names no subset), so none is chosen. Ruled out by the tool's code: ieval.py's -opt defaults to "
+    "sent (each sentence's reference chosen alone, so a hybrid's counts are the sums ours takes); and "
+    "in -nomix mode each candidate reference is one annotator's corrections applied to the source, "
+    "that is the reference text itself (on FCE test 3,777 of the 3,872 reference lines are exactly "
+    "a candidate; the other 95 differ only where m2_to_ixml's NLTK re-tokenisation of a correction "
+    "turns a quote mark into ``), so how ERRANT (2019 or ours) cut the references into edits cannot "
+    "move this cell. Left: the 2019 "
+    "ieval.py and m2_to_ixml the paper ran, which are not here (ours equals today's ieval.py)",
 )
 GMEG_KNOWN[("8", "fce", "I-measure", "rho")] = GMEG_KNOWN[("8", "fce", "I-measure", "r")]
 

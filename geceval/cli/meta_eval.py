@@ -27,13 +27,14 @@ the 2024 modes (Kobayashi et al. 2024): :mod:`geceval.cli.meta_eval_2024`.
 ``python -m geceval meta-eval --hybrids N --seed S --data DIR [--segment-scores CSV]
 [--metrics M ...] [--json]`` is GMEG 2019 Table 8 and Figure 3 for one
 GMEG-layout domain (``DIR/source``, ``DIR/ref0..N``, one file per system,
-``DIR-segment-scores.csv`` beside it): the real systems minus ref, source and
-source+error (and ``--exclude``), plus N hybrid systems (Graham and Liu 2016; GMEG used 674)
+``DIR-segment-scores.csv`` beside it): the real systems minus ref and source+error (GMEG
+section 6; Source is correlated but mixed into no hybrid, section 5.2) and minus ``--exclude``,
+plus N hybrid systems (Graham and Liu 2016; GMEG used 674) of the GEC systems
 drawn with seed S as :mod:`geceval.metaeval.hybrids` documents; the metrics (default
 all of Table 8: chrf, errant-0.2, errant-0.5, gleu, chargleu, imeasure,
 m2-0.2, m2-0.5) score every system; it reports Pearson r and Spearman rho and
 the Williams matrix (one-sided p that the row metric beats the column metric).
-``--json`` prints ``{"data", "seed", "hybrids", "n_real", "real_systems",
+``--json`` prints ``{"data", "seed", "hybrids", "n_real", "real_systems", "hybrid_bases",
 "left_out", "metrics": [{"metric", "pearson", "spearman"}], "williams":
 {row: {column: p}}}``.
 """

@@ -118,12 +118,14 @@ def cell_of(row: Any) -> Cell:
         return Cell("sakaguchi2016", row.table, "", row.cell, row.measure, row.unit, _num(row.published),
                     _num(row.ours), tolerance, _status(row.ok, bool(row.why), bool(row.tried)),
                     row.why or row.tried)  # fmt: skip
-    if kind == "SeedaRow":
+    if kind == "SeedaRow":  # as gmeg: ``known`` "unexplained" marks what was tried
+        unexplained = row.known == "unexplained"
         reason = row.why or ""
-        if row.known:
+        if row.known and not unexplained:
             reason = f"{row.known}: {reason}" if reason else row.known
         return Cell("seeda2024", row.table, row.subset, row.row, row.column, "", _num(row.published),
-                    _num(row.ours), row.tolerance, _status(row.ok, bool(row.known), False), reason)  # fmt: skip
+                    _num(row.ours), row.tolerance, _status(row.ok, bool(row.known) and not unexplained,
+                    unexplained), reason)  # fmt: skip
     if kind == "Row":  # reproduce.Row: gec-ranking, jfleg, conll14-metrics, napoles2015
         shown = "shown not checked" in row.note
         unexplained = row.note.startswith("unexplained")

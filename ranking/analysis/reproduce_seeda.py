@@ -45,6 +45,8 @@ from geceval.metrics.gotoscorer import gotoscorer, gotoscorer_sentences
 from geceval.metrics.m2.scorer import score_candidates, sentence_candidates
 from geceval.metrics.sentence_averaged import mean, sent_errant_scores
 from ranking.analysis import seeda_published as pub
+from ranking.analysis.reproduce_reasons import SEEDA_UNEXPLAINED
+from ranking.analysis.reproduce_reasons import UNEXPLAINED_KIND as UNEXPLAINED
 
 DEFAULT_REFERENCES = (
     Path(os.environ.get("GEC_SHARED_DIR") or Path(__file__).resolve().parents[3] / "shared")
@@ -68,7 +70,7 @@ class SeedaRow:
 
     @property
     def failed(self) -> bool:
-        return self.ok is False and self.known is None
+        return self.ok is False and self.known in (None, UNEXPLAINED)
 
     @property
     def difference(self) -> float | None:
@@ -253,6 +255,8 @@ def metric_rows(ours: dict[str, dict[str, float]]) -> list[SeedaRow]:
     for system in pub.SYSTEMS:
         for k, metric in enumerate(pub.METRICS):
             known, why = pub.KNOWN.get((metric, system), (None, None))
+            if known is None and (metric, system) in SEEDA_UNEXPLAINED:
+                known, why = UNEXPLAINED, SEEDA_UNEXPLAINED[(metric, system)]
             rows.append(_row("metric", "-", system, metric, pub.PUBLISHED[system][k], ours[system][metric],
                              pub.TOLERANCE["metric"], known=known, why=why, only_if_off=True))  # fmt: skip
     return rows

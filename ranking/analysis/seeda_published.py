@@ -92,4 +92,5 @@ release's own scores give: 0.02."""
 KNOWN: dict[tuple[str, str], tuple[str, str]] = {}
 """(metric, system) -> (known, why), each with its evidence. None is known yet: the two cells this
 machine can check that differ (INPUT's GLEU, ours 57.32 against 56.60; INPUT's SentERRANT, 31.33
-against 31.40) stay unexplained, with what was tried in docs/reproducing-papers.md."""
+against 31.40) stay unexplained, with what was tried in
+``ranking.analysis.reproduce_reasons.SEEDA_UNEXPLAINED`` (they fail the command)."""

@@ -42,7 +42,7 @@ def test_a_stale_doc_is_refused_by_the_check(tmp_path, monkeypatch):
 
 def test_every_reason_is_explained_or_unexplained_and_says_something():
     listed = reasons.all_reasons()
-    assert {r.study for r in listed} == {"gmeg", "napoles2015", "sakaguchi2016"}
+    assert {r.study for r in listed} == {"gmeg", "napoles2015", "sakaguchi2016", "seeda2024"}
     for r in listed:
         assert r.kind in (reasons.EXPLAINED, reasons.UNEXPLAINED_KIND), r
         assert len(r.text) > 40, r

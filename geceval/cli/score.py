@@ -143,6 +143,19 @@ def reference_count(refs: list[str]) -> int:
     return max(1, len(annotators)) if head == "S" else 1
 
 
+def references_of(name: str, refs: list[str]) -> list[str]:
+    """The files of ``--refs`` one metric reads: all of them when they hold one gold format; when
+    they mix formats (the shared task's M2, XML and text references), those of the first format in
+    the metric's ``gold_formats``, as a multi-metric run chooses them."""
+    if len(refs) == 1:
+        return refs
+    from geceval.cli import shared_task  # lazy: shared_task builds on this module
+
+    if len({shared_task.gold_format(path) for path in refs}) == 1:
+        return refs
+    return shared_task.metric_refs(METRICS[name], shared_task.references_for(refs))
+
+
 def run(args: argparse.Namespace) -> int:
     if args.no_cache:
         cache.configure(enabled=False)
@@ -156,8 +169,9 @@ def run(args: argparse.Namespace) -> int:
     refuse_unread(args)
     metric = metric_of(args)
     hyps = hypothesis_files(list(args.hyp))
-    results = metric.score_files(refs=args.refs, hyps=hyps, source=args.source, sentence=args.sentence)
-    signature = str(metric.signature(reference_count(list(args.refs))))
+    refs = references_of(args.metric, list(args.refs))
+    results = metric.score_files(refs=refs, hyps=hyps, source=args.source, sentence=args.sentence)
+    signature = str(metric.signature(reference_count(refs)))
     for row in results:
         row["metric_signature"] = signature
     if args.json:

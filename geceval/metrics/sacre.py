@@ -131,12 +131,17 @@ def _statistics(metric: Any, hyps: list[str]) -> list[list[float]]:
     known: dict[tuple[int, str], list[float]] = metric.__dict__.setdefault("_geceval_segments", {})
     if len(known) > _SEGMENTS_KEPT:
         known.clear()
+    # chrF without whitespace reads a line only through str.split() (its character n-grams are
+    # taken from "".join(line.split()), its words from line.split()), so lines that differ only in
+    # their spacing (a system's untouched line with a trailing space) have the same statistics
+    squeeze = isinstance(metric, SacreCHRF) and not metric.whitespace
     stats = []
     for n, (hyp, ref_kwargs) in enumerate(zip(hyps, metric._ref_cache, strict=True)):
-        row = known.get((n, hyp))
+        key = (n, " ".join(hyp.split()) if squeeze else hyp)
+        row = known.get(key)
         if row is None:
             row = metric._compute_segment_statistics(metric._preprocess_segment(hyp), ref_kwargs)
-            known[(n, hyp)] = row
+            known[key] = row
         stats.append(row)
     return stats
 

@@ -100,3 +100,26 @@ def test_systems_sharing_sentences_score_as_sacrebleu_scores_each() -> None:
         hyp = read_lines(systems / name, allow_empty=True)
         assert sacre.chrf(refs, hyp).score == CHRF(word_order=2).corpus_score(hyp, refs).score
         assert sacre.bleu(refs, hyp).score == BLEU(force=True).corpus_score(hyp, refs).score
+
+
+def test_chrf_recalls_a_line_that_differs_only_in_spacing_and_every_score_stays_sacrebleus() -> None:
+    refs, hyp = _fixture()
+    sacre._prepared.cache_clear()
+    spaced = [f" {line.replace(' ', '  ')}\t" if n % 2 else line for n, line in enumerate(hyp)]
+    for system in (hyp, spaced):
+        assert sacre.chrf(refs, system).score == CHRF(word_order=2).corpus_score(system, refs).score
+        per_sentence = sacre.chrf(refs, system, sentence=True).sentence_scores
+        assert per_sentence == [
+            CHRF(word_order=2).sentence_score(h, [r[i] for r in refs]).score for i, h in enumerate(system)
+        ]
+    chrf = sacre._prepared("chrf", (("beta", 2), ("word_order", 2)), tuple(tuple(r) for r in refs))
+    assert len(chrf.__dict__["_geceval_segments"]) == len(hyp)  # the spaced lines were recalled
+    # with whitespace counted, spacing is part of the line: never recalled across spacings
+    counted = sacre._prepared(
+        "chrf", (("whitespace", True), ("word_order", 2)), tuple(tuple(r) for r in refs)
+    )
+    sacre._statistics(counted, hyp)
+    assert sacre._statistics(counted, spaced) == CHRF(
+        word_order=2, whitespace=True
+    )._extract_corpus_statistics(spaced, refs)
+    assert sacre._statistics(counted, spaced) != sacre._statistics(counted, hyp)

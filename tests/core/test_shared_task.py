@@ -238,3 +238,14 @@ def test_reading_once_parses_a_file_once_and_a_changed_file_again(task, tmp_path
         assert read_lines(copy) == ["one", "two"]
     with reading_once():
         assert read_m2(gold)[0] is not first[0]  # a new block starts afresh
+
+
+@pytest.mark.parametrize("metric", ["imeasure", "m2", "gleu"])
+def test_a_single_metric_given_every_gold_format_reads_its_own_as_the_shared_task_does(capsys, task, metric):
+    # `score imeasure --refs GOLD.m2 GOLD.xml TRG0 TRG1` read all four as I-measure XML and failed
+    source = ["--source", task["src"]] if metric in ("gleu", "imeasure") else []
+    code, out, err = _score(
+        capsys, metric, *source, "--refs", *task["refs"], "--hyp", task["systems"], "--json"
+    )
+    assert code == 0, err
+    assert json.loads(out) == _single(capsys, task, metric)

@@ -29,10 +29,8 @@ _INF = float("inf")
 def alignment_matrices(orig: Any, cor: Any) -> tuple[list[list[float]], list[list[str]]]:
     """errant's ``Alignment.align(lev=False)`` of two spaCy docs: (cost matrix, op matrix)."""
     import spacy.parts_of_speech as POS  # lazy: spaCy is the optional [errant] extra
-    from rapidfuzz.distance import Indel
 
-    open_pos = {POS.ADJ, POS.ADV, POS.NOUN, POS.VERB}
-    normalized_distance = Indel.normalized_distance
+    open_pos = [POS.ADJ, POS.ADV, POS.NOUN, POS.VERB]
     o_orth = [t.orth for t in orig]
     c_orth = [t.orth for t in cor]
     o_low = [t.lower for t in orig]
@@ -41,9 +39,21 @@ def alignment_matrices(orig: Any, cor: Any) -> tuple[list[list[float]], list[lis
     c_lemma = [t.lemma for t in cor]
     o_pos = [t.pos for t in orig]
     c_pos = [t.pos for t in cor]
-    o_text = [t.text for t in orig]
-    c_text = [t.text for t in cor]
     o_len, c_len = len(o_orth), len(c_orth)
+    subs = _substitution_costs(
+        (o_low, o_lemma, o_pos, [t.text for t in orig]),
+        (c_low, c_lemma, c_pos, [t.text for t in cor]),
+        open_pos,
+    )
+    # where each lower-cased form first occurs: a transposition ending at (i, j) permutes
+    # o_low[i-k..i] into c_low[j-k..j], so it needs o_low[i] among c_low[..j] and c_low[j] among
+    # o_low[..i]; where either is missing errant's walk finds none, and it is skipped
+    o_first: dict[int, int] = {}
+    for i, low in enumerate(o_low):
+        o_first.setdefault(low, i)
+    c_first: dict[int, int] = {}
+    for j, low in enumerate(c_low):
+        c_first.setdefault(low, j)
 
     cost = [[0.0] * (c_len + 1) for _ in range(o_len + 1)]
     ops = [["O"] * (c_len + 1) for _ in range(o_len + 1)]
@@ -56,9 +66,9 @@ def alignment_matrices(orig: Any, cor: Any) -> tuple[list[list[float]], list[lis
         ops[0][j] = "I"
 
     for i in range(o_len):
-        above, here, op_row = cost[i], cost[i + 1], ops[i + 1]
-        orth_i, low_i, lemma_i, pos_i, text_i = o_orth[i], o_low[i], o_lemma[i], o_pos[i], o_text[i]
-        pos_i_open = pos_i in open_pos
+        above, here, op_row, sub_row = cost[i], cost[i + 1], ops[i + 1], subs[i]
+        orth_i, low_i = o_orth[i], o_low[i]
+        low_i_from = c_first.get(low_i, c_len)
         for j in range(c_len):
             if orth_i == c_orth[j]:
                 here[j + 1] = above[j]
@@ -67,26 +77,14 @@ def alignment_matrices(orig: Any, cor: Any) -> tuple[list[list[float]], list[lis
             del_cost = above[j + 1] + 1
             ins_cost = here[j] + 1
             trans_cost = _INF
-            # errant's get_sub_cost, its values and additions in its order
-            if low_i == c_low[j]:
-                sub = 0
-            else:
-                lemma_cost = 0 if lemma_i == c_lemma[j] else 0.499
-                pos_j = c_pos[j]
-                if pos_i == pos_j:
-                    pos_cost = 0
-                elif pos_i_open and pos_j in open_pos:
-                    pos_cost = 0.25
-                else:
-                    pos_cost = 0.5
-                sub = lemma_cost + pos_cost + normalized_distance(text_i, c_text[j])
-            sub_cost = above[j] + sub
+            sub_cost = above[j] + sub_row[j]
             k = 1
-            while i - k >= 0 and j - k >= 0 and cost[i - k + 1][j - k + 1] != cost[i - k][j - k]:
-                if sorted(o_low[i - k : i + 1]) == sorted(c_low[j - k : j + 1]):
-                    trans_cost = cost[i - k][j - k] + k
-                    break
-                k += 1
+            if low_i_from <= j and o_first.get(c_low[j], o_len) <= i:
+                while i - k >= 0 and j - k >= 0 and cost[i - k + 1][j - k + 1] != cost[i - k][j - k]:
+                    if sorted(o_low[i - k : i + 1]) == sorted(c_low[j - k : j + 1]):
+                        trans_cost = cost[i - k][j - k] + k
+                        break
+                    k += 1
             # the first cheapest of [transposition, substitution, insertion, deletion]
             best = min(trans_cost, sub_cost, ins_cost, del_cost)
             here[j + 1] = best
@@ -99,6 +97,31 @@ def alignment_matrices(orig: Any, cor: Any) -> tuple[list[list[float]], list[lis
             else:
                 op_row[j + 1] = "D"
     return cost, ops
+
+
+def _substitution_costs(
+    orig: tuple[list[int], list[int], list[int], list[str]],
+    cor: tuple[list[int], list[int], list[int], list[str]],
+    open_pos: list[int],
+) -> list[list[float]]:
+    """errant's ``get_sub_cost`` for every (orig token, cor token): 0 when the lower-cased forms
+    agree, else ``lemma_cost + pos_cost + char_cost`` added in that order (float64, as Python adds
+    them), the character costs from rapidfuzz's ``Indel.normalized_distance`` in one ``cdist``."""
+    import numpy as np
+    from rapidfuzz.distance import Indel
+    from rapidfuzz.process import cdist
+
+    (o_low, o_lemma, o_pos, o_text), (c_low, c_lemma, c_pos, c_text) = orig, cor
+    if not o_low or not c_low:
+        return [[] for _ in o_low]
+    chars = cdist(o_text, c_text, scorer=Indel.normalized_distance, dtype=np.float64)
+    lemma = np.where(np.equal.outer(np.array(o_lemma, np.uint64), np.array(c_lemma, np.uint64)), 0.0, 0.499)
+    op, cp = np.array(o_pos, np.int64), np.array(c_pos, np.int64)
+    both_open = np.logical_and.outer(np.isin(op, open_pos), np.isin(cp, open_pos))
+    pos = np.where(np.equal.outer(op, cp), 0.0, np.where(both_open, 0.25, 0.5))
+    sub = (lemma + pos) + chars
+    sub[np.equal.outer(np.array(o_low, np.uint64), np.array(c_low, np.uint64))] = 0.0
+    return sub.tolist()
 
 
 def alignment(orig: Any, cor: Any) -> Any:

@@ -253,6 +253,15 @@ CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_TASK_DEFAULT_QUEUE = os.environ.get("CELERY_QUEUE", "gec-arena")
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": env_int("CELERY_VISIBILITY_TIMEOUT", 3600)}
+# A worker child whose resident size passed this many MB when a task ended is replaced by a fresh
+# one (Celery's worker_max_memory_per_child, prefork pool; never in the middle of a task). The
+# scorers' in-process memos are capped by entries, not bytes, and a long-lived child scoring many
+# test sets could hold over 2 GB of them (docs/benchmarks.md, "Memory of the in-process memos");
+# freed heap also hides growth from the upload MemoryGuard. 0: never replaced for memory.
+CELERY_WORKER_MAX_MEMORY_MB = env_int("CELERY_WORKER_MAX_MEMORY_MB", 1024)
+if CELERY_WORKER_MAX_MEMORY_MB < 0:
+    raise ImproperlyConfigured("CELERY_WORKER_MAX_MEMORY_MB must be 0 (no limit) or more")
+CELERY_WORKER_MAX_MEMORY_PER_CHILD = CELERY_WORKER_MAX_MEMORY_MB * 1024 or None  # KiB
 # Repairs run by `celery beat` (docker-compose's beat service). Postgres is the record: each task
 # redoes from the database what a message lost while the broker was down would have done, so
 # queued work resumes by itself once Redis is back. Overdue HITs return to the pool every minute.

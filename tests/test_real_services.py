@@ -6,6 +6,7 @@ with CI=true a skip is a failure (see conftest.skip_or_fail).
 
 from __future__ import annotations
 
+import re
 import time
 
 import pytest
@@ -16,6 +17,7 @@ from ranking.services import CandidateScore, assignment_request, campaign_create
 from ranking.work.assignments import assignment_next_screen
 from tests import factories
 from tests.celery_workers import celery_workers
+from tests.processes import stop
 
 
 @pytest.mark.django_db
@@ -74,3 +76,48 @@ def test_a_real_worker_recomputes_scores_after_a_submit(celery_worker):
     scores = dict(SystemScore.objects.filter(campaign=campaign).values_list("system__name", "mean_score"))
     assert scores == {"a": 90.0, "b": 40.0}
     assert "ranking.tasks.task_campaign_scores" in worker_log and "succeeded" in worker_log
+
+
+def _wait_for(log, text: str, count: int = 1, seconds: float = 60) -> str:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        log.seek(0)
+        seen = log.read()
+        if seen.count(text) >= count:
+            return seen
+        time.sleep(0.3)
+    log.seek(0)
+    pytest.fail(f"{text!r} not seen {count} time(s) in the worker's log:\n{log.read()}")
+
+
+def _children_serving_two_tasks(workers, limit_mb: str) -> list[str]:
+    """The pool processes (ForkPoolWorker-N) that ran two tasks, one after the other, in a prefork
+    worker of one child with CELERY_WORKER_MAX_MEMORY_MB=limit_mb."""
+    from ranking.tasks import task_expire_assignments
+
+    env = dict(workers.env, CELERY_WORKER_MAX_MEMORY_MB=limit_mb)
+    args = ["--pool=prefork", "--concurrency=1", "-Q", workers.queue, "--without-gossip",
+            "--without-mingle", "-n", f"{workers.queue}-{limit_mb}@%h"]  # fmt: skip
+    proc, log = workers._launch("worker", args, "ready.", env)
+    for n in (1, 2):
+        task_expire_assignments.delay()
+        seen = _wait_for(log, "succeeded", count=n)
+    stop(proc)
+    return re.findall(
+        r"INFO/(ForkPoolWorker-\d+)\] Task ranking.tasks.task_expire_assignments\[\S+\] succeeded", seen
+    )
+
+
+def test_a_worker_child_past_the_memory_limit_is_replaced_after_its_task(
+    transactional_db, real_postgres, real_redis
+):
+    """CELERY_WORKER_MAX_MEMORY_MB: a prefork child whose resident size is past the limit when a task
+    ends makes way for a fresh child (the scorers' memos are capped by entries, not bytes); its task
+    finishes, and the next task runs in the new child. 1 MB: every child is past it; with the default
+    (1024 MB) one child serves both tasks."""
+    from config.celery import app
+
+    assert app.conf.worker_max_memory_per_child == 1024 * 1024  # KiB
+    with celery_workers() as workers:
+        assert _children_serving_two_tasks(workers, "1") == ["ForkPoolWorker-1", "ForkPoolWorker-2"]
+        assert _children_serving_two_tasks(workers, "1024") == ["ForkPoolWorker-1", "ForkPoolWorker-1"]

@@ -52,11 +52,15 @@ class Columns:
             if (convs := connection.ops.get_db_converters(col) + col.get_db_converters(connection))
         ]
 
-    def instance(self, values: list) -> Model:
+    def convert(self, values: list) -> list:
+        """``values`` (this part's columns of a row, a list) through the fields' converters, in place."""
         for i, col, convs in self.converters:
             for convert in convs:
                 values[i] = convert(values[i], col, connection)
-        return self.model.from_db(connection.alias, self.attnames, values)
+        return values
+
+    def instance(self, values: list) -> Model:
+        return self.model.from_db(connection.alias, self.attnames, self.convert(values))
 
 
 @cache

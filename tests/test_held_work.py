@@ -21,7 +21,7 @@ from django.utils import timezone
 from crowd.models import CrowdSession, CrowdSettings
 from crowd.selectors import campaign_costs
 from crowd.services import mturk, prolific
-from crowd.services.confirmation import held_sessions_confirm
+from crowd.services.confirmation import CONFIRMED_PLATFORMS, held_sessions_confirm, platform_hold_needed
 from crowd.services.workers import crowd_worker_get_or_create
 from ranking.analysis import services as analysis
 from ranking.analysis.models import RunStatus
@@ -331,6 +331,33 @@ def test_prolific_work_is_held_until_the_submission_is_confirmed(monkeypatch):
     assert held_sessions_confirm(prolific_client=_prolific(monkeypatch, body))["confirmed"] == 1
     ours.refresh_from_db()
     assert ours.status == "submitted"
+
+
+def test_the_hold_check_is_the_orm_s():
+    """``platform_hold_needed`` in plain SQL against the ORM query it replaced, for each platform,
+    confirmed or not, and an assignment of no session."""
+    _, _, campaign = crowd_campaign(judgments_per_item=5)
+    seen = set()
+    for i, (platform, confirmed) in enumerate(
+        [("mturk", None), ("prolific", None), ("invite", None), ("mturk", timezone.now()), (None, None)]
+    ):
+        worker = crowd_worker_get_or_create(platform=platform or "invite", external_id=f"twin{i}")
+        ours = assignment_request(campaign=campaign, worker=worker.user)
+        if platform is not None:
+            session = CrowdSession.objects.create(
+                campaign=campaign,
+                worker=worker,
+                platform=platform,
+                external_session=f"s{i}",
+                confirmed=confirmed,
+            )
+            session.assignments.add(ours)
+        orm = CrowdSession.objects.filter(
+            assignments=ours.pk, platform__in=CONFIRMED_PLATFORMS, confirmed__isnull=True
+        ).exists()
+        assert platform_hold_needed(ours) == orm
+        seen.add(orm)
+    assert seen == {True, False}
 
 
 def test_invite_links_count_at_once():

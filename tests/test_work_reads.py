@@ -32,14 +32,18 @@ from ranking.work.reads import (
     active_assignment,
     assignment_with_campaign,
     claimable_hits,
+    crowd_answers,
     first_unjudged_screen,
     hit_progress,
     member_campaign,
+    other_records,
     screen_candidates_marked,
     screen_candidates_shown,
     screen_of_hit,
     screens_left,
+    worker_judged,
     worker_ratings,
+    worker_trap_times,
     worker_trap_verdicts,
 )
 from ranking.work.writes import row_update
@@ -271,6 +275,69 @@ def test_the_evidence_reads_are_the_orm_s(hidden):
     mine = worker_ratings(campaign_id=campaign.pk, worker_id=worker.pk, answer="score")
     assert [tuple(r) for r in mine] == list(orm)
     assert any(kind is not None for _, kind, *_ in mine)  # controls were among them
+
+
+def _crowd_reads_equal_the_orm(campaign, worker) -> int:
+    """The plain reads of ``ranking.quality.evidence``'s crowd and drift recounts against the ORM
+    queries they replaced; returns the judges of the crowd answers."""
+    screens = (
+        ScreenJudgment.objects.filter(judge_id=worker.pk, screen__campaign_id=campaign.pk)
+        .exclude(screen__hit__qualification=True)
+        .values("screen_id")
+    )
+    orm = (
+        Rating.objects.filter(judgment__screen_id__in=screens, score__isnull=False)
+        .exclude(judgment__assignment__status="dropped")
+        .exclude(judgment__assignment__hold_reason__in=[r.value for r in IDENTITY_HOLDS])
+        .values_list("judgment__screen_id", "judgment__judge_id", "candidate_id", "score")
+        .order_by("pk")
+    )
+    mine = crowd_answers(campaign_id=campaign.pk, worker_id=worker.pk, answer="score")
+    assert [tuple(r) for r in mine] == list(orm)
+    others = (
+        WorkerRecord.objects.filter(campaign_id=campaign.pk)
+        .exclude(worker_id=worker.pk)
+        .values_list("worker_id", "excluded", "agreement")
+    )
+    assert sorted(other_records(campaign_id=campaign.pk, worker_id=worker.pk)) == sorted(others)
+    judged = list(
+        ScreenJudgment.objects.filter(judge_id=worker.pk, screen_id__in=screens)
+        .order_by("pk")
+        .values_list("screen_id", "created")
+    )
+    assert worker_judged(campaign_id=campaign.pk, worker_id=worker.pk) == judged
+    drift = list(
+        ScreenJudgment.objects.filter(
+            judge_id=worker.pk, screen__campaign_id=campaign.pk, trap_passed__isnull=False
+        )
+        .exclude(screen__hit__qualification=True)
+        .exclude(JUDGMENT_NOT_EVIDENCE)
+        .order_by("pk")
+        .values_list("trap_passed", "created")
+    )
+    assert worker_trap_times(campaign_id=campaign.pk, worker_id=worker.pk) == drift
+    return {judge for _, judge, _, _ in mine}
+
+
+def test_the_crowd_and_drift_reads_are_the_orm_s(judged, hidden):
+    campaign, workers, _ = judged
+    hidden_campaign, _ = hidden
+    do_hit(campaign, workers[1], honest_prws)  # finishes the half HIT: worker 0's screens, a second judge
+    do_hit(campaign, workers[2], honest_prws)
+    for worker in workers:
+        _crowd_reads_equal_the_orm(hidden_campaign, worker)
+    shared = {w.pk: _crowd_reads_equal_the_orm(campaign, w) for w in workers}
+    assert len(shared[workers[0].pk]) == 2  # worker 0 shares screens with another judge
+    assert WorkerRecord.objects.filter(campaign=campaign).count() >= 2  # others were read
+    assert ScreenJudgment.objects.filter(screen__campaign=campaign, trap_passed__isnull=False).exists()
+    # a dropped assignment's answers and an identity hold's leave the crowd; their screens stay the worker's
+    first = Assignment.objects.filter(hit__campaign=campaign, worker=workers[0]).first()
+    Assignment.objects.filter(pk=first.pk).update(status="dropped", hold_reason=IDENTITY_HOLDS[1].value)
+    other = Assignment.objects.filter(hit__campaign=campaign, worker=workers[2]).first()
+    Assignment.objects.filter(pk=other.pk).update(status="held", hold_reason=IDENTITY_HOLDS[0].value)
+    WorkerRecord.objects.filter(campaign=campaign, worker=workers[2]).update(excluded=True, agreement=0.5)
+    after = {w.pk: _crowd_reads_equal_the_orm(campaign, w) for w in workers}
+    assert after != shared
 
 
 def test_the_user_comes_with_their_roles_in_one_query(judged, django_assert_num_queries):

@@ -12,12 +12,19 @@ from django.db.models import Count, Q
 from geceval.human.crowd_evidence import agreement_drift_start, fence, leave_one_out, same_person
 from geceval.human.drift import drift_start
 from geceval.human.worker_checks import ANSWERS, consistency, flatness, trap_test
-from ranking.models import AssignmentStatus, Campaign, ControlKind, Rating, ScreenJudgment, WorkerRecord
+from ranking.models import Campaign, ControlKind, ScreenJudgment, WorkerRecord
 from ranking.protocols import protocol_get
 from ranking.quality.holds import TOO_FAST_JUDGMENT
-from ranking.statuses import IDENTITY_HOLDS, JUDGMENT_NOT_EVIDENCE
+from ranking.statuses import JUDGMENT_NOT_EVIDENCE
 from ranking.work.judging import normalise
-from ranking.work.reads import worker_ratings, worker_trap_verdicts
+from ranking.work.reads import (
+    crowd_answers,
+    other_records,
+    worker_judged,
+    worker_ratings,
+    worker_trap_times,
+    worker_trap_verdicts,
+)
 
 
 def evidence_recount(record: WorkerRecord) -> None:
@@ -56,28 +63,16 @@ def _crowd_recount(record: WorkerRecord, answer: str) -> None:
     tests aside, only work that is its worker's evidence): agreement with the others' mean (leaving
     out workers already excluded), far below the campaign's other figures or not, and the workers
     whose answers are alike this one's beyond chance (with the rest of each answer the protocol
-    keeps, ``alike_details``: the edit-level labels). Two queries, three with edit labels."""
+    keeps, ``alike_details``: the edit-level labels). Two plain statements (``ranking.work.reads``), a
+    third when drift is looked for, one more query with edit labels."""
     campaign_id, worker_id = record.campaign.pk, record.worker_id
-    screens = (
-        ScreenJudgment.objects.filter(judge_id=worker_id, screen__campaign_id=campaign_id)
-        .exclude(screen__hit__qualification=True)
-        .values("screen_id")
-    )
-    rows = (
-        Rating.objects.filter(judgment__screen_id__in=screens, **{f"{answer}__isnull": False})
-        .exclude(judgment__assignment__status=AssignmentStatus.DROPPED)
-        .exclude(judgment__assignment__hold_reason__in=[r.value for r in IDENTITY_HOLDS])
-        .values_list("judgment__screen_id", "judgment__judge_id", "candidate_id", answer)
-    )
+    rows = crowd_answers(campaign_id=campaign_id, worker_id=worker_id, answer=answer)
     answers: dict[int, dict[int, dict[int, float]]] = defaultdict(lambda: defaultdict(dict))
     for screen_id, judge_id, candidate_id, value in rows:
         answers[screen_id][judge_id][candidate_id] = float(value)
-    details = protocol_get(record.campaign.protocol).alike_details(screens)
-    others = list(
-        WorkerRecord.objects.filter(campaign_id=campaign_id)
-        .exclude(worker_id=worker_id)
-        .values_list("worker_id", "excluded", "agreement")
-    )
+    # only the screens read above are looked up in the details: any others would not be used
+    details = protocol_get(record.campaign.protocol).alike_details(list(answers))
+    others = other_records(campaign_id=campaign_id, worker_id=worker_id)
     excluded = {pk for pk, out, _ in others if out}
     kept = {s: {j: a for j, a in by.items() if j not in excluded} for s, by in answers.items()}
     agreement = leave_one_out(kept, worker_id)
@@ -87,11 +82,9 @@ def _crowd_recount(record: WorkerRecord, answer: str) -> None:
     record.agreement_low = line is not None and agreement.r < line
     record.agreement_drift_from = None
     if line is not None and not record.agreement_low:  # drift: the recent screens alone
-        judged = list(
-            ScreenJudgment.objects.filter(judge_id=worker_id, screen_id__in=list(kept))
-            .order_by("pk")
-            .values_list("screen_id", "created")
-        )
+        judged = [
+            (s, at) for s, at in worker_judged(campaign_id=campaign_id, worker_id=worker_id) if s in kept
+        ]
         start = agreement_drift_start(kept, worker_id, [s for s, _ in judged], line)
         record.agreement_drift_from = None if start is None else judged[start][1]
     alike = answers
@@ -125,16 +118,8 @@ def _gold_recount(record: WorkerRecord) -> None:
 def _drift_recount(record: WorkerRecord) -> None:
     """Issue 41: the trap verdicts in the order given, over a sliding window (``geceval.human.drift``); when
     the recent ones fail, ``drift_from`` is when the first failure of the failing stretch was saved.
-    One query."""
-    verdicts = list(
-        ScreenJudgment.objects.filter(
-            judge_id=record.worker_id, screen__campaign_id=record.campaign.pk, trap_passed__isnull=False
-        )
-        .exclude(screen__hit__qualification=True)
-        .exclude(JUDGMENT_NOT_EVIDENCE)
-        .order_by("pk")
-        .values_list("trap_passed", "created")
-    )
+    One plain statement."""
+    verdicts = worker_trap_times(campaign_id=record.campaign.pk, worker_id=record.worker_id)
     start = drift_start([passed for passed, _ in verdicts], threshold=record.campaign.trap_threshold)
     record.drift_from = None if start is None else verdicts[start][1]
 

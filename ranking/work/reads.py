@@ -35,6 +35,7 @@ from ranking.models import (
     Rating,
     Screen,
     ScreenJudgment,
+    WorkerRecord,
 )
 from ranking.statuses import IDENTITY_HOLDS, AssignmentStatus
 
@@ -404,3 +405,121 @@ def worker_ratings(*, campaign_id: int, worker_id: int, answer: str) -> list[tup
     with connection.cursor() as cursor:
         cursor.execute(_ratings_sql(answer), [worker_id, campaign_id, False])
         return cursor.fetchall()
+
+
+# ---------------------------------------------- the worker against the crowd (issue 41), and drift
+# Read at the same refreshes as the evidence above; each was an ORM query in ranking.quality.evidence
+# (``_crowd_recount``, ``_drift_recount``) costing ~300-500 Python calls to build, more than the
+# rest of a submit's own reads (docs/benchmarks.md, "Issue 41's evidence on the worker path").
+
+
+def _mine_where() -> str:
+    """The judgment ``mj`` (screen ``ms``, its HIT ``mh`` joined outer) is the worker's (%s) in the
+    campaign (%s), outside qualification tests (%s: False)."""
+    return (
+        f"mj.{_col(ScreenJudgment, 'judge')} = %s AND ms.{_col(Screen, 'campaign')} = %s "
+        f"AND (mh.{_col(Hit, 'pk')} IS NULL OR mh.{_col(Hit, 'qualification')} = %s)"
+    )
+
+
+def _mine_from() -> str:
+    j, s, h = _table(ScreenJudgment), _table(Screen), _table(Hit)
+    return (
+        f"FROM {j} mj INNER JOIN {s} ms ON ms.{_col(Screen, 'pk')} = mj.{_col(ScreenJudgment, 'screen')} "
+        f"LEFT OUTER JOIN {h} mh ON mh.{_col(Hit, 'pk')} = ms.{_col(Screen, 'hit')} "
+    )
+
+
+@cache
+def _crowd_sql(answer: str) -> str:
+    r, j = _table(Rating), _table(ScreenJudgment)
+    value = _col(Rating, answer)
+    return (
+        f"SELECT j.{_col(ScreenJudgment, 'screen')}, j.{_col(ScreenJudgment, 'judge')}, "
+        f"r.{_col(Rating, 'candidate')}, r.{value} FROM {r} r "
+        f"INNER JOIN {j} j ON j.{_col(ScreenJudgment, 'pk')} = r.{_col(Rating, 'judgment')} "
+        f"{_evidence_join()}"
+        f"WHERE j.{_col(ScreenJudgment, 'screen')} IN "
+        f"(SELECT mj.{_col(ScreenJudgment, 'screen')} {_mine_from()}WHERE {_mine_where()}) "
+        f"AND r.{value} IS NOT NULL AND {_evidence_where()} "
+        f"ORDER BY r.{_col(Rating, 'pk')}"
+    )
+
+
+def crowd_answers(*, campaign_id: int, worker_id: int, answer: str) -> list[tuple[int, int, int, object]]:
+    """(screen, judge, candidate, answer) of every judge's rating with an answer on the screens the
+    worker judged in the campaign (qualification tests aside; any of the worker's judgments), from
+    assignments that are their judge's evidence (``_evidence_where``), in the order they were saved.
+    ``answer``: the Rating field the protocol's answers are in. Its ORM twin is in
+    tests/test_work_reads.py."""
+    with connection.cursor() as cursor:
+        cursor.execute(_crowd_sql(answer), [worker_id, campaign_id, False])
+        return cursor.fetchall()
+
+
+@cache
+def _others_sql() -> str:
+    return (
+        f"SELECT {_col(WorkerRecord, 'worker')}, {_col(WorkerRecord, 'excluded')}, "
+        f"{_col(WorkerRecord, 'agreement')} FROM {_table(WorkerRecord)} "
+        f"WHERE {_col(WorkerRecord, 'campaign')} = %s AND {_col(WorkerRecord, 'worker')} <> %s"
+    )
+
+
+def other_records(*, campaign_id: int, worker_id: int) -> list[tuple[int, bool, float | None]]:
+    """(worker, excluded, agreement) of the campaign's other workers' records."""
+    with connection.cursor() as cursor:
+        cursor.execute(_others_sql(), [campaign_id, worker_id])
+        return [(pk, bool(out), r) for pk, out, r in cursor.fetchall()]
+
+
+def _created_part() -> Columns:
+    (part,) = columns((ScreenJudgment, "j", ("created",)))
+    return part
+
+
+@cache
+def _judged_sql() -> str:
+    return (
+        f"SELECT mj.{_col(ScreenJudgment, 'screen')}, mj.{_col(ScreenJudgment, 'created')} {_mine_from()}"
+        f"WHERE {_mine_where()} ORDER BY mj.{_col(ScreenJudgment, 'pk')}"
+    )
+
+
+def worker_judged(*, campaign_id: int, worker_id: int) -> list[tuple[int, object]]:
+    """(screen, when saved) of the worker's judgments in the campaign, qualification tests aside (any
+    assignment's), in the order they were saved."""
+    part = _created_part()
+    with connection.cursor() as cursor:
+        cursor.execute(_judged_sql(), [worker_id, campaign_id, False])
+        rows = cursor.fetchall()
+    if not part.converters:  # PostgreSQL's datetimes come as the ORM gives them
+        return rows
+    return [(screen, part.convert([created])[0]) for screen, created in rows]
+
+
+@cache
+def _drift_sql() -> str:
+    j, s, h = _table(ScreenJudgment), _table(Screen), _table(Hit)
+    return (
+        f"SELECT j.{_col(ScreenJudgment, 'trap_passed')}, j.{_col(ScreenJudgment, 'created')} FROM {j} j "
+        f"INNER JOIN {s} s ON s.{_col(Screen, 'pk')} = j.{_col(ScreenJudgment, 'screen')} "
+        f"LEFT OUTER JOIN {h} h ON h.{_col(Hit, 'pk')} = s.{_col(Screen, 'hit')} "
+        f"{_evidence_join()}"
+        f"WHERE j.{_col(ScreenJudgment, 'judge')} = %s AND s.{_col(Screen, 'campaign')} = %s "
+        f"AND j.{_col(ScreenJudgment, 'trap_passed')} IS NOT NULL "
+        f"AND (h.{_col(Hit, 'pk')} IS NULL OR h.{_col(Hit, 'qualification')} = %s) AND {_evidence_where()} "
+        f"ORDER BY j.{_col(ScreenJudgment, 'pk')}"
+    )
+
+
+def worker_trap_times(*, campaign_id: int, worker_id: int) -> list[tuple[bool, object]]:
+    """(passed, when saved) of the worker's trap verdicts in the campaign, qualification tests aside,
+    from assignments that are their evidence, in the order they were saved (drift's input)."""
+    part = _created_part()
+    with connection.cursor() as cursor:
+        cursor.execute(_drift_sql(), [worker_id, campaign_id, False])
+        rows = cursor.fetchall()
+    if not part.converters:
+        return [(bool(passed), created) for passed, created in rows]
+    return [(bool(passed), part.convert([created])[0]) for passed, created in rows]

@@ -26,7 +26,7 @@ from ranking.services import (
     campaign_create,
     campaign_exclusion_rules_set,
 )
-from ranking.services.campaigns import campaign_options
+from ranking.services.campaigns import campaign_options, fresh_seed
 from ranking.services.life_cycle import TRANSITIONS, campaign_transition
 from ranking.study.schema import study_schema
 
@@ -183,6 +183,7 @@ class CampaignViewSet(viewsets.mixins.CreateModelMixin, viewsets.ReadOnlyModelVi
                 systems=systems,
                 created_by=request.user,
                 status=data["status"],
+                seed=fresh_seed(),
                 **campaign_options({**data, **related}),
             )
         except GecInputError as exc:

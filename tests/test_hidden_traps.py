@@ -81,9 +81,9 @@ def _cells(campaign) -> tuple[Counter, Counter]:
 
 LOOK_SECRETS = tuple(f"look secret {n}" for n in range(4))
 """The trap secrets of the look tests: one campaign each, their cells added up. A campaign's draws
-read its id and its sentences' ids, so the look tests reset the id sequences first: their outcome
-then depends on the code and the data, not on which tests ran before (one campaign's p-value swung
-above and below 0.01 with the ids)."""
+read its seed and its sentences' positions, and its traps its secret; the look tests also reset the
+id sequences (draws once read ids, and one campaign's p-value swung above and below 0.01 with them),
+so that their outcome depends on the code and the data, not on which tests ran before."""
 LOOKS = [("prws", {}), ("ranking", {"screens_per_sentence": 2})]
 _looks: dict[str, tuple[Counter, Counter]] = {}
 

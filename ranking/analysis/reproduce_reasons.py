@@ -117,6 +117,21 @@ GMEG_KNOWN[("8", "fce", "I-measure", "r")] = (
     "release, grammarly/GMEG, holds only data/, README.md and the paper's PDF, no code)",
 )
 GMEG_KNOWN[("8", "fce", "I-measure", "rho")] = GMEG_KNOWN[("8", "fce", "I-measure", "r")]
+GMEG_KNOWN[("8", "wiki", "I-measure", "r")] = (
+    "unexplained",
+    "the Wiki test texts are not in ../shared; on Wiki dev (674 hybrids, seed 0; issue 42, h44) every "
+    "other metric follows the paper's Wiki column (mean |diff| 0.033 over their 14 cells) but "
+    "I-measure gives r 0.533 / rho 0.673 against the paper's 0.854 / 0.875 (seed 1: 0.532 / 0.664). "
+    "Tried on Wiki dev: the gold without m2_to_ixml's NLTK re-tokenisation of corrections 0.512 / "
+    "0.690; every reference line Treebank-tokenised first (the Wiki references are partly "
+    "untokenised: 108-180 of 992 lines per reference, FCE 3-6 of 968) 0.532 / 0.676; other figures of "
+    "the same counts, correction WAcc 0.443 / 0.712, detection I 0.553 / 0.640, detection WAcc "
+    "0.402 / 0.702: none near the paper's. The tool is the paper's (mfelice/imeasure has no commit "
+    "after 2015-05-17; ours equals it), so what is left is the paper's unpublished hybrids and gold "
+    "(docs/reproducing-papers.md, 'Wiki dev beside the paper's Wiki column'); on FCE ours is off the "
+    "other way (higher than the paper)",
+)
+GMEG_KNOWN[("8", "wiki", "I-measure", "rho")] = GMEG_KNOWN[("8", "wiki", "I-measure", "r")]
 
 GMEG_ONLY_MEANS = (
     "the GMEG release has only the mean of the 8 ratings per sentence; split-half reliability "

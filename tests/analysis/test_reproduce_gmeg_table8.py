@@ -91,8 +91,8 @@ def test_table8_scores_metrics_and_gmeg_metric_with_one_extractor(tmp_path, monk
 
 # The GMEG-Metric row of a reduced run (issue 42, h44): the first PIN_SENTENCES sentences of FCE dev,
 # Wiki dev and FCE test, PIN_HYBRIDS hybrids per domain, seed 0. The full run (968-992 sentences,
-# 674 hybrids; docs/reproducing-papers.md, "GMEG Table 8, cell by cell") takes about 5 CPU-minutes
-# from a cold feature cache, too long for CI; this one took 37 CPU-seconds here (2026-11-27, h44).
+# 674 hybrids; docs/reproducing-papers.md, "GMEG Table 8, cell by cell") takes about 3 CPU-minutes,
+# too long for CI; this one took 37 CPU-seconds here (2026-11-27, h44).
 PIN_SENTENCES = 150
 PIN_HYBRIDS = 100
 

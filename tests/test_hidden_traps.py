@@ -20,6 +20,7 @@ from geceval.traps.hidden import DEFAULT_MIN_DROP, make_trap, sentence_gleu
 from geceval.traps.inserter import insert_errors, line_seed
 from ranking.models import Control, ControlKind, Screen, ScreenJudgment, WorkerRecord
 from ranking.protocols import protocol_get
+from ranking.quality.controls import SOURCE_ROLE_SLACK
 from ranking.rankings import iter_screen_rankings
 from ranking.selectors import screen_candidates, valid_judgments
 from ranking.services import (
@@ -103,29 +104,35 @@ def _looks_of(corpus: Corpus, protocol: str, options: dict) -> tuple[Counter, Co
     return _looks[protocol]
 
 
-KNOWN_TELL = (
-    "known tell, not fixed: a screen that shows a copy of the source is a trap less often than one that"
-    " does not (pooled over 12 secrets, PRWS: 14.6% against 18.2%, one-candidate source copies 9.1%;"
-    " ranking: 2 candidates with a source copy 13.4% against 19.3% without), p < 1e-11 in both. A look"
-    " with a source copy needs the copy kept beside base and trap (3 candidates or more), the source copy"
-    " as the base (rationed so that trusting the source says nothing, test below) or the trap to be the"
-    " source (a one-edit base undone); one candidate has no room for a base, so its trap is the source on"
-    " a copy of a one-edit screen of its own HIT. A drawn look that no screen gives is replaced by"
-    " another (ranking.quality.controls._search), so these looks come out short. One campaign (what a"
-    " worker sees) showed it at p < 0.01 for 3 of 24 secrets x protocols"
+PRWS_ONE_CANDIDATE_TELL = (
+    "known tell, not fixed on PRWS (h46): one-candidate screens are traps less often (pooled over the"
+    " four secrets: with a source copy 9.4%, without 12.8%, against 15.8% overall; two candidates with a"
+    " source copy 13.9%), p 9e-7. Such looks need the source copy as the base (an added error on the"
+    " source that loses the drop: scarce, the source scores low already) or the source as the trap, and"
+    " the two roles are held level so that trusting or distrusting the source copy says nothing; the"
+    " scarcer role caps both. Left as they were, the looks pass (p 0.045) but the source is the trap 76"
+    " times to 56 (docs/hardening.md, h46)"
 )
 
 
 @pytest.mark.django_db(transaction=True, reset_sequences=True)
 @pytest.mark.parametrize(
     "protocol,options",
-    [pytest.param(*look, marks=pytest.mark.xfail(strict=True, reason=KNOWN_TELL)) for look in LOOKS],
+    [
+        pytest.param(*LOOKS[0], marks=pytest.mark.xfail(strict=True, reason=PRWS_ONE_CANDIDATE_TELL)),
+        LOOKS[1],
+    ],
 )
 def test_trap_screens_look_like_the_others(fce, protocol, options):
     """A chi-square test of (candidates shown, shows a copy of the source) against trap or not, on the
     screens of several campaigns (``LOOK_SECRETS``): nothing a worker sees tells traps from the other
-    screens. Strict xfail: the known tell (``KNOWN_TELL``) fails it; once fixed, the test passes and
-    the mark must go."""
+    screens. Issue 41 (h46): a screen showing a source copy was a trap less often (pooled, PRWS 14.6%
+    against 18.2%, ranking's two-candidate source copies 13.4% against 19.3%; p < 1e-6): a look with a
+    source copy and one or two candidates needs the source copy as the base or the source as the
+    trap, and the source-first bot's balance held the first to the second, which only one-edit
+    bases gave. Now any base whose corrections the source undoes by the drop gives it: ranking
+    passes; PRWS's one-candidate looks still fail (``PRWS_ONE_CANDIDATE_TELL``, strict xfail). The
+    second chi-square asks the source-copy question alone."""
     with_trap, without = _looks_of(fce, protocol, options)
     assert sum(with_trap.values()) + sum(without.values()) >= 1000 * len(LOOK_SECRETS)
     assert sum(with_trap.values()) >= 100 * len(LOOK_SECRETS)
@@ -133,14 +140,19 @@ def test_trap_screens_look_like_the_others(fce, protocol, options):
     table = [[with_trap[c] for c in cells], [without[c] for c in cells]]
     _chi2, p, _dof, _expected = chi2_contingency(table)
     assert p > 0.01, (p, cells, table)
+    # the tell that was, on its own (a sharper test than the one over every look)
+    copy = [[sum(n for (_k, c), n in counts.items() if c == shows) for shows in (True, False)]
+            for counts in (with_trap, without)]  # fmt: skip
+    _chi2, p, _dof, _expected = chi2_contingency(copy)
+    assert p > 0.01, (p, copy)
 
 
 @pytest.mark.django_db(transaction=True, reset_sequences=True)
 @pytest.mark.parametrize("protocol,options", LOOKS)
 def test_no_look_is_a_trap_half_or_twice_as_often_as_screens_overall(fce, protocol, options):
-    """While the known tell stands (``KNOWN_TELL``: the worst look, PRWS's one-candidate source copy,
-    is a trap 0.55-0.63 times as often as screens overall), it does not grow: every look of 100
-    screens or more is a trap more than half and less than twice as often as screens overall."""
+    """A bound the chi-square above does not give: every look of 100 screens or more is a trap more
+    than half and less than twice as often as screens overall (before h46 PRWS's one-candidate source
+    copy was a trap 0.55-0.63 times as often)."""
     with_trap, without = _looks_of(fce, protocol, options)
     assert sum(with_trap.values()) + sum(without.values()) >= 1000 * len(LOOK_SECRETS)
     assert sum(with_trap.values()) >= 100 * len(LOOK_SECRETS)
@@ -159,7 +171,10 @@ def test_the_source_copy_is_a_base_no_more_often_than_a_trap_is_the_source(fce, 
     """The source-first bot (the candidate equal to the original best, the rest at random) passed 55%
     of PRWS traps: the source copy was the base of a trap (an added error on it) more often than a
     trap was the source (a one-edit base's correction undone). Now trusting the source copy wins as
-    many traps as it loses, and the bot is as blind as a random one."""
+    many traps as it loses, and the bot is as blind as a random one. Nor the other way: the source is
+    the trap at most ``SOURCE_ROLE_SLACK`` times more often than the source copy is a base, so a bot
+    that rates the source copy worst gains as little (issue 41: the source became the trap of any
+    corrected base, not only of one-edit bases)."""
     campaign = _campaign(fce, protocol, **options)
     controls = Control.objects.filter(screen__campaign=campaign).exclude(kind=ControlKind.REPEAT)
     roles = Counter()
@@ -168,7 +183,7 @@ def test_the_source_copy_is_a_base_no_more_often_than_a_trap_is_the_source(fce, 
         roles["base"] += normalise(control.base.text) == source
         roles["trap"] += normalise(control.trap.text) == source
     assert controls.count() >= 150
-    assert roles["trap"] > 0 and roles["base"] <= roles["trap"], roles
+    assert roles["trap"] > 0 and roles["base"] <= roles["trap"] <= roles["base"] + SOURCE_ROLE_SLACK, roles
 
 
 def test_every_trap_is_worse_than_its_base_by_the_campaign_drop(fce):

@@ -4,13 +4,20 @@ Two kinds, mixed so that neither "more edits is worse" nor "fewer edits is worse
 
 ``added_error``        the base with 1-2 rule-inserted errors (:mod:`geceval.traps.inserter`);
 ``undone_correction``  the base with one of its own edits against the source reverted, so the trap
-                       is closer to the source than its base (a correction taken back).
+                       is closer to the source than its base (a correction taken back); or every
+                       edit reverted, the source itself (:func:`source_trap`).
 
 A trap is checked before use: it differs from its base, from the source and from every text in
 ``avoid`` (the other candidates of its screen: two identical candidates never share a screen), and
 with references it must score at least ``min_drop`` lower than its base on sentence GLEU+ (the
 per-sentence score of :func:`geceval.metrics.gleu.plus.gleu_plus`). Without references nothing can say that the
 trap is worse (an inserted error can repair a learner's error), so ``quality`` stays None.
+
+With references every trap, whatever the protocol, also passes :func:`careful_guards` (issue 41): nothing
+it changes in its base only respells a word the British or American way, and an undone correction is
+not half of a move and takes back a correction every careful reader asks for (one some reference
+makes and no reference leaves undone). GLEU+ alone took such traps, which a careful worker may rightly
+judge as good as their base.
 
 With ``reference_edits`` (issue 41, the edit-level protocol's rule) a trap must also be wrong in the
 eyes of a careful worker who judges edits by the references' edits, not by GLEU+: an added error is an
@@ -109,6 +116,42 @@ def reference_edit_check(
         ):
             return False
     return reference_errors(source, refs, trap) > reference_errors(source, refs, base)
+
+
+def careful_guards(base: str, trap: str, kind: str, source: str, references: Sequence[str]) -> bool:
+    """The guards every hidden trap passes, on GLEU+'s rule as on the edit-level one (issue 41: h40
+    found three kinds of trap that careful workers rightly fail, by the edit-level rule; PRWS and
+    ranking made them too):
+
+    - no edit from ``base`` to ``trap`` only respells words the other side of the Atlantic's way
+      (:func:`spelling_variant`: an "added error" that writes "travelling" for "traveling", or an
+      undone correction that puts "theatre" back);
+    - an undone correction is not half of a move (:func:`half_of_a_move`), and of the edits it takes
+      back (word-level, against ``source``) one at least is a correction every careful reader asks
+      for: some reference makes it (the same words at the same place), no reference leaves the
+      source's words there (:func:`kept_by`) and it does more than respell. A trap that undoes
+      several (the source as the trap, :func:`source_trap`) may undo optional ones beside it. An
+      "added error" that only takes corrections back (the inserter can put a source word back) is
+      held to this rule too.
+
+    True without references (nothing to judge by: the caller's other checks decide)."""
+    refs = [r for r in references if r.strip()]
+    if not refs:
+        return True
+    if any(spelling_variant(base, edit) for edit in edit_keys(base, trap)):
+        return False
+    trap_edits, base_edits = edit_keys(source, trap), edit_keys(source, base)
+    if kind != UNDONE_CORRECTION and not trap_edits <= base_edits:
+        return True  # an added error that only takes corrections back is judged as what it is, below
+    if half_of_a_move(source, base, trap):
+        return False
+    made = set().union(*(edit_keys(source, r) for r in refs))
+    return any(
+        edit in made
+        and not spelling_variant(source, edit)
+        and not any(kept_by(source, r, {edit}) for r in refs)
+        for edit in base_edits - trap_edits
+    )
 
 
 def kept_by(source: str, reference: str, edits: set[EditKey]) -> bool:
@@ -281,6 +324,8 @@ def make_trap(
                 quality = score(text)
                 if base_quality - quality < min_drop:
                     continue
+                if not careful_guards(base, text, kind, source, refs):
+                    continue
                 if reference_edits and not reference_edit_check(base, text, kind, source, refs, others):
                     continue
             return Trap(text, kind, base_quality, quality)
@@ -323,17 +368,19 @@ def source_trap(
     min_drop: float = DEFAULT_MIN_DROP,
     reference_edits: bool = False,
 ) -> Trap | None:
-    """The source itself as the trap of a base with exactly one edit (its only correction undone),
-    when the references say the source is at least ``min_drop`` worse. A trap that reads as a copy of
-    the source keeps "shows a source copy" from telling trap screens apart."""
-    if len(word_edits(source, base)) != 1:
+    """The source itself as the trap of a base with edits (every correction undone), when the
+    references say the source is at least ``min_drop`` worse and :func:`careful_guards` hold. A trap
+    that reads as a copy of the source keeps "shows a source copy" from telling trap screens apart;
+    a base of several edits may serve (once only a one-edit base could, and looks with a source copy
+    came out short of traps: issue 41)."""
+    if not word_edits(source, base):
         return None
     refs = [r for r in references if r.strip()]
     if not refs:
         return Trap(source, UNDONE_CORRECTION, None, None)
     score = SentenceScorer(source, refs)
     base_quality, quality = score(base), score(source)
-    if base_quality - quality < min_drop:
+    if base_quality - quality < min_drop or not careful_guards(base, source, UNDONE_CORRECTION, source, refs):
         return None
     if reference_edits and not reference_edit_check(base, source, UNDONE_CORRECTION, source, refs):
         return None

@@ -17,8 +17,17 @@ worker cannot tell a control by where it comes or by what it shows:
   screen's number of candidates and its source copy: the candidate it displaces is never the
   candidate equal to the source, unless the look drawn for the trap has none.
 - the candidate equal to the source is the **base** of a trap no more often than the trap **is** the
-  source (a one-edit base's correction undone): a bot that rates the source copy best passes as
-  many traps that way as it fails, so trusting the source says nothing about a screen.
+  source (every correction of its base undone), and the trap is the source at most
+  ``SOURCE_ROLE_SLACK`` times more than the source copy is a base: a bot that rates the source copy
+  best (or worst) passes as many traps that way as it fails, so trusting (or distrusting) the source
+  says nothing about a screen. A look with a source copy and one or two candidates needs one of the
+  two roles, so both must be plentiful: the source is the trap of any base whose corrections it
+  undoes by the drop (``geceval.traps.hidden.source_trap``), not only of a one-edit base as before,
+  when such looks came out short of traps (issue 41: PRWS screens showing a source copy were traps
+  14.6% of the time against 18.2%, ranking's 13.4% against 19.3%: the balance above capped the
+  source copy as a base at the few one-edit bases). Ranking's looks now pass; on PRWS the source
+  copy as a base (an added error on the source that loses the drop) is now the scarcer role, and
+  the balance keeps its one- and two-candidate looks short (docs/hardening.md, h46).
 - a **repeat** is an exact copy, for the consistency check.
 
 A trap's copy and its donor screen sit in two HITs, as a gold copy and its gold screen do: a worker
@@ -98,7 +107,8 @@ class ControlPlanner:
     screens and the others show as many candidates, and a source copy as often (issue 17's
     chi-square). A copy keeps its original's number of candidates; whether it shows a source copy
     changes only when the trap replaces the source copy (an added error on the source, GMEG's trap)
-    or is the source (a one-edit base's correction undone). The two trap kinds are kept in balance.
+    or is the source (every correction of its base undone). The two trap kinds are kept in balance,
+    and so are the source copy's two roles (module docstring).
     """
 
     def __init__(
@@ -232,8 +242,8 @@ class ControlPlanner:
         shown = self.groups[index]
         source = normalise(self.sentences[self.screens[index].sentence_id].text)
         copies = [g for g, group in enumerate(shown) if normalise(group.text) == source]
-        # The source copy as a base only while it has been the trap as often (module docstring).
-        copy_base = self.source_roles["base"] < self.source_roles["trap"]
+        # The source copy as a base only while the source has been the trap as often (module docstring).
+        copy_base = self._role_free("base")
         pairs = []
         for b in range(len(shown)):
             if b in copies and not copy_base:
@@ -247,6 +257,12 @@ class ControlPlanner:
                 pairs.append((b, d))
         rng.shuffle(pairs)
         return pairs[:_CHOICES]
+
+    def _role_free(self, role: str) -> bool:
+        """The source copy may take ``role`` ("base" or "trap") in the next trap: the source-first
+        bot's balance (module docstring)."""
+        base, trap = self.source_roles["base"], self.source_roles["trap"]
+        return base < trap if role == "base" else trap < base + SOURCE_ROLE_SLACK
 
     def _draft(
         self,
@@ -264,6 +280,8 @@ class ControlPlanner:
         drop = self.campaign.trap_min_drop
         kept = [g.text for i, g in enumerate(shown) if i != d]
         to_source = target[1] and not any(normalise(t) == normalise(sentence.text) for t in kept)
+        if to_source and not self._role_free("trap"):
+            return None
         every = [g.text for g in shown]  # a draft avoids every text of the screen: one per base, any d
         order = list(kinds)
         rng.shuffle(order)
@@ -316,6 +334,10 @@ class ControlPlanner:
         return copy, plan
 
 
+SOURCE_ROLE_SLACK = 2
+"""How many more traps may be the source than have the source copy as their base (the other way
+round none, as before): a little room for the role that is easier to make, the source as the trap,
+to lead; a bot that rates the source copy worst gains at most this many traps in a campaign."""
 _CELL_DRAWS = 8
 """Looks drawn for one trap before the HIT is left with fewer traps."""
 _CHOICES = 6

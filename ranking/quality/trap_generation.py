@@ -105,7 +105,7 @@ def trap_preview(
             trap = make_trap(
                 base, source, refs.get(pk, ()), seed=f"{rng.random()}", avoid=others, kinds=kinds, **options
             )
-            if trap is None and kind == UNDONE_CORRECTION:  # a one-edit base undone is the source
+            if trap is None and kind == UNDONE_CORRECTION:  # every correction undone: the source
                 trap = source_trap(base, source, refs.get(pk, ()), min_drop=min_drop)
                 if trap is not None and any(normalise(trap.text) == normalise(o) for o in others):
                     trap = None  # the source is on the screen already: two texts alike never share one

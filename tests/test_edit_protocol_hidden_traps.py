@@ -136,51 +136,40 @@ def test_every_edit_level_trap_is_wrong_by_the_references_edits(tmp_path):
             assert trap_errors > base_errors
 
 
-def _agreement(campaign, worker, *, max_screens: int = 200) -> None:
-    """The "agreement" bot of bench/bot_strategies.py on the server: an edit another candidate of the
-    screen also makes is good, a lone edit bad; each correction 50 points, 5 up per shared edit and 10
-    down per lone one, ranked by that (equal values share a rank)."""
+def _agreement_answers(screen) -> dict:
+    """The "agreement" bot of bench/bot_strategies.py: an edit another candidate of the screen also
+    makes is good, a lone edit bad; each correction 50 points, 5 up per shared edit and 10 down per
+    lone one, ranked by that (equal values share a rank). Answers keyed as the server keys them."""
     protocol = protocol_get("edits")
-    done = 0
-    while done < max_screens:
-        try:
-            assignment = assignment_request(campaign=campaign, worker=worker)
-        except NoWork:
-            return
-        while (screen := assignment_next_screen(assignment)) is not None and done < max_screens:
-            candidates = screen_candidates(screen)
-            edits = protocol.candidate_edits(screen, candidates)
-            shared = {
-                c.pk: [
-                    any(e.key in {x.key for x in edits[o.pk]} for o in candidates if o != c)
-                    for e in edits[c.pk]
-                ]
-                for c in candidates
-            }
-            values = {pk: 50 + sum(5 if s else -10 for s in flags) for pk, flags in shared.items()}
-            order = sorted(set(values.values()), reverse=True)
-            answers = {
-                c.pk: CandidateScore(
-                    rank=order.index(values[c.pk]) + 1,
-                    labels=tuple(
-                        ((e.index, *e.key), "good" if s else "bad")
-                        for e, s in zip(edits[c.pk], shared[c.pk], strict=True)
-                    ),
-                )
-                for c in candidates
-            }
-            screen_submit(assignment=assignment, screen=screen, worker=worker, answers=answers)
-            done += 1
-            if assignment.status != "active":
-                break
+    candidates = screen_candidates(screen)
+    edits = protocol.candidate_edits(screen, candidates)
+    shared = {
+        c.pk: [any(e.key in {x.key for x in edits[o.pk]} for o in candidates if o != c) for e in edits[c.pk]]
+        for c in candidates
+    }
+    values = {pk: 50 + sum(5 if s else -10 for s in flags) for pk, flags in shared.items()}
+    order = sorted(set(values.values()), reverse=True)
+    return {
+        c.pk: CandidateScore(
+            rank=order.index(values[c.pk]) + 1,
+            labels=tuple(
+                ((e.index, *e.key), "good" if s else "bad")
+                for e, s in zip(edits[c.pk], shared[c.pk], strict=True)
+            ),
+        )
+        for c in candidates
+    }
 
 
 def test_added_corrections_catch_the_worker_who_calls_every_lone_edit_an_error(tmp_path):
     """Issue 41: on the edit-level protocol every added error is a lone edit, so a worker who calls lone
     edits bad passed its traps (0.64-0.85 on the server). A third of the edit-level traps now add a
     correction most references make and no candidate of the screen makes: a lone edit that is good.
-    That worker fails every one of them, and fewer than 60% of its traps in all; a careful worker passes
-    them (test above)."""
+    Judged by the server's verdict on every trap of a GMEG dev FCE campaign (each screen as the worker
+    sees it), that worker fails every one of them, and under 60% of the traps in all; a careful worker
+    passes them (the first test)."""
+    from ranking.work.judging import trap_verdict
+
     corpus = f.gmeg_fce_corpus(tmp_path, SYSTEMS)
     campaign = campaign_create(
         project=corpus.project,
@@ -195,19 +184,22 @@ def test_added_corrections_catch_the_worker_who_calls_every_lone_edit_an_error(t
         trap_rate=0.2,
         trap_secret="fixed secret for the tests",
     )
-    kinds = list(
+    traps = list(
         Control.objects.filter(screen__campaign=campaign)
         .exclude(kind=ControlKind.REPEAT)
-        .values_list("kind", flat=True)
+        .select_related("screen__sentence")
     )
+    kinds = [c.kind for c in traps]
     share = kinds.count(ControlKind.ADDED_CORRECTION) / len(kinds)
     assert len(kinds) >= 30 and 0.25 <= share <= 0.42, (len(kinds), share)
-    bot = f.user("agreement", "annotator")
-    campaign.project.members.add(bot)
-    _agreement(campaign, bot)
-    verdicts = _verdicts(bot)
+    verdicts = []
+    for c in traps:
+        answers = _agreement_answers(c.screen)
+        verdicts.append(
+            (c.kind, trap_verdict("edits", answers[c.trap_id], answers[c.base_id], 1, c.kind).passed)
+        )
     corrections = [v for kind, v in verdicts if kind == ControlKind.ADDED_CORRECTION]
     added_errors = [v for kind, v in verdicts if kind == ControlKind.ADDED_ERROR]
-    assert len(corrections) >= 3 and not any(corrections)
-    assert len(added_errors) >= 3 and sum(added_errors) / len(added_errors) >= 0.8  # why they were needed
-    assert len(verdicts) >= 10 and sum(v for _, v in verdicts) / len(verdicts) < 0.6
+    assert len(corrections) >= 10 and not any(corrections)
+    assert sum(added_errors) / len(added_errors) >= 0.8  # why they were needed
+    assert sum(v for _, v in verdicts) / len(verdicts) < 0.6, sum(v for _, v in verdicts) / len(verdicts)

@@ -338,6 +338,7 @@ def make_trap(
     reference_edits: bool = False,
     bases: Iterable[str] = (),
     min_rise: float = DEFAULT_MIN_RISE,
+    shown: Iterable[str] | None = None,
 ) -> Trap | None:
     """A trap for ``base`` (a text shown to the worker) of sentence ``source``, or None when no draw
     within ``attempts`` passes the checks in the module docstring.
@@ -348,13 +349,15 @@ def make_trap(
     :func:`geceval.traps.inserter.insert_errors` takes them (None: every type, 1 or 2).
     ``reference_edits`` and ``bases``: the edit-level rule (module docstring; ``avoid`` counts as bases
     too). An added correction needs references (none without them), gains more than ``min_rise`` on
-    sentence GLEU+ and has fewer errors against its closest reference than its base."""
+    sentence GLEU+ and has fewer errors against its closest reference than its base; it must be a lone
+    edit among ``shown`` (the texts its screen shows beside it; default: ``avoid`` and ``bases``)."""
     unknown = set(kinds) - set(ALL_KINDS)
     if unknown or not kinds:
         raise ValueError(f"unknown trap kinds {sorted(unknown)}; choose from {', '.join(ALL_KINDS)}")
     rng = random.Random(seed)
     avoid = list(avoid)
     others = [*avoid, *bases]
+    beside = others if shown is None else list(shown)
     taken = {normalise(t) for t in avoid} | {normalise(base), normalise(source)}
     refs = [r for r in references if r.strip()]
     score = SentenceScorer(source, refs) if refs else None
@@ -368,7 +371,7 @@ def make_trap(
         UNDONE_CORRECTION: iter(undone[:attempts]),
         # its own generator, drawn only when asked for: the other kinds' draws stay what they were
         ADDED_CORRECTION: _later(
-            lambda: added_corrections(base, source, refs, random.Random(f"{seed}/correction"), others)[
+            lambda: added_corrections(base, source, refs, random.Random(f"{seed}/correction"), beside)[
                 :attempts
             ]
         ),
@@ -388,7 +391,7 @@ def make_trap(
                 elif base_quality - quality < min_drop:
                     continue
                 if (reference_edits or kind in BETTER_KINDS) and not reference_edit_check(
-                    base, text, kind, source, refs, others
+                    base, text, kind, source, refs, beside if kind in BETTER_KINDS else others
                 ):
                     continue
             return Trap(text, kind, base_quality, quality)

@@ -41,7 +41,7 @@ from django.db.models import Exists, OuterRef, Q
 
 from annotate.models import Sentence
 from annotate.selectors import corpus_references
-from geceval.traps.hidden import UNDONE_CORRECTION, Trap, make_trap, source_trap
+from geceval.traps.hidden import BETTER_KINDS, UNDONE_CORRECTION, Trap, make_trap, source_trap
 from ranking.models import (
     COPIED_KINDS,
     Campaign,
@@ -274,7 +274,8 @@ class ControlPlanner:
         rng.shuffle(order)
         trap = None
         for kind in order:
-            key = (index, b, kind, to_source)
+            # an added correction must be a lone edit among the texts the copy keeps: it depends on d
+            key = (index, b, kind, to_source, d if kind in BETTER_KINDS else None)
             if key not in self.tried:  # a screen is tried again for other looks and kinds: draft once
                 if to_source:
                     found = None
@@ -299,6 +300,7 @@ class ControlPlanner:
                         error_types=self.campaign.trap_types,
                         n_errors=self.campaign.trap_errors,
                         reference_edits=self.reference_edits,
+                        shown=kept if kind in BETTER_KINDS else None,
                     )
                 self.tried[key] = found
             trap = self.tried[key]

@@ -203,6 +203,11 @@ def test_an_added_correction_is_one_edit_most_references_make_and_no_other_candi
     assert not reference_edit_check(
         base, trap.text, ADDED_CORRECTION, ADDED_SOURCE, ADDED_REFS, bases=[other]
     )
+    # ... unless that candidate is the one the trap displaces: lone among the texts the copy keeps
+    kept = make_trap(
+        base, ADDED_SOURCE, ADDED_REFS, seed="c", kinds=(ADDED_CORRECTION,), avoid=[base, other], shown=[base]
+    )
+    assert kept is not None and kept.text == trap.text
     # nothing says what a correction is without references
     assert make_trap(base, ADDED_SOURCE, seed="c", kinds=(ADDED_CORRECTION,)) is None
 

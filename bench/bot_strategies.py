@@ -17,6 +17,7 @@ import difflib
 import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
 
 from geceval.metrics.gleu.plus import gleu_plus
@@ -49,6 +50,7 @@ class Gmeg:
     _quality: dict[tuple[int, str], float] = field(default_factory=dict)
     _regenerated: dict[tuple[int, str], set[str]] = field(default_factory=dict)
     _scorers: dict[int, SentenceScorer] = field(default_factory=dict)
+    _gains: dict[tuple, float] = field(default_factory=dict)
     _errant: dict[tuple[str, str], frozenset] = field(default_factory=dict)
 
     @classmethod
@@ -84,13 +86,17 @@ class Gmeg:
         the source changes its sentence GLEU+ against the four references (``SentenceScorer``: the
         per-sentence score ``gleu_plus(..., sentence=True)`` gives, without its set-up per call)."""
         i = self.lines(source)[0]
+        key = (i, *span, correction)
+        if key in self._gains:
+            return self._gains[key]
         if i not in self._scorers:
             refs = [self.references[r][i] for r in REFERENCES]
             self._scorers[i] = SentenceScorer(self.sources[i], refs)
         score, tokens = self._scorers[i], self.sources[i].split()
         start, end = span
         edited = " ".join([*tokens[:start], *correction.split(), *tokens[end:]])
-        return score(edited) - score(self.sources[i])
+        self._gains[key] = score(edited) - score(self.sources[i])
+        return self._gains[key]
 
     def errant_edits(self, source: str, text: str) -> frozenset:
         """ERRANT's edits of ``text`` against ``source`` as (source start, end, correction), as the
@@ -277,6 +283,7 @@ def careful_reference_labels(
     return {c["position"]: [label(e) for e in c.get("edits", [])] for c in screen["candidates"]}
 
 
+@cache
 def word_fluency(text: str) -> float:
     """A cheap fluency: the mean Zipf frequency (0-8) of the text's words in English, by the ``wordfreq``
     package (the benchmark's own requirement, bench/requirements.txt; never the product's)."""

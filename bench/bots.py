@@ -123,6 +123,14 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         help="distinct: each careful worker a person of their own (bench/bot_strategies.Person, seeded per "
         "worker); copies: every careful account one fixed procedure (the benchmark before issue 41's re-run)",
     )
+    p.add_argument(
+        "--judge-references",
+        choices=("yes", "no"),
+        default="yes",
+        help="yes: the four references are judged beside the six systems, as GMEG judged them; no: the "
+        "systems only (the references still check the traps). Edit-level added corrections (a correction "
+        "most references make and no candidate of the screen makes) are scarce when references are shown",
+    )
     args = p.parse_args(argv)
     args.people = args.people == "distinct"
     args.strategies = [s for s in args.strategies.split(",") if s]
@@ -215,7 +223,7 @@ def build_world(args: argparse.Namespace, gmeg: Gmeg) -> World:
             protocol,
             corpus,
             systems,
-            refs,
+            refs if args.judge_references == "yes" else [],
             researcher,
             judgments_per_item=jpi,
             seed=args.seed,

@@ -7,7 +7,8 @@
 For every judged trap of the edit-level campaign: its kind (an added error or an undone correction),
 whether the worker ranked it below its base (the rank half) and whether every edit it has that its
 base has not was labelled bad (the label half; true when it has none, as for most undone
-corrections). Prints, per strategy and kind, the traps judged and the share passing each half and
+corrections); for an added correction (a positive control) the halves are "not ranked below its
+base" and "no added edit labelled bad". Prints, per strategy and kind, the traps judged and the share passing each half and
 both (the verdict the server stored), and the share of "mixed" traps, whose added edit touches one
 of the base's edits (ERRANT then shows the inserted error and the base's correction as one edit),
 with the label half's pass share on them.
@@ -53,8 +54,12 @@ def halves(campaign_id: int) -> dict[tuple[str, str], dict[str, int]]:
         mixed = any(a <= d and c <= b for (a, b, _), _ in added_edits for c, d, _ in base_keys)
         row = out[strategy, control.kind]
         row["traps"] += 1
-        row["rank"] += j.trap_answer > j.trap_base_answer
-        row["labels"] += all(label == "bad" for label in added)
+        if control.kind == ControlKind.ADDED_CORRECTION:  # a positive control: not below, not bad
+            row["rank"] += j.trap_answer <= j.trap_base_answer
+            row["labels"] += all(label != "bad" for label in added)
+        else:
+            row["rank"] += j.trap_answer > j.trap_base_answer
+            row["labels"] += all(label == "bad" for label in added)
         row["passed"] += bool(j.trap_passed)
         row["no added edit"] += not added
         row["mixed"] += mixed

@@ -1,4 +1,5 @@
-"""Do careful people of every kind pass the edit-level traps? (issue 41) Offline, in seconds: no server.
+"""Do careful people of every kind pass the edit-level traps, and do the bots fail them? (issue 41)
+Offline, no server.
 
     PYTHONPATH=<dir with wordfreq> .venv/bin/python bench/edit_traps_careful.py --sentences 200
 
@@ -12,6 +13,16 @@ is excluded by the pass-rate rule when they fail more than 40% of 10+ traps: the
 is what sets that (docs/hardening.md). Also prints, of the added errors' edits, how many GLEU+ calls
 worse applied alone to the source (the careful labeller's view) and in the correction (issue 41: why
 careful (GLEU+) fails edit-level traps).
+
+``--workers N`` (h45) also judges the traps of the rule on with N simulated workers of every strategy
+in ``--strategies`` (a careful model: a person of their own per worker, ``Person.drawn``, as
+bench/bots.py draws them; a bot: a fresh one per worker), the screen's four candidates in a random
+order, and every kind of trap the edit-level protocol makes, the added correction (a positive control)
+too, scored by the protocol's own verdict (``trap_verdict`` with the kind). Prints per strategy the
+share of each kind passed (with two other verdicts for the added correction: labels only, and
+"good and ranked above"), and the share of workers the pass-rate rule excludes within 20 traps for
+each mix of kinds in ``--mixes`` (a worker meets 20 traps drawn from the pool at the mix's shares, and
+is excluded at the first of traps 10-20 where under 60% passed; Appraise's test is not simulated).
 """
 
 from __future__ import annotations
@@ -39,11 +50,30 @@ from bench.bot_strategies import (
     Gmeg,
     dense_ranks,
 )
-from geceval.traps.hidden import ADDED_ERROR, UNDONE_CORRECTION, make_trap
+from geceval.traps.hidden import ADDED_CORRECTION, ADDED_ERROR, UNDONE_CORRECTION, make_trap
 from ranking.protocols import CandidateScore, protocol_get
 from ranking.protocols.edits.annotation import compute_edits
+from ranking.protocols.edits.protocol import added_labels
+from ranking.work.judging import trap_verdict
 
 CAREFUL = ("careful", "careful-references", "careful-fluency")
+KINDS = (ADDED_ERROR, UNDONE_CORRECTION, ADDED_CORRECTION)
+BOTS = (
+    "agreement",
+    "near-copy",
+    "random",
+    "constant",
+    "source-first",
+    "fewest-edits",
+    "longest",
+    "position",
+    "regenerate",
+    "word-frequency",
+)
+MIXES = "1:1:0,1:1:1,1:1:2"
+"""Weights of added errors, undone corrections and added corrections: today's mix, then thirds, then
+half of the traps added corrections."""
+PASS_RATE, MIN_SEEN, MAX_TRAPS = 0.6, 10, 20
 GMEG_FCE = Path(os.environ.get("GEC_SHARED_DIR", REPO.parent / "shared")) / "data/GMEG/data/dev/fce"
 
 
@@ -105,14 +135,144 @@ def added_error_views(gmeg: Gmeg, source: str, screen: dict) -> tuple[int, int, 
     return n, alone, context
 
 
+def answers_of(screen: dict, strategy, labeller, tie: float, gmeg: Gmeg, rng: random.Random) -> dict:
+    """position -> the worker's ``CandidateScore`` (rank and a label per edit, keyed as the server keys
+    them)."""
+    values = strategy(screen, gmeg, rng)
+    labels = labeller(screen, gmeg, rng, values)
+    ranks = dense_ranks(values, tie)
+    out = {}
+    for c in screen["candidates"]:
+        p = c["position"]
+        keys = [(e["index"], *e["span"], e["correction"]) for e in c["edits"]]
+        out[p] = CandidateScore(rank=ranks[p], labels=tuple(zip(keys, labels[p], strict=True)))
+    return out
+
+
+def worker_of(name: str, k: int, seed: int):
+    """(strategy, labeller, tie tolerance) of worker ``k`` of strategy ``name``, as bench/bots.py makes
+    them: a careful model a person of their own, a stateful bot a fresh one."""
+    strategy, labeller = STRATEGIES[name], LABELLERS[name]
+    tie = TIE_TOLERANCE.get(name, 0.0)
+    if hasattr(strategy, "fresh"):
+        strategy = strategy.fresh()
+    if hasattr(strategy, "person"):
+        strategy = strategy.person(random.Random(f"{seed}-person-{name}-{k}"))
+        tie = strategy.tie
+    if hasattr(strategy, "labels"):
+        labeller = strategy.labels
+    return strategy, labeller, tie
+
+
+def excluded(passes: list[bool]) -> bool:
+    """The pass-rate rule over the first ``MAX_TRAPS`` verdicts: under ``PASS_RATE`` at any of traps
+    ``MIN_SEEN`` to ``MAX_TRAPS``."""
+    passed = 0
+    for n, ok in enumerate(passes[:MAX_TRAPS], start=1):
+        passed += ok
+        if n >= MIN_SEEN and passed / n < PASS_RATE:
+            return True
+    return False
+
+
+def simulate(args, gmeg: Gmeg) -> None:
+    """Every strategy's workers on every trap of the pool (rule on, the three kinds), then the
+    exclusion rule over 20 traps drawn at each mix's shares."""
+    pool: list[tuple[str, dict, int, int]] = []  # (kind, screen, base position, trap position)
+    for i, source in enumerate(gmeg.sources):
+        outputs = list(dict.fromkeys(gmeg.systems[s][i] for s in SYSTEMS))
+        line = random.Random(f"{args.seed}:{i}")
+        base = line.choice(outputs)
+        others = [o for o in outputs if o != base]
+        line.shuffle(others)
+        refs = [gmeg.references[r][i] for r in REFERENCES]
+        for kind in KINDS:
+            trap = make_trap(
+                base,
+                source,
+                refs,
+                seed=f"{args.seed}:{i}",
+                avoid=outputs,
+                kinds=(kind,),
+                reference_edits=True,
+            )
+            if trap is None:
+                continue
+            texts = [base, trap.text, *others[:2]]
+            order = list(range(len(texts)))
+            line.shuffle(order)
+            screen = screen_of(source, [texts[j] for j in order])
+            pool.append((kind, screen, order.index(0), order.index(1)))
+    made = {k: sum(kind == k for kind, *_ in pool) for k in KINDS}
+    print(f"\ntraps made, rule on, {len(gmeg.sources)} lines: {made}")
+    mixes = [dict(zip(KINDS, (float(w) for w in m.split(":")), strict=True)) for m in args.mixes.split(",")]
+    print(
+        f"{'strategy':20s} "
+        + " ".join(f"{k[:14]:>14s}" for k in KINDS)
+        + f" {'corr: labels':>12s} {'corr: strict':>12s}  excluded within 20 traps (mean pass rate) at "
+        + ", ".join(args.mixes.split(","))
+    )
+    for name in args.strategies.split(","):
+        passed = {k: [] for k in KINDS}  # per worker, per kind: verdicts in pool order
+        other = {"labels": 0, "strict": 0, "n": 0}
+        per_worker: list[dict[str, list[bool]]] = []
+        for k in range(args.workers):
+            strategy, labeller, tie = worker_of(name, k, args.seed)
+            rng = random.Random(f"{args.seed}:{name}:{k}")
+            mine: dict[str, list[bool]] = {kind: [] for kind in KINDS}
+            for kind, screen, b, t in pool:
+                if hasattr(strategy, "new_hit"):
+                    strategy.new_hit()  # every trap on a screen of its own: nothing to compare across
+                answers = answers_of(screen, strategy, labeller, tie, gmeg, rng)
+                ok = bool(trap_verdict("edits", answers[t], answers[b], 1, kind).passed)
+                mine[kind].append(ok)
+                if kind == ADDED_CORRECTION:
+                    labels = added_labels(answers[t], answers[b])
+                    other["labels"] += all(lab != "bad" for lab in labels)
+                    other["strict"] += answers[t].rank < answers[b].rank and all(
+                        lab == "good" for lab in labels
+                    )
+                    other["n"] += 1
+            per_worker.append(mine)
+            for kind in KINDS:
+                passed[kind] += mine[kind]
+        shares = " ".join(f"{sum(passed[k]) / max(1, len(passed[k])):14.1%}" for k in KINDS)
+        extra = " ".join(f"{other[v] / max(1, other['n']):12.1%}" for v in ("labels", "strict"))
+        outs = []
+        for mix in mixes:
+            hits = 0
+            for k, mine in enumerate(per_worker):
+                draw = random.Random(f"{args.seed}:mix:{name}:{k}:{sorted(mix.items())}")
+                seq = []
+                for _ in range(MAX_TRAPS):
+                    kind = draw.choices(KINDS, weights=[mix[x] for x in KINDS])[0]
+                    if not mine[kind]:
+                        kind = ADDED_ERROR
+                    seq.append(draw.choice(mine[kind]))
+                hits += excluded(seq)
+            rate = sum(mix[x] * sum(passed[x]) / max(1, len(passed[x])) for x in KINDS if passed[x]) / sum(
+                mix[x] for x in KINDS if passed[x]
+            )
+            outs.append(f"{hits}/{len(per_worker)} ({rate:.2f})")
+        print(f"{name:20s} {shares} {extra}  {', '.join(outs)}", flush=True)
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--sentences", type=int, default=200)
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--data", type=Path, default=GMEG_FCE)
     p.add_argument("--verbose", help="print each trap this model fails")
+    p.add_argument("--workers", type=int, default=0, help="simulated workers per strategy (0: none)")
+    p.add_argument("--strategies", default=",".join((*CAREFUL, *BOTS)))
+    p.add_argument("--mixes", default=MIXES, help="weights added error:undone correction:added correction")
+    p.add_argument("--skip-careful-table", action="store_true", help="only the --workers simulation")
     args = p.parse_args()
     gmeg = Gmeg.load(args.data, args.sentences)
+    if args.workers:
+        simulate(args, gmeg)
+    if args.skip_careful_table:
+        return
     for rule in (False, True):
         made = {ADDED_ERROR: 0, UNDONE_CORRECTION: 0}
         failed = {m: {ADDED_ERROR: 0, UNDONE_CORRECTION: 0} for m in CAREFUL}

@@ -373,10 +373,11 @@ SYSTEMS_FCE = ("amu", "lstm", "marian", "nus")
 
 def _work_through_api(campaign, worker, *, careful: bool, max_screens: int = 12) -> None:
     """A client that knows the traps (the test does; the API does not say): careful marks bad each
-    edit of a trap that its base's listed edits do not have and ranks the trap last."""
+    edit of a trap that its base's listed edits do not have and ranks the trap last; an added
+    correction (issue 41's positive control) it reads as the better text: all good, ranked first."""
     traps = dict(
         Control.objects.filter(screen__campaign=campaign)
-        .exclude(kind=ControlKind.REPEAT)
+        .exclude(kind__in=(ControlKind.REPEAT, ControlKind.ADDED_CORRECTION))
         .values_list("trap_id", "base_id")
     )
     api = api_for(worker)
@@ -433,5 +434,9 @@ def test_hidden_traps_judged_through_the_api_pass_with_their_added_edits_bad(tmp
         for worker in (careful, careless)
     }
     assert len(verdicts[careful]) >= 1 and set(verdicts[careful]) == {True}
-    assert len(verdicts[careless]) >= 1 and set(verdicts[careless]) == {False}
+    # all good, all first passes an added correction; the kinds that make the trap worse catch it
+    worse = ScreenJudgment.objects.filter(judge=careless, trap_passed__isnull=False).exclude(
+        screen__control__kind=ControlKind.ADDED_CORRECTION
+    )
+    assert worse.count() >= 1 and set(worse.values_list("trap_passed", flat=True)) == {False}
     assert EditLabel.objects.filter(judgment__judge=careful).count() > 0

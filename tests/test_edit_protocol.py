@@ -217,6 +217,31 @@ def test_trap_verdict_needs_every_added_edit_bad_and_a_lower_rank():
     assert protocol.trap_passed(CandidateScore(rank=2, labels=spoiled), base) is False
 
 
+def test_an_added_correction_passes_unless_its_correction_is_marked_bad_or_ranked_below_its_base():
+    """Issue 41's positive control: the trap is its base with one correction the references agree on.
+    A careful reader calls that edit good (or neutral: a small correction) and ranks the trap above
+    its base or level with it; the agreement bot (lone edits bad) calls it bad and ranks it below."""
+    from ranking.work.judging import trap_verdict
+
+    protocol = protocol_get("edits")
+    source = "He go to school yesterday and he like it ."
+    base = _scored(source, "He went to school yesterday and he like it .", 2, lambda k: "good")
+    text = "He went to school yesterday and he liked it ."
+    for label, rank, passed in (
+        ("good", 1, True),
+        ("neutral", 1, True),
+        ("good", 2, True),  # level with its base
+        ("bad", 1, False),
+        ("good", 3, False),  # below its base
+        ("bad", 3, False),  # the agreement bot: a lone edit is bad, and costs the text its rank
+    ):
+        trap = _scored(source, text, rank, lambda k, label=label: label if k[3] == "liked" else "good")
+        assert protocol.correction_passed(trap, base) is passed, (label, rank)
+        assert trap_verdict("edits", trap, base, 1, "added_correction").passed is passed
+    careful = _scored(source, text, 1, lambda k: "good")
+    assert trap_verdict("edits", careful, base, 1, "added_error").passed is False  # the kind decides
+
+
 def _scored(source: str, text: str, rank: int, label_of) -> CandidateScore:
     """An answer to ``text`` with ERRANT's edits against ``source`` as the server keys them."""
     keys = [(e["index"], e["o_start"], e["o_end"], e["c_text"]) for e in compute_edits(source, text)]

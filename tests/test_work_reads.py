@@ -17,6 +17,8 @@ from ranking.models import (
     Assignment,
     Campaign,
     Candidate,
+    Control,
+    ControlKind,
     Hit,
     Rating,
     Screen,
@@ -246,6 +248,26 @@ def test_the_next_screen_and_progress_are_the_orm_s(judged):
                 continue
             assert (screen.pk, n_left, total) == (left.first().pk, left.count(), in_hit.count())
             assert screen.sentence.text == left.first().sentence.text
+
+
+def test_a_positive_control_s_answers_come_back_the_better_text_first(hidden):
+    """Appraise's test compares the answer on the better text with the answer on the worse: the base's
+    and the trap's, but the trap's first for an added correction (issue 41: the trap is the better)."""
+    campaign, worker = hidden
+    judged = ScreenJudgment.objects.filter(screen__campaign=campaign, judge=worker, trap_passed__isnull=False)
+    judgment = judged.filter(screen__control__isnull=False).first()
+    assert judgment is not None
+    judged.filter(pk=judgment.pk).update(trap_base_answer=81, trap_answer=23)
+    judgment.refresh_from_db()
+    before = sorted(worker_trap_verdicts(campaign_id=campaign.pk, worker_id=worker.pk))
+    assert (judgment.trap_passed, judgment.trap_base_answer, judgment.trap_answer) in before
+    Control.objects.filter(screen=judgment.screen).update(kind=ControlKind.ADDED_CORRECTION)
+    after = sorted(worker_trap_verdicts(campaign_id=campaign.pk, worker_id=worker.pk))
+    flipped = (judgment.trap_passed, judgment.trap_answer, judgment.trap_base_answer)
+    assert flipped in after and len(after) == len(before)
+    assert sorted(
+        [*after, (judgment.trap_passed, judgment.trap_base_answer, judgment.trap_answer)]
+    ) == sorted([*before, flipped])
 
 
 def test_the_evidence_reads_are_the_orm_s(hidden):

@@ -27,6 +27,13 @@ an undone correction reverts an edit some reference makes, that no reference lea
 a word the British or American way (:func:`spelling_variant`); and the trap is further from its closest
 reference than its base is (:func:`reference_errors`: needless or wrong edits plus missed corrections).
 
+A third kind, ``added_correction`` (issue 41, the edit-level protocol only), is a **positive
+control**: the base with one correction that most references make (:func:`agreed_corrections`) and
+that no candidate of the screen makes, so the trap's one new edit is a lone edit that a careful reader
+calls good. Its verdict is the other way round (``BETTER_KINDS``): the new edit must not be marked bad.
+A worker who takes every lone edit for an error (the "agreement" strategy: edits other candidates share
+are good, lone ones bad) passes every added error, and fails these.
+
 The randomness comes from ``seed``, which callers derive from a secret kept on the server: with the
 code and the public data alone nobody can regenerate a campaign's traps.
 """
@@ -34,7 +41,7 @@ code and the public data alone nobody can regenerate a campaign's traps.
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 
@@ -43,7 +50,15 @@ from geceval.traps.inserter import insert_errors
 
 ADDED_ERROR = "added_error"
 UNDONE_CORRECTION = "undone_correction"
+ADDED_CORRECTION = "added_correction"
 TRAP_KINDS = (ADDED_ERROR, UNDONE_CORRECTION)
+"""The kinds every protocol mixes: the trap is worse than its base."""
+BETTER_KINDS = (ADDED_CORRECTION,)
+"""Positive controls: the trap is *better* than its base (one correction the references agree on
+added), and the verdict asks the worker not to call that correction bad."""
+ALL_KINDS = (*TRAP_KINDS, *BETTER_KINDS)
+DEFAULT_MIN_RISE = 0.0
+"""What an added correction must gain on sentence GLEU+ over its base (more than this)."""
 MIN_DROP_FLOOR = 0.10
 """No campaign may ask less: a trap at least this much worse than its base by sentence GLEU+."""
 DEFAULT_MIN_DROP = 0.25
@@ -96,12 +111,20 @@ def reference_edit_check(
     base: str, trap: str, kind: str, source: str, references: Sequence[str], bases: Iterable[str] = ()
 ) -> bool:
     """The edit-level rule of issue 41 (module docstring): a careful worker who marks an edit good when
-    a reference makes it finds ``trap`` worse than ``base``, and marks its added edits bad."""
+    a reference makes it finds ``trap`` worse than ``base``, and marks its added edits bad; for an
+    added correction, ``trap`` is ``base`` with one of :func:`agreed_corrections` added and has fewer
+    errors against its closest reference."""
     refs = [r for r in references if r.strip()]
     if not refs:
         return True  # nothing to compare with: the caller's other checks decide
     ref_edits = set().union(*(edit_keys(source, r) for r in refs))
     base_edits, trap_edits = edit_keys(source, base), edit_keys(source, trap)
+    if kind == ADDED_CORRECTION:
+        added = trap_edits - base_edits
+        agreed = set(agreed_corrections(source, refs, base, bases))
+        if len(added) != 1 or not added <= agreed or base_edits - trap_edits:
+            return False
+        return reference_errors(source, refs, trap) < reference_errors(source, refs, base)
     if kind == ADDED_ERROR:
         added = trap_edits - base_edits
         made = ref_edits.union(*(edit_keys(source, b) for b in bases))
@@ -230,6 +253,74 @@ def half_of_a_move(source: str, base: str, trap: str) -> bool:
     return False
 
 
+def _apart(a: tuple[int, int], b: tuple[int, int]) -> bool:
+    """Two source spans [start, end) with at least one word between them (an insertion is a span of
+    no words: next to a changed word it touches it)."""
+    return a[1] < b[0] or b[1] < a[0]
+
+
+def agreed_corrections(
+    source: str, references: Sequence[str], base: str, others: Iterable[str] = ()
+) -> list[EditKey]:
+    """The corrections an added-correction trap may add to ``base`` (issue 41): word-level edits
+    against ``source`` that more than half of the references make; in none of them half of a move
+    (:func:`half_of_a_move`: made alone, it would drop or double the moved words); more than a British
+    or American respelling (:func:`spelling_variant`); one that ``base`` does not make and leaves room
+    for (none of its edits overlaps or touches the span); and one that no text of ``others`` (the
+    screen's other candidates) makes, so that on the screen it is a lone edit. In source order."""
+    refs = [r for r in references if r.strip()]
+    if not refs:
+        return []
+    s = source.split()
+    made: dict[EditKey, int] = {}
+    moved: set[EditKey] = set()
+    for r in refs:
+        words = r.split()
+        for i1, i2, j1, j2 in word_edits(source, r):
+            key = (i1, i2, tuple(words[j1:j2]))
+            made[key] = made.get(key, 0) + 1
+            if half_of_a_move(source, r, " ".join([*words[:j1], *s[i1:i2], *words[j2:]])):
+                moved.add(key)
+    base_spans = [(i1, i2) for i1, i2, _j1, _j2 in word_edits(source, base)]
+    others = list(others)
+    theirs = set().union(*(edit_keys(source, o) for o in others)) if others else set()
+    return sorted(
+        key
+        for key, n in made.items()
+        if 2 * n > len(refs)
+        and key not in moved
+        and not spelling_variant(source, key)
+        and all(_apart(key[:2], span) for span in base_spans)
+        and key not in theirs
+    )
+
+
+def with_correction(base: str, source: str, edit: EditKey) -> str | None:
+    """``base`` with ``edit`` (against ``source``) made where the base keeps the source's words; None
+    when the base changes any word of that span or next to it."""
+    s, b = source.split(), base.split()
+    i1, i2, words = edit
+    for tag, k1, k2, l1, _l2 in SequenceMatcher(None, s, b, autojunk=False).get_opcodes():
+        if tag == "equal" and k1 <= i1 and i2 <= k2 and (k1 < i1 or k1 == 0) and (i2 < k2 or k2 == len(s)):
+            at = l1 + i1 - k1
+            return " ".join([*b[:at], *words, *b[at + i2 - i1 :]])
+    return None
+
+
+def added_corrections(
+    base: str, source: str, references: Sequence[str], rng: random.Random, others: Iterable[str] = ()
+) -> list[str]:
+    """``base`` with one of :func:`agreed_corrections` made, one text per correction, in random order
+    (empty without references or such a correction)."""
+    texts = [
+        text
+        for edit in agreed_corrections(source, references, base, list(others))
+        if (text := with_correction(base, source, edit)) is not None
+    ]
+    rng.shuffle(texts)
+    return texts
+
+
 def undone_corrections(base: str, source: str, rng: random.Random) -> list[str]:
     """``base`` with one of its word-level edits against ``source`` reverted, one text per edit, in
     random order (empty: the base has no edit)."""
@@ -271,6 +362,10 @@ def sentence_gleu(source: str, references: Sequence[str], text: str) -> float:
     return SentenceScorer(source, references)(text)
 
 
+def _later(texts: Callable[[], list[str]]) -> Iterator[str]:
+    yield from texts()
+
+
 def make_trap(
     base: str,
     source: str,
@@ -285,6 +380,8 @@ def make_trap(
     n_errors: int | None = None,
     reference_edits: bool = False,
     bases: Iterable[str] = (),
+    min_rise: float = DEFAULT_MIN_RISE,
+    shown: Iterable[str] | None = None,
 ) -> Trap | None:
     """A trap for ``base`` (a text shown to the worker) of sentence ``source``, or None when no draw
     within ``attempts`` passes the checks in the module docstring.
@@ -294,13 +391,16 @@ def make_trap(
     ``error_types`` and ``n_errors``: what an added error may be and how many, as
     :func:`geceval.traps.inserter.insert_errors` takes them (None: every type, 1 or 2).
     ``reference_edits`` and ``bases``: the edit-level rule (module docstring; ``avoid`` counts as bases
-    too)."""
-    unknown = set(kinds) - set(TRAP_KINDS)
+    too). An added correction needs references (none without them), gains more than ``min_rise`` on
+    sentence GLEU+ and has fewer errors against its closest reference than its base; it must be a lone
+    edit among ``shown`` (the texts its screen shows beside it; default: ``avoid`` and ``bases``)."""
+    unknown = set(kinds) - set(ALL_KINDS)
     if unknown or not kinds:
-        raise ValueError(f"unknown trap kinds {sorted(unknown)}; choose from {', '.join(TRAP_KINDS)}")
+        raise ValueError(f"unknown trap kinds {sorted(unknown)}; choose from {', '.join(ALL_KINDS)}")
     rng = random.Random(seed)
     avoid = list(avoid)
     others = [*avoid, *bases]
+    beside = others if shown is None else list(shown)
     taken = {normalise(t) for t in avoid} | {normalise(base), normalise(source)}
     refs = [r for r in references if r.strip()]
     score = SentenceScorer(source, refs) if refs else None
@@ -312,6 +412,12 @@ def make_trap(
             for a in range(attempts)
         ),
         UNDONE_CORRECTION: iter(undone[:attempts]),
+        # its own generator, drawn only when asked for: the other kinds' draws stay what they were
+        ADDED_CORRECTION: _later(
+            lambda: added_corrections(base, source, refs, random.Random(f"{seed}/correction"), beside)[
+                :attempts
+            ]
+        ),
     }
     order = list(kinds)
     rng.shuffle(order)
@@ -322,11 +428,16 @@ def make_trap(
             quality = None
             if score is not None:
                 quality = score(text)
-                if base_quality - quality < min_drop:
+                if kind in BETTER_KINDS:
+                    if quality - base_quality <= min_rise:
+                        continue
+                elif base_quality - quality < min_drop:
                     continue
                 if not careful_guards(base, text, kind, source, refs):
                     continue
-                if reference_edits and not reference_edit_check(base, text, kind, source, refs, others):
+                if (reference_edits or kind in BETTER_KINDS) and not reference_edit_check(
+                    base, text, kind, source, refs, beside if kind in BETTER_KINDS else others
+                ):
                     continue
             return Trap(text, kind, base_quality, quality)
     return None

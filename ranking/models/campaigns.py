@@ -388,11 +388,17 @@ class Candidate(models.Model):
 class ControlKind(models.TextChoices):
     ADDED_ERROR = "added_error", "trap: 1-2 errors added to the base"
     UNDONE_CORRECTION = "undone_correction", "trap: one of the base's corrections undone"
+    ADDED_CORRECTION = "added_correction", "trap: a correction the references agree on added"
     REPEAT = "repeat", "repeat: the same screen again"
     GOLD = "gold", "gold: a copy of a screen the researcher answered"
 
 
-COPIED_KINDS = (ControlKind.ADDED_ERROR, ControlKind.UNDONE_CORRECTION, ControlKind.GOLD)
+COPIED_KINDS = (
+    ControlKind.ADDED_ERROR,
+    ControlKind.UNDONE_CORRECTION,
+    ControlKind.ADDED_CORRECTION,
+    ControlKind.GOLD,
+)
 """Controls that copy a screen of another HIT (a trap's donor, a gold screen): a worker is never handed
 a HIT that shows again a sentence they saw in another HIT beside one of these (issue 41; the claim's
 ``ranking.work.reads._copies_seen_sql``). A repeat copies a screen of its own HIT: nothing new."""

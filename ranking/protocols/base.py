@@ -5,11 +5,13 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Any
 
 from rest_framework import serializers
 
 from geceval.errors import GecInputError
+from geceval.traps.hidden import ADDED_ERROR, UNDONE_CORRECTION
 from ranking.models import Campaign, Candidate, Rating, Screen, ScreenJudgment
 from ranking.protocols.files import APPRAISE_XML, WMT_CSV, JudgmentFormat
 
@@ -64,6 +66,9 @@ class Protocol(ABC):
     trap_reference_edits: bool = False
     """Hidden traps obey the edit-level rule of ``geceval.traps`` (``reference_edits``): an added error
     no reference and no other candidate makes, an undone correction a reference makes (issue 41)."""
+    trap_kinds: Mapping[str, int] = MappingProxyType({ADDED_ERROR: 1, UNDONE_CORRECTION: 1})
+    """The hidden-trap kinds this protocol's campaigns mix (``geceval.traps.hidden``), each with its
+    weight: the planner makes next the kind furthest below its share."""
     shows_ranking: bool = False
     """Live results are TrueSkill ranks (rank ranges, clusters, pairwise counts)."""
     prws_ratings: bool = False
@@ -122,6 +127,11 @@ class Protocol(ABC):
     def trap_passed(self, trap: CandidateScore, base: CandidateScore, margin: int = 1) -> bool | None:
         """Whether the trap was judged worse than its base (by at least ``margin`` points where answers
         are points; a tie fails); None: no verdict."""
+        return None
+
+    def correction_passed(self, trap: CandidateScore, base: CandidateScore, margin: int = 1) -> bool | None:
+        """A positive control's verdict (``geceval.traps.hidden.BETTER_KINDS``: the trap is its base with
+        one correction the references agree on added); None: the protocol makes none."""
         return None
 
     def gold_relation(self, first: int, second: int) -> int:

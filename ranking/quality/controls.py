@@ -5,10 +5,11 @@ worker cannot tell a control by where it comes or by what it shows:
 
 - a **trap** copy shows, in place of one candidate, an erroneous version of another candidate of the
   same copy, its base (``geceval.traps.hidden``: an added error or an undone correction, drawn in equal
-  numbers), so base and trap are judged side by side, in every protocol. The screen copied is one
-  of **another HIT** (the next HIT of the same domain): no screen of the trap's HIT shares its
-  text, so comparing the copies inside a HIT finds nothing (issue 41: a trap beside a near-copy of
-  its screen gave itself away as the one candidate that differs). The control's ``original`` is then
+  numbers; on the edit-level protocol also an added correction, a positive control that the worker
+  must not call an error), so base and trap are judged side by side, in every protocol. The screen
+  copied is one of **another HIT** (the next HIT of the same domain): no screen of the trap's HIT
+  shares its text, so comparing the copies inside a HIT finds nothing (issue 41: a trap beside a
+  near-copy of its screen gave itself away as the one candidate that differs). The control's ``original`` is then
   a screen of the trap's own HIT whose judgment the verdict waits for (issue 35), drawn at random.
   Only a campaign of a single HIT per domain copies from the same HIT. A look of one candidate has
   no room for base and trap: its trap replaces its base on a copy of a screen of its own HIT, where
@@ -49,7 +50,7 @@ from django.db.models import Exists, OuterRef, Q
 
 from annotate.models import Sentence
 from annotate.selectors import corpus_references
-from geceval.traps.hidden import TRAP_KINDS, UNDONE_CORRECTION, Trap, make_trap, source_trap
+from geceval.traps.hidden import BETTER_KINDS, UNDONE_CORRECTION, Trap, make_trap, source_trap
 from ranking.models import (
     COPIED_KINDS,
     Campaign,
@@ -107,8 +108,9 @@ class ControlPlanner:
     screens and the others show as many candidates, and a source copy as often (issue 17's
     chi-square). A copy keeps its original's number of candidates; whether it shows a source copy
     changes only when the trap replaces the source copy (an added error on the source, GMEG's trap)
-    or is the source (every correction of its base undone). The two trap kinds are kept in balance,
-    and so are the source copy's two roles (module docstring).
+    or is the source (every correction of its base undone). The trap kinds are kept in balance (the
+    protocol's ``trap_kinds`` and their weights), and so are the source copy's two roles (module
+    docstring).
     """
 
     def __init__(
@@ -126,6 +128,8 @@ class ControlPlanner:
         self.groups = groups
         self.reference_edits = protocol_get(campaign.protocol).trap_reference_edits
         """The edit-level rule of ``geceval.traps`` (issue 41)."""
+        self.kinds = protocol_get(campaign.protocol).trap_kinds
+        """The trap kinds and their weights (the edit-level protocol adds corrections too)."""
         self.cells = [self._cell(i, [g.text for g in groups[i]]) for i in range(len(screens))]
         self.made: Counter[str] = Counter()
         self.owed: Counter[Cell] = Counter()
@@ -192,9 +196,10 @@ class ControlPlanner:
     ) -> tuple[int, list[Group], PlannedControl] | None:
         """The HIT's next trap: of the kind made less often so far, for a look owed by an earlier HIT
         or newly drawn; only when no look gives that kind, of either kind."""
-        fewer = min(TRAP_KINDS, key=lambda k: (self.made[k], rng.random()))
+        shares = self.kinds
+        fewer = min(shares, key=lambda k: (self.made[k] / shares[k], rng.random()))
         owed_now = None
-        for kinds in ((fewer,), TRAP_KINDS):
+        for kinds in ((fewer,), tuple(shares)):
             for target, _n in self.owed.most_common():
                 found = self._trap(target, donors, own, used, kinds, rng)
                 if found:
@@ -287,7 +292,8 @@ class ControlPlanner:
         rng.shuffle(order)
         trap = None
         for kind in order:
-            key = (index, b, kind, to_source)
+            # an added correction must be a lone edit among the texts the copy keeps: it depends on d
+            key = (index, b, kind, to_source, d if kind in BETTER_KINDS else None)
             if key not in self.tried:  # a screen is tried again for other looks and kinds: draft once
                 if to_source:
                     found = None
@@ -312,6 +318,7 @@ class ControlPlanner:
                         error_types=self.campaign.trap_types,
                         n_errors=self.campaign.trap_errors,
                         reference_edits=self.reference_edits,
+                        shown=kept if kind in BETTER_KINDS else None,
                     )
                 self.tried[key] = found
             trap = self.tried[key]
@@ -472,8 +479,10 @@ def controls_judged(*, campaign: Campaign, screen_id: int, worker_id: int) -> bo
         gold_verdicts(campaign, worker_id, gold)
     if traps:
         answers = protocol_get(campaign.protocol).answers_load(worker_id, [x for c in traps for x in c[2:]])
-        for copy, _kind, base, trap in traps:
-            verdict = trap_verdict(campaign.protocol, answers[trap], answers[base], campaign.trap_margin)
+        for copy, kind, base, trap in traps:
+            verdict = trap_verdict(
+                campaign.protocol, answers[trap], answers[base], campaign.trap_margin, kind
+            )
             ScreenJudgment.objects.filter(screen_id=copy, judge_id=worker_id).update(
                 trap_passed=verdict.passed,
                 trap_base_answer=verdict.base_answer,

@@ -22,6 +22,7 @@ from annotate.selectors import corpus_references
 from annotate.services import trap_system_generate
 from geceval.errors import GecInputError
 from geceval.traps.hidden import (
+    ADDED_CORRECTION,
     ADDED_ERROR,
     DEFAULT_MIN_DROP,
     TRAP_KINDS,
@@ -40,7 +41,11 @@ PREVIEW_SCAN = 20
 fewer sentences than that is gone through again, with other bases and seeds."""
 PREVIEW_MISSES = 5
 """Misses in a row of one trap kind before the preview takes either (some bases cannot be undone)."""
-KIND_LABELS = {ADDED_ERROR: "errors added", UNDONE_CORRECTION: "a correction undone"}
+KIND_LABELS = {
+    ADDED_ERROR: "errors added",
+    UNDONE_CORRECTION: "a correction undone",
+    ADDED_CORRECTION: "a correction added",
+}
 
 
 @dataclass(frozen=True)

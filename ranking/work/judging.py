@@ -6,7 +6,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from geceval.traps.hidden import normalise  # outputs that differ only in white space are one item
+from geceval.traps.hidden import (  # normalise: outputs that differ only in white space are one item
+    ADDED_ERROR,
+    BETTER_KINDS,
+    normalise,
+)
 from ranking.models import Candidate
 from ranking.protocols import CandidateScore, protocol_get
 
@@ -49,10 +53,15 @@ class TrapVerdict:
 NO_TRAP = TrapVerdict(None)
 
 
-def trap_verdict(protocol: str, trap: CandidateScore, base: CandidateScore, margin: int) -> TrapVerdict:
+def trap_verdict(
+    protocol: str, trap: CandidateScore, base: CandidateScore, margin: int, kind: str = ADDED_ERROR
+) -> TrapVerdict:
+    """The protocol's verdict on a trap of ``kind``: worse than its base, or for a positive control
+    (``BETTER_KINDS``: a correction added) its correction not called an error."""
     chosen = protocol_get(protocol)
     field = chosen.answer_field
-    return TrapVerdict(chosen.trap_passed(trap, base, margin), getattr(base, field), getattr(trap, field))
+    judge = chosen.correction_passed if kind in BETTER_KINDS else chosen.trap_passed
+    return TrapVerdict(judge(trap, base, margin), getattr(base, field), getattr(trap, field))
 
 
 def trap_outcome(

@@ -24,6 +24,7 @@ from annotate.sql_rows import Columns, columns, joined_rows
 from annotate.sql_rows import column as _col
 from annotate.sql_rows import quote as _q
 from annotate.sql_rows import table as _table
+from geceval.traps.hidden import BETTER_KINDS
 from ranking.models import (
     COPIED_KINDS,
     LIVE_STATUSES,
@@ -359,11 +360,16 @@ def _evidence_where() -> str:
 
 @cache
 def _verdicts_sql() -> str:
-    j, s = _table(ScreenJudgment), _table(Screen)
+    j, s, c = _table(ScreenJudgment), _table(Screen), _table(Control)
+    base, trap = (f"j.{_col(ScreenJudgment, name)}" for name in ("trap_base_answer", "trap_answer"))
+    better = ", ".join(f"'{kind}'" for kind in BETTER_KINDS)
+    flipped = f"c.{_col(Control, 'kind')} IN ({better})"
     return (
-        f"SELECT j.{_col(ScreenJudgment, 'trap_passed')}, j.{_col(ScreenJudgment, 'trap_base_answer')}, "
-        f"j.{_col(ScreenJudgment, 'trap_answer')} FROM {j} j "
+        f"SELECT j.{_col(ScreenJudgment, 'trap_passed')}, "
+        f"CASE WHEN {flipped} THEN {trap} ELSE {base} END, CASE WHEN {flipped} THEN {base} ELSE {trap} END "
+        f"FROM {j} j "
         f"INNER JOIN {s} s ON s.{_col(Screen, 'pk')} = j.{_col(ScreenJudgment, 'screen')} "
+        f"LEFT OUTER JOIN {c} c ON c.{_col(Control, 'screen')} = s.{_col(Screen, 'pk')} "
         f"{_evidence_join()}"
         f"WHERE s.{_col(Screen, 'campaign')} = %s AND j.{_col(ScreenJudgment, 'judge')} = %s "
         f"AND j.{_col(ScreenJudgment, 'trap_passed')} IS NOT NULL AND {_evidence_where()} "
@@ -372,8 +378,10 @@ def _verdicts_sql() -> str:
 
 
 def worker_trap_verdicts(*, campaign_id: int, worker_id: int) -> list[tuple[bool, int | None, int | None]]:
-    """(passed, answer on the base, answer on the trap) of each of the worker's trap verdicts, from
-    assignments that are their evidence (``_evidence_where``)."""
+    """(passed, answer on the better text, answer on the worse) of each of the worker's trap verdicts,
+    from assignments that are their evidence (``_evidence_where``): the base's and the trap's answers,
+    the other way round for a positive control (``BETTER_KINDS``: a correction added, so the trap is
+    the better text), as Appraise's test compares them."""
     with connection.cursor() as cursor:
         cursor.execute(_verdicts_sql(), [campaign_id, worker_id])
         return [(bool(passed), base, trap) for passed, base, trap in cursor.fetchall()]

@@ -9,6 +9,7 @@ import pytest
 
 from geceval.metrics.gleu.plus import gleu_plus
 from geceval.traps.hidden import (
+    ADDED_CORRECTION,
     ADDED_ERROR,
     DEFAULT_MIN_DROP,
     UNDONE_CORRECTION,
@@ -268,3 +269,69 @@ def test_no_trap_only_respells_a_word_of_its_base_the_other_side_of_the_atlantic
     for k in range(20):
         trap = make_trap(base, source, refs, seed=f"t{k}", min_drop=0.05)
         assert trap is None or "theatre" not in trap.text, trap
+
+
+ADDED_SOURCE = "He go to school yesterday and he like it ."
+ADDED_REFS = [
+    "He went to school yesterday and he liked it .",
+    "He went to school yesterday and he liked it .",
+    "He went to the school yesterday and he liked it .",
+]
+
+
+def test_an_added_correction_is_one_edit_most_references_make_and_no_other_candidate_makes():
+    """Issue 41's positive control: the base with one correction more than half of the references
+    make and no candidate of the screen makes (a lone edit on the screen), better than the base."""
+    from geceval.traps.hidden import agreed_corrections
+
+    base = "He went to school yesterday and he like it ."
+    # "went" the base makes already; "the" one reference of three makes: not agreed
+    assert agreed_corrections(ADDED_SOURCE, ADDED_REFS, base) == [(7, 8, ("liked",))]
+    trap = make_trap(base, ADDED_SOURCE, ADDED_REFS, seed="c", kinds=(ADDED_CORRECTION,))
+    assert trap is not None and trap.kind == ADDED_CORRECTION
+    assert trap.text == "He went to school yesterday and he liked it ."
+    assert trap.quality > trap.base_quality
+    assert reference_errors(ADDED_SOURCE, ADDED_REFS, trap.text) < reference_errors(
+        ADDED_SOURCE, ADDED_REFS, base
+    )
+    assert reference_edit_check(base, trap.text, ADDED_CORRECTION, ADDED_SOURCE, ADDED_REFS)
+    # another candidate of the screen makes it: not a lone edit, no trap
+    other = "He go to school yesterday and he liked it ."
+    assert (
+        make_trap(base, ADDED_SOURCE, ADDED_REFS, seed="c", kinds=(ADDED_CORRECTION,), avoid=[other]) is None
+    )
+    assert not reference_edit_check(
+        base, trap.text, ADDED_CORRECTION, ADDED_SOURCE, ADDED_REFS, bases=[other]
+    )
+    # ... unless that candidate is the one the trap displaces: lone among the texts the copy keeps
+    kept = make_trap(
+        base, ADDED_SOURCE, ADDED_REFS, seed="c", kinds=(ADDED_CORRECTION,), avoid=[base, other], shown=[base]
+    )
+    assert kept is not None and kept.text == trap.text
+    # nothing says what a correction is without references
+    assert make_trap(base, ADDED_SOURCE, seed="c", kinds=(ADDED_CORRECTION,)) is None
+
+
+def test_the_edit_level_rule_refuses_an_added_correction_of_a_minority_or_of_two_edits():
+    base = "He went to school yesterday and he like it ."
+    one_reference = "He went to the school yesterday and he like it ."
+    assert not reference_edit_check(base, one_reference, ADDED_CORRECTION, ADDED_SOURCE, ADDED_REFS)
+    two = "He went to the school yesterday and he liked it ."
+    assert not reference_edit_check(base, two, ADDED_CORRECTION, ADDED_SOURCE, ADDED_REFS)
+    assert not reference_edit_check(base, ADDED_SOURCE, ADDED_CORRECTION, ADDED_SOURCE, ADDED_REFS)
+
+
+def test_an_added_correction_never_touches_the_base_s_edits_nor_respells_nor_moves():
+    from geceval.traps.hidden import agreed_corrections
+
+    source = "She go to the theatre with her friends alot ."
+    refs = ["She goes to the theater with her friends a lot ."] * 3
+    # "goes" overlaps the base's "went"; "theater" only respells; "a lot" is a correction
+    assert agreed_corrections(source, refs, "She went to the theatre with her friends alot .") == [
+        (8, 9, ("a", "lot"))
+    ]
+    # "a lot" right after the base's "pals": no room, it would touch the base's edit
+    assert agreed_corrections(source, refs, "She went to the theatre with her pals alot .") == []
+    moved = "There are ways of behaviour to make more fun of it ."
+    refs = ["There are ways to make it more fun ."] * 3  # "it" moved: half of it alone drops or doubles it
+    assert agreed_corrections(moved, refs, moved) == [(3, 5, ())]

@@ -14,11 +14,13 @@ export as JSONL (``edit-jsonl``) and give each system an edit-level score on an 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from types import MappingProxyType
 from typing import Any
 
 from rest_framework import serializers
 
 from geceval.errors import GecInputError
+from geceval.traps.hidden import ADDED_CORRECTION, ADDED_ERROR, UNDONE_CORRECTION
 from ranking.models import Campaign, Candidate, Rating, Screen, ScreenJudgment
 from ranking.protocols.base import CandidateScore
 from ranking.protocols.edits.annotation import EditSpan, edits_for_texts
@@ -97,6 +99,9 @@ class EditLevel(RelativeRanking):
     api_answer_serializer = EditAnswerSerializer
     # A careful worker who marks an edit good when a reference makes it passes every trap (issue 41).
     trap_reference_edits = True
+    # Added corrections beside the two kinds that make the trap worse (issue 41): a worker who calls
+    # every lone edit an error passes every added error and fails these.
+    trap_kinds = MappingProxyType({ADDED_ERROR: 1, UNDONE_CORRECTION: 1, ADDED_CORRECTION: 1})
 
     def candidate_edits(self, screen: Screen, candidates: Sequence[Candidate]) -> dict[int, list[EditSpan]]:
         """candidate id -> its stored edits (computed the first time the text is shown)."""
@@ -205,20 +210,17 @@ class EditLevel(RelativeRanking):
         that edit's words: here the deletion) is the base's correction, not an added error: a careful
         reader marks it good, and the rule does not ask for bad (issue 41, found by bench/bots.py).
         The inserted words ("tnow") are not among the base edit's words and must still be bad."""
-        base_edits = {key[1:] for key, _ in base.labels}
-        trap_edits = {key[1:] for key, _ in trap.labels}
-        broken = [e for e in base_edits if e not in trap_edits]  # base edits the trap cuts or undoes
-
-        def piece_of_base(edit: tuple) -> bool:
-            start, end, words = edit[0], edit[1], str(edit[2]).split()
-            return any(
-                b[0] <= start and end <= b[1] and _sub_multiset(words, str(b[2]).split()) for b in broken
-            )
-
-        added = [
-            label for key, label in trap.labels if key[1:] not in base_edits and not piece_of_base(key[1:])
-        ]
+        added = added_labels(trap, base)
         return trap.rank > base.rank and all(label == EditLabelChoice.BAD for label in added)
+
+    def correction_passed(self, trap: CandidateScore, base: CandidateScore, margin: int = 1) -> bool:
+        """A positive control (issue 41): the trap is its base with one correction most references make
+        and no other candidate of the screen makes, a lone edit. Passed when that edit (every edit the
+        trap has that its base has not, as ``trap_passed`` finds them) is not marked bad and the trap is
+        not ranked below its base: a careful reader may call a small correction neutral or rank the two
+        level, but not call it an error. A worker who takes lone edits for errors fails."""
+        added = added_labels(trap, base)
+        return trap.rank <= base.rank and all(label != EditLabelChoice.BAD for label in added)
 
     def details_save(self, judgment: ScreenJudgment, answers: Mapping[int, CandidateScore]) -> None:
         candidates = list(Candidate.objects.filter(pk__in=list(answers)).select_related("screen__sentence"))
@@ -274,6 +276,20 @@ class EditLevel(RelativeRanking):
 
 
 EDIT_LEVEL = EditLevel()
+
+
+def added_labels(trap: CandidateScore, base: CandidateScore) -> list[str]:
+    """The labels of the edits the trap has that its base has not, a piece of a base edit that ERRANT
+    cut out of the trap aside (``EditLevel.trap_passed``)."""
+    base_edits = {key[1:] for key, _ in base.labels}
+    trap_edits = {key[1:] for key, _ in trap.labels}
+    broken = [e for e in base_edits if e not in trap_edits]  # base edits the trap cuts or undoes
+
+    def piece_of_base(edit: tuple) -> bool:
+        start, end, words = edit[0], edit[1], str(edit[2]).split()
+        return any(b[0] <= start and end <= b[1] and _sub_multiset(words, str(b[2]).split()) for b in broken)
+
+    return [label for key, label in trap.labels if key[1:] not in base_edits and not piece_of_base(key[1:])]
 
 
 def _sub_multiset(words: list[str], of: list[str]) -> bool:

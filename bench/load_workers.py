@@ -12,7 +12,9 @@ What it does, in order:
    as an invite link would give a crowd worker) and a PRWS campaign over a synthetic corpus with a
    source+error trap system, sized so that every worker can do ``--hits`` HITs.
 3. Serves the product with gunicorn (``--gunicorn-workers`` processes x ``--threads`` threads) on
-   127.0.0.1 with Redis as broker on a queue of its own (deleted at the end).
+   127.0.0.1 with Redis as broker on a queue of its own (deleted at the end), and a Celery worker
+   on that queue (``--celery-workers`` pool processes; 0: none, the tasks wait in the queue): what
+   the submits send on commit runs, the crowd evidence (issue 38) and the score recomputes.
 4. Runs N asyncio workers arriving over ``--ramp`` seconds; each asks for a HIT, reads the next
    screen and submits it after a think time (mean ``--think`` seconds; ``--think-dist exponential``,
    the default, or ``lognormal``: sigma 0.5, so nobody answers a screen in a fraction of a second and
@@ -22,9 +24,12 @@ What it does, in order:
 5. Prints throughput, p50/p95/p99 latency per request kind and overall, and the errors; how many
    workers were in the middle of their work at once (``concurrent_workers``: the peak, how long it
    held, and the latency of the requests made then); the CPU the run cost (``cpu``: gunicorn, the
-   run's PostgreSQL backends alive at the end, this generator, and the rest of the machine); then
-   checks the database: judgments equal the generator's log (count and every score), no HIT has
-   more live assignments than judgments_per_item, and every worker's trap record equals a recount.
+   run's PostgreSQL backends alive at the end, this generator, and the rest of the machine; and the
+   Celery worker's, measured once its queue is drained, with the seconds its log gives each task:
+   work moved out of the request is still counted); then checks the database: judgments equal the
+   generator's log (count and every score), no HIT has more live assignments than
+   judgments_per_item, every worker's trap record equals a recount, and (with a Celery worker) no
+   record still waits for its crowd evidence.
 
 Exit status 0 when the checks pass and there were no errors (non-2xx answers other than the
 expected 409 "no more work").
@@ -38,13 +43,14 @@ import json
 import math
 import os
 import random
+import re
 import statistics
 import subprocess
 import sys
 import time
 from collections import Counter, defaultdict
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -94,6 +100,13 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "longer reconnect for each screen, as browsers behind most proxies do)",
     )
     p.add_argument("--port", type=int, default=8765)
+    p.add_argument(
+        "--celery-workers",
+        type=int,
+        default=1,
+        help="pool processes of the Celery worker started on the run's queue (0: none, as before issue "
+        "38; the tasks then wait in the queue and are deleted with it)",
+    )
     add_service_args(p, database="gec_load", cache=True)
     p.add_argument(
         "--busy-cores",
@@ -108,6 +121,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     args = p.parse_args(argv)
     if not 1 <= args.workers <= 2000 or not 0 < args.duration <= 1800:
         p.error("--workers must be 1..2000 and --duration 0..1800 seconds")
+    if not 0 <= args.celery_workers <= 8:
+        p.error("--celery-workers must be 0..8")
     if not 0 <= args.busy_cores <= (os.cpu_count() or 1):
         p.error("--busy-cores must be between 0 and the machine's cores")
     cache_url_default(args)
@@ -314,7 +329,7 @@ async def run_crowd(world: World, args, base: str) -> tuple[Log, float]:
 # ------------------------------------------------------------------------------------------ checks
 
 
-def check_database(world: World, log: Log) -> dict[str, object]:
+def check_database(world: World, log: Log, crowd_done: bool = False) -> dict[str, object]:
     from ranking.models import Rating, ScreenJudgment, WorkerRecord
     from ranking.work.screen_handles import screen_id_from_handle
 
@@ -339,12 +354,16 @@ def check_database(world: World, log: Log) -> dict[str, object]:
     problems += check_assignments(world.campaign_id, world.judgments_per_item)
     recount, trap_problems = check_trap_records(world.campaign_id)
     problems += trap_problems
+    waiting = WorkerRecord.objects.filter(campaign_id=world.campaign_id, crowd_due__isnull=False).count()
+    if crowd_done and waiting:  # the worker drained its queue: every crowd-evidence task has run
+        problems.append(f"{waiting} workers' records still wait for their crowd evidence")
     excluded = WorkerRecord.objects.filter(campaign_id=world.campaign_id, excluded=True).count()
     return {
         "judgments": judgments.count(),
         "logged": len(log.submitted),
         "traps_seen": sum(s for s, _ in recount.values()),
         "workers_excluded": excluded,
+        "records_waiting_for_crowd_evidence": waiting,
         "problems": problems,
     }
 
@@ -492,6 +511,13 @@ def busy_cores(n: int) -> Iterator[list[subprocess.Popen]]:
             proc.wait()
 
 
+def _tree_cpu(proc: subprocess.Popen | None) -> dict[int, float]:
+    """CPU seconds of a process and its children, by pid (the Celery worker and its pool)."""
+    if proc is None:
+        return {}
+    return {pid: _cpu_seconds(pid) for pid in [proc.pid, *_children(proc.pid)]}
+
+
 def cpu_account(before: dict, after: dict, requests: int, busy: float = 0.0) -> dict[str, object]:
     def spent(kind: str) -> float:
         return sum(max(0.0, v - before[kind].get(pid, 0.0)) for pid, v in after[kind].items())
@@ -514,6 +540,72 @@ def cpu_account(before: dict, after: dict, requests: int, busy: float = 0.0) -> 
         else None,
         "cores": os.cpu_count(),
     }
+
+
+@contextmanager
+def celery_worker(
+    env: dict[str, str], queue: str, processes: int, log_path: Path
+) -> Iterator[subprocess.Popen | None]:
+    """A Celery worker (prefork, ``processes`` children) on the run's queue until the block ends (as
+    bench/bench_million.py starts one), logging each task to ``log_path``; None when ``processes`` is 0."""
+    if not processes:
+        yield None
+        return
+    import signal
+
+    cmd = [sys.executable, "-m", "celery", "-A", "config", "worker", "-Q", queue, "-c", str(processes)]
+    cmd += ["--pool", "prefork", "--loglevel", "INFO", "-n", f"{queue}@%h"]
+    cmd += ["--without-gossip", "--without-mingle", "--without-heartbeat"]
+    with open(log_path, "w") as log:
+        worker = subprocess.Popen(
+            cmd, cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
+        )
+    try:
+        deadline = time.monotonic() + 60
+        while "ready." not in log_path.read_text():
+            if worker.poll() is not None or time.monotonic() > deadline:
+                raise SystemExit(f"the Celery worker did not start:\n{log_path.read_text()[-2000:]}")
+            time.sleep(0.3)
+        yield worker
+    finally:
+        with suppress(ProcessLookupError):
+            os.killpg(worker.pid, signal.SIGTERM)
+        try:
+            worker.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            os.killpg(worker.pid, signal.SIGKILL)
+            worker.wait()
+
+
+TASK_LINE = re.compile(r"Task ([\w.]+)\[[^\]]+\] (received|succeeded in ([\d.e-]+)s|raised|failed)")
+
+
+def task_log(log_path: Path) -> dict[str, dict[str, float]]:
+    """Per task name in the worker's log: received, finished (succeeded, raised or failed) and the
+    seconds the succeeded ones took (Celery's own measure, wall time inside the task)."""
+    tasks: dict[str, dict[str, float]] = defaultdict(lambda: {"received": 0, "finished": 0, "seconds": 0.0})
+    for name, what, seconds in TASK_LINE.findall(log_path.read_text()):
+        if what == "received":
+            tasks[name]["received"] += 1
+        else:
+            tasks[name]["finished"] += 1
+            tasks[name]["seconds"] += float(seconds or 0)
+    return {name: {k: round(v, 2) for k, v in t.items()} for name, t in sorted(tasks.items())}
+
+
+def wait_drained(broker_url: str, queue: str, log_path: Path, timeout: float = 600) -> float:
+    """Wait until the queue is empty and every task the worker received has finished; the seconds waited."""
+    import redis
+
+    client = redis.Redis.from_url(broker_url)
+    t0 = time.monotonic()
+    while time.monotonic() - t0 < timeout:
+        tasks = task_log(log_path).values()
+        if not client.llen(queue) and all(t["received"] == t["finished"] for t in tasks):
+            return time.monotonic() - t0
+        time.sleep(0.5)
+    print(f"warning: the Celery worker had not drained its queue after {timeout:.0f} s", file=sys.stderr)
+    return time.monotonic() - t0
 
 
 def warm_up(server_pid: int, base: str, session: str) -> None:
@@ -562,17 +654,31 @@ def main(argv: list[str] | None = None) -> int:
         file=sys.stderr,
     )
     base = f"http://127.0.0.1:{args.port}"
-    with gunicorn(env, args.port, args.gunicorn_workers, args.threads, args.keep_alive) as server:
+    worker_log = Path(os.environ.get("TMPDIR", "/tmp")) / f"{queue}-celery.log"
+    with (
+        gunicorn(env, args.port, args.gunicorn_workers, args.threads, args.keep_alive) as server,
+        celery_worker(env, queue, args.celery_workers, worker_log) as worker,
+    ):
         warm_up(server.pid, base, world.sessions[0])
         with busy_cores(args.busy_cores) as spinners:
             cpu_before = cpu_snapshot(server.pid, args.pg_url, args.database)
+            celery_before = _tree_cpu(worker)
             spun = [_cpu_seconds(p.pid) for p in spinners]
             log, elapsed = asyncio.run(run_crowd(world, args, base))
             cpu_after = cpu_snapshot(server.pid, args.pg_url, args.database)
             spun = sum(_cpu_seconds(p.pid) for p in spinners) - sum(spun)
+        drained = wait_drained(args.broker_url, queue, worker_log) if worker is not None else None
+        celery_after = _tree_cpu(worker)
 
     figures = summarise(log, elapsed)
     figures["cpu"] = cpu_account(cpu_before, cpu_after, figures["requests"], busy=spun)
+    if worker is not None:
+        celery = sum(max(0.0, v - celery_before.get(pid, 0.0)) for pid, v in celery_after.items())
+        requests = figures["requests"]
+        figures["cpu"]["celery_s"] = round(celery, 1)
+        figures["cpu"]["celery_ms_per_request"] = round(1000 * celery / requests, 2) if requests else None
+        figures["cpu"]["celery_drain_s_after_crowd"] = round(drained, 1)
+        figures["cpu"]["celery_tasks"] = task_log(worker_log)
     figures["config"] = {
         k: getattr(args, k)
         for k in (
@@ -591,7 +697,7 @@ def main(argv: list[str] | None = None) -> int:
             "cache_url",
         )
     }
-    figures["database_check"] = check_database(world, log)
+    figures["database_check"] = check_database(world, log, crowd_done=worker is not None)
     delete_queue(args.broker_url, queue)
     finish_database(args.pg_url, args.database, args.keep_database)
     print(json.dumps(figures, indent=2))

@@ -9,6 +9,11 @@ source+error traps, workers with sessions) and replays its requests without thin
 claims a HIT and submits its screens, twice. It prints, per kind of request (claim, submit), the
 CPU of the handler call (``time.process_time``) as mean and median.
 
+``--tasks`` runs, after each request, the Celery tasks it sent on commit (read back from the run's
+broker queue, run in this process as a worker would, outside the request's timing) and prints their
+CPU (or calls) per request by task apart: work moved out of the request (issue 38: the crowd
+evidence) still counts, elsewhere. Without it the tasks wait in the queue, deleted at the end.
+
 ``--calls`` counts the Python function calls instead (``sys.setprofile``, which slows the run
 several-fold, so its CPU is not printed) and, with ``--top N``, the N functions of ours that made
 the most of them: each call is charged to the innermost function outside the virtualenv and the
@@ -38,6 +43,7 @@ from bench.serving import (
     FAULT_SETTINGS,
     add_service_args,
     cache_url_default,
+    delete_queue,
     finish_database,
     fresh_database,
     server_env,
@@ -51,6 +57,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--workers", type=int, default=150, help="workers, each doing 2 HITs (at most 2000)")
     p.add_argument("--calls", action="store_true", help="count Python calls instead of timing CPU")
     p.add_argument("--top", type=int, default=0, help="with --calls: the N functions of ours making most")
+    p.add_argument("--tasks", action="store_true", help="run the tasks each request sent, measured apart")
     add_service_args(p, database="gec_calls", cache=True)
     p.add_argument("--keep-database", action="store_true")
     p.add_argument("--out", help="write the figures as JSON here")
@@ -107,7 +114,51 @@ class Charges:
         self.by_owner["(none)"] += 1
 
 
-def replay(args: argparse.Namespace, world, application) -> dict:
+class Tasks:
+    """The tasks sent to the run's queue, run here one by one as a worker would (Redis transport:
+    each message a JSON envelope pushed on the list named after the queue, its body the task's
+    [args, kwargs, embed]), with their CPU (or calls) by task name."""
+
+    def __init__(self, broker_url: str, queue: str, calls: bool) -> None:
+        import redis
+
+        self.client, self.queue = redis.Redis.from_url(broker_url), queue
+        self.cpu: Counter[str] = Counter()
+        self.runs: Counter[str] = Counter()
+        self.charges = Charges() if calls else None
+
+    def run_sent(self) -> None:
+        import base64
+
+        from celery import current_app
+
+        while (raw := self.client.rpop(self.queue)) is not None:
+            message = json.loads(raw)
+            name = message["headers"]["task"]
+            args, kwargs, _ = json.loads(base64.b64decode(message["body"]))
+            started = time.process_time()
+            if self.charges is not None:
+                sys.setprofile(self.charges)
+            try:
+                current_app.tasks[name](*args, **kwargs)
+            finally:
+                sys.setprofile(None)
+            self.cpu[name] += time.process_time() - started
+            self.runs[name] += 1
+
+    def figures(self, requests: int) -> dict[str, object]:
+        if self.charges is not None:
+            return {
+                "runs": dict(self.runs),
+                "python_calls_per_request": round(sum(self.charges.by_owner.values()) / requests, 1),
+            }
+        return {
+            "runs": dict(self.runs),
+            "cpu_ms_per_request": {name: round(1000 * v / requests, 3) for name, v in self.cpu.items()},
+        }
+
+
+def replay(args: argparse.Namespace, world, application, tasks: Tasks | None = None) -> dict:
     rng = random.Random(1)
     cpu: dict[str, list[float]] = {"claim": [], "submit": []}
     charges = Charges() if args.calls else None
@@ -131,6 +182,8 @@ def replay(args: argparse.Namespace, world, application) -> dict:
         finally:
             sys.setprofile(None)
         cpu[kind].append(time.process_time() - started)
+        if tasks is not None:
+            tasks.run_sent()
         return status["code"], json.loads(body) if body else {}
 
     application(environ("GET", "/api/work/assignments/0/", world.sessions[0], b""), lambda *a: None)  # loads
@@ -166,6 +219,8 @@ def replay(args: argparse.Namespace, world, application) -> dict:
             figures["by_function"] = {
                 name: round(n / requests, 1) for name, n in charges.by_owner.most_common(args.top)
             }
+    if tasks is not None:
+        figures["tasks"] = tasks.figures(requests)
     return figures
 
 
@@ -173,20 +228,26 @@ def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     from bench import load_workers
 
-    env = server_env(
-        args.pg_url, args.database, args.broker_url, f"gec-calls-{os.getpid()}", "calls", args.cache_url
-    )
+    queue = f"gec-calls-{os.getpid()}"
+    env = server_env(args.pg_url, args.database, args.broker_url, queue, "calls", args.cache_url)
     os.environ["DJANGO_SETTINGS_MODULE"] = FAULT_SETTINGS  # as gunicorn runs in the load benchmark
     fresh_database(args.pg_url, args.database, env)
     world_args = load_workers.parse_args(["--workers", str(args.workers), "--hits", "2"])
     world = load_workers.build_world(world_args)
     from config.wsgi import application  # as gunicorn loads it (gc.freeze() included)
 
+    tasks = Tasks(args.broker_url, queue, args.calls) if args.tasks else None
     try:
-        figures = replay(args, world, application)
+        figures = replay(args, world, application, tasks)
     finally:
+        delete_queue(args.broker_url, queue)
         finish_database(args.pg_url, args.database, args.keep_database)
-    figures["config"] = {"workers": args.workers, "calls": args.calls, "cache_url": args.cache_url}
+    figures["config"] = {
+        "workers": args.workers,
+        "calls": args.calls,
+        "tasks": args.tasks,
+        "cache_url": args.cache_url,
+    }
     print(json.dumps(figures, indent=2))
     if args.out:
         Path(args.out).write_text(json.dumps(figures, indent=2) + "\n")

@@ -2,10 +2,17 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 from celery import shared_task
 
 from ranking.models import LIVE_CAMPAIGN_STATUSES, Campaign
-from ranking.services import assignments_expire, campaign_scores_recompute
+from ranking.services import (
+    assignments_expire,
+    campaign_scores_recompute,
+    crowd_evidence_overdue,
+    crowd_evidence_refresh,
+)
 
 
 @shared_task(name="ranking.tasks.task_campaign_scores")
@@ -16,6 +23,14 @@ def task_campaign_scores(*, campaign_id: int) -> int:
     return len(campaign_scores_recompute(campaign_id=campaign_id))
 
 
+@shared_task(name="ranking.tasks.task_crowd_evidence")
+def task_crowd_evidence(*, campaign_id: int, worker_id: int) -> bool:
+    """A worker's evidence from the rest of the crowd, sent on commit by their submit (issue 38):
+    agreement, one person behind many accounts, agreement drift and the holds that follow. False
+    when the record was not waiting for it (a duplicate: nothing done)."""
+    return crowd_evidence_refresh(campaign_id=campaign_id, worker_id=worker_id)
+
+
 @shared_task(name="ranking.tasks.task_expire_assignments")
 def task_expire_assignments() -> int:
     """Periodic (beat): unfinished HITs past their time return to the pool even when nobody asks for work."""
@@ -24,7 +39,10 @@ def task_expire_assignments() -> int:
 
 @shared_task(name="ranking.tasks.task_recompute_active_campaigns")
 def task_recompute_active_campaigns() -> int:
-    """Periodic safety net (beat): a submit whose enqueue was lost (broker down) is still counted."""
+    """Periodic safety net (beat): a submit whose enqueue was lost (broker down) is still counted, and
+    its worker's crowd evidence recounted (records waiting for it over a minute: their task was lost,
+    or the queue is long; one still queued finds the record done and does nothing)."""
+    crowd_evidence_overdue(older_than=timedelta(minutes=1))
     ids = list(Campaign.objects.filter(status__in=LIVE_CAMPAIGN_STATUSES).values_list("id", flat=True))
     for campaign_id in ids:
         campaign_scores_recompute(campaign_id=campaign_id)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 from collections.abc import Callable
 
 from ranking.models import Assignment, Candidate, Screen
@@ -38,3 +39,36 @@ def honest_prws(screen: Screen, candidate: Candidate) -> CandidateScore:
 def careless_prws(screen: Screen, candidate: Candidate) -> CandidateScore:
     """Every output the same score: each trap is a tie with the source, i.e. a failure."""
     return CandidateScore(score=50)
+
+
+RING_QUALITY = {"a": 90, "b": 55, "c": 35, "d": 70}
+
+
+def ring_campaign(readers: int = 4, screens: int = 12):
+    """A PRWS campaign without traps (one HIT of ``screens`` screens, systems a-d of ``RING_QUALITY``)
+    for ``readers`` people and "copy", a second account of reader0 (made last, so its id is higher):
+    (campaign, {name: user}, {name: answer function}). Nobody has worked yet."""
+    from tests import factories
+
+    sources = [f"Sentence number {i} have a error ." for i in range(screens)]
+    systems = {
+        "a": [f"Sentence number {i} has an error ." for i in range(screens)],
+        "b": [f"Sentence number {i} has a error ." for i in range(screens)],
+        "c": [f"Sentence {i} has an error ." for i in range(screens)],
+        "d": [f"The sentence number {i} has an error ." for i in range(screens)],
+    }
+    of_text = {text: name for name, texts in systems.items() for text in texts}
+    names = [*(f"reader{k}" for k in range(readers)), "copy"]
+    campaign, workers = factories.prws_crowd(names, sources, systems, name="ring", screens_per_hit=screens)
+
+    def reader(k: int) -> Answer:
+        def answer(screen: Screen, candidate: Candidate) -> CandidateScore:
+            noise = random.Random(f"{k}-{candidate.pk}").gauss(0, 12)
+            return CandidateScore(
+                score=max(0, min(100, round(RING_QUALITY[of_text[candidate.text]] + noise)))
+            )
+
+        return answer
+
+    answers = {f"reader{k}": reader(k) for k in range(readers)} | {"copy": reader(0)}
+    return campaign, workers, answers

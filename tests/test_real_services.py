@@ -12,11 +12,12 @@ import time
 import pytest
 from django.db import connection
 
-from ranking.models import SystemScore
+from ranking.models import Assignment, AssignmentStatus, SystemScore, WorkerRecord
 from ranking.services import CandidateScore, assignment_request, campaign_create, screen_submit
 from ranking.work.assignments import assignment_next_screen
 from tests import factories
 from tests.celery_workers import celery_workers
+from tests.judging import do_hit, ring_campaign
 from tests.processes import stop
 
 
@@ -121,3 +122,24 @@ def test_a_worker_child_past_the_memory_limit_is_replaced_after_its_task(
     with celery_workers() as workers:
         assert _children_serving_two_tasks(workers, "1") == ["ForkPoolWorker-1", "ForkPoolWorker-2"]
         assert _children_serving_two_tasks(workers, "1024") == ["ForkPoolWorker-1", "ForkPoolWorker-1"]
+
+
+def test_a_real_worker_holds_a_ring_of_two_accounts_copying_answers(celery_worker):
+    """Issue 38: the submits save the judgments and send the crowd evidence on commit; only the
+    worker process recounts it, finds the copy alike its original beyond chance and holds it."""
+    _, log = celery_worker
+    campaign, workers, answers = ring_campaign()
+    for name, worker in workers.items():
+        assert do_hit(campaign, worker, answers[name]).status == AssignmentStatus.SUBMITTED
+    copy = WorkerRecord.objects.filter(campaign=campaign, worker=workers["copy"])
+    mine = Assignment.objects.filter(hit__campaign=campaign, worker=workers["copy"])
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and (copy.get().crowd_due is not None or not copy.get().same_as):
+        time.sleep(0.3)
+    # each worker's HIT end sent one task, received and then succeeded in the worker's log
+    worker_log = _wait_for(log, "ranking.tasks.task_crowd_evidence", count=2 * len(workers))
+    assert copy.get().same_as == [workers["reader0"].pk] and copy.get().crowd_due is None
+    assert mine.values_list("status", "hold_reason").get() == (AssignmentStatus.HELD, "same_person")
+    original = Assignment.objects.get(hit__campaign=campaign, worker=workers["reader0"])
+    assert (original.status, original.hold_reason) == (AssignmentStatus.SUBMITTED, "")
+    assert "succeeded" in worker_log

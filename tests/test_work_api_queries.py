@@ -30,17 +30,17 @@ ACTIVE = 6  # + campaign, active HIT, next screen with progress, candidates
 READ = 5  # + assignment, next screen with progress, candidates
 SUBMIT = 14  # + assignment, screen, candidates, lock, judgment, ratings, screens left, lease renewal
 # (issue 18's fair leases: one conditional UPDATE), next screen, candidates
-TRAP_FIRST = 13  # the worker's trap record: look for it and lock it (issue 22: a plain statement, for
+TRAP_FIRST = 11  # the worker's trap record: look for it and lock it (issue 22: a plain statement, for
 # every later refresh), look again and create it (get_or_create: two savepoints), recount, save,
 # + the worker's ratings in the campaign (issue 17: consistency on repeats and flat scoring read them)
-# + the verdicts in order (issue 41: drift), the crowd's answers on the worker's screens and the other
-# workers' records (issue 41: agreement with the crowd, one person behind many accounts)
+# + the verdicts in order (issue 41: drift); the crowd's answers on the worker's screens and the
+# other workers' records (issue 41) are read by the task sent on commit (issue 38), not the request
 SUBMIT_LAST = 14 + TRAP_FIRST  # as SUBMIT, + status update, - lease renewal, - candidates of a next
 # screen, + the worker's record (issue 17: a HIT's last screen refreshes it, so flat scoring is judged
 # in campaigns without traps; once per HIT), + whether a platform must confirm the HIT before it counts
 # (issue 35: the held state; once per HIT)
-TRAP_LATER = 9  # the record exists: lock it, recount, ratings, save (one savepoint), + drift, the
-# crowd's answers and the other records (issue 41)
+TRAP_LATER = 7  # the record exists: lock it, recount, ratings, save (one savepoint), + drift (issue
+# 41); the crowd's answers and the other records: the task's (issue 38)
 RESUBMIT = 7  # + assignment, screen, candidates, judgment found, next screen, candidates
 
 

@@ -27,11 +27,13 @@ from ranking.work.reads import (
 )
 
 
-def evidence_recount(record: WorkerRecord) -> None:
+def evidence_recount(record: WorkerRecord, *, crowd: bool = True) -> None:
     """Recount ``record`` (its campaign and worker loaded) from the worker's judgments; not saved.
 
     Two queries: the trap verdicts with the answers they compared, and every rating of the worker in
-    the campaign with whether its screen is a repeat (for consistency and flat scoring)."""
+    the campaign with whether its screen is a repeat (for consistency and flat scoring). ``crowd``:
+    the evidence from the rest of the crowd too (``_crowd_recount``); without it those fields keep
+    what the last full recount found (a submit leaves them to a task, issue 38)."""
     campaign = record.campaign
     traps = worker_trap_verdicts(campaign_id=campaign.pk, worker_id=record.worker_id)
     record.traps_seen, record.traps_passed = len(traps), sum(passed for passed, _, _ in traps)
@@ -55,7 +57,13 @@ def evidence_recount(record: WorkerRecord) -> None:
     )
     flat = flatness([[(pos, value) for pos, _, value in s] for s in screens.values()], answer=answer)
     record.flat_reason, record.score_spread, record.position_rho = flat.reason, flat.spread, flat.position_rho
-    _crowd_recount(record, answer)
+    if crowd:
+        _crowd_recount(record, answer)
+
+
+def crowd_evidence_kept(campaign: Campaign) -> bool:
+    """Whether the campaign's protocol has answers to compare with the crowd's (``_crowd_recount``)."""
+    return protocol_get(campaign.protocol).answer_field in ANSWERS
 
 
 def _crowd_recount(record: WorkerRecord, answer: str) -> None:

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
@@ -23,7 +23,11 @@ from ranking.models import (
     WorkerOverride,
     WorkerRecord,
 )
-from ranking.quality.evidence import campaign_workers_with_judgments, evidence_recount
+from ranking.quality.evidence import (
+    campaign_workers_with_judgments,
+    crowd_evidence_kept,
+    evidence_recount,
+)
 from ranking.quality.holds import hold_after_inclusion, pilot_evidence_clears, pilot_release
 from ranking.quality.rules import RULE_FIELDS, record_exclusion_reasons
 from ranking.services.results import TASK_CAMPAIGN_SCORES
@@ -39,20 +43,38 @@ def _should_exclude(campaign: Campaign, record: WorkerRecord) -> bool:
     return bool(record_exclusion_reasons(campaign, record))
 
 
+TASK_CROWD_EVIDENCE = "ranking.tasks.task_crowd_evidence"
+
+
 @transaction.atomic
-def worker_record_refresh(*, campaign: Campaign, worker: AbstractBaseUser) -> WorkerRecord:
+def worker_record_refresh(
+    *, campaign: Campaign, worker: AbstractBaseUser, crowd: bool = True
+) -> WorkerRecord:
     """Recount the worker's traps and evidence from their judgments and apply exclusion when it changes.
 
     An excluded worker's judgments are kept, but their assignments leave the
     live set, so results ignore them and their HITs return to the pool until
     each item again has its valid judgments.
+
+    ``crowd=False`` (a submit, issue 38): only the worker's own evidence is recounted (traps, gold,
+    speed, drift, Mann-Whitney, consistency, flat scoring); exclusion and holds follow from it and
+    from the crowd evidence the record holds, and the crowd evidence (agreement, one person and its
+    twins, agreement drift) is left to ``TASK_CROWD_EVIDENCE``, sent on commit when the record was
+    not waiting for one already (``crowd_due``): a burst of submits sends one task. The task locks
+    the row and recounts everything from the database, so a late or repeated one is harmless, and
+    the periodic recompute catches up records whose task was lost (``crowd_evidence_overdue``).
     """
     record = row(WorkerRecord, campaign_id=campaign.pk, worker_id=worker.pk, for_update=True)
     if record is None:  # the worker's first evidence in the campaign (a concurrent first is handled)
         record, _ = WorkerRecord.objects.select_for_update().get_or_create(campaign=campaign, worker=worker)
     record.campaign = campaign
     held_before = bool(record.same_as or record.agreement_low or record.agreement_drift_from)
-    evidence_recount(record)
+    evidence_recount(record, crowd=crowd)
+    if crowd:
+        record.crowd_due = None
+    elif record.crowd_due is None and crowd_evidence_kept(campaign):
+        record.crowd_due = timezone.now()
+        task_send_on_commit(TASK_CROWD_EVIDENCE, campaign_id=campaign.pk, worker_id=worker.pk)
     excluded = _should_exclude(campaign, record)
     changed = excluded != record.excluded
     record.excluded = excluded
@@ -67,8 +89,43 @@ def worker_record_refresh(*, campaign: Campaign, worker: AbstractBaseUser) -> Wo
             record.agreement_drift_from if hold == HoldReason.DISAGREES and not record.agreement_low else None
         )
         _apply_evidence_hold(campaign, worker, hold, since=since)
-    _twins_refresh(campaign, record)
+    if crowd:
+        _twins_refresh(campaign, record)
     return record
+
+
+def crowd_evidence_refresh(*, campaign_id: int, worker_id: int) -> bool:
+    """``TASK_CROWD_EVIDENCE``: the full refresh of a record waiting for its crowd evidence (with
+    its holds, exclusion and twins). False, and nothing done, when the record is not waiting (a
+    duplicate, or the periodic catch-up came first) or is gone.
+
+    The worker's assignments in the campaign are locked first, then the record: the order a submit
+    takes them (its assignment, then the record), so a hold or exclusion moving the worker's HITs
+    never waits on a submit that waits on this record (a deadlock)."""
+    with transaction.atomic():
+        mine = Assignment.objects.filter(hit__campaign_id=campaign_id, worker_id=worker_id)
+        list(mine.select_for_update(of=("self",)).order_by("pk").values_list("pk", flat=True))
+        due = (
+            WorkerRecord.objects.select_for_update(of=("self",))
+            .filter(campaign_id=campaign_id, worker_id=worker_id, crowd_due__isnull=False)
+            .select_related("campaign", "worker")
+            .first()
+        )
+        if due is None:
+            return False
+        worker_record_refresh(campaign=due.campaign, worker=due.worker)
+    return True
+
+
+def crowd_evidence_overdue(*, older_than: timedelta = timedelta(0)) -> int:
+    """The periodic catch-up (``task_recompute_active_campaigns``): every record whose crowd evidence
+    has waited longer than ``older_than`` (its task lost with the broker down, or not run yet) is
+    refreshed. Returns how many were."""
+    due = WorkerRecord.objects.filter(crowd_due__lte=timezone.now() - older_than).order_by("crowd_due")
+    return sum(
+        crowd_evidence_refresh(campaign_id=c, worker_id=w)
+        for c, w in due.values_list("campaign_id", "worker_id")
+    )
 
 
 def _twins_refresh(campaign: Campaign, record: WorkerRecord) -> None:
@@ -183,10 +240,11 @@ def worker_record_refresh_after_submit(
 ) -> WorkerRecord | None:
     """Inside the submit's transaction: refresh the worker's record when the judgment brought
     ``evidence`` (it completed a trap or a repeat: ``controls_judged``) or finished the HIT (so flat
-    scoring is judged in campaigns without traps too). None, and no query, otherwise."""
+    scoring is judged in campaigns without traps too). None, and no query, otherwise. The worker's
+    own evidence only: the crowd's goes to a task on commit (issue 38: out of the web process)."""
     if not (evidence or hit_finished):
         return None
-    return worker_record_refresh(campaign=campaign, worker=worker)
+    return worker_record_refresh(campaign=campaign, worker=worker, crowd=False)
 
 
 def campaign_exclusion_rules_set(

@@ -29,7 +29,8 @@ class PilotDoubt(models.TextChoices):
 
 class WorkerRecord(models.Model):
     """A worker's trap record and evidence in a campaign, recomputed from their judgments after each
-    submit with a trap verdict or on a repeat (``ranking.quality.exclusion.worker_record_refresh``)."""
+    submit with a trap verdict or on a repeat (``ranking.quality.exclusion.worker_record_refresh``);
+    the evidence from the rest of the crowd by a task sent on commit (``crowd_due``, issue 38)."""
 
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="worker_records")
     worker = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
@@ -99,6 +100,12 @@ class WorkerRecord(models.Model):
         default=list,
         blank=True,
         help_text="ids of workers whose answers on shared screens are alike beyond chance (one person)",
+    )
+    crowd_due = models.DateTimeField(
+        null=True,
+        blank=True,
+        help_text="since when the crowd evidence (agreement, one person, agreement drift) waits for its "
+        "task (null: up to date); a submit recounts the worker's own evidence only",
     )
     updated = models.DateTimeField(auto_now=True)
 

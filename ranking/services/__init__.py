@@ -5,6 +5,8 @@ One module per concern; the names other apps and tests use are re-exported here.
 
 from ranking.quality.exclusion import (
     campaign_exclusion_rules_set,
+    crowd_evidence_overdue,
+    crowd_evidence_refresh,
     worker_override_set,
     worker_record_refresh,
     worker_record_refresh_after_submit,
@@ -33,6 +35,8 @@ __all__ = [
     "campaign_scores_recompute",
     "campaign_set_status",
     "campaign_transition",
+    "crowd_evidence_overdue",
+    "crowd_evidence_refresh",
     "screen_submit",
     "validate_answers",
     "worker_override_set",

@@ -3,7 +3,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("ranking", "0036_worker_gold_ok"),
+        ("ranking", "0037_h45_added_correction"),
     ]
 
     operations = [

@@ -18,6 +18,25 @@ pytestmark = pytest.mark.django_db
 SYSTEMS = ("amu", "lstm", "marian", "nus")
 
 
+def _edit_campaign(tmp_path, name: str, *, judgments_per_item: int = 1):
+    """An edit-level campaign of GMEG dev FCE (four systems, a screen of up to four corrections) with
+    hidden traps at 0.2 from a fixed secret, as every test here judges it."""
+    corpus = f.gmeg_fce_corpus(tmp_path, SYSTEMS)
+    return campaign_create(
+        project=corpus.project,
+        corpus=corpus,
+        name=name,
+        systems=list(corpus.systems.filter(name__in=SYSTEMS)),
+        created_by=corpus.project.owner,
+        protocol="edits",
+        max_candidates=4,
+        judgments_per_item=judgments_per_item,
+        screens_per_hit=20,
+        trap_rate=0.2,
+        trap_secret="fixed secret for the tests",
+    )
+
+
 def _traps(campaign) -> dict[int, tuple[int, str]]:
     """trap candidate id -> (its base's candidate id, the trap's kind)."""
     return {
@@ -60,20 +79,7 @@ def _work(campaign, worker, *, careful: bool, max_screens: int = 40) -> None:
 
 
 def test_hidden_traps_need_their_added_edits_marked_bad_and_a_lower_rank(tmp_path):
-    corpus = f.gmeg_fce_corpus(tmp_path, SYSTEMS)
-    campaign = campaign_create(
-        project=corpus.project,
-        corpus=corpus,
-        name="edits with hidden traps",
-        systems=list(corpus.systems.filter(name__in=SYSTEMS)),
-        created_by=corpus.project.owner,
-        protocol="edits",
-        max_candidates=4,
-        judgments_per_item=2,
-        screens_per_hit=20,
-        trap_rate=0.2,
-        trap_secret="fixed secret for the tests",
-    )
+    campaign = _edit_campaign(tmp_path, "edits with hidden traps", judgments_per_item=2)
     careful, careless = (f.user(name, "annotator") for name in ("careful", "careless"))
     campaign.project.members.add(careful, careless)
     _work(campaign, careful, careful=True)
@@ -103,27 +109,14 @@ def test_every_edit_level_trap_is_wrong_by_the_references_edits(tmp_path):
     from annotate.selectors import corpus_references
     from geceval.traps.hidden import reference_edit_check, reference_errors
 
-    corpus = f.gmeg_fce_corpus(tmp_path, SYSTEMS)
-    campaign = campaign_create(
-        project=corpus.project,
-        corpus=corpus,
-        name="edits with the reference rule",
-        systems=list(corpus.systems.filter(name__in=SYSTEMS)),
-        created_by=corpus.project.owner,
-        protocol="edits",
-        max_candidates=4,
-        judgments_per_item=1,
-        screens_per_hit=20,
-        trap_rate=0.2,
-        trap_secret="fixed secret for the tests",
-    )
+    campaign = _edit_campaign(tmp_path, "edits with the reference rule")
     traps = list(
         Control.objects.filter(screen__campaign=campaign)
         .exclude(kind=ControlKind.REPEAT)
         .select_related("base", "trap", "screen__sentence")
     )
     assert len(traps) >= 10
-    refs = corpus_references(corpus.pk, [c.screen.sentence_id for c in traps])
+    refs = corpus_references(campaign.corpus_id, [c.screen.sentence_id for c in traps])
     for c in traps:
         source, references = c.screen.sentence.text, refs[c.screen.sentence_id]
         others = list(c.screen.candidates.exclude(pk=c.trap_id).values_list("text", flat=True))
@@ -170,20 +163,7 @@ def test_added_corrections_catch_the_worker_who_calls_every_lone_edit_an_error(t
     passes them (the first test)."""
     from ranking.work.judging import trap_verdict
 
-    corpus = f.gmeg_fce_corpus(tmp_path, SYSTEMS)
-    campaign = campaign_create(
-        project=corpus.project,
-        corpus=corpus,
-        name="edits with added corrections",
-        systems=list(corpus.systems.filter(name__in=SYSTEMS)),
-        created_by=corpus.project.owner,
-        protocol="edits",
-        max_candidates=4,
-        judgments_per_item=1,
-        screens_per_hit=20,
-        trap_rate=0.2,
-        trap_secret="fixed secret for the tests",
-    )
+    campaign = _edit_campaign(tmp_path, "edits with added corrections")
     traps = list(
         Control.objects.filter(screen__campaign=campaign)
         .exclude(kind=ControlKind.REPEAT)

@@ -266,8 +266,12 @@ def agreed_corrections(
     against ``source`` that more than half of the references make; in none of them half of a move
     (:func:`half_of_a_move`: made alone, it would drop or double the moved words); more than a British
     or American respelling (:func:`spelling_variant`); one that ``base`` does not make and leaves room
-    for (none of its edits overlaps or touches the span); and one that no text of ``others`` (the
-    screen's other candidates) makes, so that on the screen it is a lone edit. In source order."""
+    for (none of its edits overlaps or touches the span); and one whose span no text of ``others``
+    (the screen's other candidates) edits or touches either, so that on the screen it is a lone edit
+    whichever aligner draws the edits. (The screen shows ERRANT's edits, which can split a word-level
+    edit: a candidate writing "casual clothes" for "cassual" shows "casual" as an edit of its own, and
+    a worker who calls lone edits bad passed the trap that added just "casual" (CI, 2026-11-27).) In
+    source order."""
     refs = [r for r in references if r.strip()]
     if not refs:
         return []
@@ -281,17 +285,14 @@ def agreed_corrections(
             made[key] = made.get(key, 0) + 1
             if half_of_a_move(source, r, " ".join([*words[:j1], *s[i1:i2], *words[j2:]])):
                 moved.add(key)
-    base_spans = [(i1, i2) for i1, i2, _j1, _j2 in word_edits(source, base)]
-    others = list(others)
-    theirs = set().union(*(edit_keys(source, o) for o in others)) if others else set()
+    spans = [(i1, i2) for text in (base, *others) for i1, i2, _j1, _j2 in word_edits(source, text)]
     return sorted(
         key
         for key, n in made.items()
         if 2 * n > len(refs)
         and key not in moved
         and not spelling_variant(source, key)
-        and all(_apart(key[:2], span) for span in base_spans)
-        and key not in theirs
+        and all(_apart(key[:2], span) for span in spans)
     )
 
 

@@ -312,6 +312,29 @@ def test_an_added_correction_is_one_edit_most_references_make_and_no_other_candi
     assert make_trap(base, ADDED_SOURCE, seed="c", kinds=(ADDED_CORRECTION,)) is None
 
 
+def test_an_added_correction_keeps_clear_of_every_edit_another_candidate_makes():
+    """CI (2026-11-27), GMEG dev FCE: the word-level aligner reads "cassual" -> "casual clothes" as
+    one edit, so "casual" alone looked lone; the screen shows ERRANT's edits, which split it, and a
+    worker who calls lone edits bad passed the trap that added "casual". Another candidate's edit
+    over or next to the span now rules the correction out, whatever the aligner."""
+    from geceval.traps.hidden import agreed_corrections
+
+    source = "I think you can wear very cassual at the party ."
+    refs = ["I think you can wear very casual at the party ."] * 2 + [
+        "I think you can wear very casual clothes at the party ."
+    ]
+    base = "I think , you can wear very cassual at the party ."
+    assert agreed_corrections(source, refs, base) == [(6, 7, ("casual",))]
+    for other in (
+        "I think you can wear very casual clothes at the party .",
+        "I think you can wear cassual at the party .",
+    ):
+        assert agreed_corrections(source, refs, base, [other]) == []
+    assert agreed_corrections(source, refs, base, ["I think you can wear very cassual at a party ."]) == [
+        (6, 7, ("casual",))
+    ]
+
+
 def test_the_edit_level_rule_refuses_an_added_correction_of_a_minority_or_of_two_edits():
     base = "He went to school yesterday and he like it ."
     one_reference = "He went to the school yesterday and he like it ."

@@ -49,6 +49,18 @@ def pytest_terminal_summary(terminalreporter) -> None:
         terminalreporter.write_line(f"{name}: {detail}")
 
 
+def pytest_sessionfinish(session) -> None:
+    """Under pytest-xdist each worker process hands what it used to the controller, which prints it."""
+    workeroutput = getattr(session.config, "workeroutput", None)
+    if workeroutput is not None:
+        workeroutput["real_parts"] = dict(REAL_PARTS)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node, error) -> None:
+    REAL_PARTS.update(getattr(node, "workeroutput", {}).get("real_parts", {}))
+
+
 def skip_or_fail(reason: str) -> None:
     """Skip locally; in CI a missing real part is a failure, not a skip."""
     if IN_CI:

@@ -4,12 +4,13 @@
     .venv/bin/python bench/bots.py --per-strategy 20 --protocols edits --keep-database --database gec_bots_edits
     .venv/bin/python bench/bots_edit_halves.py --database gec_bots_edits
 
-For every judged trap of the edit-level campaign: its kind (an added error or an undone correction),
-whether the worker ranked it below its base (the rank half) and whether every edit it has that its
-base has not was labelled bad (the label half; true when it has none, as for most undone
-corrections); for an added correction (a positive control) the halves are "not ranked below its
-base" and "no added edit labelled bad". Prints, per strategy and kind, the traps judged and the share passing each half and
-both (the verdict the server stored), and the share of "mixed" traps, whose added edit touches one
+For every judged trap of the edit-level campaign: its kind (an added error, an undone correction or
+an added correction), whether the worker ranked it below its base (the rank half) and whether every
+edit it has that its base has not was labelled bad (the label half; true when it has none, as for
+most undone corrections); for an added correction (a positive control) the halves are "not ranked
+below its base" and "no added edit labelled bad" (bench/bots_failed_traps.py's ``rank_half_failed``
+and ``label_failed``). Prints, per strategy and kind, the traps judged and the share passing each
+half and both (the verdict the server stored), and the share of "mixed" traps, whose added edit touches one
 of the base's edits (ERRANT then shows the inserted error and the base's correction as one edit),
 with the label half's pass share on them.
 """
@@ -25,6 +26,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+from bench.bots_failed_traps import label_failed, rank_half_failed
 from bench.serving import db_url
 
 
@@ -54,12 +56,9 @@ def halves(campaign_id: int) -> dict[tuple[str, str], dict[str, int]]:
         mixed = any(a <= d and c <= b for (a, b, _), _ in added_edits for c, d, _ in base_keys)
         row = out[strategy, control.kind]
         row["traps"] += 1
-        if control.kind == ControlKind.ADDED_CORRECTION:  # a positive control: not below, not bad
-            row["rank"] += j.trap_answer <= j.trap_base_answer
-            row["labels"] += all(label != "bad" for label in added)
-        else:
-            row["rank"] += j.trap_answer > j.trap_base_answer
-            row["labels"] += all(label == "bad" for label in added)
+        # an added correction (a positive control) the other way round: not below, not bad
+        row["rank"] += not rank_half_failed(control.kind, j.trap_answer, j.trap_base_answer)
+        row["labels"] += not any(label_failed(control.kind, label) for label in added)
         row["passed"] += bool(j.trap_passed)
         row["no added edit"] += not added
         row["mixed"] += mixed

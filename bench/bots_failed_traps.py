@@ -7,12 +7,17 @@ from the server's own records (the worker's record, its exclusion reasons and it
 For each worker of the strategies named: traps seen and passed, the rules its record breaks
 (``record_exclusion_reasons``), Appraise's p, agreement with the crowd, drift and one-person flags.
 For each trap it failed: the kind, the source, base and trap texts, the worker's two answers, and
-on an edit-level screen the added edits the verdict asks to be bad, with the worker's labels; then what the careful
+on an edit-level screen the added edits the verdict judges, with the worker's labels; then what the careful
 model of that worker (the same ``Person``, rebuilt from the worker's name and ``--seed``) makes of
 the two texts without its noise: ``model`` is its value of the base minus that of the trap (the
-rank half fails on noise when this is above the person's tie, on the model's view when not), and per
+rank half fails on noise when the model alone would pass it, on the model's view when not), and per
 added edit the model's noise-free label. ``refs`` says how many of the four references make each
 added edit (ERRANT, against the source) and whether the base does.
+
+Every kind is tallied apart. An added correction (``added_correction``, a positive control of the
+edit-level protocol) is judged the other way round, as the server judges it (``trap_verdict`` with the
+kind): it fails when ranked below its base or when its added edit is marked bad, and the model passes
+its rank half when it does not see the base above the trap by more than its tie.
 """
 
 from __future__ import annotations
@@ -29,6 +34,7 @@ sys.path.insert(0, str(REPO))
 
 from bench.bot_strategies import STRATEGIES, Gmeg, Person
 from bench.serving import db_url
+from geceval.traps.hidden import BETTER_KINDS
 
 GMEG_FCE = Path(os.environ.get("GEC_SHARED_DIR", REPO.parent / "shared")) / "data/GMEG/data/dev/fce"
 
@@ -82,17 +88,44 @@ def in_context(gmeg: Gmeg, source: str, edits: list[dict], key: tuple) -> float:
     return gmeg.quality(source, applied(source, edits)) - gmeg.quality(source, applied(source, without))
 
 
-def required(mine: dict, control, key: tuple) -> bool:
-    """The verdict asks ``key`` (an edit of the trap its base has not) to be marked bad: with every
-    other edit of the trap bad and the trap ranked below its base, ``key`` marked good fails it (a
-    piece of a base edit ERRANT cut out of the trap need not be bad: ``EditLevel.trap_passed``)."""
-    from ranking.protocols import CandidateScore, protocol_get
+def label_failed(kind: str, label: str) -> bool:
+    """A label of an added edit the verdict judges (``required``) that fails the trap: not bad, or on
+    an added correction bad."""
+    return label == "bad" if kind in BETTER_KINDS else label != "bad"
 
-    labels = tuple(((0, *k), "good" if k == key else "bad") for k, _ in mine[control.trap_id])
+
+def rank_half_failed(kind: str, trap_rank: int, base_rank: int) -> bool:
+    """The rank half of a ranking or edit-level verdict failed: the trap not ranked below its base, or
+    for an added correction ranked below it."""
+    return trap_rank > base_rank if kind in BETTER_KINDS else trap_rank <= base_rank
+
+
+def model_passes_rank(kind: str, gap: float, tie: float) -> bool:
+    """The careful model without its noise passes the rank half: ``gap`` (its value of the base minus
+    that of the trap) above its tie puts the trap below, within the tie they share a rank."""
+    return gap <= tie if kind in BETTER_KINDS else gap > tie
+
+
+def required(mine: dict, control, key: tuple) -> bool:
+    """The verdict judges the label of ``key`` (an edit of the trap its base has not): with every other
+    edit of the trap labelled as it asks and the trap ranked as it asks, ``key`` labelled the other way
+    fails it. A trap worse than its base asks bad (a piece of a base edit ERRANT cut out of the trap
+    need not be bad: ``EditLevel.trap_passed``); an added correction asks not bad."""
+    from ranking.protocols import CandidateScore
+    from ranking.work.judging import trap_verdict
+
+    better = control.kind in BETTER_KINDS
+    asked, other = ("good", "bad") if better else ("bad", "good")
+    labels = tuple(((0, *k), other if k == key else asked) for k, _ in mine[control.trap_id])
     base = tuple(((0, *k), lab) for k, lab in mine[control.base_id])
-    return not protocol_get("edits").trap_passed(
-        CandidateScore(rank=2, labels=labels), CandidateScore(rank=1, labels=base)
-    )
+    trap_rank, base_rank = (1, 2) if better else (2, 1)
+    return not trap_verdict(
+        "edits",
+        CandidateScore(rank=trap_rank, labels=labels),
+        CandidateScore(rank=base_rank, labels=base),
+        1,
+        control.kind,
+    ).passed
 
 
 def failures(campaign, strategies: list[str], seed: int, gmeg: Gmeg) -> None:
@@ -172,7 +205,11 @@ def failures(campaign, strategies: list[str], seed: int, gmeg: Gmeg) -> None:
             base_pos = pos.get(c.base_id)
             if base_pos is None:  # a one-candidate look: the base is on the original screen
                 base_pos = None
-            rank_failed = not (j.trap_answer > j.trap_base_answer) if j.trap_answer is not None else None
+            rank_failed = (
+                rank_half_failed(c.kind, j.trap_answer, j.trap_base_answer)
+                if j.trap_answer is not None
+                else None
+            )
             line = (
                 f"  FAILED {c.kind}: base {j.trap_base_answer} trap {j.trap_answer} "
                 f"(GLEU+ base {c.base_quality:.3f} trap {c.trap_quality:.3f})"
@@ -183,7 +220,8 @@ def failures(campaign, strategies: list[str], seed: int, gmeg: Gmeg) -> None:
                     gap = values[base_pos] - values[pos[c.trap_id]]
                     line += f", model base-trap {gap:+.1f} (tie {tie:.1f})"
                     t["rank half failed"] += bool(rank_failed)
-                    t["rank half failed, model sees it"] += bool(rank_failed) and gap > tie
+                    noise = model_passes_rank(c.kind, gap, tie)  # the model alone would pass it
+                    t["rank half failed, model sees it"] += bool(rank_failed) and noise
             print(line)
             print(f"    source: {source}\n    base:   {c.base.text}\n    trap:   {c.trap.text}")
             if edit_level:
@@ -198,6 +236,10 @@ def failures(campaign, strategies: list[str], seed: int, gmeg: Gmeg) -> None:
                     for e, lab in zip(screen["candidates"][trap_pos]["edits"], labels[trap_pos], strict=True):
                         model_labels[(e["span"][0], e["span"][1], " ".join(e["correction"].split()))] = lab
                 trap_edits = screen["candidates"][pos[c.trap_id]]["edits"]
+                better = c.kind in BETTER_KINDS
+                wrong, gleu = (
+                    ("added corrections bad", "better") if better else ("added edits not bad", "worse")
+                )
                 for k, lab in added:
                     makers = sum(k in r for r in refs)
                     context = in_context(gmeg, source, trap_edits, k)
@@ -205,10 +247,13 @@ def failures(campaign, strategies: list[str], seed: int, gmeg: Gmeg) -> None:
                         f"    added edit {k}: worker {lab}, model {model_labels.get(k, '?')}, refs {makers}/4, "
                         f"GLEU+ in the trap {context:+.3f}"
                     )
-                    if lab != "bad":
-                        t["added edits not bad"] += 1
-                        t["added edits not bad, model says so"] += model_labels.get(k) not in (None, "bad")
-                        t["added edits not bad, worse in the trap by GLEU+"] += context < -1e-9
+                    if label_failed(c.kind, lab):
+                        model = model_labels.get(k)
+                        t[wrong] += 1
+                        t[f"{wrong}, model says so"] += model is not None and label_failed(c.kind, model)
+                        t[f"{wrong}, {gleu} in the trap by GLEU+"] += (
+                            context > 1e-9 if better else context < -1e-9
+                        )
     print("\nper strategy:")
     for strategy, t in totals.items():
         print(f"  {strategy}: {dict(t)}")

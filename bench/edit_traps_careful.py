@@ -1,7 +1,7 @@
 """Do careful people of every kind pass the edit-level traps, and do the bots fail them? (issue 41)
 Offline, no server.
 
-    PYTHONPATH=<dir with wordfreq> .venv/bin/python bench/edit_traps_careful.py --sentences 200
+    .venv/bin/python bench/edit_traps_careful.py --sentences 200   # wordfreq: requirements-dev.txt
 
 For each GMEG dev FCE line, a random system output as the base and a hidden trap drawn as a campaign
 draws it (``geceval.traps.make_trap``, the two kinds in turn, the screen's other outputs avoided), with
@@ -50,7 +50,7 @@ from bench.bot_strategies import (
     Gmeg,
     dense_ranks,
 )
-from geceval.traps.hidden import ADDED_CORRECTION, ADDED_ERROR, UNDONE_CORRECTION, make_trap
+from geceval.traps.hidden import ADDED_CORRECTION, ADDED_ERROR, UNDONE_CORRECTION, Trap, make_trap
 from ranking.protocols import CandidateScore, protocol_get
 from ranking.protocols.edits.annotation import compute_edits
 from ranking.protocols.edits.protocol import added_labels
@@ -90,16 +90,8 @@ def screen_of(source: str, texts: list[str]) -> dict:
 
 def verdict(screen: dict, model: str, gmeg: Gmeg, rng: random.Random, base: int, trap: int) -> str:
     """ "passed", or which half failed: "rank", "labels" or "both"."""
-    values = STRATEGIES[model](screen, gmeg, rng)
-    labels = LABELLERS[model](screen, gmeg, rng, values)
-    ranks = dense_ranks(values, TIE_TOLERANCE[model])
-
-    def answer(p: int) -> CandidateScore:
-        c = screen["candidates"][p]
-        keys = [(e["index"], *e["span"], e["correction"]) for e in c["edits"]]
-        return CandidateScore(rank=ranks[p], labels=tuple(zip(keys, labels[p], strict=True)))
-
-    t, b = answer(trap), answer(base)
+    answers = answers_of(screen, STRATEGIES[model], LABELLERS[model], TIE_TOLERANCE[model], gmeg, rng)
+    t, b = answers[trap], answers[base]
     rank_ok = t.rank > b.rank
     labels_ok = protocol_get("edits").trap_passed(
         CandidateScore(rank=2, labels=t.labels), CandidateScore(rank=1, labels=b.labels)
@@ -164,6 +156,33 @@ def worker_of(name: str, k: int, seed: int):
     return strategy, labeller, tie
 
 
+def line_traps(
+    gmeg: Gmeg, i: int, seed: int, kinds: tuple[str, ...], reference_edits: bool
+) -> tuple[str, list[str], list[Trap], random.Random]:
+    """Line ``i``'s base (one of the systems' distinct outputs, drawn), its other outputs (shuffled),
+    a trap of each of ``kinds`` that can be made, as a campaign drafts one (every output avoided), and
+    the line's generator, whose next draws are the caller's (``simulate`` places the candidates)."""
+    outputs = list(dict.fromkeys(gmeg.systems[s][i] for s in SYSTEMS))
+    line = random.Random(f"{seed}:{i}")
+    base = line.choice(outputs)
+    others = [o for o in outputs if o != base]
+    line.shuffle(others)
+    refs = [gmeg.references[r][i] for r in REFERENCES]
+    drafts = (
+        make_trap(
+            base,
+            gmeg.sources[i],
+            refs,
+            seed=f"{seed}:{i}",
+            avoid=outputs,
+            kinds=(kind,),
+            reference_edits=reference_edits,
+        )
+        for kind in kinds
+    )
+    return base, others, [trap for trap in drafts if trap is not None], line
+
+
 def excluded(passes: list[bool]) -> bool:
     """The pass-rate rule over the first ``MAX_TRAPS`` verdicts: under ``PASS_RATE`` at any of traps
     ``MIN_SEEN`` to ``MAX_TRAPS``."""
@@ -180,29 +199,13 @@ def simulate(args, gmeg: Gmeg) -> None:
     exclusion rule over 20 traps drawn at each mix's shares."""
     pool: list[tuple[str, dict, int, int]] = []  # (kind, screen, base position, trap position)
     for i, source in enumerate(gmeg.sources):
-        outputs = list(dict.fromkeys(gmeg.systems[s][i] for s in SYSTEMS))
-        line = random.Random(f"{args.seed}:{i}")
-        base = line.choice(outputs)
-        others = [o for o in outputs if o != base]
-        line.shuffle(others)
-        refs = [gmeg.references[r][i] for r in REFERENCES]
-        for kind in KINDS:
-            trap = make_trap(
-                base,
-                source,
-                refs,
-                seed=f"{args.seed}:{i}",
-                avoid=outputs,
-                kinds=(kind,),
-                reference_edits=True,
-            )
-            if trap is None:
-                continue
+        base, others, traps, line = line_traps(gmeg, i, args.seed, KINDS, reference_edits=True)
+        for trap in traps:
             texts = [base, trap.text, *others[:2]]
             order = list(range(len(texts)))
             line.shuffle(order)
             screen = screen_of(source, [texts[j] for j in order])
-            pool.append((kind, screen, order.index(0), order.index(1)))
+            pool.append((trap.kind, screen, order.index(0), order.index(1)))
     made = {k: sum(kind == k for kind, *_ in pool) for k in KINDS}
     print(f"\ntraps made, rule on, {len(gmeg.sources)} lines: {made}")
     mixes = [dict(zip(KINDS, (float(w) for w in m.split(":")), strict=True)) for m in args.mixes.split(",")]
@@ -304,24 +307,12 @@ def main() -> None:
                         )
 
         for i, source in enumerate(gmeg.sources):
-            outputs = list(dict.fromkeys(gmeg.systems[s][i] for s in SYSTEMS))
-            line = random.Random(f"{args.seed}:{i}")
-            base = line.choice(outputs)
-            others = [o for o in outputs if o != base]
-            line.shuffle(others)
-            refs = [gmeg.references[r][i] for r in REFERENCES]
-            for kind in (ADDED_ERROR, UNDONE_CORRECTION):  # one of each kind a line, when it can be made
-                trap = make_trap(
-                    base,
-                    source,
-                    refs,
-                    seed=f"{args.seed}:{i}",
-                    avoid=outputs,
-                    kinds=(kind,),
-                    reference_edits=rule,
-                )
-                if trap is not None:
-                    judge(trap, i, source, base, others)
+            # one trap of each kind a line, when it can be made
+            base, others, traps, _ = line_traps(
+                gmeg, i, args.seed, (ADDED_ERROR, UNDONE_CORRECTION), reference_edits=rule
+            )
+            for trap in traps:
+                judge(trap, i, source, base, others)
 
         print(f"edit-level rule {'on' if rule else 'off'}: traps made {made}")
         print(

@@ -451,6 +451,7 @@ CAMPAIGN_OPTIONS: tuple[str, ...] = tuple(s.name for s in SETTINGS if s.name not
 """The optional keyword arguments of ``campaign_create``, as forms and the API name them."""
 
 PREVIEW_FIELDS = (
+    "protocol",
     "corpus",
     "domain",
     "systems",

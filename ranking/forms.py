@@ -183,9 +183,13 @@ class _CampaignFormPart(forms.Form):
 
 
 class TrapPreviewForm(_CampaignFormPart):
-    """What a trap preview reads."""
+    """What a trap preview reads (no protocol: the default one's traps)."""
 
     part = PREVIEW_FIELDS
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["protocol"].required = False
 
     def clean(self):
         data = super().clean()

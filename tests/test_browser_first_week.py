@@ -172,7 +172,7 @@ def _create_campaign_with_trap_preview(page) -> None:
     for row in rows.all():
         line, base, _, how, gleu = row.get_by_role("cell").all_inner_texts()
         assert 1 <= int(line) <= LINES and base.strip()
-        assert how in {"errors added", "a correction undone"}
+        assert how in {"errors added: should be judged worse", "a correction undone: should be judged worse"}
         changed = row.get_by_role("cell").nth(2).locator("ins, del")  # the trap's words against its base
         assert changed.count() >= 1
         before, after = (float(x) for x in gleu.split(" → "))

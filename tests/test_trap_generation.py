@@ -115,6 +115,24 @@ def test_preview_shows_ten_hidden_traps_worse_than_their_bases_of_both_kinds(fce
 
 
 @pytest.mark.django_db
+def test_an_edit_level_preview_adds_corrections_to_be_judged_better_and_the_other_kinds_worse(fce):
+    """Issue 41's positive control in the preview: the edit-level protocol's three kinds in turn, under
+    its rule (``reference_edits``), each example saying how a careful worker should judge it."""
+    systems = list(fce.systems.filter(name__in=SYSTEMS))
+    examples = trap_preview(corpus=fce, protocol="edits", systems=systems, seed="edits preview")
+    assert len(examples) == 10
+    assert {e.kind for e in examples} == {"errors added", "a correction undone", "a correction added"}
+    for e in examples:
+        if e.kind == "a correction added":
+            assert e.judged == "better" and e.quality > e.base_quality
+            assert [op for op, _ in e.changes if op != "same"] in (["ins"], ["del", "ins"], ["del"])
+        else:
+            assert e.judged == "worse" and e.base_quality - e.quality >= 0.25
+    # the default protocol (PRWS) makes no added correction
+    assert {e.judged for e in trap_preview(corpus=fce, systems=systems, seed="edits preview")} == {"worse"}
+
+
+@pytest.mark.django_db
 def test_preview_of_the_paper_design_puts_source_errors_beside_their_sources(fce):
     examples = trap_preview(corpus=fce, design=TrapDesign.PAPER, error_types=["WO"], n_errors=1, seed="p")
     assert len(examples) == 10
@@ -153,7 +171,8 @@ def test_the_preview_page_and_fragment_escape_and_keep_to_the_researchers_corpor
     body = fragment.content.decode()
     assert fragment.status_code == 200 and "<html" not in body
     assert body.count("<tr>") == 11  # the header and ten traps
-    assert "GLEU+ base → trap" in body and "errors added" in body
+    assert "GLEU+ base → trap" in body and "errors added: should be judged worse" in body
+    assert "should be judged better" not in body and "positive-controls" not in body  # PRWS: none
     whole = client.post(url, _form(fce))
     assert (
         whole.status_code == 200
@@ -183,6 +202,23 @@ def test_a_hostile_output_is_escaped_and_a_small_corpus_still_gives_ten_examples
     body = client.post(url, _form(corpus, systems=[made[0].pk])).content.decode()
     assert body.count("<tr>") == 11 and "no references" in body
     assert "<script>alert" not in body and "&lt;script&gt;alert" in body
+    # edit-level: no references, so no correction they agree on to add; the other kinds as before
+    edits = client.post(url, _form(corpus, systems=[made[0].pk], protocol="edits")).content.decode()
+    assert edits.count("<tr>") == 11 and "should be judged worse" in edits
+    assert "a correction added" not in edits and "<script>alert" not in edits
+
+
+@pytest.mark.django_db
+def test_the_edit_level_preview_page_names_an_added_correction_a_positive_control(client, fce):
+    client.force_login(fce.project.owner)
+    url = reverse("campaign-trap-preview") + "?fragment=1"
+    response = client.post(url, _form(fce, protocol="edits", max_candidates=4))
+    body = response.content.decode()
+    assert response.status_code == 200 and body.count("<tr>") == 11
+    assert "<td>a correction added: should be judged better</td>" in body
+    assert "<td>errors added: should be judged worse</td>" in body
+    assert "<td>a correction undone: should be judged worse</td>" in body
+    assert 'id="positive-controls"' in body and "ranks the trap at least as high as its base" in body
 
 
 @pytest.mark.django_db

@@ -24,8 +24,8 @@ from geceval.errors import GecInputError
 from geceval.traps.hidden import (
     ADDED_CORRECTION,
     ADDED_ERROR,
+    BETTER_KINDS,
     DEFAULT_MIN_DROP,
-    TRAP_KINDS,
     UNDONE_CORRECTION,
     Trap,
     make_trap,
@@ -33,14 +33,17 @@ from geceval.traps.hidden import (
     source_trap,
 )
 from ranking.models import TrapDesign
+from ranking.protocols import DEFAULT_PROTOCOL, protocol_get
 from ranking.work.judging import normalise
 
 PREVIEW_COUNT = 10
 PREVIEW_SCAN = 20
 """Drafts per example wanted before the preview gives up (a trap may fail its checks). A corpus with
 fewer sentences than that is gone through again, with other bases and seeds."""
-PREVIEW_MISSES = 5
-"""Misses in a row of one trap kind before the preview takes either (some bases cannot be undone)."""
+PREVIEW_MISSES = 60
+"""Misses in a row of one trap kind before the preview leaves it out: some bases cannot be undone, and
+a correction most references make and no output makes is rare (under the edit-level rule on GMEG dev
+FCE about 1 draft in 20 gives an undone correction, 1 in 8 an added correction)."""
 KIND_LABELS = {
     ADDED_ERROR: "errors added",
     UNDONE_CORRECTION: "a correction undone",
@@ -58,6 +61,10 @@ class TrapExample:
     """The systems whose output the base is, or "the source" (the paper's design)."""
     trap: str
     kind: str
+    """How the trap differs from its base (``KIND_LABELS``)."""
+    judged: str
+    """How a careful worker should judge the trap against its base: "worse", or "better" for a
+    positive control (an added correction, ``BETTER_KINDS``)."""
     base_quality: float | None
     quality: float | None
     """Sentence GLEU+ of base and trap against the references (None: the corpus has none)."""
@@ -69,6 +76,7 @@ def trap_preview(
     *,
     corpus: Corpus,
     design: str = TrapDesign.HIDDEN,
+    protocol: str = DEFAULT_PROTOCOL,
     systems: Iterable[System] = (),
     domain: str = "",
     error_types: Sequence[str] | None = None,
@@ -78,8 +86,9 @@ def trap_preview(
     seed: str | None = None,
 ) -> list[TrapExample]:
     """Up to ``count`` traps of random sentences beside their bases. Hidden design: the base is an
-    output of one of ``systems`` and the two trap kinds alternate, as a campaign mixes them; the
-    paper's design: the base is the source and the trap its Source+error text."""
+    output of one of ``systems`` and the ``protocol``'s trap kinds come in turn at their weights, under
+    its rules, as its campaigns mix them (the edit-level protocol adds corrections too, with
+    references); the paper's design: the base is the source and the trap its Source+error text."""
     rng = random.Random(seed or secrets.token_hex(16))
     sentences = corpus.sentences.filter(domain=domain) if domain else corpus.sentences.all()
     rows = list(sentences.order_by("position").values_list("pk", "position", "text"))
@@ -93,6 +102,9 @@ def trap_preview(
     rows = [row for row in rows if row[0] in bases]
     picked = rng.sample(rows, min(len(rows), count * PREVIEW_SCAN))
     refs = corpus_references(corpus.pk, [pk for pk, _, _ in picked])
+    rules = protocol_get(protocol)
+    # an added correction is one the references agree on: without any, the preview shows none
+    shares = {k: w for k, w in rules.trap_kinds.items() if w and (refs or k not in BETTER_KINDS)}
     shown: set[tuple[int, str]] = set()
     made: Counter[str] = Counter()
     missed: Counter[str] = Counter()
@@ -102,16 +114,31 @@ def trap_preview(
             break
         options = {"min_drop": min_drop, "error_types": error_types, "n_errors": n_errors}
         if design == TrapDesign.HIDDEN:
-            # the kinds in turn, as a campaign balances them; after five misses in a row either serves
-            kind = UNDONE_CORRECTION if made[UNDONE_CORRECTION] < made[ADDED_ERROR] else ADDED_ERROR
-            kinds = (kind,) if missed[kind] < PREVIEW_MISSES else TRAP_KINDS
+            # the kind made least for its weight, as a campaign balances them, of those not left out
+            # after their misses; when every kind is, any serves
+            live = [k for k in shares if missed[k] < PREVIEW_MISSES]
+            kind = min(live or shares, key=lambda k: made[k] / shares[k])
+            kinds = (kind,) if live else tuple(shares)
             base, base_from = _base(bases[pk], source, kind, rng)
             others = [text for text, _ in bases[pk]]
             trap = make_trap(
-                base, source, refs.get(pk, ()), seed=f"{rng.random()}", avoid=others, kinds=kinds, **options
+                base,
+                source,
+                refs.get(pk, ()),
+                seed=f"{rng.random()}",
+                avoid=others,
+                kinds=kinds,
+                reference_edits=rules.trap_reference_edits,
+                **options,
             )
             if trap is None and kind == UNDONE_CORRECTION:  # every correction undone: the source
-                trap = source_trap(base, source, refs.get(pk, ()), min_drop=min_drop)
+                trap = source_trap(
+                    base,
+                    source,
+                    refs.get(pk, ()),
+                    min_drop=min_drop,
+                    reference_edits=rules.trap_reference_edits,
+                )
                 if trap is not None and any(normalise(trap.text) == normalise(o) for o in others):
                     trap = None  # the source is on the screen already: two texts alike never share one
             missed[kind] = 0 if trap is not None and trap.kind == kind else missed[kind] + 1
@@ -159,6 +186,7 @@ def _example(
         base_from=base_from,
         trap=shown(trap.text, tokenized),
         kind=KIND_LABELS[trap.kind],
+        judged="better" if trap.kind in BETTER_KINDS else "worse",
         base_quality=trap.base_quality,
         quality=trap.quality,
         changes=word_diff(shown(base, tokenized), shown(trap.text, tokenized)),

@@ -16,7 +16,7 @@ from geceval.errors import GecInputError
 from geceval.traps.hidden import DEFAULT_MIN_DROP
 from ranking.forms import CampaignForm, ForecastForm, TrapPreviewForm
 from ranking.models import Campaign, CampaignStatus, TrapDesign
-from ranking.protocols import protocol_get
+from ranking.protocols import DEFAULT_PROTOCOL, protocol_get
 from ranking.quality.rules import exclusion_rules
 from ranking.quality.trap_generation import PREVIEW_COUNT, trap_preview, trap_system_for_campaign
 from ranking.services import campaign_create, campaign_exclusion_rules_set
@@ -154,9 +154,10 @@ def campaign_forecast(request: HttpRequest) -> HttpResponse:
 @researcher_required
 @require_POST
 def campaign_trap_preview(request: HttpRequest) -> HttpResponse:
-    """Ten traps as the form's choices would make them, beside their bases. The campaign form's
-    "Preview traps" button posts the whole form here; its script asks for the fragment only
-    (``?fragment=1``) and shows it under the button, without it the page comes whole."""
+    """Ten traps as the form's choices would make them (the protocol's kinds of trap among them),
+    beside their bases. The campaign form's "Preview traps" button posts the whole form here; its
+    script asks for the fragment only (``?fragment=1``) and shows it under the button, without it the
+    page comes whole."""
     form = TrapPreviewForm(
         request.POST, corpora=corpus_list_for(request.user), systems=system_list_for(request.user)
     )
@@ -167,6 +168,7 @@ def campaign_trap_preview(request: HttpRequest) -> HttpResponse:
             examples = trap_preview(
                 corpus=data["corpus"],
                 design=data.get("trap_design") or TrapDesign.HIDDEN,
+                protocol=data.get("protocol") or DEFAULT_PROTOCOL,
                 systems=data.get("systems") or (),
                 domain=data.get("domain") or "",
                 error_types=data.get("trap_error_types") or None,
@@ -181,6 +183,7 @@ def campaign_trap_preview(request: HttpRequest) -> HttpResponse:
     template = "ranking/_trap_preview.html" if fragment else "ranking/trap_preview.html"
     context = {
         "examples": examples,
+        "positive_controls": any(e.judged == "better" for e in examples),
         "problem": problem,
         "wanted": PREVIEW_COUNT,
         "design": form.data.get("trap_design"),

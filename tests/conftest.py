@@ -165,7 +165,11 @@ def chromium_path() -> str:
 
 @pytest.fixture(scope="session")
 def browser(chromium_path):
-    from playwright.sync_api import sync_playwright
+    from playwright.sync_api import expect, sync_playwright
+
+    # expect() waits 5 s unless told; a page served by this process's live server while the other
+    # test process (pytest-xdist) runs something heavy can take longer: as long as a page action may
+    expect.set_options(timeout=15_000)
 
     # launch() gives Chromium a fresh temporary user-data dir of its own and removes it after.
     with sync_playwright() as pw:

@@ -74,8 +74,10 @@ def test_a_worker_process_runs_trueskill_in_chunks_with_moving_progress_and_matc
 def test_a_run_whose_worker_is_killed_resumes_on_another_worker_and_matches(workers):
     proc, _log = workers()
     _user, campaign, rankings = ranking_campaign(n=3000)
+    # 500 runs a chunk, as in test_real_worker_recovery.py (e65a2dd): with 50 (~9 ms of kernel each)
+    # the run could finish between two polls, more so with another test process on the machine
     run = services.analysis_run_create(
-        campaign=campaign, kind="trueskill", parameters={"runs": 400, "chunks": 8}, seed=11
+        campaign=campaign, kind="trueskill", parameters={"runs": 4000, "chunks": 8}, seed=11
     )
     services.analysis_run_enqueue(run)
     _wait(
@@ -99,7 +101,7 @@ def test_a_run_whose_worker_is_killed_resumes_on_another_worker_and_matches(work
     workers()
     _wait(run, lambda r: r.status in (RunStatus.DONE, RunStatus.FAILED))
     assert run.status == RunStatus.DONE, run.error
-    assert _table(run) == _expected(rankings, 400, 11)
+    assert _table(run) == _expected(rankings, 4000, 11)
     # the chunk that was running when the worker died was claimed twice; results were written once
     assert run.chunks.filter(attempts__gte=2).count() >= 1
     assert SystemRankResult.objects.filter(run=run).count() == 4

@@ -140,19 +140,19 @@ def _geceval_cache(monkeypatch, tmp_path_factory):
 @pytest.fixture(autouse=True)
 def _eager_celery(settings):
     """Tasks run in-process unless a test asks for the real worker (``celery_worker``)."""
-    from celery._state import _set_task_join_will_block
+    from celery.result import allow_join_result
 
     from config.celery import app
 
     # Celery's "inside a task" flag is one global that each eager run sets and puts back; two threads
     # running eager tasks at once (a live server's and the test's) can put back the other's True,
     # after which every later ``.get()`` in this process says "Never call result.get() within a task".
-    # The test process is never a worker: start each test outside a task.
-    _set_task_join_will_block(False)
+    # The test process is never a worker: each test runs outside a task (Celery's own switch).
     app.conf.task_always_eager = True
     app.conf.task_eager_propagates = True
     settings.CELERY_TASK_ALWAYS_EAGER = True
-    yield
+    with allow_join_result():
+        yield
     app.conf.task_always_eager = True
 
 

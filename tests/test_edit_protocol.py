@@ -522,3 +522,62 @@ def test_an_undone_correction_is_never_a_british_spelling_put_back():
     assert all(t is None or "theater" in t.text for t in made)
     careful = _scored(source, base, 1, lambda k: "good")
     assert protocol_get("edits").trap_passed(_scored(source, trap, 1, lambda k: "good"), careful) is False
+
+
+ALL_SOURCE = "But after all the party was great ."  # GMEG dev FCE line 12
+ALL_REFS = [
+    "But the party was great , after all .",
+    "But in spite of that , the party was great .",
+    "But all in all , the party was great .",
+    "After all , the party was great .",
+]
+ALL_OUTPUTS = [  # the line's six system outputs, as distinct texts
+    "But after all , the party was great .",
+    "However , after all , the party was great .",
+    ALL_SOURCE,
+]
+
+
+def test_an_added_error_never_shares_an_edit_with_a_correction_of_its_base():
+    """Issue 41 (h45: two thirds of the added errors the careful models failed were "mixed" with a base
+    edit; h50): the inserter swapped "in all" right beside the base's own corrections (ref2 inserts "in"
+    and a comma), and ERRANT, aligning the trap afresh, shows one new edit "in ,": the base's words in
+    a wrong place, part correction and part error, which a careful reader may call neutral or even good
+    while the verdict asks for bad. The edit-level rule took it; now an added error must leave every
+    edit of its base whole and keep at least a word away from it, and an error away from the
+    corrections ("parties") is still taken. Every added error drawn for the line's texts shows each of
+    its base's ERRANT edits intact and its own edits apart from them."""
+    from geceval.traps.hidden import ADDED_ERROR, make_trap, reference_edit_check
+
+    def keys(text: str) -> set[tuple]:
+        return {(e["o_start"], e["o_end"], e["c_text"]) for e in compute_edits(ALL_SOURCE, text)}
+
+    texts = [*ALL_OUTPUTS, *ALL_REFS]
+    base = ALL_REFS[2]
+    mixed = "But all all in , the parties was great ."
+    assert keys(base) - keys(mixed) == {(2, 2, "in"), (3, 3, ",")}  # the base's corrections, gone
+    assert (3, 3, "in ,") in keys(mixed) - keys(base)  # ... into one new edit the verdict asks to be bad
+    assert not reference_edit_check(base, mixed, ADDED_ERROR, ALL_SOURCE, ALL_REFS, texts)
+    apart = "But all in all , the parties was great ."
+    assert keys(apart) - keys(base) == {(4, 5, "parties")}
+    assert reference_edit_check(base, apart, ADDED_ERROR, ALL_SOURCE, ALL_REFS, texts)
+    made = 0
+    for base in texts:
+        base_keys = keys(base)
+        for k in range(12):
+            trap = make_trap(
+                base,
+                ALL_SOURCE,
+                ALL_REFS,
+                seed=f"all{k}",
+                avoid=[t for t in texts if t != base],
+                kinds=(ADDED_ERROR,),
+                reference_edits=True,
+            )
+            if trap is None:
+                continue
+            made += 1
+            added = keys(trap.text) - base_keys
+            assert base_keys <= keys(trap.text), trap.text
+            assert all(a[1] < b[0] or b[1] < a[0] for a in added for b in base_keys), trap.text
+    assert made >= 20

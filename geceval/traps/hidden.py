@@ -21,7 +21,9 @@ judge as good as their base.
 
 With ``reference_edits`` (issue 41, the edit-level protocol's rule) a trap must also be wrong in the
 eyes of a careful worker who judges edits by the references' edits, not by GLEU+: an added error is an
-edit (against the source) that no reference and no base (``bases``: the sentence's other texts) makes;
+edit (against the source) that no reference and no base (``bases``: the sentence's other texts) makes,
+that leaves every correction of its base whole and keeps clear of them (:func:`errors_apart`: else the
+screen may show error and correction as one edit);
 an undone correction reverts an edit some reference makes, that no reference leaves undone
 (:func:`kept_by`), that is not half of a move (:func:`half_of_a_move`) and that does more than respell
 a word the British or American way (:func:`spelling_variant`); and the trap is further from its closest
@@ -128,7 +130,7 @@ def reference_edit_check(
     if kind == ADDED_ERROR:
         added = trap_edits - base_edits
         made = ref_edits.union(*(edit_keys(source, b) for b in bases))
-        if not added or added & made:
+        if not added or added & made or not errors_apart(source, base_edits, trap_edits):
             return False
     else:
         undone = base_edits - trap_edits
@@ -139,6 +141,38 @@ def reference_edit_check(
         ):
             return False
     return reference_errors(source, refs, trap) > reference_errors(source, refs, base)
+
+
+MOVE_REACH = 2
+"""Words at most this far apart that an added error and a base edit share (a comma deleted by the base
+and inserted by the error two words on) read to ERRANT as one moved word: one edit."""
+
+
+def errors_apart(source: str, base_edits: set[EditKey], trap_edits: set[EditKey]) -> bool:
+    """An added error leaves its base's corrections whole and stands apart from them (issue 41, h50):
+    every edit of the base (word-level, against ``source``) is an edit of the trap, and every edit the
+    trap adds has at least one unchanged word between it and each base edit (:func:`_apart`), more
+    than ``MOVE_REACH`` words when the two share a word. Otherwise the screen's aligner (ERRANT) may
+    draw the error and the base's correction as one edit ("in ," in "But all all in , the parties";
+    "s" and "'it" of "At home s 'it completely"; "that the ," for a comma the base deleted and the
+    error put back two words on), part correction, part error, which a careful reader may call
+    neutral or good while the verdict asks for bad; or the error takes back part of a correction
+    (a comma the base added, deleted again), which is an undone correction, judged by its own rule."""
+    if not base_edits <= trap_edits:
+        return False
+    s = source.split()
+
+    def words(edit: EditKey) -> set[str]:
+        return {w.lower() for w in (*s[edit[0] : edit[1]], *edit[2])}
+
+    for added in trap_edits - base_edits:
+        for edit in base_edits:
+            if not _apart(added[:2], edit[:2]):
+                return False
+            between = max(added[0], edit[0]) - min(added[1], edit[1])
+            if between <= MOVE_REACH and words(added) & words(edit):
+                return False
+    return True
 
 
 def careful_guards(base: str, trap: str, kind: str, source: str, references: Sequence[str]) -> bool:

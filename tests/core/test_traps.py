@@ -12,10 +12,12 @@ from geceval.traps.hidden import (
     ADDED_CORRECTION,
     ADDED_ERROR,
     DEFAULT_MIN_DROP,
+    MOVE_REACH,
     UNDONE_CORRECTION,
     SentenceScorer,
     careful_guards,
     edit_keys,
+    errors_apart,
     half_of_a_move,
     kept_by,
     make_trap,
@@ -118,7 +120,30 @@ def test_the_edit_level_rule_refuses_an_added_error_a_reference_or_another_base_
     # an edit another candidate of the sentence makes is no added error either
     other = "He went to school today ."
     assert not reference_edit_check(base, other, ADDED_ERROR, source, refs, bases=[other])
-    assert reference_edit_check(base, "He went too school yesterday .", ADDED_ERROR, source, refs)
+    assert reference_edit_check(base, "He went to school yesterdy .", ADDED_ERROR, source, refs)
+    # an error right beside the base's correction "went" may show as one edit with it (h50)
+    assert not reference_edit_check(base, "He went too school yesterday .", ADDED_ERROR, source, refs)
+
+
+def test_the_edit_level_rule_takes_an_added_error_only_apart_from_the_bases_corrections():
+    """Issue 41 (h50): an added error leaves every edit of its base whole and keeps at least a word away
+    from it (more than ``MOVE_REACH`` words when they share a word: ERRANT reads a comma the base
+    deleted and the error put back two words on as one moved comma), else the screen may show one edit
+    that is part correction, part error."""
+    source = "So many people in the crowds , that the mood was great ."
+    refs = ["There were so many people in the crowds that the mood was great ."]
+    base = refs[0]
+
+    def check(trap: str) -> bool:
+        return reference_edit_check(base, trap, ADDED_ERROR, source, refs)
+
+    assert check("There were so many people in the crowds that the mood were great .")  # apart
+    assert not check("There were so many people on the crowds that the , mood was great .")  # a comma back
+    assert not check("There was so many people in the crowds that the mood was great .")  # over "were"
+    assert not check("There were so many people in the crowds that that the mood was great .")  # touching
+    assert not check("So many people in the crowds that the mood were great .")  # takes a correction back
+    base_edits, trap_edits = edit_keys(source, base), edit_keys(source, refs[0].replace("mood", "mod"))
+    assert errors_apart(source, base_edits, trap_edits) and MOVE_REACH == 2
 
 
 def test_the_edit_level_rule_takes_an_undone_correction_only_when_a_reference_makes_it():
@@ -133,7 +158,8 @@ def test_the_edit_level_rule_takes_an_undone_correction_only_when_a_reference_ma
 def test_with_the_edit_level_rule_every_trap_is_worse_by_the_references_edits():
     source = "He go to school yesterday and he like it ."
     refs = ["He went to school yesterday and he liked it .", "He went to school yesterday and liked it ."]
-    base = "He went to school yesterday and he like it ."
+    # one correction made, one missed; made at the end, as an added error right beside it is refused (h50)
+    base = "He go to school yesterday and he liked it ."
     made = 0
     for k in range(40):
         trap = make_trap(base, source, refs, seed=f"e{k}", min_drop=0.1, reference_edits=True)

@@ -111,8 +111,9 @@ def test_gmeg_metric_row_pinned_on_a_reduced_release(tmp_path):
         data, "fce", metrics=("gleu",), seed=0, hybrids=PIN_HYBRIDS, ensemble=ensemble
     )
     got = {x.column: (round(x.ours, 3), x.published, x.known) for x in rows if x.row == "GMEG-Metric"}
-    # outside 0.05 of the paper's full-size figures, with the reason the command gives (no Yahoo dev)
-    assert got == {"r": (0.768, 0.984, "fewer domains"), "rho": (0.746, 0.950, "fewer domains")}
+    # outside 0.05 of the paper's full-size figures, with the reason the command gives (no Yahoo dev);
+    # 0.768 / 0.746 while the ensemble's training rows left Source out (before h49)
+    assert got == {"r": (0.877, 0.984, "fewer domains"), "rho": (0.843, 0.950, "fewer domains")}
 
 
 def test_table6_yahoo_means_from_the_public_segment_scores(tmp_path):

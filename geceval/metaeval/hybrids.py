@@ -46,14 +46,14 @@ import numpy as np
 from scipy import stats
 
 from geceval.formats.joins import MIN_SHARE, require_share, system_join
-from geceval.human.hybrids import GMEG_HYBRID_LEFT_OUT, GMEG_HYBRIDS, hybrid_systems
+from geceval.human.hybrids import GMEG_HYBRID_LEFT_OUT, GMEG_HYBRIDS, GMEG_LEFT_OUT, hybrid_systems
 from geceval.human.prws import system_means
 from geceval.metaeval.correlation import williams_test
 from geceval.metrics.ensemble.features import METRIC_COMPONENTS, ScorerFeatures
 from geceval.metrics.ensemble.model import gmeg_corpus
 from geceval.progress import ProgressFn, no_progress
 
-GMEG_CORRELATION_LEFT_OUT: tuple[str, ...] = ("ref", "reference", "source+error")
+GMEG_CORRELATION_LEFT_OUT: tuple[str, ...] = GMEG_LEFT_OUT
 """Not correlated (GMEG 2019 section 6: only "the upper and lower-bounds (Reference and
 Source+error)" are left out of the correlations; Source stays)."""
 TABLE8_METRICS: tuple[str, ...] = tuple(METRIC_COMPONENTS)

@@ -41,7 +41,7 @@ class GmegMetric:
 
 
 def train_gmeg_metric(data: Path, *, seed: int, hybrids: int) -> GmegMetric | None:
-    """Ridge regression (alpha 0.001, :func:`geceval.metrics.ensemble.model.fit`) on the real GEC systems and
+    """Ridge regression (alpha 0.001, :func:`geceval.metrics.ensemble.model.fit`) on the real systems (Source included, as Table 9) and
     ``hybrids`` hybrids of every dev domain present, all feature groups; None without dev texts."""
     domains = [d for d in GMEG_METRIC_DOMAINS if (data / "dev" / d / "source").is_file()]
     if not domains:

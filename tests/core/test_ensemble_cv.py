@@ -132,3 +132,27 @@ def test_metrics_then_features_of_one_hypothesis_score_errant_m2_and_gleu_once(m
     assert calls == {"m2": 2, "errant": 1}  # m2 at 0.5 and 0.2; errant at 0.5
     shared(REFS[0])  # another hypothesis is scored anew
     assert calls == {"m2": 3, "errant": 2}
+
+
+def test_domain_rows_keep_source_as_a_row_but_mix_it_into_no_hybrid(tmp_path) -> None:
+    # GMEG section 6: only "the upper- and lower-bounds (Reference and Source+error)" are left out
+    # of "any of the correlation calculations" (Table 9's too); section 5.2: hybrids are sampled from
+    # pairs of systems "not including Reference, Source, and Source+error"
+    from geceval.metrics.ensemble.cross_validation import domain_rows
+
+    corpus = tmp_path / "fce"
+    corpus.mkdir()
+    outputs = {"source": SOURCE, "a": REFS[0], "b": REFS[1], "c": [*SOURCE[:2], "fine sentences ."]}
+    for name, lines in {**outputs, "ref0": REFS[0], "ref1": REFS[1], "source+error": SOURCE}.items():
+        (corpus / name).write_text("\n".join(lines) + "\n", encoding="utf-8")
+    names = [*outputs, "ref"]
+    scores = [[50, 90, 80, 60, 95], [40, 85, 70, 45, 90], [70, 70, 70, 65, 75]]
+    (tmp_path / "fce-segment-scores.csv").write_text(
+        ",".join(names) + "\n" + "".join(",".join(map(str, row)) + "\n" for row in scores)
+    )
+    rows, _cache = domain_rows(corpus, components=["gleu"], hybrids=9, seed=0, cache_dir=tmp_path / "cache")
+    real = sorted(r.name for r in rows if not r.synthetic)
+    assert real == ["a", "b", "c", "source"]
+    assert next(r.human for r in rows if r.name == "source") == pytest.approx(160 / 3)
+    mixed = [r.name for r in rows if r.synthetic]
+    assert len(mixed) == 9 and not any("source" in name for name in mixed)

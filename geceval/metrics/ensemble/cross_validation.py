@@ -7,8 +7,10 @@ rows, of a model trained on the training rows of every domain; "Ablation" the
 same with that domain's rows left out of training. Choices the paper leaves
 open (ours): a fold is an independent random 75/25 split of all rows
 (``numpy.random.default_rng([seed, fold])``), not a partition; real systems
-minus ref, source and source+error plus :func:`geceval.metaeval.hybrid_plan`'s
-hybrids are the rows; ridge regression (alpha 0.001) on unscaled features as
+minus ref and source+error (Source is a row: section 6 leaves only "the upper- and lower-bounds"
+out of "any of the correlation calculations", and section 5.2 trains "with each system as an
+instance") plus :func:`geceval.metaeval.hybrid_plan`'s hybrids of the GEC systems (not Source)
+are the rows; ridge regression (alpha 0.001) on unscaled features as
 :mod:`geceval.metrics.ensemble.model`; a fold where a domain has fewer than 3 test rows is
 skipped for that domain.
 
@@ -38,7 +40,7 @@ from scipy import stats
 from geceval import cache as disk
 from geceval.cache import default_cache_dir
 from geceval.cache import digest as _digest
-from geceval.human.hybrids import GMEG_HYBRIDS, GMEG_LEFT_OUT, hybrid_systems
+from geceval.human.hybrids import GMEG_HYBRID_LEFT_OUT, GMEG_HYBRIDS, GMEG_LEFT_OUT, hybrid_systems
 from geceval.human.prws import system_means
 from geceval.metrics.ensemble.features import DEFAULT_COMPONENTS, ScorerFeatures, component_versions
 from geceval.metrics.ensemble.model import ALPHA, TrainingRow, _ridge, gmeg_corpus
@@ -120,13 +122,16 @@ def domain_rows(
     cache_dir: str | os.PathLike[str] | None = None,
     progress: ProgressFn = no_progress,
 ) -> tuple[list[TrainingRow], FeatureCache]:
-    """Real systems (minus ref/source/source+error) and hybrids of one domain, featurised via the cache."""
+    """Real systems (minus ref and source+error: Source is a row) and hybrids of one domain (mixed from
+    the GEC systems only, not Source), featurised via the cache."""
     source, references, outputs, segments = gmeg_corpus(corpus_dir)
     dropped = {x.lower() for x in GMEG_LEFT_OUT}
     real = {n: lines for n, lines in outputs.items() if n.lower() not in dropped}
+    unmixed = {x.lower() for x in GMEG_HYBRID_LEFT_OUT}
+    bases = {n: lines for n, lines in real.items() if n.lower() not in unmixed}
     cache = FeatureCache(cache_dir or default_cache_dir(), source, references, components)
-    pairs = list(combinations(sorted(real), 2))
-    mixes = hybrid_systems(real, {n: segments[n] for n in real}, pairs=pairs, count=hybrids, seed=seed)
+    pairs = list(combinations(sorted(bases), 2))
+    mixes = hybrid_systems(bases, {n: segments[n] for n in bases}, pairs=pairs, count=hybrids, seed=seed)
     means = system_means({n: segments[n] for n in real})
     corpus = Path(corpus_dir).name
     todo = [(n, False, means[n], real[n]) for n in sorted(real)]

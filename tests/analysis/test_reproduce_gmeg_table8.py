@@ -197,9 +197,16 @@ def test_table8_cell_of_a_domain_without_its_own_reason_says_what_was_tried_and_
     yahoo = reproduce_gmeg._row("8", "test", "yahoo", "I-measure", "r", 0.915, 0.5)
     assert (yahoo.known, yahoo.why) == GMEG_KNOWN[("8", "*", "I-measure", "rho")]
     assert "ref0 alone" in yahoo.why and cell_of(yahoo).status == "unexplained" and failed([cell_of(yahoo)])
-    # a domain's own entry comes first; a cell within tolerance carries none; nor does another metric
+    # a domain's own entry comes first; a cell within tolerance carries none
     wiki = reproduce_gmeg._row("8", "test", "wiki", "I-measure", "rho", 0.875, 0.6)
     assert wiki.why == GMEG_KNOWN[("8", "wiki", "I-measure", "rho")][1] and wiki.why != yahoo.why
     assert reproduce_gmeg._row("8", "test", "yahoo", "I-measure", "r", 0.915, 0.9).known is None
+    # every other metric off on such a domain says what Wiki dev showed and what was checked, and fails
     gleu = reproduce_gmeg._row("8", "test", "yahoo", "GLEU", "r", 0.740, 0.5)
-    assert gleu.known is None and cell_of(gleu).status == "off"
+    assert cell_of(gleu).status == "unexplained" and failed([cell_of(gleu)])
+    assert "r 0.400 / rho 0.546" in gleu.why and "tokenisation" in gleu.why
+    chargleu = reproduce_gmeg._row("8", "test", "wiki", "charGLEU", "r", 0.644, 0.883)
+    assert "without spaces 0.643" in chargleu.why and cell_of(chargleu).status == "unexplained"
+    # FCE keeps its own reasons: an explained cell stays explained, a cell without one stays off
+    assert reproduce_gmeg._row("8", "test", "fce", "CHRF++", "r", 0.639, 0.824).known == "metric version"
+    assert cell_of(reproduce_gmeg._row("8", "test", "fce", "GLEU", "r", 0.838, 0.7)).status == "off"

@@ -50,6 +50,7 @@ from bench.bot_strategies import (
     Gmeg,
     dense_ranks,
 )
+from geceval.human.worker_checks import KIND_MIN_SEEN, kind_never_passed
 from geceval.traps.hidden import ADDED_CORRECTION, ADDED_ERROR, UNDONE_CORRECTION, Trap, make_trap
 from ranking.protocols import CandidateScore, protocol_get
 from ranking.protocols.edits.annotation import compute_edits
@@ -183,13 +184,24 @@ def line_traps(
     return base, others, [trap for trap in drafts if trap is not None], line
 
 
-def excluded(passes: list[bool]) -> bool:
-    """The pass-rate rule over the first ``MAX_TRAPS`` verdicts: under ``PASS_RATE`` at any of traps
-    ``MIN_SEEN`` to ``MAX_TRAPS``."""
+def excluded(passes: list[tuple[str, bool]], *, by_kind: bool = False, kind_min: int = KIND_MIN_SEEN) -> bool:
+    """The pass-rate rule over the first ``MAX_TRAPS`` verdicts (kind, passed): under ``PASS_RATE`` at
+    any of traps ``MIN_SEEN`` to ``MAX_TRAPS``; ``by_kind``: also when every trap of one kind so far
+    failed, at least ``kind_min`` of them (``geceval.human.worker_checks.kind_never_passed``)."""
     passed = 0
-    for n, ok in enumerate(passes[:MAX_TRAPS], start=1):
+    kinds: dict[str, list[int]] = {}
+    for n, (kind, ok) in enumerate(passes[:MAX_TRAPS], start=1):
         passed += ok
+        seen_passed = kinds.setdefault(kind, [0, 0])
+        seen_passed[0] += 1
+        seen_passed[1] += ok
         if n >= MIN_SEEN and passed / n < PASS_RATE:
+            return True
+        if (
+            by_kind
+            and n >= MIN_SEEN
+            and kind_never_passed({k: tuple(v) for k, v in kinds.items()}, min_seen=kind_min)
+        ):
             return True
     return False
 
@@ -243,7 +255,7 @@ def simulate(args, gmeg: Gmeg) -> None:
         extra = " ".join(f"{other[v] / max(1, other['n']):12.1%}" for v in ("labels", "strict"))
         outs = []
         for mix in mixes:
-            hits = 0
+            hits = by_kind = 0
             for k, mine in enumerate(per_worker):
                 draw = random.Random(f"{args.seed}:mix:{name}:{k}:{sorted(mix.items())}")
                 seq = []
@@ -251,12 +263,13 @@ def simulate(args, gmeg: Gmeg) -> None:
                     kind = draw.choices(KINDS, weights=[mix[x] for x in KINDS])[0]
                     if not mine[kind]:
                         kind = ADDED_ERROR
-                    seq.append(draw.choice(mine[kind]))
+                    seq.append((kind, draw.choice(mine[kind])))
                 hits += excluded(seq)
+                by_kind += excluded(seq, by_kind=True, kind_min=args.kind_min_seen)
             rate = sum(mix[x] * sum(passed[x]) / max(1, len(passed[x])) for x in KINDS if passed[x]) / sum(
                 mix[x] for x in KINDS if passed[x]
             )
-            outs.append(f"{hits}/{len(per_worker)} ({rate:.2f})")
+            outs.append(f"{hits}/{len(per_worker)} ({rate:.2f}) by kind too {by_kind}")
         print(f"{name:20s} {shares} {extra}  {', '.join(outs)}", flush=True)
 
 
@@ -269,6 +282,12 @@ def main() -> None:
     p.add_argument("--workers", type=int, default=0, help="simulated workers per strategy (0: none)")
     p.add_argument("--strategies", default=",".join((*CAREFUL, *BOTS)))
     p.add_argument("--mixes", default=MIXES, help="weights added error:undone correction:added correction")
+    p.add_argument(
+        "--kind-min-seen",
+        type=int,
+        default=KIND_MIN_SEEN,
+        help="traps of one kind, all failed, that exclude (the 'by kind too' figures; the product's is 4)",
+    )
     p.add_argument("--skip-careful-table", action="store_true", help="only the --workers simulation")
     args = p.parse_args()
     gmeg = Gmeg.load(args.data, args.sentences)

@@ -226,7 +226,11 @@ class ExclusionRulesForm(forms.Form):
     would switch every rule off."""
 
     rules = forms.CharField(widget=forms.HiddenInput, initial="chosen")
-    exclude_by_pass_rate = forms.BooleanField(required=False, label="trap pass rate")
+    exclude_by_pass_rate = forms.BooleanField(
+        required=False,
+        label="trap pass rate",
+        help_text="under the threshold, or every trap of one kind failed (at least 4 of it)",
+    )
     exclude_by_mann_whitney = forms.BooleanField(required=False, label="Appraise's test (Mann-Whitney)")
     exclude_by_consistency = forms.BooleanField(required=False, label="consistency on repeats")
     exclude_by_flat = forms.BooleanField(required=False, label="flat scoring")

@@ -17,6 +17,8 @@ from annotate.models import System
 from annotate.roles import is_annotator
 from annotate.selectors import project_list_for
 from geceval.human.crowd_evidence import fence
+from geceval.human.worker_checks import kind_never_passed
+from geceval.traps.hidden import ADDED_CORRECTION, ADDED_ERROR, UNDONE_CORRECTION
 from ranking.models import (
     LIVE_CAMPAIGN_STATUSES,
     Assignment,
@@ -245,6 +247,10 @@ class WorkerRow:
     """Of the trap verdicts, copies of the researcher's gold screens seen and answered as expected."""
     drift_from: datetime | None = None
     """When the recent traps began to fail while the total passes (issue 41)."""
+    trap_kinds: tuple[tuple[str, int, int], ...] = ()
+    """Per kind of hidden trap met, in words: (kind, seen, passed) (issue 41)."""
+    kind_failed: str = ""
+    """The kind of trap, in words, of which the worker failed every one (at least 4), or ""."""
     agreement: float | None = None
     agreement_screens: int = 0
     agreement_low: bool = False
@@ -383,11 +389,27 @@ def _crowd_figures(campaign: Campaign, records: list[WorkerRecord]) -> dict[int,
     }
 
 
+TRAP_KIND_WORDS = {
+    ADDED_ERROR: "added errors",
+    UNDONE_CORRECTION: "undone corrections",
+    ADDED_CORRECTION: "added corrections",
+}
+"""A hidden trap's kind as the workers table names it."""
+
+
 def _evidence(campaign: Campaign, record: WorkerRecord | None) -> dict:
     if record is None:
         return {}
     fields = {name: getattr(record, name) for name in _EVIDENCE_FIELDS}
-    return fields | {"reasons": tuple(record_exclusion_reasons(campaign, record))}
+    kinds = record.trap_kinds
+    failed = kind_never_passed({kind: tuple(counts) for kind, counts in kinds.items()})
+    return fields | {
+        "reasons": tuple(record_exclusion_reasons(campaign, record)),
+        "trap_kinds": tuple(
+            (words, *kinds[kind]) for kind, words in TRAP_KIND_WORDS.items() if kind in kinds
+        ),
+        "kind_failed": TRAP_KIND_WORDS.get(failed, failed),
+    }
 
 
 def screen_candidates(screen: Screen) -> list[Candidate]:

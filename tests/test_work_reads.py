@@ -259,14 +259,20 @@ def test_a_positive_control_s_answers_come_back_the_better_text_first(hidden):
     assert judgment is not None
     judged.filter(pk=judgment.pk).update(trap_base_answer=81, trap_answer=23)
     judgment.refresh_from_db()
+    kind = judgment.screen.control.kind
     before = sorted(worker_trap_verdicts(campaign_id=campaign.pk, worker_id=worker.pk))
-    assert (judgment.trap_passed, judgment.trap_base_answer, judgment.trap_answer) in before
+    assert (judgment.trap_passed, judgment.trap_base_answer, judgment.trap_answer, kind) in before
     Control.objects.filter(screen=judgment.screen).update(kind=ControlKind.ADDED_CORRECTION)
     after = sorted(worker_trap_verdicts(campaign_id=campaign.pk, worker_id=worker.pk))
-    flipped = (judgment.trap_passed, judgment.trap_answer, judgment.trap_base_answer)
+    flipped = (
+        judgment.trap_passed,
+        judgment.trap_answer,
+        judgment.trap_base_answer,
+        ControlKind.ADDED_CORRECTION,
+    )
     assert flipped in after and len(after) == len(before)
     assert sorted(
-        [*after, (judgment.trap_passed, judgment.trap_base_answer, judgment.trap_answer)]
+        [*after, (judgment.trap_passed, judgment.trap_base_answer, judgment.trap_answer, kind)]
     ) == sorted([*before, flipped])
 
 
@@ -275,7 +281,7 @@ def test_the_evidence_reads_are_the_orm_s(hidden):
     verdicts = (
         ScreenJudgment.objects.filter(screen__campaign=campaign, judge=worker, trap_passed__isnull=False)
         .exclude(JUDGMENT_NOT_EVIDENCE)
-        .values_list("trap_passed", "trap_base_answer", "trap_answer")
+        .values_list("trap_passed", "trap_base_answer", "trap_answer", "screen__control__kind")
     )
     assert sorted(worker_trap_verdicts(campaign_id=campaign.pk, worker_id=worker.pk)) == sorted(verdicts)
     assert len(verdicts) > 0

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import math
 import statistics
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from itertools import combinations
 
@@ -72,6 +72,24 @@ DEFAULT_TRAP_THRESHOLD = 0.6
 and the form start here; docs/hardening.md says why not 0.7)."""
 DEFAULT_TRAP_MIN_SEEN = 10
 """Traps a worker must have seen before the pass-rate rule applies."""
+KIND_MIN_SEEN = 4
+"""Traps of one kind (an added error, an undone correction, an added correction) a worker must have
+failed, every one of them, before that alone excludes them under the pass-rate rule (issue 41). A
+reader fails a kind now and then, a heuristic that does not read fails one kind every time: the
+"agreement" judge (lone edits bad) every added correction, "fewer edits is better" every undone and
+added correction, while its total passes. A careful reader who passes a kind 80% of the time fails
+its first four 0.16% of the time (0.2^4), one at 56% (careful-fluency's undone corrections on the
+server) 3.7%; the rule also waits for the pass-rate rule's ``trap_min_seen`` traps in all."""
+
+
+def kind_never_passed(kinds: Mapping[str, tuple[int, int]], *, min_seen: int = KIND_MIN_SEEN) -> str:
+    """The kind of trap (sorted first, for a stable answer) of which the worker failed every one of at
+    least ``min_seen``, or "". ``kinds``: kind -> (seen, passed)."""
+    for kind in sorted(kinds):
+        seen, passed = kinds[kind]
+        if seen >= min_seen and passed == 0:
+            return kind
+    return ""
 
 
 def _check_answer(answer: str) -> None:
@@ -231,8 +249,12 @@ class Evidence:
     agreement_drifting: bool = False
     """The recent screens agree far below the crowd while the total does not
     (``geceval.human.crowd_evidence.agreement_drift_start``)."""
+    kind_failed: str = ""
+    """A kind of trap every one of which the worker failed (``kind_never_passed``), or ""."""
 
 
+KIND_FAILED = "every trap of one kind failed"
+"""The reason ``kind_never_passed`` gives, under the pass-rate rule (the record names the kind)."""
 RECENT_TRAPS = "recent trap pass rate"
 """The reason a drifting worker is excluded: only their work since the drift began is removed."""
 RECENT_AGREEMENT = "recent answers far from the other workers'"
@@ -251,6 +273,8 @@ def exclusion_reasons(evidence: Evidence, rules: Rules) -> list[str]:
         and evidence.traps_passed / seen < rules.trap_threshold
     ):
         reasons.append("trap pass rate")
+    elif rules.pass_rate and evidence.kind_failed and seen >= rules.trap_min_seen:
+        reasons.append(KIND_FAILED)
     if rules.pass_rate and evidence.drifting and not reasons:
         reasons.append(RECENT_TRAPS)
     if rules.mann_whitney and trap_test_passed(evidence.mann_whitney_p) is False:

@@ -12,6 +12,7 @@ from django.db.models import Count, Q
 from geceval.human.crowd_evidence import agreement_drift_start, fence, leave_one_out, same_person
 from geceval.human.drift import drift_start
 from geceval.human.worker_checks import ANSWERS, consistency, flatness, trap_test
+from geceval.traps.hidden import ALL_KINDS
 from ranking.models import Campaign, ControlKind, ScreenJudgment, WorkerRecord
 from ranking.protocols import protocol_get
 from ranking.quality.holds import TOO_FAST_JUDGMENT
@@ -36,14 +37,20 @@ def evidence_recount(record: WorkerRecord, *, crowd: bool = True) -> None:
     what the last full recount found (a submit leaves them to a task, issue 38)."""
     campaign = record.campaign
     traps = worker_trap_verdicts(campaign_id=campaign.pk, worker_id=record.worker_id)
-    record.traps_seen, record.traps_passed = len(traps), sum(passed for passed, _, _ in traps)
+    record.traps_seen, record.traps_passed = len(traps), sum(passed for passed, *_ in traps)
+    kinds: dict[str, list[int]] = {}
+    for passed, _, _, kind in traps:
+        if kind in ALL_KINDS:  # hidden traps only: a gold copy is the researcher's answer, not a kind
+            kinds.setdefault(kind, [0, 0])[0] += 1
+            kinds[kind][1] += passed
+    record.trap_kinds = kinds
     _gold_recount(record)
     _speed_recount(record)
     _drift_recount(record)
     answer = protocol_get(campaign.protocol).answer_field
     if answer not in ANSWERS:  # a protocol without comparable answers: the pass rate is all there is
         return
-    paired = [(base, trap) for _, base, trap in traps if base is not None and trap is not None]
+    paired = [(base, trap) for _, base, trap, _ in traps if base is not None and trap is not None]
     record.mann_whitney_p = trap_test([b for b, _ in paired], [t for _, t in paired], answer=answer)
     screens, repeats = _worker_answers(campaign, record.worker_id, answer)
     same = consistency(

@@ -49,6 +49,12 @@ class WorkerRecord(models.Model):
     gold_passed = models.PositiveIntegerField(
         default=0, help_text="gold copies answered as the researcher expected (counted among traps_passed)"
     )
+    trap_kinds = models.JSONField(
+        default=dict,
+        blank=True,
+        help_text="per kind of hidden trap (added error, undone correction, added correction): "
+        "[seen, passed], gold copies aside (issue 41: a kind failed every time excludes)",
+    )
     excluded = models.BooleanField(default=False)
     override = models.CharField(max_length=8, choices=WorkerOverride.choices, blank=True, default="")
     qualified = models.BooleanField(null=True, help_text="passed the campaign's gold test (null: not taken)")

@@ -3,7 +3,7 @@ evidence as the core's plain data, for the services that exclude and the worker 
 
 from __future__ import annotations
 
-from geceval.human.worker_checks import Evidence, Rules, exclusion_reasons
+from geceval.human.worker_checks import Evidence, Rules, exclusion_reasons, kind_never_passed
 from ranking.models import Campaign, WorkerRecord
 
 RULE_FIELDS = {
@@ -42,6 +42,7 @@ def record_evidence(record: WorkerRecord) -> Evidence:
         agreement_low=record.agreement_low,
         drifting=record.drift_from is not None,
         agreement_drifting=record.agreement_drift_from is not None,
+        kind_failed=kind_never_passed({kind: tuple(counts) for kind, counts in record.trap_kinds.items()}),
     )
 
 

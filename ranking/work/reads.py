@@ -366,8 +366,8 @@ def _verdicts_sql() -> str:
     flipped = f"c.{_col(Control, 'kind')} IN ({better})"
     return (
         f"SELECT j.{_col(ScreenJudgment, 'trap_passed')}, "
-        f"CASE WHEN {flipped} THEN {trap} ELSE {base} END, CASE WHEN {flipped} THEN {base} ELSE {trap} END "
-        f"FROM {j} j "
+        f"CASE WHEN {flipped} THEN {trap} ELSE {base} END, CASE WHEN {flipped} THEN {base} ELSE {trap} END, "
+        f"c.{_col(Control, 'kind')} FROM {j} j "
         f"INNER JOIN {s} s ON s.{_col(Screen, 'pk')} = j.{_col(ScreenJudgment, 'screen')} "
         f"LEFT OUTER JOIN {c} c ON c.{_col(Control, 'screen')} = s.{_col(Screen, 'pk')} "
         f"{_evidence_join()}"
@@ -377,14 +377,17 @@ def _verdicts_sql() -> str:
     )
 
 
-def worker_trap_verdicts(*, campaign_id: int, worker_id: int) -> list[tuple[bool, int | None, int | None]]:
-    """(passed, answer on the better text, answer on the worse) of each of the worker's trap verdicts,
+def worker_trap_verdicts(
+    *, campaign_id: int, worker_id: int
+) -> list[tuple[bool, int | None, int | None, str | None]]:
+    """(passed, answer on the better text, answer on the worse, the control's kind) of each of the
+    worker's trap verdicts,
     from assignments that are their evidence (``_evidence_where``): the base's and the trap's answers,
     the other way round for a positive control (``BETTER_KINDS``: a correction added, so the trap is
     the better text), as Appraise's test compares them."""
     with connection.cursor() as cursor:
         cursor.execute(_verdicts_sql(), [campaign_id, worker_id])
-        return [(bool(passed), base, trap) for passed, base, trap in cursor.fetchall()]
+        return [(bool(passed), base, trap, kind) for passed, base, trap, kind in cursor.fetchall()]
 
 
 @cache

@@ -11,11 +11,14 @@ from scipy.stats import mannwhitneyu
 from geceval.cli import main
 from geceval.errors import GecInputError
 from geceval.human.worker_checks import (
+    KIND_FAILED,
+    KIND_MIN_SEEN,
     Evidence,
     Rules,
     consistency,
     exclusion_reasons,
     flatness,
+    kind_never_passed,
     trap_test,
     trap_test_passed,
 )
@@ -143,6 +146,24 @@ def test_exclusion_follows_the_chosen_rules():
     early = Evidence(traps_seen=4, traps_passed=0)  # under trap_min_seen, no Mann-Whitney yet
     assert exclusion_reasons(early, Rules()) == []
     assert exclusion_reasons(Evidence(), Rules(trap_min_seen=0)) == []
+
+
+def test_a_kind_of_trap_failed_every_time_excludes_a_worker_whose_total_passes():
+    """Issue 41: a heuristic that does not read fails one kind of trap every time (the "agreement"
+    judge every added correction) while passing the others; a reader fails a kind now and then."""
+    assert KIND_MIN_SEEN == 4
+    assert kind_never_passed({"added_error": (12, 12), "added_correction": (4, 0)}) == "added_correction"
+    assert kind_never_passed({"added_error": (12, 12), "added_correction": (3, 0)}) == ""  # too few yet
+    assert kind_never_passed({"added_error": (12, 12), "added_correction": (6, 1)}) == ""  # one passed
+    assert kind_never_passed({"undone_correction": (5, 0), "added_correction": (4, 0)}) == "added_correction"
+    assert kind_never_passed({}) == ""
+    scripted = Evidence(traps_seen=16, traps_passed=12, kind_failed="added_correction")
+    assert exclusion_reasons(scripted, Rules()) == [KIND_FAILED]
+    assert exclusion_reasons(scripted, Rules(pass_rate=False)) == []  # the pass-rate rule's switch
+    early = Evidence(traps_seen=8, traps_passed=4, kind_failed="added_correction")
+    assert exclusion_reasons(early, Rules()) == []  # the rule waits for trap_min_seen traps in all
+    low = Evidence(traps_seen=10, traps_passed=2, kind_failed="added_correction")
+    assert exclusion_reasons(low, Rules()) == ["trap pass rate"]  # one reason for the traps, not two
 
 
 # ----------------------------------------------------------------- the command line

@@ -17,7 +17,6 @@ from annotate.models import System
 from annotate.roles import is_annotator
 from annotate.selectors import project_list_for
 from geceval.human.crowd_evidence import fence
-from geceval.human.worker_checks import kind_never_passed
 from geceval.traps.hidden import ADDED_CORRECTION, ADDED_ERROR, UNDONE_CORRECTION
 from ranking.models import (
     LIVE_CAMPAIGN_STATUSES,
@@ -34,7 +33,7 @@ from ranking.models import (
     SystemScore,
     WorkerRecord,
 )
-from ranking.quality.rules import record_exclusion_reasons
+from ranking.quality.rules import record_exclusion_reasons, record_kind_failed
 from ranking.statuses import EVIDENCE_HOLDS
 from ranking.work.reads import screen_candidates_marked, screen_candidates_shown
 
@@ -401,8 +400,7 @@ def _evidence(campaign: Campaign, record: WorkerRecord | None) -> dict:
     if record is None:
         return {}
     fields = {name: getattr(record, name) for name in _EVIDENCE_FIELDS}
-    kinds = record.trap_kinds
-    failed = kind_never_passed({kind: tuple(counts) for kind, counts in kinds.items()})
+    kinds, failed = record.trap_kinds, record_kind_failed(record)
     return fields | {
         "reasons": tuple(record_exclusion_reasons(campaign, record)),
         "trap_kinds": tuple(

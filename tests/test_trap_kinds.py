@@ -24,7 +24,6 @@ from ranking.models import (
 )
 from ranking.quality.exclusion import campaign_exclusion_rules_set, worker_record_refresh
 from ranking.quality.rules import record_exclusion_reasons
-from ranking.services import campaign_create
 from tests import factories
 
 pytestmark = pytest.mark.django_db
@@ -39,24 +38,10 @@ SYSTEMS = {
 
 @pytest.fixture
 def campaign_and_worker():
-    researcher = factories.user("res", "researcher")
-    worker = factories.user("lone-edits", "annotator")
-    project = factories.project(researcher, members=[worker])
-    corpus, systems = factories.corpus_with_systems(project, sources=SOURCES, systems=SYSTEMS)
-    campaign = campaign_create(
-        project=project,
-        corpus=corpus,
-        name="kinds",
-        systems=systems,
-        created_by=researcher,
-        protocol="prws",
-        max_candidates=2,
-        screens_per_hit=10,
-        judgments_per_item=1,
-        trap_rate=0.0,
-        repeat_rate=0.0,
+    campaign, workers = factories.prws_crowd(
+        ["lone-edits"], SOURCES, SYSTEMS, name="kinds", screens_per_hit=10
     )
-    return researcher, campaign, worker
+    return campaign.created_by, campaign, workers["lone-edits"]
 
 
 def _judged(campaign, worker, verdicts: list[tuple[str, bool]]) -> None:

@@ -42,8 +42,13 @@ def record_evidence(record: WorkerRecord) -> Evidence:
         agreement_low=record.agreement_low,
         drifting=record.drift_from is not None,
         agreement_drifting=record.agreement_drift_from is not None,
-        kind_failed=kind_never_passed({kind: tuple(counts) for kind, counts in record.trap_kinds.items()}),
+        kind_failed=record_kind_failed(record),
     )
+
+
+def record_kind_failed(record: WorkerRecord) -> str:
+    """The kind of hidden trap of which the worker failed every one (``kind_never_passed``), or ""."""
+    return kind_never_passed({kind: tuple(counts) for kind, counts in record.trap_kinds.items()})
 
 
 def record_exclusion_reasons(campaign: Campaign, record: WorkerRecord) -> list[str]:

@@ -40,7 +40,8 @@ def goal_met(strategy: str, row: dict) -> bool:
     if strategy.startswith("careful"):
         return row["excluded_share"] <= CAREFUL_GOAL
     if strategy == "ring":  # its goal is to count once (issue 41), not to be excluded: see docs/hardening.md
-        return False
+        # met when no screen counts two of its accounts' answers (bench/bots.py's ring_counted_twice)
+        return row.get("screens_counted_twice") == 0
     return row["excluded_share"] >= BOT_GOAL
 
 

@@ -65,6 +65,7 @@ from bench.bot_strategies import (
 from bench.serving import (
     add_service_args,
     api_client,
+    celery_worker,
     check_assignments,
     check_trap_records,
     db_url,
@@ -74,6 +75,8 @@ from bench.serving import (
     gunicorn,
     researcher_and_roles,
     server_env,
+    task_log,
+    wait_drained,
     workers_with_sessions,
 )
 
@@ -107,6 +110,15 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         help="the campaigns' judgments_per_item (default: the workers of a protocol, so all start on the "
         "same HIT and meet the same traps; fewer spreads them over the HITs)",
     )
+    p.add_argument(
+        "--celery-workers",
+        type=int,
+        default=1,
+        help="pool processes of the Celery worker started on the run's queue: the crowd evidence "
+        "(agreement, one person behind many accounts, agreement drift) is a task sent on each record's "
+        "refresh (issue 38), so without a worker it never runs; 0: none, the traps and the worker's own "
+        "evidence alone",
+    )
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--out", help="write the figures as JSON here")
     p.add_argument("--keep-database", action="store_true")
@@ -138,6 +150,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     unknown = set(args.strategies) - set(STRATEGIES) | set(args.protocols) - set(PROTOCOLS)
     if unknown:
         p.error(f"unknown strategies or protocols: {sorted(unknown)}")
+    if not 0 <= args.celery_workers <= 8:
+        p.error("--celery-workers must be 0..8")
     args.judgments_per_item = args.judgments_per_item or args.per_strategy * len(args.strategies)
     if args.per_strategy < 1 or not 1 <= args.judgments_per_item <= 32767 or args.concurrency < 1:
         p.error("per-strategy >= 1, judgments per item (default: all workers) 1..32767, concurrency >= 1")
@@ -455,6 +469,27 @@ def check_database(world: World, log: Log) -> list[str]:
     return problems
 
 
+def late_exclusions(world: World, log: Log) -> None:
+    """The crowd evidence runs on the Celery worker after the submit that sent it, so a rule may exclude
+    a worker after the harness last read their record (after their last screen). Once the queue has
+    drained, each outcome takes its record's final word; a late exclusion is counted at the traps the
+    worker had seen."""
+    from ranking.models import WorkerRecord
+
+    final = {
+        (campaign_id, username): excluded
+        for campaign_id, username, excluded in WorkerRecord.objects.filter(
+            campaign_id__in=world.campaigns.values()
+        ).values_list("campaign_id", "worker__username", "excluded")
+    }
+    for out in log.outcomes:
+        excluded = final.get((world.campaigns[out.protocol], out.username), False)
+        if excluded and not out.excluded:
+            out.excluded, out.traps_at_exclusion = True, out.traps_seen
+        elif not excluded and out.excluded:  # back in (a rule's evidence changed): as the record says
+            out.excluded, out.traps_at_exclusion = False, None
+
+
 # -------------------------------------------------------------------------------------------- main
 
 
@@ -507,7 +542,38 @@ def counted_summary(world: World) -> str:
             for k, n in made.items()
         )
         lines.append(f"{protocol}: {cells}")
+        shared, twice, extra = ring_counted_twice(campaign)
+        if shared:
+            lines.append(
+                f"{protocol}: ring: {shared} screens judged by two or more of its accounts, {twice} of them "
+                f"count more than one of their answers ({extra} judgments counted beyond one a screen)"
+            )
     return "\n".join(lines)
+
+
+def ring_counted_twice(campaign) -> tuple[int, int, int]:
+    """What "the ring's judgments counted as one worker's" asks, screen by screen (issue 41): the
+    screens two or more of the ring's accounts judged, how many of them count more than one of their
+    answers, and how many answers those count beyond one.
+    Spread over HITs, a ring's accounts share few screens, so the share of its judgments counted says
+    little: an account's answers on screens no other account judged are one person's, once."""
+    from ranking.models import ScreenJudgment
+    from ranking.selectors import valid_judgments
+
+    judged: dict[int, set[str]] = {}
+    counted: dict[int, int] = {}
+    for screen_id, username in ScreenJudgment.objects.filter(screen__campaign=campaign).values_list(
+        "screen_id", "judge__username"
+    ):
+        if username.split("-", 2)[2].rsplit("-", 1)[0] == "ring":
+            judged.setdefault(screen_id, set()).add(username)
+    for screen_id, username in valid_judgments(campaign).values_list("screen_id", "judge__username"):
+        if username.split("-", 2)[2].rsplit("-", 1)[0] == "ring":
+            counted[screen_id] = counted.get(screen_id, 0) + 1
+    shared = [s for s, accounts in judged.items() if len(accounts) > 1]
+    twice = [s for s in shared if counted.get(s, 0) > 1]
+    extra = sum(counted[s] - 1 for s in twice)
+    return len(shared), len(twice), extra
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -528,13 +594,27 @@ def main(argv: list[str] | None = None) -> int:
     )
     base = f"http://127.0.0.1:{args.port}"
     reader = RecordReader(db_url(args.pg_url, args.database))
-    with gunicorn(env, args.port, args.gunicorn_workers, args.threads):
+    worker_log = Path(os.environ.get("TMPDIR", "/tmp")) / f"{queue}-celery.log"
+    drained = None
+    with (
+        gunicorn(env, args.port, args.gunicorn_workers, args.threads),
+        celery_worker(env, queue, args.celery_workers, worker_log) as worker,
+    ):
         crowd_started, cpu_started = time.monotonic(), time.process_time()
         log = asyncio.run(run_crowd(world, args, base, gmeg, reader))
         crowd, generator_cpu = time.monotonic() - crowd_started, time.process_time() - cpu_started
+        if worker is not None:  # the crowd evidence of the last submits, then every record as it ends
+            drained = wait_drained(args.broker_url, queue, worker_log, timeout=3600)
+            late_exclusions(world, log)
     problems = check_database(world, log)
     speed = speed_summary(world) + counted_summary(world)
     result = figures(log, world, args)
+    for protocol, campaign_id in world.campaigns.items():
+        if "ring" in result.get(protocol, {}):
+            from ranking.models import Campaign
+
+            shared, twice, _ = ring_counted_twice(Campaign.objects.get(pk=campaign_id))
+            result[protocol]["ring"] |= {"screens_shared": shared, "screens_counted_twice": twice}
     delete_queue(args.broker_url, queue)
     finish_database(args.pg_url, args.database, args.keep_database)
     screens = sum(o.screens for o in log.outcomes)
@@ -546,6 +626,8 @@ def main(argv: list[str] | None = None) -> int:
         f"of CPU), total {time.monotonic() - started:.0f}s"
     )
     print(f"statuses: {dict(sorted(log.statuses.items()))}")
+    if drained is not None:
+        print(f"celery: queue drained {drained:.0f}s after the crowd stopped; tasks {task_log(worker_log)}")
     for line in log.errors[:10] + problems:
         print(f"HARNESS ERROR: {line}")
     if args.out:
@@ -558,6 +640,9 @@ def main(argv: list[str] | None = None) -> int:
                     "statuses": log.statuses,
                     "errors": log.errors,
                     "problems": problems,
+                    "celery": None
+                    if drained is None
+                    else {"drained_s_after_crowd": round(drained, 1), "tasks": task_log(worker_log)},
                     "config": {k: v for k, v in vars(args).items() if k not in ("pg_url", "data")},
                     "workers": [asdict(o) for o in log.outcomes],
                 },

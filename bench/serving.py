@@ -1,6 +1,6 @@
 """What the benchmarks that drive a real server share (bench/load_workers.py, bench/bots.py): a fresh
 database of their own, workers with sessions, gunicorn on PostgreSQL and Redis on loopback, and the
-database checks that every run ends with.
+database checks that every run ends with, and a Celery worker on the run's own queue.
 
 Every function here works on the database and the broker queue it is given and nothing else.
 """
@@ -8,11 +8,13 @@ Every function here works on the database and the broker queue it is given and n
 from __future__ import annotations
 
 import os
+import re
 import secrets
 import signal
 import subprocess
 import sys
 import time
+from collections import defaultdict
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
@@ -325,3 +327,67 @@ def api_client(base: str, session: str):
         limits=httpx.Limits(max_connections=1),
         verify=False,
     )
+
+
+@contextmanager
+def celery_worker(
+    env: dict[str, str], queue: str, processes: int, log_path: Path
+) -> Iterator[subprocess.Popen | None]:
+    """A Celery worker (prefork, ``processes`` children) on the run's queue until the block ends (as
+    bench/bench_million.py starts one), logging each task to ``log_path``; None when ``processes`` is 0."""
+    if not processes:
+        yield None
+        return
+    cmd = [sys.executable, "-m", "celery", "-A", "config", "worker", "-Q", queue, "-c", str(processes)]
+    cmd += ["--pool", "prefork", "--loglevel", "INFO", "-n", f"{queue}@%h"]
+    cmd += ["--without-gossip", "--without-mingle", "--without-heartbeat"]
+    with open(log_path, "w") as log:
+        worker = subprocess.Popen(
+            cmd, cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
+        )
+    try:
+        deadline = time.monotonic() + 60
+        while "ready." not in log_path.read_text():
+            if worker.poll() is not None or time.monotonic() > deadline:
+                raise SystemExit(f"the Celery worker did not start:\n{log_path.read_text()[-2000:]}")
+            time.sleep(0.3)
+        yield worker
+    finally:
+        with suppress(ProcessLookupError):
+            os.killpg(worker.pid, signal.SIGTERM)
+        try:
+            worker.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            os.killpg(worker.pid, signal.SIGKILL)
+            worker.wait()
+
+
+TASK_LINE = re.compile(r"Task ([\w.]+)\[[^\]]+\] (received|succeeded in ([\d.e-]+)s|raised|failed)")
+
+
+def task_log(log_path: Path) -> dict[str, dict[str, float]]:
+    """Per task name in the worker's log: received, finished (succeeded, raised or failed) and the
+    seconds the succeeded ones took (Celery's own measure, wall time inside the task)."""
+    tasks: dict[str, dict[str, float]] = defaultdict(lambda: {"received": 0, "finished": 0, "seconds": 0.0})
+    for name, what, seconds in TASK_LINE.findall(log_path.read_text()):
+        if what == "received":
+            tasks[name]["received"] += 1
+        else:
+            tasks[name]["finished"] += 1
+            tasks[name]["seconds"] += float(seconds or 0)
+    return {name: {k: round(v, 2) for k, v in t.items()} for name, t in sorted(tasks.items())}
+
+
+def wait_drained(broker_url: str, queue: str, log_path: Path, timeout: float = 600) -> float:
+    """Wait until the queue is empty and every task the worker received has finished; the seconds waited."""
+    import redis
+
+    client = redis.Redis.from_url(broker_url)
+    t0 = time.monotonic()
+    while time.monotonic() - t0 < timeout:
+        tasks = task_log(log_path).values()
+        if not client.llen(queue) and all(t["received"] == t["finished"] for t in tasks):
+            return time.monotonic() - t0
+        time.sleep(0.5)
+    print(f"warning: the Celery worker had not drained its queue after {timeout:.0f} s", file=sys.stderr)
+    return time.monotonic() - t0

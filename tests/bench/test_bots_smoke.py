@@ -1,8 +1,8 @@
 """A small run of bench/bots.py (issue 17) against real gunicorn and PostgreSQL, on all three protocols
 (the edit-level one labels every edit through the API): the harness works end to end, its database
 checks pass (judgments and edit labels stored = submitted, leases, trap records) and it prints every
-strategy's row. No exclusion share is asserted: that is the benchmark's measurement, made at full
-size (docs/hardening.md)."""
+strategy's row, with a real Celery worker running the crowd evidence. No exclusion share is asserted:
+that is the benchmark's measurement, made at full size (docs/hardening.md)."""
 
 from __future__ import annotations
 
@@ -70,3 +70,10 @@ def test_bots_smoke_prints_a_row_per_strategy_and_protocol_and_the_goal(tmp_path
     }
     # Edit labels went through the API (and the check that as many were stored passed); none elsewhere.
     assert labels["edits"] > 0 and labels["prws"] == labels["ranking"] == 0
+    # The crowd evidence is a task (issue 38): a real Celery worker on the run's queue ran every one sent,
+    # so the ring's row is judged by what its accounts' shared screens count, not left unmeasured.
+    tasks = report["celery"]["tasks"]["ranking.tasks.task_crowd_evidence"]
+    assert tasks["received"] == tasks["finished"] > 0, report["celery"]
+    for protocol in ("prws", "ranking", "edits"):
+        ring = report["figures"][protocol]["ring"]
+        assert ring["screens_shared"] >= ring["screens_counted_twice"] >= 0, ring

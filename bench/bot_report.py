@@ -10,6 +10,8 @@ if TYPE_CHECKING:
     from bench.bots import Log, World
 
 BOT_GOAL, CAREFUL_GOAL = 0.95, 0.02
+LATE_GOAL = 0.05
+"""The drifter: at most this share of its judgments after its careful screens may count."""
 
 
 def figures(log: Log, world: World, args) -> dict[str, dict[str, dict]]:
@@ -42,6 +44,10 @@ def goal_met(strategy: str, row: dict) -> bool:
     if strategy == "ring":  # its goal is to count once (issue 41), not to be excluded: see docs/hardening.md
         # met when no screen counts two of its accounts' answers (bench/bots.py's ring_counted_twice)
         return row.get("screens_counted_twice") == 0
+    if strategy == "drifter" and "random_made" in row:
+        # the drift rule keeps its careful start (the issue's Drift bullet): judged by what counts after it
+        late = row["random_counted"] / row["random_made"] if row["random_made"] else 0.0
+        return row["excluded_share"] >= BOT_GOAL and late <= LATE_GOAL
     return row["excluded_share"] >= BOT_GOAL
 
 

@@ -58,6 +58,7 @@ from bench.bot_strategies import (
     STRATEGIES,
     SYSTEMS,
     TIE_TOLERANCE,
+    Drifter,
     Gmeg,
     answers,
     bot_seconds,
@@ -543,12 +544,39 @@ def counted_summary(world: World) -> str:
         )
         lines.append(f"{protocol}: {cells}")
         shared, twice, extra = ring_counted_twice(campaign)
+        made, late = drifter_counted_late(campaign)
+        if made:
+            lines.append(
+                f"{protocol}: drifter: {late} of its {made} judgments after its careful screens count"
+            )
         if shared:
             lines.append(
                 f"{protocol}: ring: {shared} screens judged by two or more of its accounts, {twice} of them "
                 f"count more than one of their answers ({extra} judgments counted beyond one a screen)"
             )
     return "\n".join(lines)
+
+
+def drifter_counted_late(campaign, careful_screens: int = Drifter().careful_screens) -> tuple[int, int]:
+    """What the drifter's goal asks once the issue's drift rule keeps the work before a drift (issue 41):
+    of its judgments after its first ``careful_screens`` (its random ones, by each account's order of
+    work), how many were made and how many count. Its careful judgments count by design."""
+    from ranking.models import ScreenJudgment
+    from ranking.selectors import valid_judgments
+
+    counted = set(valid_judgments(campaign).values_list("pk", flat=True))
+    order: dict[str, int] = {}
+    made = late = 0
+    for pk, username in (
+        ScreenJudgment.objects.filter(screen__campaign=campaign, judge__username__contains="-drifter-")
+        .order_by("judge_id", "created", "pk")
+        .values_list("pk", "judge__username")
+    ):
+        order[username] = order.get(username, 0) + 1
+        if order[username] > careful_screens:
+            made += 1
+            late += pk in counted
+    return made, late
 
 
 def ring_counted_twice(campaign) -> tuple[int, int, int]:
@@ -609,12 +637,16 @@ def main(argv: list[str] | None = None) -> int:
     problems = check_database(world, log)
     speed = speed_summary(world) + counted_summary(world)
     result = figures(log, world, args)
-    for protocol, campaign_id in world.campaigns.items():
-        if "ring" in result.get(protocol, {}):
-            from ranking.models import Campaign
+    from ranking.models import Campaign
 
-            shared, twice, _ = ring_counted_twice(Campaign.objects.get(pk=campaign_id))
-            result[protocol]["ring"] |= {"screens_shared": shared, "screens_counted_twice": twice}
+    for protocol, campaign_id in world.campaigns.items():
+        rows, campaign = result.get(protocol, {}), Campaign.objects.get(pk=campaign_id)
+        if "ring" in rows:
+            shared, twice, _ = ring_counted_twice(campaign)
+            rows["ring"] |= {"screens_shared": shared, "screens_counted_twice": twice}
+        if "drifter" in rows:
+            made, late = drifter_counted_late(campaign)
+            rows["drifter"] |= {"random_made": made, "random_counted": late}
     delete_queue(args.broker_url, queue)
     finish_database(args.pg_url, args.database, args.keep_database)
     screens = sum(o.screens for o in log.outcomes)

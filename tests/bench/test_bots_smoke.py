@@ -77,3 +77,5 @@ def test_bots_smoke_prints_a_row_per_strategy_and_protocol_and_the_goal(tmp_path
     for protocol in ("prws", "ranking", "edits"):
         ring = report["figures"][protocol]["ring"]
         assert ring["screens_shared"] >= ring["screens_counted_twice"] >= 0, ring
+        drifter = report["figures"][protocol]["drifter"]  # judged by what counts after its careful start
+        assert drifter["random_made"] >= drifter["random_counted"] >= 0, drifter

@@ -43,3 +43,27 @@ def test_careful_workers_rarely_drift_and_switching_workers_do():
     )
     assert careful <= 15
     assert switching >= 800
+
+
+def test_a_random_worker_s_lucky_start_is_rarely_kept_by_the_drift_rule():
+    """Drift keeps the work before the failing stretch, so a random worker whose first traps pass by luck
+    and whose later ones fail is excluded with that start still counting. Within 20 traps, checked after
+    each from 10 with the pass rate beside the window (as the record is), that happens to about 2% of
+    random workers (passing half their traps), who keep about half their work: about 1% of a random
+    crowd's judgments, under the 5% the bots' goal allows. The rest are caught by the pass rate first
+    (all their work out) or not at all within 20 traps (the pass rate's luck, not drift's)."""
+    rng = random.Random(11)
+    lucky, kept_share = 0, 0.0
+    n = 4000
+    for _ in range(n):
+        verdicts = [rng.random() < 0.5 for _ in range(20)]
+        for k in range(10, 21):
+            if sum(verdicts[:k]) / k < 0.6:
+                break  # the pass rate excludes: nothing kept
+            start = drift_start(verdicts[:k], threshold=0.6)
+            if start is not None:
+                lucky += 1
+                kept_share += start / k
+                break
+    assert 0.005 <= lucky / n <= 0.04
+    assert kept_share / n <= 0.02

@@ -9,6 +9,7 @@ from celery import shared_task
 from ranking.models import LIVE_CAMPAIGN_STATUSES, Campaign
 from ranking.services import (
     assignments_expire,
+    campaign_scores_due_clear,
     campaign_scores_recompute,
     crowd_evidence_overdue,
     crowd_evidence_refresh,
@@ -18,6 +19,7 @@ from ranking.services import (
 @shared_task(name="ranking.tasks.task_campaign_scores")
 def task_campaign_scores(*, campaign_id: int) -> int:
     """Recompute a campaign's per-system results; returns the number of systems scored."""
+    campaign_scores_due_clear(campaign_id)
     if not Campaign.objects.filter(pk=campaign_id).exists():
         return 0
     return len(campaign_scores_recompute(campaign_id=campaign_id))
@@ -45,5 +47,6 @@ def task_recompute_active_campaigns() -> int:
     crowd_evidence_overdue(older_than=timedelta(minutes=1))
     ids = list(Campaign.objects.filter(status__in=LIVE_CAMPAIGN_STATUSES).values_list("id", flat=True))
     for campaign_id in ids:
+        campaign_scores_due_clear(campaign_id)  # a task lost with the broker down sent nothing since
         campaign_scores_recompute(campaign_id=campaign_id)
     return len(ids)

@@ -12,7 +12,7 @@ import time
 import pytest
 from django.db import connection
 
-from ranking.models import Assignment, AssignmentStatus, SystemScore, WorkerRecord
+from ranking.models import Assignment, AssignmentStatus, ScoresDue, SystemScore, WorkerRecord
 from ranking.services import CandidateScore, assignment_request, campaign_create, screen_submit
 from ranking.work.assignments import assignment_next_screen
 from tests import factories
@@ -77,6 +77,8 @@ def test_a_real_worker_recomputes_scores_after_a_submit(celery_worker):
     scores = dict(SystemScore.objects.filter(campaign=campaign).values_list("system__name", "mean_score"))
     assert scores == {"a": 90.0, "b": 40.0}
     assert "ranking.tasks.task_campaign_scores" in worker_log and "succeeded" in worker_log
+    # the recompute cleared its mark first (ranking.models.ScoresDue): the next submit sends another
+    assert not ScoresDue.objects.filter(campaign=campaign).exists()
 
 
 def _wait_for(log, text: str, count: int = 1, seconds: float = 60) -> str:

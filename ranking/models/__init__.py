@@ -34,7 +34,7 @@ from ranking.models.campaigns import (
 )
 from ranking.models.imported import ImportedEntry
 from ranking.models.gold import GoldScreen
-from ranking.quality.records import PilotDoubt, SystemScore, WorkerOverride, WorkerRecord
+from ranking.quality.records import PilotDoubt, ScoresDue, SystemScore, WorkerOverride, WorkerRecord
 from ranking.analysis.models import (
     AnalysisCache,
     AnalysisKind,
@@ -93,6 +93,7 @@ __all__ = [
     "RunInput",
     "RunStatus",
     "ScoreLevel",
+    "ScoresDue",
     "Screen",
     "ScreenJudgment",
     "SentenceCorrelationResult",

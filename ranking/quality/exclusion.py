@@ -30,7 +30,7 @@ from ranking.quality.evidence import (
 )
 from ranking.quality.holds import hold_after_inclusion, pilot_evidence_clears, pilot_release
 from ranking.quality.rules import RULE_FIELDS, record_exclusion_reasons
-from ranking.services.results import TASK_CAMPAIGN_SCORES
+from ranking.services.results import campaign_scores_send
 from ranking.statuses import EVIDENCE_HOLDS
 from ranking.work.writes import row_update
 
@@ -178,7 +178,7 @@ def _apply_evidence_hold(
     else:
         moved = by_evidence.update(status=AssignmentStatus.SUBMITTED, hold_reason=HoldReason.NONE)
     if moved:
-        task_send_on_commit(TASK_CAMPAIGN_SCORES, campaign_id=campaign.pk)
+        campaign_scores_send(campaign.pk)
 
 
 def _drift_only(campaign: Campaign, record: WorkerRecord) -> datetime | None:
@@ -221,7 +221,7 @@ def _apply_exclusion(
             top = Assignment.objects.filter(hit_id=assignment.hit_id).aggregate(m=Max("slot"))["m"] or 0
             assignment.slot = max(top + 1, campaign.judgments_per_item)
             assignment.save(update_fields=["slot", "status", "hold_reason"])
-    task_send_on_commit(TASK_CAMPAIGN_SCORES, campaign_id=campaign.pk)
+    campaign_scores_send(campaign.pk)
 
 
 def worker_override_set(*, campaign: Campaign, worker: AbstractBaseUser, override: str) -> WorkerRecord:

@@ -40,7 +40,6 @@ from django.db.models import F, Q, Sum
 from django.db.models.functions import Coalesce
 
 from annotate.sql_rows import row
-from annotate.tasking import task_send_on_commit
 from geceval.human.worker_checks import ANSWERS, first_hit_doubt
 from ranking.models import (
     Assignment,
@@ -54,7 +53,7 @@ from ranking.models import (
 )
 from ranking.protocols import protocol_get
 from ranking.quality.rules import record_exclusion_reasons
-from ranking.services.results import TASK_CAMPAIGN_SCORES
+from ranking.services.results import campaign_scores_send
 from ranking.work.writes import row_update
 
 _platform_checks: list[Callable[[Assignment], bool]] = []
@@ -179,7 +178,7 @@ def pilot_release(*, campaign: Campaign, record: WorkerRecord) -> int:
         hold_reason=HoldReason.NONE
     )
     if released:
-        task_send_on_commit(TASK_CAMPAIGN_SCORES, campaign_id=campaign.pk)
+        campaign_scores_send(campaign.pk)
     return released
 
 
@@ -231,7 +230,7 @@ def assignment_hold_release(
     row_update(locked, ("status", "hold_reason"))
     _record_recount(campaign, locked)
     if locked.status == AssignmentStatus.SUBMITTED:
-        task_send_on_commit(TASK_CAMPAIGN_SCORES, campaign_id=campaign.pk)
+        campaign_scores_send(campaign.pk)
     return locked
 
 

@@ -10,7 +10,7 @@ from django.db.models import Q
 from annotate.models import System
 from ranking.models.campaigns import Campaign
 
-__all__ = ["PilotDoubt", "SystemScore", "WorkerOverride", "WorkerRecord"]
+__all__ = ["PilotDoubt", "ScoresDue", "SystemScore", "WorkerOverride", "WorkerRecord"]
 
 
 class WorkerOverride(models.TextChoices):
@@ -164,3 +164,16 @@ class SystemScore(models.Model):
 
     def __str__(self) -> str:
         return f"{self.system_id}: {self.mean_score:.2f}"
+
+
+class ScoresDue(models.Model):
+    """A campaign whose results wait for a recompute already sent (``ranking.services.results``): while
+    its row exists no other is sent, so a crowd submitting faster than a recompute runs queues one task
+    per campaign, not one per submit. The task deletes the row before it reads; beat's repair deletes it
+    too, so a task lost with the broker down does not keep the next ones from being sent."""
+
+    campaign = models.OneToOneField(Campaign, on_delete=models.CASCADE, primary_key=True, related_name="+")
+    since = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return f"campaign {self.campaign_id}: results due since {self.since:%Y-%m-%d %H:%M:%S}"

@@ -13,7 +13,7 @@ from ranking.quality.exclusion import (
 )
 from ranking.services.campaigns import campaign_create
 from ranking.services.life_cycle import campaign_set_status, campaign_transition
-from ranking.services.results import campaign_scores_recompute
+from ranking.services.results import campaign_scores_due_clear, campaign_scores_recompute
 from ranking.work.assignments import (
     NoWork,
     assignment_request,
@@ -32,6 +32,7 @@ __all__ = [
     "assignments_expire",
     "campaign_create",
     "campaign_exclusion_rules_set",
+    "campaign_scores_due_clear",
     "campaign_scores_recompute",
     "campaign_set_status",
     "campaign_transition",

@@ -18,7 +18,6 @@ from django.utils import timezone
 
 from annotate.rewrites.selectors import qualification_granted
 from annotate.sql_rows import row
-from annotate.tasking import task_send_on_commit
 from geceval.errors import GecInputError
 from ranking.models import (
     LIVE_ASSIGNMENT,
@@ -42,7 +41,7 @@ from ranking.quality.holds import finished_hold, screen_min_seconds, too_fast
 from ranking.selectors import screen_candidates_for_submit
 from ranking.services.campaigns import screen_draw_active
 from ranking.services.life_cycle import NO_WORK_BECAUSE, PILOT_FULL, pilot_hit_ids
-from ranking.services.results import TASK_CAMPAIGN_SCORES
+from ranking.services.results import campaign_scores_send
 from ranking.work.judging import CandidateScore, TrapVerdict, trap_outcome, validate_answers
 from ranking.work.leases import assignment_lease_extend, lease_first_expiry
 from ranking.work.reads import (
@@ -416,7 +415,7 @@ def _after_judgment(
         qualification_grade(campaign=campaign, assignment=locked)
     if not remaining:
         # with the broker down the judgment is still saved; the periodic recompute repairs results.
-        task_send_on_commit(TASK_CAMPAIGN_SCORES, campaign_id=campaign.pk)
+        campaign_scores_send(campaign.pk)
 
 
 def _sync(assignment: Assignment, locked: Assignment) -> None:

@@ -253,7 +253,7 @@ def build_world(args: argparse.Namespace, gmeg: Gmeg) -> World:
         ]
         users, sessions = workers_with_sessions(names, project)
         for user, session in zip(users, sessions):
-            strategy = user.username.split("-", 2)[2].rsplit("-", 1)[0]
+            strategy = strategy_of(user.username)
             workers.append(Worker(protocol, strategy, user.username, user.pk, session, campaign.pk))
     return World(campaigns, workers, jpi, screens, len(gmeg.sources))
 
@@ -470,6 +470,11 @@ def check_database(world: World, log: Log) -> list[str]:
     return problems
 
 
+def strategy_of(username: str) -> str:
+    """The strategy in a simulated worker's name, ``bot-<protocol>-<strategy>-<n>``."""
+    return username.split("-", 2)[2].rsplit("-", 1)[0]
+
+
 def late_exclusions(world: World, log: Log) -> None:
     """The crowd evidence runs on the Celery worker after the submit that sent it, so a rule may exclude
     a worker after the harness last read their record (after their last screen). Once the queue has
@@ -505,12 +510,12 @@ def speed_summary(world: World) -> str:
         for username, fast in WorkerRecord.objects.filter(campaign_id=campaign_id).values_list(
             "worker__username", "too_fast"
         ):
-            row = per.setdefault(username.split("-", 2)[2].rsplit("-", 1)[0], [0, 0, 0])
+            row = per.setdefault(strategy_of(username), [0, 0, 0])
             row[0] += fast > 0
             row[1] += fast
         held = Assignment.objects.filter(hit__campaign_id=campaign_id, hold_reason="too_fast")
         for username in held.values_list("worker__username", flat=True):
-            per.setdefault(username.split("-", 2)[2].rsplit("-", 1)[0], [0, 0, 0])[2] += 1
+            per.setdefault(strategy_of(username), [0, 0, 0])[2] += 1
         cells = ", ".join(f"{s} {a}/{b}/{c}" for s, (a, b, c) in per.items())
         lines.append(f"{protocol}: {cells}")
     return "\n".join(lines)
@@ -531,11 +536,11 @@ def counted_summary(world: World) -> str:
         for username in ScreenJudgment.objects.filter(screen__campaign_id=campaign_id).values_list(
             "judge__username", flat=True
         ):
-            key = username.split("-", 2)[2].rsplit("-", 1)[0]
+            key = strategy_of(username)
             made[key] = made.get(key, 0) + 1
         campaign = ScreenJudgment.objects.filter(screen__campaign_id=campaign_id).first().screen.campaign
         for username in valid_judgments(campaign).values_list("judge__username", flat=True):
-            key = username.split("-", 2)[2].rsplit("-", 1)[0]
+            key = strategy_of(username)
             counted[key] = counted.get(key, 0) + 1
             counting.setdefault(key, set()).add(username)
         cells = ", ".join(
@@ -572,6 +577,8 @@ def drifter_counted_late(campaign, careful_screens: int = Drifter().careful_scre
         .order_by("judge_id", "created", "pk")
         .values_list("pk", "judge__username")
     ):
+        if strategy_of(username) != "drifter":
+            continue
         order[username] = order.get(username, 0) + 1
         if order[username] > careful_screens:
             made += 1
@@ -593,10 +600,10 @@ def ring_counted_twice(campaign) -> tuple[int, int, int]:
     for screen_id, username in ScreenJudgment.objects.filter(screen__campaign=campaign).values_list(
         "screen_id", "judge__username"
     ):
-        if username.split("-", 2)[2].rsplit("-", 1)[0] == "ring":
+        if strategy_of(username) == "ring":
             judged.setdefault(screen_id, set()).add(username)
     for screen_id, username in valid_judgments(campaign).values_list("screen_id", "judge__username"):
-        if username.split("-", 2)[2].rsplit("-", 1)[0] == "ring":
+        if strategy_of(username) == "ring":
             counted[screen_id] = counted.get(screen_id, 0) + 1
     shared = [s for s, accounts in judged.items() if len(accounts) > 1]
     twice = [s for s in shared if counted.get(s, 0) > 1]

@@ -10,11 +10,14 @@ The real worker's part: tests/test_real_services.py."""
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 import pytest
+from django.utils import timezone
 
 from ranking.models import CampaignStatus, ScoresDue, SystemScore
 from ranking.services import campaign_create
-from ranking.services.results import TASK_CAMPAIGN_SCORES, campaign_scores_send
+from ranking.services.results import SCORES_DUE_STALE, TASK_CAMPAIGN_SCORES, campaign_scores_send
 from ranking.tasks import task_campaign_scores, task_recompute_active_campaigns
 from ranking.work.assignments import assignment_next_screen, assignment_request, screen_submit
 from ranking.work.judging import CandidateScore
@@ -121,3 +124,21 @@ def test_beat_s_repair_clears_a_mark_whose_task_was_lost(broker):
     assert SystemScore.objects.filter(campaign=campaign).count() == 2
     _finish(campaign, workers[1], 80, 30)
     assert len(broker.scores()) == 2
+
+
+def test_a_mark_older_than_the_stale_limit_is_sent_again_on_a_closed_campaign_too(broker):
+    """Beat's repair covers live campaigns only; a researcher releasing held work on a closed campaign
+    whose last recompute was lost still gets results, once the mark is older than SCORES_DUE_STALE."""
+    campaign, workers = _campaign(judges=2)
+    _finish(campaign, workers[0], 90, 40)
+    assert len(broker.scores()) == 1  # ... and that message is lost
+    campaign.status = CampaignStatus.CLOSED
+    campaign.save(update_fields=["status"])
+    campaign_scores_send(campaign.pk)
+    assert len(broker.scores()) == 1  # recent: taken as still queued
+    ScoresDue.objects.filter(campaign=campaign).update(
+        since=timezone.now() - SCORES_DUE_STALE - timedelta(seconds=1)
+    )
+    campaign_scores_send(campaign.pk)
+    campaign_scores_send(campaign.pk)
+    assert len(broker.scores()) == 2  # renewed once: the second call found a fresh mark

@@ -3,9 +3,11 @@ re-runs are harmless."""
 
 from __future__ import annotations
 
+from datetime import timedelta
 from functools import partial
 
 from django.db import transaction
+from django.utils import timezone
 
 from annotate.tasking import task_send
 from ranking.models import Campaign, ScoresDue, SystemScore
@@ -14,6 +16,11 @@ from ranking.rankings import campaign_rankings  # noqa: F401  (re-exported: the 
 
 # The task that runs campaign_scores_recompute, by name (services never import tasks.py: annotate.tasking).
 TASK_CAMPAIGN_SCORES = "ranking.tasks.task_campaign_scores"
+SCORES_DUE_STALE = timedelta(minutes=5)
+"""A recompute sent this long ago and not started is taken for lost (a broker that took the message
+and lost it: a Redis restart without persistence), and the next change sends another. Beat's repair
+covers live campaigns; this covers a closed one whose held work the researcher releases later. A
+duplicate of a task still queued only recomputes twice."""
 
 
 def campaign_scores_send(campaign_id: int) -> None:
@@ -27,8 +34,13 @@ def campaign_scores_send(campaign_id: int) -> None:
 
 
 def _scores_send_now(campaign_id: int) -> None:
-    _due, created = ScoresDue.objects.get_or_create(campaign_id=campaign_id)
-    if created and not task_send(TASK_CAMPAIGN_SCORES, campaign_id=campaign_id):
+    now = timezone.now()
+    _due, send = ScoresDue.objects.get_or_create(campaign_id=campaign_id)
+    if not send:  # one waits; unless it is stale, and this caller is the one that renews it
+        send = ScoresDue.objects.filter(campaign_id=campaign_id, since__lt=now - SCORES_DUE_STALE).update(
+            since=now
+        )
+    if send and not task_send(TASK_CAMPAIGN_SCORES, campaign_id=campaign_id):
         ScoresDue.objects.filter(campaign_id=campaign_id).delete()  # not sent: the next submit tries again
 
 

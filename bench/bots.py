@@ -521,11 +521,11 @@ def speed_summary(world: World) -> str:
     return "\n".join(lines)
 
 
-def counted_summary(world: World) -> str:
+def counted_summary(world: World, result: dict[str, dict[str, dict]]) -> str:
     """Per protocol and strategy (issue 41): the share of the strategy's judgments that count (the
     campaign's valid judgments: submitted HITs of workers not excluded; held ones do not), and how many
-    of its workers have any counted (a ring's accounts should count as one)."""
-    from ranking.models import ScreenJudgment
+    of its workers have any counted; then the ring's and the drifter's goals (``goal_figures``)."""
+    from ranking.models import Campaign, ScreenJudgment
     from ranking.selectors import valid_judgments
 
     lines = ["\njudgments counted: per strategy, counted/made (share), workers with any counted"]
@@ -538,7 +538,7 @@ def counted_summary(world: World) -> str:
         ):
             key = strategy_of(username)
             made[key] = made.get(key, 0) + 1
-        campaign = ScreenJudgment.objects.filter(screen__campaign_id=campaign_id).first().screen.campaign
+        campaign = Campaign.objects.get(pk=campaign_id)
         for username in valid_judgments(campaign).values_list("judge__username", flat=True):
             key = strategy_of(username)
             counted[key] = counted.get(key, 0) + 1
@@ -548,18 +548,38 @@ def counted_summary(world: World) -> str:
             for k, n in made.items()
         )
         lines.append(f"{protocol}: {cells}")
-        shared, twice, extra = ring_counted_twice(campaign)
-        made, late = drifter_counted_late(campaign)
-        if made:
+        drifter, ring = result.get(protocol, {}).get("drifter", {}), result.get(protocol, {}).get("ring", {})
+        if drifter.get("random_made"):
             lines.append(
-                f"{protocol}: drifter: {late} of its {made} judgments after its careful screens count"
+                f"{protocol}: drifter: {drifter['random_counted']} of its {drifter['random_made']} "
+                "judgments after its careful screens count"
             )
-        if shared:
+        if ring.get("screens_shared"):
             lines.append(
-                f"{protocol}: ring: {shared} screens judged by two or more of its accounts, {twice} of them "
-                f"count more than one of their answers ({extra} judgments counted beyond one a screen)"
+                f"{protocol}: ring: {ring['screens_shared']} screens judged by two or more of its accounts, "
+                f"{ring['screens_counted_twice']} of them count more than one of their answers "
+                f"({ring['answers_counted_beyond_one']} judgments counted beyond one a screen)"
             )
     return "\n".join(lines)
+
+
+def goal_figures(world: World, result: dict[str, dict[str, dict]]) -> None:
+    """The ring's and the drifter's goal figures (issue 41), added to their rows of ``result`` once,
+    for the table's goal and the counted summary alike."""
+    from ranking.models import Campaign
+
+    for protocol, campaign_id in world.campaigns.items():
+        rows, campaign = result.get(protocol, {}), Campaign.objects.get(pk=campaign_id)
+        if "ring" in rows:
+            shared, twice, extra = ring_counted_twice(campaign)
+            rows["ring"] |= {
+                "screens_shared": shared,
+                "screens_counted_twice": twice,
+                "answers_counted_beyond_one": extra,
+            }
+        if "drifter" in rows:
+            made, late = drifter_counted_late(campaign)
+            rows["drifter"] |= {"random_made": made, "random_counted": late}
 
 
 def drifter_counted_late(campaign, careful_screens: int = Drifter().careful_screens) -> tuple[int, int]:
@@ -569,7 +589,9 @@ def drifter_counted_late(campaign, careful_screens: int = Drifter().careful_scre
     from ranking.models import ScreenJudgment
     from ranking.selectors import valid_judgments
 
-    counted = set(valid_judgments(campaign).values_list("pk", flat=True))
+    counted = set(
+        valid_judgments(campaign).filter(judge__username__contains="-drifter-").values_list("pk", flat=True)
+    )
     order: dict[str, int] = {}
     made = late = 0
     for pk, username in (
@@ -642,18 +664,9 @@ def main(argv: list[str] | None = None) -> int:
             drained = wait_drained(args.broker_url, queue, worker_log, timeout=3600)
             late_exclusions(world, log)
     problems = check_database(world, log)
-    speed = speed_summary(world) + counted_summary(world)
     result = figures(log, world, args)
-    from ranking.models import Campaign
-
-    for protocol, campaign_id in world.campaigns.items():
-        rows, campaign = result.get(protocol, {}), Campaign.objects.get(pk=campaign_id)
-        if "ring" in rows:
-            shared, twice, _ = ring_counted_twice(campaign)
-            rows["ring"] |= {"screens_shared": shared, "screens_counted_twice": twice}
-        if "drifter" in rows:
-            made, late = drifter_counted_late(campaign)
-            rows["drifter"] |= {"random_made": made, "random_counted": late}
+    goal_figures(world, result)
+    speed = speed_summary(world) + counted_summary(world, result)
     delete_queue(args.broker_url, queue)
     finish_database(args.pg_url, args.database, args.keep_database)
     screens = sum(o.screens for o in log.outcomes)

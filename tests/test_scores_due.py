@@ -16,7 +16,6 @@ import pytest
 from django.utils import timezone
 
 from ranking.models import CampaignStatus, ScoresDue, SystemScore
-from ranking.services import campaign_create
 from ranking.services.results import SCORES_DUE_STALE, TASK_CAMPAIGN_SCORES, campaign_scores_send
 from ranking.tasks import task_campaign_scores, task_recompute_active_campaigns
 from ranking.work.assignments import assignment_next_screen, assignment_request, screen_submit
@@ -50,23 +49,14 @@ def broker(monkeypatch):
 
 
 def _campaign(judges: int = 3):
-    researcher = factories.user("res", "researcher")
-    workers = [factories.user(f"ann{i}", "annotator") for i in range(judges)]
-    project = factories.project(researcher, members=workers)
-    corpus, systems = factories.corpus_with_systems(
-        project, sources=["He go ."], systems={"a": ["He goes ."], "b": ["He went ."]}
-    )
-    campaign = campaign_create(
-        project=project,
-        corpus=corpus,
+    campaign, workers = factories.prws_crowd(
+        [f"ann{i}" for i in range(judges)],
+        ["He go ."],
+        {"a": ["He goes ."], "b": ["He went ."]},
         name="scores",
-        systems=systems,
-        created_by=researcher,
-        judgments_per_item=judges,
-        trap_rate=0,
-        repeat_rate=0,
+        screens_per_hit=1,
     )
-    return campaign, workers
+    return campaign, list(workers.values())
 
 
 def _finish(campaign, worker, good: int, bad: int) -> None:

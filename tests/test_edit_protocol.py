@@ -160,15 +160,27 @@ def test_a_trap_ranked_last_with_an_added_error_marked_good_fails(client, world)
     assert ScreenJudgment.objects.get(screen=screen, judge=worker).trap_passed is False
 
 
-def test_a_trap_with_its_edits_bad_but_ranked_with_its_base_fails(client, world):
+@pytest.mark.parametrize(
+    "trap_rank,first_label,passed",
+    [(1, "bad", True), (1, "neutral", False), (2, "bad", True), (0, "bad", False)],
+)
+def test_a_trap_ranked_level_with_its_base_passes_on_its_errors_marked_bad(
+    client, world, trap_rank, first_label, passed
+):
+    """Issue 41: a careful ranker may tie two texts close in quality; the inserted error marked bad is
+    the evidence. Ranked above its base it fails, whatever the labels."""
     campaign, worker = world
     url, response = _page(client, worker, campaign)
     screen = response.context["screen"]
-    data = _form(response, trap_text=_trap_of(screen), careful=True)
+    trap = _trap_of(screen)
+    data = _form(response, trap_text=trap, careful=True)
     for c, _s, _n in response.context["edit_rows"]:
-        data[f"rank-{c.position}"] = "1"
+        data[f"rank-{c.position}"] = "2" if trap_rank == 0 else "1"
+    position = screen.candidates.get(text=trap).position
+    data[f"rank-{position}"] = str(max(trap_rank, 1))
+    data[next(k for k in data if k.startswith(f"edit-{position}-"))] = first_label
     assert client.post(url, data).status_code == 302
-    assert ScreenJudgment.objects.get(screen=screen, judge=worker).trap_passed is False
+    assert ScreenJudgment.objects.get(screen=screen, judge=worker).trap_passed is passed
 
 
 @pytest.mark.parametrize(
@@ -207,12 +219,18 @@ def test_the_database_refuses_an_unknown_label_and_a_second_label_of_one_edit(cl
         )
 
 
-def test_trap_verdict_needs_every_added_edit_bad_and_a_lower_rank():
+def test_trap_verdict_needs_every_added_edit_bad_and_a_lower_or_level_rank():
     protocol = protocol_get("edits")
     base = CandidateScore(rank=1, labels=(((0, 1, 2, "went"), "good"),))
     added = (((0, 1, 2, "went"), "good"), ((1, 2, 2, "to"), "bad"))
     assert protocol.trap_passed(CandidateScore(rank=2, labels=added), base) is True
-    assert protocol.trap_passed(CandidateScore(rank=1, labels=added), base) is False
+    assert protocol.trap_passed(CandidateScore(rank=1, labels=added), base) is True  # level: the labels
+    assert protocol.trap_passed(CandidateScore(rank=1, labels=base.labels), base) is False  # nothing marked
+    assert protocol.trap_passed(CandidateScore(rank=2, labels=base.labels), base) is True  # an undone one
+    assert (
+        protocol.trap_passed(CandidateScore(rank=2, labels=added), CandidateScore(rank=3, labels=base.labels))
+        is False
+    )
     spoiled = (((0, 1, 2, "went"), "good"), ((1, 2, 2, "to"), "neutral"))
     assert protocol.trap_passed(CandidateScore(rank=2, labels=spoiled), base) is False
 

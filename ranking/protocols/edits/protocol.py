@@ -4,8 +4,9 @@ corrections (1 = best, ties allowed), as in relative ranking.
 
 Form fields are named by display position and edit order only (``edit-2-0``, ``rank-2``); the workers'
 API lists each candidate's edits in that order and takes one label per edit, in order. A trap (a
-Source+error beside the source, or a hidden trap beside its base) passes when it is ranked below its
-base *and* every edit it has that its base has not (the errors it added) is marked bad.
+Source+error beside the source, or a hidden trap beside its base) passes when every edit it has that its
+base has not (the errors it added) is marked bad *and* it is ranked below its base, or level with it
+when it has such an edit (the labels then say the worker saw the error).
 
 The rankings are relative ranking's (TrueSkill live, WMT CSV and Appraise XML exports); the labels
 export as JSONL (``edit-jsonl``) and give each system an edit-level score on an analysis run's page.
@@ -201,7 +202,14 @@ class EditLevel(RelativeRanking):
                 raise GecInputError("a change is marked good, bad or neutral")
 
     def trap_passed(self, trap: CandidateScore, base: CandidateScore, margin: int = 1) -> bool:
-        """Ranked below its base, and every edit the base has not (the added errors) marked bad.
+        """Every edit the base has not (the added errors) marked bad, and the trap ranked below its
+        base, or level with it when there is such an edit to mark.
+
+        A tie passes on the labels: marking the inserted error bad is the evidence of reading, and a
+        careful ranker whose tolerance calls two texts a few GLEU+ points apart equal ranks the trap
+        level with its base (issue 41: on the server, a third of careful-fluency's failed traps were
+        such ties, with the error marked bad). A worker who ties everything and calls everything bad
+        still fails every undone correction (no added edit: the rank alone) and every added correction.
 
         ERRANT aligns the trap with the source afresh, so an inserted error can cut one of the base's
         edits in pieces: base "We know all" -> "We all know" is one edit (1-3 "all know"), the trap
@@ -211,7 +219,8 @@ class EditLevel(RelativeRanking):
         reader marks it good, and the rule does not ask for bad (issue 41, found by bench/bots.py).
         The inserted words ("tnow") are not among the base edit's words and must still be bad."""
         added = added_labels(trap, base)
-        return trap.rank > base.rank and all(label == EditLabelChoice.BAD for label in added)
+        marked = all(label == EditLabelChoice.BAD for label in added)
+        return marked and (trap.rank > base.rank or (trap.rank == base.rank and bool(added)))
 
     def correction_passed(self, trap: CandidateScore, base: CandidateScore, margin: int = 1) -> bool:
         """A positive control (issue 41): the trap is its base with one correction most references make

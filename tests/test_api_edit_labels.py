@@ -102,13 +102,14 @@ def submit(api, body: dict, answers: list[dict]):
 def decide(text: str, n_edits: int, how: str) -> tuple[int, list[str]]:
     """(rank, labels) of a candidate of a screen of four. careful: the trap last with its edits bad,
     everything else good and first; added_good: as careful with the trap's first edit good;
-    same_rank: as careful with the trap ranked first too."""
+    same_rank: as careful with the trap ranked first too; above: as careful with the trap first and
+    everything else second."""
     if text not in TRAPS:
-        return 1, ["good"] * n_edits
+        return (2 if how == "above" else 1), ["good"] * n_edits
     labels = ["bad"] * n_edits
     if how == "added_good":
         labels[0] = "good"
-    return (1 if how == "same_rank" else 4), labels
+    return (1 if how in ("same_rank", "above") else 4), labels
 
 
 def api_answers(screen: dict, how: str = "careful") -> list[dict]:
@@ -232,10 +233,13 @@ def page_form(response, how: str) -> dict:
     return data
 
 
-@pytest.mark.parametrize("how,passed", [("careful", True), ("added_good", False), ("same_rank", False)])
+@pytest.mark.parametrize(
+    "how,passed", [("careful", True), ("added_good", False), ("same_rank", True), ("above", False)]
+)
 def test_the_trap_verdict_and_labels_are_the_page_s_for_the_same_answers(client, world, how, passed):
-    """Bad labels on the added errors and the trap below its base pass; an added error marked good,
-    or the trap ranked with its base, fails: through the API exactly as through the page."""
+    """Bad labels on the added errors and the trap below its base, or level with it, pass (issue 41);
+    an added error marked good, or the trap ranked above its base, fails: through the API exactly as
+    through the page."""
     campaign, (api_worker, page_worker) = world
     api = api_for(api_worker)
     body = claim(api, campaign)

@@ -160,12 +160,16 @@ def test_a_trap_ranked_last_with_an_added_error_marked_good_fails(client, world)
     assert ScreenJudgment.objects.get(screen=screen, judge=worker).trap_passed is False
 
 
+# (the trap's rank, the others'): level, below and above its base (the source, ranked with the others)
+PLACES = {"level": (1, 1), "below": (2, 1), "above": (1, 2)}
+
+
 @pytest.mark.parametrize(
-    "trap_rank,first_label,passed",
-    [(1, "bad", True), (1, "neutral", False), (2, "bad", True), (0, "bad", False)],
+    "place,first_label,passed",
+    [("level", "bad", True), ("level", "neutral", False), ("below", "bad", True), ("above", "bad", False)],
 )
 def test_a_trap_ranked_level_with_its_base_passes_on_its_errors_marked_bad(
-    client, world, trap_rank, first_label, passed
+    client, world, place, first_label, passed
 ):
     """Issue 41: a careful ranker may tie two texts close in quality; the inserted error marked bad is
     the evidence. Ranked above its base it fails, whatever the labels."""
@@ -174,10 +178,11 @@ def test_a_trap_ranked_level_with_its_base_passes_on_its_errors_marked_bad(
     screen = response.context["screen"]
     trap = _trap_of(screen)
     data = _form(response, trap_text=trap, careful=True)
+    trap_rank, others = PLACES[place]
     for c, _s, _n in response.context["edit_rows"]:
-        data[f"rank-{c.position}"] = "2" if trap_rank == 0 else "1"
+        data[f"rank-{c.position}"] = str(others)
     position = screen.candidates.get(text=trap).position
-    data[f"rank-{position}"] = str(max(trap_rank, 1))
+    data[f"rank-{position}"] = str(trap_rank)
     data[next(k for k in data if k.startswith(f"edit-{position}-"))] = first_label
     assert client.post(url, data).status_code == 302
     assert ScreenJudgment.objects.get(screen=screen, judge=worker).trap_passed is passed

@@ -103,9 +103,10 @@ def leave_one_out(
 
 
 AGREEMENT_WINDOW = 15
-"""Shared screens in the sliding window of agreement (drift, issue 41)."""
+"""Drift over agreement (issue 41): the fewest shared screens in each part of a split, the recent one
+and the earlier one (:func:`agreement_drift_start`)."""
 AGREEMENT_DRIFT_DROP = 0.3
-"""How far the window's r must fall below the r of the screens before it: a change of behaviour."""
+"""How far the recent part's r must fall below the earlier part's: a change of behaviour."""
 
 
 def agreement_drift_start(
@@ -116,12 +117,21 @@ def agreement_drift_start(
     *,
     window: int = AGREEMENT_WINDOW,
 ) -> int | None:
-    """Drift over agreement (issue 41), as ``geceval.human.drift`` judges traps: the worker's latest
-    ``window`` shared screens (``order``: their screens in the order judged) agree under ``line``
-    (the campaign's :func:`fence`) and at least ``AGREEMENT_DRIFT_DROP`` less than the (at least
-    ``window``) shared screens before them. Returns the index in ``order`` of the first screen that
-    on its own agrees under ``line`` in the earliest window of the unbroken run of such windows
-    that ends with the latest (None: the latest window does not fail, or ``line`` is None)."""
+    """Drift over agreement (issue 41): where the worker stopped agreeing with the crowd, or None.
+
+    The worker's shared screens (``order``: their screens in the order judged) are split in two, an
+    earlier part and a recent one that runs to the latest screen, each of at least ``window``
+    screens. A split fails when the recent part agrees under ``line`` (the campaign's :func:`fence`)
+    and at least ``AGREEMENT_DRIFT_DROP`` less than the earlier part. Of the failing splits, the one
+    with the largest drop weighted by sqrt(earlier x recent screens) (a two-sample statistic: a
+    short lucky stretch does not outweigh a long one) is where the worker changed; the returned
+    index in ``order`` is the first screen from there on that on its own agrees under ``line``.
+
+    Every split is tried, not only the latest ``window`` against all before it: a worker who stopped
+    reading long ago has the screens since then in "all before it", which dilutes the earlier
+    agreement until the drop no longer shows (the benchmark's drifter on ranking, 2026-11-28). The
+    recent part always ends at the latest screen, so a worker whose last screens agree again is not
+    drifting (None: no split fails, or ``line`` is None)."""
     if line is None:
         return None
     per_screen = _screen_sums(answers, worker)
@@ -137,26 +147,18 @@ def agreement_drift_start(
         den = math.sqrt((y - b) * (z - c))
         return (x - a) / den if den else None
 
-    def fails(end: int) -> bool:
-        start = end - window
-        if start < window:
-            return False
-        recent, earlier = r_of(start, end), r_of(0, start)
-        return (
-            recent is not None
-            and earlier is not None
-            and recent < line
-            and earlier - recent >= AGREEMENT_DRIFT_DROP
-        )
-
     end = len(sums)
-    if not fails(end):
+    best, best_weight = None, 0.0
+    for split in range(window, end - window + 1):
+        recent, earlier = r_of(split, end), r_of(0, split)
+        if recent is None or earlier is None or recent >= line or earlier - recent < AGREEMENT_DRIFT_DROP:
+            continue
+        weight = (earlier - recent) * math.sqrt(split * (end - split))
+        if best is None or weight > best_weight:
+            best, best_weight = split, weight
+    if best is None:
         return None
-    while fails(end - 1):
-        end -= 1
-    # as a trap window's first failed verdict: the window's first screen that on its own agrees
-    # under the line
-    return next((at[i] for i in range(end - window, end) if (r_of(i, i + 1) or 0.0) < line), at[end - window])
+    return next((at[i] for i in range(best, end) if (r_of(i, i + 1) or 0.0) < line), at[best])
 
 
 def fence(campaign: Sequence[float]) -> float | None:

@@ -11,7 +11,7 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
-from geceval.human.worker_checks import RECENT_AGREEMENT
+from geceval.human.worker_checks import RECENT_AGREEMENT, RECENT_TRAPS
 from ranking.models import Assignment, AssignmentStatus, Rating, Screen, ScreenJudgment, WorkerRecord
 from ranking.quality.exclusion import worker_record_refresh
 from ranking.quality.rules import record_exclusion_reasons
@@ -114,3 +114,33 @@ def test_under_the_agreement_rule_the_recent_hits_are_excluded_and_the_earlier_k
     assert _statuses(campaign, workers["drifter"]) == [("submitted", "")] * CAREFUL_HITS + [
         ("excluded", "disagrees")
     ] * (HITS - CAREFUL_HITS)
+
+
+def test_a_drifter_excluded_by_its_traps_loses_the_work_its_agreement_already_held(crowd):
+    """The drifter's traps fail from its last HIT, its agreement from the HIT before: excluded by
+    the traps' drift alone (agreement is not one of the campaign's rules), it loses both HITs. Held
+    for disagreeing, the earlier one must not count again once an exclusion lifts the holds, and it
+    did (the benchmark's drifters on ranking, 2026-11-28). The same when the agreement drift is found
+    after the exclusion, as the crowd task finds it after a submit's refresh."""
+    _, campaign, workers = crowd
+    drifter = workers["drifter"]
+    mine = ScreenJudgment.objects.filter(judge=drifter)
+    mine.update(trap_passed=True)
+    mine.filter(assignment__hit__index=HITS - 1).update(trap_passed=False)  # 60 of 70 passed in all
+    held_then_excluded = [("submitted", "")] * CAREFUL_HITS + [("excluded", "disagrees")] * (HITS - CAREFUL_HITS)
+
+    record = worker_record_refresh(campaign=campaign, worker=drifter)
+    assert record.excluded and record_exclusion_reasons(campaign, record) == [RECENT_TRAPS]
+    assert record.agreement_drift_from < record.drift_from
+    assert _statuses(campaign, drifter) == held_then_excluded
+
+    # again, with the agreement drift unknown when the traps exclude the drifter
+    WorkerRecord.objects.filter(pk=record.pk).update(excluded=False, agreement_drift_from=None)
+    Assignment.objects.filter(worker=drifter).update(status=AssignmentStatus.SUBMITTED, hold_reason="")
+    record = worker_record_refresh(campaign=campaign, worker=drifter, crowd=False)  # a submit's refresh
+    assert record.excluded and record.agreement_drift_from is None
+    assert _statuses(campaign, drifter) == [("submitted", "")] * (HITS - 1) + [("excluded", "")]
+    record = worker_record_refresh(campaign=campaign, worker=drifter)  # the crowd task's
+    assert record.excluded and record.agreement_drift_from is not None
+    assert _statuses(campaign, drifter)[CAREFUL_HITS:] == [("excluded", "")] * (HITS - CAREFUL_HITS)
+    assert _statuses(campaign, drifter)[:CAREFUL_HITS] == [("submitted", "")] * CAREFUL_HITS

@@ -79,8 +79,10 @@ def worker_record_refresh(
     changed = excluded != record.excluded
     record.excluded = excluded
     row_update(record)  # record.save() on the locked row, without building the UPDATE (issue 22)
-    if changed:
-        _apply_exclusion(campaign, worker, excluded, since=_drift_only(campaign, record))
+    if changed or excluded:
+        # an excluded worker's record is applied again: evidence found since (an agreement drift the
+        # crowd task found after the traps excluded them) can move the start of a drift earlier
+        _apply_exclusion(campaign, worker, excluded, since=_drift_only(campaign, record) if excluded else None)
     if record.pilot_doubt and pilot_evidence_clears(campaign, record):  # issue 40: the evidence clears
         pilot_release(campaign=campaign, record=record)
     hold = _evidence_hold(record)
@@ -183,11 +185,20 @@ def _apply_evidence_hold(
 
 def _drift_only(campaign: Campaign, record: WorkerRecord) -> datetime | None:
     """When drift alone (over traps, over agreement or both) excludes the worker (issue 41): the time
-    from which their work is removed, the earlier of the two."""
+    from which their work is removed, the earliest start of a drift the record holds.
+
+    A drift over agreement counts here even when agreement is not one of the campaign's exclusion
+    rules: its hold already kept that work out, and an exclusion, which lifts the holds, must not let
+    more of the worker's work count than the hold did (the benchmark's drifters on ranking,
+    2026-11-28: excluded from their traps' failing stretch, the HITs between the two starts were
+    released and counted). For the same reason a worker whose whole record agrees far below the
+    others (held whole) loses all their work (None)."""
     reasons = record_exclusion_reasons(campaign, record)
-    if record.override or not reasons or not set(reasons) <= set(RECENT):
+    if record.override or not reasons or not set(reasons) <= set(RECENT) or record.agreement_low:
         return None
-    starts = [record.drift_from if r == RECENT_TRAPS else record.agreement_drift_from for r in reasons]
+    starts = [record.agreement_drift_from]
+    if RECENT_TRAPS in reasons:
+        starts.append(record.drift_from)
     return min(s for s in starts if s is not None)
 
 
@@ -201,7 +212,8 @@ def _apply_exclusion(
         live = mine.filter(LIVE_ASSIGNMENT)
         if since is not None:
             live = live.filter(Q(submitted__isnull=True) | Q(submitted__gte=since))
-        live.update(status=AssignmentStatus.EXCLUDED)
+        if not live.update(status=AssignmentStatus.EXCLUDED):
+            return  # already applied: the results do not change
     else:
         # Back in: a finished HIT counts again, an interrupted one resumes while time is left; each on a
         # slot above any in use, so no live slot clashes.

@@ -107,6 +107,13 @@ AGREEMENT_WINDOW = 15
 and the earlier one (:func:`agreement_drift_start`)."""
 AGREEMENT_DRIFT_DROP = 0.3
 """How far the recent part's r must fall below the earlier part's: a change of behaviour."""
+AGREEMENT_DRIFT_MIN_OTHERS = 3
+"""Other workers a screen needs to count in drift over agreement. A worker's r against the mean of
+m others shrinks as m falls (Spearman-Brown: by sqrt(m rho / (1 + (m - 1) rho)) against many, rho
+the agreement of two workers): with rho 0.5, 71% of it at one other, 87% at three. A worker ahead of
+the crowd has their latest screens judged by fewest, so at one other their recent agreement looked
+lower than their earlier for no change of theirs: six careful workers of 60 in the benchmark's
+ranking run of 2026-11-28 (database gec_bd3) ended held for drift, none with three."""
 
 
 def agreement_drift_start(
@@ -116,6 +123,7 @@ def agreement_drift_start(
     line: float | None,
     *,
     window: int = AGREEMENT_WINDOW,
+    min_others: int = AGREEMENT_DRIFT_MIN_OTHERS,
 ) -> int | None:
     """Drift over agreement (issue 41): where the worker stopped agreeing with the crowd, or None.
 
@@ -125,17 +133,28 @@ def agreement_drift_start(
     and at least ``AGREEMENT_DRIFT_DROP`` less than the earlier part. Of the failing splits, the one
     with the largest drop weighted by sqrt(earlier x recent screens) (a two-sample statistic: a
     short lucky stretch does not outweigh a long one) is where the worker changed; the returned
-    index in ``order`` is the first screen from there on that on its own agrees under ``line``.
+    index in ``order`` is the first screen after the earlier part that on its own agrees under
+    ``line``.
 
     Every split is tried, not only the latest ``window`` against all before it: a worker who stopped
     reading long ago has the screens since then in "all before it", which dilutes the earlier
     agreement until the drop no longer shows (the benchmark's drifter on ranking, 2026-11-28). The
     recent part always ends at the latest screen, so a worker whose last screens agree again is not
-    drifting (None: no split fails, or ``line`` is None)."""
+    drifting (None: no split fails, or ``line`` is None).
+
+    Only screens with ``min_others`` other workers are split and weighed (``AGREEMENT_DRIFT_MIN_OTHERS``;
+    a campaign with fewer judges per screen passes fewer): the mean of fewer others is noisier, so it
+    agrees less with anyone, and a worker ahead of the crowd has their recent screens judged by
+    fewest. Where the drift starts is looked for among every shared screen after the earlier part,
+    those still waiting for judges too, so that a stretch judged ahead of the crowd is not left out."""
     if line is None:
         return None
     per_screen = _screen_sums(answers, worker)
-    at = [k for k, screen in enumerate(order) if screen in per_screen]
+    at = [
+        k
+        for k, screen in enumerate(order)
+        if screen in per_screen and len(answers[screen]) - (worker in answers[screen]) >= min_others
+    ]
     sums = [per_screen[order[k]] for k in at]
     prefix = [(0.0, 0.0, 0.0)]
     for xy, xx, yy in sums:
@@ -158,7 +177,13 @@ def agreement_drift_start(
             best, best_weight = split, weight
     if best is None:
         return None
-    return next((at[i] for i in range(best, end) if (r_of(i, i + 1) or 0.0) < line), at[best])
+
+    def alone(screen: Hashable) -> float:
+        xy, xx, yy = per_screen[screen]
+        return xy / math.sqrt(xx * yy) if xx * yy else 0.0
+
+    after = range(at[best - 1] + 1, len(order))
+    return next((k for k in after if order[k] in per_screen and alone(order[k]) < line), at[best])
 
 
 def fence(campaign: Sequence[float]) -> float | None:

@@ -9,7 +9,13 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
 from django.db.models import Count, Q
 
-from geceval.human.crowd_evidence import agreement_drift_start, fence, leave_one_out, same_person
+from geceval.human.crowd_evidence import (
+    AGREEMENT_DRIFT_MIN_OTHERS,
+    agreement_drift_start,
+    fence,
+    leave_one_out,
+    same_person,
+)
 from geceval.human.drift import drift_start
 from geceval.human.worker_checks import ANSWERS, consistency, flatness, trap_test
 from geceval.traps.hidden import ALL_KINDS
@@ -100,7 +106,10 @@ def _crowd_recount(record: WorkerRecord, answer: str) -> None:
         judged = [
             (s, at) for s, at in worker_judged(campaign_id=campaign_id, worker_id=worker_id) if s in kept
         ]
-        start = agreement_drift_start(kept, worker_id, [s for s, _ in judged], line)
+        # a screen counts once it has as many other judges as the campaign can give, up to the
+        # core's AGREEMENT_DRIFT_MIN_OTHERS
+        others_needed = min(AGREEMENT_DRIFT_MIN_OTHERS, record.campaign.judgments_per_item - 1)
+        start = agreement_drift_start(kept, worker_id, [s for s, _ in judged], line, min_others=others_needed)
         record.agreement_drift_from = None if start is None else judged[start][1]
     alike = answers
     if details:  # the edit-level protocol: a rank and its edit labels are alike only together

@@ -7,6 +7,7 @@ import random
 import pytest
 
 from geceval.human.crowd_evidence import (
+    AGREEMENT_DRIFT_MIN_OTHERS,
     AGREEMENT_MIN_SCREENS,
     AGREEMENT_WINDOW,
     agreement_drift_start,
@@ -202,3 +203,35 @@ def test_agreement_drift_still_finds_a_worker_who_stopped_reading_long_ago():
     assert found >= 45
     assert off / found <= 8
     assert careful_flagged <= 3
+
+
+def test_agreement_drift_waits_for_others_on_the_screens_of_a_worker_ahead_of_the_crowd():
+    """A careful worker ahead of the crowd: their latest screens were judged by one other worker so
+    far, the earlier ones by five. One other's answers are as likely a bot's the campaign has not
+    excluded yet as a reader's, and their noise is not averaged away: against them a careful worker
+    agrees less for no change of theirs, which looked like drift when every screen counted (careful
+    workers held for drift in the benchmark's ranking run, 2026-11-28). With
+    ``AGREEMENT_DRIFT_MIN_OTHERS`` such screens wait for more judges; a worker who really stops
+    reading is still found once they have them."""
+    rng = random.Random(4)
+    flagged = {1: 0, AGREEMENT_DRIFT_MIN_OTHERS: 0}
+    found = 0
+    for _ in range(40):
+        thin, full = {}, {}
+        for s in range(90):
+            truth = [rng.uniform(0, 100) for _ in range(5)]
+            me = {c: t + rng.gauss(0, 30) for c, t in enumerate(truth)}
+            readers = {f"r{k}": {c: t + rng.gauss(0, 30) for c, t in enumerate(truth)} for k in range(5)}
+            full[s] = {"me": me if s < 60 else {c: rng.uniform(0, 100) for c in range(5)}, **readers}
+            if s >= 60:  # one other so far, a bot not caught yet
+                readers = {"bot": {c: rng.uniform(0, 100) for c in range(5)}}
+            thin[s] = {"me": me, **readers}
+        line = fence([0.75] * 10)  # the campaign's figures
+        for min_others in flagged:
+            flagged[min_others] += (
+                agreement_drift_start(thin, "me", list(range(90)), line, min_others=min_others) is not None
+            )
+        found += agreement_drift_start(full, "me", list(range(90)), line) is not None
+    assert flagged[AGREEMENT_DRIFT_MIN_OTHERS] == 0
+    assert flagged[1] == 40  # the bias the minimum removes
+    assert found == 40

@@ -13,6 +13,7 @@ from ranking.services import (
     campaign_scores_recompute,
     crowd_evidence_overdue,
     crowd_evidence_refresh,
+    drift_holds_reconsidered,
 )
 
 
@@ -43,8 +44,10 @@ def task_expire_assignments() -> int:
 def task_recompute_active_campaigns() -> int:
     """Periodic safety net (beat): a submit whose enqueue was lost (broker down) is still counted, and
     its worker's crowd evidence recounted (records waiting for it over a minute: their task was lost,
-    or the queue is long; one still queued finds the record done and does nothing)."""
+    or the queue is long; one still queued finds the record done and does nothing), and the holds
+    for drift over agreement reconsidered against the crowd that has judged since."""
     crowd_evidence_overdue(older_than=timedelta(minutes=1))
+    drift_holds_reconsidered()
     ids = list(Campaign.objects.filter(status__in=LIVE_CAMPAIGN_STATUSES).values_list("id", flat=True))
     for campaign_id in ids:
         campaign_scores_due_clear(campaign_id)  # a task lost with the broker down sent nothing since

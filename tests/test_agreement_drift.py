@@ -13,7 +13,7 @@ from django.utils import timezone
 
 from geceval.human.worker_checks import RECENT_AGREEMENT, RECENT_TRAPS
 from ranking.models import Assignment, AssignmentStatus, Rating, Screen, ScreenJudgment, WorkerRecord
-from ranking.quality.exclusion import worker_record_refresh
+from ranking.quality.exclusion import drift_holds_reconsidered, worker_record_refresh
 from ranking.quality.rules import record_exclusion_reasons
 from ranking.services import campaign_exclusion_rules_set
 from tests import factories
@@ -127,7 +127,9 @@ def test_a_drifter_excluded_by_its_traps_loses_the_work_its_agreement_already_he
     mine = ScreenJudgment.objects.filter(judge=drifter)
     mine.update(trap_passed=True)
     mine.filter(assignment__hit__index=HITS - 1).update(trap_passed=False)  # 60 of 70 passed in all
-    held_then_excluded = [("submitted", "")] * CAREFUL_HITS + [("excluded", "disagrees")] * (HITS - CAREFUL_HITS)
+    held_then_excluded = [("submitted", "")] * CAREFUL_HITS + [("excluded", "disagrees")] * (
+        HITS - CAREFUL_HITS
+    )
 
     record = worker_record_refresh(campaign=campaign, worker=drifter)
     assert record.excluded and record_exclusion_reasons(campaign, record) == [RECENT_TRAPS]
@@ -144,3 +146,70 @@ def test_a_drifter_excluded_by_its_traps_loses_the_work_its_agreement_already_he
     assert record.excluded and record.agreement_drift_from is not None
     assert _statuses(campaign, drifter)[CAREFUL_HITS:] == [("excluded", "")] * (HITS - CAREFUL_HITS)
     assert _statuses(campaign, drifter)[:CAREFUL_HITS] == [("submitted", "")] * CAREFUL_HITS
+
+
+def test_the_periodic_repair_lifts_a_drift_hold_found_ahead_of_the_crowd_and_keeps_a_real_one():
+    """A careful worker ahead of the crowd judged the last two HITs when only three bots not caught
+    yet had: against them their recent screens agree far less than their earlier ones, and the
+    record, recounted only on the worker's own submits, held them for drift after they stopped
+    (the benchmark's ranking run, 2026-11-28). Once the readers have judged those HITs too, the
+    periodic repair recounts the holds for drift: the careful worker's lifts, the drifter's stays."""
+    names = [*NAMES, "ahead", "bot0", "bot1", "bot2"]
+    campaign, workers = factories.prws_crowd(
+        names, SOURCES, SYSTEMS, name="ahead of the crowd", screens_per_hit=PER_HIT
+    )
+    rng = random.Random(5)
+
+    def judge(name: str, index: int) -> None:
+        screens = list(Screen.objects.filter(campaign=campaign, hit__index=index).order_by("hit_position"))
+        assignment = Assignment.objects.create(
+            hit=screens[0].hit,
+            worker=workers[name],
+            slot=names.index(name),
+            expires=timezone.now() + timedelta(hours=1),
+        )
+        for screen in screens:
+            candidates = list(screen.candidates.all())
+            if name.startswith("bot") or (name == "drifter" and index >= CAREFUL_HITS):
+                scores = {c: rng.randint(0, 100) for c in candidates}
+            else:
+                scores = {
+                    c: max(0, min(100, round(QUALITY[_system(c.text)] + rng.gauss(0, 12))))
+                    for c in candidates
+                }
+            judgment = ScreenJudgment.objects.create(
+                screen=screen, assignment=assignment, judge=workers[name], seconds=20.0
+            )
+            Rating.objects.bulk_create(
+                [Rating(judgment=judgment, candidate=c, score=s) for c, s in scores.items()]
+            )
+        assignment.status, assignment.submitted = AssignmentStatus.SUBMITTED, timezone.now()
+        assignment.save(update_fields=["status", "submitted"])
+
+    def refresh_all() -> None:
+        for _ in range(2):
+            for worker in workers.values():
+                worker_record_refresh(campaign=campaign, worker=worker)
+
+    for index in range(HITS):
+        for name in (
+            [*NAMES, "ahead"] if index < CAREFUL_HITS else ["drifter", "ahead", "bot0", "bot1", "bot2"]
+        ):
+            judge(name, index)
+    refresh_all()
+    ahead = WorkerRecord.objects.get(campaign=campaign, worker=workers["ahead"])
+    assert ahead.agreement_drift_from is not None  # held against the bots, for no change of theirs
+    assert ("held", "disagrees") in _statuses(campaign, workers["ahead"])
+
+    for index in range(CAREFUL_HITS, HITS):  # the readers catch up; "ahead" submits nothing more
+        for name in NAMES[:-1]:
+            judge(name, index)
+    assert drift_holds_reconsidered() == 2
+    ahead.refresh_from_db()
+    assert ahead.agreement_drift_from is None
+    assert _statuses(campaign, workers["ahead"]) == [("submitted", "")] * HITS
+    drifter = WorkerRecord.objects.get(campaign=campaign, worker=workers["drifter"])
+    assert drifter.agreement_drift_from is not None
+    assert _statuses(campaign, workers["drifter"])[CAREFUL_HITS:] == [("held", "disagrees")] * (
+        HITS - CAREFUL_HITS
+    )

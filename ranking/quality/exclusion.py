@@ -16,6 +16,7 @@ from geceval.errors import GecInputError
 from geceval.human.worker_checks import RECENT, RECENT_TRAPS
 from ranking.models import (
     LIVE_ASSIGNMENT,
+    LIVE_CAMPAIGN_STATUSES,
     Assignment,
     AssignmentStatus,
     Campaign,
@@ -82,7 +83,9 @@ def worker_record_refresh(
     if changed or excluded:
         # an excluded worker's record is applied again: evidence found since (an agreement drift the
         # crowd task found after the traps excluded them) can move the start of a drift earlier
-        _apply_exclusion(campaign, worker, excluded, since=_drift_only(campaign, record) if excluded else None)
+        _apply_exclusion(
+            campaign, worker, excluded, since=_drift_only(campaign, record) if excluded else None
+        )
     if record.pilot_doubt and pilot_evidence_clears(campaign, record):  # issue 40: the evidence clears
         pilot_release(campaign=campaign, record=record)
     hold = _evidence_hold(record)
@@ -127,6 +130,27 @@ def crowd_evidence_overdue(*, older_than: timedelta = timedelta(0)) -> int:
     return sum(
         crowd_evidence_refresh(campaign_id=c, worker_id=w)
         for c, w in due.values_list("campaign_id", "worker_id")
+    )
+
+
+def drift_holds_reconsidered() -> int:
+    """The periodic repair (``task_recompute_active_campaigns``): the crowd evidence of every worker
+    of a live campaign held for drift over agreement is recounted. A record is otherwise recounted
+    only on its worker's own submits, so a drift found when they stopped, against the few workers
+    (and bots not caught yet) who had judged their latest screens by then, would stand after the
+    crowd caught up: a careful worker ahead of the crowd stayed held in the benchmark's ranking run
+    of 2026-11-28 (database gec_bd5). Recounted, the hold lifts when their latest screens agree with
+    the crowd that judged them since, and stays when they do not. Returns how many were recounted."""
+    held = WorkerRecord.objects.filter(
+        campaign__status__in=LIVE_CAMPAIGN_STATUSES,
+        agreement_drift_from__isnull=False,
+        excluded=False,
+        override=WorkerOverride.NONE,
+    )
+    held.filter(crowd_due__isnull=True).update(crowd_due=timezone.now())
+    return sum(
+        crowd_evidence_refresh(campaign_id=c, worker_id=w)
+        for c, w in held.order_by("pk").values_list("campaign_id", "worker_id")
     )
 
 

@@ -120,6 +120,14 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "refresh (issue 38), so without a worker it never runs; 0: none, the traps and the worker's own "
         "evidence alone",
     )
+    p.add_argument(
+        "--repair-tick",
+        choices=("yes", "no"),
+        default="yes",
+        help="yes: after the crowd's tasks, one run of the periodic repair (beat's "
+        "task_recompute_active_campaigns, every CELERY_REPAIR_SECONDS in a deployment) before the "
+        "records are read; no: the records as the crowd's own tasks left them",
+    )
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--out", help="write the figures as JSON here")
     p.add_argument("--keep-database", action="store_true")
@@ -475,6 +483,24 @@ def strategy_of(username: str) -> str:
     return username.split("-", 2)[2].rsplit("-", 1)[0]
 
 
+def repair_tick(broker_url: str, queue: str, worker_log: Path) -> float:
+    """One run of the periodic repair beat sends every ``CELERY_REPAIR_SECONDS`` (300 by default) in a
+    deployment, sent to the run's queue once the crowd's tasks are done; the seconds until it finished.
+    It recounts, among others, the holds for drift over agreement against the crowd that judged since
+    (``drift_holds_reconsidered``): a deployment runs it within minutes of a crowd's last submit, and a
+    campaign is live longer than that."""
+    from celery import Celery
+
+    name = "ranking.tasks.task_recompute_active_campaigns"
+    t0 = time.monotonic()
+    Celery(broker=broker_url).send_task(name, queue=queue)
+    while not task_log(worker_log).get(name, {}).get("finished"):  # the queue looks empty once taken
+        if time.monotonic() - t0 > 3600:
+            raise SystemExit("the periodic repair did not finish in an hour")
+        time.sleep(0.5)
+    return time.monotonic() - t0 + wait_drained(broker_url, queue, worker_log, timeout=3600)
+
+
 def late_exclusions(world: World, log: Log) -> None:
     """The crowd evidence runs on the Celery worker after the submit that sent it, so a rule may exclude
     a worker after the harness last read their record (after their last screen). Once the queue has
@@ -662,6 +688,8 @@ def main(argv: list[str] | None = None) -> int:
         crowd, generator_cpu = time.monotonic() - crowd_started, time.process_time() - cpu_started
         if worker is not None:  # the crowd evidence of the last submits, then every record as it ends
             drained = wait_drained(args.broker_url, queue, worker_log, timeout=3600)
+            if args.repair_tick == "yes":
+                drained += repair_tick(args.broker_url, queue, worker_log)
             late_exclusions(world, log)
     problems = check_database(world, log)
     result = figures(log, world, args)

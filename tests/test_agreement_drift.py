@@ -37,6 +37,31 @@ def _system(text: str) -> str:
     return next(name for name, texts in SYSTEMS.items() if text in texts)
 
 
+def _judge(campaign, worker, index: int, slot: int, rng: random.Random, *, at_random: bool) -> None:
+    """The worker's judgments of every screen of HIT ``index``, careful (scores near each system's
+    quality) or at random, then the HIT submitted, as a worker's is."""
+    screens = list(Screen.objects.filter(campaign=campaign, hit__index=index).order_by("hit_position"))
+    assignment = Assignment.objects.create(
+        hit=screens[0].hit, worker=worker, slot=slot, expires=timezone.now() + timedelta(hours=1)
+    )
+    for screen in screens:
+        candidates = list(screen.candidates.all())
+        if at_random:
+            scores = {c: rng.randint(0, 100) for c in candidates}
+        else:
+            scores = {
+                c: max(0, min(100, round(QUALITY[_system(c.text)] + rng.gauss(0, 12)))) for c in candidates
+            }
+        judgment = ScreenJudgment.objects.create(
+            screen=screen, assignment=assignment, judge=worker, seconds=20.0
+        )
+        Rating.objects.bulk_create(
+            [Rating(judgment=judgment, candidate=c, score=s) for c, s in scores.items()]
+        )
+    assignment.status, assignment.submitted = AssignmentStatus.SUBMITTED, timezone.now()
+    assignment.save(update_fields=["status", "submitted"])
+
+
 @pytest.fixture
 def crowd():
     """Five readers and a drifter (careful for five HITs, then random) judge every HIT of a PRWS
@@ -46,31 +71,15 @@ def crowd():
     )
     rng = random.Random(11)
     for index in range(HITS):
-        screens = list(Screen.objects.filter(campaign=campaign, hit__index=index).order_by("hit_position"))
         for slot, name in enumerate(NAMES):
-            assignment = Assignment.objects.create(
-                hit=screens[0].hit,
-                worker=workers[name],
-                slot=slot,
-                expires=timezone.now() + timedelta(hours=1),
+            _judge(
+                campaign,
+                workers[name],
+                index,
+                slot,
+                rng,
+                at_random=name == "drifter" and index >= CAREFUL_HITS,
             )
-            for screen in screens:
-                candidates = list(screen.candidates.all())
-                if name == "drifter" and index >= CAREFUL_HITS:
-                    scores = {c: rng.randint(0, 100) for c in candidates}
-                else:
-                    scores = {
-                        c: max(0, min(100, round(QUALITY[_system(c.text)] + rng.gauss(0, 12))))
-                        for c in candidates
-                    }
-                judgment = ScreenJudgment.objects.create(
-                    screen=screen, assignment=assignment, judge=workers[name], seconds=20.0
-                )
-                Rating.objects.bulk_create(
-                    [Rating(judgment=judgment, candidate=c, score=s) for c, s in scores.items()]
-                )
-            assignment.status, assignment.submitted = AssignmentStatus.SUBMITTED, timezone.now()
-            assignment.save(update_fields=["status", "submitted"])
         for _ in range(2):
             for worker in workers.values():
                 worker_record_refresh(campaign=campaign, worker=worker)
@@ -161,30 +170,8 @@ def test_the_periodic_repair_lifts_a_drift_hold_found_ahead_of_the_crowd_and_kee
     rng = random.Random(5)
 
     def judge(name: str, index: int) -> None:
-        screens = list(Screen.objects.filter(campaign=campaign, hit__index=index).order_by("hit_position"))
-        assignment = Assignment.objects.create(
-            hit=screens[0].hit,
-            worker=workers[name],
-            slot=names.index(name),
-            expires=timezone.now() + timedelta(hours=1),
-        )
-        for screen in screens:
-            candidates = list(screen.candidates.all())
-            if name.startswith("bot") or (name == "drifter" and index >= CAREFUL_HITS):
-                scores = {c: rng.randint(0, 100) for c in candidates}
-            else:
-                scores = {
-                    c: max(0, min(100, round(QUALITY[_system(c.text)] + rng.gauss(0, 12))))
-                    for c in candidates
-                }
-            judgment = ScreenJudgment.objects.create(
-                screen=screen, assignment=assignment, judge=workers[name], seconds=20.0
-            )
-            Rating.objects.bulk_create(
-                [Rating(judgment=judgment, candidate=c, score=s) for c, s in scores.items()]
-            )
-        assignment.status, assignment.submitted = AssignmentStatus.SUBMITTED, timezone.now()
-        assignment.save(update_fields=["status", "submitted"])
+        at_random = name.startswith("bot") or (name == "drifter" and index >= CAREFUL_HITS)
+        _judge(campaign, workers[name], index, names.index(name), rng, at_random=at_random)
 
     def refresh_all() -> None:
         for _ in range(2):

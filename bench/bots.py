@@ -678,7 +678,7 @@ def main(argv: list[str] | None = None) -> int:
     base = f"http://127.0.0.1:{args.port}"
     reader = RecordReader(db_url(args.pg_url, args.database))
     worker_log = Path(os.environ.get("TMPDIR", "/tmp")) / f"{queue}-celery.log"
-    drained = None
+    drained = repaired = None
     with (
         gunicorn(env, args.port, args.gunicorn_workers, args.threads),
         celery_worker(env, queue, args.celery_workers, worker_log) as worker,
@@ -689,7 +689,7 @@ def main(argv: list[str] | None = None) -> int:
         if worker is not None:  # the crowd evidence of the last submits, then every record as it ends
             drained = wait_drained(args.broker_url, queue, worker_log, timeout=3600)
             if args.repair_tick == "yes":
-                drained += repair_tick(args.broker_url, queue, worker_log)
+                repaired = repair_tick(args.broker_url, queue, worker_log)
             late_exclusions(world, log)
     problems = check_database(world, log)
     result = figures(log, world, args)
@@ -707,7 +707,10 @@ def main(argv: list[str] | None = None) -> int:
     )
     print(f"statuses: {dict(sorted(log.statuses.items()))}")
     if drained is not None:
-        print(f"celery: queue drained {drained:.0f}s after the crowd stopped; tasks {task_log(worker_log)}")
+        repair = "" if repaired is None else f"; the periodic repair then took {repaired:.0f}s"
+        print(
+            f"celery: queue drained {drained:.0f}s after the crowd stopped{repair}; tasks {task_log(worker_log)}"
+        )
     for line in log.errors[:10] + problems:
         print(f"HARNESS ERROR: {line}")
     if args.out:
@@ -722,7 +725,11 @@ def main(argv: list[str] | None = None) -> int:
                     "problems": problems,
                     "celery": None
                     if drained is None
-                    else {"drained_s_after_crowd": round(drained, 1), "tasks": task_log(worker_log)},
+                    else {
+                        "drained_s_after_crowd": round(drained, 1),
+                        "repair_tick_s": None if repaired is None else round(repaired, 1),
+                        "tasks": task_log(worker_log),
+                    },
                     "config": {k: v for k, v in vars(args).items() if k not in ("pg_url", "data")},
                     "workers": [asdict(o) for o in log.outcomes],
                 },

@@ -113,7 +113,9 @@ m others shrinks as m falls (Spearman-Brown: by sqrt(m rho / (1 + (m - 1) rho)) 
 the agreement of two workers): with rho 0.5, 71% of it at one other, 87% at three. A worker ahead of
 the crowd has their latest screens judged by fewest, so at one other their recent agreement looked
 lower than their earlier for no change of theirs: six careful workers of 60 in the benchmark's
-ranking run of 2026-11-28 (database gec_bd3) ended held for drift, none with three."""
+ranking run of 2026-11-28 (database gec_bd3) ended held for drift; with three, none in the next run
+(gec_bd4) and one in the run after (gec_bd5), where a random bot not caught yet was one of the three
+(the product's periodic repair recounts such holds)."""
 
 
 def agreement_drift_start(
@@ -178,12 +180,10 @@ def agreement_drift_start(
     if best is None:
         return None
 
-    def alone(screen: Hashable) -> float:
-        xy, xx, yy = per_screen[screen]
-        return xy / math.sqrt(xx * yy) if xx * yy else 0.0
-
     after = range(at[best - 1] + 1, len(order))
-    return next((k for k in after if order[k] in per_screen and alone(order[k]) < line), at[best])
+    return next(
+        (k for k in after if order[k] in per_screen and (_r([per_screen[order[k]]]) or 0.0) < line), at[best]
+    )
 
 
 def fence(campaign: Sequence[float]) -> float | None:

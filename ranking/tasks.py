@@ -5,12 +5,14 @@ from __future__ import annotations
 from datetime import timedelta
 
 from celery import shared_task
+from django.conf import settings
 
 from ranking.models import LIVE_CAMPAIGN_STATUSES, Campaign
 from ranking.services import (
     assignments_expire,
     campaign_scores_due_clear,
     campaign_scores_recompute,
+    crowd_caught_up,
     crowd_evidence_overdue,
     crowd_evidence_refresh,
     drift_holds_reconsidered,
@@ -45,9 +47,12 @@ def task_recompute_active_campaigns() -> int:
     """Periodic safety net (beat): a submit whose enqueue was lost (broker down) is still counted, and
     its worker's crowd evidence recounted (records waiting for it over a minute: their task was lost,
     or the queue is long; one still queued finds the record done and does nothing), and the holds
-    for drift over agreement reconsidered against the crowd that has judged since."""
+    for drift over agreement reconsidered against the crowd that has judged since; then every record
+    counted over an interval ago whose worker's screens others have judged since is sent to be
+    recounted."""
     crowd_evidence_overdue(older_than=timedelta(minutes=1))
     drift_holds_reconsidered()
+    crowd_caught_up(older_than=timedelta(seconds=settings.CELERY_REPAIR_SECONDS))
     ids = list(Campaign.objects.filter(status__in=LIVE_CAMPAIGN_STATUSES).values_list("id", flat=True))
     for campaign_id in ids:
         campaign_scores_due_clear(campaign_id)  # a task lost with the broker down sent nothing since

@@ -13,7 +13,7 @@ from django.utils import timezone
 
 from geceval.human.worker_checks import RECENT_AGREEMENT, RECENT_TRAPS
 from ranking.models import Assignment, AssignmentStatus, Rating, Screen, ScreenJudgment, WorkerRecord
-from ranking.quality.exclusion import drift_holds_reconsidered, worker_record_refresh
+from ranking.quality.exclusion import crowd_caught_up, drift_holds_reconsidered, worker_record_refresh
 from ranking.quality.rules import record_exclusion_reasons
 from ranking.services import campaign_exclusion_rules_set
 from tests import factories
@@ -200,3 +200,50 @@ def test_the_periodic_repair_lifts_a_drift_hold_found_ahead_of_the_crowd_and_kee
     assert _statuses(campaign, workers["drifter"])[CAREFUL_HITS:] == [("held", "disagrees")] * (
         HITS - CAREFUL_HITS
     )
+
+
+def test_the_periodic_repair_recounts_a_worker_who_stopped_ahead_of_the_crowd(
+    django_capture_on_commit_callbacks,
+):
+    """A drifter ahead of the crowd judged its random HITs before anyone else, and stopped: at its
+    last count its recent screens had no other judge, so no drift could be seen, and a record is
+    otherwise recounted only on its worker's own submits (3 of 20 PRWS drifters in the benchmark
+    run bf1, 2026-11-28, kept their random work counted). Once the readers have judged those screens,
+    the periodic repair sends every record whose screens were judged since it was counted: the
+    drifter's random HITs are held. A second repair with nothing judged since sends nothing."""
+    campaign, workers = factories.prws_crowd(
+        [*NAMES, "late"], SOURCES, SYSTEMS, name="a drifter ahead of the crowd", screens_per_hit=PER_HIT
+    )
+    rng = random.Random(7)
+    drifter = workers["drifter"]
+    for index in range(HITS):
+        names = NAMES if index < CAREFUL_HITS else ["drifter"]
+        for name in names:
+            _judge(campaign, workers[name], index, NAMES.index(name), rng, at_random=index >= CAREFUL_HITS)
+    for name in NAMES:
+        worker_record_refresh(campaign=campaign, worker=workers[name])
+    for index in range(CAREFUL_HITS, HITS):  # the readers catch up; the drifter submits nothing more
+        for name in NAMES[:-1]:
+            _judge(campaign, workers[name], index, NAMES.index(name), rng, at_random=False)
+    for name in NAMES[:-1]:  # the readers' own submits recount them
+        worker_record_refresh(campaign=campaign, worker=workers[name])
+    record = WorkerRecord.objects.get(campaign=campaign, worker=drifter)
+    assert record.agreement_drift_from is None and record.crowd_counted is not None
+    assert _statuses(campaign, drifter) == [("submitted", "")] * HITS  # its random HITs count
+
+    assert drift_holds_reconsidered() == 0  # nothing was held: the drift repair alone does not look
+    assert crowd_caught_up(older_than=timedelta(hours=1)) == 0  # counted within beat's interval
+    with django_capture_on_commit_callbacks(execute=True):
+        assert crowd_caught_up() == 1  # the readers were counted after the last judgment
+    record.refresh_from_db()
+    assert record.crowd_due is None and record.agreement_drift_from is not None
+    assert _statuses(campaign, drifter) == [("submitted", "")] * CAREFUL_HITS + [("held", "disagrees")] * (
+        HITS - CAREFUL_HITS
+    )
+    with django_capture_on_commit_callbacks(execute=True):
+        assert crowd_caught_up() == 0
+
+    # one more judge of a screen the drifter judged: the records of those who judged it are sent
+    _judge(campaign, workers["late"], HITS - 1, len(NAMES), rng, at_random=False)
+    with django_capture_on_commit_callbacks(execute=True):
+        assert crowd_caught_up() == len(NAMES)

@@ -7,7 +7,7 @@ from datetime import datetime, timedelta
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
-from django.db.models import Max, Q
+from django.db.models import Exists, Max, OuterRef, Q
 from django.utils import timezone
 
 from annotate.sql_rows import row
@@ -21,6 +21,7 @@ from ranking.models import (
     AssignmentStatus,
     Campaign,
     HoldReason,
+    ScreenJudgment,
     WorkerOverride,
     WorkerRecord,
 )
@@ -70,9 +71,10 @@ def worker_record_refresh(
         record, _ = WorkerRecord.objects.select_for_update().get_or_create(campaign=campaign, worker=worker)
     record.campaign = campaign
     held_before = bool(record.same_as or record.agreement_low or record.agreement_drift_from)
+    reads_began = timezone.now()
     evidence_recount(record, crowd=crowd)
     if crowd:
-        record.crowd_due = None
+        record.crowd_due, record.crowd_counted = None, reads_began
     elif record.crowd_due is None and crowd_evidence_kept(campaign):
         record.crowd_due = timezone.now()
         task_send_on_commit(TASK_CROWD_EVIDENCE, campaign_id=campaign.pk, worker_id=worker.pk)
@@ -152,6 +154,48 @@ def drift_holds_reconsidered() -> int:
         crowd_evidence_refresh(campaign_id=c, worker_id=w)
         for c, w in held.order_by("pk").values_list("campaign_id", "worker_id")
     )
+
+
+def crowd_caught_up(*, older_than: timedelta = timedelta(0)) -> int:
+    """The periodic repair (``task_recompute_active_campaigns``): a record of a live campaign whose
+    worker's screens other workers have judged since its crowd evidence was counted is recounted, by
+    one ``TASK_CROWD_EVIDENCE`` each. A record is otherwise recounted on its worker's own submits, so
+    a worker ahead of the crowd (the first to judge their screens, as a fast bot is) who stopped was
+    judged against the few who had judged those screens by then, for good: in the benchmark's PRWS
+    run of 2026-11-28 (bf1) 3 of 20 drifters kept their random work counted, and 18 of the 20 records
+    flagged drift once recounted against the complete crowd. Excluded records are recounted too (a
+    drift found since moves the start of their exclusion earlier); records already waiting for their
+    task are left to it, and so are records counted within ``older_than`` (beat passes its interval):
+    a worker still submitting is recounted by their submits, so the repair adds at most one count per
+    interval to a record, and none once the screens it judged are filled. Returns how many were sent."""
+    live = [
+        c
+        for c in Campaign.objects.filter(status__in=LIVE_CAMPAIGN_STATUSES).only("pk", "protocol")
+        if crowd_evidence_kept(c)
+    ]
+    judged_since = (
+        ScreenJudgment.objects.filter(
+            screen__campaign_id=OuterRef("campaign_id"),
+            screen__judgments__judge_id=OuterRef("worker_id"),
+            created__gte=OuterRef("crowd_counted"),
+        )
+        .filter(Q(screen__hit__isnull=True) | Q(screen__hit__qualification=False))
+        .exclude(judge_id=OuterRef("worker_id"))
+    )
+    stale = WorkerRecord.objects.filter(campaign__in=live, crowd_due__isnull=True).filter(
+        Q(crowd_counted__isnull=True)  # counted before the time was kept
+        | Q(crowd_counted__lt=timezone.now() - older_than) & Exists(judged_since)
+    )
+    with transaction.atomic():  # a record a submit holds is skipped: its own task is on its way
+        due = list(
+            stale.select_for_update(skip_locked=True)
+            .order_by("pk")
+            .values_list("pk", "campaign_id", "worker_id")
+        )
+        WorkerRecord.objects.filter(pk__in=[pk for pk, _, _ in due]).update(crowd_due=timezone.now())
+        for _, campaign_id, worker_id in due:
+            task_send_on_commit(TASK_CROWD_EVIDENCE, campaign_id=campaign_id, worker_id=worker_id)
+    return len(due)
 
 
 def _twins_refresh(campaign: Campaign, record: WorkerRecord) -> None:

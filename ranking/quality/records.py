@@ -113,6 +113,12 @@ class WorkerRecord(models.Model):
         help_text="since when the crowd evidence (agreement, one person, agreement drift) waits for its "
         "task (null: up to date); a submit recounts the worker's own evidence only",
     )
+    crowd_counted = models.DateTimeField(
+        null=True,
+        blank=True,
+        help_text="when the crowd evidence was last counted (its reads began): other workers' "
+        "judgments of the worker's screens saved since are not in it yet (null: never counted)",
+    )
     updated = models.DateTimeField(auto_now=True)
 
     class Meta:

@@ -5,6 +5,7 @@ One module per concern; the names other apps and tests use are re-exported here.
 
 from ranking.quality.exclusion import (
     campaign_exclusion_rules_set,
+    crowd_caught_up,
     crowd_evidence_overdue,
     crowd_evidence_refresh,
     drift_holds_reconsidered,
@@ -37,6 +38,7 @@ __all__ = [
     "campaign_scores_recompute",
     "campaign_set_status",
     "campaign_transition",
+    "crowd_caught_up",
     "crowd_evidence_overdue",
     "crowd_evidence_refresh",
     "drift_holds_reconsidered",

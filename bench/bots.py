@@ -125,8 +125,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         choices=("yes", "no"),
         default="yes",
         help="yes: after the crowd's tasks, one run of the periodic repair (beat's "
-        "task_recompute_active_campaigns, every CELERY_REPAIR_SECONDS in a deployment) before the "
-        "records are read; no: the records as the crowd's own tasks left them",
+        "task_recompute_active_campaigns, every CELERY_REPAIR_SECONDS in a deployment) as it runs once "
+        "an interval has passed since the crowd's last submit, before the records are read; no: the "
+        "records as the crowd's own tasks left them",
     )
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--out", help="write the figures as JSON here")
@@ -487,8 +488,10 @@ def repair_tick(broker_url: str, queue: str, worker_log: Path) -> float:
     """One run of the periodic repair beat sends every ``CELERY_REPAIR_SECONDS`` (300 by default) in a
     deployment, sent to the run's queue once the crowd's tasks are done; the seconds until it finished.
     It recounts, among others, the holds for drift over agreement against the crowd that judged since
-    (``drift_holds_reconsidered``): a deployment runs it within minutes of a crowd's last submit, and a
-    campaign is live longer than that."""
+    (``drift_holds_reconsidered``) and every record whose screens others judged since it was counted
+    over an interval ago (``crowd_caught_up``; the run's interval is 1 s, so this one tick stands for
+    the first a deployment runs once an interval has passed since the crowd's last submit): a campaign
+    is live longer than that."""
     from celery import Celery
 
     name = "ranking.tasks.task_recompute_active_campaigns"
@@ -668,6 +671,8 @@ def main(argv: list[str] | None = None) -> int:
     gmeg = Gmeg.load(args.data, args.sentences)
     queue = f"gec-bots-{os.getpid()}"
     env = server_env(args.pg_url, args.database, args.broker_url, queue, prefix="bots")
+    if args.repair_tick == "yes":  # beat's next tick after an interval: every record counted before it
+        env["CELERY_REPAIR_SECONDS"] = "1"  # is old enough for the catch-up (``crowd_caught_up``)
     print(f"database {args.database} (fresh), broker queue {queue}", file=sys.stderr)
     fresh_database(args.pg_url, args.database, env)
     world = build_world(args, gmeg)

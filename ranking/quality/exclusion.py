@@ -184,7 +184,7 @@ def crowd_caught_up(*, older_than: timedelta = timedelta(0)) -> int:
     )
     stale = WorkerRecord.objects.filter(campaign__in=live, crowd_due__isnull=True).filter(
         Q(crowd_counted__isnull=True)  # counted before the time was kept
-        | Q(crowd_counted__lt=timezone.now() - older_than) & Exists(judged_since)
+        | (Q(crowd_counted__lt=timezone.now() - older_than) & Exists(judged_since))
     )
     with transaction.atomic():  # a record a submit holds is skipped: its own task is on its way
         due = list(

@@ -8,12 +8,21 @@ from __future__ import annotations
 
 import re
 import time
+from datetime import timedelta
 
 import pytest
 from django.db import connection
+from django.db.models import Q
+from django.utils import timezone
 
 from ranking.models import Assignment, AssignmentStatus, ScoresDue, SystemScore, WorkerRecord
-from ranking.services import CandidateScore, assignment_request, campaign_create, screen_submit
+from ranking.services import (
+    CandidateScore,
+    assignment_request,
+    campaign_create,
+    crowd_caught_up,
+    screen_submit,
+)
 from ranking.work.assignments import assignment_next_screen
 from tests import factories
 from tests.celery_workers import celery_workers
@@ -145,3 +154,29 @@ def test_a_real_worker_holds_a_ring_of_two_accounts_copying_answers(celery_worke
     original = Assignment.objects.get(hit__campaign=campaign, worker=workers["reader0"])
     assert (original.status, original.hold_reason) == (AssignmentStatus.SUBMITTED, "")
     assert "succeeded" in worker_log
+
+
+def test_a_real_worker_recounts_the_records_the_periodic_catch_up_sends(celery_worker):
+    """Issue 41: beat's catch-up (``crowd_caught_up``) marks every record whose screens others
+    judged since it was counted and sends one crowd-evidence task each on commit; only the worker
+    process recounts them, and a second catch-up finds nothing left to send."""
+    _, log = celery_worker
+    campaign, workers, answers = ring_campaign()
+    for name, worker in workers.items():
+        assert do_hit(campaign, worker, answers[name]).status == AssignmentStatus.SUBMITTED
+    records = WorkerRecord.objects.filter(campaign=campaign)
+    _wait_for(log, "ranking.tasks.task_crowd_evidence", count=2 * len(workers))
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and records.filter(crowd_due__isnull=False).exists():
+        time.sleep(0.3)
+    # as if every record had been counted before the others judged its screens
+    long_ago = timezone.now() - timedelta(hours=1)
+    records.update(crowd_counted=long_ago)
+    assert crowd_caught_up(older_than=timedelta(minutes=5)) == len(workers)
+    _wait_for(log, "ranking.tasks.task_crowd_evidence", count=4 * len(workers))
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and records.filter(crowd_due__isnull=False).exists():
+        time.sleep(0.3)
+    assert not records.filter(Q(crowd_due__isnull=False) | Q(crowd_counted__lte=long_ago)).exists()
+    assert records.get(worker=workers["copy"]).same_as == [workers["reader0"].pk]
+    assert crowd_caught_up() == 0

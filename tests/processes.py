@@ -103,6 +103,16 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+def until(condition, timeout: float, what: str) -> None:
+    """Wait until ``condition()`` holds; an AssertionError naming ``what`` after ``timeout`` seconds."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if condition():
+            return
+        time.sleep(0.25)
+    raise AssertionError(f"not within {timeout:.0f} s: {what}")
+
+
 def wait_until(url: str, ok, timeout: float = 30.0, cookies=None) -> httpx.Response:
     """GET ``url`` until ``ok(response)``; its last response, or an AssertionError after ``timeout``."""
     deadline = time.monotonic() + timeout

@@ -27,7 +27,7 @@ from ranking.work.assignments import assignment_next_screen
 from tests import factories
 from tests.celery_workers import celery_workers
 from tests.judging import do_hit, ring_campaign
-from tests.processes import stop
+from tests.processes import stop, until
 
 
 @pytest.mark.django_db
@@ -166,17 +166,14 @@ def test_a_real_worker_recounts_the_records_the_periodic_catch_up_sends(celery_w
         assert do_hit(campaign, worker, answers[name]).status == AssignmentStatus.SUBMITTED
     records = WorkerRecord.objects.filter(campaign=campaign)
     _wait_for(log, "ranking.tasks.task_crowd_evidence", count=2 * len(workers))
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline and records.filter(crowd_due__isnull=False).exists():
-        time.sleep(0.3)
+    counted = records.filter(crowd_due__isnull=True).count
+    until(lambda: counted() == len(workers), 60, "every record's crowd evidence counted")
     # as if every record had been counted before the others judged its screens
     long_ago = timezone.now() - timedelta(hours=1)
     records.update(crowd_counted=long_ago)
     assert crowd_caught_up(older_than=timedelta(minutes=5)) == len(workers)
     _wait_for(log, "ranking.tasks.task_crowd_evidence", count=4 * len(workers))
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline and records.filter(crowd_due__isnull=False).exists():
-        time.sleep(0.3)
+    until(lambda: counted() == len(workers), 60, "every record recounted by the worker")
     assert not records.filter(Q(crowd_due__isnull=False) | Q(crowd_counted__lte=long_ago)).exists()
     assert records.get(worker=workers["copy"]).same_as == [workers["reader0"].pk]
     assert crowd_caught_up() == 0

@@ -31,7 +31,7 @@ from tests.celery_workers import broker_at, celery_workers
 from tests.conftest import REAL_PARTS, skip_or_fail
 from tests.factories import build_world
 from tests.hardening.proxy import Proxy
-from tests.processes import free_port, gunicorn_served, stop, wait_until
+from tests.processes import free_port, gunicorn_served, stop, until, wait_until
 
 
 @pytest.fixture
@@ -200,15 +200,6 @@ class PrivateRedis:
             stop(self.proc)
 
 
-def _until(condition, timeout: float, what: str) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if condition():
-            return
-        time.sleep(0.25)
-    raise AssertionError(f"not within {timeout:.0f} s: {what}")
-
-
 def _scores(campaign) -> list[tuple[int, int, int, float]]:
     return sorted(
         SystemScore.objects.filter(campaign=campaign).values_list(
@@ -263,7 +254,7 @@ def test_redis_stopped_while_workers_submit_keeps_every_submission_and_queued_wo
             while body["screen"]:
                 body, code = judge(first, body)
                 assert code == 201
-            _until(lambda: _scores(campaign), 60, "the first HIT scored by the Celery worker")
+            until(lambda: _scores(campaign), 60, "the first HIT scored by the Celery worker")
             before = _scores(campaign)
 
             # Workers are mid-HIT when Redis stops.
@@ -297,14 +288,14 @@ def test_redis_stopped_while_workers_submit_keeps_every_submission_and_queued_wo
 
             # Redis back on the same port: no restart of web, worker or beat, no manual step.
             broker.start()
-            _until(
+            until(
                 lambda: AnalysisRun.objects.get(pk=run.pk).status in (RunStatus.DONE, RunStatus.FAILED),
                 120,
                 "the analysis run launched during the outage finished",
             )
             run.refresh_from_db()
             assert run.status == RunStatus.DONE, run.error
-            _until(lambda: _scores(campaign) != before, 60, "the scores recomputed with the outage's HITs")
+            until(lambda: _scores(campaign) != before, 60, "the scores recomputed with the outage's HITs")
             after = _scores(campaign)
             recomputed = campaign_scores_recompute(campaign_id=campaign.pk)
             assert after == sorted((s.system_id, s.ratings, s.items, s.mean_score) for s in recomputed)

@@ -46,7 +46,12 @@ def crowd():
     """A PRWS campaign without traps judged by five readers (quality + noise), a random clicker and a
     second account of reader 0 that copies reader 0's answers; every record refreshed twice (the
     campaign's figures exist on the second pass, as they would after a few HITs)."""
-    names = [*(f"reader{k}" for k in range(READERS)), "clicker", "copy"]
+    return _crowd([*(f"reader{k}" for k in range(READERS)), "clicker", "copy"])
+
+
+def _crowd(names: list[str], nudge: int = 0):
+    """``crowd``'s campaign for ``names``; with ``nudge``, "copy" moves each of reader 0's scores by up
+    to that many points (a copy that hides from an identical-screens check)."""
     campaign, workers = factories.prws_crowd(names, SOURCES, SYSTEMS, name="crowd", screens_per_hit=N)
     rng = random.Random(7)
     screens = list(Screen.objects.filter(campaign=campaign).order_by("hit_position"))
@@ -57,7 +62,9 @@ def crowd():
             if name == "clicker":
                 answers[name] = {c: rng.randint(0, 100) for c in quality}
             elif name == "copy":
-                answers[name] = answers["reader0"]
+                answers[name] = {
+                    c: max(0, min(100, v + rng.randint(-nudge, nudge))) for c, v in answers["reader0"].items()
+                }
             else:
                 answers[name] = {c: max(0, min(100, round(q + rng.gauss(0, 12)))) for c, q in quality.items()}
             _judge(workers[name], screen, answers[name])
@@ -135,6 +142,24 @@ def test_two_accounts_answering_alike_are_flagged_as_one_person_and_count_once(c
     assert _status(campaign, workers["copy"])[0] == AssignmentStatus.EXCLUDED
     worker_override_set(campaign=campaign, worker=workers["copy"], override="include")
     assert _status(campaign, workers["copy"]) == (AssignmentStatus.SUBMITTED, "")
+
+
+def test_a_copy_with_a_point_or_two_of_noise_is_one_person_too():
+    """Issue 41, near-identical slider values: the copy moves each of reader 0's scores by up to two
+    points, so hardly a screen is identical; it is still flagged, held and counted once."""
+    _, campaign, workers = _crowd([*(f"reader{k}" for k in range(READERS)), "copy"], nudge=2)
+    copy, original = _record(campaign, workers["copy"]), _record(campaign, workers["reader0"])
+    identical = sum(
+        a.score == b.score
+        for a in Rating.objects.filter(judgment__judge=workers["copy"])
+        for b in Rating.objects.filter(judgment__judge=workers["reader0"], candidate=a.candidate)
+    )
+    assert identical < 0.3 * Rating.objects.filter(judgment__judge=workers["copy"]).count()
+    assert copy.same_as == [workers["reader0"].pk] and original.same_as == [workers["copy"].pk]
+    assert all(_record(campaign, workers[f"reader{k}"]).same_as == [] for k in range(1, READERS))
+    assert _status(campaign, workers["copy"]) == (AssignmentStatus.HELD, "same_person")
+    counted = valid_judgments(campaign).filter(judge__in=[workers["reader0"], workers["copy"]])
+    assert set(counted.values_list("judge_id", flat=True)) == {workers["reader0"].pk}
 
 
 def test_the_campaign_page_says_what_the_crowd_evidence_means(crowd, client):

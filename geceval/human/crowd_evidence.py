@@ -10,7 +10,9 @@
 - One person, many accounts: pairs of workers whose answers to shared screens are identical (every
   candidate the same score or rank) far more often than pairs of workers in the campaign usually are
   (:func:`same_person`): a one-sided binomial test against the median pair's rate of identical
-  screens (the median, so that a ring of accounts does not raise its own baseline).
+  screens (the median, so that a ring of accounts does not raise its own baseline). Slider scores
+  also count near-identical screens (``SAME_SCORE_TOLERANCE``): a copy with a point or two of noise
+  added is a copy too.
 
 ``Answers``: screen -> judge -> candidate -> the answer (a score or a rank). The one-person check
 compares answers only for equality, so there an answer may be any value that compares: e.g. a rank
@@ -48,6 +50,15 @@ SAME_ALPHA = 1e-6
 """...and the binomial test against the crowd's usual rate says so at this level."""
 SAME_BASE_FLOOR = 0.02
 """The lowest chance of two workers answering a screen alike that the test assumes."""
+SAME_SCORE_TOLERANCE = 2.0
+"""Slider scores (0-100): two answers to a screen are also alike when they differ by at most this many
+points on average over its candidates, so that copies with a point or two of noise added are copies
+too. Careful people who judge by one near-deterministic rule come this close on a share of screens
+(up to 0.6 of ten or more shared, simulated: docs/hardening.md), hence the stricter share below..."""
+SAME_NEAR_MIN_SHARED = 10
+"""...the shared screens a pair needs before it is one person by near-identical scores..."""
+SAME_NEAR_MIN_SHARE = 0.8
+"""...and the share of them alike within the tolerance (the binomial test as for identical screens)."""
 SAME_MIN_PAIRS = 3
 """Pairs of other workers (each with ``SAME_MIN_SHARED`` shared screens) the crowd's usual rate needs:
 with fewer, how alike careful people answer is unknown (two careful rankers often give one order), so
@@ -211,13 +222,22 @@ class Twin:
     identical: int
     p: float
     """Binomial p-value of that many identical screens at the crowd's usual rate."""
+    within: float = 0.0
+    """0: ``identical`` counts screens answered the same; else screens alike within this tolerance
+    (``SAME_SCORE_TOLERANCE``)."""
 
 
-def _alike(a: Mapping[Hashable, object], b: Mapping[Hashable, object]) -> bool:
-    return bool(a) and a.keys() == b.keys() and all(a[i] == b[i] for i in a)
+def _alike(a: Mapping[Hashable, object], b: Mapping[Hashable, object], tolerance: float = 0.0) -> bool:
+    """Every candidate answered the same; with a ``tolerance`` (scores), the mean absolute difference
+    over the candidates at most that."""
+    if not a or a.keys() != b.keys():
+        return False
+    if not tolerance:
+        return all(a[i] == b[i] for i in a)
+    return sum(abs(a[i] - b[i]) for i in a) <= tolerance * len(a)  # type: ignore[operator]
 
 
-def alike_rate(answers: AlikeAnswers, *, leave_out: Sequence[Hashable] = ()) -> float:
+def alike_rate(answers: AlikeAnswers, *, leave_out: Sequence[Hashable] = (), tolerance: float = 0.0) -> float:
     """The median pair's share of shared screens answered alike (pairs with ``SAME_MIN_SHARED``
     shared screens, none of ``leave_out``), floored at ``SAME_BASE_FLOOR``."""
     counts: dict[tuple, list[int]] = {}
@@ -227,12 +247,12 @@ def alike_rate(answers: AlikeAnswers, *, leave_out: Sequence[Hashable] = ()) -> 
         for a, b in combinations(judges, 2):
             c = counts.setdefault((a, b), [0, 0])
             c[0] += 1
-            c[1] += _alike(by_judge[a], by_judge[b])
+            c[1] += _alike(by_judge[a], by_judge[b], tolerance)
     rates = [same / shared for shared, same in counts.values() if shared >= SAME_MIN_SHARED]
     return max(SAME_BASE_FLOOR, statistics.median(rates)) if rates else SAME_BASE_FLOOR
 
 
-def _known_rate(answers: AlikeAnswers, worker: Hashable) -> float | None:
+def _known_rate(answers: AlikeAnswers, worker: Hashable, tolerance: float = 0.0) -> float | None:
     """``alike_rate`` without ``worker``, or None while fewer than ``SAME_MIN_PAIRS`` pairs of other
     workers share enough screens to say how alike the crowd usually answers."""
     pairs: dict[tuple, int] = {}
@@ -242,14 +262,40 @@ def _known_rate(answers: AlikeAnswers, worker: Hashable) -> float | None:
             pairs[(a, b)] = pairs.get((a, b), 0) + 1
     if sum(n >= SAME_MIN_SHARED for n in pairs.values()) < SAME_MIN_PAIRS:
         return None
-    return alike_rate(answers, leave_out=[worker])
+    return alike_rate(answers, leave_out=[worker], tolerance=tolerance)
 
 
-def same_person(answers: AlikeAnswers, worker: Hashable, *, base_rate: float | None = None) -> list[Twin]:
+def same_person(
+    answers: AlikeAnswers, worker: Hashable, *, base_rate: float | None = None, scores: bool = False
+) -> list[Twin]:
     """The workers whose answers on screens shared with ``worker`` are alike beyond chance, by the
     module's rule; ``base_rate``: the chance of a screen answered alike (default: ``alike_rate``
-    without ``worker``; no twins while the crowd is too small to know it: ``SAME_MIN_PAIRS``)."""
-    rate = _known_rate(answers, worker) if base_rate is None else base_rate
+    without ``worker``; no twins while the crowd is too small to know it: ``SAME_MIN_PAIRS``).
+
+    ``scores``: the answers are slider scores (0-100), where a copy with a little noise added is a
+    copy too: a pair is also one person when their screens are alike within ``SAME_SCORE_TOLERANCE``
+    (``SAME_NEAR_MIN_SHARED``, ``SAME_NEAR_MIN_SHARE``, the base rate read with the same tolerance)."""
+    found = {t.other: t for t in _twins(answers, worker, base_rate, 0.0, SAME_MIN_SHARED, SAME_MIN_SHARE)}
+    if scores:
+        near = _twins(
+            answers, worker, base_rate, SAME_SCORE_TOLERANCE, SAME_NEAR_MIN_SHARED, SAME_NEAR_MIN_SHARE
+        )
+        for twin in near:
+            if twin.other not in found or twin.p < found[twin.other].p:
+                found[twin.other] = twin
+    return sorted(found.values(), key=lambda t: (t.p, repr(t.other)))
+
+
+def _twins(
+    answers: AlikeAnswers,
+    worker: Hashable,
+    base_rate: float | None,
+    tolerance: float,
+    min_shared: int,
+    min_share: float,
+) -> list[Twin]:
+    """``same_person``'s rule at one tolerance."""
+    rate = _known_rate(answers, worker, tolerance) if base_rate is None else base_rate
     if rate is None:
         return []
     counts: dict[Hashable, list[int]] = {}
@@ -262,12 +308,12 @@ def same_person(answers: AlikeAnswers, worker: Hashable, *, base_rate: float | N
                 continue
             c = counts.setdefault(other, [0, 0])
             c[0] += 1
-            c[1] += _alike(own, theirs)
+            c[1] += _alike(own, theirs, tolerance)
     twins = []
-    for other, (shared, identical) in counts.items():
-        if shared < SAME_MIN_SHARED or identical < SAME_MIN_SHARE * shared:
+    for other, (shared, alike) in counts.items():
+        if shared < min_shared or alike < min_share * shared:
             continue
-        p = float(binomtest(identical, shared, rate, alternative="greater").pvalue)
+        p = float(binomtest(alike, shared, rate, alternative="greater").pvalue)
         if p < SAME_ALPHA:
-            twins.append(Twin(other, shared, identical, p))
-    return sorted(twins, key=lambda t: (t.p, repr(t.other)))
+            twins.append(Twin(other, shared, alike, p, tolerance))
+    return twins

@@ -117,7 +117,8 @@ def _crowd_recount(record: WorkerRecord, answer: str) -> None:
             s: {j: {c: (v, details.get((s, j, c), "")) for c, v in a.items()} for j, a in by.items()}
             for s, by in answers.items()
         }
-    record.same_as = [t.other for t in same_person(alike, worker_id)]
+    # slider scores: a copy with a point or two of noise added is a copy too (near-identical screens)
+    record.same_as = [t.other for t in same_person(alike, worker_id, scores=answer == "score")]
 
 
 def _gold_recount(record: WorkerRecord) -> None:

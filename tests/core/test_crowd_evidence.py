@@ -10,6 +10,7 @@ from geceval.human.crowd_evidence import (
     AGREEMENT_DRIFT_MIN_OTHERS,
     AGREEMENT_MIN_SCREENS,
     AGREEMENT_WINDOW,
+    SAME_SCORE_TOLERANCE,
     agreement_drift_start,
     alike_rate,
     far_below,
@@ -73,6 +74,46 @@ def test_copied_answers_are_one_person_and_independent_readers_are_not():
     assert all(t.shared == 30 and t.identical == 30 for t in twins)
     assert same_person(answers, "r1") == []
     assert alike_rate(answers) == 0.02  # the median pair answers no screen alike: the floor
+
+
+def test_scores_copied_with_a_point_or_two_of_noise_are_still_one_person():
+    """Issue 41, "identical or near-identical": a ring whose accounts add a point or two of noise to the
+    copied slider values answers no screen identically, so the identical-screen rule misses it; with
+    ``scores`` the near-identical rule finds it. Careful people who judge by one rule with a few points
+    of noise of their own (sigma 2.5, a taste of 1.5 per text) are alike within the tolerance on a share
+    of screens, below the near rule's share: none is called another's twin."""
+    rng = random.Random(11)
+    answers = {}
+    for s in range(30):
+        truth = [rng.uniform(0, 100) for _ in range(5)]
+        by_judge = {f"r{k}": {c: t + rng.gauss(0, 2.5) for c, t in enumerate(truth)} for k in range(6)}
+        by_judge["bot"] = {c: rng.uniform(0, 100) for c in range(5)}
+        for k in range(3):  # the ring: r0's answer, each value moved by up to 2 points
+            by_judge[f"ring{k}"] = {c: v + rng.uniform(-2, 2) for c, v in by_judge["r0"].items()}
+        answers[s] = {
+            j: {c: float(min(100, max(0, round(v)))) for c, v in a.items()} for j, a in by_judge.items()
+        }
+    assert same_person(answers, "ring0") == []  # not one screen identical
+    twins = same_person(answers, "ring0", scores=True)
+    assert {t.other for t in twins} == {"ring1", "ring2", "r0"}
+    assert all(t.within == SAME_SCORE_TOLERANCE and t.identical >= 0.8 * t.shared for t in twins)
+    assert all(same_person(answers, f"r{k}", scores=True) == [] for k in range(1, 6))
+    assert same_person(answers, "bot", scores=True) == []
+
+
+def test_near_identical_needs_ten_shared_screens():
+    """Five screens within two points are not yet one person (``SAME_NEAR_MIN_SHARED``)."""
+    rng = random.Random(12)
+    answers = {}
+    for s in range(9):
+        base = {c: float(rng.randint(0, 100)) for c in range(5)}
+        answers[s] = {"a": base, "b": {c: v + 1 for c, v in base.items()}}
+        for k in range(4):
+            answers[s][f"o{k}"] = {c: float(rng.randint(0, 100)) for c in range(5)}
+    assert same_person(answers, "a", scores=True) == []
+    base = dict.fromkeys(range(5), 50.0)
+    answers[9] = {"a": base, "b": dict.fromkeys(range(5), 51.0), "o0": dict.fromkeys(range(5), 10.0)}
+    assert [t.other for t in same_person(answers, "a", scores=True)] == ["b"]
 
 
 def test_ties_the_crowd_shares_are_no_evidence():

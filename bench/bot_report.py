@@ -12,6 +12,8 @@ if TYPE_CHECKING:
 BOT_GOAL, CAREFUL_GOAL = 0.95, 0.02
 LATE_GOAL = 0.05
 """The drifter: at most this share of its judgments after its careful screens may count."""
+RINGS = ("ring", "ring-nudged")
+"""One person behind many accounts: the goal is that they count once (``goal_met``)."""
 
 
 def figures(log: Log, world: World, args) -> dict[str, dict[str, dict]]:
@@ -41,7 +43,7 @@ def figures(log: Log, world: World, args) -> dict[str, dict[str, dict]]:
 def goal_met(strategy: str, row: dict) -> bool:
     if strategy.startswith("careful"):
         return row["excluded_share"] <= CAREFUL_GOAL
-    if strategy == "ring":  # its goal is to count once (issue 41), not to be excluded: see docs/hardening.md
+    if strategy in RINGS:  # its goal is to count once (issue 41), not to be excluded: see docs/hardening.md
         # met when no screen counts two of its accounts' answers (bench/bots.py's ring_counted_twice)
         return row.get("screens_counted_twice") == 0
     if strategy == "drifter" and "random_made" in row:
@@ -66,7 +68,7 @@ def table(table_figures: dict[str, dict[str, dict]], world: World, args) -> str:
         for strategy, r in rows.items():
             median = "-" if r["median_traps_at_exclusion"] is None else f"{r['median_traps_at_exclusion']:g}"
             rate = "-" if r["pass_rate_mean"] is None else f"{r['pass_rate_mean']:.2f}"
-            want = "<=2%" if strategy.startswith("careful") else "once" if strategy == "ring" else ">=95%"
+            want = "<=2%" if strategy.startswith("careful") else "once" if strategy in RINGS else ">=95%"
             lines.append(
                 f"{strategy:<14} {r['workers']:>7} {r['excluded']:>9} ({100 * r['excluded_share']:5.1f}%) "
                 f"{median:>13} {rate:>10} {r['traps_seen_mean']:>11.1f} {r['screens_mean']:>8.1f} "

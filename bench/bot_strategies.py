@@ -539,15 +539,17 @@ class Ring:
     """One careful person behind many accounts (issue 41): the first account to see a screen (by its
     source and candidate texts, which every account sees alike) answers carefully; every other account
     copies that answer, candidate by candidate, labels included. The memo is shared by all the ring's
-    accounts (``fresh()`` keeps it)."""
+    accounts (``fresh()`` keeps it). ``nudge``: each account moves each copied value by up to that many
+    points, drawn afresh each time (the ring that hides from a check for identical answers: "ring-nudged")."""
 
-    def __init__(self, memo: dict | None = None) -> None:
+    def __init__(self, memo: dict | None = None, nudge: float = 0.0) -> None:
         self.memo: dict[tuple, tuple[dict[str, float], dict[str, list[str]] | None]] = (
             {} if memo is None else memo
         )
+        self.nudge = nudge
 
     def fresh(self) -> Ring:
-        return type(self)(self.memo)
+        return type(self)(self.memo, self.nudge)
 
     def __call__(self, screen: Screen, gmeg: Gmeg, rng: random.Random) -> dict[int, float]:
         key = _screen_key(screen)
@@ -568,7 +570,10 @@ class Ring:
             )
             self.memo[key] = (by_text, labels_by_text)
         by_text, _ = self.memo[key]
-        return {c["position"]: by_text[" ".join(c["text"].split())] for c in screen["candidates"]}
+        return {
+            c["position"]: by_text[" ".join(c["text"].split())] + rng.uniform(-self.nudge, self.nudge)
+            for c in screen["candidates"]
+        }
 
     def labels(self, screen: Screen, gmeg: Gmeg, rng: random.Random, values: dict[int, float]):
         _, labels = self.memo[_screen_key(screen)]
@@ -722,6 +727,7 @@ STRATEGIES: dict[str, Strategy] = {
     ),
     "careful-fluency": Careful("careful-fluency", careful_fluency, careful_fluency_labels, FLUENCY_DEFAULT),
     "ring": Ring(),
+    "ring-nudged": Ring(nudge=2.0),
     "drifter": Drifter(),
     "near-copy": NearCopy(),
     "word-frequency": word_frequency,
@@ -741,6 +747,7 @@ LABELLERS: dict[str, Labeller] = {
     "careful-references": careful_reference_labels,
     "careful-fluency": careful_fluency_labels,
     "ring": stateful_labels,
+    "ring-nudged": stateful_labels,
     "drifter": stateful_labels,
     "near-copy": stateful_labels,
     "word-frequency": word_frequency_labels,
@@ -768,6 +775,7 @@ SECONDS: dict[str, Callable[[Screen, random.Random], float]] = {
     "careful-references": careful_seconds,
     "careful-fluency": careful_seconds,
     "ring": careful_seconds,
+    "ring-nudged": careful_seconds,
     "drifter": careful_seconds,
 }
 """Per strategy, the time on a screen the server sees with ``--speed-rule on`` (else ``bot_seconds``)."""

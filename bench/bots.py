@@ -50,7 +50,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from bench.bot_report import figures, table
+from bench.bot_report import RINGS, figures, table
 from bench.bot_strategies import (
     LABELLERS,
     REFERENCES,
@@ -577,18 +577,20 @@ def counted_summary(world: World, result: dict[str, dict[str, dict]]) -> str:
             for k, n in made.items()
         )
         lines.append(f"{protocol}: {cells}")
-        drifter, ring = result.get(protocol, {}).get("drifter", {}), result.get(protocol, {}).get("ring", {})
+        drifter = result.get(protocol, {}).get("drifter", {})
         if drifter.get("random_made"):
             lines.append(
                 f"{protocol}: drifter: {drifter['random_counted']} of its {drifter['random_made']} "
                 "judgments after its careful screens count"
             )
-        if ring.get("screens_shared"):
-            lines.append(
-                f"{protocol}: ring: {ring['screens_shared']} screens judged by two or more of its accounts, "
-                f"{ring['screens_counted_twice']} of them count more than one of their answers "
-                f"({ring['answers_counted_beyond_one']} judgments counted beyond one a screen)"
-            )
+        for name in RINGS:
+            ring = result.get(protocol, {}).get(name, {})
+            if ring.get("screens_shared"):
+                lines.append(
+                    f"{protocol}: {name}: {ring['screens_shared']} screens judged by two or more of its "
+                    f"accounts, {ring['screens_counted_twice']} of them count more than one of their "
+                    f"answers ({ring['answers_counted_beyond_one']} judgments counted beyond one a screen)"
+                )
     return "\n".join(lines)
 
 
@@ -599,9 +601,11 @@ def goal_figures(world: World, result: dict[str, dict[str, dict]]) -> None:
 
     for protocol, campaign_id in world.campaigns.items():
         rows, campaign = result.get(protocol, {}), Campaign.objects.get(pk=campaign_id)
-        if "ring" in rows:
-            shared, twice, extra = ring_counted_twice(campaign)
-            rows["ring"] |= {
+        for name in RINGS:
+            if name not in rows:
+                continue
+            shared, twice, extra = ring_counted_twice(campaign, name)
+            rows[name] |= {
                 "screens_shared": shared,
                 "screens_counted_twice": twice,
                 "answers_counted_beyond_one": extra,
@@ -637,10 +641,10 @@ def drifter_counted_late(campaign, careful_screens: int = Drifter().careful_scre
     return made, late
 
 
-def ring_counted_twice(campaign) -> tuple[int, int, int]:
-    """What "the ring's judgments counted as one worker's" asks, screen by screen (issue 41): the
-    screens two or more of the ring's accounts judged, how many of them count more than one of their
-    answers, and how many answers those count beyond one.
+def ring_counted_twice(campaign, ring: str = "ring") -> tuple[int, int, int]:
+    """What "the ring's judgments counted as one worker's" asks, screen by screen (issue 41), for the
+    strategy ``ring`` (one of ``RINGS``): the screens two or more of the ring's accounts judged, how
+    many of them count more than one of their answers, and how many answers those count beyond one.
     Spread over HITs, a ring's accounts share few screens, so the share of its judgments counted says
     little: an account's answers on screens no other account judged are one person's, once."""
     from ranking.models import ScreenJudgment
@@ -651,10 +655,10 @@ def ring_counted_twice(campaign) -> tuple[int, int, int]:
     for screen_id, username in ScreenJudgment.objects.filter(screen__campaign=campaign).values_list(
         "screen_id", "judge__username"
     ):
-        if strategy_of(username) == "ring":
+        if strategy_of(username) == ring:
             judged.setdefault(screen_id, set()).add(username)
     for screen_id, username in valid_judgments(campaign).values_list("screen_id", "judge__username"):
-        if strategy_of(username) == "ring":
+        if strategy_of(username) == ring:
             counted[screen_id] = counted.get(screen_id, 0) + 1
     shared = [s for s, accounts in judged.items() if len(accounts) > 1]
     twice = [s for s in shared if counted.get(s, 0) > 1]

@@ -281,3 +281,38 @@ def test_the_one_person_check_tells_a_ring_from_distinct_careful_people_who_judg
     assert flagged["ring-1"] == {"person-0", "ring-2"} and flagged["person-0"] == {"ring-1", "ring-2"}
     assert flagged["fixed-0"] == {"fixed-1"}
     assert all(flagged[name] == set() for name in people if name != "person-0")
+
+
+def test_the_one_person_check_finds_a_nudged_ring_among_careful_people_who_score_alike(gmeg):
+    """Issue 41, near-identical slider values: the ring-nudged strategy moves each copied value by up
+    to two points, so its accounts' PRWS answers are hardly ever identical; the product's rule with
+    ``scores`` flags them, and none of the distinct careful-references people, the model that scores
+    most alike (a few points of noise of its own)."""
+    screens = _ranking_screens(gmeg, 40)
+    model = STRATEGIES["careful-references"]
+    people = {f"person-{k}": model.person(random.Random(f"1-person-{k}")) for k in range(8)}
+    ring = STRATEGIES["ring-nudged"]
+    accounts = {f"ring-{k}": ring.fresh() for k in range(3)}
+    crowd: dict = {}
+    for s, screen in enumerate(screens):
+        by_judge = crowd.setdefault(s, {})
+        for name, worker in [*people.items(), *accounts.items()]:
+            values = worker(screen, gmeg, random.Random(f"{name}:{s}"))
+            by_judge[name] = {a["position"]: float(a["score"]) for a in answers("prws", values)}
+    identical = sum(by_judge["ring-0"] == by_judge["ring-1"] for by_judge in crowd.values())
+    assert identical < 0.2 * len(screens)
+    assert all(same_person(crowd, name) == [] for name in accounts)  # identical screens alone miss it
+    flagged = {name: {t.other for t in same_person(crowd, name, scores=True)} for name in crowd[0]}
+    assert all(flagged[name] == set(accounts) - {name} for name in accounts)
+    assert all(flagged[name] == set() for name in people)
+
+
+def test_both_rings_are_judged_by_what_counts_once_not_by_exclusion():
+    """bench/bot_report.goal_met: a ring's goal (either kind) is that no screen counts two of its
+    accounts' answers, whatever share of them was excluded."""
+    from bench.bot_report import goal_met
+
+    for ring in ("ring", "ring-nudged"):
+        assert goal_met(ring, {"excluded_share": 0.0, "screens_counted_twice": 0})
+        assert not goal_met(ring, {"excluded_share": 1.0, "screens_counted_twice": 3})
+    assert not goal_met("random", {"excluded_share": 0.0, "screens_counted_twice": 0})

@@ -12,8 +12,22 @@ from django.urls import reverse
 from django.utils import timezone
 
 from geceval.human.worker_checks import RECENT_AGREEMENT, RECENT_TRAPS
-from ranking.models import Assignment, AssignmentStatus, Rating, Screen, ScreenJudgment, WorkerRecord
-from ranking.quality.exclusion import crowd_caught_up, drift_holds_reconsidered, worker_record_refresh
+from ranking.models import (
+    Assignment,
+    AssignmentStatus,
+    Campaign,
+    CampaignStatus,
+    Rating,
+    Screen,
+    ScreenJudgment,
+    WorkerRecord,
+)
+from ranking.quality.exclusion import (
+    REPAIR_LOOKBACK,
+    crowd_caught_up,
+    drift_holds_reconsidered,
+    worker_record_refresh,
+)
 from ranking.quality.rules import record_exclusion_reasons
 from ranking.services import campaign_exclusion_rules_set
 from tests import factories
@@ -202,15 +216,9 @@ def test_the_periodic_repair_lifts_a_drift_hold_found_ahead_of_the_crowd_and_kee
     )
 
 
-def test_the_periodic_repair_recounts_a_worker_who_stopped_ahead_of_the_crowd(
-    django_capture_on_commit_callbacks,
-):
-    """A drifter ahead of the crowd judged its random HITs before anyone else, and stopped: at its
-    last count its recent screens had no other judge, so no drift could be seen, and a record is
-    otherwise recounted only on its worker's own submits (3 of 20 PRWS drifters in the benchmark
-    run bf1, 2026-11-28, kept their random work counted). Once the readers have judged those screens,
-    the periodic repair sends every record whose screens were judged since it was counted: the
-    drifter's random HITs are held. A second repair with nothing judged since sends nothing."""
+def _drifter_ahead_of_the_crowd():
+    """A PRWS campaign where the drifter judged its random HITs before anyone else and stopped, then
+    the readers judged those screens: the drifter's record was last counted before they did."""
     campaign, workers = factories.prws_crowd(
         [*NAMES, "late"], SOURCES, SYSTEMS, name="a drifter ahead of the crowd", screens_per_hit=PER_HIT
     )
@@ -230,7 +238,21 @@ def test_the_periodic_repair_recounts_a_worker_who_stopped_ahead_of_the_crowd(
     record = WorkerRecord.objects.get(campaign=campaign, worker=drifter)
     assert record.agreement_drift_from is None and record.crowd_counted is not None
     assert _statuses(campaign, drifter) == [("submitted", "")] * HITS  # its random HITs count
+    return campaign, workers, rng
 
+
+def test_the_periodic_repair_recounts_a_worker_who_stopped_ahead_of_the_crowd(
+    django_capture_on_commit_callbacks,
+):
+    """A drifter ahead of the crowd judged its random HITs before anyone else, and stopped: at its
+    last count its recent screens had no other judge, so no drift could be seen, and a record is
+    otherwise recounted only on its worker's own submits (3 of 20 PRWS drifters in the benchmark
+    run bf1, 2026-11-28, kept their random work counted). Once the readers have judged those screens,
+    the periodic repair sends every record whose screens were judged since it was counted: the
+    drifter's random HITs are held. A second repair with nothing judged since sends nothing."""
+    campaign, workers, rng = _drifter_ahead_of_the_crowd()
+    drifter = workers["drifter"]
+    record = WorkerRecord.objects.get(campaign=campaign, worker=drifter)
     assert drift_holds_reconsidered() == 0  # nothing was held: the drift repair alone does not look
     assert crowd_caught_up(older_than=timedelta(hours=1)) == 0  # counted within beat's interval
     with django_capture_on_commit_callbacks(execute=True):
@@ -247,3 +269,28 @@ def test_the_periodic_repair_recounts_a_worker_who_stopped_ahead_of_the_crowd(
     _judge(campaign, workers["late"], HITS - 1, len(NAMES), rng, at_random=False)
     with django_capture_on_commit_callbacks(execute=True):
         assert crowd_caught_up() == len(NAMES)
+
+
+@pytest.mark.parametrize("status", [CampaignStatus.CLOSED, CampaignStatus.PAUSED])
+def test_the_periodic_repair_recounts_a_campaign_closed_as_its_last_judgments_came_in(
+    status, django_capture_on_commit_callbacks
+):
+    """A researcher closes (or pauses) the campaign as soon as its screens are filled, within beat's
+    interval of the last judgments: the drifter ahead of the crowd is still recounted against them,
+    or its random work would count in the published results for good. Once no record of the
+    campaign was counted for ``REPAIR_LOOKBACK``, the repair no longer looks at it."""
+    campaign, workers, _ = _drifter_ahead_of_the_crowd()
+    drifter = workers["drifter"]
+    Campaign.objects.filter(pk=campaign.pk).update(status=status)
+    with django_capture_on_commit_callbacks(execute=True):
+        assert crowd_caught_up() == 1
+    assert WorkerRecord.objects.get(campaign=campaign, worker=drifter).agreement_drift_from is not None
+    assert _statuses(campaign, drifter)[CAREFUL_HITS:] == [("held", "disagrees")] * (HITS - CAREFUL_HITS)
+    # its hold for drift is reconsidered as well while judgments still come in
+    assert drift_holds_reconsidered() == 1
+
+    long_ago = timezone.now() - REPAIR_LOOKBACK - timedelta(minutes=1)
+    WorkerRecord.objects.filter(campaign=campaign).update(crowd_counted=long_ago)
+    assert crowd_caught_up() == 0 and drift_holds_reconsidered() == 0
+    Campaign.objects.filter(pk=campaign.pk).update(status=CampaignStatus.ACTIVE)  # live: always looked at
+    assert drift_holds_reconsidered() == 1

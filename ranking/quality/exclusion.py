@@ -7,7 +7,7 @@ from datetime import datetime, timedelta
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
-from django.db.models import Exists, Max, OuterRef, Q
+from django.db.models import Exists, Max, OuterRef, Q, QuerySet
 from django.utils import timezone
 
 from annotate.sql_rows import row
@@ -20,6 +20,7 @@ from ranking.models import (
     Assignment,
     AssignmentStatus,
     Campaign,
+    CampaignStatus,
     HoldReason,
     ScreenJudgment,
     WorkerOverride,
@@ -135,6 +136,25 @@ def crowd_evidence_overdue(*, older_than: timedelta = timedelta(0)) -> int:
     )
 
 
+REPAIR_LOOKBACK = timedelta(days=1)
+"""How long after a record of a paused or closed campaign was last counted the periodic repair still
+looks at the campaign (``repaired_campaigns``)."""
+
+
+def repaired_campaigns() -> QuerySet[Campaign]:
+    """The campaigns the periodic repair of the crowd evidence looks at: live ones, and paused or
+    closed ones with a record counted within ``REPAIR_LOOKBACK``. Workers may finish the HITs they
+    hold after a close (their judgments count), and a researcher may close a campaign as soon as its
+    screens are filled, within beat's interval of the last judgments: a worker ahead of the crowd is
+    then recounted against them all the same. A submit's task counts its worker's record, so a
+    campaign that judgments reached is looked at for a day after, and no longer."""
+    recent = WorkerRecord.objects.filter(crowd_counted__gte=timezone.now() - REPAIR_LOOKBACK)
+    return Campaign.objects.filter(
+        Q(status__in=LIVE_CAMPAIGN_STATUSES)
+        | Q(status__in=(CampaignStatus.PAUSED, CampaignStatus.CLOSED), pk__in=recent.values("campaign_id"))
+    )
+
+
 def drift_holds_reconsidered() -> int:
     """The periodic repair (``task_recompute_active_campaigns``): the crowd evidence of every worker
     of a live campaign held for drift over agreement is recounted. A record is otherwise recounted
@@ -142,9 +162,10 @@ def drift_holds_reconsidered() -> int:
     (and bots not caught yet) who had judged their latest screens by then, would stand after the
     crowd caught up: a careful worker ahead of the crowd stayed held in the benchmark's ranking run
     of 2026-11-28 (database gec_bd5). Recounted, the hold lifts when their latest screens agree with
-    the crowd that judged them since, and stays when they do not. Returns how many were recounted."""
+    the crowd that judged them since, and stays when they do not. Paused and closed campaigns too,
+    while judgments still reach them (``repaired_campaigns``). Returns how many were recounted."""
     held = WorkerRecord.objects.filter(
-        campaign__status__in=LIVE_CAMPAIGN_STATUSES,
+        campaign__in=repaired_campaigns(),
         agreement_drift_from__isnull=False,
         excluded=False,
         override=WorkerOverride.NONE,
@@ -167,12 +188,9 @@ def crowd_caught_up(*, older_than: timedelta = timedelta(0)) -> int:
     drift found since moves the start of their exclusion earlier); records already waiting for their
     task are left to it, and so are records counted within ``older_than`` (beat passes its interval):
     a worker still submitting is recounted by their submits, so the repair adds at most one count per
-    interval to a record, and none once the screens it judged are filled. Returns how many were sent."""
-    live = [
-        c
-        for c in Campaign.objects.filter(status__in=LIVE_CAMPAIGN_STATUSES).only("pk", "protocol")
-        if crowd_evidence_kept(c)
-    ]
+    interval to a record, and none once the screens it judged are filled. Paused and closed campaigns
+    too, while judgments still reach them (``repaired_campaigns``). Returns how many were sent."""
+    live = [c for c in repaired_campaigns().only("pk", "protocol") if crowd_evidence_kept(c)]
     judged_since = (
         ScreenJudgment.objects.filter(
             screen__campaign_id=OuterRef("campaign_id"),

@@ -146,8 +146,9 @@ def repaired_campaigns() -> QuerySet[Campaign]:
     closed ones with a record counted within ``REPAIR_LOOKBACK``. Workers may finish the HITs they
     hold after a close (their judgments count), and a researcher may close a campaign as soon as its
     screens are filled, within beat's interval of the last judgments: a worker ahead of the crowd is
-    then recounted against them all the same. A submit's task counts its worker's record, so a
-    campaign that judgments reached is looked at for a day after, and no longer."""
+    then recounted against them all the same. A record of such a campaign is counted only by its
+    worker's submits and by ``crowd_caught_up`` after others judged its screens, so a campaign that
+    judgments no longer reach drops out of the repair a day after the last one."""
     recent = WorkerRecord.objects.filter(crowd_counted__gte=timezone.now() - REPAIR_LOOKBACK)
     return Campaign.objects.filter(
         Q(status__in=LIVE_CAMPAIGN_STATUSES)
@@ -162,10 +163,12 @@ def drift_holds_reconsidered() -> int:
     (and bots not caught yet) who had judged their latest screens by then, would stand after the
     crowd caught up: a careful worker ahead of the crowd stayed held in the benchmark's ranking run
     of 2026-11-28 (database gec_bd5). Recounted, the hold lifts when their latest screens agree with
-    the crowd that judged them since, and stays when they do not. Paused and closed campaigns too,
-    while judgments still reach them (``repaired_campaigns``). Returns how many were recounted."""
+    the crowd that judged them since, and stays when they do not. Live campaigns only: in a paused or
+    closed one, ``crowd_caught_up`` recounts a held record once others have judged its screens since
+    (recounting every hold each interval would keep such a campaign looked at for good: see
+    ``repaired_campaigns``). Returns how many were recounted."""
     held = WorkerRecord.objects.filter(
-        campaign__in=repaired_campaigns(),
+        campaign__status__in=LIVE_CAMPAIGN_STATUSES,
         agreement_drift_from__isnull=False,
         excluded=False,
         override=WorkerOverride.NONE,

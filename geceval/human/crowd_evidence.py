@@ -26,6 +26,7 @@ import statistics
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import combinations
+from operator import sub
 
 from scipy.stats import binomtest
 
@@ -227,42 +228,59 @@ class Twin:
     (``SAME_SCORE_TOLERANCE``)."""
 
 
-def _alike(a: Mapping[Hashable, object], b: Mapping[Hashable, object], tolerance: float = 0.0) -> bool:
-    """Every candidate answered the same; with a ``tolerance`` (scores), the mean absolute difference
-    over the candidates at most that."""
-    if not a or a.keys() != b.keys():
-        return False
-    if not tolerance:
-        return all(a[i] == b[i] for i in a)
-    return sum(abs(a[i] - b[i]) for i in a) <= tolerance * len(a)  # type: ignore[operator]
-
-
 def alike_rate(answers: AlikeAnswers, *, leave_out: Sequence[Hashable] = (), tolerance: float = 0.0) -> float:
     """The median pair's share of shared screens answered alike (pairs with ``SAME_MIN_SHARED``
     shared screens, none of ``leave_out``), floored at ``SAME_BASE_FLOOR``."""
+    return _rates(_pair_counts(answers, set(leave_out), (tolerance,)))[0]
+
+
+def _pair_counts(answers: AlikeAnswers, skip: set, tolerances: Sequence[float]) -> dict[tuple, list[int]]:
+    """(a, b) -> [screens shared, screens alike at each of ``tolerances``] for every pair of judges not
+    in ``skip``: one pass over the screens, however many tolerances."""
     counts: dict[tuple, list[int]] = {}
-    skip = set(leave_out)
     for by_judge in answers.values():
-        judges = sorted((j for j in by_judge if j not in skip), key=repr)
+        judges = sorted(
+            (_keyed(j, a) for j, a in by_judge.items() if j not in skip), key=lambda k: repr(k[0])
+        )
         for a, b in combinations(judges, 2):
-            c = counts.setdefault((a, b), [0, 0])
+            c = counts.setdefault((a[0], b[0]), [0] * (1 + len(tolerances)))
             c[0] += 1
-            c[1] += _alike(by_judge[a], by_judge[b], tolerance)
-    rates = [same / shared for shared, same in counts.values() if shared >= SAME_MIN_SHARED]
-    return max(SAME_BASE_FLOOR, statistics.median(rates)) if rates else SAME_BASE_FLOOR
+            for i, alike in enumerate(_alike_at(a, b, tolerances), 1):
+                c[i] += alike
+    return counts
 
 
-def _known_rate(answers: AlikeAnswers, worker: Hashable, tolerance: float = 0.0) -> float | None:
-    """``alike_rate`` without ``worker``, or None while fewer than ``SAME_MIN_PAIRS`` pairs of other
-    workers share enough screens to say how alike the crowd usually answers."""
-    pairs: dict[tuple, int] = {}
-    for by_judge in answers.values():
-        judges = sorted((j for j in by_judge if j != worker), key=repr)
-        for a, b in combinations(judges, 2):
-            pairs[(a, b)] = pairs.get((a, b), 0) + 1
-    if sum(n >= SAME_MIN_SHARED for n in pairs.values()) < SAME_MIN_PAIRS:
-        return None
-    return alike_rate(answers, leave_out=[worker], tolerance=tolerance)
+_Keyed = tuple[Hashable, tuple, tuple]
+
+
+def _keyed(judge: Hashable, answer: Mapping[Hashable, object]) -> _Keyed:
+    """A judge's answer to a screen as (judge, its candidates in one order, their values), so that
+    two answers compare as tuples."""
+    keys = tuple(sorted(answer, key=repr))
+    return judge, keys, tuple(answer[k] for k in keys)
+
+
+def _alike_at(a: _Keyed, b: _Keyed, tolerances: Sequence[float]) -> list[bool]:
+    """Whether two keyed answers to a screen are alike, at each tolerance: every candidate answered
+    the same, or (a tolerance, for scores) the mean absolute difference over the candidates at most
+    that. Identical is alike at any tolerance; an empty answer is alike none."""
+    if not a[1] or a[1] != b[1]:
+        return [False] * len(tolerances)
+    if a[2] == b[2]:
+        return [True] * len(tolerances)
+    return [
+        bool(t) and sum(map(abs, map(sub, a[2], b[2]))) <= t * len(a[2])  # type: ignore[arg-type]
+        for t in tolerances
+    ]
+
+
+def _rates(counts: dict[tuple, list[int]]) -> list[float]:
+    """Per tolerance of ``_pair_counts``, the median pair's share alike, floored at ``SAME_BASE_FLOOR``."""
+    enough = [c for c in counts.values() if c[0] >= SAME_MIN_SHARED]
+    width = len(next(iter(counts.values()))) - 1 if counts else 1
+    if not enough:
+        return [SAME_BASE_FLOOR] * width
+    return [max(SAME_BASE_FLOOR, statistics.median(c[i] / c[0] for c in enough)) for i in range(1, width + 1)]
 
 
 def same_person(
@@ -275,45 +293,36 @@ def same_person(
     ``scores``: the answers are slider scores (0-100), where a copy with a little noise added is a
     copy too: a pair is also one person when their screens are alike within ``SAME_SCORE_TOLERANCE``
     (``SAME_NEAR_MIN_SHARED``, ``SAME_NEAR_MIN_SHARE``, the base rate read with the same tolerance)."""
-    found = {t.other: t for t in _twins(answers, worker, base_rate, 0.0, SAME_MIN_SHARED, SAME_MIN_SHARE)}
+    rules = [(0.0, SAME_MIN_SHARED, SAME_MIN_SHARE)]
     if scores:
-        near = _twins(
-            answers, worker, base_rate, SAME_SCORE_TOLERANCE, SAME_NEAR_MIN_SHARED, SAME_NEAR_MIN_SHARE
-        )
-        for twin in near:
-            if twin.other not in found or twin.p < found[twin.other].p:
-                found[twin.other] = twin
-    return sorted(found.values(), key=lambda t: (t.p, repr(t.other)))
-
-
-def _twins(
-    answers: AlikeAnswers,
-    worker: Hashable,
-    base_rate: float | None,
-    tolerance: float,
-    min_shared: int,
-    min_share: float,
-) -> list[Twin]:
-    """``same_person``'s rule at one tolerance."""
-    rate = _known_rate(answers, worker, tolerance) if base_rate is None else base_rate
-    if rate is None:
-        return []
-    counts: dict[Hashable, list[int]] = {}
+        rules.append((SAME_SCORE_TOLERANCE, SAME_NEAR_MIN_SHARED, SAME_NEAR_MIN_SHARE))
+    tolerances = [t for t, _, _ in rules]
+    if base_rate is None:
+        crowd = _pair_counts(answers, {worker}, tolerances)
+        if sum(c[0] >= SAME_MIN_SHARED for c in crowd.values()) < SAME_MIN_PAIRS:
+            return []  # too few pairs of others yet to say how alike the crowd usually answers
+        rates = _rates(crowd)
+    else:
+        rates = [base_rate] * len(rules)
+    mine: dict[Hashable, list[int]] = {}
     for by_judge in answers.values():
         own = by_judge.get(worker)
         if own is None:
             continue
+        me = _keyed(worker, own)
         for other, theirs in by_judge.items():
             if other == worker:
                 continue
-            c = counts.setdefault(other, [0, 0])
+            c = mine.setdefault(other, [0] * (1 + len(rules)))
             c[0] += 1
-            c[1] += _alike(own, theirs, tolerance)
-    twins = []
-    for other, (shared, alike) in counts.items():
-        if shared < min_shared or alike < min_share * shared:
-            continue
-        p = float(binomtest(alike, shared, rate, alternative="greater").pvalue)
-        if p < SAME_ALPHA:
-            twins.append(Twin(other, shared, alike, p, tolerance))
-    return twins
+            for i, alike in enumerate(_alike_at(me, _keyed(other, theirs), tolerances), 1):
+                c[i] += alike
+    found: dict[Hashable, Twin] = {}
+    for other, (shared, *alike) in mine.items():
+        for (tolerance, min_shared, min_share), rate, same in zip(rules, rates, alike, strict=True):
+            if shared < min_shared or same < min_share * shared:
+                continue
+            p = float(binomtest(same, shared, rate, alternative="greater").pvalue)
+            if p < SAME_ALPHA and (other not in found or p < found[other].p):
+                found[other] = Twin(other, shared, same, p, tolerance)
+    return sorted(found.values(), key=lambda t: (t.p, repr(t.other)))

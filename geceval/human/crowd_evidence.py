@@ -15,8 +15,9 @@
   added is a copy too.
 
 ``Answers``: screen -> judge -> candidate -> the answer (a score or a rank). The one-person check
-compares answers only for equality, so there an answer may be any value that compares: e.g. a rank
-with the edit-level labels of the candidate's edits, ``(2, "gbn")`` (issue 41).
+compares answers for equality (slider scores also within a tolerance), so there an answer may be any
+value that compares: e.g. a rank with the edit-level labels of the candidate's edits, ``(2, "gbn")``
+(issue 41).
 """
 
 from __future__ import annotations
@@ -231,7 +232,7 @@ class Twin:
 def alike_rate(answers: AlikeAnswers, *, leave_out: Sequence[Hashable] = (), tolerance: float = 0.0) -> float:
     """The median pair's share of shared screens answered alike (pairs with ``SAME_MIN_SHARED``
     shared screens, none of ``leave_out``), floored at ``SAME_BASE_FLOOR``."""
-    return _rates(_pair_counts(answers, set(leave_out), (tolerance,)))[0]
+    return _rates(_pair_counts(answers, set(leave_out), (tolerance,)), 1)[0]
 
 
 def _pair_counts(answers: AlikeAnswers, skip: set, tolerances: Sequence[float]) -> dict[tuple, list[int]]:
@@ -274,10 +275,10 @@ def _alike_at(a: _Keyed, b: _Keyed, tolerances: Sequence[float]) -> list[bool]:
     ]
 
 
-def _rates(counts: dict[tuple, list[int]]) -> list[float]:
-    """Per tolerance of ``_pair_counts``, the median pair's share alike, floored at ``SAME_BASE_FLOOR``."""
+def _rates(counts: dict[tuple, list[int]], width: int) -> list[float]:
+    """For each of the ``width`` tolerances of ``_pair_counts``, the median pair's share alike (pairs
+    with ``SAME_MIN_SHARED`` shared screens), floored at ``SAME_BASE_FLOOR``."""
     enough = [c for c in counts.values() if c[0] >= SAME_MIN_SHARED]
-    width = len(next(iter(counts.values()))) - 1 if counts else 1
     if not enough:
         return [SAME_BASE_FLOOR] * width
     return [max(SAME_BASE_FLOOR, statistics.median(c[i] / c[0] for c in enough)) for i in range(1, width + 1)]
@@ -301,7 +302,7 @@ def same_person(
         crowd = _pair_counts(answers, {worker}, tolerances)
         if sum(c[0] >= SAME_MIN_SHARED for c in crowd.values()) < SAME_MIN_PAIRS:
             return []  # too few pairs of others yet to say how alike the crowd usually answers
-        rates = _rates(crowd)
+        rates = _rates(crowd, len(rules))
     else:
         rates = [base_rate] * len(rules)
     mine: dict[Hashable, list[int]] = {}

@@ -62,8 +62,9 @@ def _crowd(names: list[str], nudge: int = 0):
             if name == "clicker":
                 answers[name] = {c: rng.randint(0, 100) for c in quality}
             elif name == "copy":
-                answers[name] = {
-                    c: max(0, min(100, v + rng.randint(-nudge, nudge))) for c, v in answers["reader0"].items()
+                answers[name] = {  # no draw without a nudge: the other answers stay as they were
+                    c: max(0, min(100, v + rng.randint(-nudge, nudge))) if nudge else v
+                    for c, v in answers["reader0"].items()
                 }
             else:
                 answers[name] = {c: max(0, min(100, round(q + rng.gauss(0, 12)))) for c, q in quality.items()}

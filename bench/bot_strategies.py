@@ -570,8 +570,9 @@ class Ring:
             )
             self.memo[key] = (by_text, labels_by_text)
         by_text, _ = self.memo[key]
-        return {
-            c["position"]: by_text[" ".join(c["text"].split())] + rng.uniform(-self.nudge, self.nudge)
+        return {  # no draw without a nudge: the plain ring's generator runs as it did before
+            c["position"]: by_text[" ".join(c["text"].split())]
+            + (rng.uniform(-self.nudge, self.nudge) if self.nudge else 0.0)
             for c in screen["candidates"]
         }
 

@@ -601,10 +601,8 @@ def goal_figures(world: World, result: dict[str, dict[str, dict]]) -> None:
 
     for protocol, campaign_id in world.campaigns.items():
         rows, campaign = result.get(protocol, {}), Campaign.objects.get(pk=campaign_id)
-        for name in RINGS:
-            if name not in rows:
-                continue
-            shared, twice, extra = ring_counted_twice(campaign, name)
+        rings = ring_counted_twice(campaign, [name for name in RINGS if name in rows])
+        for name, (shared, twice, extra) in rings.items():
             rows[name] |= {
                 "screens_shared": shared,
                 "screens_counted_twice": twice,
@@ -641,29 +639,32 @@ def drifter_counted_late(campaign, careful_screens: int = Drifter().careful_scre
     return made, late
 
 
-def ring_counted_twice(campaign, ring: str = "ring") -> tuple[int, int, int]:
-    """What "the ring's judgments counted as one worker's" asks, screen by screen (issue 41), for the
-    strategy ``ring`` (one of ``RINGS``): the screens two or more of the ring's accounts judged, how
-    many of them count more than one of their answers, and how many answers those count beyond one.
+def ring_counted_twice(campaign, rings: list[str]) -> dict[str, tuple[int, int, int]]:
+    """What "the ring's judgments counted as one worker's" asks, screen by screen (issue 41), for each
+    strategy of ``rings`` (of ``RINGS``), in one read of the campaign's judgments: the screens two or
+    more of the ring's accounts judged, how many of them count more than one of their answers, and
+    how many answers those count beyond one.
     Spread over HITs, a ring's accounts share few screens, so the share of its judgments counted says
     little: an account's answers on screens no other account judged are one person's, once."""
     from ranking.models import ScreenJudgment
     from ranking.selectors import valid_judgments
 
-    judged: dict[int, set[str]] = {}
-    counted: dict[int, int] = {}
+    judged: dict[str, dict[int, set[str]]] = {ring: {} for ring in rings}
+    counted: dict[str, dict[int, int]] = {ring: {} for ring in rings}
     for screen_id, username in ScreenJudgment.objects.filter(screen__campaign=campaign).values_list(
         "screen_id", "judge__username"
     ):
-        if strategy_of(username) == ring:
-            judged.setdefault(screen_id, set()).add(username)
+        if (ring := strategy_of(username)) in judged:
+            judged[ring].setdefault(screen_id, set()).add(username)
     for screen_id, username in valid_judgments(campaign).values_list("screen_id", "judge__username"):
-        if strategy_of(username) == ring:
-            counted[screen_id] = counted.get(screen_id, 0) + 1
-    shared = [s for s, accounts in judged.items() if len(accounts) > 1]
-    twice = [s for s in shared if counted.get(s, 0) > 1]
-    extra = sum(counted[s] - 1 for s in twice)
-    return len(shared), len(twice), extra
+        if (ring := strategy_of(username)) in counted:
+            counted[ring][screen_id] = counted[ring].get(screen_id, 0) + 1
+    out = {}
+    for ring in rings:
+        shared = [s for s, accounts in judged[ring].items() if len(accounts) > 1]
+        twice = [s for s in shared if counted[ring].get(s, 0) > 1]
+        out[ring] = (len(shared), len(twice), sum(counted[ring][s] - 1 for s in twice))
+    return out
 
 
 def main(argv: list[str] | None = None) -> int:

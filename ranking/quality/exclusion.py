@@ -193,7 +193,7 @@ def crowd_caught_up(*, older_than: timedelta = timedelta(0)) -> int:
     a worker still submitting is recounted by their submits, so the repair adds at most one count per
     interval to a record, and none once the screens it judged are filled. Paused and closed campaigns
     too, while judgments still reach them (``repaired_campaigns``). Returns how many were sent."""
-    live = [c for c in repaired_campaigns().only("pk", "protocol") if crowd_evidence_kept(c)]
+    campaigns = [c for c in repaired_campaigns().only("pk", "protocol") if crowd_evidence_kept(c)]
     judged_since = (
         ScreenJudgment.objects.filter(
             screen__campaign_id=OuterRef("campaign_id"),
@@ -203,7 +203,7 @@ def crowd_caught_up(*, older_than: timedelta = timedelta(0)) -> int:
         .filter(Q(screen__hit__isnull=True) | Q(screen__hit__qualification=False))
         .exclude(judge_id=OuterRef("worker_id"))
     )
-    stale = WorkerRecord.objects.filter(campaign__in=live, crowd_due__isnull=True).filter(
+    stale = WorkerRecord.objects.filter(campaign__in=campaigns, crowd_due__isnull=True).filter(
         Q(crowd_counted__isnull=True)  # counted before the time was kept
         | (Q(crowd_counted__lt=timezone.now() - older_than) & Exists(judged_since))
     )

@@ -16,7 +16,8 @@ trap is worse (an inserted error can repair a learner's error), so ``quality`` s
 With references every trap, whatever the protocol, also passes :func:`careful_guards` (issue 41): nothing
 it changes in its base only respells a word the British or American way, and an undone correction is
 not half of a move and takes back a correction every careful reader asks for (one some reference
-makes and no reference leaves undone). GLEU+ alone took such traps, which a careful worker may rightly
+makes and no reference leaves undone, and more than a verb's tense, which the sentence's document
+decides). GLEU+ alone took such traps, which a careful worker may rightly
 judge as good as their base.
 
 With ``reference_edits`` (issue 41, the edit-level protocol's rule) a trap must also be wrong in the
@@ -186,7 +187,8 @@ def careful_guards(base: str, trap: str, kind: str, source: str, references: Seq
     - an undone correction is not half of a move (:func:`half_of_a_move`), and of the edits it takes
       back (word-level, against ``source``) one at least is a correction every careful reader asks
       for: some reference makes it (the same words at the same place), no reference leaves the
-      source's words there (:func:`kept_by`) and it does more than respell. A trap that undoes
+      source's words there (:func:`kept_by`), and it does more than respell or change a verb's
+      tense (:func:`tense_only`: the sentence is judged without its document). A trap that undoes
       several (the source as the trap, :func:`source_trap`) may undo optional ones beside it. An
       "added error" that only takes corrections back (the inserter can put a source word back) is
       held to this rule too.
@@ -207,6 +209,7 @@ def careful_guards(base: str, trap: str, kind: str, source: str, references: Seq
         edit in made
         and not spelling_variant(source, edit)
         and not any(kept_by(source, r, {edit}) for r in refs)
+        and not tense_only(source, edit)
         for edit in base_edits - trap_edits
     )
 
@@ -258,6 +261,54 @@ def spelling_variant(source: str, edit: EditKey) -> bool:
         and [w.lower() for w in old] != [w.lower() for w in words]
         and [_spelling(w) for w in old] == [_spelling(w) for w in words]
     )
+
+
+FINITE_TAGS = frozenset({"VBD", "VBP", "VBZ", "MD"})
+"""Penn tags of finite verbs: past, present, and modals ("can", "could", "will", "would")."""
+
+
+def tense_only(source: str, edit: EditKey) -> bool:
+    """``edit`` (against ``source``) only moves a finite verb between tenses: ERRANT calls every edit
+    it makes VERB:TENSE, and every verb on both sides is finite and agrees with its subject ("become"
+    -> "became", "can" -> "could", "has" -> "had"; not "He go" -> "He went"). Either tense makes a sentence of its own; which one is right is the
+    document's to say, and a worker judges the sentence. The four judges of Napoles et al. (2015),
+    shown no context, ranked a text with such a correction undone level with the text making it 9
+    times in 15, against 8 in 93 for every other correction undone (issue 41;
+    tests/core/test_traps_real_judges.py). A verb that is not finite on one side ("let it went",
+    "some seen it") stays a trap: the sentence alone says it is wrong. Needs ERRANT (the ``[errant]``
+    extra), loaded on first use."""
+    # lazy: spaCy and the model take seconds to load, and only traps with references ask
+    from geceval.metrics.errant.annotation import pair_edits, pair_parses
+
+    i1, i2, words = edit
+    s = source.split()
+    edited = " ".join([*s[:i1], *words, *s[i2:]])
+    edits = pair_edits(source, edited)
+    if not edits or not all(kind.endswith("VERB:TENSE") for _s, _e, kind, _c in edits):
+        return False
+    source_doc, edited_doc = pair_parses(source, edited)
+    old = [t for t in source_doc[i1:i2] if t.tag_.startswith(("VB", "MD"))]
+    new = [t for t in edited_doc[i1 : i1 + len(words)] if t.tag_.startswith(("VB", "MD"))]
+    return bool(old) and bool(new) and all(t.tag_ in FINITE_TAGS and _agrees(t) for t in old + new)
+
+
+_SINGULAR = frozenset({"he", "she", "it", "this", "that", "one", "everyone", "everybody", "nobody"})
+_NOT_SINGULAR = frozenset({"i", "you", "we", "they", "these", "those"})
+
+
+def _agrees(verb) -> bool:
+    """A present-tense ``verb`` (a spaCy token) agrees with its subject ("He go", "friends becomes"
+    do not: the sentence alone says they are wrong, whatever the tense). True when there is no
+    subject to read, or a singular noun (a collective noun may take a plural verb): erring towards
+    "agrees" only costs a trap."""
+    subjects = [t for t in verb.children if t.dep_ in ("nsubj", "nsubjpass")]
+    if verb.tag_ not in ("VBZ", "VBP") or not subjects:
+        return True
+    word, tag = subjects[0].lower_, subjects[0].tag_
+    # a singular noun may take either ("A couple ... have a son": collective nouns, British usage)
+    singular = word in _SINGULAR
+    plural = word in _NOT_SINGULAR or tag in ("NNS", "NNPS")
+    return not (verb.tag_ == "VBZ" and plural) and not (verb.tag_ == "VBP" and singular)
 
 
 def half_of_a_move(source: str, base: str, trap: str) -> bool:

@@ -26,6 +26,7 @@ from geceval.traps.hidden import (
     reference_errors,
     source_trap,
     spelling_variant,
+    tense_only,
     undone_corrections,
     word_edits,
 )
@@ -210,6 +211,35 @@ def test_a_spelling_variant_is_a_respelling_the_british_or_american_way():
     assert not spelling_variant(source, (16, 17, ("close",)))  # a correction, not a respelling
     assert not spelling_variant(source, (4, 5, ("theatre",)))  # no change
     assert not spelling_variant(source, (4, 5, ()))  # a deletion
+
+
+def test_a_tense_only_correction_is_a_finite_verb_moved_between_tenses_that_agrees_with_its_subject():
+    """Sentences the real judges of Napoles et al. (2015) met (CoNLL-14 test lines 1091, 1023) and
+    GMEG dev FCE's: either tense makes a sentence of its own, so undoing the correction makes no
+    trap (``careful_guards``); a verb that is not finite or does not agree stays one."""
+
+    def tense(source: str, text: str) -> bool:
+        (edit,) = edit_keys(source, text)
+        return tense_only(source, edit)
+
+    assert tense("Online friends become real life friends .", "Online friends became real life friends .")
+    assert tense("People around the world could easily share .", "People around the world can easily share .")
+    assert tense(
+        "I would be glad if you consider my suggestions .",
+        "I would be glad if you considered my suggestions .",
+    )
+    assert tense("She has a son .", "She had a son .")
+    assert not tense("He go to school yesterday .", "He went to school yesterday .")  # "He go": agreement
+    assert not tense("Online friends becomes real friends .", "Online friends became real friends .")
+    assert not tense("He let the fish went .", "He let the fish go .")  # "went" after "let": not finite
+    assert not tense("I like the social media .", "I like social media .")  # not a verb at all
+    refs = ["Online friends became real life friends ."]
+    source, base = "Online friends become real life friends .", refs[0]
+    assert not careful_guards(base, source, UNDONE_CORRECTION, source, refs)
+    source = "He go to school yesterday ."
+    assert careful_guards(
+        "He went to school yesterday .", source, UNDONE_CORRECTION, source, ["He went to school yesterday ."]
+    )
 
 
 FCE_SYSTEMS = ("amu", "lstm", "lstm-r", "marian", "nus", "transformer")

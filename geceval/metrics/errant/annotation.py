@@ -220,6 +220,29 @@ def parse_lines(lines: Sequence[str], *, progress: ProgressFn = no_progress) -> 
     return out
 
 
+def pair_parses(source: str, corrected: str) -> tuple[Any, Any]:
+    """The spaCy ``Doc`` of two pretokenised lines, from the process's cache only: a caller asking
+    about a few texts at a time (a trap check) writes no disk entry per pair."""
+    keys = [_key(source), _key(corrected)]
+    with _LOCK:
+        missing = [k for k in dict.fromkeys(keys) if k not in _PARSE_CACHE]
+    found = _parse(missing, no_progress) if missing else {}
+    with _LOCK:
+        docs = [found[k] if k in found else _PARSE_CACHE[k] for k in keys]
+        for k, doc in found.items():
+            _PARSE_CACHE[k] = doc
+        while len(_PARSE_CACHE) > PARSE_CACHE_SIZE:
+            _PARSE_CACHE.popitem(last=False)
+    return docs[0], docs[1]
+
+
+def pair_edits(source: str, corrected: str) -> tuple[tuple[int, int, str, str], ...]:
+    """ERRANT's typed edits ``(o_start, o_end, type, correction)`` turning one pretokenised line into
+    another (empty: no edit), parsed as :func:`pair_parses` parses."""
+    source_doc, corrected_doc = pair_parses(source, corrected)
+    return _edits_one(_key(source), source_doc, _key(corrected), corrected_doc)
+
+
 def _EMPTY_TENSOR() -> Any:
     """ERRANT never reads the tok2vec tensor; dropping it keeps cached parses small."""
     return np.zeros((0, 0), dtype="float32")

@@ -6,12 +6,14 @@ account planted to copy one of them must be found."""
 from __future__ import annotations
 
 import csv
+import random
 import xml.etree.ElementTree as ET
 from collections import defaultdict
+from datetime import datetime
 
 import pytest
 
-from geceval.human.crowd_evidence import same_person
+from geceval.human.crowd_evidence import agreement_drift_start, far_below, fence, leave_one_out, same_person
 from tests.shared_data import shared_path
 
 
@@ -63,3 +65,66 @@ def test_real_judges_are_not_one_person_and_a_copy_of_one_is(name):
     assert [t.other for t in same_person(answers, "copy")] == [busiest]
     assert [t.other for t in same_person(answers, busiest)] == ["copy"]
     assert all(same_person(answers, j) == [] for j in judges if j != busiest)
+
+
+def _sakaguchi2016_in_order(name: str) -> tuple[dict, dict]:
+    """One batch as the agreement evidence reads it: (type, sentence, systems) -> worker -> system ->
+    rank (a number), and each worker's HITs in the order they submitted them."""
+    answers: dict = defaultdict(dict)
+    submitted: dict = defaultdict(list)
+    path = shared_path("reassess-gec", "inter_annotator_agreements", name, required_in_ci=True)
+    with path.open(encoding="utf-8", errors="replace", newline="") as f:
+        for row in csv.DictReader(f):
+            systems = tuple(row[f"Input.system{i}"] for i in range(1, 6))
+            ranks = {
+                s: float(row[f"Answer.rank_{i}"])
+                for i, s in enumerate(systems, 1)
+                if s and s != "###" and row[f"Answer.rank_{i}"]
+            }
+            screen = (row["Input.type"], row["Input.sentID"], systems)
+            answers[screen][row["WorkerId"]] = ranks
+            when = datetime.strptime(
+                row["SubmitTime"].replace("PDT ", "").replace("PST ", ""), "%a %b %d %H:%M:%S %Y"
+            )
+            submitted[row["WorkerId"]].append((when, screen))
+    return answers, {w: [s for _, s in sorted(hits)] for w, hits in submitted.items()}
+
+
+@pytest.mark.parametrize("name", ["Main_merged.csv", "Ctrl_merged.csv"])
+def test_real_workers_agree_with_the_crowd_and_do_not_drift_and_a_random_account_does_not(name):
+    """The agreement evidence on people (two MTurk workers a HIT, seven in a batch): every worker's
+    leave-one-out r (0.33-0.59) is above the campaign's fence (about 0.2), and no worker's agreement
+    drifts. An account ranking at random on every third HIT of the busiest worker is far below it,
+    and an account that ranks as that worker does and then at random drifts where it turned."""
+    answers, order = _sakaguchi2016_in_order(name)
+    workers = [w for w in order if leave_one_out(answers, w).r is not None]
+    assert len(workers) >= 6
+    campaign = [leave_one_out(answers, w).r for w in workers]
+    line = fence(campaign)
+    assert line is not None and 0.1 < line < 0.4, line
+    assert not any(far_below(r, campaign) for r in campaign), campaign
+    assert all(agreement_drift_start(answers, w, order[w], line, min_others=1) is None for w in workers)
+
+    busiest = max(workers, key=lambda w: len(order[w]))
+    rng = random.Random(name)
+    theirs = order[busiest]
+    for screen in theirs[::3]:
+        ranks = list(answers[screen][busiest].values())
+        rng.shuffle(ranks)
+        answers[screen]["random"] = dict(zip(answers[screen][busiest], ranks, strict=True))
+    r = leave_one_out(answers, "random").r
+    assert far_below(r, [*campaign, r]), (r, line)
+    for screen in theirs[::3]:
+        del answers[screen]["random"]
+
+    half = len(theirs) // 2
+    for k, screen in enumerate(theirs):
+        ranks = dict(answers[screen][busiest])
+        if k >= half:
+            values = list(ranks.values())
+            rng.shuffle(values)
+            ranks = dict(zip(ranks, values, strict=True))
+        answers[screen]["drifter"] = ranks
+    campaign = [leave_one_out(answers, w).r for w in [*workers, "drifter"]]
+    start = agreement_drift_start(answers, "drifter", theirs, fence(campaign), min_others=1)
+    assert start is not None and abs(start - half) <= 15, (start, half)

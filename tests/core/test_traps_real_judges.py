@@ -7,8 +7,9 @@ corrections undone. Those our trap generator would have taken (the GLEU+ drop, `
 are traps these judges met without knowing it. Replayed through the default exclusion rules, the
 three expert judges of Napoles et al. (2015) must be kept as the issue asks of careful people
 (excluded at most 2% of the time within 20 traps), and the MTurk workers of Sakaguchi et al. (2016)
-on average (each at most 5%). Before ``tense_only`` the experts were not: shown no context, they ranked a text with a tense
-correction undone ("become" / "became") level with its base 9 times in 15."""
+on average (each at most 5%). Before ``tense_only`` two of the experts were not: shown no context,
+the judges ranked a text with a tense correction undone ("become" / "became") level with its base
+in 9 of 12 pairs (three sentences)."""
 
 from __future__ import annotations
 

@@ -488,9 +488,12 @@ def join(*, actor, project: Project, username: str, role: str):
     return user
 
 
-def prws_crowd(names: Sequence[str], sources, systems, *, name: str, screens_per_hit: int):
-    """A researcher's PRWS campaign without traps or repeats, every HIT judged by each of ``names``
-    (annotators of its project): (campaign, {name: user}). The crowd-evidence tests build on it."""
+def prws_crowd(
+    names: Sequence[str], sources, systems, *, name: str, screens_per_hit: int, protocol: str = "prws"
+):
+    """A researcher's PRWS campaign (or ``protocol``'s) without traps or repeats, every HIT judged by
+    each of ``names`` (annotators of its project): (campaign, {name: user}). The crowd-evidence tests
+    build on it."""
     researcher = user("res", "researcher")
     workers = {n: user(n, "annotator") for n in names}
     team = project(researcher, members=list(workers.values()))
@@ -501,7 +504,7 @@ def prws_crowd(names: Sequence[str], sources, systems, *, name: str, screens_per
         name=name,
         systems=outputs,
         created_by=researcher,
-        protocol="prws",
+        protocol=protocol,
         max_candidates=4,
         screens_per_hit=screens_per_hit,
         judgments_per_item=len(names),

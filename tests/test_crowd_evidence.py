@@ -79,7 +79,7 @@ def _system(text: str) -> str:
     return next(name for name, texts in SYSTEMS.items() if text in texts)
 
 
-def _judge(worker, screen, answers: dict[Candidate, int]) -> None:
+def _judge(worker, screen, answers: dict[Candidate, int], field: str = "score") -> None:
     assignment, _ = Assignment.objects.get_or_create(
         hit=screen.hit,
         worker=worker,
@@ -91,7 +91,9 @@ def _judge(worker, screen, answers: dict[Candidate, int]) -> None:
         },
     )
     judgment = ScreenJudgment.objects.create(screen=screen, assignment=assignment, judge=worker, seconds=20.0)
-    Rating.objects.bulk_create([Rating(judgment=judgment, candidate=c, score=s) for c, s in answers.items()])
+    Rating.objects.bulk_create(
+        [Rating(judgment=judgment, candidate=c, **{field: v}) for c, v in answers.items()]
+    )
 
 
 def _record(campaign, worker) -> WorkerRecord:
@@ -156,6 +158,36 @@ def test_a_copy_with_a_point_or_two_of_noise_is_one_person_too():
         for b in Rating.objects.filter(judgment__judge=workers["reader0"], candidate=a.candidate)
     )
     assert identical < 0.3 * Rating.objects.filter(judgment__judge=workers["copy"]).count()
+    assert copy.same_as == [workers["reader0"].pk] and original.same_as == [workers["copy"].pk]
+    assert all(_record(campaign, workers[f"reader{k}"]).same_as == [] for k in range(1, READERS))
+    assert _status(campaign, workers["copy"]) == (AssignmentStatus.HELD, "same_person")
+    counted = valid_judgments(campaign).filter(judge__in=[workers["reader0"], workers["copy"]])
+    assert set(counted.values_list("judge_id", flat=True)) == {workers["reader0"].pk}
+
+
+def test_a_ranking_copy_with_one_pair_ordered_otherwise_is_one_person_too():
+    """Issue 41, near-identical rank orders: the copy ranks as reader 0 does with two candidates
+    swapped on every screen, so no screen is identical; it is still flagged, held and counted once,
+    and none of the readers (who rank the four texts by their own noisy reading) is."""
+    names = [*(f"reader{k}" for k in range(READERS)), "copy"]
+    campaign, workers = factories.prws_crowd(
+        names, SOURCES, SYSTEMS, name="ranks", screens_per_hit=N, protocol="ranking"
+    )
+    rng = random.Random(5)
+    for screen in Screen.objects.filter(campaign=campaign).order_by("hit_position"):
+        quality = {c: QUALITY[_system(c.text)] + rng.gauss(0, 10) for c in screen.candidates.all()}
+        ranks = {}
+        for name in names[:-1]:
+            read = sorted(quality, key=lambda c: -(quality[c] + rng.gauss(0, 25)))
+            ranks[name] = {c: k for k, c in enumerate(read, 1)}
+        first, second = sorted(ranks["reader0"], key=ranks["reader0"].get)[rng.randrange(3) :][:2]
+        ranks["copy"] = {**ranks["reader0"], first: ranks["reader0"][second], second: ranks["reader0"][first]}
+        assert ranks["copy"] != ranks["reader0"]  # no screen identical: the identical rule sees nothing
+        for name in names:
+            _judge(workers[name], screen, ranks[name], field="rank")
+    for worker in workers.values():  # every answer is in: one refresh each says who is alike
+        worker_record_refresh(campaign=campaign, worker=worker)
+    copy, original = _record(campaign, workers["copy"]), _record(campaign, workers["reader0"])
     assert copy.same_as == [workers["reader0"].pk] and original.same_as == [workers["copy"].pk]
     assert all(_record(campaign, workers[f"reader{k}"]).same_as == [] for k in range(1, READERS))
     assert _status(campaign, workers["copy"]) == (AssignmentStatus.HELD, "same_person")

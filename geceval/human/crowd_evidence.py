@@ -10,13 +10,14 @@
 - One person, many accounts: pairs of workers whose answers to shared screens are identical (every
   candidate the same score or rank) far more often than pairs of workers in the campaign usually are
   (:func:`same_person`): a one-sided binomial test against the median pair's rate of identical
-  screens (the median, so that a ring of accounts does not raise its own baseline). Slider scores
-  also count near-identical screens (``SAME_SCORE_TOLERANCE``): a copy with a point or two of noise
-  added is a copy too.
+  screens (the median, so that a ring of accounts does not raise its own baseline). Near-identical
+  screens count too: slider scores within ``SAME_SCORE_TOLERANCE`` points, ranks (and edit labels)
+  with at most ``SAME_RANK_TOLERANCE`` pair ordered or edit labelled otherwise: a copy with a little
+  noise added is a copy too.
 
 ``Answers``: screen -> judge -> candidate -> the answer (a score or a rank). The one-person check
-compares answers for equality (slider scores also within a tolerance), so there an answer may be any
-value that compares: e.g. a rank with the edit-level labels of the candidate's edits, ``(2, "gbn")``
+compares answers for equality (and within a tolerance: :func:`score_gap`, :func:`rank_gap`), so there
+an answer may also be a rank with the edit-level labels of the candidate's edits, ``(2, "gbn")``
 (issue 41).
 """
 
@@ -24,7 +25,7 @@ from __future__ import annotations
 
 import math
 import statistics
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import combinations
 from operator import sub
@@ -61,6 +62,15 @@ SAME_NEAR_MIN_SHARED = 10
 """...the shared screens a pair needs before it is one person by near-identical scores..."""
 SAME_NEAR_MIN_SHARE = 0.8
 """...and the share of them alike within the tolerance (the binomial test as for identical screens)."""
+SAME_RANK_TOLERANCE = 1
+"""Ranks (with the edit-level protocol's labels): two answers to a screen are also alike when they
+differ in at most this many things, a pair of candidates ordered otherwise (two swapped, a tie made
+or broken) or an edit labelled otherwise, so that a copy with one change made on each screen is a
+copy too. Real judges are alike within it on at most 0.35 of the shared screens of a pair with ten or
+more (Napoles et al. 2015, Sakaguchi et al. 2016: tests/core/test_crowd_evidence_real.py); eight of
+each of the benchmark's careful models on 120 GMEG dev FCE screens at most 0.53 (careful-references,
+ranking) and 0.45 (edit-level, labels too), a ring that changes one thing a screen on all. The same
+share and shared screens as for scores (``SAME_NEAR_*``)."""
 SAME_MIN_PAIRS = 3
 """Pairs of other workers (each with ``SAME_MIN_SHARED`` shared screens) the crowd's usual rate needs:
 with fewer, how alike careful people answer is unknown (two careful rankers often give one order), so
@@ -226,16 +236,46 @@ class Twin:
     """Binomial p-value of that many identical screens at the crowd's usual rate."""
     within: float = 0.0
     """0: ``identical`` counts screens answered the same; else screens alike within this tolerance
-    (``SAME_SCORE_TOLERANCE``)."""
+    (``SAME_SCORE_TOLERANCE`` points, or ``SAME_RANK_TOLERANCE`` things that differ)."""
 
 
-def alike_rate(answers: AlikeAnswers, *, leave_out: Sequence[Hashable] = (), tolerance: float = 0.0) -> float:
+def alike_rate(
+    answers: AlikeAnswers, *, leave_out: Sequence[Hashable] = (), tolerance: float = 0.0, ranks: bool = False
+) -> float:
     """The median pair's share of shared screens answered alike (pairs with ``SAME_MIN_SHARED``
-    shared screens, none of ``leave_out``), floored at ``SAME_BASE_FLOOR``."""
-    return _rates(_pair_counts(answers, set(leave_out), (tolerance,)), 1)[0]
+    shared screens, none of ``leave_out``), floored at ``SAME_BASE_FLOOR``; ``tolerance`` in points
+    (scores) or, with ``ranks``, in things that differ (``rank_gap``)."""
+    gap = rank_gap if ranks else score_gap
+    return _rates(_pair_counts(answers, set(leave_out), (tolerance,), gap), 1)[0]
 
 
-def _pair_counts(answers: AlikeAnswers, skip: set, tolerances: Sequence[float]) -> dict[tuple, list[int]]:
+Gap = Callable[[tuple, tuple], float]
+
+
+def score_gap(a: tuple, b: tuple) -> float:
+    """How far apart two answers to one screen are in slider points: the mean absolute difference
+    over its candidates (both in one order)."""
+    return sum(map(abs, map(sub, a, b))) / len(a)  # type: ignore[arg-type]
+
+
+def rank_gap(a: tuple, b: tuple) -> float:
+    """How many things two answers to one screen differ in (both in one order): pairs of candidates
+    ordered otherwise (a swap, a tie made or broken), and, where an answer is a rank with its edit
+    labels (``(2, "gbn")``), edits labelled otherwise (labels of unlike length: too far to say)."""
+    ra, rb = ([v[0] if isinstance(v, tuple) else v for v in x] for x in (a, b))
+    gap: float = sum(
+        ((ra[i] > ra[j]) - (ra[i] < ra[j])) != ((rb[i] > rb[j]) - (rb[i] < rb[j]))
+        for i, j in combinations(range(len(ra)), 2)
+    )
+    for x, y in zip(a, b, strict=True):
+        la, lb = (v[1] if isinstance(v, tuple) else "" for v in (x, y))
+        gap += math.inf if len(la) != len(lb) else sum(p != q for p, q in zip(la, lb, strict=True))
+    return gap
+
+
+def _pair_counts(
+    answers: AlikeAnswers, skip: set, tolerances: Sequence[float], gap: Gap = score_gap
+) -> dict[tuple, list[int]]:
     """(a, b) -> [screens shared, screens alike at each of ``tolerances``] for every pair of judges not
     in ``skip``: one pass over the screens, however many tolerances."""
     counts: dict[tuple, list[int]] = {}
@@ -246,7 +286,7 @@ def _pair_counts(answers: AlikeAnswers, skip: set, tolerances: Sequence[float]) 
         for a, b in combinations(judges, 2):
             c = counts.setdefault((a[0], b[0]), [0] * (1 + len(tolerances)))
             c[0] += 1
-            for i, alike in enumerate(_alike_at(a, b, tolerances), 1):
+            for i, alike in enumerate(_alike_at(a, b, tolerances, gap), 1):
                 c[i] += alike
     return counts
 
@@ -261,18 +301,18 @@ def _keyed(judge: Hashable, answer: Mapping[Hashable, object]) -> _Keyed:
     return judge, keys, tuple(answer[k] for k in keys)
 
 
-def _alike_at(a: _Keyed, b: _Keyed, tolerances: Sequence[float]) -> list[bool]:
+def _alike_at(a: _Keyed, b: _Keyed, tolerances: Sequence[float], gap: Gap = score_gap) -> list[bool]:
     """Whether two keyed answers to a screen are alike, at each tolerance: every candidate answered
-    the same, or (a tolerance, for scores) the mean absolute difference over the candidates at most
-    that. Identical is alike at any tolerance; an empty answer is alike none."""
+    the same, or (a tolerance) ``gap`` between them at most that. Identical is alike at any
+    tolerance; an empty answer is alike none."""
     if not a[1] or a[1] != b[1]:
         return [False] * len(tolerances)
     if a[2] == b[2]:
         return [True] * len(tolerances)
-    return [
-        bool(t) and sum(map(abs, map(sub, a[2], b[2]))) <= t * len(a[2])  # type: ignore[arg-type]
-        for t in tolerances
-    ]
+    if not any(tolerances):
+        return [False] * len(tolerances)
+    apart = gap(a[2], b[2])
+    return [bool(t) and apart <= t for t in tolerances]
 
 
 def _rates(counts: dict[tuple, list[int]], width: int) -> list[float]:
@@ -285,7 +325,12 @@ def _rates(counts: dict[tuple, list[int]], width: int) -> list[float]:
 
 
 def same_person(
-    answers: AlikeAnswers, worker: Hashable, *, base_rate: float | None = None, scores: bool = False
+    answers: AlikeAnswers,
+    worker: Hashable,
+    *,
+    base_rate: float | None = None,
+    scores: bool = False,
+    ranks: bool = False,
 ) -> list[Twin]:
     """The workers whose answers on screens shared with ``worker`` are alike beyond chance, by the
     module's rule; ``base_rate``: the chance of a screen answered alike (default: ``alike_rate``
@@ -293,13 +338,20 @@ def same_person(
 
     ``scores``: the answers are slider scores (0-100), where a copy with a little noise added is a
     copy too: a pair is also one person when their screens are alike within ``SAME_SCORE_TOLERANCE``
-    (``SAME_NEAR_MIN_SHARED``, ``SAME_NEAR_MIN_SHARE``, the base rate read with the same tolerance)."""
+    (``SAME_NEAR_MIN_SHARED``, ``SAME_NEAR_MIN_SHARE``, the base rate read with the same tolerance).
+    ``ranks``: the answers are ranks (with edit labels, on the edit-level protocol), and the same
+    holds within ``SAME_RANK_TOLERANCE`` things that differ (``rank_gap``)."""
+    if scores and ranks:
+        raise ValueError("answers are scores or ranks, not both")
     rules = [(0.0, SAME_MIN_SHARED, SAME_MIN_SHARE)]
     if scores:
         rules.append((SAME_SCORE_TOLERANCE, SAME_NEAR_MIN_SHARED, SAME_NEAR_MIN_SHARE))
+    if ranks:
+        rules.append((SAME_RANK_TOLERANCE, SAME_NEAR_MIN_SHARED, SAME_NEAR_MIN_SHARE))
+    gap = rank_gap if ranks else score_gap
     tolerances = [t for t, _, _ in rules]
     if base_rate is None:
-        crowd = _pair_counts(answers, {worker}, tolerances)
+        crowd = _pair_counts(answers, {worker}, tolerances, gap)
         if sum(c[0] >= SAME_MIN_SHARED for c in crowd.values()) < SAME_MIN_PAIRS:
             return []  # too few pairs of others yet to say how alike the crowd usually answers
         rates = _rates(crowd, len(rules))
@@ -316,7 +368,7 @@ def same_person(
                 continue
             c = mine.setdefault(other, [0] * (1 + len(rules)))
             c[0] += 1
-            for i, alike in enumerate(_alike_at(me, _keyed(other, theirs), tolerances), 1):
+            for i, alike in enumerate(_alike_at(me, _keyed(other, theirs), tolerances, gap), 1):
                 c[i] += alike
     found: dict[Hashable, Twin] = {}
     for other, (shared, *alike) in mine.items():

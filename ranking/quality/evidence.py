@@ -117,8 +117,11 @@ def _crowd_recount(record: WorkerRecord, answer: str) -> None:
             s: {j: {c: (v, details.get((s, j, c), "")) for c, v in a.items()} for j, a in by.items()}
             for s, by in answers.items()
         }
-    # slider scores: a copy with a point or two of noise added is a copy too (near-identical screens)
-    record.same_as = [t.other for t in same_person(alike, worker_id, scores=answer == "score")]
+    # a copy with a little noise added is a copy too (near-identical screens): slider scores within
+    # a point or two, ranks and edit labels with one pair ordered or one edit labelled otherwise
+    record.same_as = [
+        t.other for t in same_person(alike, worker_id, scores=answer == "score", ranks=answer == "rank")
+    ]
 
 
 def _gold_recount(record: WorkerRecord) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from itertools import combinations
 
 import pytest
 
@@ -257,10 +258,27 @@ def test_each_careful_worker_is_a_person_of_their_own_who_keeps_their_taste():
         assert 0.02 <= drawn.label_error <= 0.08 and drawn.taste > 0
 
 
+def one_pair_changed(ranks: dict) -> dict:
+    """``ranks`` with the order of one pair of candidates changed and no other (two swapped with no
+    other candidate ranked between or level, or a tie of two broken); as they were when no pair can."""
+    ranks = dict(ranks)
+    for a, b in combinations(sorted(ranks), 2):
+        low, high = sorted((ranks[a], ranks[b]))
+        if not any(low <= r <= high for c, r in ranks.items() if c not in (a, b)):
+            if low < high:
+                ranks[a], ranks[b] = ranks[b], ranks[a]
+            else:
+                ranks[b] += 0.5
+            break
+    return ranks
+
+
 def test_the_one_person_check_tells_a_ring_from_distinct_careful_people_who_judge_alike(gmeg):
     """Issue 41: accounts of one fixed procedure (careful-references without people) rank every screen
     alike, as a ring's copies do; distinct people of that model (``Person.drawn``) do not, and the
-    product's one-person rule (``same_person``) flags the ring's copies and none of the people."""
+    product's one-person rule (``same_person``) flags the ring's copies and none of the people, with
+    the near-identical rule for ranks too (``ranks``), which also finds an account that copies a
+    person with the order of one pair of candidates changed on every screen."""
     screens = _ranking_screens(gmeg, 40)
     model = STRATEGIES["careful-references"]
     people = {f"person-{k}": model.person(random.Random(f"1-person-{k}")) for k in range(6)}
@@ -277,10 +295,17 @@ def test_the_one_person_check_tells_a_ring_from_distinct_careful_people_who_judg
                 model(screen, gmeg, random.Random(f"fixed{k}:{s}")), TIE_TOLERANCE[model.model]
             )
             by_judge[f"fixed-{k}"] = {p: float(r) for p, r in ranks.items()}
-    flagged = {name: {t.other for t in same_person(answers, name)} for name in answers[0]}
-    assert flagged["ring-1"] == {"person-0", "ring-2"} and flagged["person-0"] == {"ring-1", "ring-2"}
-    assert flagged["fixed-0"] == {"fixed-1"}
-    assert all(flagged[name] == set() for name in people if name != "person-0")
+    for by_judge in answers.values():  # a second ring, near-identical: one pair ordered otherwise on each
+        by_judge["near-1"] = one_pair_changed(by_judge["person-1"])
+    for identical_only, ranks_too in ((True, False), (False, True)):
+        flagged = {
+            name: {t.other for t in same_person(answers, name, ranks=ranks_too)} for name in answers[0]
+        }
+        assert flagged["ring-1"] == {"person-0", "ring-2"} and flagged["person-0"] == {"ring-1", "ring-2"}
+        assert flagged["fixed-0"] == {"fixed-1"}
+        assert flagged["near-1"] == (set() if identical_only else {"person-1"})
+        assert all(flagged[name] == set() for name in people if name not in ("person-0", "person-1"))
+    assert flagged["person-1"] == {"near-1"}  # the near rule flags none of the distinct people
 
 
 def test_the_one_person_check_finds_a_nudged_ring_among_careful_people_who_score_alike(gmeg):

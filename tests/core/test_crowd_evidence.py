@@ -10,12 +10,14 @@ from geceval.human.crowd_evidence import (
     AGREEMENT_DRIFT_MIN_OTHERS,
     AGREEMENT_MIN_SCREENS,
     AGREEMENT_WINDOW,
+    SAME_RANK_TOLERANCE,
     SAME_SCORE_TOLERANCE,
     agreement_drift_start,
     alike_rate,
     far_below,
     fence,
     leave_one_out,
+    rank_gap,
     same_person,
 )
 
@@ -99,6 +101,47 @@ def test_scores_copied_with_a_point_or_two_of_noise_are_still_one_person():
     assert all(t.within == SAME_SCORE_TOLERANCE and t.identical >= 0.8 * t.shared for t in twins)
     assert all(same_person(answers, f"r{k}", scores=True) == [] for k in range(1, 6))
     assert same_person(answers, "bot", scores=True) == []
+
+
+def test_the_rank_gap_counts_pairs_ordered_otherwise_and_edits_labelled_otherwise():
+    assert rank_gap((1, 2, 3, 4), (1, 2, 3, 4)) == 0
+    assert rank_gap((1, 2, 3, 4), (2, 1, 3, 4)) == 1  # two neighbours swapped
+    assert rank_gap((1, 2, 3, 4), (1, 1, 3, 4)) == 1  # a tie made
+    assert rank_gap((1, 1, 3, 4), (1, 2, 3, 4)) == 1  # and broken
+    assert rank_gap((1, 2, 3, 4), (4, 2, 3, 1)) == 5  # first and last swapped: every pair with them
+    assert rank_gap((1, 1, 1, 1), (1, 2, 2, 2)) == 3  # one text out of a tie of four
+    assert rank_gap(((1, "gb"), (2, "n")), ((1, "gb"), (2, "n"))) == 0
+    assert rank_gap(((1, "gb"), (2, "n")), ((1, "gg"), (2, "n"))) == 1  # one edit labelled otherwise
+    assert rank_gap(((1, "gb"), (2, "n")), ((2, "gg"), (1, "n"))) == 2
+    assert rank_gap(((1, "gb"), (2, "n")), ((1, "g"), (2, "n"))) == float("inf")
+
+
+def test_ranks_copied_with_one_pair_ordered_otherwise_are_still_one_person():
+    """Issue 41, near-identical rank orders: a ring whose accounts each swap one pair of reader 0's
+    ranks on every screen is never identical, and ``ranks`` finds it; readers who rank five texts by
+    their own noisy reading, and a random ranker, are not called anyone's twin."""
+    rng = random.Random(13)
+    answers = {}
+    for s in range(30):
+        truth = [rng.uniform(0, 100) for _ in range(5)]
+        by_judge = {}
+        for k in range(6):
+            read = sorted(range(5), key=lambda c: -(truth[c] + rng.gauss(0, 20)))
+            by_judge[f"r{k}"] = {c: rank for rank, c in enumerate(read, 1)}
+        by_judge["bot"] = dict(zip(range(5), rng.sample(range(1, 6), 5), strict=True))
+        order = sorted(range(5), key=by_judge["r0"].get)
+        for k in range(3):  # the ring: r0's ranks, two neighbours swapped (a different pair each)
+            a, b = order[(s + k) % 4], order[(s + k) % 4 + 1]
+            by_judge[f"ring{k}"] = {**by_judge["r0"], a: by_judge["r0"][b], b: by_judge["r0"][a]}
+        answers[s] = by_judge
+    assert same_person(answers, "ring0") == []  # not one screen identical to r0's
+    twins = same_person(answers, "ring0", ranks=True)
+    assert "r0" in {t.other for t in twins}
+    assert all(t.within == SAME_RANK_TOLERANCE for t in twins if t.other == "r0")
+    assert all(same_person(answers, f"r{k}", ranks=True) == [] for k in range(1, 6))
+    assert same_person(answers, "bot", ranks=True) == []
+    with pytest.raises(ValueError):
+        same_person(answers, "bot", ranks=True, scores=True)
 
 
 def test_near_identical_needs_ten_shared_screens():

@@ -10,6 +10,7 @@ import random
 import xml.etree.ElementTree as ET
 from collections import defaultdict
 from datetime import datetime
+from itertools import combinations
 
 import pytest
 
@@ -40,7 +41,9 @@ def _sakaguchi2016(name: str) -> dict:
             ranks = {s: row[f"Answer.rank_{i}"] for i, s in enumerate(systems, 1) if s and s != "###"}
             if not all(ranks.values()):  # 14 rows leave a text unranked: no whole answer to compare
                 continue
-            answers[(row["Input.type"], row["Input.sentID"], systems)][row["WorkerId"]] = ranks
+            answers[(row["Input.type"], row["Input.sentID"], systems)][row["WorkerId"]] = {
+                s: int(r) for s, r in ranks.items()
+            }
     return answers
 
 
@@ -56,15 +59,31 @@ def test_real_judges_are_not_one_person_and_a_copy_of_one_is(name):
     answers = SETS[name]()
     judges = sorted({j for by_judge in answers.values() for j in by_judge})
     assert len(judges) >= 4 and sum(len(b) > 1 for b in answers.values()) >= 280  # the files as published
-    assert {j: same_person(answers, j) for j in judges} == {j: [] for j in judges}
+    assert {j: same_person(answers, j, ranks=True) for j in judges} == {j: [] for j in judges}
     # an account that copies the busiest judge's ranks on every screen it takes (one in three)
     busiest = max(judges, key=lambda j: sum(j in b for b in answers.values()))
     theirs = [s for s, b in answers.items() if busiest in b]
     for s in theirs[::3]:
         answers[s]["copy"] = dict(answers[s][busiest])
-    assert [t.other for t in same_person(answers, "copy")] == [busiest]
-    assert [t.other for t in same_person(answers, busiest)] == ["copy"]
-    assert all(same_person(answers, j) == [] for j in judges if j != busiest)
+    assert [t.other for t in same_person(answers, "copy", ranks=True)] == [busiest]
+    assert [t.other for t in same_person(answers, busiest, ranks=True)] == ["copy"]
+    assert all(same_person(answers, j, ranks=True) == [] for j in judges if j != busiest)
+    # near-identical: another that copies them on other screens with one pair of candidates ordered
+    # otherwise, where one pair alone can be: two swapped (no other candidate ranked between or
+    # level), or a tie of two broken (ranks need not be whole numbers here)
+    for s in theirs[1::3]:
+        ranks = {c: float(r) for c, r in answers[s][busiest].items()}
+        for a, b in combinations(sorted(ranks), 2):
+            low, high = sorted((ranks[a], ranks[b]))
+            if not any(low <= r <= high for c, r in ranks.items() if c not in (a, b)):
+                if low < high:
+                    ranks[a], ranks[b] = ranks[b], ranks[a]
+                else:
+                    ranks[b] += 0.5
+                break
+        answers[s]["near"] = ranks
+    assert same_person(answers, "near") == []  # identical screens alone miss it
+    assert [t.other for t in same_person(answers, "near", ranks=True)] == [busiest]
 
 
 def _sakaguchi2016_in_order(name: str) -> tuple[dict, dict]:

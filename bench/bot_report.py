@@ -12,7 +12,7 @@ if TYPE_CHECKING:
 BOT_GOAL, CAREFUL_GOAL = 0.95, 0.02
 LATE_GOAL = 0.05
 """The drifter: at most this share of its judgments after its careful screens may count."""
-RINGS = ("ring", "ring-nudged")
+RINGS = ("ring", "ring-nudged", "ring-swapped")
 """One person behind many accounts: the goal is that they count once (``goal_met``)."""
 
 

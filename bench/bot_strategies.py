@@ -540,19 +540,31 @@ class Ring:
     source and candidate texts, which every account sees alike) answers carefully; every other account
     copies that answer, candidate by candidate, labels included. The memo is shared by all the ring's
     accounts (``fresh()`` keeps it). ``nudge``: each account moves each copied value by up to that many
-    points, drawn afresh each time (the ring that hides from a check for identical answers: "ring-nudged")."""
+    points, drawn afresh each time (the ring that hides from a check for identical answers: "ring-nudged").
+    ``swap``: the first account answers as it read; every other account swaps the copied values of two
+    candidates next to each other in value, drawn afresh each time, so that a copy's ranking has the
+    order of one pair changed ("ring-swapped": a person who copies their answer to another account and
+    changes one thing on it). "First" is per ``protocol`` (the harness sets it on each account): the
+    memo is shared across protocols, and each protocol's campaign has a first account of its own."""
 
-    def __init__(self, memo: dict | None = None, nudge: float = 0.0) -> None:
+    def __init__(
+        self, memo: dict | None = None, nudge: float = 0.0, swap: bool = False, answered: set | None = None
+    ) -> None:
         self.memo: dict[tuple, tuple[dict[str, float], dict[str, list[str]] | None]] = (
             {} if memo is None else memo
         )
         self.nudge = nudge
+        self.swap = swap
+        self.answered: set = set() if answered is None else answered  # (protocol, screen) answered
+        self.protocol = ""
 
     def fresh(self) -> Ring:
-        return type(self)(self.memo, self.nudge)
+        return type(self)(self.memo, self.nudge, self.swap, self.answered)
 
     def __call__(self, screen: Screen, gmeg: Gmeg, rng: random.Random) -> dict[int, float]:
         key = _screen_key(screen)
+        first = (self.protocol, key) not in self.answered
+        self.answered.add((self.protocol, key))
         has_edits = any("edits" in c for c in screen["candidates"])
         # the memo is shared across protocols: a screen first met without edits (PRWS, ranking) gets
         # its labels the first time the ring meets it with edits
@@ -570,11 +582,17 @@ class Ring:
             )
             self.memo[key] = (by_text, labels_by_text)
         by_text, _ = self.memo[key]
-        return {  # no draw without a nudge: the plain ring's generator runs as it did before
+        values = {  # no draw without a nudge: the plain ring's generator runs as it did before
             c["position"]: by_text[" ".join(c["text"].split())]
             + (rng.uniform(-self.nudge, self.nudge) if self.nudge else 0.0)
             for c in screen["candidates"]
         }
+        if self.swap and not first and len(values) > 1:
+            order = sorted(values, key=values.get)
+            k = rng.randrange(len(order) - 1)
+            a, b = order[k], order[k + 1]
+            values[a], values[b] = values[b], values[a]
+        return values
 
     def labels(self, screen: Screen, gmeg: Gmeg, rng: random.Random, values: dict[int, float]):
         _, labels = self.memo[_screen_key(screen)]
@@ -729,6 +747,7 @@ STRATEGIES: dict[str, Strategy] = {
     "careful-fluency": Careful("careful-fluency", careful_fluency, careful_fluency_labels, FLUENCY_DEFAULT),
     "ring": Ring(),
     "ring-nudged": Ring(nudge=2.0),
+    "ring-swapped": Ring(swap=True),
     "drifter": Drifter(),
     "near-copy": NearCopy(),
     "word-frequency": word_frequency,
@@ -749,6 +768,7 @@ LABELLERS: dict[str, Labeller] = {
     "careful-fluency": careful_fluency_labels,
     "ring": stateful_labels,
     "ring-nudged": stateful_labels,
+    "ring-swapped": stateful_labels,
     "drifter": stateful_labels,
     "near-copy": stateful_labels,
     "word-frequency": word_frequency_labels,
@@ -777,6 +797,7 @@ SECONDS: dict[str, Callable[[Screen, random.Random], float]] = {
     "careful-fluency": careful_seconds,
     "ring": careful_seconds,
     "ring-nudged": careful_seconds,
+    "ring-swapped": careful_seconds,
     "drifter": careful_seconds,
 }
 """Per strategy, the time on a screen the server sees with ``--speed-rule on`` (else ``bot_seconds``)."""

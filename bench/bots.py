@@ -60,6 +60,7 @@ from bench.bot_strategies import (
     TIE_TOLERANCE,
     Drifter,
     Gmeg,
+    Ring,
     answers,
     bot_seconds,
 )
@@ -332,6 +333,8 @@ async def run_worker(worker: Worker, args, base: str, gmeg: Gmeg, reader: Record
     timing = random.Random(f"{args.seed}-{worker.username}")  # its own draws: answers as with the rule off
     if hasattr(strategy, "fresh"):  # a stateful bot (the id reader): one of its own per worker
         strategy = strategy.fresh()
+    if isinstance(strategy, Ring):  # a ring's first account per campaign answers as it read
+        strategy.protocol = worker.protocol
     tolerance = TIE_TOLERANCE.get(worker.strategy, 0.0)
     if hasattr(strategy, "person") and args.people:  # a careful model: a person of its own per worker
         strategy = strategy.person(random.Random(f"{args.seed}-person-{worker.username}"))

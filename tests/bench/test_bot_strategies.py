@@ -332,12 +332,39 @@ def test_the_one_person_check_finds_a_nudged_ring_among_careful_people_who_score
     assert all(flagged[name] == set() for name in people)
 
 
+def test_the_one_person_check_finds_a_swapping_ring_among_careful_people_who_rank_alike(gmeg):
+    """Issue 41, near-identical rank orders: the ring-swapped strategy's copies swap two neighbouring
+    values of the first account's answer on each screen, so they rank hardly any screen as it did; the
+    product's rule with ``ranks`` flags each copy as the first account's twin, and none of the distinct
+    careful-references people."""
+    screens = _ranking_screens(gmeg, 40)
+    model = STRATEGIES["careful-references"]
+    people = {f"person-{k}": model.person(random.Random(f"1-person-{k}")) for k in range(8)}
+    ring = STRATEGIES["ring-swapped"]
+    accounts = {f"ring-{k}": ring.fresh() for k in range(3)}
+    crowd: dict = {}
+    for s, screen in enumerate(screens):
+        by_judge = crowd.setdefault(s, {})
+        for name, worker in [*people.items(), *accounts.items()]:
+            values = worker(screen, gmeg, random.Random(f"{name}:{s}"))
+            tie = worker.tie if name in people else TIE_TOLERANCE.get("ring", 0.0)
+            by_judge[name] = {a["position"]: float(a["rank"]) for a in answers("ranking", values, tie)}
+    identical = sum(by_judge["ring-1"] == by_judge["ring-0"] for by_judge in crowd.values())
+    assert identical < 0.2 * len(screens)  # the ties a swap leaves as they were
+    assert all(same_person(crowd, name) == [] for name in ("ring-1", "ring-2"))  # identical alone misses
+    flagged = {name: {t.other for t in same_person(crowd, name, ranks=True)} for name in crowd[0]}
+    assert all("ring-0" in flagged[name] for name in ("ring-1", "ring-2"))
+    assert all(flagged[name] <= set(accounts) for name in accounts)
+    assert all(flagged[name] == set() for name in people)
+
+
 def test_both_rings_are_judged_by_what_counts_once_not_by_exclusion():
     """bench/bot_report.goal_met: a ring's goal (either kind) is that no screen counts two of its
     accounts' answers, whatever share of them was excluded."""
-    from bench.bot_report import goal_met
+    from bench.bot_report import RINGS, goal_met
 
-    for ring in ("ring", "ring-nudged"):
+    assert RINGS == ("ring", "ring-nudged", "ring-swapped")
+    for ring in RINGS:
         assert goal_met(ring, {"excluded_share": 0.0, "screens_counted_twice": 0})
         assert not goal_met(ring, {"excluded_share": 1.0, "screens_counted_twice": 3})
     assert not goal_met("random", {"excluded_share": 0.0, "screens_counted_twice": 0})

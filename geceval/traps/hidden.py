@@ -47,6 +47,7 @@ import random
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from difflib import SequenceMatcher
+from typing import Any
 
 from geceval.metrics.gleu.plus import GLEU_ORDER, gleu_from_stats, ngram_counts, tokenize
 from geceval.traps.inserter import insert_errors
@@ -282,6 +283,8 @@ def tense_only(source: str, edit: EditKey) -> bool:
     from geceval.metrics.errant.annotation import pair_edits, pair_parses
 
     i1, i2, words = edit
+    if i1 == i2 or not words:  # an insertion or a deletion has no verb on one side
+        return False
     s = source.split()
     edited = " ".join([*s[:i1], *words, *s[i2:]])
     edits = pair_edits(source, edited)
@@ -297,7 +300,7 @@ _SINGULAR = frozenset({"he", "she", "it", "this", "that", "one", "everyone", "ev
 _NOT_SINGULAR = frozenset({"i", "you", "we", "they", "these", "those"})
 
 
-def _agrees(verb) -> bool:
+def _agrees(verb: Any) -> bool:
     """A present-tense ``verb`` (a spaCy token) agrees with its subject ("He go", "friends becomes"
     do not: the sentence alone says they are wrong, whatever the tense). True when there is no
     subject to read, or a singular noun (a collective noun may take a plural verb): erring towards

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import random
-from itertools import combinations
 
 import pytest
 
@@ -31,6 +30,7 @@ from bench.bot_strategies import (
 )
 from geceval.human.crowd_evidence import same_person
 from geceval.traps.inserter import insert_errors, insert_errors_lines
+from tests.alike import one_pair_changed
 from tests.shared_data import shared_path
 
 pytestmark = pytest.mark.shared
@@ -258,21 +258,6 @@ def test_each_careful_worker_is_a_person_of_their_own_who_keeps_their_taste():
         assert 0.02 <= drawn.label_error <= 0.08 and drawn.taste > 0
 
 
-def one_pair_changed(ranks: dict) -> dict:
-    """``ranks`` with the order of one pair of candidates changed and no other (two swapped with no
-    other candidate ranked between or level, or a tie of two broken); as they were when no pair can."""
-    ranks = dict(ranks)
-    for a, b in combinations(sorted(ranks), 2):
-        low, high = sorted((ranks[a], ranks[b]))
-        if not any(low <= r <= high for c, r in ranks.items() if c not in (a, b)):
-            if low < high:
-                ranks[a], ranks[b] = ranks[b], ranks[a]
-            else:
-                ranks[b] += 0.5
-            break
-    return ranks
-
-
 def test_the_one_person_check_tells_a_ring_from_distinct_careful_people_who_judge_alike(gmeg):
     """Issue 41: accounts of one fixed procedure (careful-references without people) rank every screen
     alike, as a ring's copies do; distinct people of that model (``Person.drawn``) do not, and the
@@ -308,24 +293,33 @@ def test_the_one_person_check_tells_a_ring_from_distinct_careful_people_who_judg
     assert flagged["person-1"] == {"near-1"}  # the near rule flags none of the distinct people
 
 
-def test_the_one_person_check_finds_a_nudged_ring_among_careful_people_who_score_alike(gmeg):
-    """Issue 41, near-identical slider values: the ring-nudged strategy moves each copied value by up
-    to two points, so its accounts' PRWS answers are hardly ever identical; the product's rule with
-    ``scores`` flags them, and none of the distinct careful-references people, the model that scores
-    most alike (a few points of noise of its own)."""
+def _ring_among_careful_people(gmeg: Gmeg, ring_name: str, protocol: str) -> tuple[dict, dict, dict]:
+    """(answers, people, ring accounts) of eight distinct careful-references people (the model that
+    answers most alike, a few points of noise of its own) and three accounts of ``ring_name`` on 40
+    GMEG dev FCE screens, as ``protocol`` ("prws" or "ranking") answers them."""
     screens = _ranking_screens(gmeg, 40)
     model = STRATEGIES["careful-references"]
     people = {f"person-{k}": model.person(random.Random(f"1-person-{k}")) for k in range(8)}
-    ring = STRATEGIES["ring-nudged"]
-    accounts = {f"ring-{k}": ring.fresh() for k in range(3)}
+    accounts = {f"ring-{k}": STRATEGIES[ring_name].fresh() for k in range(3)}
+    field = "score" if protocol == "prws" else "rank"
     crowd: dict = {}
     for s, screen in enumerate(screens):
         by_judge = crowd.setdefault(s, {})
         for name, worker in [*people.items(), *accounts.items()]:
             values = worker(screen, gmeg, random.Random(f"{name}:{s}"))
-            by_judge[name] = {a["position"]: float(a["score"]) for a in answers("prws", values)}
+            tie = worker.tie if name in people else 0.0
+            by_judge[name] = {a["position"]: float(a[field]) for a in answers(protocol, values, tie)}
+    return crowd, people, accounts
+
+
+def test_the_one_person_check_finds_a_nudged_ring_among_careful_people_who_score_alike(gmeg):
+    """Issue 41, near-identical slider values: the ring-nudged strategy moves each copied value by up
+    to two points, so its accounts' PRWS answers are hardly ever identical; the product's rule with
+    ``scores`` flags them, and none of the distinct careful-references people, the model that scores
+    most alike (a few points of noise of its own)."""
+    crowd, people, accounts = _ring_among_careful_people(gmeg, "ring-nudged", "prws")
     identical = sum(by_judge["ring-0"] == by_judge["ring-1"] for by_judge in crowd.values())
-    assert identical < 0.2 * len(screens)
+    assert identical < 0.2 * len(crowd)
     assert all(same_person(crowd, name) == [] for name in accounts)  # identical screens alone miss it
     flagged = {name: {t.other for t in same_person(crowd, name, scores=True)} for name in crowd[0]}
     assert all(flagged[name] == set(accounts) - {name} for name in accounts)
@@ -337,20 +331,9 @@ def test_the_one_person_check_finds_a_swapping_ring_among_careful_people_who_ran
     values of the first account's answer on each screen, so they rank hardly any screen as it did; the
     product's rule with ``ranks`` flags each copy as the first account's twin, and none of the distinct
     careful-references people."""
-    screens = _ranking_screens(gmeg, 40)
-    model = STRATEGIES["careful-references"]
-    people = {f"person-{k}": model.person(random.Random(f"1-person-{k}")) for k in range(8)}
-    ring = STRATEGIES["ring-swapped"]
-    accounts = {f"ring-{k}": ring.fresh() for k in range(3)}
-    crowd: dict = {}
-    for s, screen in enumerate(screens):
-        by_judge = crowd.setdefault(s, {})
-        for name, worker in [*people.items(), *accounts.items()]:
-            values = worker(screen, gmeg, random.Random(f"{name}:{s}"))
-            tie = worker.tie if name in people else TIE_TOLERANCE.get("ring", 0.0)
-            by_judge[name] = {a["position"]: float(a["rank"]) for a in answers("ranking", values, tie)}
+    crowd, people, accounts = _ring_among_careful_people(gmeg, "ring-swapped", "ranking")
     identical = sum(by_judge["ring-1"] == by_judge["ring-0"] for by_judge in crowd.values())
-    assert identical < 0.2 * len(screens)  # the ties a swap leaves as they were
+    assert identical < 0.2 * len(crowd)  # the ties a swap leaves as they were
     assert all(same_person(crowd, name) == [] for name in ("ring-1", "ring-2"))  # identical alone misses
     flagged = {name: {t.other for t in same_person(crowd, name, ranks=True)} for name in crowd[0]}
     assert all("ring-0" in flagged[name] for name in ("ring-1", "ring-2"))

@@ -10,11 +10,11 @@ import random
 import xml.etree.ElementTree as ET
 from collections import defaultdict
 from datetime import datetime
-from itertools import combinations
 
 import pytest
 
 from geceval.human.crowd_evidence import agreement_drift_start, far_below, fence, leave_one_out, same_person
+from tests.alike import one_pair_changed
 from tests.shared_data import shared_path
 
 
@@ -69,19 +69,9 @@ def test_real_judges_are_not_one_person_and_a_copy_of_one_is(name):
     assert [t.other for t in same_person(answers, busiest, ranks=True)] == ["copy"]
     assert all(same_person(answers, j, ranks=True) == [] for j in judges if j != busiest)
     # near-identical: another that copies them on other screens with one pair of candidates ordered
-    # otherwise, where one pair alone can be: two swapped (no other candidate ranked between or
-    # level), or a tie of two broken (ranks need not be whole numbers here)
+    # otherwise where one pair alone can be
     for s in theirs[1::3]:
-        ranks = {c: float(r) for c, r in answers[s][busiest].items()}
-        for a, b in combinations(sorted(ranks), 2):
-            low, high = sorted((ranks[a], ranks[b]))
-            if not any(low <= r <= high for c, r in ranks.items() if c not in (a, b)):
-                if low < high:
-                    ranks[a], ranks[b] = ranks[b], ranks[a]
-                else:
-                    ranks[b] += 0.5
-                break
-        answers[s]["near"] = ranks
+        answers[s]["near"] = one_pair_changed(answers[s][busiest])
     assert same_person(answers, "near") == []  # identical screens alone miss it
     assert [t.other for t in same_person(answers, "near", ranks=True)] == [busiest]
 

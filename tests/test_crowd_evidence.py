@@ -195,6 +195,42 @@ def test_a_ranking_copy_with_one_pair_ordered_otherwise_is_one_person_too():
     assert set(counted.values_list("judge_id", flat=True)) == {workers["reader0"].pk}
 
 
+def test_copies_alike_their_original_but_not_each_other_count_once_as_one_group():
+    """Issue 41, "the group's judgments count once": one person answers on one account and copies the
+    answer to two more, changing one pair on each copy (a different pair), so each copy is alike the
+    original but the copies are two changes apart and not alike each other. Counted by pairs, both
+    copies kept counting (each one's only twin, the original, came later); the group counts once,
+    by its first account."""
+    names = ["copy1", "copy2", *(f"reader{k}" for k in range(READERS - 1)), "original"]
+    campaign, workers = factories.prws_crowd(
+        names, SOURCES, SYSTEMS, name="group", screens_per_hit=N, protocol="ranking"
+    )
+    rng = random.Random(9)
+    for screen in Screen.objects.filter(campaign=campaign).order_by("hit_position"):
+        quality = {c: QUALITY[_system(c.text)] + rng.gauss(0, 10) for c in screen.candidates.all()}
+        ranks = {}
+        for name in names[2:]:
+            read = sorted(quality, key=lambda c: -(quality[c] + rng.gauss(0, 25)))
+            ranks[name] = {c: k for k, c in enumerate(read, 1)}
+        order = sorted(ranks["original"], key=ranks["original"].get)
+        for name, (a, b) in (("copy1", order[:2]), ("copy2", order[2:])):
+            ranks[name] = {**ranks["original"], a: ranks["original"][b], b: ranks["original"][a]}
+        for name in names:
+            _judge(workers[name], screen, ranks[name], field="rank")
+    for name in ("copy1", "copy2", *names[2:]):
+        worker_record_refresh(campaign=campaign, worker=workers[name])
+    ids = {name: workers[name].pk for name in ("copy1", "copy2", "original")}
+    assert _record(campaign, workers["copy1"]).same_as == [ids["original"]]
+    assert _record(campaign, workers["copy2"]).same_as == [ids["original"]]  # not alike copy1
+    assert sorted(_record(campaign, workers["original"]).same_as) == sorted([ids["copy1"], ids["copy2"]])
+    assert _status(campaign, workers["copy1"]) == (AssignmentStatus.SUBMITTED, "")
+    assert _status(campaign, workers["copy2"]) == (AssignmentStatus.HELD, "same_person")
+    assert _status(campaign, workers["original"]) == (AssignmentStatus.HELD, "same_person")
+    counted = valid_judgments(campaign).filter(judge__in=[workers[n] for n in ids])
+    assert set(counted.values_list("judge_id", flat=True)) == {ids["copy1"]}
+    assert all(_record(campaign, workers[f"reader{k}"]).same_as == [] for k in range(READERS - 1))
+
+
 def test_the_campaign_page_says_what_the_crowd_evidence_means(crowd, client):
     researcher, campaign, _ = crowd
     client.force_login(researcher)

@@ -91,14 +91,12 @@ def worker_record_refresh(
         )
     if record.pilot_doubt and pilot_evidence_clears(campaign, record):  # issue 40: the evidence clears
         pilot_release(campaign=campaign, record=record)
-    hold = _evidence_hold(record)
-    if hold or held_before:
-        since = (
-            record.agreement_drift_from if hold == HoldReason.DISAGREES and not record.agreement_low else None
-        )
-        _apply_evidence_hold(campaign, worker, hold, since=since)
+    group = same_person_group(campaign, record)
+    hold = _evidence_hold(record, group)
+    if hold or held_before or len(group) > 1:
+        _hold_apply(campaign, record, worker, hold)
     if crowd:
-        _twins_refresh(campaign, record)
+        _twins_refresh(campaign, record, group)
     return record
 
 
@@ -219,30 +217,70 @@ def crowd_caught_up(*, older_than: timedelta = timedelta(0)) -> int:
     return len(due)
 
 
-def _twins_refresh(campaign: Campaign, record: WorkerRecord) -> None:
-    """A twin found now whose own record does not name this worker yet is refreshed too (issue 41): a
-    record is otherwise refreshed only on its worker's submits, so an account of a ring that stopped
-    working before the others had copied enough of its screens would keep counting. A twin whose
-    record is locked (submitting now) is skipped: its own refresh will find this worker."""
-    if not record.same_as:
+def same_person_group(campaign: Campaign, record: WorkerRecord) -> set[int]:
+    """The worker ids of the record's group (issue 41): every account linked to it through pairs found
+    alike (any record's ``same_as``, either way round), however far. One person who copies an answer
+    to several accounts and changes one thing on each copy makes copies alike the first answer but
+    not each other (two changes apart): the bench's ring-swapped on ranking counted two answers on 40
+    screens while only pairs counted (docs/hardening.md). One query: the campaign's records that name
+    a twin."""
+    links = (
+        WorkerRecord.objects.filter(campaign=campaign).exclude(same_as=[]).values_list("worker_id", "same_as")
+    )
+    edges: dict[int, set[int]] = {record.worker_id: set(record.same_as or ())}
+    for worker_id, same_as in links:
+        if worker_id == record.worker_id:
+            continue  # this record's own links are the ones just counted, not the stored ones
+        for other in same_as or ():
+            edges.setdefault(worker_id, set()).add(other)
+            edges.setdefault(other, set()).add(worker_id)
+    for other in record.same_as or ():
+        edges.setdefault(other, set()).add(record.worker_id)
+    group, frontier = {record.worker_id}, [record.worker_id]
+    while frontier:
+        found = edges.get(frontier.pop(), set()) - group
+        group |= found
+        frontier.extend(found)
+    return group
+
+
+def _twins_refresh(campaign: Campaign, record: WorkerRecord, group: set[int]) -> None:
+    """The rest of the group after a record's crowd evidence is counted (issue 41). A twin found now
+    whose own record does not name this worker yet is refreshed (a record is otherwise refreshed only
+    on its worker's submits, so an account of a ring that stopped working before the others had
+    copied enough of its screens would keep counting); every other account of the group has its
+    holds applied again as the group now stands (its first account may be another), without a
+    recount. A record that is locked (submitting now) is skipped: its own refresh will find this
+    worker."""
+    if len(group) < 2:
         return
-    for twin in (
+    for other in (
         WorkerRecord.objects.select_for_update(skip_locked=True, of=("self",))
-        .filter(campaign=campaign, worker_id__in=record.same_as)
-        .exclude(same_as__contains=[record.worker_id])
+        .filter(campaign=campaign, worker_id__in=group - {record.worker_id})
         .select_related("worker")
     ):
-        worker_record_refresh(campaign=campaign, worker=twin.worker)
+        if other.worker_id in record.same_as and record.worker_id not in (other.same_as or ()):
+            worker_record_refresh(campaign=campaign, worker=other.worker)
+        else:
+            _hold_apply(campaign, other, other.worker, _evidence_hold(other, group))
 
 
-def _evidence_hold(record: WorkerRecord) -> str:
+def _hold_apply(campaign: Campaign, record: WorkerRecord, worker: AbstractBaseUser, hold: str) -> None:
+    """Hold the record's worker's HITs for ``hold`` (drift over agreement: from where it began), or
+    release what the evidence held when ``hold`` is ""."""
+    since = record.agreement_drift_from if hold == HoldReason.DISAGREES and not record.agreement_low else None
+    _apply_evidence_hold(campaign, worker, hold, since=since)
+
+
+def _evidence_hold(record: WorkerRecord, group: set[int]) -> str:
     """Why the worker's finished HITs are held by their record (issue 41; "": they are not): while
     the researcher has not decided (an override) and no rule excluded the worker. Of accounts alike
-    beyond chance, every one but the first is held, so the group's work counts as one worker's."""
+    beyond chance (``group``: ``same_person_group``), every one but the first is held, so the group's
+    work counts as one worker's."""
     if record.override or record.excluded:
         return ""
     # one person behind many accounts counts once: the group's first account (lowest id) keeps counting
-    if record.same_as and min(record.same_as) < record.worker_id:
+    if min(group) < record.worker_id:
         return HoldReason.SAME_PERSON
     return HoldReason.DISAGREES if record.agreement_low or record.agreement_drift_from else ""
 

@@ -91,7 +91,9 @@ def worker_record_refresh(
         )
     if record.pilot_doubt and pilot_evidence_clears(campaign, record):  # issue 40: the evidence clears
         pilot_release(campaign=campaign, record=record)
-    group = same_person_group(campaign, record)
+    # on a submit (``crowd=False``) the group is read only for a record that names a twin: a record
+    # in a group through others' links alone is held by the crowd task the submit sends on commit
+    group = same_person_group(campaign, record) if crowd or record.same_as else {record.worker_id}
     hold = _evidence_hold(record, group)
     if hold or held_before or len(group) > 1:
         _hold_apply(campaign, record, worker, hold)

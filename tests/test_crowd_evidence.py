@@ -147,22 +147,42 @@ def test_two_accounts_answering_alike_are_flagged_as_one_person_and_count_once(c
     assert _status(campaign, workers["copy"]) == (AssignmentStatus.SUBMITTED, "")
 
 
+def _assert_the_copy_counts_once(campaign, workers) -> None:
+    """ "copy" and reader 0 name each other, no other reader is anyone's twin, and the copy is held
+    as one person, so only reader 0's judgments of the two count."""
+    copy, original = _record(campaign, workers["copy"]), _record(campaign, workers["reader0"])
+    assert copy.same_as == [workers["reader0"].pk] and original.same_as == [workers["copy"].pk]
+    assert all(_record(campaign, workers[f"reader{k}"]).same_as == [] for k in range(1, READERS))
+    assert _status(campaign, workers["copy"]) == (AssignmentStatus.HELD, "same_person")
+    counted = valid_judgments(campaign).filter(judge__in=[workers["reader0"], workers["copy"]])
+    assert set(counted.values_list("judge_id", flat=True)) == {workers["reader0"].pk}
+
+
 def test_a_copy_with_a_point_or_two_of_noise_is_one_person_too():
     """Issue 41, near-identical slider values: the copy moves each of reader 0's scores by up to two
     points, so hardly a screen is identical; it is still flagged, held and counted once."""
     _, campaign, workers = _crowd([*(f"reader{k}" for k in range(READERS)), "copy"], nudge=2)
-    copy, original = _record(campaign, workers["copy"]), _record(campaign, workers["reader0"])
     identical = sum(
         a.score == b.score
         for a in Rating.objects.filter(judgment__judge=workers["copy"])
         for b in Rating.objects.filter(judgment__judge=workers["reader0"], candidate=a.candidate)
     )
     assert identical < 0.3 * Rating.objects.filter(judgment__judge=workers["copy"]).count()
-    assert copy.same_as == [workers["reader0"].pk] and original.same_as == [workers["copy"].pk]
-    assert all(_record(campaign, workers[f"reader{k}"]).same_as == [] for k in range(1, READERS))
-    assert _status(campaign, workers["copy"]) == (AssignmentStatus.HELD, "same_person")
-    counted = valid_judgments(campaign).filter(judge__in=[workers["reader0"], workers["copy"]])
-    assert set(counted.values_list("judge_id", flat=True)) == {workers["reader0"].pk}
+    _assert_the_copy_counts_once(campaign, workers)
+
+
+def _screens_with_quality(campaign, rng: random.Random):
+    """Each screen of ``campaign`` in HIT order with its candidates' quality on it (their system's
+    quality, give or take 10 points), drawn as the loop reaches it."""
+    for screen in Screen.objects.filter(campaign=campaign).order_by("hit_position"):
+        yield screen, {c: QUALITY[_system(c.text)] + rng.gauss(0, 10) for c in screen.candidates.all()}
+
+
+def _read_ranks(quality: dict, rng: random.Random) -> dict:
+    """A reader's ranks of a screen's candidates, by their quality as the reader reads it (25 points
+    of noise: readers rank alike on a share of screens, well under the near rule's)."""
+    read = sorted(quality, key=lambda c: -(quality[c] + rng.gauss(0, 25)))
+    return {c: k for k, c in enumerate(read, 1)}
 
 
 def test_a_ranking_copy_with_one_pair_ordered_otherwise_is_one_person_too():
@@ -174,12 +194,10 @@ def test_a_ranking_copy_with_one_pair_ordered_otherwise_is_one_person_too():
         names, SOURCES, SYSTEMS, name="ranks", screens_per_hit=N, protocol="ranking"
     )
     rng = random.Random(5)
-    for screen in Screen.objects.filter(campaign=campaign).order_by("hit_position"):
-        quality = {c: QUALITY[_system(c.text)] + rng.gauss(0, 10) for c in screen.candidates.all()}
+    for screen, quality in _screens_with_quality(campaign, rng):
         ranks = {}
         for name in names[:-1]:
-            read = sorted(quality, key=lambda c: -(quality[c] + rng.gauss(0, 25)))
-            ranks[name] = {c: k for k, c in enumerate(read, 1)}
+            ranks[name] = _read_ranks(quality, rng)
         first, second = sorted(ranks["reader0"], key=ranks["reader0"].get)[rng.randrange(3) :][:2]
         ranks["copy"] = {**ranks["reader0"], first: ranks["reader0"][second], second: ranks["reader0"][first]}
         assert ranks["copy"] != ranks["reader0"]  # no screen identical: the identical rule sees nothing
@@ -187,12 +205,7 @@ def test_a_ranking_copy_with_one_pair_ordered_otherwise_is_one_person_too():
             _judge(workers[name], screen, ranks[name], field="rank")
     for worker in workers.values():  # every answer is in: one refresh each says who is alike
         worker_record_refresh(campaign=campaign, worker=worker)
-    copy, original = _record(campaign, workers["copy"]), _record(campaign, workers["reader0"])
-    assert copy.same_as == [workers["reader0"].pk] and original.same_as == [workers["copy"].pk]
-    assert all(_record(campaign, workers[f"reader{k}"]).same_as == [] for k in range(1, READERS))
-    assert _status(campaign, workers["copy"]) == (AssignmentStatus.HELD, "same_person")
-    counted = valid_judgments(campaign).filter(judge__in=[workers["reader0"], workers["copy"]])
-    assert set(counted.values_list("judge_id", flat=True)) == {workers["reader0"].pk}
+    _assert_the_copy_counts_once(campaign, workers)
 
 
 def test_copies_alike_their_original_but_not_each_other_count_once_as_one_group():
@@ -206,12 +219,10 @@ def test_copies_alike_their_original_but_not_each_other_count_once_as_one_group(
         names, SOURCES, SYSTEMS, name="group", screens_per_hit=N, protocol="ranking"
     )
     rng = random.Random(9)
-    for screen in Screen.objects.filter(campaign=campaign).order_by("hit_position"):
-        quality = {c: QUALITY[_system(c.text)] + rng.gauss(0, 10) for c in screen.candidates.all()}
+    for screen, quality in _screens_with_quality(campaign, rng):
         ranks = {}
         for name in names[2:]:
-            read = sorted(quality, key=lambda c: -(quality[c] + rng.gauss(0, 25)))
-            ranks[name] = {c: k for k, c in enumerate(read, 1)}
+            ranks[name] = _read_ranks(quality, rng)
         order = sorted(ranks["original"], key=ranks["original"].get)
         for name, (a, b) in (("copy1", order[:2]), ("copy2", order[2:])):
             ranks[name] = {**ranks["original"], a: ranks["original"][b], b: ranks["original"][a]}

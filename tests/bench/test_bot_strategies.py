@@ -341,6 +341,18 @@ def test_the_one_person_check_finds_a_swapping_ring_among_careful_people_who_ran
     assert all(flagged[name] == set() for name in people)
 
 
+def test_the_one_person_check_finds_a_swapping_ring_on_slider_scores_too(gmeg):
+    """On PRWS the ring-swapped strategy's copies have two slider values swapped: they move by the gap
+    between them, often more than the score rule's two points; the swap-aware ``score_gap`` (values
+    sorted, when the order differs in one pair) flags each copy as the first account's twin, and none
+    of the distinct careful-references people."""
+    crowd, people, accounts = _ring_among_careful_people(gmeg, "ring-swapped", "prws")
+    flagged = {name: {t.other for t in same_person(crowd, name, scores=True)} for name in crowd[0]}
+    assert all("ring-0" in flagged[name] for name in ("ring-1", "ring-2"))
+    assert all(flagged[name] <= set(accounts) for name in accounts)
+    assert all(flagged[name] == set() for name in people)
+
+
 def test_both_rings_are_judged_by_what_counts_once_not_by_exclusion():
     """bench/bot_report.goal_met: a ring's goal (either kind) is that no screen counts two of its
     accounts' answers, whatever share of them was excluded."""

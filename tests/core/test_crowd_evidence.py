@@ -19,6 +19,7 @@ from geceval.human.crowd_evidence import (
     leave_one_out,
     rank_gap,
     same_person,
+    score_gap,
 )
 
 
@@ -142,6 +143,26 @@ def test_ranks_copied_with_one_pair_ordered_otherwise_are_still_one_person():
     assert same_person(answers, "bot", ranks=True) == []
     with pytest.raises(ValueError):
         same_person(answers, "bot", ranks=True, scores=True)
+
+
+def test_a_copy_with_two_slider_values_swapped_is_as_near_as_its_values():
+    assert score_gap((10.0, 50.0, 90.0), (50.0, 10.0, 90.0)) == 0  # one pair swapped: the values alike
+    assert score_gap((10.0, 50.0, 90.0), (51.0, 10.0, 90.0)) == pytest.approx(1 / 3)
+    assert score_gap((10.0, 50.0, 90.0), (90.0, 10.0, 50.0)) == pytest.approx(160 / 3)  # three pairs
+    assert score_gap((10.0, 50.0, 90.0), (12.0, 52.0, 88.0)) == 2  # the same order: as before
+    rng = random.Random(14)
+    answers = {}
+    for s in range(30):
+        truth = [rng.uniform(0, 100) for _ in range(5)]
+        by_judge = {
+            f"r{k}": {c: float(round(t + rng.gauss(0, 2.5))) for c, t in enumerate(truth)} for k in range(6)
+        }
+        order = sorted(range(5), key=by_judge["r0"].get)
+        a, b = order[s % 4], order[s % 4 + 1]  # r0's answer with two neighbouring values swapped
+        by_judge["copy"] = {**by_judge["r0"], a: by_judge["r0"][b], b: by_judge["r0"][a]}
+        answers[s] = by_judge
+    assert [t.other for t in same_person(answers, "copy", scores=True)] == ["r0"]
+    assert all(same_person(answers, f"r{k}", scores=True) == [] for k in range(1, 6))
 
 
 def test_near_identical_needs_ten_shared_screens():

@@ -194,17 +194,24 @@ def _parse(missing: list[str], progress: ProgressFn) -> dict[str, Any]:
     return found
 
 
-def parse_lines(lines: Sequence[str], *, progress: ProgressFn = no_progress) -> list[Any]:
+def parse_lines(lines: Sequence[str], *, progress: ProgressFn = no_progress, disk: bool = True) -> list[Any]:
     """spaCy ``Doc`` of each line (pretokenised: split on whitespace), cached by tokens.
 
     Lines in neither cache (the process's, then the disk entry of this call's distinct lines) are
-    parsed in batches with ``nlp.pipe``; a line that occurs several times is parsed once.
+    parsed in batches with ``nlp.pipe``; a line that occurs several times is parsed once. ``disk``
+    False: the process's cache only, for a caller asking about a few lines at a time (a trap check),
+    which would otherwise write a disk entry per call.
     """
     keys = [_key(line) for line in lines]
     unique = list(dict.fromkeys(keys))
     with _LOCK:
         missing = [k for k in unique if k not in _PARSE_CACHE]
-    found = _parse_from_disk(unique, missing, progress) if missing else {}
+    if not missing:
+        found = {}
+    elif disk:
+        found = _parse_from_disk(unique, missing, progress)
+    else:
+        found = _parse(missing, progress)
     out = []
     with _LOCK:
         for k in missing:
@@ -221,19 +228,9 @@ def parse_lines(lines: Sequence[str], *, progress: ProgressFn = no_progress) -> 
 
 
 def pair_parses(source: str, corrected: str) -> tuple[Any, Any]:
-    """The spaCy ``Doc`` of two pretokenised lines, from the process's cache only: a caller asking
-    about a few texts at a time (a trap check) writes no disk entry per pair."""
-    keys = [_key(source), _key(corrected)]
-    with _LOCK:
-        missing = [k for k in dict.fromkeys(keys) if k not in _PARSE_CACHE]
-    found = _parse(missing, no_progress) if missing else {}
-    with _LOCK:
-        docs = [found[k] if k in found else _PARSE_CACHE[k] for k in keys]
-        for k, doc in found.items():
-            _PARSE_CACHE[k] = doc
-        while len(_PARSE_CACHE) > PARSE_CACHE_SIZE:
-            _PARSE_CACHE.popitem(last=False)
-    return docs[0], docs[1]
+    """The spaCy ``Doc`` of two pretokenised lines (:func:`parse_lines` without the disk cache)."""
+    source_doc, corrected_doc = parse_lines([source, corrected], disk=False)
+    return source_doc, corrected_doc
 
 
 def pair_edits(source: str, corrected: str) -> tuple[tuple[int, int, str, str], ...]:

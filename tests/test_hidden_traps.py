@@ -104,25 +104,8 @@ def _looks_of(corpus: Corpus, protocol: str, options: dict) -> tuple[Counter, Co
     return _looks[protocol]
 
 
-PRWS_ONE_CANDIDATE_TELL = (
-    "known tell, not fixed on PRWS (h46): one-candidate screens are traps less often (pooled over the"
-    " four secrets: with a source copy 9.4%, without 12.8%, against 15.8% overall; two candidates with a"
-    " source copy 13.9%), p 9e-7. Such looks need the source copy as the base (an added error on the"
-    " source that loses the drop: scarce, the source scores low already) or the source as the trap, and"
-    " the two roles are held level so that trusting or distrusting the source copy says nothing; the"
-    " scarcer role caps both. Left as they were, the looks pass (p 0.045) but the source is the trap 76"
-    " times to 56 (docs/hardening.md, h46)"
-)
-
-
 @pytest.mark.django_db(transaction=True, reset_sequences=True)
-@pytest.mark.parametrize(
-    "protocol,options",
-    [
-        pytest.param(*LOOKS[0], marks=pytest.mark.xfail(strict=True, reason=PRWS_ONE_CANDIDATE_TELL)),
-        LOOKS[1],
-    ],
-)
+@pytest.mark.parametrize("protocol,options", LOOKS)
 def test_trap_screens_look_like_the_others(fce, protocol, options):
     """A chi-square test of (candidates shown, shows a copy of the source) against trap or not, on the
     screens of several campaigns (``LOOK_SECRETS``): nothing a worker sees tells traps from the other
@@ -130,9 +113,12 @@ def test_trap_screens_look_like_the_others(fce, protocol, options):
     against 18.2%, ranking's two-candidate source copies 13.4% against 19.3%; p < 1e-6): a look with a
     source copy and one or two candidates needs the source copy as the base or the source as the
     trap, and the source-first bot's balance held the first to the second, which only one-edit
-    bases gave. Now any base whose corrections the source undoes by the drop gives it: ranking
-    passes; PRWS's one-candidate looks still fail (``PRWS_ONE_CANDIDATE_TELL``, strict xfail). The
-    second chi-square asks the source-copy question alone."""
+    bases gave. Now any base whose corrections the source undoes by the drop gives it, and a look
+    the kind wanted cannot give is kept for another kind rather than dropped for an easier look
+    (``ControlPlanner._search``). Before that, PRWS's one-candidate screens were traps 9.4% (with a
+    source copy) and 12.8% of the time against 15.8% overall (p 9e-7), and ranking's two-candidate
+    screens with a source copy 13.4-13.8% against 16% (p 0.012; 0.007 once added corrections joined
+    its kinds). The second chi-square asks the source-copy question alone."""
     with_trap, without = _looks_of(fce, protocol, options)
     assert sum(with_trap.values()) + sum(without.values()) >= 1000 * len(LOOK_SECRETS)
     assert sum(with_trap.values()) >= 100 * len(LOOK_SECRETS)
@@ -174,16 +160,28 @@ def test_the_source_copy_is_a_base_no_more_often_than_a_trap_is_the_source(fce, 
     many traps as it loses, and the bot is as blind as a random one. Nor the other way: the source is
     the trap at most ``SOURCE_ROLE_SLACK`` times more often than the source copy is a base, so a bot
     that rates the source copy worst gains as little (issue 41: the source became the trap of any
-    corrected base, not only of one-edit bases)."""
+    corrected base, not only of one-edit bases). A ranking campaign's added corrections (positive
+    controls) count the other way round: with the source copy as their base the source is the worse
+    text of the pair, which the bot fails as it fails a trap that is the source."""
     campaign = _campaign(fce, protocol, **options)
     controls = Control.objects.filter(screen__campaign=campaign).exclude(kind=ControlKind.REPEAT)
     roles = Counter()
     for control in controls.select_related("base", "trap", "screen__sentence"):
         source = normalise(control.screen.sentence.text)
-        roles["base"] += normalise(control.base.text) == source
-        roles["trap"] += normalise(control.trap.text) == source
+        better, worse = (
+            (control.trap, control.base)
+            if control.kind == ControlKind.ADDED_CORRECTION
+            else (control.base, control.trap)
+        )
+        roles["better"] += normalise(better.text) == source
+        roles["worse"] += normalise(worse.text) == source
+        roles[control.kind, normalise(control.base.text) == source] += 1
     assert controls.count() >= 150
-    assert roles["trap"] > 0 and roles["base"] <= roles["trap"] <= roles["base"] + SOURCE_ROLE_SLACK, roles
+    if protocol == "ranking":
+        assert roles[ControlKind.ADDED_CORRECTION, True] > 0, roles
+    assert roles["worse"] > 0 and roles["better"] <= roles["worse"] <= roles["better"] + SOURCE_ROLE_SLACK, (
+        roles
+    )
 
 
 def test_every_trap_is_worse_than_its_base_by_the_campaign_drop(fce):

@@ -4,9 +4,13 @@ A control screen is a copy of a judged screen, shuffled anew and placed anywhere
 worker cannot tell a control by where it comes or by what it shows:
 
 - a **trap** copy shows, in place of one candidate, an erroneous version of another candidate of the
-  same copy, its base (``geceval.traps.hidden``: an added error or an undone correction, drawn in equal
-  numbers; on the edit-level protocol also an added correction, a positive control that the worker
-  must not call an error), so base and trap are judged side by side, in every protocol. The screen
+  same copy, its base (``geceval.traps.hidden``: an added error or an undone correction; on the
+  edit-level and ranking protocols also an added correction, a positive control that the worker must
+  not call an error or rank below its base), so base and trap are judged side by side, in every
+  protocol. The look comes first, the kinds second: each trap's look is drawn from the judged
+  screens and kept (owed to a later HIT when this one cannot give it), and of the kinds that give it,
+  the one furthest below its share is made; added errors, which most looks allow, come out somewhat
+  above their share (PRWS about 59%, ranking about 37%). The screen
   copied is one of **another HIT** (the next HIT of the same domain): no screen of the trap's HIT
   shares its text, so comparing the copies inside a HIT finds nothing (issue 41: a trap beside a
   near-copy of its screen gave itself away as the one candidate that differs). The control's ``original`` is then
@@ -17,18 +21,19 @@ worker cannot tell a control by where it comes or by what it shows:
   one-candidate near-copy of that screen (not fixed: issue 41). The copy keeps the copied
   screen's number of candidates and its source copy: the candidate it displaces is never the
   candidate equal to the source, unless the look drawn for the trap has none.
-- the candidate equal to the source is the **base** of a trap no more often than the trap **is** the
-  source (every correction of its base undone), and the trap is the source at most
-  ``SOURCE_ROLE_SLACK`` times more than the source copy is a base: a bot that rates the source copy
-  best (or worst) passes as many traps that way as it fails, so trusting (or distrusting) the source
-  says nothing about a screen. A look with a source copy and one or two candidates needs one of the
+- the candidate equal to the source is the **better** text of a trap's pair (the base of a trap that
+  makes it worse) no more often than it is the **worse** (the trap is the source, every correction
+  of its base undone; or the source copy is the base of an added correction), and the worse at most
+  ``SOURCE_ROLE_SLACK`` times more than the better: a bot that rates the source copy best (or
+  worst) passes as many traps that way as it fails, so trusting (or distrusting) the source says
+  nothing about a screen. A look with a source copy and one or two candidates needs one of the
   two roles, so both must be plentiful: the source is the trap of any base whose corrections it
   undoes by the drop (``geceval.traps.hidden.source_trap``), not only of a one-edit base as before,
   when such looks came out short of traps (issue 41: PRWS screens showing a source copy were traps
   14.6% of the time against 18.2%, ranking's 13.4% against 19.3%: the balance above capped the
-  source copy as a base at the few one-edit bases). Ranking's looks now pass; on PRWS the source
-  copy as a base (an added error on the source that loses the drop) is now the scarcer role, and
-  the balance keeps its one- and two-candidate looks short (docs/hardening.md, h46).
+  source copy as a base at the few one-edit bases). PRWS's one- and two-candidate looks stayed short
+  after that (h46) because a look the kind wanted could not give was dropped for an easier one; now
+  the look is kept and the kind gives way (above), and both protocols' looks pass.
 - a **repeat** is an exact copy, for the consistency check.
 
 A trap's copy and its donor screen sit in two HITs, as a gold copy and its gold screen do: a worker
@@ -137,7 +142,9 @@ class ControlPlanner:
         self.tried: dict[tuple, Trap | None] = {}
         """Drafts by (screen, base, kind, the trap must be the source)."""
         self.source_roles: Counter[str] = Counter()
-        """Traps made whose "base" or whose "trap" reads as the source."""
+        """Traps made in which the text that reads as the source is the "better" of the pair (the base
+        of a trap that makes it worse) or the "worse" (a trap that is the source, or the base of an
+        added correction)."""
 
     def _cell(self, index: int, texts: list[str]) -> Cell:
         source = normalise(self.sentences[self.screens[index].sentence_id].text)
@@ -194,27 +201,31 @@ class ControlPlanner:
     def _search(
         self, donors: list[int], own: list[int], used: set[int], rng: random.Random
     ) -> tuple[int, list[Group], PlannedControl] | None:
-        """The HIT's next trap: of the kind made less often so far, for a look owed by an earlier HIT
-        or newly drawn; only when no look gives that kind, of either kind."""
+        """The HIT's next trap: for a look owed by an earlier HIT, or else newly drawn; of the kind made
+        least often so far when that kind gives the look, else of any kind. Every look drawn that no
+        kind gives in this HIT is owed to a later one: a look dropped for one that is easier to give
+        leaves the traps' looks unlike the other screens' (issue 41: ranking's two-candidate screens
+        with a source copy, the hardest look, were traps 13% of the time against 16%)."""
         shares = self.kinds
-        fewer = min(shares, key=lambda k: (self.made[k] / shares[k], rng.random()))
-        owed_now = None
-        for kinds in ((fewer,), tuple(shares)):
-            for target, _n in self.owed.most_common():
+        # one kind at a time, the one furthest below its share first
+        every = [(k,) for k in sorted(shares, key=lambda k: (self.made[k] / shares[k], rng.random()))]
+        for target, _n in self.owed.most_common():
+            for kinds in every:
                 found = self._trap(target, donors, own, used, kinds, rng)
                 if found:
                     self.owed[target] -= 1
                     if not self.owed[target]:
                         del self.owed[target]
                     return found
-            for _draw in range(_CELL_DRAWS):
-                target = self.cells[rng.randrange(len(self.cells))]
+        missed: list[Cell] = []
+        for _draw in range(_CELL_DRAWS):
+            target = self.cells[rng.randrange(len(self.cells))]
+            for kinds in every:
                 found = self._trap(target, donors, own, used, kinds, rng)
                 if found:
-                    if owed_now is not None:  # this trap's first look: a later HIT may give it
-                        self.owed[owed_now] += 1
+                    self.owed.update(missed)
                     return found
-                owed_now = owed_now or target
+            missed.append(target)
         return None
 
     def _trap(
@@ -234,21 +245,21 @@ class ControlPlanner:
         for index in donors if beside else own:
             if index in used or self.cells[index][0] != target[0]:
                 continue
-            for base, displaced in self._choices(index, target[1], beside, rng):
+            for base, displaced in self._choices(index, target[1], beside, kinds, rng):
                 found = self._draft(index, base, displaced, target, kinds, beside, rng)
                 if found is not None:
                     return index, *found
         return None
 
     def _choices(
-        self, index: int, copy_wanted: bool, beside: bool, rng: random.Random
+        self, index: int, copy_wanted: bool, beside: bool, kinds: tuple[str, ...], rng: random.Random
     ) -> list[tuple[int, int]]:
         """(base, displaced candidate) pairs worth trying on screen ``index``, shuffled."""
         shown = self.groups[index]
         source = normalise(self.sentences[self.screens[index].sentence_id].text)
         copies = [g for g, group in enumerate(shown) if normalise(group.text) == source]
-        # The source copy as a base only while the source has been the trap as often (module docstring).
-        copy_base = self._role_free("base")
+        # The source copy as a base only while its role in the pair is free (module docstring).
+        copy_base = any(self._role_free(_copy_base_role(kind)) for kind in kinds)
         pairs = []
         for b in range(len(shown)):
             if b in copies and not copy_base:
@@ -264,10 +275,10 @@ class ControlPlanner:
         return pairs[:_CHOICES]
 
     def _role_free(self, role: str) -> bool:
-        """The source copy may take ``role`` ("base" or "trap") in the next trap: the source-first
-        bot's balance (module docstring)."""
-        base, trap = self.source_roles["base"], self.source_roles["trap"]
-        return base < trap if role == "base" else trap < base + SOURCE_ROLE_SLACK
+        """The text that reads as the source may be the ``role`` ("better" or "worse") of the next
+        trap's pair: the source-first bot's balance (module docstring)."""
+        better, worse = self.source_roles["better"], self.source_roles["worse"]
+        return better < worse if role == "better" else worse < better + SOURCE_ROLE_SLACK
 
     def _draft(
         self,
@@ -285,8 +296,11 @@ class ControlPlanner:
         drop = self.campaign.trap_min_drop
         kept = [g.text for i, g in enumerate(shown) if i != d]
         to_source = target[1] and not any(normalise(t) == normalise(sentence.text) for t in kept)
-        if to_source and not self._role_free("trap"):
+        if to_source and not self._role_free("worse"):
             return None
+        copy_base = normalise(shown[b].text) == normalise(sentence.text)
+        if copy_base:
+            kinds = tuple(k for k in kinds if self._role_free(_copy_base_role(k)))
         every = [g.text for g in shown]  # a draft avoids every text of the screen: one per base, any d
         order = list(kinds)
         rng.shuffle(order)
@@ -331,14 +345,21 @@ class ControlPlanner:
         copy[d] = trap_group
         if self._cell(index, [g.text for g in copy]) != target:
             return None
-        source = normalise(sentence.text)
-        self.source_roles["base"] += normalise(shown[b].text) == source
-        self.source_roles["trap"] += normalise(trap.text) == source
+        if copy_base:
+            self.source_roles[_copy_base_role(trap.kind)] += 1
+        self.source_roles["worse"] += normalise(trap.text) == normalise(sentence.text)
         rng.shuffle(copy)
         at = {id(g): i for i, g in enumerate(copy)}
         base = (-1, at[id(shown[b])]) if beside else (index, b)
         plan = PlannedControl(-1, index, trap.kind, base, at[id(trap_group)], trap.base_quality, trap.quality)
         return copy, plan
+
+
+def _copy_base_role(kind: str) -> str:
+    """The source copy's role as the base of a trap of ``kind``: the better text of the pair, or the
+    worse when the trap adds a correction (a source-first bot fails both that and a trap that is the
+    source)."""
+    return "worse" if kind in BETTER_KINDS else "better"
 
 
 SOURCE_ROLE_SLACK = 2

@@ -211,7 +211,9 @@ def simulate(args, gmeg: Gmeg) -> None:
     exclusion rule over 20 traps drawn at each mix's shares."""
     pool: list[tuple[str, dict, int, int]] = []  # (kind, screen, base position, trap position)
     for i, source in enumerate(gmeg.sources):
-        base, others, traps, line = line_traps(gmeg, i, args.seed, KINDS, reference_edits=True)
+        base, others, traps, line = line_traps(
+            gmeg, i, args.seed, KINDS, reference_edits=protocol_get(args.protocol).trap_reference_edits
+        )
         for trap in traps:
             texts = [base, trap.text, *others[:2]]
             order = list(range(len(texts)))
@@ -239,7 +241,7 @@ def simulate(args, gmeg: Gmeg) -> None:
                 if hasattr(strategy, "new_hit"):
                     strategy.new_hit()  # every trap on a screen of its own: nothing to compare across
                 answers = answers_of(screen, strategy, labeller, tie, gmeg, rng)
-                ok = bool(trap_verdict("edits", answers[t], answers[b], 1, kind).passed)
+                ok = bool(trap_verdict(args.protocol, answers[t], answers[b], 1, kind).passed)
                 mine[kind].append(ok)
                 if kind == ADDED_CORRECTION:
                     labels = added_labels(answers[t], answers[b])
@@ -287,6 +289,12 @@ def main() -> None:
         type=int,
         default=KIND_MIN_SEEN,
         help="traps of one kind, all failed, that exclude (the 'by kind too' figures; the product's is 4)",
+    )
+    p.add_argument(
+        "--protocol",
+        default="edits",
+        choices=("edits", "ranking"),
+        help="whose trap rule and verdicts --workers uses (ranking: the ranks alone, GLEU+'s rule)",
     )
     p.add_argument("--skip-careful-table", action="store_true", help="only the --workers simulation")
     args = p.parse_args()

@@ -4,12 +4,14 @@
 from __future__ import annotations
 
 from collections import defaultdict
+from types import MappingProxyType
 
 from django.conf import settings
 
 from geceval.errors import GecInputError
 from geceval.formats.judgments import expand_pairwise
 from geceval.human.system_ranking import rank
+from geceval.traps.hidden import ADDED_CORRECTION, ADDED_ERROR, UNDONE_CORRECTION
 from ranking.models import Campaign
 from ranking.protocols.base import CandidateScore, Protocol, whole
 from ranking.rankings import campaign_rankings
@@ -31,6 +33,10 @@ class RelativeRanking(Protocol):
     min_systems = 2
     draws_systems = True
     shows_ranking = True
+    # Added corrections beside the two kinds that make the trap worse (issue 41): a ranker who takes
+    # the one lone edit between two near-copies for the error passes every added error and fails
+    # these, and a careful ranker passes them more often than the other kinds.
+    trap_kinds = MappingProxyType({ADDED_ERROR: 1, UNDONE_CORRECTION: 1, ADDED_CORRECTION: 1})
 
     def validate_answer(self, answer: CandidateScore, shown: int) -> None:
         if not whole(answer.rank) or not 1 <= answer.rank <= shown or answer.score is not None:
@@ -39,6 +45,12 @@ class RelativeRanking(Protocol):
     def trap_passed(self, trap: CandidateScore, base: CandidateScore, margin: int = 1) -> bool:
         """Ranked worse than the base (ranks have no points: ``margin`` does not apply)."""
         return trap.rank > base.rank
+
+    def correction_passed(self, trap: CandidateScore, base: CandidateScore, margin: int = 1) -> bool:
+        """A positive control (issue 41): the trap is its base with one correction most references
+        make and no other candidate of the screen makes. Passed unless ranked below its base: a careful
+        reader may rank the two level (a comma), not the corrected one worse."""
+        return trap.rank <= base.rank
 
     def gold_relation(self, first: int, second: int) -> int:
         return (first > second) - (first < second)

@@ -9,7 +9,12 @@ three expert judges of Napoles et al. (2015) must be kept as the issue asks of c
 (excluded at most 2% of the time within 20 traps), and the MTurk workers of Sakaguchi et al. (2016)
 on average (each at most 5%). Before ``tense_only`` two of the experts were not: shown no context,
 the judges ranked a text with a tense correction undone ("become" / "became") level with its base
-in 9 of 12 pairs (three sentences)."""
+in 9 of 12 pairs (three sentences).
+
+Since issue 41 a ranking campaign also adds corrections (positive controls: the trap is its base with
+a correction the references agree on, and passes unless ranked below it). The same rankings hold
+those by nature too, and the judges pass them as often as the undone corrections; the replays draw
+the two kinds as a campaign mixes them (``MIX``)."""
 
 from __future__ import annotations
 
@@ -22,9 +27,18 @@ from pathlib import Path
 import pytest
 
 from geceval.human.drift import drift_start
-from geceval.human.worker_checks import Evidence, Rules, exclusion_reasons, trap_test
+from geceval.human.worker_checks import Evidence, Rules, exclusion_reasons, kind_never_passed, trap_test
 from geceval.traps import hidden
-from geceval.traps.hidden import DEFAULT_MIN_DROP, UNDONE_CORRECTION, careful_guards, normalise, sentence_gleu
+from geceval.traps.hidden import (
+    ADDED_CORRECTION,
+    DEFAULT_MIN_DROP,
+    DEFAULT_MIN_RISE,
+    UNDONE_CORRECTION,
+    careful_guards,
+    normalise,
+    reference_edit_check,
+    sentence_gleu,
+)
 from tests.shared_data import shared_path
 
 SEQUENCES = 400
@@ -44,24 +58,46 @@ def _conll14() -> tuple[list[str], list[list[str]]]:
     return source, refs
 
 
-def _natural_traps(source: str, refs: list[str], texts: dict, ranks: dict) -> list[tuple[int, int]]:
-    """(base rank, trap rank) of each pair of ``texts`` (shown together, ranked ``ranks``) that is a
-    trap our generator could have made: the trap is the base with one correction undone, at least
-    ``DEFAULT_MIN_DROP`` worse by sentence GLEU+, and ``careful_guards`` hold."""
+def _natural_traps(source: str, refs: list[str], texts: dict, ranks: dict) -> list[tuple[str, int, int]]:
+    """(kind, base rank, trap rank) of each pair of ``texts`` (shown together, ranked ``ranks``) that is
+    a trap our generator could have made:
+
+    - an undone correction: the trap is the base with one correction undone, at least
+      ``DEFAULT_MIN_DROP`` worse by sentence GLEU+, and ``careful_guards`` hold;
+    - an added correction (a positive control): the trap is the base with one correction both
+      references make and no other text shown makes, better by sentence GLEU+, and the guards and
+      ``reference_edit_check`` hold, as ``make_trap`` asks.
+
+    A text shown twice (a HIT of Sakaguchi et al. shows "panic" twice, ranked 3 and 4) is one text at
+    its first place: a campaign's screen never shows a text twice."""
+    first: dict[str, object] = {}
+    for k, text in texts.items():
+        first.setdefault(normalise(text), k)
+    texts = {k: text for k, text in texts.items() if first[normalise(text)] == k}
     pairs = []
     for b, base in texts.items():
         undone = {normalise(t) for t in hidden.undone_corrections(base, source, random.Random(0))}
         for t, trap in texts.items():
-            if normalise(trap) == normalise(base) or normalise(trap) not in undone:
+            if normalise(trap) == normalise(base):
                 continue
-            if sentence_gleu(source, refs, base) - sentence_gleu(source, refs, trap) < DEFAULT_MIN_DROP:
+            gain = sentence_gleu(source, refs, trap) - sentence_gleu(source, refs, base)
+            if normalise(trap) in undone:
+                if -gain >= DEFAULT_MIN_DROP and careful_guards(base, trap, UNDONE_CORRECTION, source, refs):
+                    pairs.append((UNDONE_CORRECTION, ranks[b], ranks[t]))
                 continue
-            if careful_guards(base, trap, UNDONE_CORRECTION, source, refs):
-                pairs.append((ranks[b], ranks[t]))
+            shown = [text for k, text in texts.items() if k not in (b, t)]
+            added = hidden.added_corrections(base, source, refs, random.Random(0), shown)
+            if (
+                normalise(trap) in {normalise(a) for a in added}
+                and gain > DEFAULT_MIN_RISE
+                and careful_guards(base, trap, ADDED_CORRECTION, source, refs)
+                and reference_edit_check(base, trap, ADDED_CORRECTION, source, refs, shown)
+            ):
+                pairs.append((ADDED_CORRECTION, ranks[b], ranks[t]))
     return pairs
 
 
-def _napoles2015() -> dict[str, list[tuple[int, int]]]:
+def _napoles2015() -> dict[str, list[Trap]]:
     """judge -> their natural traps, from gec-ranking's all_judgments.xml (the item id is the 0-based
     line of the CoNLL-14 test set; "src" is the source; outputs shown once for several systems are
     one text)."""
@@ -78,7 +114,7 @@ def _napoles2015() -> dict[str, list[tuple[int, int]]]:
             lines[name] = path.read_text(encoding="utf-8").split("\n") if path.exists() else []
         return lines[name][line].strip() if lines[name] else None  # refmix1 is not published
 
-    traps: dict[str, list[tuple[int, int]]] = defaultdict(list)
+    traps: dict[str, list[Trap]] = defaultdict(list)
     path = shared_path("gec-ranking", "data", "all_judgments.xml", required_in_ci=True)
     for item in ET.parse(path).iter("ranking-item"):
         line = int(item.get("id"))
@@ -89,12 +125,12 @@ def _napoles2015() -> dict[str, list[tuple[int, int]]]:
     return traps
 
 
-def _sakaguchi2016() -> dict[str, list[tuple[int, int]]]:
+def _sakaguchi2016() -> dict[str, list[Trap]]:
     """MTurk worker -> their natural traps, from both ranking batches (the HIT gives the source and
     the texts; its sentence is found in the CoNLL-14 test set by its source)."""
     source, refs = _conll14()
     line_of = {normalise(s): i for i, s in enumerate(source)}
-    traps: dict[str, list[tuple[int, int]]] = defaultdict(list)
+    traps: dict[str, list[Trap]] = defaultdict(list)
     for name in ("Main_merged.csv", "Ctrl_merged.csv"):
         path = shared_path("reassess-gec", "inter_annotator_agreements", name, required_in_ci=True)
         with path.open(encoding="utf-8", errors="replace", newline="") as f:
@@ -112,34 +148,65 @@ def _sakaguchi2016() -> dict[str, list[tuple[int, int]]]:
     return traps
 
 
-def excluded_within(traps: list[tuple[int, int]], n: int = TRAPS) -> bool:
-    """Whether the default rules (the pass rate, its drift window, Appraise's test on ranks) exclude
-    a ranking worker at some point of ``traps`` (their first ``n``), as the record is read after
-    every trap."""
+Trap = tuple[str, int, int]
+"""(kind, base rank, trap rank)."""
+
+MIX = {UNDONE_CORRECTION: 2, ADDED_CORRECTION: 1}
+"""A ranking campaign's mix (``RelativeRanking.trap_kinds``: added errors, undone corrections and
+added corrections alike) with the added errors, which published rankings do not hold by nature, read
+as undone corrections: both ask for the trap below its base."""
+
+
+def passed(kind: str, base: int, trap: int) -> bool:
+    """The ranking protocol's verdict: below the base, or for an added correction not below it."""
+    return trap <= base if kind == ADDED_CORRECTION else trap > base
+
+
+def excluded_within(traps: list[Trap], n: int = TRAPS) -> bool:
+    """Whether the default rules (the pass rate, its drift window, a kind never passed, Appraise's test
+    on ranks with a positive control read the better text first) exclude a ranking worker at some
+    point of ``traps`` (their first ``n``), as the record is read after every trap."""
     rules = Rules()
     verdicts: list[bool] = []
-    for k, (base, trap) in enumerate(traps[:n], start=1):
-        verdicts.append(trap > base)
+    kinds: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+    better, worse = [], []
+    for k, (kind, base, trap) in enumerate(traps[:n], start=1):
+        ok = passed(kind, base, trap)
+        verdicts.append(ok)
+        kinds[kind][0] += 1
+        kinds[kind][1] += ok
+        pair = (trap, base) if kind == ADDED_CORRECTION else (base, trap)
+        better.append(pair[0])
+        worse.append(pair[1])
         evidence = Evidence(
             traps_seen=k,
             traps_passed=sum(verdicts),
-            mann_whitney_p=trap_test([b for b, _ in traps[:k]], [t for _, t in traps[:k]], answer="rank"),
+            mann_whitney_p=trap_test(better, worse, answer="rank"),
             drifting=drift_start(verdicts, threshold=rules.trap_threshold) is not None,
+            kind_failed=kind_never_passed({kind: tuple(v) for kind, v in kinds.items()}),
         )
         if exclusion_reasons(evidence, rules):
             return True
     return False
 
 
-def exclusion_share(traps: list[tuple[int, int]], seed: str) -> float:
-    """How often a worker answering like this judge (their natural traps drawn with replacement) is
-    excluded within 20 traps."""
+def exclusion_share(traps: list[Trap], seed: str, mix: dict[str, int] | None = None) -> float:
+    """How often a worker answering like this judge is excluded within 20 traps: each trap's kind
+    drawn at ``mix`` (default ``MIX``) among the kinds the judge met, then one of their natural traps
+    of that kind, with replacement."""
     rng = random.Random(seed)
-    return sum(excluded_within(rng.choices(traps, k=TRAPS)) for _ in range(SEQUENCES)) / SEQUENCES
+    by_kind = {kind: [t for t in traps if t[0] == kind] for kind in (mix or MIX)}
+    weights = {kind: w for kind, w in (mix or MIX).items() if by_kind[kind]}
+    kinds, shares = list(weights), list(weights.values())
+
+    def draw() -> list[Trap]:
+        return [rng.choice(by_kind[rng.choices(kinds, shares)[0]]) for _ in range(TRAPS)]
+
+    return sum(excluded_within(draw()) for _ in range(SEQUENCES)) / SEQUENCES
 
 
 @pytest.fixture(scope="module")
-def napoles2015() -> dict[str, list[tuple[int, int]]]:
+def napoles2015() -> dict[str, list[Trap]]:
     return _napoles2015()
 
 
@@ -148,31 +215,56 @@ EXPERTS = ("annot1", "annot2", "annot3")
 
 
 def test_the_experts_of_napoles2015_are_kept_on_the_traps_they_met(napoles2015):
+    """Both kinds a ranking campaign makes from outputs alone: undone corrections and added
+    corrections (positive controls, issue 41). The experts ranked 37 of 39 added corrections above
+    their bases and none level; the two they ranked below add a plural ("point of views" / "point of
+    view", "their relationship" / "their relationships")."""
     assert all(len(napoles2015[j]) >= 15 for j in EXPERTS), {j: len(t) for j, t in napoles2015.items()}
     verdicts = Counter(
-        "pass" if t > b else "tie" if t == b else "above" for j in EXPERTS for b, t in napoles2015[j]
+        (kind, "pass" if passed(kind, b, t) else "tie" if t == b else "fail")
+        for j in EXPERTS
+        for kind, b, t in napoles2015[j]
     )
-    assert verdicts["pass"] >= 0.9 * sum(verdicts.values()), verdicts
+    for kind in MIX:
+        seen = sum(n for (k, _), n in verdicts.items() if k == kind)
+        assert seen >= 30 and verdicts[kind, "pass"] >= 0.9 * seen, verdicts
     shares = {j: exclusion_share(napoles2015[j], seed=j) for j in EXPERTS}
     assert all(share <= 0.02 for share in shares.values()), shares
 
 
 def test_without_the_tense_guard_the_experts_fail_as_many_traps_as_a_careless_worker_risks(monkeypatch):
     """The guard is what keeps them: with tense corrections undone among the traps, two of the three
-    experts are excluded 4-7% of the time (ties, not errors: none ranked the trap above its base)."""
+    experts are excluded 3.5% and 17% of the time on undone corrections alone (ties, not errors: none
+    ranked the trap above its base)."""
     monkeypatch.setattr(hidden, "tense_only", lambda source, edit: False)
     traps = _napoles2015()
-    shares = {j: exclusion_share(traps[j], seed=j) for j in EXPERTS}
+    shares = {j: exclusion_share(traps[j], seed=j, mix={UNDONE_CORRECTION: 1}) for j in EXPERTS}
     assert sum(share > 0.02 for share in shares.values()) >= 2, shares
 
 
+FEW_CONTROLS = 5
+"""Fewer natural added corrections than this say little of one worker's rate: their controls are
+drawn from every worker's of the batch instead."""
+
+
 def test_the_mturk_workers_of_sakaguchi2016_are_kept_on_the_traps_they_met():
-    """Five workers met 10 or more (14-40). Together they are excluded 1% of the time; the one who
-    passed 34 of 40 (4 ties, 2 ranked above: "among people" / "among the people" level, and a clear
-    "was diagnosis" level too) 3% of the time, on the pass rate at 10-20 traps that a worker passing
-    85% fails by chance: the bound of a rule that must also exclude the bots within 20 traps."""
+    """Five workers met 10 or more traps. Together they pass 95% of the added corrections the batch's
+    workers met (20 of 21: 2 of them ties) and are excluded about 1% of the time (each 0-2%). The busiest, who passed 30 of 36 undone corrections
+    (4 ties, 2 ranked above: "among people" / "among the people" level, and a clear "was diagnosis"
+    level too) is excluded about 1% of the time with the added corrections among the traps, against
+    4-5% on undone corrections alone: the bound of a pass rate that must also exclude the bots within
+    20 traps. A381WH9M9O2WQY met two added corrections and ranked one below its base (the learner's
+    "the family harmony" best, both references' "family harmony" worst, and the same text at two
+    ranks on that screen): from two, their own rate is a coin's, so like every worker with fewer than
+    ``FEW_CONTROLS`` theirs are drawn from the batch's."""
     traps = _sakaguchi2016()
     busy = {w: t for w, t in traps.items() if len(t) >= 10}
     assert len(busy) >= 4 and sum(len(t) for t in busy.values()) >= 100, {w: len(t) for w, t in traps.items()}
-    shares = {w: exclusion_share(t, seed=w) for w, t in busy.items()}
+    controls = [t for ts in traps.values() for t in ts if t[0] == ADDED_CORRECTION]
+    assert len(controls) >= 15 and sum(passed(*t) for t in controls) >= 0.9 * len(controls), controls
+    shares = {}
+    for w, mine in busy.items():
+        if sum(t[0] == ADDED_CORRECTION for t in mine) < FEW_CONTROLS:
+            mine = [t for t in mine if t[0] != ADDED_CORRECTION] + controls
+        shares[w] = exclusion_share(mine, seed=w)
     assert sum(shares.values()) / len(shares) <= 0.02 and max(shares.values()) <= 0.05, shares

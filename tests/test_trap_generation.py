@@ -219,6 +219,22 @@ def test_the_edit_level_preview_page_names_an_added_correction_a_positive_contro
     assert "<td>errors added: should be judged worse</td>" in body
     assert "<td>a correction undone: should be judged worse</td>" in body
     assert 'id="positive-controls"' in body and "ranks the trap at least as high as its base" in body
+    assert "marks that correction good" in body
+
+
+@pytest.mark.django_db
+def test_the_ranking_preview_shows_added_corrections_judged_by_rank_alone(client, fce):
+    """Ranking campaigns add corrections too (issue 41); their workers label nothing, so the note
+    speaks of ranks only."""
+    client.force_login(fce.project.owner)
+    url = reverse("campaign-trap-preview") + "?fragment=1"
+    response = client.post(url, _form(fce, protocol="ranking", max_candidates=4))
+    body = response.content.decode()
+    assert response.status_code == 200 and body.count("<tr>") == 11
+    assert "<td>a correction added: should be judged better</td>" in body
+    assert "<td>errors added: should be judged worse</td>" in body
+    assert 'id="positive-controls"' in body and "ranking it below its base fails the trap" in body
+    assert "marks" not in body
 
 
 @pytest.mark.django_db

@@ -66,6 +66,9 @@ class Protocol(ABC):
     trap_reference_edits: bool = False
     """Hidden traps obey the edit-level rule of ``geceval.traps`` (``reference_edits``): an added error
     no reference and no other candidate makes, an undone correction a reference makes (issue 41)."""
+    judges_edits: bool = False
+    """Workers label each edit of a candidate besides judging it (the edit-level protocol): pages that
+    tell researchers how a trap is judged mention the labels."""
     trap_kinds: Mapping[str, int] = MappingProxyType({ADDED_ERROR: 1, UNDONE_CORRECTION: 1})
     """The hidden-trap kinds this protocol's campaigns mix (``geceval.traps.hidden``), each with its
     weight: the planner makes next the kind furthest below its share."""

@@ -161,7 +161,7 @@ def campaign_trap_preview(request: HttpRequest) -> HttpResponse:
     form = TrapPreviewForm(
         request.POST, corpora=corpus_list_for(request.user), systems=system_list_for(request.user)
     )
-    examples, problem = [], ""
+    examples, problem, judges_edits = [], "", False
     if form.is_valid():
         data = form.cleaned_data
         try:
@@ -175,6 +175,7 @@ def campaign_trap_preview(request: HttpRequest) -> HttpResponse:
                 n_errors=data.get("trap_errors"),
                 min_drop=data.get("trap_min_drop") or DEFAULT_MIN_DROP,
             )
+            judges_edits = protocol_get(data.get("protocol") or DEFAULT_PROTOCOL).judges_edits
         except GecInputError as exc:
             problem = f"{exc.problem[:1].upper()}{exc.problem[1:]}."
     else:
@@ -184,6 +185,7 @@ def campaign_trap_preview(request: HttpRequest) -> HttpResponse:
     context = {
         "examples": examples,
         "positive_controls": any(e.judged == "better" for e in examples),
+        "judges_edits": judges_edits,
         "problem": problem,
         "wanted": PREVIEW_COUNT,
         "design": form.data.get("trap_design"),

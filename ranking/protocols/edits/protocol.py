@@ -100,6 +100,7 @@ class EditLevel(RelativeRanking):
     api_answer_serializer = EditAnswerSerializer
     # A careful worker who marks an edit good when a reference makes it passes every trap (issue 41).
     trap_reference_edits = True
+    judges_edits = True
     # Added corrections beside the two kinds that make the trap worse (issue 41): a worker who calls
     # every lone edit an error passes every added error and fails these.
     trap_kinds = MappingProxyType({ADDED_ERROR: 1, UNDONE_CORRECTION: 1, ADDED_CORRECTION: 1})

@@ -70,7 +70,21 @@ copy too. Real judges are alike within it on at most 0.35 of the shared screens 
 more (Napoles et al. 2015, Sakaguchi et al. 2016: tests/core/test_crowd_evidence_real.py); eight of
 each of the benchmark's careful models on 120 GMEG dev FCE screens at most 0.53 (careful-references,
 ranking) and 0.45 (edit-level, labels too), a ring that changes one thing a screen on all. The same
-share and shared screens as for scores (``SAME_NEAR_*``)."""
+shared screens as for scores (``SAME_NEAR_MIN_SHARED``); the shares are ``SAME_RANK_*`` below."""
+SAME_RANK_MIN_SHARE = 0.8
+"""Ranks: the share of shared screens answered identically that makes a pair one person. Ranks of a
+few candidates are often identical by chance, and careful people who judge by the references rank
+alike on much of a screen: in a benchmark crowd of three careful models and four bots (2026-11-29,
+run ac2) careful-references pairs ranked 25 to 75 shared screens identically on up to 0.56 of them,
+beyond the crowd's rate (0.12), and the ``SAME_MIN_SHARE`` of scores flagged them. Real judges: at
+most 0.11 (0.31 on screens of the same systems); copies: 0.93 (a ring adding a point before ranking)
+to 1."""
+SAME_RANK_NEAR_MIN_SHARE = 0.95
+"""Ranks: the share of shared screens alike within ``SAME_RANK_TOLERANCE`` that makes a pair one
+person. In that crowd careful-references pairs came within one thing on up to 0.92 of their screens
+(0.74 in a crowd of every strategy, run ac1); a ring that changes one thing a screen, 0.99 to 1. A ring
+that changes two things on one screen in twenty escapes, as one that changes two on every screen
+does (docs/hardening.md)."""
 SAME_MIN_PAIRS = 3
 """Pairs of other workers (each with ``SAME_MIN_SHARED`` shared screens) the crowd's usual rate needs:
 with fewer, how alike careful people answer is unknown (two careful rankers often give one order), so
@@ -350,11 +364,11 @@ def same_person(
     holds within ``SAME_RANK_TOLERANCE`` things that differ (``rank_gap``)."""
     if scores and ranks:
         raise ValueError("answers are scores or ranks, not both")
-    rules = [(0.0, SAME_MIN_SHARED, SAME_MIN_SHARE)]
+    rules = [(0.0, SAME_MIN_SHARED, SAME_RANK_MIN_SHARE if ranks else SAME_MIN_SHARE)]
     if scores:
         rules.append((SAME_SCORE_TOLERANCE, SAME_NEAR_MIN_SHARED, SAME_NEAR_MIN_SHARE))
     if ranks:
-        rules.append((SAME_RANK_TOLERANCE, SAME_NEAR_MIN_SHARED, SAME_NEAR_MIN_SHARE))
+        rules.append((SAME_RANK_TOLERANCE, SAME_NEAR_MIN_SHARED, SAME_RANK_NEAR_MIN_SHARE))
     gap = rank_gap if ranks else score_gap
     tolerances = [t for t, _, _ in rules]
     if base_rate is None:

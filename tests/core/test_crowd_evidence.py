@@ -145,6 +145,35 @@ def test_ranks_copied_with_one_pair_ordered_otherwise_are_still_one_person():
         same_person(answers, "bot", ranks=True, scores=True)
 
 
+def test_two_careful_rankers_alike_on_most_screens_are_not_one_person_but_a_ring_that_swaps_one_pair_is():
+    """Run ac2 (docs/hardening.md, 2026-11-29): in a crowd of three careful models and four bots, pairs
+    of careful-references people (who rank by the references' edits, with little noise) ranked up to
+    0.56 of 25 shared screens identically and 0.92 within one pair, far beyond the crowd's rates, and
+    were flagged as one person by shares made for slider scores (0.5 identical, 0.8 near). Here the two
+    careful people share 25 screens of four candidates: 14 ranked alike, 9 with one pair ordered
+    otherwise, 2 with two; the others rank at random. Ranks now need 0.8 identical or 0.95 within one,
+    which a ring that swaps one pair of its original on every screen still meets."""
+    rng = random.Random(7)
+    answers = {}
+    for s in range(25):
+        by_judge = {f"bot{k}": dict(zip(range(4), rng.sample(range(1, 5), 4), strict=True)) for k in range(8)}
+        first = dict(zip(range(4), rng.sample(range(1, 5), 4), strict=True))
+        order = sorted(range(4), key=first.get)
+        second = dict(first)
+        for k in range(0 if s < 14 else 1 if s < 23 else 2):  # 14 alike, 9 one swap, 2 two swaps
+            a, b = order[2 * k], order[2 * k + 1]
+            second[a], second[b] = second[b], second[a]
+        a, b = order[s % 3], order[s % 3 + 1]
+        by_judge |= {"careful": first, "other careful": second, "ring": {**first, a: first[b], b: first[a]}}
+        answers[s] = by_judge
+    assert [
+        rank_gap(tuple(answers[s]["careful"].values()), tuple(answers[s]["other careful"].values()))
+        for s in (0, 20, 24)
+    ] == [0, 1, 2]
+    assert same_person(answers, "other careful", ranks=True) == []
+    assert {t.other for t in same_person(answers, "ring", ranks=True)} == {"careful"}
+
+
 def test_a_copy_with_two_slider_values_swapped_is_as_near_as_its_values():
     assert score_gap((10.0, 50.0, 90.0), (50.0, 10.0, 90.0)) == 0  # one pair swapped: the values alike
     assert score_gap((10.0, 50.0, 90.0), (51.0, 10.0, 90.0)) == pytest.approx(1 / 3)

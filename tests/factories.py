@@ -512,3 +512,32 @@ def prws_crowd(
         repeat_rate=0.0,
     )
     return campaign, workers
+
+
+def work_hits(campaign, worker, answer, *, max_screens: int = 400) -> None:
+    """``worker`` does HITs of ``campaign`` through the services, ``answer(screen, candidates)`` giving
+    one value (score or rank) per candidate, until no work is left, they are excluded or
+    ``max_screens`` are done."""
+    from ranking.protocols import CandidateScore, protocol_get
+    from ranking.quality.records import WorkerRecord
+    from ranking.selectors import screen_candidates
+    from ranking.services import NoWork, assignment_request, screen_submit
+    from ranking.work.assignments import assignment_next_screen
+
+    field = protocol_get(campaign.protocol).answer_field
+    done = 0
+    while done < max_screens:
+        try:
+            assignment = assignment_request(campaign=campaign, worker=worker)
+        except NoWork:
+            return
+        while (screen := assignment_next_screen(assignment)) is not None and done < max_screens:
+            candidates = screen_candidates(screen)
+            values = answer(screen, candidates)
+            answers = {c.pk: CandidateScore(**{field: v}) for c, v in zip(candidates, values, strict=True)}
+            screen_submit(assignment=assignment, screen=screen, worker=worker, answers=answers)
+            done += 1
+            if assignment.status != "active":
+                break
+        if WorkerRecord.objects.filter(campaign=campaign, worker=worker, excluded=True).exists():
+            return

@@ -19,19 +19,15 @@ from annotate.services import trap_system_generate
 from geceval.traps.hidden import DEFAULT_MIN_DROP, make_trap, sentence_gleu
 from geceval.traps.inserter import insert_errors, line_seed
 from ranking.models import Control, ControlKind, Screen, ScreenJudgment, WorkerRecord
-from ranking.protocols import protocol_get
 from ranking.quality.controls import SOURCE_ROLE_SLACK
 from ranking.rankings import iter_screen_rankings
-from ranking.selectors import screen_candidates, valid_judgments
+from ranking.selectors import valid_judgments
 from ranking.services import (
-    CandidateScore,
     NoWork,
     assignment_request,
     assignment_return,
     campaign_create,
-    screen_submit,
 )
-from ranking.work.assignments import assignment_next_screen
 from ranking.work.judging import normalise
 from tests import factories as f
 from tests.shared_data import shared_path
@@ -235,29 +231,6 @@ def test_generated_traps_never_outscore_their_base_on_jfleg_and_gmeg_dev():
         assert made > len(sources) // 8, (name, made)
 
 
-def _work(campaign, worker, answer, *, max_screens: int = 400) -> None:
-    """``worker`` does HITs of ``campaign`` through the services, ``answer(screen, candidates)`` giving
-    one value (score or rank) per candidate, until no work is left, they are excluded or
-    ``max_screens`` are done."""
-    field = protocol_get(campaign.protocol).answer_field
-    done = 0
-    while done < max_screens:
-        try:
-            assignment = assignment_request(campaign=campaign, worker=worker)
-        except NoWork:
-            return
-        while (screen := assignment_next_screen(assignment)) is not None and done < max_screens:
-            candidates = screen_candidates(screen)
-            values = answer(screen, candidates)
-            answers = {c.pk: CandidateScore(**{field: v}) for c, v in zip(candidates, values, strict=True)}
-            screen_submit(assignment=assignment, screen=screen, worker=worker, answers=answers)
-            done += 1
-            if assignment.status != "active":
-                break
-        if WorkerRecord.objects.filter(campaign=campaign, worker=worker, excluded=True).exists():
-            return
-
-
 def _oracle(refs: dict[int, list[str]]):
     """Scores every candidate by its sentence GLEU+ against the references (a careful reader)."""
 
@@ -283,7 +256,7 @@ def test_a_careful_reader_passes_and_the_source_first_bot_is_excluded(fce):
     campaign = _campaign(fce, "prws", judgments_per_item=3, screens_per_hit=20)
     reader, bot = (f.user(name, "annotator") for name in ("reader", "bot"))
     campaign.project.members.add(reader, bot)
-    _work(campaign, reader, _oracle(_references(fce)), max_screens=150)
+    f.work_hits(campaign, reader, _oracle(_references(fce)), max_screens=150)
     record = WorkerRecord.objects.get(campaign=campaign, worker=reader)
     assert record.traps_seen >= 15 and record.traps_passed == record.traps_seen
     assert not record.excluded
@@ -294,7 +267,7 @@ def test_a_careful_reader_passes_and_the_source_first_bot_is_excluded(fce):
         assert judgment.trap_base_answer - judgment.trap_answer >= campaign.trap_margin
 
     # Before: 65 of 65 traps passed, never excluded. Now about half fail and the bot is excluded.
-    _work(campaign, bot, _source_first(7), max_screens=150)
+    f.work_hits(campaign, bot, _source_first(7), max_screens=150)
     record = WorkerRecord.objects.get(campaign=campaign, worker=bot)
     assert record.excluded
     # It passes a trap by chance (p = 0.5) where the careful reader passed all. It is excluded
@@ -307,7 +280,7 @@ def test_controls_never_count_in_results(fce):
     campaign = _campaign(fce, "prws", judgments_per_item=1, screens_per_hit=20)
     reader = f.user("reader", "annotator")
     campaign.project.members.add(reader)
-    _work(campaign, reader, _oracle(_references(fce)), max_screens=60)
+    f.work_hits(campaign, reader, _oracle(_references(fce)), max_screens=60)
     judged = ScreenJudgment.objects.filter(judge=reader, assignment__status="submitted")
     controls = judged.filter(screen__control__isnull=False)
     assert controls.exists()

@@ -15,8 +15,7 @@ from geceval.traps.hidden import reference_edit_check, sentence_gleu
 from ranking.models import Control, ControlKind, ScreenJudgment
 from ranking.protocols import CandidateScore, protocol_get
 from ranking.selectors import screen_candidates
-from ranking.services import NoWork, assignment_request, campaign_create, screen_submit
-from ranking.work.assignments import assignment_next_screen
+from ranking.services import campaign_create
 from ranking.work.judging import trap_verdict
 from tests import factories as f
 
@@ -68,24 +67,6 @@ def test_a_third_of_the_traps_add_a_correction_the_references_agree_on_and_no_ot
         assert sentence_gleu(source, references, c.trap.text) > sentence_gleu(source, references, c.base.text)
 
 
-def _work(campaign, worker, answer) -> None:
-    """The worker judges every screen they are given, ``answer(screen, candidates)`` giving the ranks."""
-    while True:
-        try:
-            assignment = assignment_request(campaign=campaign, worker=worker)
-        except NoWork:
-            return
-        while (screen := assignment_next_screen(assignment)) is not None:
-            candidates = screen_candidates(screen)
-            answers = {
-                c.pk: CandidateScore(rank=r)
-                for c, r in zip(candidates, answer(screen, candidates), strict=True)
-            }
-            screen_submit(assignment=assignment, screen=screen, worker=worker, answers=answers)
-            if assignment.status != "active":
-                break
-
-
 def _verdicts(worker) -> list[tuple[str, bool]]:
     return list(
         ScreenJudgment.objects.filter(judge=worker, trap_passed__isnull=False).values_list(
@@ -106,8 +87,8 @@ def test_a_careful_ranker_passes_every_kind_and_one_who_ties_everything_fails_th
         rest = 2 if ControlKind.ADDED_CORRECTION in kinds else 1
         return [1 if k == ControlKind.ADDED_CORRECTION else len(candidates) if k else rest for k in kinds]
 
-    _work(campaign, careful, knows)
-    _work(campaign, level, lambda screen, candidates: [1] * len(candidates))
+    f.work_hits(campaign, careful, knows)
+    f.work_hits(campaign, level, lambda screen, candidates: [1] * len(candidates))
     mine = _verdicts(careful)
     assert {k for k, _ in mine} == {
         ControlKind.ADDED_ERROR,
@@ -116,6 +97,7 @@ def test_a_careful_ranker_passes_every_kind_and_one_who_ties_everything_fails_th
     }
     assert all(v for _, v in mine), mine
     ties = _verdicts(level)
+    assert {k for k, _ in ties} == {k for k, _ in mine}, ties  # every kind met before its exclusion
     assert all(v for k, v in ties if k == ControlKind.ADDED_CORRECTION)
     assert not any(v for k, v in ties if k != ControlKind.ADDED_CORRECTION)
 

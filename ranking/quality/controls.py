@@ -363,9 +363,10 @@ def _copy_base_role(kind: str) -> str:
 
 
 SOURCE_ROLE_SLACK = 2
-"""How many more traps may be the source than have the source copy as their base (the other way
-round none, as before): a little room for the role that is easier to make, the source as the trap,
-to lead; a bot that rates the source copy worst gains at most this many traps in a campaign."""
+"""How many more traps may have the source as the worse text of their pair than as the better (the
+other way round none): a little room for the roles that are easier to make, the source as the trap
+or as an added correction's base, to lead; a bot that rates the source copy worst gains at most
+this many traps in a campaign."""
 _CELL_DRAWS = 8
 """Looks drawn for one trap before the HIT is left with fewer traps."""
 _CHOICES = 6

@@ -134,7 +134,7 @@ class ControlPlanner:
         self.reference_edits = protocol_get(campaign.protocol).trap_reference_edits
         """The edit-level rule of ``geceval.traps`` (issue 41)."""
         self.kinds = protocol_get(campaign.protocol).trap_kinds
-        """The trap kinds and their weights (the edit-level protocol adds corrections too)."""
+        """The trap kinds and their weights (the edit-level and ranking protocols add corrections too)."""
         self.cells = [self._cell(i, [g.text for g in groups[i]]) for i in range(len(screens))]
         self.made: Counter[str] = Counter()
         self.owed: Counter[Cell] = Counter()

@@ -87,7 +87,7 @@ def trap_preview(
 ) -> list[TrapExample]:
     """Up to ``count`` traps of random sentences beside their bases. Hidden design: the base is an
     output of one of ``systems`` and the ``protocol``'s trap kinds come in turn at their weights, under
-    its rules, as its campaigns mix them (the edit-level protocol adds corrections too, with
+    its rules, as its campaigns mix them (the edit-level and ranking protocols add corrections too, with
     references); the paper's design: the base is the source and the trap its Source+error text."""
     rng = random.Random(seed or secrets.token_hex(16))
     sentences = corpus.sentences.filter(domain=domain) if domain else corpus.sentences.all()

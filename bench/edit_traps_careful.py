@@ -23,6 +23,7 @@ share of each kind passed (with two other verdicts for the added correction: lab
 "good and ranked above"), and the share of workers the pass-rate rule excludes within 20 traps for
 each mix of kinds in ``--mixes`` (a worker meets 20 traps drawn from the pool at the mix's shares, and
 is excluded at the first of traps 10-20 where under 60% passed; Appraise's test is not simulated).
+``--protocol ranking`` runs that simulation with ranking's trap rule and verdicts (the ranks alone).
 """
 
 from __future__ import annotations

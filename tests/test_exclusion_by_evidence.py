@@ -21,7 +21,7 @@ from ranking.models import (
     ScreenJudgment,
     WorkerRecord,
 )
-from ranking.quality.controls import controls_judged
+from ranking.quality.control_judging import controls_judged
 from ranking.selectors import campaign_workers
 from ranking.services import (
     campaign_create,

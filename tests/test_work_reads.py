@@ -25,7 +25,7 @@ from ranking.models import (
     ScreenJudgment,
     WorkerRecord,
 )
-from ranking.quality.controls import hits_with_copies_seen
+from ranking.quality.control_judging import hits_with_copies_seen
 from ranking.services import assignment_request, campaign_create
 from ranking.statuses import IDENTITY_HOLDS, JUDGMENT_NOT_EVIDENCE
 from ranking.work.api import WorkAssignmentSerializer, _assignment_body

@@ -34,7 +34,7 @@ from ranking.models import (
     WorkerRecord,
 )
 from ranking.protocols import protocol_get
-from ranking.quality.controls import controls_judged, has_controls
+from ranking.quality.control_judging import controls_judged, has_controls
 from ranking.quality.exclusion import worker_record_refresh_after_submit
 from ranking.quality.gold import gold_assignment, qualification_grade, qualification_hit
 from ranking.quality.holds import finished_hold, screen_min_seconds, too_fast

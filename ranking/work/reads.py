@@ -120,7 +120,7 @@ def _copies_seen_sql() -> str:
     a trap's copy of its donor screen, a gold copy): the subquery of ``_claimable_sql``, parameters
     (campaign, worker), any assignment of the worker's (given back or expired too: they saw it).
     Uncorrelated, so the database computes it once per claim, from the worker's own assignments. Its
-    ORM twin: ``ranking.quality.controls.hits_with_copies_seen``."""
+    ORM twin: ``ranking.quality.control_judging.hits_with_copies_seen``."""
     s, k, a = _table(Screen), _table(Control), _table(Assignment)
     kinds = ", ".join(f"'{kind.value}'" for kind in COPIED_KINDS)
     sentence, hit, campaign = (_col(Screen, f) for f in ("sentence", "hit", "campaign"))

@@ -516,8 +516,8 @@ def prws_crowd(
 
 def work_hits(campaign, worker, answer, *, max_screens: int = 400) -> None:
     """``worker`` does HITs of ``campaign`` through the services, ``answer(screen, candidates)`` giving
-    one value (score or rank) per candidate, until no work is left, they are excluded or
-    ``max_screens`` are done."""
+    one value (score or rank) or a whole ``CandidateScore`` per candidate, until no work is left,
+    they are excluded or ``max_screens`` are done."""
     from ranking.protocols import CandidateScore, protocol_get
     from ranking.quality.records import WorkerRecord
     from ranking.selectors import screen_candidates
@@ -534,7 +534,10 @@ def work_hits(campaign, worker, answer, *, max_screens: int = 400) -> None:
         while (screen := assignment_next_screen(assignment)) is not None and done < max_screens:
             candidates = screen_candidates(screen)
             values = answer(screen, candidates)
-            answers = {c.pk: CandidateScore(**{field: v}) for c, v in zip(candidates, values, strict=True)}
+            answers = {
+                c.pk: v if isinstance(v, CandidateScore) else CandidateScore(**{field: v})
+                for c, v in zip(candidates, values, strict=True)
+            }
             screen_submit(assignment=assignment, screen=screen, worker=worker, answers=answers)
             done += 1
             if assignment.status != "active":

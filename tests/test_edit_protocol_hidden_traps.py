@@ -9,8 +9,7 @@ import pytest
 from ranking.models import Control, ControlKind, ScreenJudgment
 from ranking.protocols import CandidateScore, protocol_get
 from ranking.selectors import screen_candidates
-from ranking.services import NoWork, assignment_request, campaign_create, screen_submit
-from ranking.work.assignments import assignment_next_screen
+from ranking.services import campaign_create
 from tests import factories as f
 
 pytestmark = pytest.mark.django_db
@@ -53,29 +52,22 @@ def _work(campaign, worker, *, careful: bool, max_screens: int = 40) -> None:
     correction ranked first. Careless: all good, all first."""
     protocol = protocol_get("edits")
     traps = _traps(campaign) if careful else {}
-    done = 0
-    while done < max_screens:
-        try:
-            assignment = assignment_request(campaign=campaign, worker=worker)
-        except NoWork:
-            return
-        while (screen := assignment_next_screen(assignment)) is not None and done < max_screens:
-            candidates = screen_candidates(screen)
-            edits = protocol.candidate_edits(screen, candidates)
-            answers = {}
-            for c in candidates:
-                base, kind = traps.get(c.pk, (None, None))
-                worse = base is not None and kind != ControlKind.ADDED_CORRECTION
-                base_keys = {e.key for e in edits.get(base, [])}
-                labels = tuple(
-                    ((e.index, *e.key), "bad" if worse and e.key not in base_keys else "good")
-                    for e in edits[c.pk]
-                )
-                answers[c.pk] = CandidateScore(rank=len(candidates) if worse else 1, labels=labels)
-            screen_submit(assignment=assignment, screen=screen, worker=worker, answers=answers)
-            done += 1
-            if assignment.status != "active":
-                break
+
+    def answer(screen, candidates):
+        edits = protocol.candidate_edits(screen, candidates)
+        answers = []
+        for c in candidates:
+            base, kind = traps.get(c.pk, (None, None))
+            worse = base is not None and kind != ControlKind.ADDED_CORRECTION
+            base_keys = {e.key for e in edits.get(base, [])}
+            labels = tuple(
+                ((e.index, *e.key), "bad" if worse and e.key not in base_keys else "good")
+                for e in edits[c.pk]
+            )
+            answers.append(CandidateScore(rank=len(candidates) if worse else 1, labels=labels))
+        return answers
+
+    f.work_hits(campaign, worker, answer, max_screens=max_screens)
 
 
 def test_hidden_traps_need_their_added_edits_marked_bad_and_a_lower_rank(tmp_path):

@@ -199,10 +199,10 @@ class ControlPlanner:
         with a source copy, the hardest look, were traps 13% of the time against 16%)."""
         shares = self.kinds
         # one kind at a time, the one furthest below its share first
-        every = [(k,) for k in sorted(shares, key=lambda k: (self.made[k] / shares[k], rng.random()))]
+        kinds = sorted(shares, key=lambda k: (self.made[k] / shares[k], rng.random()))
         for target, _n in self.owed.most_common():
-            for kinds in every:
-                found = self._trap(target, donors, own, used, kinds, rng)
+            for kind in kinds:
+                found = self._trap(target, donors, own, used, kind, rng)
                 if found:
                     self.owed[target] -= 1
                     if not self.owed[target]:
@@ -211,8 +211,8 @@ class ControlPlanner:
         missed: list[Cell] = []
         for _draw in range(_CELL_DRAWS):
             target = self.cells[rng.randrange(len(self.cells))]
-            for kinds in every:
-                found = self._trap(target, donors, own, used, kinds, rng)
+            for kind in kinds:
+                found = self._trap(target, donors, own, used, kind, rng)
                 if found:
                     self.owed.update(missed)
                     return found
@@ -225,10 +225,10 @@ class ControlPlanner:
         donors: list[int],
         own: list[int],
         used: set[int],
-        kinds: tuple[str, ...],
+        kind: str,
         rng: random.Random,
     ) -> tuple[int, list[Group], PlannedControl] | None:
-        """A screen (not used yet), a base and a trap of ``kinds`` whose copy looks like ``target``: a
+        """A screen (not used yet), a base and a trap of ``kind`` whose copy looks like ``target``: a
         screen of ``donors`` with base and trap side by side; a look of one candidate has no room for
         both, so its trap replaces its base on a copy of a screen of ``own``, the trap's HIT, where the
         worker judges the base (PRWS; the residual near-copy: module docstring)."""
@@ -236,21 +236,22 @@ class ControlPlanner:
         for index in donors if beside else own:
             if index in used or self.cells[index][0] != target[0]:
                 continue
-            for base, displaced in self._choices(index, target[1], beside, kinds, rng):
-                found = self._draft(index, base, displaced, target, kinds, beside, rng)
+            for base, displaced in self._choices(index, target[1], beside, kind, rng):
+                found = self._draft(index, base, displaced, target, kind, beside, rng)
                 if found is not None:
                     return index, *found
         return None
 
     def _choices(
-        self, index: int, copy_wanted: bool, beside: bool, kinds: tuple[str, ...], rng: random.Random
+        self, index: int, copy_wanted: bool, beside: bool, kind: str, rng: random.Random
     ) -> list[tuple[int, int]]:
         """(base, displaced candidate) pairs worth trying on screen ``index``, shuffled."""
         shown = self.groups[index]
         source = normalise(self.sentences[self.screens[index].sentence_id].text)
         copies = [g for g, group in enumerate(shown) if normalise(group.text) == source]
-        # The source copy as a base only while its role in the pair is free (module docstring).
-        copy_base = any(self._role_free(_copy_base_role(kind)) for kind in kinds)
+        # The source copy as a base only while its role in a pair of this kind is free (module
+        # docstring).
+        copy_base = self._role_free(_copy_base_role(kind))
         pairs = []
         for b in range(len(shown)):
             if b in copies and not copy_base:
@@ -277,7 +278,7 @@ class ControlPlanner:
         b: int,
         d: int,
         target: Cell,
-        kinds: tuple[str, ...],
+        kind: str,
         beside: bool,
         rng: random.Random,
     ) -> tuple[list[Group], PlannedControl] | None:
@@ -289,46 +290,31 @@ class ControlPlanner:
         to_source = target[1] and not any(normalise(t) == normalise(sentence.text) for t in kept)
         if to_source and not self._role_free("worse"):
             return None
-        copy_base = normalise(shown[b].text) == normalise(sentence.text)
-        if copy_base:
-            kinds = tuple(k for k in kinds if self._role_free(_copy_base_role(k)))
         every = [g.text for g in shown]  # a draft avoids every text of the screen: one per base, any d
-        order = list(kinds)
-        rng.shuffle(order)
-        trap = None
-        for kind in order:
-            # an added correction must be a lone edit among the texts the copy keeps: it depends on d
-            key = (index, b, kind, to_source, d if kind in BETTER_KINDS else None)
-            if key not in self.tried:  # a screen is tried again for other looks and kinds: draft once
-                if to_source:
-                    found = None
-                    if kind == UNDONE_CORRECTION:
-                        found = source_trap(
-                            shown[b].text,
-                            sentence.text,
-                            refs,
-                            min_drop=drop,
-                            reference_edits=self.reference_edits,
-                        )
-                else:
-                    seed = f"{self.campaign.trap_secret}:{sentence.pk}:{index}:{b}"
-                    found = make_trap(
-                        shown[b].text,
-                        sentence.text,
-                        refs,
-                        seed=seed,
-                        avoid=every,
-                        kinds=(kind,),
-                        min_drop=drop,
-                        error_types=self.campaign.trap_types,
-                        n_errors=self.campaign.trap_errors,
-                        reference_edits=self.reference_edits,
-                        shown=kept if kind in BETTER_KINDS else None,
-                    )
-                self.tried[key] = found
-            trap = self.tried[key]
-            if trap is not None:
-                break
+        # an added correction must be a lone edit among the texts the copy keeps: it depends on d
+        key = (index, b, kind, to_source, d if kind in BETTER_KINDS else None)
+        if key not in self.tried:  # a screen is tried again for other looks and kinds: draft once
+            found = None
+            if not to_source:
+                found = make_trap(
+                    shown[b].text,
+                    sentence.text,
+                    refs,
+                    seed=f"{self.campaign.trap_secret}:{sentence.pk}:{index}:{b}",
+                    avoid=every,
+                    kinds=(kind,),
+                    min_drop=drop,
+                    error_types=self.campaign.trap_types,
+                    n_errors=self.campaign.trap_errors,
+                    reference_edits=self.reference_edits,
+                    shown=kept if kind in BETTER_KINDS else None,
+                )
+            elif kind == UNDONE_CORRECTION:
+                found = source_trap(
+                    shown[b].text, sentence.text, refs, min_drop=drop, reference_edits=self.reference_edits
+                )
+            self.tried[key] = found
+        trap = self.tried[key]
         if trap is None:
             return None
         trap_group = Group(trap.text)
@@ -336,8 +322,8 @@ class ControlPlanner:
         copy[d] = trap_group
         if self._cell(index, [g.text for g in copy]) != target:
             return None
-        if copy_base:
-            self.source_roles[_copy_base_role(trap.kind)] += 1
+        if normalise(shown[b].text) == normalise(sentence.text):  # _choices let the source copy be it
+            self.source_roles[_copy_base_role(kind)] += 1
         self.source_roles["worse"] += normalise(trap.text) == normalise(sentence.text)
         rng.shuffle(copy)
         at = {id(g): i for i, g in enumerate(copy)}

@@ -466,6 +466,37 @@ def gmeg_fce_corpus(tmp_path, systems: Sequence[str]) -> Corpus:
     return Corpus.objects.get(project=made, name="fce")
 
 
+GMEG_FCE_SYSTEMS = ("amu", "lstm", "marian", "nus")
+"""Four GMEG dev FCE systems: a screen of up to four of their outputs."""
+
+
+def gmeg_fce_trap_campaign(
+    tmp_path,
+    protocol: str,
+    name: str,
+    *,
+    judgments_per_item: int = 1,
+    screens_per_hit: int = 20,
+    trap_rate: float = 0.2,
+) -> Campaign:
+    """A campaign of ``protocol`` over GMEG dev FCE (``GMEG_FCE_SYSTEMS``, up to four outputs a
+    screen) with hidden traps from a fixed secret, as the hidden-trap tests judge it."""
+    corpus = gmeg_fce_corpus(tmp_path, GMEG_FCE_SYSTEMS)
+    return campaign_create(
+        project=corpus.project,
+        corpus=corpus,
+        name=name,
+        systems=list(corpus.systems.filter(name__in=GMEG_FCE_SYSTEMS)),
+        created_by=corpus.project.owner,
+        protocol=protocol,
+        max_candidates=4,
+        judgments_per_item=judgments_per_item,
+        screens_per_hit=screens_per_hit,
+        trap_rate=trap_rate,
+        trap_secret="fixed secret for the tests",
+    )
+
+
 def done_run(campaign, kind: str = "trueskill", *, seed: int = 3, **parameters):
     """An analysis run made and run as the page would (eager Celery), checked finished."""
     from ranking.analysis import services

@@ -372,8 +372,6 @@ def test_a_resubmitted_screen_saves_its_labels_once(world):
 
 # ----------------------------------------------------------------------------------- hidden traps
 
-SYSTEMS_FCE = ("amu", "lstm", "marian", "nus")
-
 
 def _work_through_api(campaign, worker, *, careful: bool, max_screens: int = 12) -> None:
     """A client that knows the traps (the test does; the API does not say): careful marks bad each
@@ -411,19 +409,8 @@ def _work_through_api(campaign, worker, *, careful: bool, max_screens: int = 12)
 
 
 def test_hidden_traps_judged_through_the_api_pass_with_their_added_edits_bad(tmp_path):
-    corpus = factories.gmeg_fce_corpus(tmp_path, SYSTEMS_FCE)
-    campaign = campaign_create(
-        project=corpus.project,
-        corpus=corpus,
-        name="edits with hidden traps",
-        systems=list(corpus.systems.filter(name__in=SYSTEMS_FCE)),
-        created_by=corpus.project.owner,
-        protocol="edits",
-        max_candidates=4,
-        judgments_per_item=2,
-        screens_per_hit=12,
-        trap_rate=0.3,
-        trap_secret="fixed secret for the tests",
+    campaign = factories.gmeg_fce_trap_campaign(
+        tmp_path, "edits", "edits with hidden traps", judgments_per_item=2, screens_per_hit=12, trap_rate=0.3
     )
     careful, careless = (factories.user(name, "annotator") for name in ("careful", "careless"))
     campaign.project.members.add(careful, careless)

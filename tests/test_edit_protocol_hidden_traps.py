@@ -9,31 +9,14 @@ import pytest
 from ranking.models import Control, ControlKind, ScreenJudgment
 from ranking.protocols import CandidateScore, protocol_get
 from ranking.selectors import screen_candidates
-from ranking.services import campaign_create
 from tests import factories as f
 
 pytestmark = pytest.mark.django_db
 
-SYSTEMS = ("amu", "lstm", "marian", "nus")
-
 
 def _edit_campaign(tmp_path, name: str, *, judgments_per_item: int = 1):
-    """An edit-level campaign of GMEG dev FCE (four systems, a screen of up to four corrections) with
-    hidden traps at 0.2 from a fixed secret, as every test here judges it."""
-    corpus = f.gmeg_fce_corpus(tmp_path, SYSTEMS)
-    return campaign_create(
-        project=corpus.project,
-        corpus=corpus,
-        name=name,
-        systems=list(corpus.systems.filter(name__in=SYSTEMS)),
-        created_by=corpus.project.owner,
-        protocol="edits",
-        max_candidates=4,
-        judgments_per_item=judgments_per_item,
-        screens_per_hit=20,
-        trap_rate=0.2,
-        trap_secret="fixed secret for the tests",
-    )
+    """An edit-level campaign of GMEG dev FCE with hidden traps at 0.2, as every test here judges it."""
+    return f.gmeg_fce_trap_campaign(tmp_path, "edits", name, judgments_per_item=judgments_per_item)
 
 
 def _traps(campaign) -> dict[int, tuple[int, str]]:

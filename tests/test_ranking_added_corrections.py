@@ -15,29 +15,15 @@ from geceval.traps.hidden import reference_edit_check, sentence_gleu
 from ranking.models import Control, ControlKind, ScreenJudgment
 from ranking.protocols import CandidateScore, protocol_get
 from ranking.selectors import screen_candidates
-from ranking.services import campaign_create
 from ranking.work.judging import trap_verdict
 from tests import factories as f
 
 pytestmark = pytest.mark.django_db
 
-SYSTEMS = ("amu", "lstm", "marian", "nus")
-
 
 def _campaign(tmp_path, *, judgments_per_item: int = 1):
-    corpus = f.gmeg_fce_corpus(tmp_path, SYSTEMS)
-    return campaign_create(
-        project=corpus.project,
-        corpus=corpus,
-        name="ranking with added corrections",
-        systems=list(corpus.systems.filter(name__in=SYSTEMS)),
-        created_by=corpus.project.owner,
-        protocol="ranking",
-        max_candidates=4,
-        judgments_per_item=judgments_per_item,
-        screens_per_hit=20,
-        trap_rate=0.2,
-        trap_secret="fixed secret for the tests",
+    return f.gmeg_fce_trap_campaign(
+        tmp_path, "ranking", "ranking with added corrections", judgments_per_item=judgments_per_item
     )
 
 

@@ -37,7 +37,6 @@ from geceval.traps.hidden import (
     careful_guards,
     normalise,
     reference_edit_check,
-    sentence_gleu,
 )
 from tests.shared_data import shared_path
 
@@ -74,22 +73,25 @@ def _natural_traps(source: str, refs: list[str], texts: dict, ranks: dict) -> li
     for k, text in texts.items():
         first.setdefault(normalise(text), k)
     texts = {k: text for k, text in texts.items() if first[normalise(text)] == k}
+    score = hidden.SentenceScorer(source, refs)
+    quality = {k: score(text) for k, text in texts.items()}
     pairs = []
     for b, base in texts.items():
         undone = {normalise(t) for t in hidden.undone_corrections(base, source, random.Random(0))}
         for t, trap in texts.items():
             if normalise(trap) == normalise(base):
                 continue
-            gain = sentence_gleu(source, refs, trap) - sentence_gleu(source, refs, base)
+            gain = quality[t] - quality[b]
             if normalise(trap) in undone:
                 if -gain >= DEFAULT_MIN_DROP and careful_guards(base, trap, UNDONE_CORRECTION, source, refs):
                     pairs.append((UNDONE_CORRECTION, ranks[b], ranks[t]))
+                continue
+            if gain <= DEFAULT_MIN_RISE:
                 continue
             shown = [text for k, text in texts.items() if k not in (b, t)]
             added = hidden.added_corrections(base, source, refs, random.Random(0), shown)
             if (
                 normalise(trap) in {normalise(a) for a in added}
-                and gain > DEFAULT_MIN_RISE
                 and careful_guards(base, trap, ADDED_CORRECTION, source, refs)
                 and reference_edit_check(base, trap, ADDED_CORRECTION, source, refs, shown)
             ):

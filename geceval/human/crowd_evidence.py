@@ -263,26 +263,32 @@ def alike_rate(
     return _rates(_pair_counts(answers, set(leave_out), (tolerance,), gap), 1)[0]
 
 
-Gap = Callable[[tuple, tuple], float]
+Gap = Callable[[tuple, tuple, float | None], float]
+"""How far apart two answers to one screen are. With a third argument, whether the gap is within it is
+exact and the value an upper bound (a shortcut may skip what could only bring it lower)."""
 
 
-def score_gap(a: tuple, b: tuple) -> float:
+def score_gap(a: tuple, b: tuple, within: float | None = None) -> float:
     """How far apart two answers to one screen are in slider points: the mean absolute difference
     over its candidates (both in one order); when the two order the candidates alike but for one
     pair, the mean difference of their values sorted, if smaller (a copy with two values swapped is
-    as near as its values are: the benchmark's ring-swapped on PRWS, docs/hardening.md)."""
+    as near as its values are: the benchmark's ring-swapped on PRWS, docs/hardening.md). With
+    ``within``, the order of the candidates is read only when it could bring the two within it (a
+    few screens of a campaign)."""
     plain = sum(map(abs, map(sub, a, b))) / len(a)  # type: ignore[arg-type]
-    if plain <= SAME_SCORE_TOLERANCE or abs(sum(a) - sum(b)) > SAME_SCORE_TOLERANCE * len(a):
-        return plain  # near already, or too far by their totals alone for any order to bring near
+    if within is not None and (plain <= within or abs(sum(a) - sum(b)) > within * len(a)):
+        return plain  # within already, or too far by their totals alone for any order to bring within
     by_value = sum(map(abs, map(sub, sorted(a), sorted(b)))) / len(a)  # type: ignore[arg-type]
-    # the order of the candidates is read only when it could matter (a few screens of a campaign)
-    return by_value if by_value <= SAME_SCORE_TOLERANCE and rank_gap(a, b) <= 1 else plain
+    if by_value >= plain or (within is not None and by_value > within):
+        return plain
+    return by_value if rank_gap(a, b) <= 1 else plain
 
 
-def rank_gap(a: tuple, b: tuple) -> float:
+def rank_gap(a: tuple, b: tuple, within: float | None = None) -> float:
     """How many things two answers to one screen differ in (both in one order): pairs of candidates
     ordered otherwise (a swap, a tie made or broken), and, where an answer is a rank with its edit
-    labels (``(2, "gbn")``), edits labelled otherwise (labels of unlike length: too far to say)."""
+    labels (``(2, "gbn")``), edits labelled otherwise (labels of unlike length: too far to say).
+    ``within`` is the ``Gap`` argument, not needed here: the count is always exact."""
     ra, rb = ([v[0] if isinstance(v, tuple) else v for v in x] for x in (a, b))
     gap: float = sum(
         ((ra[i] > ra[j]) - (ra[i] < ra[j])) != ((rb[i] > rb[j]) - (rb[i] < rb[j]))
@@ -325,14 +331,15 @@ def _keyed(judge: Hashable, answer: Mapping[Hashable, object]) -> _Keyed:
 def _alike_at(a: _Keyed, b: _Keyed, tolerances: Sequence[float], gap: Gap = score_gap) -> list[bool]:
     """Whether two keyed answers to a screen are alike, at each tolerance: every candidate answered
     the same, or (a tolerance) ``gap`` between them at most that. Identical is alike at any
-    tolerance; an empty answer is alike none."""
+    tolerance; an empty answer is alike none. ``gap`` is asked within the largest tolerance, exact
+    there: the callers' tolerances are 0 (identical) and one more."""
     if not a[1] or a[1] != b[1]:
         return [False] * len(tolerances)
     if a[2] == b[2]:
         return [True] * len(tolerances)
     if not any(tolerances):
         return [False] * len(tolerances)
-    apart = gap(a[2], b[2])
+    apart = gap(a[2], b[2], max(tolerances))
     return [bool(t) and apart <= t for t in tolerances]
 
 

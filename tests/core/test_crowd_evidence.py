@@ -179,6 +179,13 @@ def test_a_copy_with_two_slider_values_swapped_is_as_near_as_its_values():
     assert score_gap((10.0, 50.0, 90.0), (51.0, 10.0, 90.0)) == pytest.approx(1 / 3)
     assert score_gap((10.0, 50.0, 90.0), (90.0, 10.0, 50.0)) == pytest.approx(160 / 3)  # three pairs
     assert score_gap((10.0, 50.0, 90.0), (12.0, 52.0, 88.0)) == 2  # the same order: as before
+    # asked within a tolerance, the answer to "within it?" is the same, whatever shortcut it takes
+    pairs = [((10.0, 50.0, 90.0), (50.0, 10.0, 90.0)), ((10.0, 50.0, 90.0), (53.0, 10.0, 90.0))]
+    pairs += [((10.0, 50.0, 90.0), (90.0, 10.0, 50.0)), ((10.0, 50.0, 90.0), (12.0, 52.0, 88.0))]
+    for a, b in pairs:
+        for within in (0.5, 1.0, 2.0, 5.0):
+            assert (score_gap(a, b, within) <= within) == (score_gap(a, b) <= within), (a, b, within)
+            assert score_gap(a, b, within) >= score_gap(a, b)
     rng = random.Random(14)
     answers = {}
     for s in range(30):

@@ -72,3 +72,50 @@ def ring_campaign(readers: int = 4, screens: int = 12):
 
     answers = {f"reader{k}": reader(k) for k in range(readers)} | {"copy": reader(0)}
     return campaign, workers, answers
+
+
+def ring_group_campaign(readers: int = 4, screens: int = 24):
+    """A ranking campaign without traps (one HIT of ``screens`` screens, systems a-d of
+    ``RING_QUALITY``) for "copy1" and "copy2" (made first: the lowest ids), ``readers`` people and
+    "original", whose one person answers on "original" and copies the answer to the two others,
+    changing one pair on each (the best two on copy1's, the worst two on copy2's): each copy is alike
+    the original, the copies are two changes apart. (campaign, {name: user}, {name: answer
+    function}); nobody has worked yet."""
+    from tests import factories
+
+    sources = [f"Sentence number {i} have a error ." for i in range(screens)]
+    systems = {
+        "a": [f"Sentence number {i} has an error ." for i in range(screens)],
+        "b": [f"Sentence number {i} has a error ." for i in range(screens)],
+        "c": [f"Sentence {i} has an error ." for i in range(screens)],
+        "d": [f"The sentence number {i} has an error ." for i in range(screens)],
+    }
+    of_text = {text: name for name, texts in systems.items() for text in texts}
+    names = ["copy1", "copy2", *(f"reader{k}" for k in range(readers)), "original"]
+    campaign, workers = factories.prws_crowd(
+        names, sources, systems, name="ring group", screens_per_hit=screens, protocol="ranking"
+    )
+
+    def ranks(who: str, screen: Screen) -> dict[int, int]:
+        """Candidate id -> rank, by the screen's quality as ``who`` reads it (25 points of noise)."""
+        rng = random.Random(f"{who}-{screen.pk}")
+        read = sorted(
+            screen.candidates.all(),
+            key=lambda c: (
+                -(RING_QUALITY[of_text[c.text]] + random.Random(c.pk).gauss(0, 10) + rng.gauss(0, 25))
+            ),
+        )
+        return {c.pk: k for k, c in enumerate(read, 1)}
+
+    def reader(who: str, swap: tuple[int, int] | None = None) -> Answer:
+        def answer(screen: Screen, candidate: Candidate) -> CandidateScore:
+            rank = ranks(who, screen)[candidate.pk]
+            if swap is not None and rank in swap:
+                rank = swap[1] if rank == swap[0] else swap[0]
+            return CandidateScore(rank=rank)
+
+        return answer
+
+    answers = {name: reader(name) for name in names[2:]}
+    answers |= {"copy1": reader("original", (1, 2)), "copy2": reader("original", (3, 4))}
+    return campaign, workers, answers

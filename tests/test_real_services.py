@@ -16,6 +16,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from ranking.models import Assignment, AssignmentStatus, ScoresDue, SystemScore, WorkerRecord
+from ranking.selectors import valid_judgments
 from ranking.services import (
     CandidateScore,
     assignment_request,
@@ -26,7 +27,7 @@ from ranking.services import (
 from ranking.work.assignments import assignment_next_screen
 from tests import factories
 from tests.celery_workers import celery_workers
-from tests.judging import do_hit, ring_campaign
+from tests.judging import do_hit, ring_campaign, ring_group_campaign
 from tests.processes import stop, until
 
 
@@ -154,6 +155,38 @@ def test_a_real_worker_holds_a_ring_of_two_accounts_copying_answers(celery_worke
     original = Assignment.objects.get(hit__campaign=campaign, worker=workers["reader0"])
     assert (original.status, original.hold_reason) == (AssignmentStatus.SUBMITTED, "")
     assert "succeeded" in worker_log
+
+
+def test_a_real_worker_holds_a_ring_of_three_as_one_group_that_counts_once(celery_worker):
+    """Issue 41, the group hold: one person answers on "original" and copies it to two accounts, each
+    with one pair swapped (each copy alike the original, not each other). The copies work first, with
+    nobody to compare with yet; only the worker process's crowd task finds the pairs, and the
+    group's refresh holds every account but its first (copy1), whoever worked last."""
+    _, log = celery_worker
+    campaign, workers, answers = ring_group_campaign()
+    for name, worker in workers.items():
+        assert do_hit(campaign, worker, answers[name]).status == AssignmentStatus.SUBMITTED
+    _wait_for(log, "ranking.tasks.task_crowd_evidence", count=2 * len(workers))
+    records = WorkerRecord.objects.filter(campaign=campaign)
+    ids = {name: workers[name].pk for name in ("copy1", "copy2", "original")}
+
+    def settled() -> bool:
+        held = set(
+            Assignment.objects.filter(
+                hit__campaign=campaign, status=AssignmentStatus.HELD, hold_reason="same_person"
+            ).values_list("worker_id", flat=True)
+        )
+        return not records.filter(crowd_due__isnull=False).exists() and held == {
+            ids["copy2"],
+            ids["original"],
+        }
+
+    until(settled, 60, "the group's second and third accounts held")
+    assert sorted(records.get(worker=workers["original"]).same_as) == sorted([ids["copy1"], ids["copy2"]])
+    assert records.get(worker=workers["copy2"]).same_as == [ids["original"]]  # not alike copy1
+    assert all(records.get(worker=workers[f"reader{k}"]).same_as == [] for k in range(4))
+    counted = valid_judgments(campaign).filter(judge_id__in=ids.values())
+    assert set(counted.values_list("judge_id", flat=True)) == {ids["copy1"]}
 
 
 def test_a_real_worker_recounts_the_records_the_periodic_catch_up_sends(celery_worker):

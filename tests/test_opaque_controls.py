@@ -31,6 +31,7 @@ from crowd.services.sessions import campaign_key
 from geceval.errors import GecInputError
 from ranking.models import Campaign, Control, Screen, ScreenJudgment
 from ranking.protocols import protocol_get
+from ranking.protocols.edits.protocol import LABELS
 from ranking.services import campaign_create
 from tests import factories as f
 
@@ -109,6 +110,9 @@ def _served_to(campaign: Campaign, api: APIClient, field: str, rng, shown: list[
             n = len(screen["candidates"])
             values = (rng.permutation(n) + 1 if field == "rank" else rng.integers(0, 101, n)).tolist()
             answers = [{"position": c["position"], field: v} for c, v in zip(screen["candidates"], values)]
+            if "edits" in screen["candidates"][0]:
+                for answer, c in zip(answers, screen["candidates"]):
+                    answer["labels"] = rng.choice(LABELS, len(c["edits"])).tolist()
             url = f"/api/work/assignments/{body['id']}/screens/{screen['id']}/"
             with CaptureQueriesContext(connection) as queries:
                 answered = api.post(url, {"answers": answers, "ticket": screen["ticket"]}, format="json")
@@ -124,12 +128,27 @@ def _served_to(campaign: Campaign, api: APIClient, field: str, rng, shown: list[
                     "size": len(json.dumps(screen)),
                     "candidates": n,
                     "source": screen["source"],
+                    **_edit_counts(screen["candidates"]),
                     "queries": len(queries),
                 }
             )
             body = answered.json()
         hit += 1
     return hit
+
+
+def _edit_counts(candidates: list[dict]) -> dict[str, int]:
+    """What an edit-level screen shows of its edits (nothing on the other protocols): how many, how
+    many a single candidate makes (an added error is one; an undone correction removes a shared
+    one), and how many candidates make none."""
+    if "edits" not in candidates[0]:
+        return {}
+    made = Counter((e["span"][0], e["span"][1], e["correction"]) for c in candidates for e in c["edits"])
+    return {
+        "edits": sum(made.values()),
+        "lone edits": sum(1 for n in made.values() if n == 1),
+        "without edits": sum(1 for c in candidates if not c["edits"]),
+    }
 
 
 def _as_number(value) -> float:
@@ -166,6 +185,9 @@ def _features(shown: list[dict], content: bool = False) -> dict[str, np.ndarray]
     if content:
         features["response size"] = np.array([r["size"] for r in shown], dtype=float)
         features["candidates"] = np.array([r["candidates"] for r in shown], dtype=float)
+        for name in ("edits", "lone edits", "without edits"):
+            if name in shown[0]:
+                features[name] = np.array([r[name] for r in shown], dtype=float)
     within_hit, stamp_within_hit = np.zeros(len(shown)), np.zeros(len(shown))
     by_hit: dict[int, list[int]] = defaultdict(list)
     for i, r in enumerate(shown):
@@ -203,7 +225,10 @@ def _aucs(features: dict[str, np.ndarray], y: np.ndarray) -> dict[str, float]:
     return aucs
 
 
-@pytest.mark.parametrize("protocol,options", [("prws", {}), ("ranking", {"screens_per_sentence": 2})])
+@pytest.mark.parametrize(
+    "protocol,options",
+    [("prws", {}), ("ranking", {"screens_per_sentence": 2}), ("edits", {"screens_per_sentence": 2})],
+)
 def test_no_classifier_on_what_a_worker_sees_tells_a_control_screen_better_than_chance(
     fce, protocol, options
 ):
@@ -223,7 +248,11 @@ def test_no_classifier_on_what_a_worker_sees_tells_a_control_screen_better_than_
     # pair). Which of the two, nothing shown tells: not the handles, nor the order, nor the size of
     # the response, nor its time (its queries: the submit that completes a pair does the checks,
     # whichever of the two it is; before, a ranking trap's own submit always did).
-    print(protocol, "with content", {k: round(v, 3) for k, v in _aucs(_features(shown, True), y).items()})
+    # What the screen shows too: its size, its candidates and (edit-level) its edits, the tell the
+    # issue's agreement bot reads (an added error is a lone edit).
+    content = _aucs(_features(shown, True), y)
+    print(protocol, "with content", {k: round(v, 3) for k, v in content.items()})
+    assert max(content.values()) <= CHANCE, content
     pairs = [
         i
         for rows in _by_hit_and_source(shown).values()

@@ -7,10 +7,11 @@ worker cannot tell a control by where it comes or by what it shows:
   same copy, its base (``geceval.traps.hidden``: an added error or an undone correction; on the
   edit-level and ranking protocols also an added correction, a positive control that the worker must
   not call an error or rank below its base), so base and trap are judged side by side, in every
-  protocol. The look comes first, the kinds second: each trap's look is drawn from the judged
-  screens and kept (owed to a later HIT when this one cannot give it), and of the kinds that give it,
-  the one furthest below its share is made; added errors, which most looks allow, come out somewhat
-  above their share (PRWS about 59%, ranking about 37%). The screen
+  protocol. The look comes first, the kinds second: each trap's look is dealt from a deck in the
+  judged screens' proportions (``ControlPlanner._next_look``) and kept (owed to a later HIT when
+  this one cannot give it), and of the kinds that give it, the one furthest below its share is
+  made; added errors, which most looks allow, come out somewhat above their share (PRWS about 59%,
+  ranking about 37%). The screen
   copied is one of **another HIT** (the next HIT of the same domain): no screen of the trap's HIT
   shares its text, so comparing the copies inside a HIT finds nothing (issue 41: a trap beside a
   near-copy of its screen gave itself away as the one candidate that differs). The control's ``original`` is then
@@ -99,10 +100,10 @@ Cell = tuple[int, bool]
 class ControlPlanner:
     """Plans the control screens of one campaign over the build's in-memory screens.
 
-    Each trap first draws the look its screen must have, a ``Cell`` drawn from the campaign's judged
-    screens, then finds a screen of the HIT, a base and a trap that give exactly that look: so trap
-    screens and the others show as many candidates, and a source copy as often (issue 17's
-    chi-square). A copy keeps its original's number of candidates; whether it shows a source copy
+    Each trap first draws the look its screen must have, a ``Cell`` dealt in the proportions of the
+    campaign's judged screens, then finds a screen of the HIT, a base and a trap that give exactly
+    that look: so trap screens and the others show as many candidates, and a source copy as often
+    (issue 17's chi-square). A copy keeps its original's number of candidates; whether it shows a source copy
     changes only when the trap replaces the source copy (an added error on the source, GMEG's trap)
     or is the source (every correction of its base undone). The trap kinds are kept in balance (the
     protocol's ``trap_kinds`` and their weights), and so are the source copy's two roles (module
@@ -128,6 +129,11 @@ class ControlPlanner:
         """The trap kinds and their weights (the edit-level and ranking protocols add corrections too)."""
         self.cells = [self._cell(i, [g.text for g in groups[i]]) for i in range(len(screens))]
         self.made: Counter[str] = Counter()
+        self.looks = Counter(self.cells)
+        """How many judged screens have each look: the traps' looks are drawn in these proportions."""
+        self.deck: list[Cell] = []
+        self.drawn: Counter[Cell] = Counter()
+        self.deck_rng = random.Random(f"{campaign.trap_secret}:looks")
         self.owed: Counter[Cell] = Counter()
         """Looks drawn for earlier traps that their HIT could not give."""
         self.tried: dict[tuple, Trap | None] = {}
@@ -210,7 +216,7 @@ class ControlPlanner:
                     return found
         missed: list[Cell] = []
         for _draw in range(_CELL_DRAWS):
-            target = self.cells[rng.randrange(len(self.cells))]
+            target = self._next_look()
             for kind in kinds:
                 found = self._trap(target, donors, own, used, kind, rng)
                 if found:
@@ -218,6 +224,29 @@ class ControlPlanner:
                     return found
             missed.append(target)
         return None
+
+    def _next_look(self) -> Cell:
+        """The next look a new trap must have, from a shuffled deck of ``_LOOK_DECK`` looks dealt in the
+        judged screens' proportions (each card to the look furthest below its share of every look
+        drawn so far, ties at random), so that the traps' looks keep to the screens' within a card or
+        two, where drawing each at random strayed by chance (issue 41: the look test's four edit-level
+        campaigns drew 23% of their traps' looks without a source copy, against 27% of the screens:
+        p 0.006, after a change that only moved the draws)."""
+        if not self.deck:
+            total = sum(self.drawn.values()) + _LOOK_DECK
+            dealt: Counter[Cell] = Counter()
+            for _card in range(_LOOK_DECK):
+                due = {
+                    look: n * total / len(self.cells) - self.drawn[look] - dealt[look]
+                    for look, n in self.looks.items()
+                }
+                most = max(due.values())
+                dealt[self.deck_rng.choice([look for look, d in due.items() if d == most])] += 1
+            self.deck = [look for look, n in dealt.items() for _ in range(n)]
+            self.deck_rng.shuffle(self.deck)
+        look = self.deck.pop()
+        self.drawn[look] += 1
+        return look
 
     def _trap(
         self,
@@ -344,6 +373,8 @@ SOURCE_ROLE_SLACK = 2
 other way round none): a little room for the roles that are easier to make, the source as the trap
 or as an added correction's base, to lead; a bot that rates the source copy worst gains at most
 this many traps in a campaign."""
+_LOOK_DECK = 100
+"""Looks dealt at a time for new traps (``ControlPlanner._next_look``)."""
 _CELL_DRAWS = 8
 """Looks drawn for one trap before the HIT is left with fewer traps."""
 _CHOICES = 6

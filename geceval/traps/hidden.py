@@ -385,6 +385,27 @@ def agreed_corrections(
     )
 
 
+def correction_room(source: str, references: Sequence[str], texts: Sequence[str], base: int) -> set[int]:
+    """The candidates of a screen (``texts``) a trap copy may displace so that an added correction of
+    ``texts[base]`` can be a lone edit among the texts it keeps: for some correction of
+    :func:`agreed_corrections` of the base, every other text but that one leaves its span alone (any
+    candidate, when no other text touches it). Where the references are judged, a correction most of
+    them make is usually made by one shown reference too, and only displacing that text leaves room
+    for it (issue 41: drawn at random, one pair in several did, and added corrections fell to a tenth
+    of the traps)."""
+    spans = [[(i1, i2) for i1, i2, _j1, _j2 in word_edits(source, t)] for t in texts]
+    room: set[int] = set()
+    for edit in agreed_corrections(source, references, texts[base]):
+        touching = {
+            i for i, own in enumerate(spans) if i != base and not all(_apart(edit[:2], span) for span in own)
+        }
+        if not touching:
+            return set(range(len(texts))) - {base}
+        if len(touching) == 1:
+            room |= touching
+    return room
+
+
 def with_correction(base: str, source: str, edit: EditKey) -> str | None:
     """``base`` with ``edit`` (against ``source``) made where the base keeps the source's words; None
     when the base changes any word of that span or next to it."""

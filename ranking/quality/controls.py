@@ -57,7 +57,14 @@ from dataclasses import dataclass, field
 
 from annotate.models import Sentence
 from annotate.selectors import corpus_references
-from geceval.traps.hidden import BETTER_KINDS, UNDONE_CORRECTION, Trap, make_trap, source_trap
+from geceval.traps.hidden import (
+    BETTER_KINDS,
+    UNDONE_CORRECTION,
+    Trap,
+    correction_room,
+    make_trap,
+    source_trap,
+)
 from ranking.models import Campaign, Candidate, Control, ControlKind, Screen, TrapDesign
 from ranking.protocols import protocol_get
 from ranking.work.judging import normalise
@@ -138,6 +145,8 @@ class ControlPlanner:
         """Looks drawn for earlier traps that their HIT could not give."""
         self.tried: dict[tuple, Trap | None] = {}
         """Drafts by (screen, base, kind, the trap must be the source)."""
+        self.room: dict[tuple[int, int], set[int]] = {}
+        """``_correction_room`` by (screen, base)."""
         self.source_roles: Counter[str] = Counter()
         """Traps made in which the text that reads as the source is the "better" of the pair (the base
         of a trap that makes it worse) or the "worse" (a trap that is the source, or the base of an
@@ -285,8 +294,11 @@ class ControlPlanner:
         for b in range(len(shown)):
             if b in copies and not copy_base:
                 continue
+            # an added correction must be a lone edit among the texts the copy keeps: only the
+            # candidates whose displacement leaves one are worth a draft
+            room = self._correction_room(index, b) if beside and kind in BETTER_KINDS else None
             for d in range(len(shown)) if beside else (b,):
-                if beside and d == b:
+                if (beside and d == b) or (room is not None and d not in room):
                     continue
                 # Displacing the source copy loses it; a trap may still be the source (see _draft).
                 if copies and copy_wanted == (d in copies):
@@ -294,6 +306,15 @@ class ControlPlanner:
                 pairs.append((b, d))
         rng.shuffle(pairs)
         return pairs[:_CHOICES]
+
+    def _correction_room(self, index: int, b: int) -> set[int]:
+        """``geceval.traps.hidden.correction_room`` of base ``b`` on screen ``index``, computed once."""
+        key = (index, b)
+        if key not in self.room:
+            sentence = self.sentences[self.screens[index].sentence_id]
+            texts = [g.text for g in self.groups[index]]
+            self.room[key] = correction_room(sentence.text, self.references.get(sentence.pk, []), texts, b)
+        return self.room[key]
 
     def _role_free(self, role: str) -> bool:
         """The text that reads as the source may be the ``role`` ("better" or "worse") of the next
@@ -319,7 +340,10 @@ class ControlPlanner:
         to_source = target[1] and not any(normalise(t) == normalise(sentence.text) for t in kept)
         if to_source and not self._role_free("worse"):
             return None
-        every = [g.text for g in shown]  # a draft avoids every text of the screen: one per base, any d
+        # A draft avoids every text of the screen: one per base, whatever d. An added correction is
+        # drafted per d, and may be the displaced text itself: the screen then holds a natural added
+        # correction, and the copy shows what its donor (in another HIT) shows.
+        every = kept if kind in BETTER_KINDS else [g.text for g in shown]
         # an added correction must be a lone edit among the texts the copy keeps: it depends on d
         key = (index, b, kind, to_source, d if kind in BETTER_KINDS else None)
         if key not in self.tried:  # a screen is tried again for other looks and kinds: draft once

@@ -391,6 +391,31 @@ def test_an_added_correction_keeps_clear_of_every_edit_another_candidate_makes()
     ]
 
 
+def test_the_room_for_an_added_correction_is_the_one_text_that_makes_it_or_any_when_none_does():
+    """Where the references are judged, a correction most of them make is on the screen already; a
+    trap copy has room for it only by displacing the one text that makes it (issue 41: drawn at
+    random, few pairs did)."""
+    from geceval.traps.hidden import correction_room
+
+    base = "He went to school yesterday and he like it ."
+    liked = "He go to school yesterday and he liked it ."
+    plain = "He go to the school yesterday and he like it ."
+    # only ``liked`` (index 1) makes "liked": displace it, and nothing else
+    assert correction_room(ADDED_SOURCE, ADDED_REFS, [base, liked, plain], 0) == {1}
+    # two texts make it: no displacement leaves it lone
+    assert correction_room(ADDED_SOURCE, ADDED_REFS, [base, liked, plain, ADDED_REFS[0]], 0) == set()
+    # none does: any other candidate
+    assert correction_room(ADDED_SOURCE, ADDED_REFS, [plain, base, ADDED_SOURCE], 1) == {0, 2}
+    # a base that makes every agreed correction has none to add
+    assert correction_room(ADDED_SOURCE, ADDED_REFS, [ADDED_REFS[0], base], 0) == set()
+    # the trap may be the displaced text itself (a natural added correction): the planner drafts it
+    # avoiding only the texts the copy keeps
+    trap = make_trap(
+        base, ADDED_SOURCE, ADDED_REFS, seed="c", kinds=(ADDED_CORRECTION,), avoid=[base], shown=[base]
+    )
+    assert trap is not None and trap.text == ADDED_REFS[0]
+
+
 def test_the_edit_level_rule_refuses_an_added_correction_of_a_minority_or_of_two_edits():
     base = "He went to school yesterday and he like it ."
     one_reference = "He went to the school yesterday and he like it ."

@@ -301,11 +301,15 @@ def _apply_evidence_hold(
             status=AssignmentStatus.SUBMITTED, hold_reason=HoldReason.NONE
         )
         mine, by_evidence = mine.filter(submitted__gte=since), by_evidence.filter(submitted__gte=since)
-    if reason:
-        moved += mine.filter(status=AssignmentStatus.SUBMITTED).update(
-            status=AssignmentStatus.HELD, hold_reason=reason
+    if reason:  # one UPDATE: the counted HITs, and those held by other evidence
+        moved += (
+            mine.filter(
+                Q(status=AssignmentStatus.SUBMITTED)
+                | Q(status=AssignmentStatus.HELD, hold_reason__in=EVIDENCE_HOLDS)
+            )
+            .exclude(status=AssignmentStatus.HELD, hold_reason=reason)
+            .update(status=AssignmentStatus.HELD, hold_reason=reason)
         )
-        moved += by_evidence.exclude(hold_reason=reason).update(hold_reason=reason)
     else:
         moved = by_evidence.update(status=AssignmentStatus.SUBMITTED, hold_reason=HoldReason.NONE)
     if moved:

@@ -51,7 +51,7 @@ from bench.bot_strategies import (
     Gmeg,
     dense_ranks,
 )
-from geceval.human.worker_checks import KIND_MIN_SEEN, kind_never_passed
+from geceval.human.worker_checks import CORRECTION_MIN_SEEN, KIND_MIN_SEEN, kind_never_passed
 from geceval.traps.hidden import ADDED_CORRECTION, ADDED_ERROR, UNDONE_CORRECTION, Trap, make_trap
 from ranking.protocols import CandidateScore, protocol_get
 from ranking.protocols.edits.annotation import compute_edits
@@ -185,10 +185,17 @@ def line_traps(
     return base, others, [trap for trap in drafts if trap is not None], line
 
 
-def excluded(passes: list[tuple[str, bool]], *, by_kind: bool = False, kind_min: int = KIND_MIN_SEEN) -> bool:
+def excluded(
+    passes: list[tuple[str, bool]],
+    *,
+    by_kind: bool = False,
+    kind_min: int = KIND_MIN_SEEN,
+    correction_min: int = CORRECTION_MIN_SEEN,
+) -> bool:
     """The pass-rate rule over the first ``MAX_TRAPS`` verdicts (kind, passed): under ``PASS_RATE`` at
     any of traps ``MIN_SEEN`` to ``MAX_TRAPS``; ``by_kind``: also when every trap of one kind so far
-    failed, at least ``kind_min`` of them (``geceval.human.worker_checks.kind_never_passed``)."""
+    failed, at least ``kind_min`` of them (``correction_min`` added corrections;
+    ``geceval.human.worker_checks.kind_never_passed``)."""
     passed = 0
     kinds: dict[str, list[int]] = {}
     for n, (kind, ok) in enumerate(passes[:MAX_TRAPS], start=1):
@@ -201,7 +208,9 @@ def excluded(passes: list[tuple[str, bool]], *, by_kind: bool = False, kind_min:
         if (
             by_kind
             and n >= MIN_SEEN
-            and kind_never_passed({k: tuple(v) for k, v in kinds.items()}, min_seen=kind_min)
+            and kind_never_passed(
+                {k: tuple(v) for k, v in kinds.items()}, min_seen=kind_min, correction_min_seen=correction_min
+            )
         ):
             return True
     return False
@@ -268,7 +277,9 @@ def simulate(args, gmeg: Gmeg) -> None:
                         kind = ADDED_ERROR
                     seq.append((kind, draw.choice(mine[kind])))
                 hits += excluded(seq)
-                by_kind += excluded(seq, by_kind=True, kind_min=args.kind_min_seen)
+                by_kind += excluded(
+                    seq, by_kind=True, kind_min=args.kind_min_seen, correction_min=args.correction_min_seen
+                )
             rate = sum(mix[x] * sum(passed[x]) / max(1, len(passed[x])) for x in KINDS if passed[x]) / sum(
                 mix[x] for x in KINDS if passed[x]
             )
@@ -290,6 +301,12 @@ def main() -> None:
         type=int,
         default=KIND_MIN_SEEN,
         help="traps of one kind, all failed, that exclude (the 'by kind too' figures; the product's is 4)",
+    )
+    p.add_argument(
+        "--correction-min-seen",
+        type=int,
+        default=CORRECTION_MIN_SEEN,
+        help="added corrections, all failed, that exclude (the product's is 3)",
     )
     p.add_argument(
         "--protocol",

@@ -229,7 +229,7 @@ class ExclusionRulesForm(forms.Form):
     exclude_by_pass_rate = forms.BooleanField(
         required=False,
         label="trap pass rate",
-        help_text="under the threshold, or every trap of one kind failed (at least 4 of it)",
+        help_text="under the threshold, or every trap of one kind failed (at least 4 of it; 3 added corrections)",
     )
     exclude_by_mann_whitney = forms.BooleanField(required=False, label="Appraise's test (Mann-Whitney)")
     exclude_by_consistency = forms.BooleanField(required=False, label="consistency on repeats")

@@ -249,7 +249,8 @@ class WorkerRow:
     trap_kinds: tuple[tuple[str, int, int], ...] = ()
     """Per kind of hidden trap met, in words: (kind, seen, passed) (issue 41)."""
     kind_failed: str = ""
-    """The kind of trap, in words, of which the worker failed every one (at least 4), or ""."""
+    """The kind of trap, in words, of which the worker failed every one (at least 4; 3 added
+    corrections), or ""."""
     agreement: float | None = None
     agreement_screens: int = 0
     agreement_low: bool = False

@@ -110,7 +110,7 @@ def test_every_added_correction_failed_excludes_a_worker_whose_pass_rate_passes(
     )
     assert "every one of the added corrections failed" in page
     assert f"excluded</strong> ({KIND_FAILED})" in page
-    assert "every trap of one kind failed (at least 4 of it)" in page  # the rule says so on its switch
+    assert "every trap of one kind failed (at least 4 of it; 3 added corrections)" in page  # on its switch
 
     # the rule belongs to the pass-rate rule: with it off, the worker is back
     campaign_exclusion_rules_set(
@@ -120,13 +120,15 @@ def test_every_added_correction_failed_excludes_a_worker_whose_pass_rate_passes(
     assert not record.excluded
 
 
-def test_one_added_correction_passed_or_three_failed_is_not_a_kind_failed(campaign_and_worker):
-    """A reader fails a kind now and then: one pass among the kind, or fewer than four of it, keeps them."""
+def test_one_added_correction_passed_or_two_failed_is_not_a_kind_failed(campaign_and_worker):
+    """A reader fails a kind now and then: one pass among the kind, or fewer than four of it (three
+    added corrections), keeps them."""
     _, campaign, worker = campaign_and_worker
     _judged(
         campaign,
         worker,
-        [(ControlKind.ADDED_CORRECTION, False)] * 3
+        [(ControlKind.ADDED_CORRECTION, False)] * 2
+        + [(ControlKind.ADDED_ERROR, False)]
         + [(ControlKind.UNDONE_CORRECTION, False)] * 4
         + [(ControlKind.UNDONE_CORRECTION, True)]
         + [(ControlKind.ADDED_ERROR, True)] * 12,

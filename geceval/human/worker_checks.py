@@ -82,12 +82,30 @@ its first four 0.16% of the time (0.2^4), one at 56% (careful-fluency's undone c
 server) 3.7%; the rule also waits for the pass-rate rule's ``trap_min_seen`` traps in all."""
 
 
-def kind_never_passed(kinds: Mapping[str, tuple[int, int]], *, min_seen: int = KIND_MIN_SEEN) -> str:
+ADDED_CORRECTION = "added_correction"
+"""The kind name ``geceval.traps.hidden`` gives the positive control (this layer may not import that
+one; ``tests/core/test_worker_checks.py`` checks the two agree)."""
+CORRECTION_MIN_SEEN = 3
+"""``KIND_MIN_SEEN`` for added corrections, the positive controls (issue 41). Careful people pass them
+more often than any other kind: Napoles et al. 2015's experts ranked 37 of 39 natural ones above their
+base and Sakaguchi et al. 2016's MTurk workers 20 of 21 (``tests/core/test_traps_real_judges.py``),
+our careful models 84-87% (run ad1); a reader at 84% fails their first three 0.4% of the time. A
+campaign whose references are judged makes few of them (an eighth of the traps on GMEG dev FCE), so
+the agreement judge, which fails every one, met four in 20 traps about a quarter of the time."""
+
+
+def kind_never_passed(
+    kinds: Mapping[str, tuple[int, int]],
+    *,
+    min_seen: int = KIND_MIN_SEEN,
+    correction_min_seen: int = CORRECTION_MIN_SEEN,
+) -> str:
     """The kind of trap (sorted first, for a stable answer) of which the worker failed every one of at
-    least ``min_seen``, or "". ``kinds``: kind -> (seen, passed)."""
+    least ``min_seen`` (``correction_min_seen`` of added corrections), or "". ``kinds``: kind ->
+    (seen, passed)."""
     for kind in sorted(kinds):
         seen, passed = kinds[kind]
-        if seen >= min_seen and passed == 0:
+        if seen >= (correction_min_seen if kind == ADDED_CORRECTION else min_seen) and passed == 0:
             return kind
     return ""
 

@@ -10,7 +10,9 @@ from scipy.stats import mannwhitneyu
 
 from geceval.cli import main
 from geceval.errors import GecInputError
+from geceval.human import worker_checks
 from geceval.human.worker_checks import (
+    CORRECTION_MIN_SEEN,
     KIND_FAILED,
     KIND_MIN_SEEN,
     Evidence,
@@ -22,6 +24,7 @@ from geceval.human.worker_checks import (
     trap_test,
     trap_test_passed,
 )
+from geceval.traps import hidden
 
 # ----------------------------------------------------------------- Appraise's test
 
@@ -151,9 +154,12 @@ def test_exclusion_follows_the_chosen_rules():
 def test_a_kind_of_trap_failed_every_time_excludes_a_worker_whose_total_passes():
     """Issue 41: a heuristic that does not read fails one kind of trap every time (the "agreement"
     judge every added correction) while passing the others; a reader fails a kind now and then."""
-    assert KIND_MIN_SEEN == 4
+    assert KIND_MIN_SEEN == 4 and CORRECTION_MIN_SEEN == 3
+    assert worker_checks.ADDED_CORRECTION == hidden.ADDED_CORRECTION
     assert kind_never_passed({"added_error": (12, 12), "added_correction": (4, 0)}) == "added_correction"
-    assert kind_never_passed({"added_error": (12, 12), "added_correction": (3, 0)}) == ""  # too few yet
+    assert kind_never_passed({"added_error": (12, 12), "added_correction": (3, 0)}) == "added_correction"
+    assert kind_never_passed({"added_error": (12, 12), "added_correction": (2, 0)}) == ""  # too few yet
+    assert kind_never_passed({"added_error": (3, 0), "undone_correction": (3, 0)}) == ""  # four of these
     assert kind_never_passed({"added_error": (12, 12), "added_correction": (6, 1)}) == ""  # one passed
     assert kind_never_passed({"undone_correction": (5, 0), "added_correction": (4, 0)}) == "added_correction"
     assert kind_never_passed({}) == ""

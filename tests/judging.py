@@ -44,12 +44,9 @@ def careless_prws(screen: Screen, candidate: Candidate) -> CandidateScore:
 RING_QUALITY = {"a": 90, "b": 55, "c": 35, "d": 70}
 
 
-def ring_campaign(readers: int = 4, screens: int = 12):
-    """A PRWS campaign without traps (one HIT of ``screens`` screens, systems a-d of ``RING_QUALITY``)
-    for ``readers`` people and "copy", a second account of reader0 (made last, so its id is higher):
-    (campaign, {name: user}, {name: answer function}). Nobody has worked yet."""
-    from tests import factories
-
+def _ring_texts(screens: int) -> tuple[list[str], dict[str, list[str]], dict[str, str]]:
+    """The ring campaigns' sources, the outputs of systems a-d (``RING_QUALITY``) and each output's
+    system."""
     sources = [f"Sentence number {i} have a error ." for i in range(screens)]
     systems = {
         "a": [f"Sentence number {i} has an error ." for i in range(screens)],
@@ -57,7 +54,16 @@ def ring_campaign(readers: int = 4, screens: int = 12):
         "c": [f"Sentence {i} has an error ." for i in range(screens)],
         "d": [f"The sentence number {i} has an error ." for i in range(screens)],
     }
-    of_text = {text: name for name, texts in systems.items() for text in texts}
+    return sources, systems, {text: name for name, texts in systems.items() for text in texts}
+
+
+def ring_campaign(readers: int = 4, screens: int = 12):
+    """A PRWS campaign without traps (one HIT of ``screens`` screens, systems a-d of ``RING_QUALITY``)
+    for ``readers`` people and "copy", a second account of reader0 (made last, so its id is higher):
+    (campaign, {name: user}, {name: answer function}). Nobody has worked yet."""
+    from tests import factories
+
+    sources, systems, of_text = _ring_texts(screens)
     names = [*(f"reader{k}" for k in range(readers)), "copy"]
     campaign, workers = factories.prws_crowd(names, sources, systems, name="ring", screens_per_hit=screens)
 
@@ -83,14 +89,7 @@ def ring_group_campaign(readers: int = 4, screens: int = 24):
     function}); nobody has worked yet."""
     from tests import factories
 
-    sources = [f"Sentence number {i} have a error ." for i in range(screens)]
-    systems = {
-        "a": [f"Sentence number {i} has an error ." for i in range(screens)],
-        "b": [f"Sentence number {i} has a error ." for i in range(screens)],
-        "c": [f"Sentence {i} has an error ." for i in range(screens)],
-        "d": [f"The sentence number {i} has an error ." for i in range(screens)],
-    }
-    of_text = {text: name for name, texts in systems.items() for text in texts}
+    sources, systems, of_text = _ring_texts(screens)
     names = ["copy1", "copy2", *(f"reader{k}" for k in range(readers)), "original"]
     campaign, workers = factories.prws_crowd(
         names, sources, systems, name="ring group", screens_per_hit=screens, protocol="ranking"

@@ -110,9 +110,9 @@ class ControlPlanner:
     Each trap first draws the look its screen must have, a ``Cell`` dealt in the proportions of the
     campaign's judged screens, then finds a screen of the HIT, a base and a trap that give exactly
     that look: so trap screens and the others show as many candidates, and a source copy as often
-    (issue 17's chi-square). A copy keeps its original's number of candidates; whether it shows a source copy
-    changes only when the trap replaces the source copy (an added error on the source, GMEG's trap)
-    or is the source (every correction of its base undone). The trap kinds are kept in balance (the
+    (issue 17's chi-square). A copy keeps its original's number of candidates; whether it shows a
+    source copy changes only when the trap replaces the source copy (an added error on the source,
+    GMEG's trap) or is the source (every correction of its base undone). The trap kinds are kept in balance (the
     protocol's ``trap_kinds`` and their weights), and so are the source copy's two roles (module
     docstring).
     """
@@ -137,7 +137,7 @@ class ControlPlanner:
         self.cells = [self._cell(i, [g.text for g in groups[i]]) for i in range(len(screens))]
         self.made: Counter[str] = Counter()
         self.looks = Counter(self.cells)
-        """How many judged screens have each look: the traps' looks are drawn in these proportions."""
+        """How many judged screens have each look: the traps' looks are dealt in these proportions."""
         self.deck: list[Cell] = []
         self.drawn: Counter[Cell] = Counter()
         self.deck_rng = random.Random(f"{campaign.trap_secret}:looks")

@@ -4,6 +4,7 @@ from django import forms
 
 from annotate.models import Corpus, Qualification, System, SystemKind
 from geceval.errors import GecInputError
+from geceval.human.worker_checks import CORRECTION_MIN_SEEN, KIND_MIN_SEEN
 from ranking.campaign_settings import PREVIEW_FIELDS, SETTINGS, Setting
 from ranking.models import TrapDesign
 from ranking.protocols import DEFAULT_PROTOCOL, protocol_get
@@ -229,7 +230,10 @@ class ExclusionRulesForm(forms.Form):
     exclude_by_pass_rate = forms.BooleanField(
         required=False,
         label="trap pass rate",
-        help_text="under the threshold, or every trap of one kind failed (at least 4 of it; 3 added corrections)",
+        help_text=(
+            f"under the threshold, or every trap of one kind failed (at least {KIND_MIN_SEEN} of it; "
+            f"{CORRECTION_MIN_SEEN} added corrections)"
+        ),
     )
     exclude_by_mann_whitney = forms.BooleanField(required=False, label="Appraise's test (Mann-Whitney)")
     exclude_by_consistency = forms.BooleanField(required=False, label="consistency on repeats")

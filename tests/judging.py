@@ -95,16 +95,24 @@ def ring_group_campaign(readers: int = 4, screens: int = 24):
         names, sources, systems, name="ring group", screens_per_hit=screens, protocol="ranking"
     )
 
+    read: dict[tuple[str, int], dict[int, int]] = {}
+
     def ranks(who: str, screen: Screen) -> dict[int, int]:
-        """Candidate id -> rank, by the screen's quality as ``who`` reads it (25 points of noise)."""
+        """Candidate id -> rank, by the screen's quality as ``who`` reads it (25 points of noise);
+        read once a screen, not once a candidate."""
+        if (who, screen.pk) not in read:
+            read[who, screen.pk] = _ranks(who, screen)
+        return read[who, screen.pk]
+
+    def _ranks(who: str, screen: Screen) -> dict[int, int]:
         rng = random.Random(f"{who}-{screen.pk}")
-        read = sorted(
+        order = sorted(
             screen.candidates.all(),
             key=lambda c: (
                 -(RING_QUALITY[of_text[c.text]] + random.Random(c.pk).gauss(0, 10) + rng.gauss(0, 25))
             ),
         )
-        return {c.pk: k for k, c in enumerate(read, 1)}
+        return {c.pk: k for k, c in enumerate(order, 1)}
 
     def reader(who: str, swap: tuple[int, int] | None = None) -> Answer:
         def answer(screen: Screen, candidate: Candidate) -> CandidateScore:

@@ -343,7 +343,7 @@ class ControlPlanner:
         # A draft avoids every text of the screen: one per base, whatever d. An added correction is
         # drafted per d, and may be the displaced text itself: the screen then holds a natural added
         # correction, and the copy shows what its donor (in another HIT) shows.
-        every = kept if kind in BETTER_KINDS else [g.text for g in shown]
+        avoid = kept if kind in BETTER_KINDS else [g.text for g in shown]
         # an added correction must be a lone edit among the texts the copy keeps: it depends on d
         key = (index, b, kind, to_source, d if kind in BETTER_KINDS else None)
         if key not in self.tried:  # a screen is tried again for other looks and kinds: draft once
@@ -354,7 +354,7 @@ class ControlPlanner:
                     sentence.text,
                     refs,
                     seed=f"{self.campaign.trap_secret}:{sentence.pk}:{index}:{b}",
-                    avoid=every,
+                    avoid=avoid,
                     kinds=(kind,),
                     min_drop=drop,
                     error_types=self.campaign.trap_types,

@@ -4,7 +4,7 @@ from django import forms
 
 from annotate.models import Corpus, Qualification, System, SystemKind
 from geceval.errors import GecInputError
-from geceval.human.worker_checks import CORRECTION_MIN_SEEN, KIND_MIN_SEEN
+from geceval.human.worker_checks import CORRECTION_MIN_SEEN, KIND_MIN_SEEN, VOUCH_MARGIN
 from ranking.campaign_settings import PREVIEW_FIELDS, SETTINGS, Setting
 from ranking.models import TrapDesign
 from ranking.protocols import DEFAULT_PROTOCOL, protocol_get
@@ -231,8 +231,9 @@ class ExclusionRulesForm(forms.Form):
         required=False,
         label="trap pass rate",
         help_text=(
-            f"under the threshold, or every trap of one kind failed (at least {KIND_MIN_SEEN} of it; "
-            f"{CORRECTION_MIN_SEEN} added corrections)"
+            f"under the threshold ({VOUCH_MARGIN:.1f} under it for a worker the crowd vouches for), or "
+            f"every trap of one kind failed (at least {KIND_MIN_SEEN} of it; {CORRECTION_MIN_SEEN} added "
+            "corrections)"
         ),
     )
     exclude_by_mann_whitney = forms.BooleanField(required=False, label="Appraise's test (Mann-Whitney)")

@@ -17,6 +17,7 @@ from annotate.models import System
 from annotate.roles import is_annotator
 from annotate.selectors import project_list_for
 from geceval.human.crowd_evidence import fence
+from geceval.human.worker_checks import pass_line
 from geceval.traps.hidden import ADDED_CORRECTION, ADDED_ERROR, UNDONE_CORRECTION
 from ranking.models import (
     LIVE_CAMPAIGN_STATUSES,
@@ -33,7 +34,12 @@ from ranking.models import (
     SystemScore,
     WorkerRecord,
 )
-from ranking.quality.rules import record_exclusion_reasons, record_kind_failed
+from ranking.quality.rules import (
+    campaign_rules,
+    record_evidence,
+    record_exclusion_reasons,
+    record_kind_failed,
+)
 from ranking.statuses import EVIDENCE_HOLDS
 from ranking.work.reads import screen_candidates_marked, screen_candidates_shown
 
@@ -254,6 +260,11 @@ class WorkerRow:
     agreement: float | None = None
     agreement_screens: int = 0
     agreement_low: bool = False
+    agreement_vouches: bool = False
+    """The crowd vouches for the worker (agreement at least half the median worker's, not drifting)."""
+    pass_line: float | None = None
+    """The pass rate under which the pass-rate rule excludes this worker: the campaign's threshold,
+    ``VOUCH_MARGIN`` lower when the crowd vouches for them."""
     agreement_fence: float | None = None
     agreement_drift_from: datetime | None = None
     """When the recent screens began to agree far below the others while the total does not."""
@@ -352,6 +363,7 @@ _EVIDENCE_FIELDS = (
     "drift_from",
     "gold_seen",
     "gold_passed",
+    "agreement_vouches",
 )
 
 
@@ -404,6 +416,7 @@ def _evidence(campaign: Campaign, record: WorkerRecord | None) -> dict:
     kinds, failed = record.trap_kinds, record_kind_failed(record)
     return fields | {
         "reasons": tuple(record_exclusion_reasons(campaign, record)),
+        "pass_line": pass_line(record_evidence(record), campaign_rules(campaign)),
         "trap_kinds": tuple(
             (words, *kinds[kind]) for kind, words in TRAP_KIND_WORDS.items() if kind in kinds
         ),

@@ -232,6 +232,31 @@ def fence(campaign: Sequence[float]) -> float | None:
     return median - max(AGREEMENT_SPREADS * spread, AGREEMENT_MIN_GAP)
 
 
+VOUCH_SHARE = 0.5
+"""A worker vouched for by the crowd agrees with the others at least this share as well as the
+campaign's median worker does (:func:`vouches`)."""
+
+
+def vouch_line(campaign: Sequence[float]) -> float | None:
+    """The agreement at or above which the crowd vouches for a worker: ``VOUCH_SHARE`` of the median of
+    ``campaign`` (every worker's r), and never at or below zero (None: too few figures, or a crowd
+    whose median worker does not agree with the others at all)."""
+    if len(campaign) < AGREEMENT_MIN_WORKERS:
+        return None
+    median = statistics.median(campaign)
+    return VOUCH_SHARE * median if median > 0 else None
+
+
+def vouches(r: float | None, campaign: Sequence[float]) -> bool:
+    """The crowd vouches for a worker whose ``r`` is at least :func:`vouch_line` of ``campaign`` (this
+    worker's figure included) and not :func:`far_below` it: their answers follow the others' as a
+    reader's do, so a trap pass rate a little under the campaign's threshold is more likely a reader's
+    bad luck or a different view of a good correction than a worker who does not read
+    (``geceval.human.worker_checks.VOUCH_MARGIN``). Random answers agree at r about 0."""
+    line = vouch_line(campaign)
+    return r is not None and line is not None and r >= line and not far_below(r, campaign)
+
+
 def far_below(r: float | None, campaign: Sequence[float]) -> bool:
     """``r`` is far below the campaign's workers' figures (``campaign``: every worker's r, this one's
     included): under :func:`fence`; fewer than ``AGREEMENT_MIN_WORKERS`` figures say nothing."""

@@ -72,6 +72,14 @@ DEFAULT_TRAP_THRESHOLD = 0.6
 and the form start here; docs/hardening.md says why not 0.7)."""
 DEFAULT_TRAP_MIN_SEEN = 10
 """Traps a worker must have seen before the pass-rate rule applies."""
+VOUCH_MARGIN = 0.1
+"""How far under the campaign's trap threshold a worker the crowd vouches for may pass traps before
+the pass-rate rule excludes them (``Evidence.crowd_vouches``: agreement with the others at least half
+the median worker's, ``geceval.human.crowd_evidence.vouches``). Twenty traps tell a reader at 77% from
+a random ranker at 50% only so well: the 0.6 rule, checked at every trap from the 10th, excludes the
+first 15% of the time and keeps the second 11%; at 0.5 the first 3% and the second 36%. The crowd
+separates them (random answers agree at r about 0, the careful models at 0.38-0.75, real MTurk workers
+at 0.33-0.59), so a worker between the two lines is judged by it."""
 KIND_MIN_SEEN = 4
 """Traps of one kind (an added error, an undone correction, an added correction) a worker must have
 failed, every one of them, before that alone excludes them under the pass-rate rule (issue 41). A
@@ -269,6 +277,10 @@ class Evidence:
     (``geceval.human.crowd_evidence.agreement_drift_start``)."""
     kind_failed: str = ""
     """A kind of trap every one of which the worker failed (``kind_never_passed``), or ""."""
+    crowd_vouches: bool = False
+    """The worker's answers agree with the others' as a reader's do
+    (``geceval.human.crowd_evidence.vouches``), and do not drift: the pass rate may fall
+    ``VOUCH_MARGIN`` under the threshold."""
 
 
 KIND_FAILED = "every trap of one kind failed"
@@ -280,6 +292,13 @@ RECENT_AGREEMENT = "recent answers far from the other workers'"
 RECENT = (RECENT_TRAPS, RECENT_AGREEMENT)
 
 
+def pass_line(evidence: Evidence, rules: Rules) -> float:
+    """The trap pass rate under which the pass-rate rule excludes this worker: the campaign's threshold,
+    ``VOUCH_MARGIN`` lower for a worker the crowd vouches for."""
+    # rounded: 0.6 - 0.1 is 0.49999999999999994, and a worker at exactly the lower line is kept
+    return round(rules.trap_threshold - (VOUCH_MARGIN if evidence.crowd_vouches else 0.0), 9)
+
+
 def exclusion_reasons(evidence: Evidence, rules: Rules) -> list[str]:
     """The chosen rules the evidence breaks, in plain words (empty: the worker is kept)."""
     reasons = []
@@ -288,7 +307,7 @@ def exclusion_reasons(evidence: Evidence, rules: Rules) -> list[str]:
         rules.pass_rate
         and seen
         and seen >= rules.trap_min_seen
-        and evidence.traps_passed / seen < rules.trap_threshold
+        and evidence.traps_passed / seen < pass_line(evidence, rules)
     ):
         reasons.append("trap pass rate")
     elif rules.pass_rate and evidence.kind_failed and seen >= rules.trap_min_seen:

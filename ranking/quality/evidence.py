@@ -15,6 +15,7 @@ from geceval.human.crowd_evidence import (
     fence,
     leave_one_out,
     same_person,
+    vouches,
 )
 from geceval.human.drift import drift_start
 from geceval.human.worker_checks import ANSWERS, consistency, flatness, trap_test
@@ -111,6 +112,9 @@ def _crowd_recount(record: WorkerRecord, answer: str) -> None:
         others_needed = min(AGREEMENT_DRIFT_MIN_OTHERS, record.campaign.judgments_per_item - 1)
         start = agreement_drift_start(kept, worker_id, [s for s, _ in judged], line, min_others=others_needed)
         record.agreement_drift_from = None if start is None else judged[start][1]
+    record.agreement_vouches = record.agreement_drift_from is None and vouches(
+        agreement.r, [*figures, agreement.r] if agreement.r is not None else figures
+    )
     alike = answers
     if details:  # the edit-level protocol: a rank and its edit labels are alike only together
         alike = {

@@ -102,6 +102,11 @@ class WorkerRecord(models.Model):
     agreement_low = models.BooleanField(
         default=False, help_text="agreement far below the campaign's other workers'"
     )
+    agreement_vouches = models.BooleanField(
+        default=False,
+        help_text="agreement with the others at least half the median worker's and not drifting: the "
+        "pass-rate rule allows this worker a tenth under the campaign's threshold",
+    )
     same_as = models.JSONField(
         default=list,
         blank=True,

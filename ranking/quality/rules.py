@@ -43,6 +43,7 @@ def record_evidence(record: WorkerRecord) -> Evidence:
         drifting=record.drift_from is not None,
         agreement_drifting=record.agreement_drift_from is not None,
         kind_failed=record_kind_failed(record),
+        crowd_vouches=record.agreement_vouches,
     )
 
 

@@ -20,7 +20,7 @@ from annotate.projects.selectors import in_current_project
 from annotate.roles import is_researcher
 from annotate.selectors import corpus_list_for, project_list_for
 from geceval.errors import GecInputError
-from geceval.human.worker_checks import MANN_WHITNEY_MIN_RANKED_TRAPS, MANN_WHITNEY_MIN_TRAPS
+from geceval.human.worker_checks import MANN_WHITNEY_MIN_RANKED_TRAPS, MANN_WHITNEY_MIN_TRAPS, VOUCH_MARGIN
 from ranking.forms import ExclusionRulesForm
 from ranking.models import Assignment, AssignmentStatus, Campaign, Screen
 from ranking.protocols import protocol_get
@@ -102,6 +102,7 @@ def campaign_detail(request: HttpRequest, pk: int) -> HttpResponse:
         ),
         "mann_whitney_min_traps": MANN_WHITNEY_MIN_TRAPS,
         "mann_whitney_min_ranked_traps": MANN_WHITNEY_MIN_RANKED_TRAPS,
+        "vouch_margin": VOUCH_MARGIN,
     }
     return render(request, "ranking/campaign_detail.html", context)
 

@@ -20,6 +20,8 @@ from geceval.human.crowd_evidence import (
     rank_gap,
     same_person,
     score_gap,
+    vouch_line,
+    vouches,
 )
 
 
@@ -54,6 +56,28 @@ def test_agreement_says_nothing_before_enough_screens_or_workers():
     assert leave_one_out(answers, "bot").r is None
     assert not far_below(-1.0, [0.9, 0.9, 0.9, -1.0])  # four figures: no distribution yet
     assert leave_one_out({0: {"a": {1: 5.0, 2: 5.0}, "b": {1: 1.0, 2: 9.0}}}, "a", min_screens=1).r is None
+
+
+def test_the_crowd_vouches_for_readers_and_not_for_a_random_clicker_or_a_worker_far_below():
+    """A worker agreeing with the others at least half as well as the median worker is vouched for
+    (the pass-rate rule then allows a tenth less); random answers agree at about 0 and are not, in a
+    crowd of readers or in one of as many bots as readers."""
+    rng = random.Random(3)
+    answers = _crowd(rng, readers=6, sigma=40.0)  # noisy readers: r about 0.5, a ranking campaign's
+    for k in range(5):  # five more random clickers: half the crowd
+        for by_judge in answers.values():
+            by_judge[f"bot{k}"] = {c: rng.uniform(0, 100) for c in range(5)}
+    judges = sorted(next(iter(answers.values())))
+    figures = {j: leave_one_out(answers, j).r for j in judges}
+    line = vouch_line(list(figures.values()))
+    assert line is not None and 0.1 < line < 0.4, (line, figures)
+    assert all(vouches(figures[f"r{k}"], list(figures.values())) for k in range(6)), figures
+    assert not any(vouches(r, list(figures.values())) for j, r in figures.items() if "bot" in j), figures
+    # too few figures, no agreement in the crowd, a worker far below, no figure: no vouching
+    assert vouch_line([0.5] * 4) is None and not vouches(0.5, [0.5] * 4)
+    assert vouch_line([0.0, -0.1, 0.0, 0.1, -0.2]) is None
+    assert not vouches(0.35, [0.9, 0.9, 0.9, 0.9, 0.9, 0.35])  # at half the median, but far below
+    assert not vouches(None, [0.5] * 6)
 
 
 def test_ranks_agree_as_scores_do():

@@ -13,7 +13,14 @@ from datetime import datetime
 
 import pytest
 
-from geceval.human.crowd_evidence import agreement_drift_start, far_below, fence, leave_one_out, same_person
+from geceval.human.crowd_evidence import (
+    agreement_drift_start,
+    far_below,
+    fence,
+    leave_one_out,
+    same_person,
+    vouches,
+)
 from tests.alike import one_pair_changed
 from tests.shared_data import shared_path
 
@@ -102,8 +109,8 @@ def _sakaguchi2016_in_order(name: str) -> tuple[dict, dict]:
 @pytest.mark.parametrize("name", ["Main_merged.csv", "Ctrl_merged.csv"])
 def test_real_workers_agree_with_the_crowd_and_do_not_drift_and_a_random_account_does_not(name):
     """The agreement evidence on people (two MTurk workers a HIT, seven in a batch): every worker's
-    leave-one-out r (0.33-0.59) is above the campaign's fence (about 0.2), and no worker's agreement
-    drifts. An account ranking at random on every third HIT of the busiest worker is far below it,
+    leave-one-out r (0.33-0.59) is above the campaign's fence (about 0.2) and at least half the median
+    worker's (the crowd vouches for them), and no worker's agreement drifts. An account ranking at random on every third HIT of the busiest worker is far below it,
     and an account that ranks as that worker does and then at random drifts where it turned."""
     answers, order = _sakaguchi2016_in_order(name)
     workers = [w for w in order if leave_one_out(answers, w).r is not None]
@@ -112,6 +119,8 @@ def test_real_workers_agree_with_the_crowd_and_do_not_drift_and_a_random_account
     line = fence(campaign)
     assert line is not None and 0.1 < line < 0.4, line
     assert not any(far_below(r, campaign) for r in campaign), campaign
+    # every one of them is vouched for: a pass rate a tenth under the threshold would not exclude them
+    assert all(vouches(r, campaign) for r in campaign), campaign
     assert all(agreement_drift_start(answers, w, order[w], line, min_others=1) is None for w in workers)
 
     busiest = max(workers, key=lambda w: len(order[w]))
@@ -123,6 +132,7 @@ def test_real_workers_agree_with_the_crowd_and_do_not_drift_and_a_random_account
         answers[screen]["random"] = dict(zip(answers[screen][busiest], ranks, strict=True))
     r = leave_one_out(answers, "random").r
     assert far_below(r, [*campaign, r]), (r, line)
+    assert not vouches(r, [*campaign, r])
     for screen in theirs[::3]:
         del answers[screen]["random"]
 

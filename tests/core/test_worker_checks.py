@@ -15,12 +15,14 @@ from geceval.human.worker_checks import (
     CORRECTION_MIN_SEEN,
     KIND_FAILED,
     KIND_MIN_SEEN,
+    VOUCH_MARGIN,
     Evidence,
     Rules,
     consistency,
     exclusion_reasons,
     flatness,
     kind_never_passed,
+    pass_line,
     trap_test,
     trap_test_passed,
 )
@@ -149,6 +151,25 @@ def test_exclusion_follows_the_chosen_rules():
     early = Evidence(traps_seen=4, traps_passed=0)  # under trap_min_seen, no Mann-Whitney yet
     assert exclusion_reasons(early, Rules()) == []
     assert exclusion_reasons(Evidence(), Rules(trap_min_seen=0)) == []
+
+
+def test_the_crowd_vouching_lets_a_worker_pass_a_tenth_under_the_threshold_and_no_further():
+    """Issue 41: a worker the crowd vouches for (agreement at least half the median worker's) is
+    excluded by the pass rate only under the threshold less ``VOUCH_MARGIN``; other rules unchanged."""
+    assert VOUCH_MARGIN == 0.1
+    rules = Rules()  # threshold 0.6
+    for passed, alone, vouched in [(6, [], []), (5, ["trap pass rate"], []), (4, *[["trap pass rate"]] * 2)]:
+        assert exclusion_reasons(Evidence(traps_seen=10, traps_passed=passed), rules) == alone
+        evidence = Evidence(traps_seen=10, traps_passed=passed, crowd_vouches=True)
+        assert exclusion_reasons(evidence, rules) == vouched, passed
+    assert pass_line(Evidence(crowd_vouches=True), rules) == 0.5  # not 0.49999999999999994
+    assert pass_line(Evidence(), Rules(trap_threshold=0.7)) == 0.7
+    assert pass_line(Evidence(crowd_vouches=True), Rules(trap_threshold=0.7)) == 0.6
+    # the vouching is the pass rate's only: Appraise's test and the kind rule still exclude
+    both = Evidence(traps_seen=12, traps_passed=6, mann_whitney_p=0.3, crowd_vouches=True)
+    assert exclusion_reasons(both, rules) == ["traps not rated worse than their bases"]
+    scripted = Evidence(traps_seen=12, traps_passed=9, kind_failed="added_correction", crowd_vouches=True)
+    assert exclusion_reasons(scripted, rules) == [KIND_FAILED]
 
 
 def test_a_kind_of_trap_failed_every_time_excludes_a_worker_whose_total_passes():

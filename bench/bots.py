@@ -383,6 +383,12 @@ async def run_worker(worker: Worker, args, base: str, gmeg: Gmeg, reader: Record
                     ticket = stamp_backdated(ticket, seconds_on(screen, timing))
                 payload = {"answers": sent, "ticket": ticket}
                 response = await call("submit", url, json=payload)
+                if response is not None and response.status_code == 400 and not out.excluded:
+                    # the crowd task may exclude the worker between two of their screens, taking the
+                    # HIT back: the refusal is the exclusion a real worker would meet, not an error
+                    await _after_submit(out, worker, args, reader)
+                    if out.excluded:
+                        break
                 if response is None or response.status_code != 201:
                     log.errors.append(f"{worker.username} submit: {_said(response)}")
                     out.stopped = "error"

@@ -261,7 +261,8 @@ class WorkerRow:
     agreement_screens: int = 0
     agreement_low: bool = False
     agreement_vouches: bool = False
-    """The crowd vouches for the worker (agreement at least half the median worker's, not drifting)."""
+    """The crowd vouches for the worker (agreement at least half the median worker's and 0.25, not
+    drifting, no twin)."""
     pass_line: float | None = None
     """The pass rate under which the pass-rate rule excludes this worker: the campaign's threshold,
     ``VOUCH_MARGIN`` lower when the crowd vouches for them."""

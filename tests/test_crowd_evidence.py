@@ -123,12 +123,13 @@ def test_readers_agree_with_the_crowd_and_a_random_clicker_is_far_below_and_held
 
 def test_the_crowd_vouches_for_readers_so_a_pass_rate_a_tenth_under_the_threshold_keeps_them(crowd, client):
     """Issue 41: the crowd task stores whether the crowd vouches for each worker (agreement at least
-    half the median worker's, not far below, not drifting); with traps passed at 5 of 10, under the
+    half the median worker's, not far below, not drifting, no twin); with traps passed at 5 of 10, under the
     0.6 threshold, a reader it vouches for is kept and the random clicker is not. The page says so."""
     researcher, campaign, workers = crowd
     readers = [_record(campaign, workers[f"reader{k}"]) for k in range(1, READERS)]
     clicker = _record(campaign, workers["clicker"])
     assert all(r.agreement_vouches for r in readers) and not clicker.agreement_vouches
+    assert not any(_record(campaign, workers[name]).agreement_vouches for name in ("reader0", "copy"))
     WorkerRecord.objects.filter(pk__in=[readers[0].pk, clicker.pk]).update(traps_seen=10, traps_passed=5)
     reader, clicker = (WorkerRecord.objects.get(pk=r.pk) for r in (readers[0], clicker))
     assert record_exclusion_reasons(campaign, reader) == []
@@ -137,8 +138,9 @@ def test_the_crowd_vouches_for_readers_so_a_pass_rate_a_tenth_under_the_threshol
     assert record_exclusion_reasons(campaign, WorkerRecord.objects.get(pk=reader.pk)) == ["trap pass rate"]
     client.force_login(researcher)
     html = client.get(reverse("campaign-detail", args=[campaign.pk])).content.decode()
-    # the five readers and reader0's copy (held as one person with it all the same), not the clicker
-    assert html.count("the crowd vouches for these answers") == READERS + 1
+    # readers 1-4: reader0 and its copy are one person, whose answers agree with each other's, and
+    # the clicker agrees with nobody
+    assert html.count("the crowd vouches for these answers") == READERS - 1
     assert "the pass-rate rule excludes under 0.50, not 0.60" in html
     assert "is allowed 0.10 less" in html
 

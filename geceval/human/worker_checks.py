@@ -75,7 +75,7 @@ DEFAULT_TRAP_MIN_SEEN = 10
 VOUCH_MARGIN = 0.1
 """How far under the campaign's trap threshold a worker the crowd vouches for may pass traps before
 the pass-rate rule excludes them (``Evidence.crowd_vouches``: agreement with the others at least half
-the median worker's, ``geceval.human.crowd_evidence.vouches``). Twenty traps tell a reader at 77% from
+the median worker's and 0.25, no twin, ``geceval.human.crowd_evidence.vouches``). Twenty traps tell a reader at 77% from
 a random ranker at 50% only so well: the 0.6 rule, checked at every trap from the 10th, excludes the
 first 15% of the time and keeps the second 11%; at 0.5 the first 3% and the second 36%. The crowd
 separates them (random answers agree at r about 0, the careful models at 0.38-0.75, real MTurk workers

@@ -13,6 +13,6 @@ class Migration(migrations.Migration):
         migrations.AddField(
             model_name='workerrecord',
             name='agreement_vouches',
-            field=models.BooleanField(default=False, help_text="agreement with the others at least half the median worker's and not drifting: the pass-rate rule allows this worker a tenth under the campaign's threshold"),
+            field=models.BooleanField(default=False, help_text="agreement with the others at least half the median worker's (0.25 at least), not drifting, no twin: the pass-rate rule allows this worker a tenth under the campaign's threshold"),
         ),
     ]

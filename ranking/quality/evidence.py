@@ -112,9 +112,6 @@ def _crowd_recount(record: WorkerRecord, answer: str) -> None:
         others_needed = min(AGREEMENT_DRIFT_MIN_OTHERS, record.campaign.judgments_per_item - 1)
         start = agreement_drift_start(kept, worker_id, [s for s, _ in judged], line, min_others=others_needed)
         record.agreement_drift_from = None if start is None else judged[start][1]
-    record.agreement_vouches = record.agreement_drift_from is None and vouches(
-        agreement.r, [*figures, agreement.r] if agreement.r is not None else figures
-    )
     alike = answers
     if details:  # the edit-level protocol: a rank and its edit labels are alike only together
         alike = {
@@ -126,6 +123,13 @@ def _crowd_recount(record: WorkerRecord, answer: str) -> None:
     record.same_as = [
         t.other for t in same_person(alike, worker_id, scores=answer == "score", ranks=answer == "rank")
     ]
+    # an account alike another is not vouched for: copies agree with each other, and the group's first
+    # account, which keeps counting, would owe its vouching to its own copies
+    record.agreement_vouches = (
+        not record.same_as
+        and record.agreement_drift_from is None
+        and vouches(agreement.r, [*figures, agreement.r] if agreement.r is not None else figures)
+    )
 
 
 def _gold_recount(record: WorkerRecord) -> None:

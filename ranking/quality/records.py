@@ -104,7 +104,7 @@ class WorkerRecord(models.Model):
     )
     agreement_vouches = models.BooleanField(
         default=False,
-        help_text="agreement with the others at least half the median worker's and not drifting: the "
+        help_text="agreement with the others at least half the median worker's (0.25 at least), not drifting, no twin: the "
         "pass-rate rule allows this worker a tenth under the campaign's threshold",
     )
     same_as = models.JSONField(

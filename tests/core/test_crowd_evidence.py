@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import statistics
 
 import pytest
 
@@ -12,6 +13,7 @@ from geceval.human.crowd_evidence import (
     AGREEMENT_WINDOW,
     SAME_RANK_TOLERANCE,
     SAME_SCORE_TOLERANCE,
+    VOUCH_FLOOR,
     agreement_drift_start,
     alike_rate,
     far_below,
@@ -60,22 +62,29 @@ def test_agreement_says_nothing_before_enough_screens_or_workers():
 
 def test_the_crowd_vouches_for_readers_and_not_for_a_random_clicker_or_a_worker_far_below():
     """A worker agreeing with the others at least half as well as the median worker is vouched for
-    (the pass-rate rule then allows a tenth less); random answers agree at about 0 and are not, in a
-    crowd of readers or in one of as many bots as readers."""
-    rng = random.Random(3)
-    answers = _crowd(rng, readers=6, sigma=40.0)  # noisy readers: r about 0.5, a ranking campaign's
-    for k in range(5):  # five more random clickers: half the crowd
-        for by_judge in answers.values():
-            by_judge[f"bot{k}"] = {c: rng.uniform(0, 100) for c in range(5)}
-    judges = sorted(next(iter(answers.values())))
-    figures = {j: leave_one_out(answers, j).r for j in judges}
-    line = vouch_line(list(figures.values()))
-    assert line is not None and 0.1 < line < 0.4, (line, figures)
-    assert all(vouches(figures[f"r{k}"], list(figures.values())) for k in range(6)), figures
-    assert not any(vouches(r, list(figures.values())) for j, r in figures.items() if "bot" in j), figures
-    # too few figures, no agreement in the crowd, a worker far below, no figure: no vouching
+    (the pass-rate rule then allows a tenth less), and never under ``VOUCH_FLOOR``; random answers
+    agree at about 0 and are not, in a crowd half random or two thirds random (where the median worker
+    is a random one)."""
+    for readers, bots in ((6, 5), (4, 8)):  # with _crowd's own "bot": half the crowd, then two thirds
+        rng = random.Random(3)
+        answers = _crowd(rng, readers=readers, sigma=40.0)  # noisy readers: r about 0.5, as on ranking
+        for k in range(bots):
+            for by_judge in answers.values():
+                by_judge[f"bot{k}"] = {c: rng.uniform(0, 100) for c in range(5)}
+        judges = sorted(next(iter(answers.values())))
+        figures = {j: leave_one_out(answers, j).r for j in judges}
+        campaign = list(figures.values())
+        line = vouch_line(campaign)
+        assert line is not None and VOUCH_FLOOR <= line < 0.4, (line, figures)
+        assert all(vouches(figures[f"r{k}"], campaign) for k in range(readers)), figures
+        assert not any(vouches(r, campaign) for j, r in figures.items() if "bot" in j), figures
+    # two thirds of the crowd random: the median is a clicker's, and the floor holds the line
+    assert statistics.median(campaign) < VOUCH_FLOOR and line == VOUCH_FLOOR
+    # too few figures, a crowd that agrees with nobody, a worker far below, no figure: no vouching
     assert vouch_line([0.5] * 4) is None and not vouches(0.5, [0.5] * 4)
-    assert vouch_line([0.0, -0.1, 0.0, 0.1, -0.2]) is None
+    assert vouch_line([0.0, -0.1, 0.0, 0.1, -0.2]) == VOUCH_FLOOR and not vouches(
+        0.1, [0.0, -0.1, 0.0, 0.1, -0.2]
+    )
     assert not vouches(0.35, [0.9, 0.9, 0.9, 0.9, 0.9, 0.35])  # at half the median, but far below
     assert not vouches(None, [0.5] * 6)
 

@@ -17,7 +17,7 @@ from annotate.models import System
 from annotate.roles import is_annotator
 from annotate.selectors import project_list_for
 from geceval.human.crowd_evidence import fence
-from geceval.human.worker_checks import pass_line
+from geceval.human.worker_checks import Rules, exclusion_reasons, pass_line
 from geceval.traps.hidden import ADDED_CORRECTION, ADDED_ERROR, UNDONE_CORRECTION
 from ranking.models import (
     LIVE_CAMPAIGN_STATUSES,
@@ -34,12 +34,7 @@ from ranking.models import (
     SystemScore,
     WorkerRecord,
 )
-from ranking.quality.rules import (
-    campaign_rules,
-    record_evidence,
-    record_exclusion_reasons,
-    record_kind_failed,
-)
+from ranking.quality.rules import campaign_rules, record_evidence
 from ranking.statuses import EVIDENCE_HOLDS
 from ranking.work.reads import screen_candidates_marked, screen_candidates_shown
 
@@ -321,6 +316,7 @@ def campaign_worker_rows(campaign: Campaign, workers: Iterable[tuple[int, str]])
             fast[judge_id] = fast.get(judge_id, 0) + 1
     records = {r.worker_id: r for r in WorkerRecord.objects.filter(campaign=campaign, worker_id__in=ids)}
     crowd = _crowd_figures(campaign, list(records.values()))
+    rules = campaign_rules(campaign)
     rows = []
     for worker_id, username in workers:
         seconds = times[worker_id]
@@ -340,7 +336,7 @@ def campaign_worker_rows(campaign: Campaign, workers: Iterable[tuple[int, str]])
                 qualified=record.qualified if record else None,
                 gold_agreement=record.gold_agreement if record else None,
                 no_server_time=untimed.get(worker_id, 0),
-                **_evidence(campaign, record),
+                **_evidence(rules, record),
                 **crowd.get(worker_id, {}),
             )
         )
@@ -410,14 +406,17 @@ TRAP_KIND_WORDS = {
 """A hidden trap's kind as the workers table names it."""
 
 
-def _evidence(campaign: Campaign, record: WorkerRecord | None) -> dict:
+def _evidence(rules: Rules, record: WorkerRecord | None) -> dict:
+    """The record's evidence for its row, under the campaign's ``rules`` (read once for the table):
+    the core's ``Evidence`` built once and read for the reasons, the pass line and the failed kind."""
     if record is None:
         return {}
     fields = {name: getattr(record, name) for name in _EVIDENCE_FIELDS}
-    kinds, failed = record.trap_kinds, record_kind_failed(record)
+    evidence = record_evidence(record)
+    kinds, failed = record.trap_kinds, evidence.kind_failed
     return fields | {
-        "reasons": tuple(record_exclusion_reasons(campaign, record)),
-        "pass_line": pass_line(record_evidence(record), campaign_rules(campaign)),
+        "reasons": tuple(exclusion_reasons(evidence, rules)),
+        "pass_line": pass_line(evidence, rules),
         "trap_kinds": tuple(
             (words, *kinds[kind]) for kind, words in TRAP_KIND_WORDS.items() if kind in kinds
         ),

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
+from functools import cache
 
 from ranking.models import Assignment, Candidate, Screen
 from ranking.services import CandidateScore, assignment_request, screen_submit
@@ -95,16 +96,9 @@ def ring_group_campaign(readers: int = 4, screens: int = 24):
         names, sources, systems, name="ring group", screens_per_hit=screens, protocol="ranking"
     )
 
-    read: dict[tuple[str, int], dict[int, int]] = {}
-
+    @cache  # read once a screen, not once a candidate
     def ranks(who: str, screen: Screen) -> dict[int, int]:
-        """Candidate id -> rank, by the screen's quality as ``who`` reads it (25 points of noise);
-        read once a screen, not once a candidate."""
-        if (who, screen.pk) not in read:
-            read[who, screen.pk] = _ranks(who, screen)
-        return read[who, screen.pk]
-
-    def _ranks(who: str, screen: Screen) -> dict[int, int]:
+        """Candidate id -> rank, by the screen's quality as ``who`` reads it (25 points of noise)."""
         rng = random.Random(f"{who}-{screen.pk}")
         order = sorted(
             screen.candidates.all(),

@@ -100,7 +100,8 @@ def _crowd_recount(record: WorkerRecord, answer: str) -> None:
     agreement = leave_one_out(kept, worker_id)
     record.agreement, record.agreement_screens = agreement.r, agreement.screens
     figures = [r for _, out, r in others if not out and r is not None]
-    line = fence([*figures, agreement.r]) if agreement.r is not None else None
+    everyone = [*figures, agreement.r] if agreement.r is not None else None  # this figure with the others
+    line = fence(everyone) if everyone else None
     record.agreement_low = line is not None and agreement.r < line
     record.agreement_drift_from = None
     if line is not None and not record.agreement_low:  # drift: the recent screens alone
@@ -128,7 +129,8 @@ def _crowd_recount(record: WorkerRecord, answer: str) -> None:
     record.agreement_vouches = (
         not record.same_as
         and record.agreement_drift_from is None
-        and vouches(agreement.r, [*figures, agreement.r] if agreement.r is not None else figures)
+        and everyone is not None
+        and vouches(agreement.r, everyone)
     )
 
 

@@ -16,15 +16,25 @@ from ranking.models import (
     Assignment,
     AssignmentStatus,
     Candidate,
+    Control,
     Rating,
     Screen,
     ScreenJudgment,
     WorkerRecord,
 )
-from ranking.quality.exclusion import worker_record_refresh
+from ranking.protocols import CandidateScore
+from ranking.quality.exclusion import crowd_evidence_refresh, worker_record_refresh
 from ranking.quality.rules import record_exclusion_reasons
-from ranking.selectors import valid_judgments
-from ranking.services import campaign_exclusion_rules_set, worker_override_set
+from ranking.selectors import screen_candidates, valid_judgments
+from ranking.services import (
+    NoWork,
+    assignment_request,
+    campaign_create,
+    campaign_exclusion_rules_set,
+    screen_submit,
+    worker_override_set,
+)
+from ranking.work.assignments import assignment_next_screen
 from tests import factories
 
 pytestmark = pytest.mark.django_db
@@ -309,3 +319,115 @@ def test_a_copy_that_stopped_before_it_could_be_told_is_held_when_its_original_i
     assert _record(campaign, workers["copy"]).same_as == [workers["reader0"].pk]
     assert _status(campaign, workers["copy"]) == (AssignmentStatus.HELD, "same_person")
     assert _status(campaign, workers["reader0"]) == (AssignmentStatus.SUBMITTED, "")
+
+
+# ------------------------------------------------------------------ vouching through real submits
+
+PASS_SHARE = 0.55
+"""The share of traps the "unlucky reader" and the lucky clicker below pass: under the default 0.6
+threshold, over the vouched line of 0.5."""
+
+
+def _vouching_campaign():
+    """A PRWS campaign over the sentences above with hidden traps (real trap copies, verdicts made by
+    the submits) judged by every worker: five readers, one of them unlucky with traps, and a clicker."""
+    names = [*(f"reader{k}" for k in range(READERS - 1)), "unlucky", "clicker"]
+    researcher = factories.user("res", "researcher")
+    workers = {n: factories.user(n, "annotator") for n in names}
+    team = factories.project(researcher, members=list(workers.values()))
+    corpus, outputs = factories.corpus_with_systems(team, sources=SOURCES, systems=SYSTEMS)
+    campaign = campaign_create(
+        project=team,
+        corpus=corpus,
+        name="vouching",
+        systems=outputs,
+        created_by=researcher,
+        protocol="prws",
+        max_candidates=4,
+        screens_per_hit=6,
+        judgments_per_item=len(names),
+        trap_rate=1.0,
+        repeat_rate=0.0,
+        trap_secret="fixed secret for the tests",
+    )
+    return campaign, workers
+
+
+def _answers(name: str):
+    """How ``name`` scores the candidates of a screen. A reader scores each output by its system's
+    quality with a little noise of their own; the clicker at random (the same each time it meets a
+    text). On a trap copy each gives the trap their score of its base less 30 (passed) or the same
+    score (a tie, failed). Readers pass every trap; the unlucky reader and the clicker
+    ``PASS_SHARE`` of those they meet: the clicker as if it could tell the traps, the unlucky reader as
+    a careful person who misses two errors in five."""
+    met = {"seen": 0, "passed": 0}
+
+    def value(text: str) -> int:
+        rng = random.Random(f"{name}|{text}")
+        if name == "clicker":
+            return rng.randint(1, 100)  # never 0: a trap scored under it is a pass
+        return max(31, min(100, round(QUALITY[_system(text)] + rng.gauss(0, 6))))
+
+    def answer(screen, candidates) -> list[int]:
+        control = Control.objects.filter(screen=screen, trap__isnull=False).select_related("base").first()
+        values = []
+        for c in candidates:
+            if control is None or c.pk != control.trap_id:
+                values.append(value(c.text))
+                continue
+            share = PASS_SHARE if name in ("unlucky", "clicker") else 1.0
+            passed = met["passed"] < share * (met["seen"] + 1)
+            met["seen"], met["passed"] = met["seen"] + 1, met["passed"] + passed
+            values.append(max(0, value(control.base.text) - (30 if passed else 0)))
+        return values
+
+    return answer
+
+
+def _one_hit(campaign, worker, answer) -> bool:
+    """The worker's next HIT through the services, screen by screen; False when there is none."""
+    try:
+        assignment = assignment_request(campaign=campaign, worker=worker)
+    except NoWork:
+        return False
+    while (screen := assignment_next_screen(assignment)) is not None:
+        candidates = screen_candidates(screen)
+        values = answer(screen, candidates)
+        scores = {c.pk: CandidateScore(score=v) for c, v in zip(candidates, values, strict=True)}
+        screen_submit(assignment=assignment, screen=screen, worker=worker, answers=scores)
+        assignment.refresh_from_db()
+        if assignment.status != AssignmentStatus.ACTIVE:
+            break
+    return True
+
+
+def test_real_trap_verdicts_and_the_crowd_task_keep_a_vouched_reader_at_a_pass_rate_a_clicker_is_excluded_at():
+    """Issue 41, end to end: the workers take HITs in turns through the services (the submits make the
+    trap verdicts), and after each round the crowd task's full refresh runs for every record due, as
+    the task each submit sent on commit would (``crowd_evidence_refresh``, the task's body). The
+    unlucky reader and the clicker pass the same share of their traps, about 0.55: under the 0.6
+    threshold. The crowd vouches for the reader, who is kept with every HIT counted; the clicker is
+    excluded by the pass rate, nothing of it counted."""
+    campaign, workers = _vouching_campaign()
+    answers = {name: _answers(name) for name in workers}
+    working = set(workers)
+    while working:
+        working = {name for name in sorted(working) if _one_hit(campaign, workers[name], answers[name])}
+        for worker in workers.values():  # the task each submit sent on commit (a no-op if not due)
+            crowd_evidence_refresh(campaign_id=campaign.pk, worker_id=worker.pk)
+    unlucky, clicker = (_record(campaign, workers[n]) for n in ("unlucky", "clicker"))
+    assert unlucky.traps_seen >= campaign.trap_min_seen and clicker.traps_seen >= campaign.trap_min_seen
+    for record in (unlucky, clicker):
+        assert 0.5 <= record.traps_passed / record.traps_seen < campaign.trap_threshold
+    assert unlucky.agreement_vouches and not unlucky.excluded
+    assert record_exclusion_reasons(campaign, unlucky) == []
+    assert not clicker.agreement_vouches and clicker.excluded
+    assert "trap pass rate" in record_exclusion_reasons(campaign, clicker)
+    counted = valid_judgments(campaign)
+    assert (
+        counted.filter(judge=workers["unlucky"]).count()
+        == ScreenJudgment.objects.filter(
+            judge=workers["unlucky"], screen__campaign=campaign, screen__control__isnull=True
+        ).count()
+    )
+    assert not counted.filter(judge=workers["clicker"]).exists()

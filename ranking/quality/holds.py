@@ -153,7 +153,10 @@ def pilot_evidence_clears(campaign: Campaign, record: WorkerRecord) -> bool:
     """A pilot-held worker's evidence clears them: ``trap_min_seen`` traps seen (a too-fast screen is
     one failed), passed at the campaign's threshold, no flat scoring over all their answers and no
     reason to exclude them. A campaign without traps never clears a worker by itself: the researcher
-    decides."""
+    decides. The threshold is the campaign's own even for a worker the crowd vouches for (issue 41,
+    ``worker_checks.pass_line``): the vouching lowers the line under which a worker is excluded, not
+    the evidence that clears a first HIT that looked like a script's; such a worker stays held until
+    the traps clear them or the researcher releases them."""
     seen = record.traps_seen
     return (
         seen >= campaign.trap_min_seen

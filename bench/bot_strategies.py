@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
+from bench.outside_adversaries import OUTSIDE, OUTSIDE_LABELLERS
 from geceval.metrics.gleu.plus import gleu_plus
 from geceval.traps.hidden import SentenceScorer
 from geceval.traps.inserter import insert_errors, line_seed
@@ -753,6 +754,7 @@ STRATEGIES: dict[str, Strategy] = {
     "word-frequency": word_frequency,
 }
 """Each a function of the screen; a stateful one (the id reader) has ``fresh()``, a new one per worker."""
+STRATEGIES |= OUTSIDE  # bench/outside_adversaries.py: written by an adversary from the product's code alone
 LABELLERS: dict[str, Labeller] = {
     "careful": careful_labels,
     "random": random_labels,
@@ -772,7 +774,7 @@ LABELLERS: dict[str, Labeller] = {
     "drifter": stateful_labels,
     "near-copy": stateful_labels,
     "word-frequency": word_frequency_labels,
-}
+} | OUTSIDE_LABELLERS
 
 
 def screen_words(screen: Screen) -> int:
@@ -799,6 +801,7 @@ SECONDS: dict[str, Callable[[Screen, random.Random], float]] = {
     "ring-nudged": careful_seconds,
     "ring-swapped": careful_seconds,
     "drifter": careful_seconds,
+    **dict.fromkeys(OUTSIDE, careful_seconds),  # a cheater who waits a reader's time costs nothing
 }
 """Per strategy, the time on a screen the server sees with ``--speed-rule on`` (else ``bot_seconds``)."""
 

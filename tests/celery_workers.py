@@ -58,12 +58,13 @@ class Workers:
             time.sleep(0.3)
         pytest.fail(f"celery {kind} did not become ready in 60 s")
 
-    def start(self) -> tuple[subprocess.Popen, object]:
-        """Launch one worker and wait until it says it is ready; returns (process, log file)."""
+    def start(self, **env: str) -> tuple[subprocess.Popen, object]:
+        """Launch one worker and wait until it says it is ready; returns (process, log file). ``env``
+        adds settings (the worker's own: the tasks it runs read them)."""
         n = len(self.started)
         args = ["--pool=solo", "-Q", self.queue, *self.extra_args, "--without-gossip", "--without-mingle",
                 "-n", f"{self.queue}-{n}@%h"]  # fmt: skip
-        return self._launch("worker", args, "ready.", self.env)
+        return self._launch("worker", args, "ready.", dict(self.env, **env))
 
     def start_beat(self, schedule_dir: Path, **env: str) -> tuple[subprocess.Popen, object]:
         """Launch `celery beat` (the production schedule, sent to this queue); ``env`` adds settings."""

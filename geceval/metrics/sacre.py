@@ -269,6 +269,7 @@ def ter_x100(reference_sentence: str, hyp_sentence: str) -> float:
     return _ter_x100_metric().sentence_score(hyp_sentence, [reference_sentence]).score
 
 
+@lru_cache(maxsize=1 << 16)
 def ster_and_ter_x100(reference_sentence: str, hyp_sentence: str) -> tuple[float, float]:
     """``(ster(r, h), ter_x100(r, h))`` from one TER alignment where one is enough.
 
@@ -279,6 +280,10 @@ def ster_and_ter_x100(reference_sentence: str, hyp_sentence: str) -> tuple[float
     edit count, and only a pair such as "The" / "the" needs the second alignment. Same values as
     calling both (tests/core/test_edit_stats_ter.py); half the TER work of Sakaguchi et al.'s
     Table 4, which spent most of its time in sacrebleu's TER.
+
+    Memoised (a pure function of two strings): of Table 4's 13,573 pairs, 11,838 are distinct (the
+    same two rewrites compared in more than one cell), and a second reproduction in the same process
+    (``--skip-merged`` and without) adds only 333 new ones.
     """
     res = _ter_x100_metric().sentence_score(hyp_sentence, [reference_sentence])
     tokens = set(reference_sentence.split()) | set(hyp_sentence.split())

@@ -37,6 +37,17 @@ REAL_PARTS: dict[str, str] = {}
 """What real services a run used, printed at the end so a CI log shows it."""
 
 
+@pytest.hookimpl(trylast=True)  # after pytest-django's own order (by kind of database use), kept within
+def pytest_collection_modifyitems(items) -> None:
+    """Files with a test marked slow or browser run first, each file's tests in their own order: under
+    ``--dist loadfile`` a long file handed out last keeps one process busy while the other has nothing
+    left, so the long ones go first and the many short files even out the end."""
+    long_files = {
+        item.path for item in items if item.get_closest_marker("slow") or item.get_closest_marker("browser")
+    }
+    items.sort(key=lambda item: item.path not in long_files)  # stable: the rest keeps the collection order
+
+
 def pytest_terminal_summary(terminalreporter) -> None:
     terminalreporter.section("real parts used")
     if not REAL_PARTS:

@@ -279,6 +279,7 @@ def _export_corpus_gmeg(page, tmp_path: Path) -> dict[str, list[str]]:
         return {name: zf.read(name).decode("utf-8").splitlines() for name in zf.namelist()}
 
 
+@pytest.mark.slow
 def test_a_team_goes_from_an_empty_database_to_exported_results_in_the_browser(
     live_server, new_page, tmp_path, settings
 ):

@@ -87,6 +87,7 @@ def _work(page, link: str, judge) -> int:
     return total
 
 
+@pytest.mark.slow
 def test_a_classroom_pilots_from_one_address_and_the_flat_bot_is_held_the_readers_counted(
     live_server, new_page, tmp_path
 ):

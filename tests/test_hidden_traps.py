@@ -100,6 +100,7 @@ def _looks_of(corpus: Corpus, protocol: str, options: dict) -> tuple[Counter, Co
     return _looks[protocol]
 
 
+@pytest.mark.slow
 @pytest.mark.django_db(transaction=True, reset_sequences=True)
 @pytest.mark.parametrize("protocol,options", LOOKS)
 def test_trap_screens_look_like_the_others(fce, protocol, options):
@@ -206,6 +207,7 @@ def _lines(path) -> list[str]:
     return path.read_text(encoding="utf-8").splitlines()
 
 
+@pytest.mark.slow
 def test_generated_traps_never_outscore_their_base_on_jfleg_and_gmeg_dev():
     """The finding: the public inserter, as the paper design seeded it ("N/i"), can repair a learner's
     error while adding another, so the trap is better than the source it should be worse than. On

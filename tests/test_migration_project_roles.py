@@ -25,6 +25,7 @@ def _leaf_nodes():
     return MigrationExecutor(connection).loader.graph.leaf_nodes()
 
 
+@pytest.mark.slow
 @pytest.mark.django_db(transaction=True)
 def test_every_member_gets_the_role_of_their_group_in_each_of_their_projects():
     apps = _migrate(BEFORE)

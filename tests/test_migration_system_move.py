@@ -96,6 +96,7 @@ def _old_world(apps) -> dict:
     }
 
 
+@pytest.mark.slow
 @pytest.mark.django_db(transaction=True)
 def test_moving_system_and_output_to_annotate_keeps_every_row_and_relation():
     old = _old_world(_migrate(BEFORE))

@@ -229,6 +229,7 @@ def _aucs(features: dict[str, np.ndarray], y: np.ndarray) -> dict[str, float]:
     "protocol,options",
     [("prws", {}), ("ranking", {"screens_per_sentence": 2}), ("edits", {"screens_per_sentence": 2})],
 )
+@pytest.mark.slow
 def test_no_classifier_on_what_a_worker_sees_tells_a_control_screen_better_than_chance(
     fce, protocol, options
 ):

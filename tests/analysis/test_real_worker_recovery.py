@@ -22,7 +22,6 @@ from tests.analysis.test_real_worker import _expected, _table, _wait
 from tests.celery_workers import celery_workers
 from tests.factories import ranking_campaign
 
-
 LEASE = "20"
 """Seconds a running chunk's lease lasts here (``ANALYSIS_CHUNK_LEASE_SECONDS``; 120 by default)."""
 

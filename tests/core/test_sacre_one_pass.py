@@ -66,6 +66,7 @@ def test_references_are_prepared_once_for_every_system_scored_against_them() -> 
     assert sacre._prepared.cache_info().misses == 3
 
 
+@pytest.mark.slow
 @pytest.mark.shared
 def test_one_pass_equals_sacrebleu_on_conll14_systems() -> None:
     trg = shared_path("gecmetrics", "data", "conll14st-test", "refs")

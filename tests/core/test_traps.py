@@ -272,6 +272,7 @@ def _faults(base: str, trap: str, kind: str, source: str, refs: list[str]) -> se
     return faults
 
 
+@pytest.mark.slow
 def test_gleu_s_rule_no_longer_takes_traps_a_careful_reader_rightly_fails_on_gmeg_dev_fce():
     """Issue 41: h40 found, by the edit-level rule, three kinds of trap that careful workers rightly
     fail (half of a move undone, a correction some reference leaves undone, a British spelling put

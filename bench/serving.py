@@ -247,15 +247,19 @@ def finish_database(pg_url: str, database: str, keep: bool) -> None:
 
 def check_assignments(campaign_id: int, judgments_per_item: int) -> list[str]:
     """The lease invariants a crowd must not break: no HIT with more live assignments than
-    judgments_per_item, no worker assigned the same HIT twice."""
+    judgments_per_item, no worker assigned the same HIT twice. A worker excluded and then included
+    again (the crowd's task vouching for them after a submit excluded them) gets their work back on a
+    slot at or above judgments_per_item (``ranking.quality.exclusion._apply_exclusion``): extra
+    judgments by design, not a claim past the HIT's places, so those slots are not counted here."""
     from django.db.models import Count, Q
 
     from ranking.models import LIVE_STATUSES, Assignment, Hit
 
     problems = []
+    claimed = Q(assignments__status__in=LIVE_STATUSES, assignments__slot__lt=judgments_per_item)
     over = (
         Hit.objects.filter(campaign_id=campaign_id)
-        .annotate(live=Count("assignments", filter=Q(assignments__status__in=LIVE_STATUSES)))
+        .annotate(live=Count("assignments", filter=claimed))
         .filter(live__gt=judgments_per_item)
         .count()
     )

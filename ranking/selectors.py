@@ -255,6 +255,9 @@ class WorkerRow:
     agreement: float | None = None
     agreement_screens: int = 0
     agreement_low: bool = False
+    agreement_family: int = 0
+    """Other accounts answering much like this one (r 0.7 or more), left out of the crowd its agreement
+    is measured against."""
     agreement_vouches: bool = False
     """The crowd vouches for the worker (agreement at least half the median worker's and 0.25, not
     drifting, no twin)."""
@@ -388,6 +391,7 @@ def _crowd_figures(campaign: Campaign, records: list[WorkerRecord]) -> dict[int,
         r.worker_id: {
             "agreement": r.agreement,
             "agreement_screens": r.agreement_screens,
+            "agreement_family": r.agreement_family,
             "agreement_low": r.agreement_low,
             "agreement_fence": line,
             "agreement_drift_from": r.agreement_drift_from,

@@ -321,6 +321,40 @@ def test_a_copy_that_stopped_before_it_could_be_told_is_held_when_its_original_i
     assert _status(campaign, workers["reader0"]) == (AssignmentStatus.SUBMITTED, "")
 
 
+def test_accounts_of_one_program_are_measured_without_one_another_and_held_far_below(client):
+    """Issue 41, the outside adversary's hole: three accounts of one program (its own view of each
+    text, a few points of noise per account) beside five readers. Measured against everyone, each
+    account's agreement is lifted by its two siblings; they agree with one another far more than with
+    the crowd, so the crowd task leaves them out of each other's crowd: the record says how many, each
+    falls far below the readers and is held, and the page says why."""
+    names = [*(f"reader{k}" for k in range(READERS)), "prog0", "prog1", "prog2"]
+    campaign, workers = factories.prws_crowd(names, SOURCES, SYSTEMS, name="family", screens_per_hit=N)
+    rng = random.Random(5)
+    for screen in Screen.objects.filter(campaign=campaign).order_by("hit_position"):
+        quality = {c: QUALITY[_system(c.text)] + rng.gauss(0, 10) for c in screen.candidates.all()}
+        view = {c: rng.uniform(0, 100) for c in quality}  # the program's own idea of each text
+        for name in names:
+            if name.startswith("prog"):
+                answers = {c: max(0, min(100, round(v + rng.gauss(0, 4)))) for c, v in view.items()}
+            else:
+                answers = {c: max(0, min(100, round(q + rng.gauss(0, 12)))) for c, q in quality.items()}
+            _judge(workers[name], screen, answers)
+    for _ in range(2):
+        for worker in workers.values():
+            worker_record_refresh(campaign=campaign, worker=worker)
+    programs = [_record(campaign, workers[f"prog{k}"]) for k in range(3)]
+    readers = [_record(campaign, workers[f"reader{k}"]) for k in range(READERS)]
+    assert all(r.agreement_family == 0 and not r.agreement_low for r in readers)
+    assert all(p.agreement_family == 2 and abs(p.agreement) < 0.3 and p.agreement_low for p in programs)
+    assert not any(p.agreement_vouches or p.same_as for p in programs)  # close, but not copies
+    assert all(
+        _status(campaign, workers[f"prog{k}"]) == (AssignmentStatus.HELD, "disagrees") for k in range(3)
+    )
+    client.force_login(campaign.created_by)
+    html = client.get(reverse("campaign-detail", args=[campaign.pk])).content.decode()
+    assert html.count("leaving out 2 accounts that answer much like this one") == 3
+
+
 # ------------------------------------------------------------------ vouching through real submits
 
 PASS_SHARE = 0.55

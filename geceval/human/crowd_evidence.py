@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import math
 import statistics
+from collections import defaultdict
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import combinations
@@ -137,6 +138,67 @@ def leave_one_out(
     if len(sums) < min_screens:
         return Agreement(len(sums), None)
     return Agreement(len(sums), _r(sums))
+
+
+FAMILY_R = 0.7
+"""Close accounts (:func:`family`): another worker whose answers agree with this one's at this r or
+more, pair by pair over ``AGREEMENT_MIN_SCREENS`` shared screens or more..."""
+FAMILY_GAP = 0.3
+"""...and by at least this much more than this worker's answers agree with the whole crowd's, is left
+out of the crowd this worker's agreement is measured against. Accounts of one program agree with one
+another far beyond what they agree with anyone else, and would vouch for one another; people who
+agree closely with one another agree closely with the crowd too, unless the screens are hard.
+Measured (docs/hardening.md, "An outside adversary"):
+- the outside adversary's accounts with one another 0.77-0.87 and with the crowd 0.29-0.51 (a gap
+  of 0.3-0.6); careful models (one program each, with noise) with one another up to 0.96 and with
+  the crowd within 0.15 of that;
+- real judges: Napoles et al. 2015's four at most 0.66 pair by pair; Sakaguchi et al. 2016's MTurk
+  workers up to 0.80, and none of them is another's close account: the ones this close agree closely
+  with the rest too (tests/core/test_crowd_evidence_real.py)."""
+
+
+def _pair_sums(
+    mine: Mapping[Hashable, float], theirs: Mapping[Hashable, float]
+) -> tuple[float, float, float] | None:
+    """(mine x theirs, mine^2, theirs^2) of two answers to one screen, each centred on the candidates
+    both answered (None: fewer than two)."""
+    items = [i for i in mine if i in theirs]
+    if len(items) < 2:
+        return None
+    a_mean, b_mean = statistics.fmean(mine[i] for i in items), statistics.fmean(theirs[i] for i in items)
+    a, b = [mine[i] - a_mean for i in items], [theirs[i] - b_mean for i in items]
+    return sum(x * y for x, y in zip(a, b, strict=True)), sum(x * x for x in a), sum(y * y for y in b)
+
+
+def family(
+    answers: Answers,
+    worker: Hashable,
+    *,
+    min_screens: int = AGREEMENT_MIN_SCREENS,
+    r_at: float = FAMILY_R,
+    gap: float = FAMILY_GAP,
+) -> set[Hashable]:
+    """The other workers whose answers agree with ``worker``'s at ``r_at`` or more (Pearson's r of the
+    answers centred per screen, pooled over the screens both answered, ``min_screens`` of them at
+    least) and by ``gap`` more than ``worker``'s agree with everyone else's (:func:`leave_one_out`):
+    the accounts to leave out with the worker when their agreement is measured (``FAMILY_R``)."""
+    everyone = leave_one_out(answers, worker, min_screens=min_screens).r
+    pairs: dict[Hashable, list[tuple[float, float, float]]] = defaultdict(list)
+    for by_judge in answers.values():
+        own = by_judge.get(worker)
+        if not own:
+            continue
+        for judge, theirs in by_judge.items():
+            if judge != worker and (sums := _pair_sums(own, theirs)) is not None:
+                pairs[judge].append(sums)
+    return {
+        judge
+        for judge, sums in pairs.items()
+        if len(sums) >= min_screens
+        and (r := _r(sums)) is not None
+        and r >= r_at
+        and (everyone is None or r - everyone >= gap)
+    }
 
 
 AGREEMENT_WINDOW = 15

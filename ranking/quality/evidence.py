@@ -12,6 +12,7 @@ from django.db.models import Count, Q
 from geceval.human.crowd_evidence import (
     AGREEMENT_DRIFT_MIN_OTHERS,
     agreement_drift_start,
+    family,
     fence,
     leave_one_out,
     same_person,
@@ -97,6 +98,12 @@ def _crowd_recount(record: WorkerRecord, answer: str) -> None:
     others = other_records(campaign_id=campaign_id, worker_id=worker_id)
     excluded = {pk for pk, out, _ in others if out}
     kept = {s: {j: a for j, a in by.items() if j not in excluded} for s, by in answers.items()}
+    # accounts that answer much like this one (one program's, or a person's others) are left out of
+    # the crowd it is measured against: they would vouch for it (``crowd_evidence.FAMILY_R``)
+    close = family(kept, worker_id)
+    record.agreement_family = len(close)
+    if close:
+        kept = {s: {j: a for j, a in by.items() if j not in close} for s, by in kept.items()}
     agreement = leave_one_out(kept, worker_id)
     record.agreement, record.agreement_screens = agreement.r, agreement.screens
     figures = [r for _, out, r in others if not out and r is not None]

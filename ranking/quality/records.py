@@ -102,6 +102,11 @@ class WorkerRecord(models.Model):
     agreement_low = models.BooleanField(
         default=False, help_text="agreement far below the campaign's other workers'"
     )
+    agreement_family = models.PositiveIntegerField(
+        default=0,
+        help_text="other accounts whose answers agree with this worker's at r 0.7 or more, left out of "
+        "the crowd its agreement is measured against (one program's accounts would vouch for each other)",
+    )
     agreement_vouches = models.BooleanField(
         default=False,
         help_text="agreement with the others at least half the median worker's (0.25 at least), not drifting, no twin: the "

@@ -11,11 +11,14 @@ from geceval.human.crowd_evidence import (
     AGREEMENT_DRIFT_MIN_OTHERS,
     AGREEMENT_MIN_SCREENS,
     AGREEMENT_WINDOW,
+    FAMILY_GAP,
+    FAMILY_R,
     SAME_RANK_TOLERANCE,
     SAME_SCORE_TOLERANCE,
     VOUCH_FLOOR,
     agreement_drift_start,
     alike_rate,
+    family,
     far_below,
     fence,
     leave_one_out,
@@ -87,6 +90,57 @@ def test_the_crowd_vouches_for_readers_and_not_for_a_random_clicker_or_a_worker_
     )
     assert not vouches(0.35, [0.9, 0.9, 0.9, 0.9, 0.9, 0.35])  # at half the median, but far below
     assert not vouches(None, [0.5] * 6)
+
+
+def _apart(answers: dict, left_out: set) -> dict:
+    return {s: {j: a for j, a in by.items() if j not in left_out} for s, by in answers.items()}
+
+
+def test_accounts_of_one_program_do_not_vouch_for_one_another():
+    """Four accounts of one program (its own view of each candidate, a few points of noise per account)
+    beside ten noisy readers (pairwise r about 0.5, as people): each account's agreement with the crowd
+    is inflated by its three siblings, enough to be vouched for. They agree with one another
+    at r over ``FAMILY_R``, far more than with the crowd (``FAMILY_GAP``), and readers never do, so
+    each is measured against the others without its family, and falls far below; the readers'
+    figures do not move."""
+    rng = random.Random(11)
+    answers = _crowd(rng, screens=40, readers=10, sigma=30.0)
+    for by_judge in answers.values():
+        del by_judge["bot"]
+        view = {c: rng.uniform(0, 100) for c in range(5)}  # its own view, not the candidates' quality
+        for k in range(4):
+            by_judge[f"p{k}"] = {c: v + rng.gauss(0, 8.0) for c, v in view.items()}
+    judges = sorted(next(iter(answers.values())))
+    families = {j: family(answers, j) for j in judges}
+    assert families == {
+        j: ({f"p{k}" for k in range(4)} - {j} if j.startswith("p") else set()) for j in judges
+    }
+    before = {j: leave_one_out(answers, j).r for j in judges}
+    after = {j: leave_one_out(_apart(answers, families[j]), j).r for j in judges}
+    programs = [j for j in judges if j.startswith("p")]
+    # the hole: siblings in the crowd's mean make the program agree like a reader and be vouched for
+    assert not any(far_below(before[j], list(before.values())) for j in programs), before
+    assert all(vouches(before[j], list(before.values())) for j in programs), before
+    # apart from its family it agrees with nobody
+    assert all(abs(after[j]) < 0.2 and far_below(after[j], list(after.values())) for j in programs), after
+    assert not any(vouches(after[j], list(after.values())) for j in programs)
+    assert all(
+        after[j] == before[j] and vouches(after[j], list(after.values())) for j in judges if j[0] == "r"
+    )
+    # both conditions: the pair's own r, and its lead over the worker's r with everyone
+    assert family(answers, "p0", r_at=1.01) == set() == family(answers, "p0", gap=0.9)
+    assert (FAMILY_R, FAMILY_GAP) == (0.7, 0.3)
+
+
+def test_readers_who_agree_closely_with_one_another_and_with_the_crowd_are_no_family():
+    """On easy screens careful readers agree with one another at r 0.8 or more; they agree with the
+    crowd as closely, so none is left out of another's crowd (``FAMILY_GAP``)."""
+    answers = _crowd(random.Random(2), screens=40, readers=8, sigma=12.0)
+    for by_judge in answers.values():
+        del by_judge["bot"]
+    judges = sorted(next(iter(answers.values())))
+    assert all(family(answers, j, gap=-1.0) for j in judges)  # close pair by pair...
+    assert not any(family(answers, j) for j in judges)  # ...and as close to everyone
 
 
 def test_ranks_agree_as_scores_do():

@@ -37,13 +37,13 @@ chromium:
 		else $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq chromium >/dev/null; fi; }
 
 # The suite in TEST_WORKERS processes (pytest-xdist; each its own test database, a file's tests kept
-# together); TEST_WORKERS=0 runs it in this one.
+# together, the files with a slow or browser test first: tests/conftest.py); TEST_WORKERS=0 runs it in this one.
 TEST_WORKERS ?= 2
 
 test: venv chromium
 	$(PY) -m ruff check .
 	$(VENV)/bin/lint-imports --no-cache
-	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadfile $(PYTEST_ARGS)
+	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder $(PYTEST_ARGS)
 
 lint: venv
 	$(PY) -m ruff check .

@@ -41,7 +41,8 @@ REAL_PARTS: dict[str, str] = {}
 def pytest_collection_modifyitems(items) -> None:
     """Files with a test marked slow or browser run first, each file's tests in their own order: under
     ``--dist loadfile`` a long file handed out last keeps one process busy while the other has nothing
-    left, so the long ones go first and the many short files even out the end."""
+    left, so the long ones go first and the many short files even out the end (the Makefile passes
+    ``--no-loadscope-reorder``: pytest-xdist would otherwise hand out the files with most tests first)."""
     long_files = {
         item.path for item in items if item.get_closest_marker("slow") or item.get_closest_marker("browser")
     }

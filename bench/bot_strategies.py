@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
-from bench.outside_adversaries import OUTSIDE, OUTSIDE_LABELLERS
+from bench.outside_adversaries import OUTSIDE
 from geceval.metrics.gleu.plus import gleu_plus
 from geceval.traps.hidden import SentenceScorer
 from geceval.traps.inserter import insert_errors, line_seed
@@ -774,7 +774,7 @@ LABELLERS: dict[str, Labeller] = {
     "drifter": stateful_labels,
     "near-copy": stateful_labels,
     "word-frequency": word_frequency_labels,
-} | OUTSIDE_LABELLERS
+} | dict.fromkeys(OUTSIDE, stateful_labels)  # each labels with its own labels()
 
 
 def screen_words(screen: Screen) -> int:

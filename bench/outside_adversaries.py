@@ -219,10 +219,4 @@ class OutsideJudge:
         return out
 
 
-def outside_labels(screen: dict, gmeg: object, rng: random.Random, values: dict[int, float]) -> dict:
-    """Placeholder: bench/bots.py asks the stateful judge's own ``labels``."""
-    raise RuntimeError("the outside judge labels with its own labels()")
-
-
 OUTSIDE: dict[str, object] = {"outside-rules-backwards": OutsideJudge()}
-OUTSIDE_LABELLERS: dict[str, object] = {"outside-rules-backwards": outside_labels}

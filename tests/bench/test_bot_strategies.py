@@ -105,6 +105,24 @@ def test_every_labeller_gives_one_known_label_per_listed_edit(gmeg):
         assert {x for row in labels.values() for x in row} <= set(LABELS), name
 
 
+def test_the_outside_judge_labels_every_listed_edit_and_never_reads_gmeg(gmeg):
+    """The outside adversary (bench/outside_adversaries.py) labels with its own ``labels``, one known
+    label per edit, and answers from the screen alone: the same with ``gmeg`` withheld."""
+    screen = edit_screen_of(
+        gmeg.sources[5], gmeg.sources[5], gmeg.systems["amu"][5], gmeg.references["ref0"][5]
+    )
+    judge = STRATEGIES["outside-rules-backwards"].fresh()
+    values = judge(screen, gmeg, random.Random(1))
+    labels = judge.labels(screen, gmeg, random.Random(1), values)
+    assert {p: len(x) for p, x in labels.items()} == {
+        c["position"]: len(c["edits"]) for c in screen["candidates"]
+    }
+    assert {x for row in labels.values() for x in row} <= set(LABELS)
+    blind = STRATEGIES["outside-rules-backwards"].fresh()
+    assert blind(screen, None, random.Random(1)) == values
+    assert blind.labels(screen, None, random.Random(1), values) == labels
+
+
 def test_bots_labels_follow_their_rule():
     screen = edit_screen_of(
         "He go to school in Paris .", "He goes to schol in Paris .", "He goes to school at Paris ."

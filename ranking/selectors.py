@@ -256,8 +256,8 @@ class WorkerRow:
     agreement_screens: int = 0
     agreement_low: bool = False
     agreement_family: int = 0
-    """Other accounts answering much like this one (r 0.7 or more), left out of the crowd its agreement
-    is measured against."""
+    """Other accounts answering much like this one (r 0.7 or more, and 0.3 above its agreement with
+    everyone), left out of the crowd its agreement is measured against."""
     agreement_vouches: bool = False
     """The crowd vouches for the worker (agreement at least half the median worker's and 0.25, not
     drifting, no twin)."""

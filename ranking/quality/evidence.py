@@ -99,7 +99,7 @@ def _crowd_recount(record: WorkerRecord, answer: str) -> None:
     excluded = {pk for pk, out, _ in others if out}
     kept = {s: {j: a for j, a in by.items() if j not in excluded} for s, by in answers.items()}
     # accounts that answer much like this one (one program's, or a person's others) are left out of
-    # the crowd it is measured against: they would vouch for it (``crowd_evidence.FAMILY_R``)
+    # the crowd it is measured against: they would vouch for it (``crowd_evidence.family``)
     close = family(kept, worker_id)
     record.agreement_family = len(close)
     if close:

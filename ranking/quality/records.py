@@ -104,8 +104,9 @@ class WorkerRecord(models.Model):
     )
     agreement_family = models.PositiveIntegerField(
         default=0,
-        help_text="other accounts whose answers agree with this worker's at r 0.7 or more, left out of "
-        "the crowd its agreement is measured against (one program's accounts would vouch for each other)",
+        help_text="other accounts whose answers agree with this worker's at r 0.7 or more, and 0.3 more "
+        "than it agrees with everyone, left out of the crowd its agreement is measured against (one "
+        "program's accounts would vouch for each other)",
     )
     agreement_vouches = models.BooleanField(
         default=False,

@@ -25,17 +25,15 @@ from ranking.models import (
 from ranking.protocols import CandidateScore
 from ranking.quality.exclusion import crowd_evidence_refresh, worker_record_refresh
 from ranking.quality.rules import record_exclusion_reasons
-from ranking.selectors import screen_candidates, valid_judgments
+from ranking.selectors import valid_judgments
 from ranking.services import (
     NoWork,
-    assignment_request,
     campaign_create,
     campaign_exclusion_rules_set,
-    screen_submit,
     worker_override_set,
 )
-from ranking.work.assignments import assignment_next_screen
 from tests import factories
+from tests.judging import do_hit
 
 pytestmark = pytest.mark.django_db
 
@@ -402,36 +400,24 @@ def _answers(name: str):
             return rng.randint(1, 100)  # never 0: a trap scored under it is a pass
         return max(31, min(100, round(QUALITY[_system(text)] + rng.gauss(0, 6))))
 
-    def answer(screen, candidates) -> list[int]:
-        control = Control.objects.filter(screen=screen, trap__isnull=False).select_related("base").first()
-        values = []
-        for c in candidates:
-            if control is None or c.pk != control.trap_id:
-                values.append(value(c.text))
-                continue
-            share = PASS_SHARE if name in ("unlucky", "clicker") else 1.0
-            passed = met["passed"] < share * (met["seen"] + 1)
-            met["seen"], met["passed"] = met["seen"] + 1, met["passed"] + passed
-            values.append(max(0, value(control.base.text) - (30 if passed else 0)))
-        return values
+    def answer(screen, candidate) -> CandidateScore:
+        control = Control.objects.filter(screen=screen, trap=candidate).select_related("base").first()
+        if control is None:
+            return CandidateScore(score=value(candidate.text))
+        share = PASS_SHARE if name in ("unlucky", "clicker") else 1.0
+        passed = met["passed"] < share * (met["seen"] + 1)
+        met["seen"], met["passed"] = met["seen"] + 1, met["passed"] + passed
+        return CandidateScore(score=max(0, value(control.base.text) - (30 if passed else 0)))
 
     return answer
 
 
 def _one_hit(campaign, worker, answer) -> bool:
-    """The worker's next HIT through the services, screen by screen; False when there is none."""
+    """The worker's next HIT through the services (``tests.judging.do_hit``); False when there is none."""
     try:
-        assignment = assignment_request(campaign=campaign, worker=worker)
+        do_hit(campaign, worker, answer)
     except NoWork:
         return False
-    while (screen := assignment_next_screen(assignment)) is not None:
-        candidates = screen_candidates(screen)
-        values = answer(screen, candidates)
-        scores = {c.pk: CandidateScore(score=v) for c, v in zip(candidates, values, strict=True)}
-        screen_submit(assignment=assignment, screen=screen, worker=worker, answers=scores)
-        assignment.refresh_from_db()
-        if assignment.status != AssignmentStatus.ACTIVE:
-            break
     return True
 
 

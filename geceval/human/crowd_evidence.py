@@ -101,6 +101,19 @@ class Agreement:
     ``AGREEMENT_MIN_SCREENS`` screens, or answers that never vary)."""
 
 
+def _pair_sums(
+    mine: Mapping[Hashable, float], theirs: Mapping[Hashable, float]
+) -> tuple[float, float, float] | None:
+    """(mine x theirs, mine^2, theirs^2) of two answers to one screen, each centred on the candidates
+    both answered (None: fewer than two)."""
+    items = [i for i in mine if i in theirs]
+    if len(items) < 2:
+        return None
+    a_mean, b_mean = statistics.fmean(mine[i] for i in items), statistics.fmean(theirs[i] for i in items)
+    a, b = [mine[i] - a_mean for i in items], [theirs[i] - b_mean for i in items]
+    return sum(x * y for x, y in zip(a, b, strict=True)), sum(x * x for x in a), sum(y * y for y in b)
+
+
 def _screen_sums(answers: Answers, worker: Hashable) -> dict[Hashable, tuple[float, float, float]]:
     """Per screen the worker shares with another worker on two candidates at least: the sums of
     (mine x theirs, mine^2, theirs^2) of the centred answers and the others' centred means."""
@@ -110,18 +123,11 @@ def _screen_sums(answers: Answers, worker: Hashable) -> dict[Hashable, tuple[flo
         others = [a for judge, a in by_judge.items() if judge != worker]
         if not own or not others:
             continue
-        items = [i for i in own if any(i in o for o in others)]
-        if len(items) < 2:
-            continue
-        means = {i: statistics.fmean([o[i] for o in others if i in o]) for i in items}
-        own_mean, their_mean = statistics.fmean(own[i] for i in items), statistics.fmean(means.values())
-        mine = [own[i] - own_mean for i in items]
-        theirs = [means[i] - their_mean for i in items]
-        out[screen] = (
-            sum(a * b for a, b in zip(mine, theirs, strict=True)),
-            sum(a * a for a in mine),
-            sum(b * b for b in theirs),
-        )
+        means = {
+            i: statistics.fmean([o[i] for o in others if i in o]) for i in own if any(i in o for o in others)
+        }
+        if (sums := _pair_sums(own, means)) is not None:
+            out[screen] = sums
     return out
 
 
@@ -157,19 +163,6 @@ Measured (docs/hardening.md, "An outside adversary"):
   with the rest too (tests/core/test_crowd_evidence_real.py)."""
 
 
-def _pair_sums(
-    mine: Mapping[Hashable, float], theirs: Mapping[Hashable, float]
-) -> tuple[float, float, float] | None:
-    """(mine x theirs, mine^2, theirs^2) of two answers to one screen, each centred on the candidates
-    both answered (None: fewer than two)."""
-    items = [i for i in mine if i in theirs]
-    if len(items) < 2:
-        return None
-    a_mean, b_mean = statistics.fmean(mine[i] for i in items), statistics.fmean(theirs[i] for i in items)
-    a, b = [mine[i] - a_mean for i in items], [theirs[i] - b_mean for i in items]
-    return sum(x * y for x, y in zip(a, b, strict=True)), sum(x * x for x in a), sum(y * y for y in b)
-
-
 def family(
     answers: Answers,
     worker: Hashable,
@@ -177,12 +170,14 @@ def family(
     min_screens: int = AGREEMENT_MIN_SCREENS,
     r_at: float = FAMILY_R,
     gap: float = FAMILY_GAP,
+    everyone: Agreement | None = None,
 ) -> set[Hashable]:
     """The other workers whose answers agree with ``worker``'s at ``r_at`` or more (Pearson's r of the
     answers centred per screen, pooled over the screens both answered, ``min_screens`` of them at
     least) and by ``gap`` more than ``worker``'s agree with everyone else's (:func:`leave_one_out`):
-    the accounts to leave out with the worker when their agreement is measured (``FAMILY_R``)."""
-    everyone = leave_one_out(answers, worker, min_screens=min_screens).r
+    the accounts to leave out with the worker when their agreement is measured (``FAMILY_R``).
+    ``everyone``: that :func:`leave_one_out` when the caller has it already."""
+    r_all = (everyone or leave_one_out(answers, worker, min_screens=min_screens)).r
     pairs: dict[Hashable, list[tuple[float, float, float]]] = defaultdict(list)
     for by_judge in answers.values():
         own = by_judge.get(worker)
@@ -197,7 +192,7 @@ def family(
         if len(sums) >= min_screens
         and (r := _r(sums)) is not None
         and r >= r_at
-        and (everyone is None or r - everyone >= gap)
+        and (r_all is None or r - r_all >= gap)
     }
 
 

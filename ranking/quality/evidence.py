@@ -100,11 +100,12 @@ def _crowd_recount(record: WorkerRecord, answer: str) -> None:
     kept = {s: {j: a for j, a in by.items() if j not in excluded} for s, by in answers.items()}
     # accounts that answer much like this one (one program's, or a person's others) are left out of
     # the crowd it is measured against: they would vouch for it (``crowd_evidence.family``)
-    close = family(kept, worker_id)
+    agreement = leave_one_out(kept, worker_id)
+    close = family(kept, worker_id, everyone=agreement)
     record.agreement_family = len(close)
     if close:
         kept = {s: {j: a for j, a in by.items() if j not in close} for s, by in kept.items()}
-    agreement = leave_one_out(kept, worker_id)
+        agreement = leave_one_out(kept, worker_id)
     record.agreement, record.agreement_screens = agreement.r, agreement.screens
     figures = [r for _, out, r in others if not out and r is not None]
     everyone = [*figures, agreement.r] if agreement.r is not None else None  # this figure with the others
